@@ -1,0 +1,26 @@
+# posenc: the two quick-start commands are `make report` and `make test`; each sets everything up first.
+.PHONY: setup report test test-all lint bench
+
+VENV := .venv
+BIN := $(VENV)/bin
+OUT ?= posenc-report
+
+setup:
+	./scripts/setup.sh
+
+## the main job: the evidence report on the offline defaults (quick mode)
+report: setup
+	$(BIN)/posenc report --quick --out $(OUT)
+
+## the test suite (slow experiments excluded; `make test-all` runs them too)
+test: setup
+	$(BIN)/python -m pytest -m "not slow" -n 2 -q
+
+test-all: setup
+	$(BIN)/python -m pytest -n 2 -q
+
+lint:
+	$(BIN)/ruff check src tests benchmarks
+
+bench:
+	$(BIN)/posenc bench

@@ -1,0 +1,22 @@
+"""posenc: positional encodings for Transformers, behind one contract.
+
+    >>> import posenc
+    >>> "rope" in posenc.available()
+    True
+    >>> pe = posenc.build("sinusoidal", dim=8)
+
+Every encoding is an ``nn.Module`` with three hooks (``embed``, ``rotate``, ``bias``); see
+:mod:`posenc.encodings.base` for shapes.
+"""
+
+from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, PositionalEncoding
+from posenc.errors import PosencError
+from posenc.hf import from_hf_config
+from posenc.registry import available, build, build_for_model, get_class, options_of
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "available", "build", "build_for_model", "from_hf_config", "get_class", "options_of",
+    "PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "PosencError", "__version__",
+]

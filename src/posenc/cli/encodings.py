@@ -1,0 +1,46 @@
+"""``posenc list`` and ``posenc show``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from posenc.cli.options import parse_options
+
+console = Console()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("list")(list_encodings)
+    app.command("show")(show)
+
+
+def list_encodings() -> None:
+    """List every encoding: name, family, hooks used, paper."""
+    from posenc.registry import available, get_class
+
+    table = Table(title="posenc encodings")
+    for column in ("name", "family", "hooks", "paper"):
+        table.add_column(column)
+    for name in available():
+        info = get_class(name).info
+        table.add_row(name, info.family, ", ".join(info.hooks) or "(none)", info.paper)
+    console.print(table)
+
+
+def show(name: str = typer.Argument(..., help="encoding name (see `posenc list`)"),
+         d_model: int = typer.Option(64, "--d-model", help="model width (rotary encodings use it as head_dim)"),
+         length: int = typer.Option(128, "--length", help="number of positions to draw"),
+         n_heads: int = typer.Option(8, "--n-heads", help="heads, for bias encodings"),
+         option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
+         out: Path = typer.Option(None, "--out", help="heatmap PNG path (default: NAME.png)")) -> None:
+    """Summarise an encoding and write a heatmap PNG of what it does to positions."""
+    from posenc.summary import summarize
+
+    summary = summarize(name, d_model=d_model, length=length, n_heads=n_heads, options=parse_options(option),
+                        out=out or Path(f"{name}.png"))
+    for key, value in summary.items():
+        console.print(f"[bold]{key}[/bold]: {value}")

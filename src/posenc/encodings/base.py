@@ -1,0 +1,161 @@
+"""The contract every positional encoding follows: one module, up to three hooks.
+
+Shape vocabulary used throughout posenc:
+
+    B  batch            T  sequence length (Tq for queries, Tk for keys)
+    H  query heads      Hk key/value heads (GQA: H is a multiple of Hk)
+    D  model width      Dh head width (head_dim)
+
+An encoding acts at one or more of three places in a Transformer:
+
+``embed(x, positions)``
+    On the token embeddings ``x [B, T, D]``; returns ``[B, T, D]`` (add) or ``[B, T, D + Dp]`` (concat).
+``rotate(q, k, q_positions, k_positions, inplace=False)``
+    On queries ``q [B, H, Tq, Dh]`` and keys ``k [B, Hk, Tk, Dh]`` before the logits; returns ``(q, k)``.
+``bias(q_positions, k_positions)``
+    Added to the attention logits; returns ``[H, Tq, Tk]`` or ``[B, H, Tq, Tk]``, or ``None``.
+
+``positions`` are integer tensors of shape ``[T]`` (shared by the batch) or ``[B, T]`` (one row per sequence: KV-cache
+offsets, left padding, packed sequences, randomized positions all go through this one path).
+
+Every hook defaults to identity / ``None``, so attention code calls all three and never branches on the encoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from posenc.errors import PosencError
+
+__all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "default_positions"]
+
+
+@dataclass(frozen=True)
+class EncodingInfo:
+    """What ``posenc list`` shows about an encoding family."""
+
+    family: str  # "absolute", "rotary", "bias", "none", "wrapper"
+    paper: str  # short citation
+    hooks: tuple[str, ...]  # the hooks this encoding overrides
+
+
+def default_positions(length: int, device: torch.device | None = None, offset: int = 0) -> torch.Tensor:
+    """Positions ``offset, ..., offset + length - 1`` as an int64 tensor ``[T]``."""
+    return torch.arange(offset, offset + length, device=device, dtype=torch.long)
+
+
+def check_positions(positions: torch.Tensor, length: int | None = None, name: str = "positions",
+                    batch: int | None = None) -> torch.Tensor:
+    """Validate an integer positions tensor ``[T]`` or ``[B, T]`` and return it as int64.
+
+    Raises ``PosencError`` (a ``ValueError``) for float or negative positions, wrong rank, a length that does not
+    match the sequence, or a batch that does not match.
+    """
+    if not isinstance(positions, torch.Tensor):
+        raise TypeError(f"{name} must be an integer torch.Tensor of shape [T] or [B, T], got {type(positions).__name__}; "
+                        f"build one with torch.arange(T)")
+    if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
+        raise PosencError(f"{name} must hold integers, got dtype {positions.dtype}; positions index tokens, "
+                          f"so pass e.g. torch.arange(T) or round and cast with .long()")
+    if positions.dim() not in (1, 2):
+        raise PosencError(f"{name} must have shape [T] or [B, T], got shape {list(positions.shape)}")
+    if length is not None and positions.shape[-1] != length:
+        raise PosencError(f"{name} has {positions.shape[-1]} entries but the sequence has {length} tokens; "
+                          f"pass one position per token")
+    if batch is not None and positions.dim() == 2 and positions.shape[0] not in (1, batch):
+        raise PosencError(f"{name} has batch {positions.shape[0]} but the input has batch {batch}; "
+                          f"pass [T] positions shared by the batch or one row per sequence")
+    if positions.numel() and int(positions.min()) < 0:
+        raise PosencError(f"{name} must be >= 0, got minimum {int(positions.min())}; "
+                          f"shift them so the first token is at position 0 or later")
+    return positions.long()
+
+
+class PositionalEncoding(nn.Module):
+    """Base class: every hook is the identity (or ``None``) until a subclass overrides it.
+
+    Subclasses set ``info`` and override the hooks they use. ``needs`` names the model sizes a builder may pass
+    (``d_model``, ``n_heads``, ``head_dim``, ``max_len``); :func:`posenc.build_for_model` passes only those.
+    """
+
+    info: EncodingInfo = EncodingInfo(family="none", paper="", hooks=())
+    name: str = "base"
+
+    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """Token embeddings ``x [B, T, D]`` -> ``[B, T, D']``. Identity by default."""
+        return x
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor,
+               inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """Queries ``[B, H, Tq, Dh]`` and keys ``[B, Hk, Tk, Dh]`` -> rotated ``(q, k)``. Identity by default."""
+        return q, k
+
+    def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor | None:
+        """Additive logit bias ``[H, Tq, Tk]`` or ``[B, H, Tq, Tk]``; ``None`` when the encoding adds none."""
+        return None
+
+    def output_dim(self, d_model: int) -> int:
+        """Width of ``embed``'s output for an input of width ``d_model``."""
+        return d_model
+
+    def forward(self, x: torch.Tensor, positions: torch.Tensor | None = None) -> torch.Tensor:
+        """``embed`` with positions ``0..T-1`` when none are given (so an encoding can sit in an ``nn.Sequential``)."""
+        if positions is None:
+            positions = default_positions(x.shape[-2], x.device)
+        return self.embed(x, positions)
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}"
+
+
+class AbsoluteEncoding(PositionalEncoding):
+    """An encoding given by a table ``PE[p]`` of vectors, combined with the token embedding.
+
+    Subclasses implement :meth:`encode` (positions ``[..., T]`` -> vectors ``[..., T, dim]``). ``combine="add"``
+    gives ``x + PE[p]`` (the vectors must have x's width); ``combine="concat"`` gives ``[x ; PE[p]]``
+    (seed 003 §14.3). ``dim=None`` means "the width of x" and is only valid for fixed (formula) encodings.
+    """
+
+    def __init__(self, dim: int | None = None, combine: str = "add"):
+        super().__init__()
+        if combine not in ("add", "concat"):
+            raise PosencError(f"combine must be 'add' or 'concat', got {combine!r}")
+        if dim is not None and (not isinstance(dim, int) or dim < 1):
+            raise PosencError(f"dim must be a positive integer or None, got {dim!r}")
+        if combine == "concat" and dim is None:
+            raise PosencError("combine='concat' needs an explicit dim (the width of the position part); "
+                              "pass dim=..., e.g. dim=64")
+        self.dim = dim
+        self.combine = combine
+
+    def encode(self, positions: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+        """Position vectors ``[..., T] -> [..., T, dim]`` in float32."""
+        raise NotImplementedError
+
+    def table(self, length: int, dim: int | None = None) -> torch.Tensor:
+        """The matrix ``PE[0..length-1]`` as ``[length, dim]`` (what the seeds draw as a heatmap)."""
+        return self.encode(default_positions(length), dim)
+
+    def output_dim(self, d_model: int) -> int:
+        if self.combine == "concat":
+            return d_model + self.dim
+        return d_model
+
+    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        positions = check_positions(positions, length=x.shape[-2], batch=x.shape[0] if x.dim() == 3 else None)
+        width = x.shape[-1] if self.combine == "add" else self.dim
+        if self.combine == "add" and self.dim is not None and self.dim != x.shape[-1]:
+            raise PosencError(f"{self.name}: combine='add' needs the input width to equal the encoding's dim, "
+                              f"but x has width {x.shape[-1]} and dim={self.dim}; build it with dim={x.shape[-1]} "
+                              f"or use combine='concat'")
+        pe = self.encode(positions.to(x.device), width).to(x.dtype)  # [T, dim] or [B, T, dim]
+        if self.combine == "add":
+            return x + pe
+        pe = pe.expand(*x.shape[:-1], pe.shape[-1]) if pe.dim() < x.dim() else pe
+        return torch.cat([x, pe], dim=-1)  # [B, T, D + dim]
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}, dim={self.dim}, combine={self.combine!r}"

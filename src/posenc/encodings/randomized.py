@@ -1,0 +1,100 @@
+"""Randomized positional encodings (Ruoss et al. 2023, "Randomized Positional Encodings Boost Length Generalization
+of Transformers").
+
+For a sequence of ``n`` tokens, draw ``n`` distinct integers from ``[0, N)`` (N = 2048 in the paper), sort them, and
+use them as the positions of any encoding. The model sees positions up to ``N`` during training even when it trains
+on short sequences, so longer test sequences fall inside the range it knows.
+
+The draw is keyed on the positions tensor itself: the same tensor object (a model computes it once per forward and
+passes it to every hook) maps to the same random positions in ``embed``, ``rotate`` and ``bias``; a new tensor object
+gets a new draw. With ``at_eval=False`` evaluation uses the plain positions.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import torch
+
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.errors import PosencError
+from posenc.registry import build_for_model, register
+
+__all__ = ["Randomized", "sorted_random_positions"]
+
+
+def sorted_random_positions(n: int, max_len: int, rows: int = 1, generator: torch.Generator | None = None,
+                            device: torch.device | None = None) -> torch.Tensor:
+    """``[rows, n]`` int64: each row ``n`` distinct sorted integers from ``[0, max_len)``."""
+    if n > max_len:
+        raise PosencError(f"randomized positions: a sequence of {n} tokens needs {n} distinct positions but the range "
+                          f"is [0, {max_len}); build it with a larger max_len (the paper uses 2048)")
+    keys = torch.rand(rows, max_len, generator=generator)  # a random permutation per row, first n kept
+    draw = keys.argsort(dim=-1)[:, :n]
+    return draw.sort(dim=-1).values.to(device)
+
+
+@register("randomized")
+class Randomized(PositionalEncoding):
+    """Wrap any encoding with sorted random positions from ``[0, max_len)`` (Ruoss et al. 2023, arXiv:2305.16843).
+
+    Args:
+        encoding: name of the wrapped encoding (any registry name but ``randomized``).
+        max_len: ``N``, the range positions are drawn from (2048 in the paper).
+        options: options of the wrapped encoding, e.g. ``{"head_dim": 64}``.
+        at_eval: draw random positions in eval mode too (the paper does); ``False`` uses the plain positions.
+        seed: seed of the generator, for reproducible draws.
+        d_model, n_heads, head_dim: model sizes passed on to the wrapped encoding when it takes them.
+    """
+
+    info = EncodingInfo(family="wrapper", paper="Ruoss et al. 2023, Randomized Positional Encodings (ACL)",
+                        hooks=("embed", "rotate", "bias"))
+
+    def __init__(self, encoding: str = "rope", max_len: int = 2048, options: dict[str, Any] | None = None,
+                 at_eval: bool = True, seed: int = 0, d_model: int | None = None, n_heads: int | None = None,
+                 head_dim: int | None = None):
+        super().__init__()
+        if encoding == "randomized":
+            raise PosencError("randomized cannot wrap itself; pass encoding='rope', 'sinusoidal', ...")
+        if not isinstance(max_len, int) or max_len < 1:
+            raise PosencError(f"max_len must be a positive integer, got {max_len!r}")
+        self.inner = build_for_model(encoding, d_model=d_model, n_heads=n_heads, head_dim=head_dim,
+                                     max_len=max_len, **dict(options or {}))
+        self.max_len, self.at_eval = max_len, at_eval
+        self.generator = torch.Generator().manual_seed(seed)
+        self._last: tuple[weakref.ref, torch.Tensor] | None = None
+        self.info = EncodingInfo(family="wrapper", paper=Randomized.info.paper, hooks=self.inner.info.hooks)
+
+    def randomize(self, positions: torch.Tensor) -> torch.Tensor:
+        """Map integer positions ``[T]`` or ``[B, T]`` to sorted random positions in ``[0, max_len)``."""
+        positions = check_positions(positions)
+        if not (self.training or self.at_eval):
+            return positions
+        if self._last is not None and self._last[0]() is positions:
+            return self._last[1]
+        top = int(positions.max()) + 1 if positions.numel() else 1
+        rows = positions.shape[0] if positions.dim() == 2 else 1
+        table = sorted_random_positions(top, self.max_len, rows, self.generator, positions.device)  # [rows, top]
+        mapped = table[0][positions] if positions.dim() == 1 else torch.gather(table, 1, positions)
+        self._last = (weakref.ref(positions), mapped)
+        return mapped
+
+    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return self.inner.embed(x, self.randomize(positions))
+
+    def rotate(self, q, k, q_positions, k_positions, inplace: bool = False):
+        if q_positions is k_positions:
+            mapped = self.randomize(q_positions)
+            return self.inner.rotate(q, k, mapped, mapped, inplace=inplace)
+        return self.inner.rotate(q, k, self.randomize(q_positions), self.randomize(k_positions), inplace=inplace)
+
+    def bias(self, q_positions, k_positions):
+        if q_positions is k_positions:
+            mapped = self.randomize(q_positions)
+            return self.inner.bias(mapped, mapped)
+        return self.inner.bias(self.randomize(q_positions), self.randomize(k_positions))
+
+    def output_dim(self, d_model: int) -> int:
+        return self.inner.output_dim(d_model)
+

@@ -1,0 +1,184 @@
+"""Rotary position embedding (Su et al. 2021, "RoFormer: Enhanced Transformer with Rotary Position Embedding").
+
+Queries and keys are rotated pair by pair by an angle proportional to their position:
+
+    theta_{p,i} = p * inv_freq_i,        inv_freq_i = base^(-2i/R)   (i = 0..R/2-1, R the rotary width)
+    (x1', x2') = (x1 cos theta - x2 sin theta,  x2 cos theta + x1 sin theta)
+
+so ``<R(p) q, R(m) k>`` depends on ``p - m`` only. Scalings (:mod:`posenc.encodings.rope_scaling`) change
+``inv_freq`` and an ``attention_factor`` that multiplies cos and sin; the module stays the same.
+
+Precision: angles are built from int64 positions in float64 and stored as float32 tables, then applied with float32
+math whatever the tensor dtype (Hugging Face builds them in float32 and is off by 0.37 rad-scaled error at 2^24).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
+from posenc.errors import PosencError
+from posenc.kernels import apply_rope
+from posenc.registry import register
+
+__all__ = ["RoPE", "rope_angles", "rope_tables", "convert_qk_weights", "pairing_permutation"]
+
+#: positions below this many are served from a cached table; larger ones are computed per call
+_CACHE_LIMIT = 1 << 17
+
+
+def rope_angles(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
+    """``theta = p * inv_freq`` in float64: positions ``[..., T]`` (int) -> ``[..., T, R/2]``."""
+    return positions.to(torch.float64)[..., None] * inv_freq.to(device=positions.device, dtype=torch.float64)
+
+
+def rope_tables(positions: torch.Tensor, inv_freq: torch.Tensor,
+                attention_factor: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """float32 ``(cos, sin)`` tables ``[..., T, R/2]``, computed in float64 and scaled by ``attention_factor``."""
+    theta = rope_angles(positions, inv_freq)
+    return ((theta.cos() * attention_factor).to(torch.float32),
+            (theta.sin() * attention_factor).to(torch.float32))
+
+
+def pairing_permutation(rotary_dim: int, head_dim: int, source: str, target: str) -> torch.Tensor:
+    """Index ``perm`` with ``x_target = x_source[..., perm]`` for one head's ``head_dim`` channels.
+
+    half pairs ``i`` with ``i + R/2``; interleaved pairs ``2i`` with ``2i + 1``. Channels ``R..head_dim-1`` stay.
+    """
+    for name, value in (("source", source), ("target", target)):
+        if value not in ("half", "interleaved"):
+            raise PosencError(f"{name} pairing must be 'half' or 'interleaved', got {value!r}")
+    half = rotary_dim // 2
+    if source == target:
+        return torch.arange(head_dim)
+    # interleaved slot 2i holds half slot i, interleaved slot 2i+1 holds half slot i + R/2
+    to_interleaved = torch.stack([torch.arange(half), torch.arange(half) + half], dim=1).flatten()  # [R]
+    perm = to_interleaved if target == "interleaved" else torch.argsort(to_interleaved)
+    return torch.cat([perm, torch.arange(rotary_dim, head_dim)])
+
+
+def convert_qk_weights(weight: torch.Tensor, n_heads: int, head_dim: int, source: str, target: str,
+                       rotary_dim: int | None = None) -> torch.Tensor:
+    """Permute the output rows of a q or k projection (``weight [n_heads * head_dim, in]`` or a bias
+    ``[n_heads * head_dim]``) so that a model using ``target`` pairing gives the same logits as ``source``.
+
+    Example::
+
+        w_interleaved = convert_qk_weights(w_half, n_heads=8, head_dim=64, source="half", target="interleaved")
+    """
+    rotary_dim = head_dim if rotary_dim is None else rotary_dim
+    if weight.shape[0] != n_heads * head_dim:
+        raise PosencError(f"weight has {weight.shape[0]} output rows but n_heads * head_dim = {n_heads} * {head_dim} "
+                          f"= {n_heads * head_dim}; pass the q or k projection of this attention")
+    if rotary_dim % 2 or not 0 < rotary_dim <= head_dim:
+        raise PosencError(f"rotary_dim must be even and in 1..head_dim ({head_dim}), got {rotary_dim}")
+    perm = pairing_permutation(rotary_dim, head_dim, source, target)
+    rows = weight.reshape(n_heads, head_dim, *weight.shape[1:])  # [H, Dh, ...]
+    return rows[:, perm.to(weight.device)].reshape(weight.shape)
+
+
+@register("rope")
+class RoPE(PositionalEncoding):
+    """Rotary position embedding (Su et al. 2021, RoFormer), with every common scaling.
+
+    Args:
+        head_dim: width of each query/key head ``Dh``.
+        base: the frequency base (10000 in RoFormer; 500000 in Llama 3, 100000 in SmolLM2).
+        pairing: ``"half"`` (GPT-NeoX / Hugging Face, ``i`` with ``i + R/2``) or ``"interleaved"`` (GPT-J / Meta).
+        rotary_dim: rotate only the first ``R`` channels of each head (GPT-NeoX partial rotary); default ``head_dim``.
+        scaling: ``None`` or a dict ``{"type": "linear"|"ntk"|"dynamic"|"yarn"|"llama3"|"longrope", **params}``.
+
+    Example::
+
+        >>> import torch, posenc
+        >>> rope = posenc.build("rope", head_dim=8)
+        >>> q, k = torch.randn(1, 2, 5, 8), torch.randn(1, 2, 5, 8)
+        >>> qr, kr = rope.rotate(q, k, torch.arange(5), torch.arange(5))
+        >>> qr.shape
+        torch.Size([1, 2, 5, 8])
+    """
+
+    info = EncodingInfo(family="rotary", paper="Su et al. 2021, RoFormer (arXiv:2104.09864)", hooks=("rotate",))
+
+    def __init__(self, head_dim: int = 64, base: float = 10000.0, pairing: str = "half", rotary_dim: int | None = None,
+                 scaling: dict[str, Any] | str | RopeScaling | None = None):
+        super().__init__()
+        if not isinstance(head_dim, int) or head_dim < 2 or head_dim % 2:
+            raise PosencError(f"RoPE rotates pairs of channels, so head_dim must be an even integer >= 2, "
+                              f"got {head_dim!r}; use an even head_dim such as 64")
+        rotary_dim = head_dim if rotary_dim is None else rotary_dim
+        if not isinstance(rotary_dim, int) or rotary_dim < 2 or rotary_dim % 2:
+            raise PosencError(f"rotary_dim must be an even integer >= 2, got {rotary_dim!r}")
+        if rotary_dim > head_dim:
+            raise PosencError(f"rotary_dim ({rotary_dim}) cannot exceed head_dim ({head_dim}); "
+                              f"use rotary_dim <= {head_dim} (e.g. {head_dim // 4} for 25% partial rotary)")
+        if pairing not in ("half", "interleaved"):
+            raise PosencError(f"pairing must be 'half' (GPT-NeoX / Hugging Face) or 'interleaved' (GPT-J / Meta), "
+                              f"got {pairing!r}")
+        self.head_dim, self.base, self.pairing, self.rotary_dim = head_dim, float(base), pairing, rotary_dim
+        self.scaling = RopeScaling.parse(scaling)
+        inv_freq, factor = compute_inv_freq(rotary_dim, self.base, self.scaling)  # validates the scaling now
+        self.register_buffer("inv_freq", inv_freq, persistent=False)  # [R/2] float64
+        self.attention_factor = factor
+        self._cache: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    # -- frequencies and tables --------------------------------------------------------------------------------
+    def frequencies(self, seq_len: int | None = None) -> tuple[torch.Tensor, float]:
+        """``(inv_freq [R/2] float64, attention_factor)`` in force for sequences of length ``seq_len``."""
+        if self.scaling.length_dependent:
+            return compute_inv_freq(self.rotary_dim, self.base, self.scaling, seq_len)
+        return self.inv_freq, self.attention_factor
+
+    def tables(self, positions: torch.Tensor, seq_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """float32 ``(cos, sin)`` ``[..., T, R/2]`` for integer positions, scaled by the attention factor."""
+        if self.scaling.length_dependent:
+            inv_freq, factor = self.frequencies(seq_len)
+            return rope_tables(positions, inv_freq, factor)
+        top = int(positions.max()) + 1 if positions.numel() else 1
+        if top > _CACHE_LIMIT:
+            return rope_tables(positions, self.inv_freq, self.attention_factor)
+        if self._cache is None or self._cache[0].shape[0] < top or self._cache[0].device != positions.device:
+            size = max(256, 1 << (top - 1).bit_length())
+            grid = torch.arange(size, device=positions.device)
+            self._cache = rope_tables(grid, self.inv_freq, self.attention_factor)  # [size, R/2] each
+        cos, sin = self._cache
+        return cos[positions], sin[positions]  # [..., T, R/2]
+
+    def _apply(self, fn, recurse=True):  # moving the module drops the table cache
+        self._cache = None
+        return super()._apply(fn, recurse)
+
+    # -- the hook ----------------------------------------------------------------------------------------------
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor,
+               inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` at their integer positions."""
+        self._check_qk(q, k)
+        q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0])
+        k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
+        seq_len = int(max(q_positions.max(), k_positions.max())) + 1 if q_positions.numel() else 1
+        q_cos, q_sin = self._q_tables(q_positions.to(q.device), seq_len)
+        k_cos, k_sin = self._k_tables(k_positions.to(k.device), seq_len)
+        return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace)
+
+    def _q_tables(self, positions: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.tables(positions, seq_len)
+
+    def _k_tables(self, positions: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.tables(positions, seq_len)
+
+    def _check_qk(self, q: torch.Tensor, k: torch.Tensor) -> None:
+        for name, x in (("q", q), ("k", k)):
+            if x.dim() != 4:
+                raise PosencError(f"{name} must have shape [batch, heads, seq, head_dim], got {list(x.shape)}")
+            if x.shape[-1] != self.head_dim:
+                raise PosencError(f"{name} has head_dim {x.shape[-1]} but this RoPE was built for head_dim "
+                                  f"{self.head_dim}; build it with head_dim={x.shape[-1]}")
+        if q.shape[0] != k.shape[0]:
+            raise PosencError(f"q and k must have the same batch size, got {q.shape[0]} and {k.shape[0]}")
+
+    def extra_repr(self) -> str:
+        return (f"head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, base={self.base:g}, "
+                f"pairing={self.pairing!r}, scaling={self.scaling.as_dict()}")

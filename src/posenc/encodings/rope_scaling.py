@@ -1,0 +1,240 @@
+"""RoPE frequency scalings as pure functions: each returns ``(inv_freq, attention_factor)``.
+
+``inv_freq`` is a float64 tensor ``[dim // 2]`` (``dim`` is the rotary width), ``attention_factor`` a float that multiplies
+cos and sin. The RoPE module never changes for a new scaling: it asks :func:`compute_inv_freq` for the frequencies.
+
+All formulas follow the papers (and Hugging Face's ``ROPE_INIT_FUNCTIONS`` semantics, so checkpoints' configs mean the
+same thing here):
+
+- default (Su et al. 2021, RoFormer): ``inv_freq_i = base^(-2i/dim)``
+- linear (Chen et al. 2023, Position Interpolation): ``inv_freq / s``
+- ntk (static NTK-aware, bloc97 2023): ``base' = base * s^(dim/(dim-2))``
+- dynamic (dynamic NTK, emozilla 2023): ``base' = base * (s L / L0 - (s - 1))^(dim/(dim-2))``, ``L = max(seq_len, L0)``
+- yarn (Peng et al. 2023): per-dimension ramp between interpolation and extrapolation, ``attention_factor = 0.1 ln s + 1``
+- llama3 (Meta 2024): wavelength bands: keep high frequencies, divide low ones by ``s``, smooth in between
+- longrope (Ding et al. 2024): ``inv_freq_i = 1 / (ext_i base^(2i/dim))``, ``attention_factor = sqrt(1 + ln s / ln L0)``
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from posenc.errors import PosencError
+
+__all__ = [
+    "default_inv_freq", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope",
+    "SCALINGS", "RopeScaling", "compute_inv_freq", "yarn_ramp", "yarn_correction_range",
+]
+
+
+def _check_dim(dim: int) -> None:
+    if not isinstance(dim, int) or dim < 2 or dim % 2:
+        raise PosencError(f"rotary dim must be an even integer >= 2 (RoPE rotates pairs), got {dim!r}; "
+                          f"use an even head_dim / rotary_dim")
+
+
+def _check_factor(factor: float, name: str = "factor") -> float:
+    if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not math.isfinite(factor) or factor < 1:
+        raise PosencError(f"scaling {name} must be a number >= 1 (it stretches the context), got {factor!r}; "
+                          f"use factor = target_length / original_length, e.g. 4.0")
+    return float(factor)
+
+
+def default_inv_freq(dim: int, base: float = 10000.0) -> tuple[torch.Tensor, float]:
+    """RoFormer's frequencies ``inv_freq_i = base^(-2i/dim)``, i = 0..dim/2-1 (float64)."""
+    _check_dim(dim)
+    if not base > 1:
+        raise PosencError(f"RoPE base must be > 1, got {base!r}; the usual value is 10000")
+    exponent = torch.arange(0, dim, 2, dtype=torch.float64) / dim  # [dim/2]: 2i/dim
+    return 1.0 / (float(base) ** exponent), 1.0
+
+
+def linear(dim: int, base: float = 10000.0, factor: float = 1.0) -> tuple[torch.Tensor, float]:
+    """Position interpolation (Chen et al. 2023): ``inv_freq / s``, i.e. positions squeezed by ``s``."""
+    factor = _check_factor(factor)
+    inv_freq, _ = default_inv_freq(dim, base)
+    return inv_freq / factor, 1.0
+
+
+def ntk(dim: int, base: float = 10000.0, factor: float = 1.0) -> tuple[torch.Tensor, float]:
+    """Static NTK-aware scaling: ``base' = base * s^(dim/(dim-2))`` (high frequencies barely move, low ones by ``s``)."""
+    factor = _check_factor(factor)
+    _check_dim(dim)
+    if dim == 2:
+        raise PosencError("NTK scaling needs a rotary dim > 2 (its exponent is dim/(dim-2)), got 2")
+    return default_inv_freq(dim, base * factor ** (dim / (dim - 2)))
+
+
+def dynamic_ntk(dim: int, base: float = 10000.0, factor: float = 1.0, original_max_len: int = 2048,
+                seq_len: int | None = None) -> tuple[torch.Tensor, float]:
+    """Dynamic NTK: ``base' = base * (s L / L0 - (s - 1))^(dim/(dim-2))`` with ``L = max(seq_len, L0)``.
+
+    Equal to the default frequencies up to ``L0``; grows the base with the current length past it.
+    """
+    factor = _check_factor(factor)
+    _check_dim(dim)
+    length = max(int(seq_len or original_max_len), int(original_max_len))
+    new_base = base * ((factor * length / original_max_len) - (factor - 1)) ** (dim / (dim - 2))
+    return default_inv_freq(dim, new_base)
+
+
+def yarn_correction_range(dim: int, base: float, original_max_len: int, beta_fast: float = 32.0,
+                          beta_slow: float = 1.0, truncate: bool = True) -> tuple[float, float]:
+    """YaRN's dimension range ``(low, high)``: the pair index where a wave turns ``beta`` times over ``L0``.
+
+    ``d(r) = dim ln(L0 / (2 pi r)) / (2 ln base)``; below ``low`` dims extrapolate, above ``high`` they interpolate.
+    """
+
+    def correction_dim(rotations: float) -> float:
+        return dim * math.log(original_max_len / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, dim - 1)
+
+
+def yarn_ramp(low: float, high: float, n: int) -> torch.Tensor:
+    """``gamma_i = clamp((i - low) / (high - low), 0, 1)`` for i = 0..n-1 (float64); 1 means "interpolate"."""
+    if low == high:
+        high = high + 0.001  # a single-dimension ramp would divide by zero
+    return ((torch.arange(n, dtype=torch.float64) - low) / (high - low)).clamp(0, 1)
+
+
+def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+def yarn(dim: int, base: float = 10000.0, factor: float = 1.0, original_max_len: int = 2048,
+         beta_fast: float = 32.0, beta_slow: float = 1.0, mscale: float | None = None,
+         mscale_all_dim: float | None = None, truncate: bool = True,
+         attention_factor: float | None = None) -> tuple[torch.Tensor, float]:
+    """YaRN (Peng et al. 2023): NTK-by-parts interpolation plus an attention temperature.
+
+    ``inv = inv/s * gamma + inv * (1 - gamma)`` with YaRN's ramp ``gamma`` over pair indices between the correction
+    dims of ``beta_fast`` and ``beta_slow`` rotations; ``attention_factor = 0.1 ln s + 1`` unless given, or
+    ``mscale(s, mscale) / mscale(s, mscale_all_dim)`` when both are given (DeepSeek-V2's variant). Note that when
+    both equal 1 the factor is exactly 1.
+    """
+    factor = _check_factor(factor)
+    inv_freq, _ = default_inv_freq(dim, base)
+    if attention_factor is None:
+        if mscale and mscale_all_dim:
+            attention_factor = _yarn_mscale(factor, mscale) / _yarn_mscale(factor, mscale_all_dim)
+        else:
+            attention_factor = _yarn_mscale(factor)
+    low, high = yarn_correction_range(dim, base, original_max_len, beta_fast, beta_slow, truncate)
+    gamma = yarn_ramp(low, high, dim // 2)  # [dim/2]: 0 = extrapolate (keep), 1 = interpolate (divide by s)
+    return inv_freq / factor * gamma + inv_freq * (1 - gamma), float(attention_factor)
+
+
+def llama3(dim: int, base: float = 500000.0, factor: float = 8.0, low_freq_factor: float = 1.0,
+           high_freq_factor: float = 4.0, original_max_len: int = 8192) -> tuple[torch.Tensor, float]:
+    """Llama 3.1 scaling: with wavelength ``lambda = 2 pi / f``, keep ``f`` where ``lambda < L0 / high``, use ``f / s``
+    where ``lambda > L0 / low``, and in between ``f' = (1 - smooth) f / s + smooth f`` with
+    ``smooth = (L0 / lambda - low) / (high - low)``."""
+    factor = _check_factor(factor)
+    if not high_freq_factor > low_freq_factor:
+        raise PosencError(f"llama3 scaling needs high_freq_factor > low_freq_factor, got "
+                          f"{high_freq_factor} and {low_freq_factor}; the defaults are 4 and 1")
+    inv_freq, _ = default_inv_freq(dim, base)
+    wavelen = 2 * math.pi / inv_freq
+    low_wavelen = original_max_len / low_freq_factor
+    high_wavelen = original_max_len / high_freq_factor
+    smooth = ((original_max_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)).clamp(0, 1)
+    scaled = (1 - smooth) * inv_freq / factor + smooth * inv_freq
+    out = torch.where(wavelen < high_wavelen, inv_freq, scaled)
+    out = torch.where(wavelen > low_wavelen, inv_freq / factor, out)
+    return out, 1.0
+
+
+def longrope(dim: int, base: float = 10000.0, short_factor: Sequence[float] | None = None,
+             long_factor: Sequence[float] | None = None, factor: float = 1.0, original_max_len: int = 4096,
+             seq_len: int | None = None, attention_factor: float | None = None) -> tuple[torch.Tensor, float]:
+    """LongRoPE (Ding et al. 2024): per-pair rescale ``inv_i = 1 / (ext_i base^(2i/dim))``; ``ext`` is ``long_factor``
+    when ``seq_len > L0``, else ``short_factor``; ``attention_factor = sqrt(1 + ln s / ln L0)`` (1 when s <= 1)."""
+    _check_dim(dim)
+    factor = _check_factor(factor)
+    for name, values in (("short_factor", short_factor), ("long_factor", long_factor)):
+        if values is None or len(values) != dim // 2:
+            got = "nothing" if values is None else f"{len(values)} values"
+            raise PosencError(f"longrope needs {name} with one value per rotary pair ({dim // 2}), got {got}")
+    ext = long_factor if seq_len and seq_len > original_max_len else short_factor
+    inv_freq, _ = default_inv_freq(dim, base)
+    if attention_factor is None:
+        attention_factor = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original_max_len))
+    return inv_freq / torch.tensor(list(ext), dtype=torch.float64), float(attention_factor)
+
+
+#: scaling name -> pure function. ``default`` is RoFormer's unscaled frequencies.
+SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
+    "default": default_inv_freq,
+    "linear": linear,
+    "ntk": ntk,
+    "dynamic": dynamic_ntk,
+    "yarn": yarn,
+    "llama3": llama3,
+    "longrope": longrope,
+}
+
+#: scalings whose frequencies depend on the current sequence length
+LENGTH_DEPENDENT = frozenset({"dynamic", "longrope"})
+
+
+@dataclass(frozen=True)
+class RopeScaling:
+    """A scaling choice: its ``type`` (a key of :data:`SCALINGS`) and its parameters (validated at construction)."""
+
+    type: str = "default"
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.type not in SCALINGS:
+            raise PosencError(f"unknown RoPE scaling {self.type!r}; valid scalings are: {', '.join(SCALINGS)}")
+        valid = [p for p in inspect.signature(SCALINGS[self.type]).parameters if p not in ("dim", "base", "seq_len")]
+        unknown = sorted(set(self.params) - set(valid))
+        if unknown:
+            raise PosencError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for RoPE scaling {self.type!r}; "
+                              f"valid parameters are: {', '.join(valid) or '(none)'}")
+        if "factor" in self.params:
+            _check_factor(self.params["factor"])
+
+    @classmethod
+    def parse(cls, spec: RopeScaling | dict[str, Any] | str | None) -> RopeScaling:
+        """Accept ``None``, a name, a dict ``{"type": ..., **params}`` or a ``RopeScaling``."""
+        if spec is None:
+            return cls()
+        if isinstance(spec, RopeScaling):
+            return spec
+        if isinstance(spec, str):
+            return cls(type=spec)
+        if isinstance(spec, dict):
+            spec = dict(spec)
+            kind = spec.pop("type", spec.pop("rope_type", "default"))
+            return cls(type=kind, params=spec)
+        raise PosencError(f"scaling must be None, a name, a dict or a RopeScaling, got {type(spec).__name__}")
+
+    @property
+    def length_dependent(self) -> bool:
+        return self.type in LENGTH_DEPENDENT
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **self.params}
+
+
+def compute_inv_freq(dim: int, base: float, scaling: RopeScaling | dict | str | None = None,
+                     seq_len: int | None = None) -> tuple[torch.Tensor, float]:
+    """``(inv_freq [dim/2] float64, attention_factor)`` for a rotary width, base and scaling at a sequence length."""
+    scaling = RopeScaling.parse(scaling)
+    fn = SCALINGS[scaling.type]
+    kwargs = dict(scaling.params)
+    if scaling.length_dependent:
+        kwargs["seq_len"] = seq_len
+    return fn(dim, base, **kwargs)
+

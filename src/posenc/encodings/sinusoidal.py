@@ -1,0 +1,67 @@
+"""Sinusoidal position encoding (Vaswani et al. 2017, "Attention Is All You Need", §3.5).
+
+    PE[p, 2i]   = sin(p / base^(2i/d))
+    PE[p, 2i+1] = cos(p / base^(2i/d))
+
+Bounded in [-1, 1], norm sqrt(d/2) at every position, and for each offset k every pair is rotated by a fixed
+2x2 matrix R(k w_i) independent of p (seed 001 §3.3). Computed from int64 positions in float64, stored float32.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
+from posenc.errors import PosencError
+from posenc.registry import register
+
+__all__ = ["SinusoidalPE", "sinusoidal_table", "sinusoidal_frequencies"]
+
+
+def sinusoidal_frequencies(dim: int, base: float = 10000.0) -> torch.Tensor:
+    """``w_i = base^(-2i/d)`` for i = 0..d/2-1 (float64)."""
+    if not isinstance(dim, int) or dim < 2 or dim % 2:
+        raise PosencError(f"the sinusoidal encoding pairs sin and cos channels, so its width must be an even "
+                          f"integer >= 2, got {dim!r}; use an even d_model such as 512")
+    return 1.0 / float(base) ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+
+
+def sinusoidal_table(positions: torch.Tensor, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """``PE`` for integer positions ``[..., T]`` -> ``[..., T, dim]`` float32 (computed in float64)."""
+    w = sinusoidal_frequencies(dim, base).to(positions.device)  # [d/2]
+    angle = positions.to(torch.float64)[..., None] * w  # [..., T, d/2]
+    pe = torch.stack([angle.sin(), angle.cos()], dim=-1)  # [..., T, d/2, 2]: (sin, cos) per pair
+    return pe.flatten(-2).to(torch.float32)  # [..., T, d]: PE[:, 0::2] = sin, PE[:, 1::2] = cos
+
+
+@register("sinusoidal")
+class SinusoidalPE(AbsoluteEncoding):
+    """Fixed sin/cos table (Vaswani et al. 2017, §3.5).
+
+    Args:
+        dim: width of the table (``None``: the width of the input it is added to).
+        combine: ``"add"`` (the Transformer's choice) or ``"concat"``.
+        base: wavelength base, 10000 in the paper.
+
+    Example (seed 002: position 2 with d=4 is (sin 2, cos 2, sin 0.02, cos 0.02))::
+
+        >>> import torch, posenc
+        >>> posenc.build("sinusoidal", dim=4).table(3)[2]
+        tensor([0.9093, -0.4161, 0.0200, 0.9998])
+    """
+
+    info = EncodingInfo(family="absolute", paper="Vaswani et al. 2017, Attention Is All You Need", hooks=("embed",))
+
+    def __init__(self, dim: int | None = None, combine: str = "add", base: float = 10000.0):
+        super().__init__(dim, combine)
+        if dim is not None:
+            sinusoidal_frequencies(dim, base)  # validates an odd width now, not at the first call
+        if not base > 1:
+            raise PosencError(f"base must be > 1, got {base!r}; the paper uses 10000")
+        self.base = float(base)
+
+    def encode(self, positions: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+        width = dim if dim is not None else self.dim
+        if width is None:
+            raise PosencError("sinusoidal: pass dim=... (or call embed on an input, which supplies its width)")
+        return sinusoidal_table(positions, width, self.base)

@@ -1,0 +1,41 @@
+"""Reference RoPE apply in plain torch: the definition every fast path is tested against.
+
+For a rotary width ``R`` (``R = 2 * cos.shape[-1]``) and pair ``i`` with angle ``theta_i``:
+
+    (x1', x2') = (x1 cos - x2 sin, x2 cos + x1 sin)
+
+``pairing="half"`` (GPT-NeoX / Hugging Face) pairs element ``i`` with ``i + R/2``; ``pairing="interleaved"``
+(GPT-J / Meta) pairs ``2i`` with ``2i + 1``. Dimensions ``R..Dh-1`` pass through unchanged (partial rotary).
+Math in float32 whatever the tensor dtype; the result has the input's dtype.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["rope_apply_reference", "broadcast_table"]
+
+
+def broadcast_table(table: torch.Tensor) -> torch.Tensor:
+    """``[T, R/2]`` -> ``[1, 1, T, R/2]``; ``[B, T, R/2]`` -> ``[B, 1, T, R/2]`` (broadcast over heads)."""
+    if table.dim() == 2:
+        return table[None, None]
+    return table[:, None]
+
+
+def rope_apply_reference(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: str = "half") -> torch.Tensor:
+    """Rotate ``x [B, H, T, Dh]`` by the angles whose cos/sin are ``[T, R/2]`` or ``[B, T, R/2]``; returns a new tensor."""
+    half = cos.shape[-1]
+    rot = 2 * half
+    c = broadcast_table(cos).float()  # [B|1, 1, T, R/2]
+    s = broadcast_table(sin).float()
+    xf = x[..., :rot].float()
+    if pairing == "half":
+        x1, x2 = xf[..., :half], xf[..., half:]
+        out = torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)  # [B, H, T, R]
+    else:
+        x1, x2 = xf[..., 0::2], xf[..., 1::2]
+        out = torch.stack([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1).flatten(-2)  # [B, H, T, R/2, 2] -> [B, H, T, R]
+    if rot == x.shape[-1]:
+        return out.to(x.dtype)
+    return torch.cat([out.to(x.dtype), x[..., rot:]], dim=-1)

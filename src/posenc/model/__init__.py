@@ -1,0 +1,6 @@
+"""The seeds' model pieces: the input layer and a small Transformer that takes any encoding through its hooks."""
+
+from posenc.model.input import TransformerInput
+from posenc.model.transformer import Attention, Block, Transformer, TransformerConfig
+
+__all__ = ["TransformerInput", "Transformer", "TransformerConfig", "Attention", "Block"]

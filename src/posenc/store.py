@@ -1,0 +1,199 @@
+"""The results store: one SQLite file, one row per finished run, shared by the lab, extend and the report.
+
+A run is identified by ``(kind, config_hash, seed)``; ``config_hash`` is the SHA-256 of the config's canonical JSON.
+Writes are single transactions in WAL mode with a busy timeout, so concurrent workers (processes or Ray tasks on a
+shared file system) write safely, and a run killed part-way leaves every finished row intact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from posenc.errors import PosencError
+
+__all__ = ["ResultStore", "RunRecord", "config_hash", "package_versions", "SCHEMA_VERSION", "StoreError"]
+
+SCHEMA_VERSION = 1
+_APP_ID = 0x706F7365  # "pose": marks a SQLite file as a posenc store
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL,
+    metrics TEXT NOT NULL,
+    wall_s REAL NOT NULL,
+    versions TEXT NOT NULL,
+    error TEXT,
+    created_at REAL NOT NULL,
+    UNIQUE (kind, config_hash, seed)
+);
+"""
+
+
+class StoreError(PosencError):
+    """The file is not a posenc store, is corrupt, or comes from another schema version."""
+
+
+def config_hash(config: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``config`` (sorted keys), as hex."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def package_versions() -> dict[str, str]:
+    """Versions that matter for reproducing a run."""
+    import torch
+
+    import posenc
+
+    versions = {"posenc": posenc.__version__, "torch": torch.__version__, "python": platform.python_version()}
+    try:
+        import transformers
+
+        versions["transformers"] = transformers.__version__
+    except ImportError:
+        pass
+    return versions
+
+
+@dataclass
+class RunRecord:
+    kind: str
+    config: dict[str, Any]
+    seed: int
+    status: str
+    metrics: dict[str, Any]
+    wall_s: float
+    versions: dict[str, str]
+    error: str | None
+    created_at: float
+
+
+class ResultStore:
+    """Open (or create) a store at ``path``.
+
+    Example::
+
+        store = ResultStore("runs/results.sqlite")
+        if not store.has("lab", config, seed=0):
+            store.put("lab", config, seed=0, metrics={"acc_by_len": {...}}, wall_s=12.3)
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if self.path.exists() and self.path.is_dir():
+            raise StoreError(f"store path {self.path} is a folder; pass a file path such as {self.path / 'results.sqlite'}")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder for the store {self.path}: {exc}; pick a writable path") from exc
+        existed = self.path.exists() and self.path.stat().st_size > 0
+        self._check_header(existed)
+        try:
+            with self._connect() as con:
+                if existed:
+                    self._check_existing(con)
+                else:
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        con.execute(statement)
+                    con.execute(f"PRAGMA application_id = {_APP_ID}")
+                    con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a readable SQLite file ({exc}); it was left untouched — "
+                             f"point posenc at another file (--store PATH)") from exc
+
+    def _check_header(self, existed: bool) -> None:
+        if existed:
+            with open(self.path, "rb") as fh:
+                head = fh.read(16)
+            if head != b"SQLite format 3\x00":
+                raise StoreError(f"{self.path} is not a SQLite file (it starts with {head[:8]!r}); it was left "
+                                 f"untouched — point posenc at another file (--store PATH)")
+
+    def _check_existing(self, con: sqlite3.Connection) -> None:
+        app_id = con.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if app_id != _APP_ID or not {"meta", "runs"} <= tables:
+            raise StoreError(f"{self.path} is a SQLite file of another program (tables: {sorted(tables) or 'none'}); "
+                             f"it was left untouched — point posenc at another file (--store PATH)")
+        row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        version = int(row[0]) if row else 0
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{self.path} holds posenc results of schema version {version}, this posenc reads "
+                             f"version {SCHEMA_VERSION}; it was left untouched — use a new store file (--store PATH) "
+                             f"or the posenc version that wrote it")
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+        con.execute("PRAGMA busy_timeout = 60000")
+        con.execute("PRAGMA journal_mode = WAL")
+        return _Transaction(con)
+
+    # -- reads -------------------------------------------------------------------------------------------------
+    def get(self, kind: str, config: dict[str, Any], seed: int = 0) -> RunRecord | None:
+        """The finished run for ``(kind, config, seed)``, or ``None``."""
+        with self._connect() as con:
+            row = con.execute("SELECT kind, config, seed, status, metrics, wall_s, versions, error, created_at "
+                              "FROM runs WHERE kind=? AND config_hash=? AND seed=?",
+                              (kind, config_hash(config), seed)).fetchone()
+        return _record(row) if row else None
+
+    def has(self, kind: str, config: dict[str, Any], seed: int = 0) -> bool:
+        return self.get(kind, config, seed) is not None
+
+    def runs(self, kind: str | None = None) -> Iterator[RunRecord]:
+        """Every stored run (of one kind), oldest first."""
+        query = "SELECT kind, config, seed, status, metrics, wall_s, versions, error, created_at FROM runs"
+        args: tuple = ()
+        if kind is not None:
+            query += " WHERE kind=?"
+            args = (kind,)
+        with self._connect() as con:
+            rows = con.execute(query + " ORDER BY id", args).fetchall()
+        return iter([_record(r) for r in rows])
+
+    # -- writes ------------------------------------------------------------------------------------------------
+    def put(self, kind: str, config: dict[str, Any], seed: int, metrics: dict[str, Any], wall_s: float,
+            status: str = "done", error: str | None = None) -> None:
+        """Store one run atomically (replacing an earlier row for the same key)."""
+        payload = (kind, config_hash(config), int(seed), json.dumps(config, sort_keys=True, default=str), status,
+                   json.dumps(metrics, default=float), float(wall_s), json.dumps(package_versions()), error,
+                   time.time())
+        with self._connect() as con:
+            con.execute("INSERT OR REPLACE INTO runs (kind, config_hash, seed, config, status, metrics, wall_s, "
+                        "versions, error, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)", payload)
+
+
+def _record(row: tuple) -> RunRecord:
+    kind, config, seed, status, metrics, wall_s, versions, error, created = row
+    return RunRecord(kind, json.loads(config), seed, status, json.loads(metrics), wall_s, json.loads(versions), error,
+                     created)
+
+
+class _Transaction:
+    """A connection used as ``with``: BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error), then close."""
+
+    def __init__(self, con: sqlite3.Connection):
+        self.con = con
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.con.execute("BEGIN IMMEDIATE")
+        return self.con
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            self.con.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self.con.close()
