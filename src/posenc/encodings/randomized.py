@@ -59,8 +59,11 @@ class Randomized(PositionalEncoding):
             raise PosencError("randomized cannot wrap itself; pass encoding='rope', 'sinusoidal', ...")
         if not isinstance(max_len, int) or max_len < 1:
             raise PosencError(f"max_len must be a positive integer, got {max_len!r}")
-        self.inner = build_for_model(encoding, d_model=d_model, n_heads=n_heads, head_dim=head_dim,
-                                     max_len=max_len, **dict(options or {}))
+        options = dict(options or {})
+        sizes = {key: value for key, value in
+                 {"d_model": d_model, "n_heads": n_heads, "head_dim": head_dim, "max_len": max_len}.items()
+                 if key not in options}  # explicit options win over model sizes
+        self.inner = build_for_model(encoding, **sizes, **options)
         self.max_len, self.at_eval = max_len, at_eval
         self.generator = torch.Generator().manual_seed(seed)
         self._last: tuple[weakref.ref, torch.Tensor] | None = None

@@ -1,0 +1,100 @@
+"""integer, normalized, binary, sinusoidal, learned: hand-derived values and errors."""
+
+import math
+
+import pytest
+import torch
+
+import posenc
+from posenc.encodings.learned import PositionOutOfRange
+from posenc.errors import PosencError
+
+
+def test_sinusoidal_seed_002_position_2_with_d_4():
+    # seed 002: PE(2) with d=4 = (sin(2/10000^0), cos(2/10000^0), sin(2/10000^(2/4)), cos(...)) = (sin 2, cos 2, sin .02, cos .02)
+    pe = posenc.build("sinusoidal", dim=4).table(3)[2]
+    expected = torch.tensor([math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)])
+    torch.testing.assert_close(pe, expected, rtol=0, atol=1e-7)
+
+
+def test_sinusoidal_norm_is_sqrt_half_d_and_values_bounded():
+    pe = posenc.build("sinusoidal", dim=512).table(1024)
+    assert pe.abs().max() <= 1.0
+    torch.testing.assert_close(pe.norm(dim=-1), torch.full((1024,), math.sqrt(256)), rtol=1e-6, atol=0)
+
+
+def test_sinusoidal_base_option_changes_wavelengths():
+    # with base b and d=4, channel 2 is sin(p / b^(1/2)): p=3, b=100 -> sin(0.3)
+    pe = posenc.build("sinusoidal", dim=4, base=100.0).table(4)
+    assert abs(float(pe[3, 2]) - math.sin(0.3)) < 1e-7
+
+
+def test_sinusoidal_odd_dim_is_a_clear_error():
+    with pytest.raises(PosencError, match="even integer"):
+        posenc.build("sinusoidal", dim=7)
+    with pytest.raises(PosencError, match="even"):
+        posenc.build("sinusoidal").embed(torch.zeros(1, 3, 5), torch.arange(3))
+
+
+def test_sinusoidal_is_exact_at_large_positions():
+    # float64 angles: position 2^24 in channel 0 is sin(2^24) exactly (to float32 rounding)
+    p = 2 ** 24
+    pe = posenc.build("sinusoidal", dim=2).encode(torch.tensor([p]))
+    assert abs(float(pe[0, 0]) - math.sin(p)) < 1e-7
+
+
+def test_integer_grows_and_starts_at_one():
+    pe = posenc.build("integer", dim=3).table(4)
+    torch.testing.assert_close(pe, torch.tensor([[1.0] * 3, [2.0] * 3, [3.0] * 3, [4.0] * 3]))
+
+
+def test_normalized_three_tokens_give_zero_half_one():
+    pe = posenc.build("normalized", dim=2).table(3)  # seed 000 §2.2
+    torch.testing.assert_close(pe[:, 0], torch.tensor([0.0, 0.5, 1.0]))
+    pe5 = posenc.build("normalized", dim=2).table(5)
+    assert float(pe5[1, 0]) == 0.25  # the step depends on the length
+
+
+def test_binary_bits_low_bit_first():
+    pe = posenc.build("binary", dim=3).table(8)
+    for p in range(8):
+        assert [int(v) for v in pe[p]] == [(p >> j) & 1 for j in range(3)]
+
+
+def test_learned_past_max_len_names_both_numbers():
+    learned = posenc.build("learned", dim=8, max_len=512)
+    x = torch.zeros(1, 1024, 8)
+    with pytest.raises(PositionOutOfRange) as info:
+        learned.embed(x, torch.arange(1024))
+    assert "1023" in str(info.value) and "512" in str(info.value)
+    assert learned.embed(torch.zeros(1, 512, 8), torch.arange(512)).shape == (1, 512, 8)
+
+
+def test_learned_is_trainable_and_lookup_matches_rows():
+    learned = posenc.build("learned", dim=4, max_len=10)
+    x = torch.zeros(2, 3, 4)
+    out = learned.embed(x, torch.tensor([[0, 1, 2], [5, 6, 7]]))
+    torch.testing.assert_close(out[1], learned.weight[5:8])
+    out.sum().backward()
+    assert learned.weight.grad is not None
+
+
+def test_concat_appends_the_position_part():
+    enc = posenc.build("sinusoidal", dim=6, combine="concat")
+    x = torch.randn(2, 5, 10)
+    out = enc.embed(x, torch.arange(5))
+    assert out.shape == (2, 5, 16)
+    torch.testing.assert_close(out[..., :10], x)
+    torch.testing.assert_close(out[0, :, 10:], enc.table(5))
+
+
+@pytest.mark.parametrize("bad", [torch.tensor([0.0, 1.0]), torch.tensor([-1, 0])])
+def test_float_or_negative_positions_are_errors(bad):
+    with pytest.raises(PosencError) as info:
+        posenc.build("sinusoidal", dim=4).embed(torch.zeros(1, 2, 4), bad)
+    assert "positions" in str(info.value)
+
+
+def test_add_with_mismatched_width_is_an_error():
+    with pytest.raises(PosencError, match="width"):
+        posenc.build("learned", dim=8, max_len=4).embed(torch.zeros(1, 2, 6), torch.arange(2))

@@ -1,0 +1,149 @@
+"""posenc's scaling functions against Hugging Face's rope init functions (to 1e-6 relative) and their formulas."""
+
+import math
+
+import pytest
+import torch
+from transformers import LlamaConfig
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+from posenc.encodings import rope_scaling as rs
+from posenc.errors import PosencError
+from posenc.hf import rope_options_from_hf_config
+
+HEAD_DIM = 64
+
+
+def _hf(rope_parameters: dict, max_pos: int = 8192, seq_len: int | None = None, partial: float | None = None):
+    kwargs = {}
+    if partial is not None:
+        rope_parameters = {**rope_parameters, "partial_rotary_factor": partial}
+    config = LlamaConfig(hidden_size=HEAD_DIM * 4, num_attention_heads=4, max_position_embeddings=max_pos,
+                         rope_parameters=rope_parameters, **kwargs)
+    kind = config.rope_parameters.get("rope_type", "default")
+    if kind == "default":
+        from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+        inv, factor = LlamaRotaryEmbedding.compute_default_rope_parameters(config)
+    else:
+        inv, factor = ROPE_INIT_FUNCTIONS[kind](config, "cpu", seq_len=seq_len)
+    return config, inv.double(), float(factor)
+
+
+def _ours(config, seq_len=None):
+    opts = rope_options_from_hf_config(config)
+    return rs.compute_inv_freq(opts["rotary_dim"], opts["base"], opts["scaling"], seq_len)
+
+
+CASES = [
+    ({"rope_type": "default", "rope_theta": 10000.0}, None),
+    ({"rope_type": "default", "rope_theta": 100000.0}, None),
+    ({"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}, None),
+    ({"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0}, 4096),  # below L0: unchanged
+    ({"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0}, 20000),  # past L0: base grows
+    ({"rope_type": "yarn", "rope_theta": 10000.0, "factor": 8.0, "original_max_position_embeddings": 1024}, None),
+    ({"rope_type": "yarn", "rope_theta": 500000.0, "factor": 4.0, "original_max_position_embeddings": 2048,
+      "beta_fast": 16, "beta_slow": 2}, None),
+    ({"rope_type": "yarn", "rope_theta": 10000.0, "factor": 40.0, "original_max_position_embeddings": 4096,
+      "mscale": 0.707, "mscale_all_dim": 0.707}, None),
+    ({"rope_type": "yarn", "rope_theta": 10000.0, "factor": 16.0, "original_max_position_embeddings": 4096,
+      "mscale": 1.0, "mscale_all_dim": 0.5}, None),
+    ({"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 2048,
+      "truncate": False}, None),
+    ({"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 2048,
+      "attention_factor": 1.5}, None),
+    ({"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+      "original_max_position_embeddings": 8192}, None),
+    ({"rope_type": "llama3", "rope_theta": 10000.0, "factor": 4.0, "low_freq_factor": 2.0, "high_freq_factor": 8.0,
+      "original_max_position_embeddings": 1024}, None),
+]
+
+
+@pytest.mark.parametrize("params,seq_len", CASES, ids=lambda v: str(v)[:60])
+def test_matches_hugging_face(params, seq_len):
+    max_pos = 8192 if params["rope_type"] != "yarn" else params["original_max_position_embeddings"] * int(params["factor"])
+    config, hf_inv, hf_factor = _hf(params, max_pos=max_pos, seq_len=seq_len)
+    inv, factor = _ours(config, seq_len)
+    torch.testing.assert_close(inv, hf_inv, rtol=1e-6, atol=0)
+    assert math.isclose(factor, hf_factor, rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("seq_len", [1024, 8192])
+def test_longrope_matches_hugging_face(seq_len):
+    half = HEAD_DIM // 2
+    short = [1.0 + 0.01 * i for i in range(half)]
+    long = [1.0 + 0.5 * i for i in range(half)]
+    params = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": short, "long_factor": long,
+              "original_max_position_embeddings": 2048, "factor": 4.0}
+    config, hf_inv, hf_factor = _hf(params, max_pos=8192, seq_len=seq_len)
+    inv, factor = _ours(config, seq_len)
+    torch.testing.assert_close(inv, hf_inv, rtol=1e-6, atol=0)
+    assert math.isclose(factor, hf_factor, rel_tol=1e-6)
+    assert math.isclose(factor, math.sqrt(1 + math.log(4) / math.log(2048)), rel_tol=1e-12)
+
+
+def test_partial_rotary_uses_the_rotary_width():
+    config, hf_inv, _ = _hf({"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0}, partial=0.25)
+    inv, _ = _ours(config)
+    assert inv.shape == (HEAD_DIM // 8,)
+    torch.testing.assert_close(inv, hf_inv, rtol=1e-6, atol=0)
+
+
+def test_static_ntk_formula():
+    # base' = base * s^(d/(d-2)); d=64, s=4: inv_i = (10000 * 4^(64/62))^(-2i/64)
+    inv, factor = rs.ntk(64, 10000.0, 4.0)
+    new_base = 10000.0 * 4.0 ** (64 / 62)
+    expected = torch.tensor([new_base ** (-2 * i / 64) for i in range(32)], dtype=torch.float64)
+    torch.testing.assert_close(inv, expected, rtol=1e-12, atol=0)
+    assert factor == 1.0
+    assert abs(float(inv[0]) - 1.0) < 1e-15 and float(inv[-1]) < float(rs.default_inv_freq(64)[0][-1])
+
+
+def test_yarn_attention_factor_at_s8():
+    _, factor = rs.yarn(64, 10000.0, 8.0, 4096)
+    assert abs(factor - (0.1 * math.log(8) + 1)) < 1e-12 and abs(factor - 1.2079) < 1e-4
+
+
+def test_yarn_mscale_equal_collapses_to_one():
+    _, factor = rs.yarn(64, 10000.0, 8.0, 4096, mscale=1.0, mscale_all_dim=1.0)
+    assert factor == 1.0
+
+
+def test_factor_one_equals_default():
+    default, _ = rs.default_inv_freq(64)
+    for fn in (rs.linear, rs.ntk):
+        torch.testing.assert_close(fn(64, 10000.0, 1.0)[0], default, rtol=1e-12, atol=0)
+    # dynamic NTK equals the default up to its original length, whatever the factor
+    torch.testing.assert_close(rs.dynamic_ntk(64, 10000.0, 8.0, 2048, 2048)[0], default, rtol=1e-12, atol=0)
+
+
+def test_llama3_keeps_high_and_divides_low_frequencies():
+    inv, _ = rs.llama3(128, 500000.0, 8.0, 1.0, 4.0, 8192)
+    default, _ = rs.default_inv_freq(128, 500000.0)
+    wavelen = 2 * math.pi / default
+    high = wavelen < 8192 / 4
+    low = wavelen > 8192
+    torch.testing.assert_close(inv[high], default[high])
+    torch.testing.assert_close(inv[low], default[low] / 8)
+
+
+@pytest.mark.parametrize("factor", [0.5, 0, -2, float("nan")])
+def test_factor_below_one_is_a_clear_error(factor):
+    with pytest.raises(PosencError, match=">= 1"):
+        rs.RopeScaling.parse({"type": "linear", "factor": factor})
+
+
+def test_unknown_scaling_and_parameter():
+    with pytest.raises(PosencError, match="valid scalings"):
+        rs.RopeScaling.parse({"type": "ntk-by-parts"})
+    with pytest.raises(PosencError, match="valid parameters"):
+        rs.RopeScaling.parse({"type": "linear", "factr": 2})
+
+
+def test_hf_config_with_unknown_rope_type():
+    from posenc.hf import from_hf_config
+
+    config = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 128,
+              "rope_parameters": {"rope_type": "wobbly", "rope_theta": 10000.0}}
+    with pytest.raises(PosencError, match="wobbly"):
+        from_hf_config(config)

@@ -1,0 +1,118 @@
+import inspect
+
+import pytest
+import torch
+
+import posenc
+from posenc.encodings.base import EncodingInfo, PositionalEncoding
+from posenc.errors import PosencError
+from posenc.model import Transformer, TransformerConfig
+from posenc.model import transformer as transformer_module
+
+
+def _encoder(encoding: str, **options) -> Transformer:
+    config = TransformerConfig(vocab_size=20, d_model=32, n_layers=2, n_heads=4, causal=False, encoding=encoding,
+                               encoding_options=options)
+    return Transformer(config).eval()
+
+
+def test_nope_encoder_is_permutation_equivariant():
+    # seed 000: without position information "I love you" and "you love I" are the same bag of vectors
+    model = _encoder("nope")
+    i_love_you = torch.tensor([[3, 7, 11]])
+    you_love_i = torch.tensor([[11, 7, 3]])
+    with torch.no_grad():
+        a, b = model(i_love_you), model(you_love_i)
+        perm = torch.tensor([1, 0, 2])
+        c = model(i_love_you[:, perm])
+    torch.testing.assert_close(b, a.flip(1), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(c, a[:, perm], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("encoding", ["sinusoidal", "rope", "alibi", "t5", "learned"])
+def test_position_aware_encoder_is_not(encoding):
+    model = _encoder(encoding)
+    perm = torch.tensor([1, 0, 2])  # not a reversal: a symmetric bias like ALiBi's is reversal-invariant
+    ids = torch.tensor([[3, 7, 11]])
+    with torch.no_grad():
+        a, b = model(ids), model(ids[:, perm])
+    assert (b - a[:, perm]).abs().max() > 1e-3
+
+
+def test_attention_never_branches_on_the_encoding():
+    source = inspect.getsource(transformer_module.Attention)
+    for name in posenc.available():
+        assert f'"{name}"' not in source and f"'{name}'" not in source
+    assert "isinstance" not in source
+
+
+def test_a_new_encoding_plugs_in_through_the_hooks_alone():
+    calls = []
+
+    class Spy(PositionalEncoding):
+        info = EncodingInfo(family="none", paper="test", hooks=("embed", "rotate", "bias"))
+
+        def embed(self, x, positions):
+            calls.append("embed")
+            return x
+
+        def rotate(self, q, k, qp, kp, inplace=False):
+            calls.append("rotate")
+            return q, k
+
+        def bias(self, qp, kp):
+            calls.append("bias")
+            return torch.zeros(qp.shape[-1], kp.shape[-1])
+
+    model = Transformer(TransformerConfig(vocab_size=10, d_model=16, n_layers=2, n_heads=2, encoding="nope"))
+    model.input.encoding = Spy()
+    model(torch.randint(0, 10, (1, 4)))
+    assert calls == ["embed", "rotate", "bias", "rotate", "bias"]
+
+
+@pytest.mark.parametrize("encoding", sorted(set(posenc.available())))
+def test_every_encoding_trains(encoding):
+    model = Transformer(TransformerConfig(vocab_size=12, d_model=32, n_layers=1, n_heads=4, n_kv_heads=2,
+                                          encoding=encoding, max_len=64))
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    ids = torch.randint(0, 12, (8, 16))
+    losses = []
+    for _ in range(30):
+        logits = model(ids[:, :-1])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 12), ids[:, 1:].reshape(-1))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+
+
+def test_causal_decoder_does_not_look_ahead():
+    for encoding in ("rope", "alibi", "t5", "nope"):
+        model = Transformer(TransformerConfig(vocab_size=10, d_model=16, n_layers=2, n_heads=2, encoding=encoding))
+        ids = torch.randint(0, 10, (1, 6))
+        changed = ids.clone()
+        changed[0, 5] = (ids[0, 5] + 1) % 10
+        with torch.no_grad():
+            torch.testing.assert_close(model(ids)[:, :5], model(changed)[:, :5])
+
+
+def test_key_padding_mask_hides_padding():
+    model = _encoder("rope")
+    ids = torch.tensor([[1, 2, 3, 0]])
+    pad = torch.tensor([[False, False, False, True]])
+    other = torch.tensor([[1, 2, 3, 9]])
+    with torch.no_grad():
+        torch.testing.assert_close(model(ids, key_padding_mask=pad)[:, :3], model(other, key_padding_mask=pad)[:, :3])
+
+
+def test_config_errors():
+    with pytest.raises(PosencError, match="divisible"):
+        TransformerConfig(d_model=30, n_heads=4)
+    with pytest.raises(PosencError, match="multiple"):
+        TransformerConfig(d_model=32, n_heads=4, n_kv_heads=3)
+    with pytest.raises(PosencError, match="unknown encoding"):
+        Transformer(TransformerConfig(encoding="rotary"))
+    with pytest.raises(PosencError, match="divisible"):
+        Transformer(TransformerConfig(d_model=32, n_heads=4, encoding="sinusoidal",
+                                      encoding_options={"combine": "concat", "dim": 6}))

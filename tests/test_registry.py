@@ -1,0 +1,64 @@
+import pytest
+import torch
+
+import posenc
+from posenc.encodings.base import PositionalEncoding
+from posenc.errors import PosencError
+from posenc.registry import register
+
+EXPECTED = {"integer", "normalized", "binary", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "nope",
+            "randomized"}
+
+
+def test_available_lists_every_family():
+    assert EXPECTED <= set(posenc.available())
+
+
+def test_unknown_name_lists_valid_names():
+    with pytest.raises(PosencError) as info:
+        posenc.build("ropee")
+    message = str(info.value)
+    assert "'ropee'" in message and "sinusoidal" in message and "Did you mean 'rope'" in message
+
+
+def test_unknown_option_lists_valid_options():
+    with pytest.raises(PosencError) as info:
+        posenc.build("rope", head_dimm=64)
+    assert "'head_dimm'" in str(info.value) and "head_dim" in str(info.value) and "pairing" in str(info.value)
+
+
+def test_duplicate_name_raises():
+    with pytest.raises(PosencError, match="already registered"):
+        @register("rope")
+        class Another(PositionalEncoding):
+            pass
+
+
+def test_build_for_model_passes_only_sizes_an_encoding_takes():
+    rope = posenc.build_for_model("rope", d_model=64, n_heads=4, head_dim=16, max_len=32)
+    alibi = posenc.build_for_model("alibi", d_model=64, n_heads=4, head_dim=16, max_len=32)
+    learned = posenc.build_for_model("learned", d_model=64, n_heads=4, head_dim=16, max_len=32)
+    assert rope.head_dim == 16 and alibi.n_heads == 4
+    assert learned.weight.shape == (32, 64)
+
+
+def test_every_encoding_is_a_module_with_the_three_hooks():
+    q, k = torch.randn(2, 4, 5, 16), torch.randn(2, 4, 5, 16)
+    x = torch.randn(2, 5, 64)
+    pos = torch.arange(5)
+    for name in posenc.available():
+        enc = posenc.build_for_model(name, d_model=64, n_heads=4, head_dim=16, max_len=32)
+        assert isinstance(enc, torch.nn.Module)
+        out = enc.embed(x, pos)
+        assert out.shape == x.shape
+        q2, k2 = enc.rotate(q, k, pos, pos)
+        assert q2.shape == q.shape and k2.shape == k.shape
+        bias = enc.bias(pos, pos)
+        assert bias is None or bias.shape[-2:] == (5, 5)
+        # hooks the encoding does not declare are identities
+        if "embed" not in enc.info.hooks:
+            assert torch.equal(out, x)
+        if "rotate" not in enc.info.hooks:
+            assert torch.equal(q2, q) and torch.equal(k2, k)
+        if "bias" not in enc.info.hooks:
+            assert bias is None
