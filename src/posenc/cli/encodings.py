@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from posenc.cli.options import parse_options
@@ -43,4 +44,4 @@ def show(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
     summary = summarize(name, d_model=d_model, length=length, n_heads=n_heads, options=parse_options(option),
                         out=out or Path(f"{name}.png"))
     for key, value in summary.items():
-        console.print(f"[bold]{key}[/bold]: {value}")
+        console.print(f"[bold]{key}[/bold]: {escape(str(value))}")

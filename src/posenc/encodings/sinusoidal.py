@@ -47,7 +47,7 @@ class SinusoidalPE(AbsoluteEncoding):
 
         >>> import torch, posenc
         >>> posenc.build("sinusoidal", dim=4).table(3)[2]
-        tensor([0.9093, -0.4161, 0.0200, 0.9998])
+        tensor([ 0.9093, -0.4161,  0.0200,  0.9998])
     """
 
     info = EncodingInfo(family="absolute", paper="Vaswani et al. 2017, Attention Is All You Need", hooks=("embed",))

@@ -1,0 +1,16 @@
+"""The runnable examples in docstrings stay true."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["posenc", "posenc.encodings.rope", "posenc.encodings.sinusoidal", "posenc.hf", "posenc.model.transformer"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    assert result.attempted > 0, f"{name} has no runnable example"
+    assert result.failed == 0
