@@ -31,7 +31,7 @@ for _name in _MODULES:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; bad input prints one clear line and exits with status 2."""
     try:
-        app(args=argv, standalone_mode=False)
+        rc = app(args=argv, standalone_mode=False)  # returns typer.Exit's code instead of raising it
     except PosencError as exc:
         typer.secho(f"error: {exc}", fg="red", err=True)
         return 2
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             return exc.exit_code
         raise
-    return 0
+    return rc if isinstance(rc, int) else 0
 
 
 if __name__ == "__main__":

@@ -131,13 +131,14 @@ class AbsoluteEncoding(PositionalEncoding):
         self.dim = dim
         self.combine = combine
 
-    def encode(self, positions: torch.Tensor, dim: int | None = None) -> torch.Tensor:
-        """Position vectors ``[..., T] -> [..., T, dim]`` in float32."""
+    def encode(self, positions: torch.Tensor, dim: int | None = None,
+               dtype: torch.dtype = torch.float32) -> torch.Tensor:
+        """Position vectors ``[..., T] -> [..., T, dim]`` in ``dtype`` (formulas are evaluated in float64)."""
         raise NotImplementedError
 
-    def table(self, length: int, dim: int | None = None) -> torch.Tensor:
+    def table(self, length: int, dim: int | None = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
         """The matrix ``PE[0..length-1]`` as ``[length, dim]`` (what the seeds draw as a heatmap)."""
-        return self.encode(default_positions(length), dim)
+        return self.encode(default_positions(length), dim, dtype)
 
     def output_dim(self, d_model: int) -> int:
         if self.combine == "concat":

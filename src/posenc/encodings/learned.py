@@ -43,7 +43,8 @@ class LearnedPE(AbsoluteEncoding):
         self.max_len = max_len
         self.weight = nn.Parameter(torch.randn(max_len, dim) * init_std)  # [max_len, dim]
 
-    def encode(self, positions: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+    def encode(self, positions: torch.Tensor, dim: int | None = None,
+               dtype: torch.dtype = torch.float32) -> torch.Tensor:
         if dim is not None and dim != self.dim:
             raise PosencError(f"learned table has width {self.dim}, asked for {dim}; build it with dim={dim}")
         if positions.numel() and int(positions.max()) >= self.max_len:
@@ -52,7 +53,7 @@ class LearnedPE(AbsoluteEncoding):
                 f"{self.max_len}, so positions 0..{self.max_len - 1} exist and a sequence of "
                 f"{int(positions.max()) + 1} tokens cannot run; use a longer table or an encoding that extrapolates "
                 f"(sinusoidal, rope, alibi, t5, nope)")
-        return self.weight[positions]  # [..., T, dim]
+        return self.weight[positions].to(dtype)  # [..., T, dim] (a float32 table is returned as is)
 
     def extra_repr(self) -> str:
         return f"max_len={self.max_len}, dim={self.dim}, combine={self.combine!r}"

@@ -39,9 +39,10 @@ class IntegerPE(AbsoluteEncoding):
         super().__init__(dim, combine)
         self.start = start
 
-    def encode(self, positions: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+    def encode(self, positions: torch.Tensor, dim: int | None = None,
+               dtype: torch.dtype = torch.float32) -> torch.Tensor:
         width = _width(self.dim, dim, self.name)
-        values = (positions.to(torch.float64) + self.start).to(torch.float32)  # [..., T]
+        values = (positions.to(torch.float64) + self.start).to(dtype)  # [..., T]
         return values[..., None].expand(*values.shape, width)  # [..., T, dim]
 
 
@@ -60,11 +61,12 @@ class NormalizedPE(AbsoluteEncoding):
             raise PosencError(f"length must be a positive integer or None, got {length!r}")
         self.length = length
 
-    def encode(self, positions: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+    def encode(self, positions: torch.Tensor, dim: int | None = None,
+               dtype: torch.dtype = torch.float32) -> torch.Tensor:
         width = _width(self.dim, dim, self.name)
         n = self.length if self.length is not None else positions.shape[-1]
         values = positions.to(torch.float64) / max(n - 1, 1)  # [..., T]
-        return values.to(torch.float32)[..., None].expand(*values.shape, width)
+        return values.to(dtype)[..., None].expand(*values.shape, width)
 
 
 @register("binary")
@@ -76,10 +78,11 @@ class BinaryPE(AbsoluteEncoding):
 
     info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",))
 
-    def encode(self, positions: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+    def encode(self, positions: torch.Tensor, dim: int | None = None,
+               dtype: torch.dtype = torch.float32) -> torch.Tensor:
         width = _width(self.dim, dim, self.name)
         bits = torch.arange(min(width, 63), device=positions.device)  # [dim]
-        values = ((positions[..., None] >> bits) & 1).to(torch.float32)  # [..., T, min(dim, 63)]
+        values = ((positions[..., None] >> bits) & 1).to(dtype)  # [..., T, min(dim, 63)]
         if width > 63:  # bits past 63 of an int64 are zero
             values = torch.nn.functional.pad(values, (0, width - 63))
         return values

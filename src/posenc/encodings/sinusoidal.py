@@ -26,12 +26,13 @@ def sinusoidal_frequencies(dim: int, base: float = 10000.0) -> torch.Tensor:
     return 1.0 / float(base) ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)
 
 
-def sinusoidal_table(positions: torch.Tensor, dim: int, base: float = 10000.0) -> torch.Tensor:
-    """``PE`` for integer positions ``[..., T]`` -> ``[..., T, dim]`` float32 (computed in float64)."""
+def sinusoidal_table(positions: torch.Tensor, dim: int, base: float = 10000.0,
+                     dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """``PE`` for integer positions ``[..., T]`` -> ``[..., T, dim]`` in ``dtype`` (computed in float64)."""
     w = sinusoidal_frequencies(dim, base).to(positions.device)  # [d/2]
     angle = positions.to(torch.float64)[..., None] * w  # [..., T, d/2]
     pe = torch.stack([angle.sin(), angle.cos()], dim=-1)  # [..., T, d/2, 2]: (sin, cos) per pair
-    return pe.flatten(-2).to(torch.float32)  # [..., T, d]: PE[:, 0::2] = sin, PE[:, 1::2] = cos
+    return pe.flatten(-2).to(dtype)  # [..., T, d]: PE[:, 0::2] = sin, PE[:, 1::2] = cos
 
 
 @register("sinusoidal")
@@ -60,8 +61,9 @@ class SinusoidalPE(AbsoluteEncoding):
             raise PosencError(f"base must be > 1, got {base!r}; the paper uses 10000")
         self.base = float(base)
 
-    def encode(self, positions: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+    def encode(self, positions: torch.Tensor, dim: int | None = None,
+               dtype: torch.dtype = torch.float32) -> torch.Tensor:
         width = dim if dim is not None else self.dim
         if width is None:
             raise PosencError("sinusoidal: pass dim=... (or call embed on an input, which supplies its width)")
-        return sinusoidal_table(positions, width, self.base)
+        return sinusoidal_table(positions, width, self.base, dtype)
