@@ -1,0 +1,92 @@
+"""``posenc check`` (each property with its number and verdict) and ``posenc plot`` (the seeds' figures)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from posenc.cli.options import parse_options
+from posenc.errors import PosencError
+
+console = Console()
+
+_STYLE = {"holds": "green", "fails": "red", "n.a.": "dim", "error": "bold magenta"}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(check)
+    app.command("plot")(plot)
+
+
+def _table(report) -> Table:
+    title = f"{report.label} (d_model={report.d_model}, length={report.length}, {report.wall_s:.2f} s)"
+    table = Table(title=title, title_justify="left")
+    for column in ("property", "number", "verdict", "reason"):
+        table.add_column(column, overflow="fold")
+    for r in report.results:
+        style = _STYLE.get(r.verdict, "")
+        table.add_row(r.name, escape(r.headline), f"[{style}]{r.verdict}[/{style}]", escape(r.reason))
+    return table
+
+
+def check(name: str = typer.Argument(None, help="encoding name (see `posenc list`); omit with --all"),
+          all_: bool = typer.Option(False, "--all", help="every registered encoding plus the RoPE scaling variants"),
+          option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
+          d_model: int = typer.Option(512, "--d-model", help="model width (rotary encodings use it as head_dim)"),
+          length: int = typer.Option(4096, "--length", help="number of positions N"),
+          n_heads: int = typer.Option(8, "--n-heads", help="heads, for bias encodings"),
+          json_path: Path = typer.Option(None, "--json", help="write every number to this JSON file"),
+          threads: int = typer.Option(1, "--threads", help="torch threads (1 avoids oversubscription on a busy "
+                                                           "machine; 0 keeps torch's default)"),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")) -> None:
+    """Measure every property of an encoding: number and verdict (holds / fails / n.a.) per claim.
+
+    Exits 0 whatever the verdicts; non-zero only when a property hit an internal error.
+    """
+    from posenc.properties import check_all, check_encoding
+
+    if all_ and name:
+        raise PosencError(f"pass an encoding name or --all, not both (got {name!r} and --all)")
+    if not all_ and not name:
+        raise PosencError("name an encoding (see `posenc list`) or pass --all")
+    if all_:
+        if option:
+            raise PosencError("-o options apply to one encoding; drop them with --all")
+        reports = check_all(d_model=d_model, length=length, n_heads=n_heads, progress=not quiet,
+                            threads=threads or None)
+    else:
+        reports = [check_encoding(name, d_model=d_model, length=length, options=parse_options(option),
+                                  n_heads=n_heads, threads=threads or None)]
+    for report in reports:
+        console.print(_table(report))
+    if json_path is not None:
+        json_path = Path(json_path)
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps([r.to_dict() for r in reports] if all_ else reports[0].to_dict(), indent=1))
+        console.print(f"wrote {json_path}")
+    errors = [(r.label, p.name, p.reason) for r in reports for p in r.results if p.verdict == "error"]
+    for label, prop, reason in errors:
+        typer.secho(f"internal error in {label}/{prop}: {reason}", fg="red", err=True)
+    if errors:  # a ClickException reaches the exit status through posenc.cli.main (exit code 1)
+        raise click.ClickException(f"{len(errors)} propert{'y' if len(errors) == 1 else 'ies'} hit an internal error")
+
+
+def plot(name: str = typer.Argument(..., help="encoding name (see `posenc list`)"),
+         kind: str = typer.Option("heatmap", "--kind", help="heatmap|dims|positions|binary|rotation|decay|ramp"),
+         out: Path = typer.Option(None, "--out", help="output file (.png, .svg, .pdf); default NAME-KIND.png"),
+         option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
+         d_model: int = typer.Option(None, "--d-model", help="model width (default: the figure's own)"),
+         length: int = typer.Option(None, "--length", help="number of positions (default: the figure's own)"),
+         n_heads: int = typer.Option(8, "--n-heads", help="heads, for bias encodings")) -> None:
+    """Draw one of the seeds' figures for any encoding."""
+    from posenc.plots.figures import make_figure, save_figure
+
+    fig = make_figure(name, kind, length=length, d_model=d_model, options=parse_options(option), n_heads=n_heads)
+    path = save_figure(fig, out or Path(f"{name}-{kind}.png"))
+    console.print(f"wrote {path}")

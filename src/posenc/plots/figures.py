@@ -1,0 +1,63 @@
+"""Every figure kind by name, and one call that builds an encoding and draws it (what ``posenc plot`` runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from posenc.errors import PosencError
+from posenc.plots.binary import binary_figure
+from posenc.plots.decay import decay_figure
+from posenc.plots.dims import dims_figure
+from posenc.plots.heatmap import heatmap
+from posenc.plots.positions import positions_figure
+from posenc.plots.ramp import ramp_figure
+from posenc.plots.rotation import rotation_figure
+
+__all__ = ["FIGURES", "DEFAULT_SIZES", "make_figure", "save_figure"]
+
+#: kind -> function(encoding, length, d_model) returning a Figure
+FIGURES: dict[str, Callable[..., Figure]] = {
+    "heatmap": heatmap,
+    "dims": dims_figure,
+    "positions": positions_figure,
+    "binary": binary_figure,
+    "rotation": rotation_figure,
+    "decay": decay_figure,
+    "ramp": ramp_figure,
+}
+
+#: (length, d_model) each kind uses when none is given, following the seed it reproduces
+DEFAULT_SIZES: dict[str, tuple[int, int]] = {
+    "heatmap": (128, 64), "dims": (128, 64), "positions": (128, 64), "binary": (64, 32), "rotation": (64, 64),
+    "decay": (1024, 128), "ramp": (4096, 128),
+}
+
+
+def make_figure(name: str, kind: str, length: int | None = None, d_model: int | None = None,
+                options: dict[str, Any] | None = None, n_heads: int = 8) -> Figure:
+    """Build the encoding ``name`` (with ``options``) and draw figure ``kind``."""
+    from posenc.properties.check import build_checked
+
+    if kind not in FIGURES:
+        raise PosencError(f"unknown figure kind {kind!r}; valid kinds are: {', '.join(FIGURES)}")
+    default_length, default_d = DEFAULT_SIZES[kind]
+    length = default_length if length is None else length
+    d_model = default_d if d_model is None else d_model
+    encoding = build_checked(name, d_model, length, options, n_heads)
+    if kind == "heatmap":
+        return heatmap(encoding, length, d_model)
+    return FIGURES[kind](encoding, length=length, d_model=d_model)
+
+
+def save_figure(fig: Figure, out: Path, dpi: int = 120) -> Path:
+    """Write ``fig`` to ``out`` (format from the suffix: .png, .svg, .pdf), creating the folder."""
+    out = Path(out)
+    if out.suffix.lower() not in (".png", ".svg", ".pdf", ".jpg", ".jpeg"):
+        raise PosencError(f"--out must end in .png, .svg, .pdf or .jpg, got {out.name!r}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=dpi)
+    return out

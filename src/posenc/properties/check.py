@@ -1,0 +1,152 @@
+"""Run every property on one encoding (or the whole registry) and collect a :class:`CheckReport`.
+
+    >>> from posenc.properties import check_encoding
+    >>> report = check_encoding("sinusoidal", d_model=64, length=256)
+    >>> report["relative"].verdict
+    'holds'
+
+A property that does not apply answers ``n.a.`` with its reason (an encoding's own refusal, e.g. a learned table asked
+past its length, counts as not applicable); any other exception inside a property is recorded as ``error`` with its
+message, so one broken property never hides the others.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from posenc.errors import PosencError
+from posenc.properties.bounded import bounded
+from posenc.properties.decay import decay
+from posenc.properties.naive_flaws import continuity, growth, length_independence
+from posenc.properties.precision import precision
+from posenc.properties.relative import relative
+from posenc.properties.result import ERROR, NA, CheckReport, NotApplicable, PropertyResult
+from posenc.properties.scaling_ramps import scaling_ramp
+from posenc.properties.translation import translation
+from posenc.properties.uniqueness import uniqueness
+from posenc.properties.view import EncodingView, check_size
+from posenc.properties.wavelength import wavelength
+from posenc.registry import available, build_for_model, get_class
+
+__all__ = ["PROPERTIES", "VARIANTS", "check_encoding", "check_all", "check_view", "build_checked", "torch_threads"]
+
+#: property name -> function of an :class:`EncodingView`, in the order reports list them
+PROPERTIES: dict[str, Callable[[EncodingView], PropertyResult]] = {
+    "bounded": bounded,
+    "uniqueness": uniqueness,
+    "relative": relative,
+    "translation": translation,
+    "wavelength": wavelength,
+    "growth": growth,
+    "length_independence": length_independence,
+    "continuity": continuity,
+    "decay": decay,
+    "scaling_ramp": scaling_ramp,
+    "precision": precision,
+}
+
+#: encodings ``check --all`` adds to the registry: RoPE with the scalings whose ramps the report draws
+VARIANTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("rope+yarn", "rope", {"scaling": {"type": "yarn", "factor": 4.0, "original_max_len": 2048}}),
+    ("rope+llama3", "rope", {"base": 500000.0, "scaling": {"type": "llama3", "factor": 8.0, "original_max_len": 8192}}),
+)
+
+_MODEL_HEADS = 8
+
+
+@contextlib.contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """Run the block with ``torch.set_num_threads(threads)`` and restore the previous count (``None``: unchanged).
+
+    The checks are many small vectorised steps; on a busy machine one thread avoids oversubscription (measured in
+    ``benchmarks/bench_check.py``)."""
+    if threads is None:
+        yield
+        return
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise PosencError(f"threads must be a positive integer or None, got {threads!r}")
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def build_checked(name: str, d_model: int, length: int, options: dict[str, Any] | None = None,
+                  n_heads: int = _MODEL_HEADS):
+    """Build ``name`` for a model of width ``d_model`` (rotary encodings use it as ``head_dim``, tables get
+    ``max_len = length``)."""
+    check_size(length, d_model)
+    return build_for_model(name, d_model=d_model, n_heads=n_heads, head_dim=d_model, max_len=length,
+                           **dict(options or {}))
+
+
+def _run(name: str, fn: Callable[[EncodingView], PropertyResult], view: EncodingView) -> PropertyResult:
+    try:
+        result = fn(view)
+    except NotApplicable as exc:
+        return PropertyResult(name, NA, {}, str(exc))
+    except PosencError as exc:  # the encoding refused (e.g. a position past a learned table)
+        return PropertyResult(name, NA, {}, f"{view.name} refused: {exc}")
+    except Exception as exc:  # noqa: BLE001  (recorded, reported, and turned into a non-zero exit by the CLI)
+        return PropertyResult(name, ERROR, {}, f"internal error: {type(exc).__name__}: {exc}")
+    if view.notes and result.reason:
+        result.reason += f" [{view.notes[0]}]"
+    return result
+
+
+def check_view(view: EncodingView, properties: Sequence[str] | None = None) -> list[PropertyResult]:
+    """Run the named properties (default: all) on a view."""
+    names = list(PROPERTIES) if properties is None else list(properties)
+    unknown = [n for n in names if n not in PROPERTIES]
+    if unknown:
+        raise PosencError(f"unknown propert{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}; "
+                          f"valid ones are: {', '.join(PROPERTIES)}")
+    return [_run(n, PROPERTIES[n], view) for n in names]
+
+
+def check_encoding(name: str, d_model: int = 512, length: int = 4096, options: dict[str, Any] | None = None,
+                   n_heads: int = _MODEL_HEADS, properties: Sequence[str] | None = None,
+                   label: str | None = None, threads: int | None = None) -> CheckReport:
+    """Every property of the encoding ``name`` (built with ``options``) at positions ``0..length-1``.
+
+    Args:
+        name: a registry name (``posenc.available()``).
+        d_model: model width; absolute tables get this width, rotary encodings use it as ``head_dim``.
+        length: number of positions N (>= 8).
+        options: encoding options, e.g. ``{"scaling": {"type": "yarn", "factor": 4}}``.
+        n_heads: heads for bias encodings.
+        properties: names from :data:`PROPERTIES` (default: all).
+        threads: torch threads while checking (``None``: leave torch's setting).
+    Returns:
+        a :class:`CheckReport`; ``.to_dict()`` is JSON-able.
+    """
+    start = time.perf_counter()
+    encoding = build_checked(name, d_model, length, options, n_heads)
+    view = EncodingView(encoding, length, d_model)
+    with torch_threads(threads):
+        results = check_view(view, properties)
+    cls = get_class(name)
+    return CheckReport(encoding=name, options=dict(options or {}), d_model=d_model, length=length,
+                       family=cls.info.family, hooks=tuple(encoding.info.hooks), results=results,
+                       wall_s=time.perf_counter() - start, label=label or name, notes=list(view.notes))
+
+
+def check_all(d_model: int = 512, length: int = 4096, names: Sequence[str] | None = None, variants: bool = True,
+              n_heads: int = _MODEL_HEADS, progress: bool = True, threads: int | None = None) -> list[CheckReport]:
+    """:func:`check_encoding` for every registered encoding (or ``names``), plus :data:`VARIANTS`."""
+    check_size(length, d_model)
+    jobs: list[tuple[str, str, dict[str, Any]]] = [(n, n, {}) for n in (names or available())]
+    if variants:
+        jobs += list(VARIANTS)
+    reports = []
+    for label, name, options in tqdm(jobs, desc="posenc check", unit="encoding", disable=not progress):
+        reports.append(check_encoding(name, d_model, length, options, n_heads, label=label, threads=threads))
+    return reports
