@@ -1,0 +1,34 @@
+"""``posenc report``: the evidence report, one web page with a verdict for every claim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+console = Console(stderr=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)
+
+
+def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder for index.html and report.json"),
+           quick: bool = typer.Option(False, "--quick", help="small sweeps and short contexts (a few minutes)"),
+           store: Path = typer.Option(None, "--store", help="SQLite results store (default: OUT/results.sqlite)"),
+           claim: list[str] = typer.Option(None, "--claim", help="only this claim id (repeatable)"),
+           no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar")) -> None:
+    """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json."""
+    from posenc.report.run import run_report
+
+    result = run_report(out, quick=quick, store_path=store, progress=not no_progress, claims=claim or None)
+    counts = ", ".join(f"{n} {status}" for status, n in result.counts.items() if n)
+    if result.store_note:
+        console.print(f"[yellow]note:[/yellow] {result.store_note}")
+    console.print(f"{len(result.results)} claims: {counts}; {len(result.computed)} computed, "
+                  f"{len(result.results) - len(result.computed)} from the store or failed; {result.wall_s:.0f} s")
+    for r in result.results:
+        if r.verdict.status == "failed":
+            console.print(f"[magenta]failed[/magenta] {r.claim.id}: {r.verdict.reason}")
+    typer.echo(f"report: {result.index_html.resolve()}")

@@ -1,0 +1,10 @@
+"""One function per experiment, registered by name; the ledger names which experiment tests which claim.
+
+Importing this package registers every experiment. Each module imports the posenc area it needs inside its
+functions, so an area that is missing or broken fails only its own claims.
+"""
+
+from posenc.report.experiments import extension, models, pretrained, tables, training  # noqa: F401  (registers experiments)
+from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row, experiment, get_experiment
+
+__all__ = ["Context", "EXPERIMENTS", "Measurement", "Row", "experiment", "get_experiment"]

@@ -1,0 +1,131 @@
+"""What an experiment returns, and the registry of experiments by name.
+
+An experiment is a function ``fn(ctx: Context) -> Measurement``. It calls posenc's library (encodings, model,
+properties, probe, lab, extend), never decides a verdict, and returns:
+
+- ``numbers``: every measured number, flat or nested, JSON-serialisable (the ledger's criterion reads them);
+- ``rows``: the small table the page shows, each measured value beside its baseline or published anchor;
+- ``figure``: an optional matplotlib ``Figure`` (stored as a PNG);
+- ``setup``: one sentence saying what ran, with its sizes (quick and full mode differ here).
+
+Experiments import the areas they call inside the function, so a missing or broken area fails only the claims that
+need it.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from posenc.errors import PosencError
+
+__all__ = ["Context", "Row", "Measurement", "experiment", "EXPERIMENTS", "get_experiment", "figure_to_png"]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an experiment may use besides its own code.
+
+    Attributes:
+        quick: small sizes (the quick report); ``False`` runs the full experiment.
+        store_path: the report's SQLite results store, for areas that cache their own runs (lab sweeps).
+        work_dir: a folder where an area may write files (``None``: a temporary folder).
+        progress: whether long experiments may show their own progress bars.
+    """
+
+    quick: bool = True
+    store_path: Path | None = None
+    work_dir: Path | None = None
+    progress: bool = False
+
+
+@dataclass
+class Row:
+    """One line of a claim's numbers table: the measured value beside its anchor (baseline, published, expected)."""
+
+    quantity: str
+    measured: Any
+    anchor: Any = None
+    anchor_label: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"quantity": self.quantity, "measured": _jsonable(self.measured), "anchor": _jsonable(self.anchor),
+                "anchor_label": self.anchor_label}
+
+
+@dataclass
+class Measurement:
+    """The result of one experiment (see the module docstring)."""
+
+    numbers: dict[str, Any]
+    rows: list[Row] = field(default_factory=list)
+    figure: Figure | None = None
+    setup: str = ""
+    figure_png: str | None = None  # base64 PNG: filled from ``figure`` when stored, or read back from the store
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (the figure as base64 PNG) for the results store."""
+        png = self.figure_png
+        if png is None and self.figure is not None:
+            png = figure_to_png(self.figure)
+        return {"numbers": _jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows], "setup": self.setup,
+                "figure_png": png}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Measurement:
+        rows = [Row(**r) for r in data.get("rows", [])]
+        return cls(numbers=data["numbers"], rows=rows, setup=data.get("setup", ""), figure_png=data.get("figure_png"))
+
+
+def figure_to_png(figure: Figure, dpi: int = 110) -> str:
+    """A ``Figure`` as base64-encoded PNG text (what the page embeds as ``data:image/png;base64,...``)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _jsonable(value: Any) -> Any:
+    """numpy / torch scalars and arrays to plain Python; NaN and infinities to strings JSON can hold."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return _jsonable(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    return str(value)
+
+
+#: experiment name -> function(ctx) -> Measurement
+EXPERIMENTS: dict[str, Callable[[Context], Measurement]] = {}
+
+
+def experiment(name: str) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
+    """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises)."""
+
+    def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
+        if name in EXPERIMENTS:
+            raise PosencError(f"experiment {name!r} is registered twice; pick another name")
+        EXPERIMENTS[name] = fn
+        return fn
+
+    return decorate
+
+
+def get_experiment(name: str) -> Callable[[Context], Measurement]:
+    """The experiment registered as ``name``; an unknown name lists the valid ones."""
+    from posenc.report import experiments  # noqa: F401  (registers every experiment)
+
+    if name not in EXPERIMENTS:
+        raise PosencError(f"unknown experiment {name!r}; known: {', '.join(sorted(EXPERIMENTS))}")
+    return EXPERIMENTS[name]

@@ -1,0 +1,250 @@
+"""Experiments on posenc's own small Transformer (random weights, no training): word order without positions
+(seed 000 intro), the position-blind FFN (seed 001 §5.1), a learned table's hard end (seeds 002, 003) and adding vs
+concatenating (seed 003 §14.3).
+
+Shapes: ids ``[B, T]``, hidden states ``[B, T, D]``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+import posenc
+from posenc.report.experiments.base import Context, Measurement, Row, experiment
+
+# seed 000's two sentences: the same words (the same multiset of tokens), opposite meanings
+_SENTENCES = ("I do not like the story of the movie , but I do like the cast .",
+              "I do like the story of the movie , but I do not like the cast .")
+
+
+def _ids(sentence: str, vocab: dict[str, int]) -> torch.Tensor:
+    return torch.tensor([[vocab.setdefault(w, len(vocab)) for w in sentence.split()]])  # [1, T]
+
+
+def _model(encoding: str, causal: bool, vocab_size: int, seed: int) -> posenc.model.Transformer:
+    from posenc.model import Transformer, TransformerConfig
+
+    torch.manual_seed(seed)
+    config = TransformerConfig(vocab_size=vocab_size, d_model=32, n_layers=2, n_heads=4, causal=causal,
+                               encoding=encoding, max_len=64)
+    return Transformer(config).eval()
+
+
+@experiment("word_order")
+def word_order(ctx: Context) -> Measurement:
+    """Seed 000 intro: without positions, self-attention sees "I love you" and "you love I" as the same bag.
+
+    For each model we feed a sentence and its permutation and measure
+    ``equivariance = max |h(perm x) - perm h(x)| / mean |h|`` (0: the model only reorders its outputs, it cannot tell
+    the orders apart) and the relative difference of the mean-pooled sentence vectors.
+    """
+    import posenc.model  # noqa: F401
+
+    seeds = [0, 1, 2] if ctx.quick else list(range(10))
+    vocab: dict[str, int] = {}
+    a, b = _ids("I love you", vocab), _ids("you love I", vocab)
+    perm = torch.tensor([2, 1, 0])  # "you love I" = "I love you" read backwards
+    s1, s2 = _ids(_SENTENCES[0], vocab), _ids(_SENTENCES[1], vocab)
+    cases = {"nope_encoder": ("nope", False), "sinusoidal_encoder": ("sinusoidal", False),
+             "rope_encoder": ("rope", False), "nope_decoder": ("nope", True)}
+    results: dict[str, dict[str, float]] = {}
+    with torch.no_grad():
+        for key, (encoding, causal) in cases.items():
+            eq, pooled = [], []
+            for seed in seeds:
+                model = _model(encoding, causal, 64, seed)
+                ha, hb = model(a, return_hidden=True), model(b, return_hidden=True)  # [1, 3, D]
+                scale = ha.abs().mean()
+                eq.append(float((hb - ha[:, perm]).abs().max() / scale))
+                h1, h2 = model(s1, return_hidden=True), model(s2, return_hidden=True)  # [1, T, D]
+                v1, v2 = h1.mean(dim=1), h2.mean(dim=1)  # [1, D] sentence vectors
+                pooled.append(float((v1 - v2).norm() / v1.norm()))
+            results[key] = {"equivariance_min": min(eq), "equivariance_max": max(eq),
+                            "pooled_difference_min": min(pooled), "pooled_difference_max": max(pooled)}
+    numbers = {"cases": results, "seeds": len(seeds)}
+    labels = {"nope_encoder": "no positions, bidirectional", "sinusoidal_encoder": "sinusoid, bidirectional",
+              "rope_encoder": "RoPE, bidirectional", "nope_decoder": "no positions, causal mask"}
+    rows = []
+    for key, r in results.items():
+        rows.append(Row(f"{labels[key]}: |h(you love I) - reversed h(I love you)|, largest over seeds",
+                        r["equivariance_max"], 0.0, "cannot tell the orders apart"))
+        rows.append(Row(f"{labels[key]}: 'not' sentences, sentence-vector difference, smallest over seeds",
+                        r["pooled_difference_min"], 0.0, "same bag of words"))
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 3), layout="constrained")
+    ax = fig.subplots()
+    names = list(results)
+    ax.bar(range(len(names)), [max(results[k]["equivariance_max"], 1e-9) for k in names],
+           color=["C3", "C0", "C0", "C1"])
+    ax.set_xticks(range(len(names)), [labels[k] for k in names], fontsize=8)
+    ax.set(yscale="log", ylabel="relative difference", title="does the model see 'you love I' differently "
+                                                                "from 'I love you' reversed?")
+    ax.axhline(1e-5, color="k", lw=0.8, ls="--")
+    return Measurement(numbers, rows, fig, f"posenc Transformer d_model=32, 2 layers, 4 heads, random weights, "
+                                           f"{len(seeds)} seeds; token vocabulary of the two example sentences")
+
+
+@experiment("ffn_position_blind")
+def ffn_position_blind(ctx: Context) -> Measurement:
+    """Seed 001 §5.1: the position-wise FFN applies the same function at every position.
+
+    ``max |FFN(x[perm]) - FFN(x)[perm]|`` for a random permutation (0: blind to position), and the same vector at
+    positions 0 and T-1 giving the same output. Baseline that can fail: a whole block with RoPE attention.
+    """
+    from posenc.model import Block
+
+    torch.manual_seed(0)
+    width, length = 64, 32
+    block = Block(width, n_heads=4, n_kv_heads=4, d_ff=256, dropout=0.0).eval()
+    x = torch.randn(2, length, width)  # [B, T, D]
+    perm = torch.randperm(length)
+    rope = posenc.build_for_model("rope", d_model=width, n_heads=4, head_dim=width // 4)
+    positions = torch.arange(length)
+    with torch.no_grad():
+        y = block.mlp(x)
+        ffn_err = float((block.mlp(x[:, perm]) - y[:, perm]).abs().max())
+        same = x.clone()
+        same[:, -1] = same[:, 0]
+        out = block.mlp(same)
+        same_err = float((out[:, -1] - out[:, 0]).abs().max())
+        z = block(x, positions, rope, False)
+        block_err = float((block(x[:, perm], positions, rope, False) - z[:, perm]).abs().max())
+        scale = float(y.abs().mean())
+    numbers = {"ffn_permutation_error": ffn_err, "ffn_same_vector_error": same_err,
+               "rope_block_permutation_error": block_err, "output_scale": scale, "length": length, "width": width}
+    rows = [Row("FFN: |FFN(x[perm]) - FFN(x)[perm]|", ffn_err, block_err, "whole block with RoPE attention"),
+            Row("FFN: same vector at positions 0 and 31, output difference", same_err, 0.0, "position-blind"),
+            Row("mean |FFN output|", scale, None, "scale of the outputs")]
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3), layout="constrained")
+    ax = fig.subplots()
+    ax.bar(["FFN", "FFN, same vector", "block with RoPE"], [max(v, 1e-10) for v in (ffn_err, same_err, block_err)],
+           color=["C0", "C0", "C3"])
+    ax.set(yscale="log", ylabel="max abs difference", title="permute inputs: are outputs just permuted?")
+    return Measurement(numbers, rows, fig, f"posenc.model.Block (width {width}, d_ff 256, GELU), random weights, "
+                                           f"batch 2 x {length} tokens")
+
+
+@experiment("learned_max_len")
+def learned_max_len(ctx: Context) -> Measurement:
+    """Seeds 002 and 003: a learned table of ``max_len`` rows cannot run a longer sequence.
+
+    posenc's learned table and a Transformer built on it at ``max_len`` and ``max_len + 1`` tokens, and the real
+    all-MiniLM-L6-v2 (512 learned positions) at 512 and 1024 tokens.
+    """
+    from posenc.encodings.learned import PositionOutOfRange
+    from posenc.model import Transformer, TransformerConfig
+
+    max_len = 512
+    table = posenc.build("learned", dim=32, max_len=max_len)
+    outcomes: dict[str, str] = {}
+
+    def attempt(key: str, fn) -> None:
+        try:
+            fn()
+            outcomes[key] = "ran"
+        except PositionOutOfRange:
+            outcomes[key] = "PositionOutOfRange"
+        except (IndexError, RuntimeError, ValueError) as exc:
+            outcomes[key] = type(exc).__name__
+
+    attempt("table_at_max_len", lambda: table.table(max_len))
+    attempt("table_past_max_len", lambda: table.table(max_len + 1))
+    attempt("table_at_double", lambda: table.table(2 * max_len))
+    model = Transformer(TransformerConfig(vocab_size=16, d_model=32, n_heads=4, encoding="learned", max_len=64))
+    with torch.no_grad():
+        attempt("model_at_max_len", lambda: model(torch.zeros(1, 64, dtype=torch.long)))
+        attempt("model_past_max_len", lambda: model(torch.zeros(1, 65, dtype=torch.long)))
+        sinusoid = Transformer(TransformerConfig(vocab_size=16, d_model=32, n_heads=4, encoding="sinusoidal",
+                                                 max_len=64))
+        attempt("sinusoid_model_past_max_len", lambda: sinusoid(torch.zeros(1, 2 * 64, dtype=torch.long)))
+    from posenc.report.experiments.pretrained import minilm
+
+    loaded = minilm()
+    minilm_positions = int(loaded.model.embeddings.position_embeddings.weight.shape[0])
+    with torch.no_grad():
+        attempt("minilm_at_max_len", lambda: loaded.model(input_ids=torch.full((1, minilm_positions), 1000)))
+        attempt("minilm_at_double", lambda: loaded.model(input_ids=torch.full((1, 2 * minilm_positions), 1000)))
+    numbers = {"outcomes": outcomes, "max_len": max_len, "minilm_positions": minilm_positions,
+               "ran_at_max_len": all(outcomes[k] == "ran" for k in ("table_at_max_len", "model_at_max_len",
+                                                                    "minilm_at_max_len")),
+               "failed_past_max_len": [k for k in ("table_past_max_len", "table_at_double", "model_past_max_len",
+                                                   "minilm_at_double") if outcomes[k] != "ran"],
+               "ran_past_max_len": [k for k in ("table_past_max_len", "table_at_double", "model_past_max_len",
+                                                "minilm_at_double") if outcomes[k] == "ran"]}
+    labels = {"table_at_max_len": "posenc learned table, 512 positions",
+              "table_past_max_len": "posenc learned table, 513 positions",
+              "table_at_double": "posenc learned table, 1024 positions (seed 002's example)",
+              "model_at_max_len": "Transformer with learned table (max_len 64), 64 tokens",
+              "model_past_max_len": "same Transformer, 65 tokens",
+              "sinusoid_model_past_max_len": "same Transformer with the sinusoid, 128 tokens",
+              "minilm_at_max_len": f"all-MiniLM-L6-v2, {minilm_positions} tokens",
+              "minilm_at_double": f"all-MiniLM-L6-v2, {2 * minilm_positions} tokens"}
+    rows = [Row(labels[k], v, "ran" if k.endswith("at_max_len") or k.startswith("sinusoid") else "fails",
+                "expected") for k, v in outcomes.items()]
+    return Measurement(numbers, rows, None, "posenc learned table (max_len 512), a Transformer with max_len 64, "
+                                            "and all-MiniLM-L6-v2 (512 learned positions)")
+
+
+def _linear_readout_accuracy(x: torch.Tensor, labels: torch.Tensor, n_classes: int) -> float:
+    """Accuracy of the least-squares linear classifier (with intercept) from ``x [N, D]`` to one-hot labels."""
+    design = torch.cat([x, torch.ones(len(x), 1, dtype=x.dtype)], dim=1)  # [N, D + 1]
+    onehot = torch.nn.functional.one_hot(labels, n_classes).to(x.dtype)  # [N, C]
+    weights = torch.linalg.lstsq(design, onehot, driver="gelsd").solution  # [D + 1, C]
+    return float(((design @ weights).argmax(dim=1) == labels).double().mean())
+
+
+@experiment("add_vs_concat")
+def add_vs_concat(ctx: Context) -> Measurement:
+    """Seed 003 §14.3: adding keeps d_model; concatenating widens every later layer. And does adding lose
+    information? A linear read-out (what the next layer can do) recovers the token and the position from
+    ``E[w] + PE[p]`` and from ``[E[w]; PE[p]]``, for every (token, position) pair, at several widths."""
+    from posenc.model import Transformer, TransformerConfig, TransformerInput
+
+    vocab, length = 64, 64
+    widths = [8, 32, 128] if ctx.quick else [8, 16, 32, 64, 128, 256]
+    d_model = 64
+    add_in = TransformerInput(vocab, d_model, posenc.build("sinusoidal", dim=d_model))
+    cat_in = TransformerInput(vocab, d_model, posenc.build("sinusoidal", dim=d_model, combine="concat"))
+    cfg = {"vocab_size": vocab, "d_model": d_model, "n_layers": 2, "n_heads": 4}
+    add_params = sum(p.numel() for p in Transformer(TransformerConfig(encoding="sinusoidal", **cfg)).parameters())
+    cat_params = sum(p.numel() for p in Transformer(TransformerConfig(
+        encoding="sinusoidal", encoding_options={"dim": d_model, "combine": "concat"}, **cfg)).parameters())
+    tokens = torch.arange(vocab).repeat_interleave(length)  # [V * T]: every (token, position) pair
+    positions = torch.arange(length).repeat(vocab)  # [V * T]
+    readout: dict[str, dict[str, float]] = {}
+    gen = torch.Generator().manual_seed(0)
+    for d in widths:
+        embedding = torch.randn(vocab, d, generator=gen, dtype=torch.float64)  # nn.Embedding's init N(0, 1)
+        pe = posenc.build("sinusoidal", dim=d).table(length, d).double()  # [T, d]
+        added = embedding[tokens] + pe[positions]  # [N, d]
+        concat = torch.cat([embedding[tokens], pe[positions]], dim=1)  # [N, 2d]
+        readout[str(d)] = {"add_token": _linear_readout_accuracy(added, tokens, vocab),
+                           "add_position": _linear_readout_accuracy(added, positions, length),
+                           "concat_token": _linear_readout_accuracy(concat, tokens, vocab),
+                           "concat_position": _linear_readout_accuracy(concat, positions, length)}
+    numbers = {"add_width": add_in.output_dim, "concat_width": cat_in.output_dim, "d_model": d_model,
+               "add_parameters": add_params, "concat_parameters": cat_params, "readout": readout,
+               "widths": widths, "vocab": vocab, "length": length}
+    rows = [Row("input width after add (d_model 64)", add_in.output_dim, cat_in.output_dim, "after concat"),
+            Row("parameters of a 2-layer model, add", add_params, cat_params, "concat")]
+    for d in widths:
+        r = readout[str(d)]
+        rows.append(Row(f"d={d}: linear read-out accuracy (token, position) from the sum",
+                        f"{r['add_token']:.3f}, {r['add_position']:.3f}",
+                        f"{r['concat_token']:.3f}, {r['concat_position']:.3f}", "from the concatenation"))
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.5, 3), layout="constrained")
+    ax = fig.subplots()
+    for key, style in (("add_token", "-o"), ("add_position", "-s"), ("concat_token", "--o"),
+                       ("concat_position", "--s")):
+        ax.plot(widths, [readout[str(d)][key] for d in widths], style, label=key.replace("_", ": "))
+    ax.set(xscale="log", xlabel="width d", ylabel="linear read-out accuracy", title="what survives the sum?",
+           ylim=(0, 1.05))
+    ax.set_xticks(widths, [str(d) for d in widths])
+    ax.legend(fontsize=7)
+    return Measurement(numbers, rows, fig, f"{vocab} random N(0,1) token embeddings x {length} sinusoid positions, "
+                                           f"least-squares linear read-out, widths {widths}")

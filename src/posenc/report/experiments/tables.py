@@ -1,0 +1,363 @@
+"""Experiments on position tables alone (no model): the naive encodings of seed 000 §2.1-2.3, and the sinusoid's
+boundedness, uniqueness, relative linearity, local/global split and extrapolation (seeds 001 §3, 002, 003 §14.8.3).
+
+Shapes: a table ``PE`` is ``[T, d]`` (positions x channels).
+"""
+
+from __future__ import annotations
+
+import torch
+from matplotlib.figure import Figure
+
+import posenc
+from posenc.report.experiments.base import Context, Measurement, Row, experiment
+
+__all__ = ["relative_map_residual"]
+
+
+def _table(name: str, length: int, dim: int, **options) -> torch.Tensor:
+    """``PE[0..length-1]`` of encoding ``name`` as float64 ``[length, dim]``."""
+    return posenc.build(name, dim=dim, **options).table(length, dim).detach().to(torch.float64)
+
+
+def relative_map_residual(pe: torch.Tensor, offset: int, rows: slice | None = None,
+                          paired: bool = False) -> tuple[float, torch.Tensor]:
+    """Least-squares fit of one matrix ``M`` with ``PE[p + k] ~= PE[p] M`` over all ``p`` (seed 001 §3.3).
+
+    Returns ``(relative residual ||PE[p+k] - PE[p] M||_F / ||PE[p+k]||_F, M [d, d])``. Zero residual means a single
+    linear map, independent of ``p``, moves every position ``k`` steps.
+
+    Args:
+        pe: table ``[T, d]`` (float64).
+        offset: ``k >= 1``.
+        rows: which starting positions to fit on (default all ``p < T - k``).
+        paired: fit one 2x2 map per channel pair ``(2i, 2i+1)`` (block-diagonal ``M``), as seed 001 derives it.
+            A full ``d x d`` fit is ill-conditioned when slow channels barely move over the table (many ``M`` fit
+            equally well), so only the paired fit can be compared with the rotation or carried to other positions.
+    """
+    source, target = pe[:-offset], pe[offset:]  # [T - k, d] each
+    if rows is not None:
+        source, target = source[rows], target[rows]
+    if paired:
+        dim = pe.shape[1]
+        solution = torch.zeros(dim, dim, dtype=pe.dtype)
+        for i in range(0, dim - 1, 2):
+            block = torch.linalg.lstsq(source[:, i:i + 2], target[:, i:i + 2], driver="gelsd").solution  # [2, 2]
+            solution[i:i + 2, i:i + 2] = block
+    else:
+        solution = torch.linalg.lstsq(source, target, driver="gelsd").solution  # [d, d]
+    residual = torch.linalg.norm(target - source @ solution) / torch.linalg.norm(target).clamp_min(1e-300)
+    return float(residual), solution
+
+
+def _property_row(name: str, prop: str, d_model: int, length: int) -> tuple[Row, dict]:
+    """The same claim checked by :mod:`posenc.properties` (an independent implementation), as a table row."""
+    from posenc.properties import check_encoding
+
+    result = check_encoding(name, d_model=d_model, length=length, properties=[prop]).results[0]
+    row = Row(f"posenc.properties '{prop}' on the same encoding (d={d_model}, {length} positions)", result.verdict,
+              "holds", result.reason[:140])
+    return row, {"verdict": result.verdict, "numbers": result.numbers}
+
+
+def _small_figure(ncols: int = 2, width: float = 8.0, height: float = 3.0) -> tuple[Figure, list]:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(1, ncols)
+    return fig, list(axes) if ncols > 1 else [axes]
+
+
+@experiment("naive_integer")
+def naive_integer(ctx: Context) -> Measurement:
+    """Seed 000 §2.1: PE[p] = p + 1 grows without bound, swamps a unit-scale embedding, and has no relative map."""
+    dim, train_len, test_len = 16, 64, 512
+    pe = _table("integer", test_len, dim)  # [T, d]
+    token_rms = 1.0  # nn.Embedding's default init N(0, 1): RMS 1 per channel (posenc.model's token embedding)
+    rms_train = float(pe[:train_len].pow(2).mean().sqrt())
+    rms_test = float(pe.pow(2).mean().sqrt())
+    unseen = float((pe[:, 0] > pe[:train_len, 0].max()).double().mean())
+    residual, _ = relative_map_residual(pe, 1)
+    sin_residual, _ = relative_map_residual(_table("sinusoidal", test_len, dim), 1)
+    numbers = {"max_value_train": float(pe[:train_len].max()), "max_value_test": float(pe.max()),
+               "rms_ratio_train": rms_train / token_rms, "rms_ratio_test": rms_test / token_rms,
+               "unseen_fraction_test": unseen, "relative_map_residual": residual,
+               "sinusoid_relative_map_residual": sin_residual, "train_len": train_len, "test_len": test_len}
+    rows = [Row("largest value, trained length 64", numbers["max_value_train"], 1.0, "sinusoid's bound"),
+            Row("largest value, length 512", numbers["max_value_test"], 1.0, "sinusoid's bound"),
+            Row("PE RMS / token-embedding RMS at 512", numbers["rms_ratio_test"], 1.0, "equal scale"),
+            Row("test positions with values never seen in training", unseen, 0.0, "bounded code"),
+            Row("residual of best p-independent map PE[p] -> PE[p+1]", residual, sin_residual, "sinusoid")]
+    row, numbers["property_check"] = _property_row("integer", "growth", dim, test_len)
+    rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
+    fig, (a, b) = _small_figure()
+    p = torch.arange(test_len)
+    a.plot(p, pe[:, 0], label="integer PE[p, 0]")
+    a.axhline(1.0, color="k", lw=0.8, ls="--", label="|sin|, |cos| bound")
+    a.axvspan(0, train_len, color="C2", alpha=0.15, label="trained lengths")
+    a.set(xlabel="position p", ylabel="value", title="integer code grows with p")
+    a.legend(fontsize=7)
+    b.bar(["integer", "sinusoid"], [residual, max(sin_residual, 1e-16)], color=["C3", "C0"])
+    b.set(yscale="log", ylabel="relative residual", title="best linear map PE[p] -> PE[p+1]")
+    return Measurement(numbers, rows, fig, f"integer encoding (start 1), d={dim}, positions 0..{test_len - 1}; "
+                                           f"'training' lengths 0..{train_len - 1}")
+
+
+@experiment("naive_normalized")
+def naive_normalized(ctx: Context) -> Measurement:
+    """Seed 000 §2.2: p / (n - 1) in [0, 1] makes the step between neighbours depend on the sequence length n."""
+    dim = 4
+    lengths = [3, 10, 100, 1000]
+    steps, codes_of_2 = {}, {}
+    for n in lengths:
+        pe = _table("normalized", n, dim)  # [n, d]; length defaults to the call's n
+        steps[n] = float((pe[1:, 0] - pe[:-1, 0]).mean())
+        codes_of_2[n] = float(pe[2, 0])
+    numbers = {"step_by_length": {str(n): s for n, s in steps.items()},
+               "code_of_position_2_by_length": {str(n): c for n, c in codes_of_2.items()},
+               "step_ratio_shortest_longest": steps[lengths[0]] / steps[lengths[-1]]}
+    rows = [Row(f"neighbour step at n={n}", steps[n], 0.5 if n == 3 else None, "seed 000: 3 tokens 0, 0.5, 1"
+                if n == 3 else "") for n in lengths]
+    rows.append(Row("code of position 2 at n=3 vs n=1000", f"{codes_of_2[3]:.3g} vs {codes_of_2[1000]:.3g}",
+                    "equal", "a length-independent code"))
+    row, numbers["property_check"] = _property_row("normalized", "length_independence", dim, 64)
+    rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
+    fig, (a, b) = _small_figure()
+    for n in (3, 10, 100):
+        pe = _table("normalized", n, dim)
+        a.plot(torch.arange(n), pe[:, 0], marker="o" if n <= 10 else None, ms=3, label=f"n={n}")
+    a.set(xlabel="position p", ylabel="PE[p]", title="same position, different code", xlim=(-0.5, 20))
+    a.legend(fontsize=7)
+    b.loglog(lengths, [steps[n] for n in lengths], marker="o")
+    b.set(xlabel="sequence length n", ylabel="step between neighbours", title="step = 1/(n-1)")
+    return Measurement(numbers, rows, fig, f"normalized encoding p/(n-1), lengths {lengths}")
+
+
+@experiment("naive_binary")
+def naive_binary(ctx: Context) -> Measurement:
+    """Seed 000 §2.3: binary codes jump between neighbours (p -> p+1 may flip many bits) and have no relative map."""
+    dim, length = 10, 1024
+    pe = _table("binary", length, dim)  # [T, d]
+    jumps = (pe[1:] - pe[:-1]).norm(dim=-1)  # [T-1]: distance between neighbours (sqrt of flipped bits)
+    sin = _table("sinusoidal", length, dim)
+    sin_jumps = (sin[1:] - sin[:-1]).norm(dim=-1)
+    residual, _ = relative_map_residual(pe, 1)
+    sin_residual, _ = relative_map_residual(sin, 1)
+    numbers = {"neighbour_distance_min": float(jumps.min()), "neighbour_distance_max": float(jumps.max()),
+               "neighbour_distance_cv": float(jumps.std() / jumps.mean()),
+               "sinusoid_neighbour_distance_cv": float(sin_jumps.std() / sin_jumps.mean()),
+               "relative_map_residual": residual, "sinusoid_relative_map_residual": sin_residual,
+               "dim": dim, "length": length}
+    rows = [Row("neighbour distance, min .. max", f"{numbers['neighbour_distance_min']:.3g} .. "
+                f"{numbers['neighbour_distance_max']:.3g}", "constant", "sinusoid (a rotation)"),
+            Row("spread of neighbour distance (std / mean)", numbers["neighbour_distance_cv"],
+                numbers["sinusoid_neighbour_distance_cv"], "sinusoid"),
+            Row("residual of best p-independent map PE[p] -> PE[p+1]", residual, sin_residual, "sinusoid")]
+    row, numbers["property_check"] = _property_row("binary", "continuity", dim, length)
+    rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
+    fig, (a, b) = _small_figure()
+    a.imshow(pe[:64].T.numpy(), aspect="auto", cmap="Blues", interpolation="nearest")
+    a.set(xlabel="position p", ylabel="bit j", title="binary code, positions 0..63")
+    b.plot(torch.arange(1, 129), jumps[:128], drawstyle="steps-mid", label="binary")
+    b.plot(torch.arange(1, 129), sin_jumps[:128], label="sinusoid")
+    b.set(xlabel="p", ylabel="||PE[p] - PE[p-1]||", title="distance between neighbours")
+    b.legend(fontsize=7)
+    return Measurement(numbers, rows, fig, f"binary encoding, d={dim}, positions 0..{length - 1}; sinusoid d={dim}")
+
+
+@experiment("sinusoid_bounded")
+def sinusoid_bounded(ctx: Context) -> Measurement:
+    """Seed 001 §3.1: every sin/cos value lies in [-1, 1], at any position."""
+    dim = 512
+    near = torch.arange(0, 4096 if ctx.quick else 65536)
+    far = torch.tensor([10**5, 10**6, 10**7, 10**8, 10**9, 2**40])
+    enc = posenc.build("sinusoidal", dim=dim)
+    values = torch.cat([enc.encode(near, dim).flatten(), enc.encode(far, dim).flatten()]).to(torch.float64)
+    integer_max = float(_table("integer", len(near), 4).max())
+    numbers = {"max_abs": float(values.abs().max()), "min": float(values.min()), "max": float(values.max()),
+               "positions_checked": int(len(near) + len(far)), "largest_position": int(far.max()),
+               "integer_max_same_positions": integer_max, "dim": dim}
+    rows = [Row("largest |PE[p, j]|", numbers["max_abs"], 1.0, "bound of sin and cos"),
+            Row("value range", f"[{numbers['min']:.4g}, {numbers['max']:.4g}]", "[-1, 1]", "seed 001 §3.1"),
+            Row(f"integer encoding, same {len(near)} positions: largest value", integer_max, None, "")]
+    row, numbers["property_check"] = _property_row("sinusoidal", "bounded", dim, len(near))
+    rows.append(row)
+    fig, (a, b) = _small_figure()
+    table = enc.encode(torch.arange(256), dim)
+    a.imshow(table.numpy(), aspect="auto", cmap="Blues", interpolation="nearest")
+    a.set(xlabel="Col (encoding dim)", ylabel="Row (position)", title="PE[0..255], d=512")
+    b.hist(values.numpy(), bins=60, color="C0")
+    b.set(xlabel="value", ylabel="count", title=f"all values, {numbers['positions_checked']} positions")
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim} at positions 0..{len(near) - 1} and 1e5..2^40")
+
+
+@experiment("sinusoid_unique")
+def sinusoid_unique(ctx: Context) -> Measurement:
+    """Seed 001 §3.2: no two positions share a vector (smallest pairwise distance, float32 table)."""
+    dim, length = 512, 1024 if ctx.quick else 8192
+    pe = posenc.build("sinusoidal", dim=dim).table(length, dim)  # float32 [T, d]
+    nearest = torch.full((length,), float("inf"), dtype=torch.float64)
+    step = 1024
+    for start in range(0, length, step):  # chunked pairwise distances: [chunk, T]
+        d = torch.cdist(pe[start:start + step].double(), pe.double())
+        idx = torch.arange(start, min(start + step, length))
+        d[torch.arange(len(idx)), idx] = float("inf")
+        nearest[idx] = d.min(dim=1).values
+    neighbour = float((pe[1] - pe[0]).double().norm())
+    distinct = int(torch.unique(pe, dim=0).shape[0])
+    binary_distinct = int(torch.unique(posenc.build("binary", dim=8).table(length, 8), dim=0).shape[0])
+    numbers = {"min_pairwise_distance": float(nearest.min()), "closest_position": int(nearest.argmin()),
+               "neighbour_distance": neighbour, "distinct_rows_float32": distinct, "length": length, "dim": dim,
+               "binary_d8_distinct_rows": binary_distinct}
+    rows = [Row("smallest distance between two positions", numbers["min_pairwise_distance"], 3.71,
+                "FACTS: 3.71 at n=1024, d=512"),
+            Row("distinct float32 rows", distinct, length, "one per position"),
+            Row("binary code with 8 bits: distinct rows", binary_distinct, length, "one per position")]
+    row, numbers["property_check"] = _property_row("sinusoidal", "uniqueness", dim, length)
+    rows.append(row)
+    fig, (a, b) = _small_figure()
+    for anchor in (0, length // 2):
+        a.plot((pe.double() - pe[anchor].double()).norm(dim=1).numpy(), lw=0.7, label=f"from position {anchor}")
+    a.axhline(float(nearest.min()), color="k", lw=0.6, ls="--", label="smallest distance between any two")
+    a.set(xlabel="position p", ylabel="||PE[p] - PE[anchor]||", title="no other position comes close", ylim=(0, None))
+    a.legend(fontsize=7)
+    gram = (pe[:128].double() @ pe[:128].double().T).numpy()
+    a2 = b.imshow(gram, cmap="Blues")
+    b.set(title="PE[i] . PE[j], i, j < 128", xlabel="j", ylabel="i")
+    fig.colorbar(a2, ax=b, shrink=0.8)
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, float32 table")
+
+
+@experiment("sinusoid_relative_linear")
+def sinusoid_relative_linear(ctx: Context) -> Measurement:
+    """Seed 001 §3.3: PE[p+k] = PE[p] M_k with one M_k for all p (least squares over every p; M_k vs the rotation)."""
+    dim, length = 64, 512 if ctx.quick else 2048
+    offsets = [1, 4, 16, 64]
+    sin = _table("sinusoidal", length, dim)
+    gen = torch.Generator().manual_seed(0)
+    random_table = torch.randn(length, dim, generator=gen, dtype=torch.float64)  # an untrained learned table
+    binary = _table("binary", length, dim)
+    w = 1.0 / 10000.0 ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)  # [d/2], Vaswani et al. 2017 §3.5
+    results = {}
+    for k in offsets:
+        residual, m = relative_map_residual(sin, k, paired=True)
+        full_residual, _ = relative_map_residual(sin, k)
+        half = (length - k) // 2
+        _, m_first = relative_map_residual(sin, k, slice(0, half), paired=True)
+        _, m_second = relative_map_residual(sin, k, slice(half, None), paired=True)
+        # the rotation seed 001 derives, acting on row vectors (sin, cos): [s, c] -> [s cos + c sin, c cos - s sin]
+        rotation = torch.zeros(dim, dim, dtype=torch.float64)
+        c, s = torch.cos(k * w), torch.sin(k * w)
+        i = torch.arange(0, dim, 2)
+        rotation[i, i], rotation[i, i + 1], rotation[i + 1, i], rotation[i + 1, i + 1] = c, -s, s, c
+        results[k] = {"residual": residual, "full_matrix_residual": full_residual,
+                      "first_vs_second_half": float((m_first - m_second).abs().max()),
+                      "vs_rotation": float((m - rotation).abs().max()),
+                      "random_residual": relative_map_residual(random_table, k, paired=True)[0],
+                      "binary_residual": relative_map_residual(binary, k, paired=True)[0]}
+    numbers = {"by_offset": {str(k): v for k, v in results.items()},
+               "max_residual": max(v["residual"] for v in results.values()),
+               "max_half_difference": max(v["first_vs_second_half"] for v in results.values()),
+               "max_vs_rotation": max(v["vs_rotation"] for v in results.values()),
+               "min_random_residual": min(v["random_residual"] for v in results.values()),
+               "min_binary_residual": min(v["binary_residual"] for v in results.values()),
+               "dim": dim, "length": length}
+    rows = [Row(f"k={k}: residual of PE[p+k] ~ PE[p] M_k", v["residual"], v["random_residual"],
+                "random (learned-like) table") for k, v in results.items()]
+    rows.append(Row("largest |M_k(first half) - M_k(second half)|", numbers["max_half_difference"], 0.0,
+                    "independent of p"))
+    rows.append(Row("largest |M_k - rotation R(k w_i)|", numbers["max_vs_rotation"], 0.0, "seed 001 derivation"))
+    row, numbers["property_check"] = _property_row("sinusoidal", "relative", dim, length)
+    rows.append(row)
+    fig, (a, b) = _small_figure()
+    for key, label in (("residual", "sinusoid"), ("binary_residual", "binary"), ("random_residual", "random table")):
+        a.semilogy(offsets, [max(results[k][key], 1e-17) for k in offsets], marker="o", label=label)
+    a.set(xlabel="offset k", ylabel="relative residual", title="one linear map per offset?")
+    a.legend(fontsize=7)
+    _, m = relative_map_residual(sin, 4, paired=True)
+    image = b.imshow(m[:16, :16].numpy(), cmap="RdBu", vmin=-1, vmax=1)
+    b.set(title="fitted M_4, first 16 channels: 2x2 rotations", xlabel="out channel", ylabel="in channel")
+    fig.colorbar(image, ax=b, shrink=0.8)
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, offsets {offsets}; "
+                                           f"baselines: N(0,1) table and binary code of the same size")
+
+
+@experiment("sinusoid_local_global")
+def sinusoid_local_global(ctx: Context) -> Measurement:
+    """Seed 002: low dimensions (fast) separate neighbours; high dimensions (slow) carry the global position.
+
+    Local: distance between neighbours inside the lowest and the highest quarter of the channels.
+    Global: how well a linear read-out (least squares with intercept) recovers the position p from each quarter
+    (R^2): a fast channel wraps around many times over the sequence, a slow one moves once, monotonically.
+    """
+    dim, length = 128, 1024
+    pe = _table("sinusoidal", length, dim)  # [T, d]
+    quarter = dim // 4
+    blocks = {"low": slice(0, quarter), "high": slice(dim - quarter, dim)}
+    p = torch.arange(length, dtype=torch.float64)
+    out = {}
+    for name, cols in blocks.items():
+        x = pe[:, cols]
+        step = float((x[1:] - x[:-1]).norm(dim=-1).mean())
+        design = torch.cat([x, torch.ones(length, 1, dtype=torch.float64)], dim=1)  # [T, d/4 + 1]
+        coef = torch.linalg.lstsq(design, p[:, None], driver="gelsd").solution
+        r2 = 1 - float(((design @ coef)[:, 0] - p).pow(2).sum() / (p - p.mean()).pow(2).sum())
+        crossings = int(((x[1:, 0::2] > 0) != (x[:-1, 0::2] > 0)).sum())  # sin channels changing sign
+        out[name] = {"neighbour_step": step, "position_r2": r2, "sign_changes": crossings}
+    numbers = {**{f"{b}_{k}": v for b, d in out.items() for k, v in d.items()},
+               "step_ratio_low_high": out["low"]["neighbour_step"] / out["high"]["neighbour_step"],
+               "dim": dim, "length": length}
+    rows = [Row("neighbour step, lowest quarter of dims", out["low"]["neighbour_step"],
+                out["high"]["neighbour_step"], "highest quarter"),
+            Row("R^2 of linear read-out of p, lowest quarter", out["low"]["position_r2"],
+                out["high"]["position_r2"], "highest quarter"),
+            Row("sign changes of the sin channels over the sequence, lowest quarter", out["low"]["sign_changes"],
+                out["high"]["sign_changes"], "highest quarter")]
+    fig, (a, b) = _small_figure()
+    positions = torch.arange(length)
+    a.plot(positions, pe[:, 2], lw=0.8, label="dim 2 (fast)")
+    a.plot(positions, pe[:, dim - 2], lw=1.5, label=f"dim {dim - 2} (slow)")
+    a.set(xlabel="position p", ylabel="PE[p, j]", title="fast and slow channels", xlim=(0, 200))
+    a.legend(fontsize=7)
+    steps = (pe[1:] - pe[:-1]).pow(2).mean(dim=0).sqrt()  # [d]
+    b.semilogy(torch.arange(dim), steps, lw=0.8)
+    b.axvspan(0, quarter, color="C1", alpha=0.15, label="low quarter")
+    b.axvspan(dim - quarter, dim, color="C2", alpha=0.15, label="high quarter")
+    b.set(xlabel="dimension j", ylabel="RMS change p -> p+1", title="how fast each dim moves")
+    b.legend(fontsize=7)
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}; quarters of {quarter} dims")
+
+
+@experiment("sinusoid_extrapolation_theory")
+def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
+    """Seed 003 §14.8.3: the formula defines PE at every position, and what holds inside the trained range (bounded,
+    distinct, one linear map per offset) holds far past it. A learned table has no row there."""
+    dim, train_len = 64, 512
+    far_start = 100_000
+    sin = posenc.build("sinusoidal", dim=dim)
+    inside = sin.encode(torch.arange(train_len), dim).double()  # [L, d]
+    far = sin.encode(torch.arange(far_start, far_start + train_len), dim).double()  # [L, d]
+    _, m = relative_map_residual(inside, 1, paired=True)  # the 2x2 maps fitted on trained positions only
+    transfer = float(torch.linalg.norm(far[1:] - far[:-1] @ m) / torch.linalg.norm(far[1:]))
+    distances = torch.cdist(far, far) + torch.eye(train_len, dtype=torch.float64) * 1e9
+    learned = posenc.build("learned", dim=dim, max_len=train_len)
+    try:
+        learned.encode(torch.tensor([far_start]))
+        learned_runs = 1
+    except posenc.PosencError:
+        learned_runs = 0
+    numbers = {"far_max_abs": float(far.abs().max()), "far_all_finite": bool(torch.isfinite(far).all()),
+               "transfer_residual": transfer, "far_min_distance": float(distances.min()),
+               "learned_runs_far": learned_runs, "train_len": train_len, "far_start": far_start, "dim": dim}
+    rows = [Row(f"largest |PE| at positions {far_start}..{far_start + train_len - 1}", numbers["far_max_abs"], 1.0,
+                "bound"),
+            Row("residual of M_1 fitted on 0..511, applied at 100000+", transfer, 0.0, "exact rotation"),
+            Row("smallest distance between two far positions", numbers["far_min_distance"], None, "> 0: distinct"),
+            Row("learned table (max_len 512) gives a vector at 100000", "yes" if learned_runs else "no (raises)",
+                None, "")]
+    fig, (a, b) = _small_figure()
+    a.imshow(inside[:, :32].T.numpy(), aspect="auto", cmap="Blues", interpolation="nearest")
+    a.set(title=f"trained range 0..{train_len - 1}", xlabel="position", ylabel="dim")
+    b.imshow(far[:, :32].T.numpy(), aspect="auto", cmap="Blues", interpolation="nearest",
+             extent=(far_start, far_start + train_len, 32, 0))
+    b.set(title="far past it: same structure", xlabel="position", ylabel="dim")
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim}; map fitted on 0..{train_len - 1}, tested at "
+                                           f"{far_start}..{far_start + train_len - 1}")

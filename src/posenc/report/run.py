@@ -1,0 +1,196 @@
+"""``posenc report``: run the experiment of every claim in the ledger (or read it from the results store), judge it,
+and write ``index.html`` and ``report.json``.
+
+Results are stored under kind ``report:<claim id>`` keyed by the experiment, its revision, the mode (quick or full)
+and the posenc version, so a re-run computes only what is missing. A claim whose experiment raises is shown as
+failed, with the error; the page always renders. A store that cannot be opened (another program's file, an older
+schema) does not stop the report: it runs without caching and says so on the page.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import posenc
+from posenc.errors import PosencError
+from posenc.report.experiments.base import Context, Measurement, get_experiment
+from posenc.report.ledger import LEDGER, Claim, get_claim
+from posenc.report.verdict import STATUSES, Verdict, failed
+from posenc.store import ResultStore, StoreError
+
+__all__ = ["ClaimResult", "ReportResult", "run_report", "store_config", "check_output_dir"]
+
+
+@dataclass
+class ClaimResult:
+    """One claim's outcome: the verdict, the measurement (``None`` when the experiment failed), and how it was got."""
+
+    claim: Claim
+    verdict: Verdict
+    measurement: Measurement | None
+    quick: bool
+    wall_s: float = 0.0
+    cached: bool = False
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Everything but the figure (report.json)."""
+        m = self.measurement.to_json() if self.measurement else None
+        return {"id": self.claim.id, "source": self.claim.source, "title": self.claim.title,
+                "claim": self.claim.claim, "experiment": self.claim.experiment,
+                "criterion": self.claim.criterion_text, "verdict": self.verdict.as_dict(), "quick": self.quick,
+                "wall_s": round(self.wall_s, 3), "cached": self.cached, "error": self.error,
+                "setup": m["setup"] if m else None, "numbers": m["numbers"] if m else None,
+                "rows": m["rows"] if m else None}
+
+
+@dataclass
+class ReportResult:
+    """What :func:`run_report` wrote and found."""
+
+    out_dir: Path
+    index_html: Path
+    report_json: Path
+    results: list[ClaimResult]
+    quick: bool
+    store_path: Path | None
+    store_note: str | None = None
+    wall_s: float = 0.0
+    computed: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {s: sum(r.verdict.status == s for r in self.results) for s in STATUSES}
+
+
+def store_config(claim: Claim, quick: bool) -> dict[str, Any]:
+    """The key under which a claim's measurement is stored."""
+    return {"claim": claim.id, "experiment": claim.experiment, "revision": claim.revision, "quick": bool(quick),
+            "posenc": posenc.__version__}
+
+
+def check_output_dir(out_dir: str | Path) -> Path:
+    """Create ``out_dir`` if needed and prove it writable, before any experiment runs."""
+    out = Path(out_dir).expanduser()
+    if out.exists() and not out.is_dir():
+        raise PosencError(f"--out {out} is a file, not a folder; pass a folder path such as {out.parent / 'report'}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".posenc-write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise PosencError(f"cannot write the report to {out} ({exc.strerror or exc}); pass a writable folder with "
+                          f"--out DIR") from exc
+    return out
+
+
+def _open_store(path: Path) -> tuple[ResultStore | None, str | None]:
+    try:
+        return ResultStore(path), None
+    except StoreError as exc:
+        return None, f"results store not used, nothing was cached: {exc}"
+
+
+def _error_text(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def _measure(claim: Claim, ctx: Context, store: ResultStore | None, memo: dict[str, Measurement]
+             ) -> tuple[Measurement, bool, float]:
+    """The claim's measurement from the store, from this run's memo, or by running the experiment."""
+    config = store_config(claim, ctx.quick)
+    if store is not None:
+        record = store.get(f"report:{claim.id}", config)
+        if record is not None and record.status == "done":
+            return Measurement.from_json(record.metrics), True, record.wall_s
+    if claim.experiment in memo:
+        measurement, wall = memo[claim.experiment], 0.0
+    else:
+        start = time.perf_counter()
+        measurement = get_experiment(claim.experiment)(ctx)
+        if not isinstance(measurement, Measurement):
+            raise PosencError(f"experiment {claim.experiment!r} returned {type(measurement).__name__}, expected a "
+                              f"Measurement")
+        measurement.figure_png = measurement.to_json()["figure_png"]
+        measurement.figure = None  # the PNG is kept; drop the Figure's memory
+        wall = time.perf_counter() - start
+        memo[claim.experiment] = measurement
+    if store is not None:
+        store.put(f"report:{claim.id}", config, 0, measurement.to_json(), wall)
+    return measurement, False, wall
+
+
+def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_path: str | Path | None = None,
+               progress: bool = True, claims: list[str | Claim] | None = None) -> ReportResult:
+    """Run (or read) every claim's experiment, judge it, and write ``out_dir/index.html`` and ``report.json``.
+
+    Args:
+        out_dir: output folder (created; must be writable — checked before anything runs).
+        quick: small sweeps and short contexts (minutes); ``False`` runs the full experiments.
+        store_path: the SQLite results store (default ``out_dir/results.sqlite``).
+        progress: show a progress bar.
+        claims: claim ids (or :class:`Claim` objects) to include (default: the whole ledger).
+
+    Returns:
+        a :class:`ReportResult` (paths, one :class:`ClaimResult` per claim, counts).
+    """
+    start = time.perf_counter()
+    out = check_output_dir(out_dir)
+    selected = [c if isinstance(c, Claim) else get_claim(c) for c in claims] if claims else list(LEDGER)
+    store_file = Path(store_path).expanduser() if store_path is not None else out / "results.sqlite"
+    store, store_note = _open_store(store_file)
+    memo: dict[str, Measurement] = {}
+    ctx = Context(quick=quick, store_path=store_file if store is not None else None, work_dir=out / "work",
+                  progress=progress)
+    results: list[ClaimResult] = []
+    computed: list[str] = []
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("[bold]report[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, disable=not progress, transient=False) as bar:
+        task = bar.add_task("", total=len(selected))
+        for claim in selected:
+            bar.update(task, description=f"{claim.id} ({claim.experiment})")
+            try:
+                measurement, cached, wall = _measure(claim, ctx, store, memo)
+            except Exception as exc:  # any failure of one experiment fails only its claim
+                results.append(ClaimResult(claim, failed(_error_text(exc)), None, quick, error=_error_text(exc)))
+                bar.advance(task)
+                continue
+            if not cached:
+                computed.append(claim.id)
+            try:
+                verdict = claim.judge(measurement.numbers)
+                error = None
+            except Exception as exc:
+                verdict, error = failed(_error_text(exc)), _error_text(exc)
+            results.append(ClaimResult(claim, verdict, measurement, quick, wall, cached, error))
+            bar.advance(task)
+
+    from posenc.report.render import render_html
+
+    result = ReportResult(out, out / "index.html", out / "report.json", results, quick,
+                          store_file if store is not None else None, store_note,
+                          time.perf_counter() - start, computed)
+    result.index_html.write_text(render_html(result), encoding="utf-8")
+    result.report_json.write_text(json.dumps(_report_json(result), indent=1, default=str), encoding="utf-8")
+    return result
+
+
+def _report_json(result: ReportResult) -> dict[str, Any]:
+    from posenc.store import package_versions
+
+    return {"posenc": posenc.__version__, "versions": package_versions(), "quick": result.quick,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "wall_s": round(result.wall_s, 3),
+            "store": str(result.store_path) if result.store_path else None, "store_note": result.store_note,
+            "counts": result.counts, "computed": result.computed, "claims": [r.as_dict() for r in result.results]}

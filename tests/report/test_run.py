@@ -1,0 +1,116 @@
+"""run_report: the store caches every claim (a second run computes nothing), bad output folders fail before any
+experiment runs, an unusable store still gives a page (and says so), a broken experiment fails only its claim."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from posenc.errors import PosencError
+from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row
+from posenc.report.ledger import Claim
+from posenc.report.run import run_report, store_config
+from posenc.report.verdict import supported
+from posenc.store import ResultStore
+
+FAST_CLAIMS = ["unit-interval-positions", "sin-bounded"]
+
+
+
+def read(path):
+    return path.read_text(encoding="utf-8")
+
+
+def test_second_run_reads_everything_from_the_store(tmp_path):
+    claims = FAST_CLAIMS[:2]
+    first = run_report(tmp_path / "a", quick=True, progress=False, claims=claims)
+    assert first.computed == claims
+    assert not any(r.cached for r in first.results)
+    second = run_report(tmp_path / "a", quick=True, progress=False, claims=claims)
+    assert second.computed == []
+    assert all(r.cached for r in second.results)
+    for a, b in zip(first.results, second.results, strict=True):
+        assert a.measurement.numbers == b.measurement.numbers
+        assert a.verdict == b.verdict
+        assert a.measurement.figure_png == b.measurement.figure_png
+    # the store holds one row per claim, keyed by experiment, revision, mode and version
+    store = ResultStore(tmp_path / "a" / "results.sqlite")
+    kinds = sorted(r.kind for r in store.runs())
+    assert kinds == sorted(f"report:{c}" for c in claims)
+    record = store.get("report:sin-bounded", {**store_config(first.results[1].claim, True)})
+    assert record is not None and record.config["quick"] is True
+
+
+def test_quick_and_full_results_are_stored_apart(tmp_path):
+    run_report(tmp_path, quick=True, progress=False, claims=["unit-interval-positions"])
+    full = run_report(tmp_path, quick=False, progress=False, claims=["unit-interval-positions"])
+    assert full.computed == ["unit-interval-positions"]  # quick results are not reused for the full report
+    assert json.loads(read(full.report_json))["quick"] is False
+
+
+def test_output_path_that_is_a_file_fails_before_running(tmp_path):
+    target = tmp_path / "taken"
+    target.write_text("x")
+    with pytest.raises(PosencError, match="is a file"):
+        run_report(target, progress=False, claims=["sin-bounded"])
+    with pytest.raises(PosencError, match="cannot write the report"):
+        run_report(target / "sub", progress=False, claims=["sin-bounded"])
+
+
+def test_foreign_store_file_still_renders_and_says_so(tmp_path):
+    foreign = tmp_path / "notes.sqlite"
+    foreign.write_text("these are my notes, not a database")
+    result = run_report(tmp_path / "out", progress=False, claims=["sin-bounded"], store_path=foreign)
+    assert result.store_path is None
+    assert "not a SQLite file" in result.store_note
+    page = read(result.index_html)
+    assert "nothing was cached" in page and 'data-verdict="supported"' in page
+    assert foreign.read_text() == "these are my notes, not a database"  # left untouched
+
+
+def test_store_of_an_older_schema_still_renders_and_says_so(tmp_path):
+    path = tmp_path / "old.sqlite"
+    ResultStore(path)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value='0' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+    result = run_report(tmp_path / "out", progress=False, claims=["sin-bounded"], store_path=path)
+    assert "schema version 0" in result.store_note
+    assert "schema version 0" in read(result.index_html)
+    assert result.results[0].verdict.status == "supported"
+
+
+def test_broken_experiment_fails_only_its_claim(small_report, broken_claim):
+    statuses = {r.claim.id: r.verdict.status for r in small_report.results}
+    assert statuses["broken-claim"] == "failed"
+    assert [s for c, s in statuses.items() if c != "broken-claim"] == ["supported"] * 4
+    broken = next(r for r in small_report.results if r.claim.id == "broken-claim")
+    assert "RuntimeError: the probe model file is missing" in broken.verdict.reason
+    data = json.loads(read(small_report.report_json))
+    assert data["counts"]["failed"] == 1
+    assert next(c for c in data["claims"] if c["id"] == "broken-claim")["numbers"] is None
+
+
+def test_failed_claims_are_not_cached(tmp_path, broken_claim):
+    run_report(tmp_path, progress=False, claims=[broken_claim])
+    again = run_report(tmp_path, progress=False, claims=[broken_claim])
+    assert again.results[0].verdict.status == "failed" and not again.results[0].cached
+
+
+def test_criterion_that_raises_fails_the_claim_but_keeps_the_numbers(tmp_path):
+    def experiment(ctx: Context) -> Measurement:
+        return Measurement({"value": 1.0}, [Row("value", 1.0)])
+
+    EXPERIMENTS["test_numbers_only"] = experiment
+    try:
+        claim = Claim("criterion-breaks", "test", "t", "c", "test_numbers_only",
+                      lambda n: supported(str(n["missing"])), "needs a key the experiment does not give")
+        result = run_report(tmp_path, progress=False, claims=[claim])
+    finally:
+        EXPERIMENTS.pop("test_numbers_only")
+    r = result.results[0]
+    assert r.verdict.status == "failed" and "could not read the numbers" in r.verdict.reason
+    assert r.measurement.numbers == {"value": 1.0}
