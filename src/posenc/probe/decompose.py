@@ -1,0 +1,161 @@
+"""Split the first layer's attention logits into word and position terms (seed 001 §5.2; Ke et al. 2021, TUPE).
+
+With input ``h_i = e_i + p_i`` a head's logit ``a_ij = (W_q h_i)^T (W_k h_j) / sqrt(D_h)`` expands into four terms:
+word-word ``(W_q e_i)^T W_k e_j``, word-position ``(W_q e_i)^T W_k p_j``, position-word and position-position.
+
+BERT puts a LayerNorm between the sum and layer 0, ``h_i = gamma * (x_i - mean(x_i)) / sigma_i + beta`` with
+``x_i = e_i + p_i + t_i`` (``t_i`` the token-type row) and ``sigma_i = sqrt(var(x_i) + eps)``. Because the mean is
+linear and ``sigma_i`` is one number per token, the normalised input splits exactly into
+
+    E_i = gamma * (e_i - mean(e_i)) / sigma_i        (word part)
+    P_i = gamma * (p_i - mean(p_i)) / sigma_i        (position part)
+    R_i = gamma * (t_i - mean(t_i)) / sigma_i + beta (remainder: token type and the LayerNorm bias)
+
+with ``h_i = E_i + P_i + R_i``; the projections add their biases to the remainder (``q^R_i = W_q R_i + b_q``). The
+logit is then ``ww + wp + pw + pp + rest`` where ``rest`` holds every product with a remainder part. The five parts
+add up to the model's own layer-0 logits (its own query and key outputs, captured by hooks) to float precision.
+
+Shapes: input ids ``[T]`` (one sequence); terms ``[H, T, T]`` (query i, key j).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from posenc.errors import PosencError
+
+__all__ = ["FourTermSplit", "four_term_split", "TERMS"]
+
+TERMS = ("ww", "wp", "pw", "pp", "rest")
+
+
+class _LayerZeroSeen(Exception):
+    """Raised by the key hook of layer 0: the rest of the forward pass is not needed."""
+
+
+@dataclass
+class FourTermSplit:
+    """The five parts of one sequence's layer-0 logits.
+
+    Attributes:
+        terms: name (``ww``, ``wp``, ``pw``, ``pp``, ``rest``) -> ``[H, T, T]`` float64.
+        reference: the model's own layer-0 logits ``[H, T, T]`` (from its query/key outputs).
+        relative_error: ``||sum(terms) - reference||_F / ||reference||_F``.
+    """
+
+    terms: dict[str, torch.Tensor]
+    reference: torch.Tensor
+    relative_error: float
+
+    def total(self) -> torch.Tensor:
+        return sum(self.terms.values())
+
+    def variance_shares(self, within_rows: bool = True) -> list[dict[str, float]]:
+        """Per head: ``var(term) / var(logits)``. Terms are correlated, so the shares need not add up to 1;
+        ``covariance`` is what the cross terms add (1 minus the sum).
+
+        ``within_rows=True`` first subtracts each query's mean over keys from every part: softmax ignores a constant
+        per query, so only the variation across keys moves attention. ``False`` uses all (query, key) entries.
+        """
+        def prepared(x: torch.Tensor) -> torch.Tensor:
+            return x - x.mean(-1, keepdim=True) if within_rows else x
+
+        out = []
+        total = prepared(self.reference.to(torch.float64))
+        terms = {name: prepared(term) for name, term in self.terms.items()}
+        for h in range(total.shape[0]):
+            var = float(total[h].pow(2).mean() if within_rows else total[h].var())
+            shares = {name: float(term[h].pow(2).mean() if within_rows else term[h].var()) / var
+                      for name, term in terms.items()}
+            shares["covariance"] = 1.0 - sum(shares.values())
+            out.append(shares)
+        return out
+
+
+def _bert_parts(model: Any) -> tuple[Any, Any]:
+    embeddings = getattr(model, "embeddings", None)
+    encoder = getattr(model, "encoder", None)
+    names = ("word_embeddings", "position_embeddings", "LayerNorm")
+    if embeddings is None or encoder is None or not all(hasattr(embeddings, n) for n in names) \
+            or not hasattr(encoder, "layer"):
+        kind = getattr(getattr(model, "config", None), "model_type", type(model).__name__)
+        raise PosencError(f"the four-term split needs a BERT-style encoder (word + position (+ token type) "
+                          f"embeddings, a LayerNorm, then layer 0 with query/key projections); model type {kind!r} "
+                          f"is not one. The attention-head probes apply to any model")
+    attention = encoder.layer[0].attention.self
+    if not (hasattr(attention, "query") and hasattr(attention, "key")):
+        raise PosencError(f"layer 0 of {type(model).__name__} has no query/key projections; cannot split its logits")
+    return embeddings, attention
+
+
+@torch.no_grad()
+def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
+    """Run ``model`` on one sequence ``input_ids [T]`` and split its layer-0 logits into five parts.
+
+    Every embedding row is the one the model itself used (captured by forward hooks), so position ids, token types
+    and offsets are the model's own.
+    """
+    embeddings, attention = _bert_parts(model)
+    ids = input_ids.reshape(1, -1)  # [1, T]
+    seen: dict[str, torch.Tensor] = {}
+
+    def keep(name: str):
+        def hook(_module, _inputs, output):
+            seen[name] = output.detach()[0].to(torch.float64)  # [T, D]
+            if name == "key":
+                raise _LayerZeroSeen
+        return hook
+
+    modules = {"word": embeddings.word_embeddings, "position": embeddings.position_embeddings,
+               "query": attention.query, "key": attention.key}
+    if hasattr(embeddings, "token_type_embeddings"):
+        modules["type"] = embeddings.token_type_embeddings
+    handles = [module.register_forward_hook(keep(name)) for name, module in modules.items()]
+    try:
+        model(input_ids=ids, attention_mask=torch.ones_like(ids))
+    except _LayerZeroSeen:
+        pass
+    finally:
+        for handle in handles:
+            handle.remove()
+    if not {"word", "position", "query", "key"} <= seen.keys():
+        raise PosencError(f"{type(model).__name__} did not call its word/position embeddings and layer-0 query/key "
+                          f"the way a BERT encoder does; cannot split its logits")
+
+    norm = embeddings.LayerNorm
+    gamma, beta = norm.weight.double(), norm.bias.double()  # [D]
+    word, position = seen["word"], seen["position"]
+    token_type = seen.get("type", torch.zeros_like(word))
+    x = word + position + token_type  # [T, D]: the LayerNorm input
+    sigma = torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + norm.eps)  # [T, 1]
+
+    def centred(part: torch.Tensor) -> torch.Tensor:
+        return gamma * (part - part.mean(-1, keepdim=True)) / sigma  # [T, D]
+
+    parts = {"w": centred(word), "p": centred(position), "r": centred(token_type) + beta}
+    heads = attention.num_attention_heads
+    head_dim = attention.attention_head_size
+    scale = float(attention.scaling)
+
+    def project(linear: torch.nn.Linear, h: torch.Tensor, bias: bool) -> torch.Tensor:
+        y = h @ linear.weight.double().T + (linear.bias.double() if bias and linear.bias is not None else 0.0)
+        return y.reshape(-1, heads, head_dim).transpose(0, 1)  # [H, T, Dh]
+
+    q = {k: project(attention.query, v, k == "r") for k, v in parts.items()}
+    k = {n: project(attention.key, v, n == "r") for n, v in parts.items()}
+
+    def logits(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a @ b.transpose(-1, -2) * scale  # [H, T, T]
+
+    terms = {"ww": logits(q["w"], k["w"]), "wp": logits(q["w"], k["p"]), "pw": logits(q["p"], k["w"]),
+             "pp": logits(q["p"], k["p"]),
+             "rest": logits(q["w"] + q["p"], k["r"]) + logits(q["r"], k["w"] + k["p"] + k["r"])}
+    q_model = seen["query"].reshape(-1, heads, head_dim).transpose(0, 1)  # [H, T, Dh]
+    k_model = seen["key"].reshape(-1, heads, head_dim).transpose(0, 1)
+    reference = logits(q_model, k_model)
+    total = sum(terms.values())
+    error = float(torch.linalg.norm(total - reference) / torch.linalg.norm(reference))
+    return FourTermSplit(terms=terms, reference=reference, relative_error=error)

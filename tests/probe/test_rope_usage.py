@@ -1,0 +1,114 @@
+"""RoPE frequency usage and logit-distance curves, on tiny random Llama models (no download)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from posenc.probe.capture import capture
+from posenc.probe.rope_usage import RopeAccumulator, pair_energy
+
+HEADS, KV, DH, T = 4, 2, 16, 40
+
+
+def _llama(theta=10000.0):
+    config = LlamaConfig(vocab_size=80, hidden_size=HEADS * DH, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=HEADS, num_key_value_heads=KV, rope_theta=theta,
+                         max_position_embeddings=256)
+    return LlamaForCausalLM(config).eval()
+
+
+def _run(model, ids):
+    acc = RopeAccumulator(model.config, max_len=ids.shape[-1])
+    with capture(model, acc.add_attention, acc.add_qk), torch.no_grad():
+        model(ids)
+    return acc.summary()
+
+
+def test_pair_energy_by_hand():
+    x = torch.zeros(8)
+    x[1], x[5] = 3.0, 4.0  # half pairing (R=8): pair 1 is channels 1 and 5 -> 9 + 16
+    assert pair_energy(x, 8, "half").tolist() == [0, 25, 0, 0]
+    assert pair_energy(x, 8, "interleaved").tolist() == [9, 0, 16, 0]  # pairs (0,1), (4,5)
+
+
+def test_rotated_logits_reproduce_the_models_attention():
+    """posenc's RoPE (built from the config) on the captured q/k gives the model's own attention weights."""
+    out = _run(_llama(theta=500.0), torch.randint(0, 80, (1, T)))
+    assert out["check_max_abs_error"] < 1e-5
+    assert np.asarray(out["q_pair_share"]).shape == (2, HEADS, DH // 2)
+    assert np.asarray(out["k_pair_share"]).shape == (2, KV, DH // 2)
+    np.testing.assert_allclose(np.asarray(out["q_pair_share"]).sum(-1), 1.0, atol=1e-6)
+    assert out["inv_freq"][1] == pytest.approx(500.0 ** (-2 / DH))
+
+
+def test_a_query_living_in_one_pair_is_seen_there():
+    """Zero every q_proj row except channels 3 and 3 + 8 of each head: all of |q|^2 sits in pair 3."""
+    model = _llama()
+    with torch.no_grad():
+        weight = model.model.layers[0].self_attn.q_proj.weight.view(HEADS, DH, -1)  # [H, Dh, D]
+        keep = torch.zeros(DH, dtype=torch.bool)
+        keep[[3, 3 + DH // 2]] = True
+        weight[:, ~keep] = 0.0
+    out = _run(model, torch.randint(0, 80, (1, T)))
+    share = np.asarray(out["q_pair_share"])[0]  # [H, R/2]
+    np.testing.assert_allclose(share[:, 3], 1.0, atol=1e-6)
+    assert out["q_share_fastest_quarter"][0] == pytest.approx(0.0, abs=1e-6)  # pairs 0-1 are empty
+
+
+def test_mean_curve_is_the_rotation_formula():
+    """For the mean query/key, logit(r) = sum_i [(q1 k1 + q2 k2) cos(r w_i) - (q2 k1 - q1 k2) sin(r w_i)] / sqrt(Dh)
+    (the real part of q conj(k) e^{i r w_i}, one pair at a time)."""
+    model = _llama()
+    ids = torch.randint(0, 80, (1, T))
+    acc = RopeAccumulator(model.config, max_len=T)
+    captured = {}
+
+    def keep(layer, q, k):
+        captured.setdefault(layer, (q, k))
+        acc.add_qk(layer, q, k)
+
+    with capture(model, acc.add_attention, keep), torch.no_grad():
+        model(ids)
+    out = acc.summary()
+    q, k = captured[0]
+    q_bar = q[0].reshape(T, HEADS, DH).mean(0).double()[0]  # head 0
+    k_bar = k[0].reshape(T, KV, DH).mean(0).double()[0]  # its kv head
+    w = 10000.0 ** (-torch.arange(0, DH, 2, dtype=torch.float64) / DH)
+    h = DH // 2
+    a = q_bar[:h] * k_bar[:h] + q_bar[h:] * k_bar[h:]
+    b = q_bar[h:] * k_bar[:h] - q_bar[:h] * k_bar[h:]
+    for index, r in enumerate(out["distances"]):
+        want = float(((a * torch.cos(r * w)) - (b * torch.sin(r * w))).sum()) / math.sqrt(DH)
+        assert out["logit_vs_distance"]["mean"][0][0][index] == pytest.approx(want, abs=1e-4)
+
+
+def test_random_queries_show_no_distance_trend():
+    """Zero-mean random q/k with per-channel std s_q, s_k: each rotated logit has mean 0 and std
+    sqrt(sum_c s_q,c^2 s_k,c^2) / sqrt(Dh) (a rotation mixes a pair's channels but keeps that sum when both channels
+    of a pair share a std; here bounded with the pair maximum), so the mean over the T - r queries at distance r
+    stays within 5 / sqrt(T - r) of those units."""
+    model = _llama()
+    ids = torch.randint(0, 80, (1, T))
+    acc = RopeAccumulator(model.config, max_len=T)
+    captured = {}
+
+    def keep(layer, q, k):
+        captured.setdefault(layer, (q, k))
+        acc.add_qk(layer, q, k)
+
+    with capture(model, acc.add_attention, keep), torch.no_grad():
+        model(ids)
+    out = acc.summary()
+    q, k = captured[0]
+    sq = q[0].reshape(T, HEADS, DH).std(0).double()  # [H, Dh]
+    sk = k[0].reshape(T, KV, DH).std(0).double().repeat_interleave(HEADS // KV, 0)
+    h = DH // 2
+    pair_q = torch.maximum(sq[:, :h], sq[:, h:]).repeat(1, 2)  # the larger std of each pair, on both channels
+    pair_k = torch.maximum(sk[:, :h], sk[:, h:]).repeat(1, 2)
+    unit = (pair_q.pow(2) * pair_k.pow(2)).sum(-1).sqrt() / math.sqrt(DH)  # [H]
+    random = np.asarray(out["logit_vs_distance"]["random"])[0]  # [H, D]
+    for index, r in enumerate(out["distances"]):
+        assert np.all(np.abs(random[:, index]) < 5 * unit.numpy() / math.sqrt(T - r))
