@@ -1,61 +1,189 @@
-"""Pick the fastest correct path for applying RoPE, and validate inputs before any kernel runs."""
+"""Pick the fastest correct path for applying RoPE, and validate inputs before any kernel runs.
+
+Paths (``provider=``):
+
+- ``"cpp"``: fused C++/OpenMP kernel for CPU tensors (:mod:`posenc.kernels.cpu`), built on first use;
+- ``"triton"``: fused Triton kernel for CUDA tensors (:mod:`posenc.kernels.triton_rope`); on CPU tensors only when
+  asked for by name with ``TRITON_INTERPRET=1`` (Triton's interpreter, for tests);
+- ``"reference"``: plain torch (:mod:`posenc.kernels.reference`), always available, also the path for angle tables
+  that require gradients.
+
+``provider=None`` picks ``cpp`` on CPU when it is built, ``triton`` on CUDA when Triton imports, ``reference``
+otherwise. The fused paths go through one autograd operation (:class:`posenc.kernels.autograd.RopeFunction`).
+"""
 
 from __future__ import annotations
 
 import torch
 
 from posenc.errors import PosencError
+from posenc.kernels import cpu, triton_rope
+from posenc.kernels.autograd import RopeFunction
+from posenc.kernels.packed import check_cu_seqlens, positions_from_cu_seqlens
 from posenc.kernels.reference import rope_apply_reference
 
-__all__ = ["apply_rope", "available_providers", "validate_rope_inputs"]
+__all__ = ["apply_rope", "apply_rope_packed", "available_providers", "select_provider", "validate_rope_inputs",
+           "PROVIDERS"]
+
+#: every path name, fastest first
+PROVIDERS = ("cpp", "triton", "reference")
 
 
 def validate_rope_inputs(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: torch.Tensor,
-                         k_cos: torch.Tensor, k_sin: torch.Tensor, pairing: str) -> None:
-    """Clear errors for wrong shapes before any kernel runs."""
+                         k_cos: torch.Tensor, k_sin: torch.Tensor, pairing: str, inplace: bool = False) -> None:
+    """Clear errors for wrong shapes, dtypes and devices before any kernel runs."""
     if pairing not in ("half", "interleaved"):
         raise PosencError(f"pairing must be 'half' or 'interleaved', got {pairing!r}")
+    for name, x in (("q", q), ("k", k), ("q_cos", q_cos), ("q_sin", q_sin), ("k_cos", k_cos), ("k_sin", k_sin)):
+        if not isinstance(x, torch.Tensor):
+            raise PosencError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+        if not x.is_floating_point():
+            raise PosencError(f"{name} must be a floating-point tensor, got {x.dtype}")
+        if x.device != q.device:
+            raise PosencError(f"{name} is on {x.device} but q is on {q.device}; move both to one device")
     for name, x in (("q", q), ("k", k)):
         if x.dim() != 4:
             raise PosencError(f"{name} must have shape [batch, heads, seq, head_dim], got {list(x.shape)}; "
                               f"reshape with .view(B, T, H, Dh).transpose(1, 2)")
-        if not x.is_floating_point():
-            raise PosencError(f"{name} must be a floating-point tensor, got {x.dtype}")
     if q.shape[0] != k.shape[0]:
         raise PosencError(f"q and k must have the same batch, got {q.shape[0]} and {k.shape[0]}")
     if q.shape[-1] != k.shape[-1]:
         raise PosencError(f"q and k must have the same head_dim, got {q.shape[-1]} and {k.shape[-1]}")
-    if q.shape[1] % k.shape[1]:
+    if k.shape[1] == 0 or q.shape[1] % k.shape[1]:
         raise PosencError(f"q heads ({q.shape[1]}) must be a multiple of k heads ({k.shape[1]}) for grouped-query "
                           f"attention")
     for name, x, c, s in (("q", q, q_cos, q_sin), ("k", k, k_cos, k_sin)):
         if c.shape != s.shape:
             raise PosencError(f"{name} cos and sin tables differ in shape: {list(c.shape)} vs {list(s.shape)}")
+        if c.dim() not in (2, 3):
+            raise PosencError(f"{name} angle tables must be [T, R/2] or [B, T, R/2], got {list(c.shape)}")
         if c.shape[-2] != x.shape[2]:
             raise PosencError(f"{name} has {x.shape[2]} positions but its angle table has {c.shape[-2]}; "
                               f"pass one position per token")
         if c.dim() == 3 and c.shape[0] not in (1, x.shape[0]):
-            raise PosencError(f"{name} angle table has batch {c.shape[0]} but {name} has batch {x.shape[0]}")
-        if 2 * c.shape[-1] > x.shape[-1]:
-            raise PosencError(f"rotary width {2 * c.shape[-1]} exceeds {name}'s head_dim {x.shape[-1]}")
+            raise PosencError(f"{name} angle table has batch {c.shape[0]} but {name} has batch {x.shape[0]}; "
+                              f"pass [T, R/2] shared by the batch or one table per row")
+        if c.shape[-1] < 1 or 2 * c.shape[-1] > x.shape[-1]:
+            raise PosencError(f"rotary width {2 * c.shape[-1]} must be in 2..{name}'s head_dim {x.shape[-1]}; "
+                              f"tables hold R/2 angles per token")
+    if inplace:
+        for name, x in (("q", q), ("k", k)):
+            if torch.is_grad_enabled() and x.requires_grad and x.is_leaf:
+                raise PosencError(f"inplace=True would overwrite {name}, a leaf tensor that requires grad; "
+                                  f"use inplace=False, or rotate a non-leaf (e.g. the projection's output)")
+        for name, x in (("q", q), ("k", k)):
+            if any(st == 0 and n > 1 for st, n in zip(x.stride(), x.shape, strict=True)):
+                raise PosencError(f"inplace=True cannot write into {name}: it is a broadcast (expanded) view whose "
+                                  f"rows share memory; pass inplace=False or {name}.contiguous()")
+        if q.data_ptr() == k.data_ptr() and q.numel():
+            raise PosencError("inplace=True needs q and k in separate memory, but they share storage; "
+                              "pass inplace=False or separate tensors")
+
+
+def _triton_usable(device: torch.device) -> bool:
+    if not triton_rope.triton_available():
+        return False
+    if device.type == "cuda":
+        return True
+    return device.type == "cpu" and triton_rope.interpreter_requested()
 
 
 def available_providers() -> list[str]:
-    """Names of the RoPE apply paths usable in this process (``reference`` always)."""
-    return ["reference"]
+    """Names of the RoPE paths usable in this process, fastest first (builds the C++ kernel on the first call).
+
+    ``cpp`` when the C++ kernel built; ``triton`` when Triton imports and a CUDA device is present (or
+    ``TRITON_INTERPRET=1``); ``reference`` always.
+    """
+    names = []
+    if cpu.load_library() is not None:
+        names.append("cpp")
+    if triton_rope.triton_available() and (torch.cuda.is_available() or triton_rope.interpreter_requested()):
+        names.append("triton")
+    names.append("reference")
+    return names
+
+
+def select_provider(device: torch.device | str, dtype: torch.dtype, provider: str | None = None) -> str:
+    """The path ``apply_rope`` uses for tensors on ``device`` of ``dtype`` (checks an explicit ``provider``)."""
+    device = torch.device(device)
+    if provider is None:
+        if device.type == "cpu" and cpu.supports(dtype):
+            return "cpp"
+        if device.type == "cuda" and _triton_usable(device) and dtype in triton_rope.TRITON_DTYPES:
+            return "triton"
+        return "reference"
+    if provider not in PROVIDERS:
+        raise PosencError(f"unknown RoPE provider {provider!r}; choose one of {list(PROVIDERS)} or None (automatic)")
+    if provider == "cpp" and not (device.type == "cpu" and cpu.supports(dtype)):
+        why = cpu.build_error() or f"it handles CPU tensors of {list(cpu.CPU_DTYPES)} only"
+        raise PosencError(f"provider 'cpp' cannot rotate {dtype} tensors on {device}: {why}; use provider=None")
+    if provider == "triton" and not (_triton_usable(device) and dtype in triton_rope.TRITON_DTYPES):
+        raise PosencError(f"provider 'triton' cannot rotate {dtype} tensors on {device}: it needs Triton and a CUDA "
+                          f"device (or TRITON_INTERPRET=1 for CPU tensors); use provider=None")
+    return provider
+
+
+def _kernel(name: str):
+    return cpu.rope_cpu_pair if name == "cpp" else triton_rope.rope_triton
 
 
 def apply_rope(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: torch.Tensor, k_cos: torch.Tensor,
                k_sin: torch.Tensor, *, pairing: str = "half", inplace: bool = False,
                provider: str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` by half-width float32 tables ``[T, R/2]`` or
-    ``[B, T, R/2]``. ``inplace=True`` writes into q and k and returns them."""
-    validate_rope_inputs(q, k, q_cos, q_sin, k_cos, k_sin, pairing)
-    q_out = rope_apply_reference(q, q_cos, q_sin, pairing)
-    k_out = rope_apply_reference(k, k_cos, k_sin, pairing)
-    if inplace:
-        with torch.no_grad():
-            q.copy_(q_out)
-            k.copy_(k_out)
-        return q, k
-    return q_out, k_out
+    """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` (``H`` a multiple of ``Hk``) by float32 half-width
+    tables ``[T, R/2]`` or ``[B, T, R/2]`` (one row per token: offsets and per-row positions are in the tables).
+
+    ``(x1', x2') = (x1 cos - x2 sin, x2 cos + x1 sin)`` on the first ``R`` channels (Su et al. 2021); channels
+    ``R..Dh-1`` pass through. ``inplace=True`` writes into q and k and returns them. Differentiable in q and k on
+    every path (backward is the rotation by ``-theta``).
+
+    Example::
+
+        >>> import torch
+        >>> from posenc.kernels import apply_rope
+        >>> theta = torch.arange(5.0)[:, None] * torch.tensor([1.0, 0.01])  # [T, R/2] angles
+        >>> q, k = torch.randn(1, 4, 5, 8), torch.randn(1, 2, 5, 8)  # GQA: 4 q heads, 2 k heads, R = 4 of 8
+        >>> qr, kr = apply_rope(q, k, theta.cos(), theta.sin(), theta.cos(), theta.sin())
+        >>> bool(torch.equal(qr[..., 4:], q[..., 4:]))  # channels past the rotary width pass through
+        True
+    """
+    validate_rope_inputs(q, k, q_cos, q_sin, k_cos, k_sin, pairing, inplace)
+    name = select_provider(q.device, q.dtype, provider)
+    if k.dtype != q.dtype and select_provider(k.device, k.dtype, provider) != name:
+        name = "reference"
+    tables_need_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q_cos, q_sin, k_cos, k_sin))
+    if name == "reference" or tables_need_grad:
+        q_out = rope_apply_reference(q, q_cos, q_sin, pairing)
+        k_out = rope_apply_reference(k, k_cos, k_sin, pairing)
+        if inplace:
+            return q.copy_(q_out), k.copy_(k_out)
+        return q_out, k_out
+    return RopeFunction.apply(q, k, q_cos, q_sin, k_cos, k_sin, pairing == "interleaved", inplace, _kernel(name))
+
+
+def apply_rope_packed(q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
+                      cu_seqlens: torch.Tensor | list[int], *, pairing: str = "half", inplace: bool = False,
+                      provider: str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """RoPE on packed sequences: ``q [1, H, N, Dh]``, ``k [1, Hk, N, Dh]`` hold several sequences back to back,
+    delimited by ``cu_seqlens [S + 1]``; each restarts at position 0 (:mod:`posenc.kernels.packed`).
+
+    ``cos``/``sin`` are ``[L, R/2]`` tables indexed by position (row ``p`` holds the angles of position ``p``),
+    ``L`` at least the longest sequence.
+    """
+    for name, x in (("q", q), ("k", k)):
+        if not isinstance(x, torch.Tensor) or x.dim() != 4 or x.shape[0] != 1:
+            shape = list(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+            raise PosencError(f"packed {name} must have shape [1, heads, total_tokens, head_dim], got {shape}")
+    if q.shape[2] != k.shape[2]:
+        raise PosencError(f"packed q and k must hold the same tokens, got {q.shape[2]} and {k.shape[2]}")
+    if cos.dim() != 2 or cos.shape != sin.shape:
+        raise PosencError(f"packed RoPE takes position-indexed tables cos, sin [L, R/2], got {list(cos.shape)} and "
+                          f"{list(sin.shape)}")
+    cu = check_cu_seqlens(cu_seqlens, q.shape[2])
+    longest = int((cu[1:] - cu[:-1]).max())
+    if longest > cos.shape[0]:
+        raise PosencError(f"the longest packed sequence has {longest} tokens but the tables cover {cos.shape[0]} "
+                          f"positions; build tables for at least {longest} positions")
+    positions = positions_from_cu_seqlens(cu, q.shape[2], device=cos.device)  # [N]
+    c, s = cos[positions], sin[positions]  # [N, R/2]
+    return apply_rope(q, k, c, s, c, s, pairing=pairing, inplace=inplace, provider=provider)

@@ -23,13 +23,17 @@ def broadcast_table(table: torch.Tensor) -> torch.Tensor:
     return table[:, None]
 
 
-def rope_apply_reference(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: str = "half") -> torch.Tensor:
-    """Rotate ``x [B, H, T, Dh]`` by the angles whose cos/sin are ``[T, R/2]`` or ``[B, T, R/2]``; returns a new tensor."""
+def rope_apply_reference(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: str = "half",
+                         math_dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Rotate ``x [B, H, T, Dh]`` by the angles whose cos/sin are ``[T, R/2]`` or ``[B, T, R/2]``; returns a new tensor.
+
+    ``math_dtype=torch.float64`` gives the high-precision reference the fast paths are checked against.
+    """
     half = cos.shape[-1]
     rot = 2 * half
-    c = broadcast_table(cos).float()  # [B|1, 1, T, R/2]
-    s = broadcast_table(sin).float()
-    xf = x[..., :rot].float()
+    c = broadcast_table(cos).to(math_dtype)  # [B|1, 1, T, R/2]
+    s = broadcast_table(sin).to(math_dtype)
+    xf = x[..., :rot].to(math_dtype)
     if pairing == "half":
         x1, x2 = xf[..., :half], xf[..., half:]
         out = torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)  # [B, H, T, R]

@@ -1,0 +1,344 @@
+"""Side-by-side RoPE benchmark: every available provider, one process, the same inputs.
+
+Applying RoPE reads q and k once and writes them once, so the yardstick is memory traffic:
+
+    GB/s = 2 * (numel(q) + numel(k)) * bytes_per_element / time        (the small angle tables are not counted)
+
+and "% of copy" is ``time(copy of q and k into preallocated buffers) / time(provider)``. Before any timing, every
+provider's output is checked against a float64 reference (:func:`posenc.kernels.reference.rope_apply_reference`
+with float64 math): ``|out - ref| <= tol (1 + |ref|)`` with tol 1e-5 for float32 and 1e-2 for bfloat16/float16; the
+table shows the worst ratio (<= 1 passes). A provider that fails is still timed, and flagged ``FAIL`` (Hugging Face
+eager in bfloat16 rounds its tables and products to bfloat16 and can land there); one that raises is not timed.
+
+posenc's out-of-place path allocates its outputs with :func:`posenc.kernels.cpu.empty_output` (transparent huge pages
+on Linux); the ``mul`` baseline and the other providers use torch's allocator, whose 4 KiB page faults dominate their
+time at these sizes. ``copy`` into a preallocated buffer is the bound for both.
+
+Timing: on CUDA ``triton.testing.do_bench`` (median, L2 flushed); on CPU the median of ``repeats`` rounds after
+``warmup`` rounds, the providers interleaved round by round so that load from other processes hits all of them alike.
+Baselines: ``copy`` (``copy_`` into a buffer), ``mul`` (``q * 1.0001``: an allocating elementwise op) and ``mul_``
+(``q.mul_(1.0001)``: in place).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from posenc.errors import PosencError
+from posenc.kernels.dispatch import apply_rope, available_providers
+from posenc.kernels.reference import rope_apply_reference
+
+__all__ = ["BenchConfig", "Provider", "make_inputs", "collect_providers", "run_benchmark", "write_json"]
+
+_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+@dataclass
+class BenchConfig:
+    """Shapes and settings: q ``[batch, q_heads, seq_len, head_dim]``, k ``[batch, kv_heads, seq_len, head_dim]``."""
+
+    batch: int = 1
+    q_heads: int = 32
+    kv_heads: int = 8
+    seq_len: int = 4096
+    head_dim: int = 128
+    rotary_dim: int | None = None
+    dtype: str = "float32"
+    pairing: str = "half"
+    device: str = "cpu"
+    modes: tuple[str, ...] = ("out-of-place", "in-place")
+    repeats: int = 21
+    warmup: int = 3
+    threads: int | None = None
+    compile: bool = True
+    seed: int = 0
+    only: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.dtype not in _DTYPES:
+            raise PosencError(f"dtype must be one of {list(_DTYPES)}, got {self.dtype!r}")
+        if self.pairing not in ("half", "interleaved"):
+            raise PosencError(f"pairing must be 'half' or 'interleaved', got {self.pairing!r}")
+        for mode in self.modes:
+            if mode not in ("out-of-place", "in-place", "backward"):
+                raise PosencError(f"mode must be out-of-place, in-place or backward, got {mode!r}")
+        if self.q_heads % self.kv_heads:
+            raise PosencError(f"q_heads ({self.q_heads}) must be a multiple of kv_heads ({self.kv_heads})")
+        rot = self.rotary_dim or self.head_dim
+        if rot % 2 or not 2 <= rot <= self.head_dim:
+            raise PosencError(f"rotary_dim must be even and in 2..head_dim ({self.head_dim}), got {rot}")
+        if self.repeats < 1 or self.warmup < 0:
+            raise PosencError(f"repeats must be >= 1 and warmup >= 0, got {self.repeats} and {self.warmup}")
+
+
+@dataclass
+class Provider:
+    """One way of applying RoPE (or a baseline): ``fn(q, k) -> (q', k')`` for one mode."""
+
+    name: str
+    mode: str
+    fn: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+    baseline: bool = False
+    note: str = ""
+
+
+@dataclass
+class Inputs:
+    q: torch.Tensor
+    k: torch.Tensor
+    cos: torch.Tensor  # [T, R/2] float32
+    sin: torch.Tensor
+    extras: dict = field(default_factory=dict)
+
+
+def make_inputs(cfg: BenchConfig) -> Inputs:
+    """Random q, k in the benchmark dtype and float32 RoPE tables (base 10000) built in float64."""
+    gen = torch.Generator().manual_seed(cfg.seed)
+    dtype = _DTYPES[cfg.dtype]
+    q = torch.randn(cfg.batch, cfg.q_heads, cfg.seq_len, cfg.head_dim, generator=gen).to(cfg.device, dtype)
+    k = torch.randn(cfg.batch, cfg.kv_heads, cfg.seq_len, cfg.head_dim, generator=gen).to(cfg.device, dtype)
+    rot = cfg.rotary_dim or cfg.head_dim
+    inv_freq = 10000.0 ** (-torch.arange(0, rot, 2, dtype=torch.float64) / rot)  # [R/2]
+    theta = torch.arange(cfg.seq_len, dtype=torch.float64)[:, None] * inv_freq  # [T, R/2]
+    return Inputs(q, k, theta.cos().float().to(cfg.device), theta.sin().float().to(cfg.device))
+
+
+def _hf_tables(inp: Inputs, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """Hugging Face's layout: full-width ``[1, T, R]`` tables (each angle twice) in the activations' dtype."""
+    cos = torch.cat([inp.cos, inp.cos], dim=-1)[None].to(dtype)  # [1, T, R]
+    sin = torch.cat([inp.sin, inp.sin], dim=-1)[None].to(dtype)
+    return cos, sin
+
+
+def collect_providers(cfg: BenchConfig, inp: Inputs) -> tuple[list[Provider], list[str]]:
+    """Every provider usable here for the configured modes, and notes on the ones skipped (and why)."""
+    providers: list[Provider] = []
+    skipped: list[str] = []
+    dev = torch.device(cfg.device)
+    dtype = _DTYPES[cfg.dtype]
+    full = (cfg.rotary_dim or cfg.head_dim) == cfg.head_dim
+    paths = [p for p in available_providers() if p != "triton" or dev.type == "cuda"]
+    for path in paths:
+        if path == "cpp" and dev.type != "cpu":
+            continue
+        for mode in cfg.modes:
+            inplace = mode == "in-place"
+
+            def fn(q, k, _path=path, _inplace=inplace):
+                return apply_rope(q, k, inp.cos, inp.sin, inp.cos, inp.sin, pairing=cfg.pairing, inplace=_inplace,
+                                  provider=_path)
+
+            providers.append(Provider(f"posenc:{path}", mode, fn))
+    if cfg.compile and "out-of-place" in cfg.modes:
+        compiled = torch.compile(rope_apply_reference, dynamic=False)
+        providers.append(Provider("posenc:reference+compile", "out-of-place",
+                                  lambda q, k: (compiled(q, inp.cos, inp.sin, cfg.pairing),
+                                                compiled(k, inp.cos, inp.sin, cfg.pairing))))
+    try:
+        from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+    except Exception as exc:  # transformers missing or broken
+        skipped.append(f"hf-eager: {type(exc).__name__}: {exc}")
+        apply_rotary_pos_emb = None
+    if apply_rotary_pos_emb is not None and (cfg.pairing != "half" or not full):
+        skipped.append("hf-eager: Llama's apply_rotary_pos_emb rotates all channels with half pairing only")
+    elif apply_rotary_pos_emb is not None:
+        cos_hf, sin_hf = _hf_tables(inp, dtype)
+        for mode in ("out-of-place", "backward"):
+            if mode in cfg.modes:
+                providers.append(Provider("hf-eager", mode, lambda q, k: apply_rotary_pos_emb(q, k, cos_hf, sin_hf)))
+        if cfg.compile and "out-of-place" in cfg.modes:
+            hf_compiled = torch.compile(apply_rotary_pos_emb, dynamic=False)
+            providers.append(Provider("hf-compile", "out-of-place", lambda q, k: hf_compiled(q, k, cos_hf, sin_hf)))
+    providers += _liger(cfg, inp, skipped) + _flash_attn(cfg, inp, skipped)
+    q_buf, k_buf = torch.empty_like(inp.q), torch.empty_like(inp.k)
+    providers.append(Provider("copy", "baseline", lambda q, k: (q_buf.copy_(q), k_buf.copy_(k)), baseline=True,
+                              note="copy_ into preallocated buffers"))
+    if "out-of-place" in cfg.modes or "backward" in cfg.modes:
+        providers.append(Provider("mul", "baseline", lambda q, k: (q * 1.0001, k * 1.0001), baseline=True,
+                                  note="allocating elementwise q * 1.0001"))
+    if "in-place" in cfg.modes:
+        providers.append(Provider("mul_", "baseline", lambda q, k: (q.mul_(1.0001), k.mul_(1.0001)), baseline=True,
+                                  note="in-place q.mul_(1.0001)"))
+    if cfg.only:
+        providers = [p for p in providers if p.baseline or any(p.name.startswith(o) for o in cfg.only)]
+    return providers, skipped
+
+
+def _liger(cfg: BenchConfig, inp: Inputs, skipped: list[str]) -> list[Provider]:
+    try:
+        from liger_kernel.transformers.rope import liger_rotary_pos_emb
+    except Exception as exc:
+        skipped.append(f"liger: not importable ({type(exc).__name__})")
+        return []
+    if cfg.device == "cpu" or cfg.pairing != "half" or cfg.rotary_dim not in (None, cfg.head_dim):
+        skipped.append("liger: CUDA, half pairing and full rotary only")
+        return []
+    cos_hf, sin_hf = _hf_tables(inp, _DTYPES[cfg.dtype])
+    return [Provider("liger", m, lambda q, k: liger_rotary_pos_emb(q, k, cos_hf, sin_hf))
+            for m in ("out-of-place", "backward") if m in cfg.modes]
+
+
+def _flash_attn(cfg: BenchConfig, inp: Inputs, skipped: list[str]) -> list[Provider]:
+    try:
+        from flash_attn.layers.rotary import apply_rotary_emb
+    except Exception as exc:
+        skipped.append(f"flash-attn: not importable ({type(exc).__name__})")
+        return []
+    if cfg.device == "cpu":
+        skipped.append("flash-attn: CUDA only")
+        return []
+    cos, sin = inp.cos.to(_DTYPES[cfg.dtype]), inp.sin.to(_DTYPES[cfg.dtype])
+    interleaved = cfg.pairing == "interleaved"
+    out = []
+    for mode in cfg.modes:
+        inplace = mode == "in-place"
+
+        def fn(q, k, _inplace=inplace):  # flash-attn takes [B, T, H, Dh]: transposed views, no copy
+            qo = apply_rotary_emb(q.transpose(1, 2), cos, sin, interleaved=interleaved, inplace=_inplace)
+            ko = apply_rotary_emb(k.transpose(1, 2), cos, sin, interleaved=interleaved, inplace=_inplace)
+            return qo.transpose(1, 2), ko.transpose(1, 2)
+
+        out.append(Provider("flash-attn", mode, fn))
+    return out
+
+
+def _gate(provider: Provider, inp: Inputs, cfg: BenchConfig) -> tuple[bool, float]:
+    """Max error against the float64 reference, scaled by the dtype's tolerance (<= 1 passes)."""
+    q, k = inp.q.clone(), inp.k.clone()
+    if provider.mode == "backward":
+        q.requires_grad_(True)
+        k.requires_grad_(True)
+        qo, ko = provider.fn(q, k)
+        gq_out, gk_out = torch.ones_like(qo), torch.ones_like(ko)
+        gq, gk = torch.autograd.grad((qo, ko), (q, k), (gq_out, gk_out))
+        outputs = (gq, gk)
+        # the gradient of RoPE is the rotation by -theta of the incoming gradient
+        expected = (rope_apply_reference(gq_out.double(), inp.cos.double(), -inp.sin.double(), cfg.pairing,
+                                         torch.float64),
+                    rope_apply_reference(gk_out.double(), inp.cos.double(), -inp.sin.double(), cfg.pairing,
+                                         torch.float64))
+    else:
+        with torch.no_grad():
+            outputs = provider.fn(q, k)
+        expected = tuple(rope_apply_reference(x.double(), inp.cos.double(), inp.sin.double(), cfg.pairing,
+                                              torch.float64) for x in (inp.q, inp.k))
+    tol = 1e-5 if cfg.dtype == "float32" else 1e-2
+    worst = 0.0
+    for got, ref in zip(outputs, expected, strict=True):
+        err = (got.double() - ref).abs() / (tol + tol * ref.abs())
+        worst = max(worst, float(err.max()))
+    return worst <= 1.0, worst
+
+
+def _timed_call(provider: Provider, q: torch.Tensor, k: torch.Tensor) -> Callable[[], object]:
+    if provider.mode != "backward":
+        return lambda: provider.fn(q, k)
+    qg, kg = q.detach().clone().requires_grad_(True), k.detach().clone().requires_grad_(True)
+    qo, ko = provider.fn(qg, kg)
+    gq, gk = torch.randn_like(qo), torch.randn_like(ko)
+    return lambda: torch.autograd.grad((qo, ko), (qg, kg), (gq, gk), retain_graph=True)
+
+
+def _time_cpu(calls: dict[str, Callable[[], object]], cfg: BenchConfig, progress) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(cfg.warmup):
+        for call in calls.values():
+            call()
+    for _ in progress(range(cfg.repeats), desc="timing rounds"):
+        for name, call in calls.items():  # interleaved: contention hits every provider alike
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def _time_cuda(calls: dict[str, Callable[[], object]], progress) -> dict[str, list[float]]:
+    from triton.testing import do_bench
+
+    times = {}
+    for name, call in progress(calls.items(), desc="timing"):
+        q25, median, q75 = do_bench(call, warmup=25, rep=200, quantiles=[0.25, 0.5, 0.75])
+        times[name] = [q25 / 1e3, median / 1e3, q75 / 1e3]
+    return times
+
+
+def run_benchmark(cfg: BenchConfig, progress=None) -> dict:
+    """Gate, then time every provider; returns a JSON-ready dict with one row per (provider, mode)."""
+    if progress is None:
+        from tqdm.auto import tqdm as progress
+    if cfg.device.startswith("cuda") and not torch.cuda.is_available():
+        raise PosencError(f"device {cfg.device!r} asked for but CUDA is not available here; use --device cpu")
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    load_before = os.getloadavg()
+    inp = make_inputs(cfg)
+    providers, skipped = collect_providers(cfg, inp)
+    rows, calls = [], {}
+    for p in progress(providers, desc="correctness gate"):
+        key = f"{p.name} [{p.mode}]"
+        row = {"provider": p.name, "mode": p.mode, "baseline": p.baseline, "note": p.note}
+        if not p.baseline:
+            try:
+                ok, worst = _gate(p, inp, cfg)
+            except Exception as exc:  # a provider that crashes is reported, not timed
+                row.update(gate="error", error=f"{type(exc).__name__}: {exc}"[:300])
+                rows.append(row)
+                continue
+            row.update(gate="pass" if ok else "FAIL", gate_error=worst)
+        # in-place providers work on their own copies so out-of-place ones see unchanged inputs
+        q, k = (inp.q.clone(), inp.k.clone()) if p.mode == "in-place" or p.name == "mul_" else (inp.q, inp.k)
+        calls[key] = _timed_call(p, q, k)
+        rows.append(row)
+    with torch.no_grad() if "backward" not in cfg.modes else torch.enable_grad():
+        times = _time_cuda(calls, progress) if cfg.device.startswith("cuda") else _time_cpu(calls, cfg, progress)
+    traffic = 2 * (inp.q.numel() + inp.k.numel()) * inp.q.element_size()
+    for row in rows:
+        key = f"{row['provider']} [{row['mode']}]"
+        if key not in times:
+            continue
+        ts = sorted(times[key])
+        median = statistics.median(ts)
+        row.update(median_ms=median * 1e3, q25_ms=ts[len(ts) // 4] * 1e3, q75_ms=ts[(3 * len(ts)) // 4] * 1e3,
+                   min_ms=ts[0] * 1e3, gbps=traffic / median / 1e9)
+    by_key = {(r["provider"], r["mode"]): r.get("median_ms") for r in rows}
+    copy_ms = by_key.get(("copy", "baseline"))
+    for row in rows:
+        ms = row.get("median_ms")
+        if ms is None:
+            continue
+        if copy_ms:
+            row["pct_of_copy"] = 100.0 * copy_ms / ms
+        ref = {"out-of-place": ("mul", "baseline"), "in-place": ("mul_", "baseline"),
+               "backward": ("hf-eager", "backward")}.get(row["mode"])
+        hf = by_key.get(("hf-eager", "out-of-place" if row["mode"] != "backward" else "backward"))
+        if hf and not row["baseline"]:
+            row["speedup_vs_hf_eager"] = hf / ms
+        if ref and by_key.get(ref) and not row["baseline"] and ref[0] != "hf-eager":
+            row[f"speed_vs_{ref[0]}"] = by_key[ref] / ms
+    return {
+        "config": asdict(cfg),
+        "environment": {"torch": torch.__version__, "device": cfg.device, "threads": torch.get_num_threads(),
+                        "cpu_capability": torch.backends.cpu.get_cpu_capability(), "machine": platform.machine(),
+                        "cuda": torch.cuda.get_device_name() if cfg.device.startswith("cuda") else None,
+                        "loadavg_before": load_before, "loadavg_after": os.getloadavg()},
+        "traffic_bytes": traffic,
+        "skipped": skipped,
+        "rows": rows,
+    }
+
+
+def write_json(result: dict, path: str | Path) -> Path:
+    """Write a benchmark result as indented JSON; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2, default=str))
+    return path

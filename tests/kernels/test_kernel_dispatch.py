@@ -1,0 +1,183 @@
+"""The dispatcher: provider choice, clear errors before any kernel runs, the RoPE encoding and Hugging Face."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import posenc
+from posenc.errors import PosencError
+from posenc.kernels import apply_rope, available_providers, dispatch, rope_apply_reference, select_provider
+
+
+def _tables(T, R2, batch=None):
+    theta = torch.rand(*(() if batch is None else (batch,)), T, R2, dtype=torch.float64) * 100
+    return theta.cos().float(), theta.sin().float()
+
+
+def test_cpu_picks_the_cpp_kernel_and_float64_falls_back(cpp_kernel):
+    assert available_providers()[0] == "cpp" and available_providers()[-1] == "reference"
+    assert select_provider("cpu", torch.float32) == "cpp"
+    assert select_provider("cpu", torch.bfloat16) == "cpp"
+    assert select_provider("cpu", torch.float64) == "reference"
+    q, k = torch.randn(1, 2, 5, 8, dtype=torch.float64), torch.randn(1, 1, 5, 8, dtype=torch.float64)
+    c, s = _tables(5, 4)
+    qo, _ = apply_rope(q, k, c, s, c, s)
+    torch.testing.assert_close(qo, rope_apply_reference(q, c, s))
+
+
+def test_explicit_provider_is_checked():
+    with pytest.raises(PosencError, match="unknown RoPE provider"):
+        select_provider("cpu", torch.float32, "cuda-magic")
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        with pytest.raises(PosencError, match="triton"):
+            select_provider("cpu", torch.float32, "triton")
+    with pytest.raises(PosencError, match="cpp"):
+        select_provider("cpu", torch.float64, "cpp")
+
+
+@pytest.fixture
+def no_kernel_runs(monkeypatch):
+    """Fail the test if any RoPE path starts computing."""
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("a kernel ran before the input was rejected")
+
+    monkeypatch.setattr(dispatch.cpu, "rope_cpu_pair", spy)
+    monkeypatch.setattr(dispatch.triton_rope, "rope_triton", spy)
+    monkeypatch.setattr(dispatch, "rope_apply_reference", spy)
+    return calls
+
+
+def _good():
+    q, k = torch.randn(2, 4, 6, 8), torch.randn(2, 2, 6, 8)
+    c, s = _tables(6, 4)
+    return q, k, c, s
+
+
+BAD = {
+    "q rank": (lambda q, k, c, s: (q[0], k, c, s, c, s), "batch, heads, seq, head_dim"),
+    "head_dim differs": (lambda q, k, c, s: (q, k[..., :6], c, s, c, s), "same head_dim"),
+    "gqa groups": (lambda q, k, c, s: (q[:, :3], k, c, s, c, s), "multiple of k heads"),
+    "positions length": (lambda q, k, c, s: (q, k, c[:5], s[:5], c, s), "6 positions but its angle table has 5"),
+    "cos vs sin": (lambda q, k, c, s: (q, k, c, s[:, :3], c, s), "differ in shape"),
+    "table batch": (lambda q, k, c, s: (q, k, c.expand(3, 6, 4), s.expand(3, 6, 4), c, s), "batch 3"),
+    "table rank": (lambda q, k, c, s: (q, k, c[None, None], s[None, None], c, s), r"\[T, R/2\]"),
+    "rotary too wide": (lambda q, k, c, s: (q, k, c.repeat(1, 2), s.repeat(1, 2), c, s), "rotary width 16"),
+    "integer q": (lambda q, k, c, s: (q.long(), k, c, s, c, s), "floating-point"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_input_is_rejected_before_any_kernel(name, no_kernel_runs):
+    build, match = BAD[name]
+    with pytest.raises(PosencError, match=match):
+        apply_rope(*build(*_good()))
+    assert no_kernel_runs == []
+
+
+def test_bad_pairing_and_in_place_leaf(no_kernel_runs):
+    q, k, c, s = _good()
+    with pytest.raises(PosencError, match="pairing"):
+        apply_rope(q, k, c, s, c, s, pairing="rotate_half")
+    q.requires_grad_(True)
+    before = q.detach().clone()
+    with pytest.raises(PosencError, match="leaf tensor that requires grad"):
+        apply_rope(q, k, c, s, c, s, inplace=True)
+    assert torch.equal(q.detach(), before) and no_kernel_runs == []
+    with pytest.raises(PosencError, match="broadcast"):
+        apply_rope(q.detach()[:, :1].expand(2, 4, 6, 8), k, c, s, c, s, inplace=True)
+    assert no_kernel_runs == []
+
+
+@pytest.mark.parametrize("pairing", ["half", "interleaved"])
+@pytest.mark.parametrize("rotary_dim", [16, 8])
+def test_rope_encoding_rotates_through_the_fast_path(pairing, rotary_dim):
+    rope = posenc.build("rope", head_dim=16, pairing=pairing, rotary_dim=rotary_dim)
+    q, k = torch.randn(2, 4, 7, 16), torch.randn(2, 2, 7, 16)
+    qp = torch.tensor([[3, 4, 5, 6, 7, 8, 9], [0, 1, 2, 3, 4, 5, 6]])  # per-row positions with an offset
+    kp = torch.arange(7)
+    qo, ko = rope.rotate(q, k, qp, kp)
+    qc, qs = rope.tables(qp)
+    kc, ks = rope.tables(kp)
+    torch.testing.assert_close(qo, rope_apply_reference(q, qc, qs, pairing), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(ko, rope_apply_reference(k, kc, ks, pairing), rtol=1e-5, atol=1e-5)
+    q2, k2 = q.clone(), k.clone()
+    rope.rotate(q2, k2, qp, kp, inplace=True)
+    torch.testing.assert_close(q2, qo, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_matches_hugging_face_llama(dtype):
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    q, k = torch.randn(2, 8, 33, 64).to(dtype), torch.randn(2, 2, 33, 64).to(dtype)
+    c, s = _tables(33, 32)
+    hq, hk = apply_rotary_pos_emb(q.float(), k.float(), torch.cat([c, c], -1)[None], torch.cat([s, s], -1)[None])
+    qo, ko = apply_rope(q, k, c, s, c, s)
+    rtol = 1e-5 if dtype == torch.float32 else 1e-2
+    torch.testing.assert_close(qo.float(), hq, rtol=rtol, atol=1e-5)
+    torch.testing.assert_close(ko.float(), hk, rtol=rtol, atol=1e-5)
+
+
+def test_no_compiler_falls_back_to_torch_and_warns_once(tmp_path):
+    script = textwrap.dedent("""
+        import warnings, torch
+        from posenc.kernels import apply_rope, available_providers, rope_apply_reference
+        q, k = torch.randn(1, 2, 5, 8), torch.randn(1, 1, 5, 8)
+        c, s = torch.rand(5, 4), torch.rand(5, 4)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            first = apply_rope(q, k, c, s, c, s)[0]
+            apply_rope(q, k, c, s, c, s)
+            print(available_providers())
+        torch.testing.assert_close(first, rope_apply_reference(q, c, s))
+        messages = [str(w.message) for w in caught if "C++ RoPE kernel" in str(w.message)]
+        print(len(messages), messages[0])
+    """)
+    env = {**os.environ, "CXX": str(tmp_path / "no-such-compiler"), "POSENC_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    providers, warning = done.stdout.strip().splitlines()
+    assert "cpp" not in providers and "reference" in providers
+    assert warning.startswith("1 ") and "no C++ compiler" in warning and "torch path" in warning
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.so"))
+
+
+def test_a_fresh_cache_builds_once_despite_leftovers_of_a_killed_build(tmp_path):
+    # a build killed part-way leaves a temporary file (and other tools leave lock files): neither may block or be loaded
+    script = textwrap.dedent("""
+        import torch
+        from posenc.kernels import apply_rope, available_providers, rope_apply_reference
+        from posenc.kernels.cpu import cache_dir, isa_flags
+        q, c, s = torch.randn(1, 4, 9, 16), torch.rand(9, 8), torch.rand(9, 8)
+        out = apply_rope(q, q[:, :2], c, s, c, s, provider="cpp")[0]
+        torch.testing.assert_close(out, rope_apply_reference(q, c, s))
+        print(available_providers())
+    """)
+    env = {**os.environ, "POSENC_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "cpp" in done.stdout
+    built = list(tmp_path.rglob("*.so"))
+    assert len(built) == 1
+    # simulate leftovers next to a missing library: the next process rebuilds without waiting on them
+    folder = built[0].parent
+    built[0].unlink()
+    (folder / "lock").write_text("")
+    (folder / (built[0].stem + ".tmp999.so")).write_bytes(b"half-written")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "cpp" in done.stdout and built[0].exists()
+
+
+def test_docstring_example_runs():
+    import doctest
+
+    result = doctest.testmod(dispatch, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
