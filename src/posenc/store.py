@@ -100,12 +100,11 @@ class ResultStore:
         except OSError as exc:
             raise StoreError(f"cannot create the folder for the store {self.path}: {exc}; pick a writable path") from exc
         existed = self.path.exists() and self.path.stat().st_size > 0
-        self._check_header(existed)
+        if existed:
+            self._check_existing()  # read-only, before any pragma could change the file
         try:
             with self._connect() as con:
-                if existed:
-                    self._check_existing(con)
-                else:
+                if not existed:
                     for statement in filter(str.strip, _SCHEMA.split(";")):
                         con.execute(statement)
                     con.execute(f"PRAGMA application_id = {_APP_ID}")
@@ -114,21 +113,27 @@ class ResultStore:
             raise StoreError(f"{self.path} is not a readable SQLite file ({exc}); it was left untouched — "
                              f"point posenc at another file (--store PATH)") from exc
 
-    def _check_header(self, existed: bool) -> None:
-        if existed:
-            with open(self.path, "rb") as fh:
-                head = fh.read(16)
-            if head != b"SQLite format 3\x00":
-                raise StoreError(f"{self.path} is not a SQLite file (it starts with {head[:8]!r}); it was left "
-                                 f"untouched — point posenc at another file (--store PATH)")
+    def _check_existing(self) -> None:
+        """Refuse, without writing a byte, a file that is not a posenc store of this schema version.
 
-    def _check_existing(self, con: sqlite3.Connection) -> None:
-        app_id = con.execute("PRAGMA application_id").fetchone()[0]
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        The checks go through a read-only SQLite connection (never a plain ``open()``, whose ``close()`` would drop
+        this process's POSIX locks on the database) and run before any pragma that could rewrite the header.
+        """
+        untouched = "it was left untouched — point posenc at another file (--store PATH)"
+        try:
+            con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=60.0)
+            try:
+                app_id = con.execute("PRAGMA application_id").fetchone()[0]
+                tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                row = (con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                       if "meta" in tables else None)
+            finally:
+                con.close()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a posenc store: SQLite cannot read it ({exc}); {untouched}") from exc
         if app_id != _APP_ID or not {"meta", "runs"} <= tables:
             raise StoreError(f"{self.path} is a SQLite file of another program (tables: {sorted(tables) or 'none'}); "
-                             f"it was left untouched — point posenc at another file (--store PATH)")
-        row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                             f"{untouched}")
         version = int(row[0]) if row else 0
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} holds posenc results of schema version {version}, this posenc reads "

@@ -67,7 +67,7 @@ def test_a_new_encoding_plugs_in_through_the_hooks_alone():
     model = Transformer(TransformerConfig(vocab_size=10, d_model=16, n_layers=2, n_heads=2, encoding="nope"))
     model.input.encoding = Spy()
     model(torch.randint(0, 10, (1, 4)))
-    assert calls == ["embed", "rotate", "bias", "rotate", "bias"]
+    assert calls == ["embed", "bias", "rotate", "rotate"]  # the bias is built once per forward, for every layer
 
 
 @pytest.mark.parametrize("encoding", sorted(set(posenc.available())))
@@ -116,3 +116,21 @@ def test_config_errors():
     with pytest.raises(PosencError, match="divisible"):
         Transformer(TransformerConfig(d_model=32, n_heads=4, encoding="sinusoidal",
                                       encoding_options={"combine": "concat", "dim": 6}))
+
+
+def test_explicit_encoding_options_win_over_model_sizes():
+    model = Transformer(TransformerConfig(vocab_size=10, d_model=32, n_heads=4, max_len=64, encoding="randomized",
+                                          encoding_options={"encoding": "rope", "max_len": 2048}))
+    assert model.encoding.max_len == 2048 and model.encoding.inner.head_dim == 8
+
+
+def test_bias_mask_is_the_encoding_bias_plus_causal_mask():
+    from posenc.model.transformer import attention_mask
+
+    alibi = posenc.build("alibi", n_heads=2)
+    mask = attention_mask(alibi, torch.arange(3), True, None, torch.float32, torch.device("cpu"))
+    expected = alibi.bias(torch.arange(3), torch.arange(3)).masked_fill(torch.ones(3, 3, dtype=torch.bool).triu(1),
+                                                                       float("-inf"))
+    assert torch.equal(mask, expected)
+    assert attention_mask(posenc.build("rope", head_dim=8), torch.arange(3), True, None, torch.float32,
+                          torch.device("cpu")) is None

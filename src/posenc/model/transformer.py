@@ -1,7 +1,7 @@
 """A small pre-norm Transformer (encoder or causal decoder) that takes any encoding through its three hooks.
 
-Attention never asks what kind of encoding it has: it calls ``rotate`` on q/k and adds ``bias`` to the logits;
-for NoPE both are identities. Attention runs through PyTorch's ``scaled_dot_product_attention``.
+Attention never asks what kind of encoding it has: it calls ``rotate`` on q/k and adds ``bias`` to the logits
+(built once per forward into the mask every layer shares); for NoPE both are identities. Attention runs through PyTorch's ``scaled_dot_product_attention``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from posenc.errors import PosencError
 from posenc.model.input import TransformerInput
 from posenc.registry import build_for_model
 
-__all__ = ["TransformerConfig", "Transformer", "Attention", "Block"]
+__all__ = ["TransformerConfig", "Transformer", "Attention", "Block", "attention_mask"]
 
 
 @dataclass
@@ -70,25 +70,37 @@ class Attention(nn.Module):
         self.out_proj = nn.Linear(n_heads * self.head_dim, width, bias=False)
         self.dropout = dropout
 
-    def forward(self, x: torch.Tensor, positions: torch.Tensor, encoding: PositionalEncoding, causal: bool,
-                key_padding_mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, positions: torch.Tensor, encoding: PositionalEncoding,
+                mask: torch.Tensor | None, causal: bool) -> torch.Tensor:
+        """``x (B, T, width)``; ``mask`` is the additive logit mask of :func:`attention_mask` (``None``: plain
+        causal or full attention, SDPA's fast path)."""
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
         k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hk, T, Dh)
         q, k = encoding.rotate(q, k, positions, positions)
-        bias = encoding.bias(positions, positions)  # None, (H, T, T) or (B, H, T, T)
-        mask = None
-        if bias is not None or key_padding_mask is not None:
-            mask = torch.zeros(1, 1, T, T, dtype=q.dtype, device=q.device) if bias is None else bias.to(q.dtype)
-            if causal:
-                future = torch.ones(T, T, dtype=torch.bool, device=q.device).triu(1)
-                mask = mask.masked_fill(future, float("-inf"))
-            if key_padding_mask is not None:  # (B, T) True where the key is padding
-                mask = mask.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
         y = F.scaled_dot_product_attention(
             q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0,
             is_causal=causal and mask is None, enable_gqa=self.n_kv_heads != self.n_heads)  # (B, H, T, Dh)
         return self.out_proj(y.transpose(1, 2).reshape(B, T, -1))  # (B, T, width)
+
+
+def attention_mask(encoding: PositionalEncoding, positions: torch.Tensor, causal: bool,
+                   key_padding_mask: torch.Tensor | None, dtype: torch.dtype,
+                   device: torch.device) -> torch.Tensor | None:
+    """The additive logit mask shared by every layer: the encoding's ``bias`` (``(H|1, T, T)`` or
+    ``(B, H, T, T)``), ``-inf`` above the diagonal when causal, ``-inf`` on padded keys; ``None`` when there is
+    neither bias nor padding (attention then takes SDPA's fast causal / full path)."""
+    bias = encoding.bias(positions, positions)  # None, (H, T, T) or (B, H, T, T)
+    if bias is None and key_padding_mask is None:
+        return None
+    T = positions.shape[-1]
+    mask = torch.zeros(1, 1, T, T, dtype=dtype, device=device) if bias is None else bias.to(device, dtype)
+    if causal:
+        future = torch.ones(T, T, dtype=torch.bool, device=device).triu(1)
+        mask = mask.masked_fill(future, float("-inf"))
+    if key_padding_mask is not None:  # (B, T) True where the key is padding
+        mask = mask.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
+    return mask
 
 
 class Block(nn.Module):
@@ -100,8 +112,8 @@ class Block(nn.Module):
         self.attn = Attention(width, n_heads, n_kv_heads, dropout)
         self.mlp = nn.Sequential(nn.Linear(width, d_ff), nn.GELU(), nn.Linear(d_ff, width), nn.Dropout(dropout))
 
-    def forward(self, x, positions, encoding, causal, key_padding_mask=None):
-        x = x + self.attn(self.ln1(x), positions, encoding, causal, key_padding_mask)
+    def forward(self, x, positions, encoding, mask, causal):
+        x = x + self.attn(self.ln1(x), positions, encoding, mask, causal)
         return x + self.mlp(self.ln2(x))
 
 
@@ -121,8 +133,10 @@ class Transformer(nn.Module):
         super().__init__()
         self.config = config
         c = config
-        encoding = build_for_model(c.encoding, d_model=c.d_model, n_heads=c.n_heads,
-                                   head_dim=c.d_model // c.n_heads, max_len=c.max_len, **dict(c.encoding_options))
+        sizes = {"d_model": c.d_model, "n_heads": c.n_heads, "head_dim": c.d_model // c.n_heads, "max_len": c.max_len}
+        options = dict(c.encoding_options)
+        sizes.update({key: options.pop(key) for key in list(options) if key in sizes})  # explicit options win
+        encoding = build_for_model(c.encoding, **sizes, **options)
         self.input = TransformerInput(c.vocab_size, c.d_model, encoding, scale=c.scale_embedding, dropout=c.dropout)
         width = self.input.output_dim
         if width % c.n_heads:
@@ -147,7 +161,8 @@ class Transformer(nn.Module):
             positions = default_positions(ids.shape[1], ids.device)  # one tensor for every hook of this forward
         positions = check_positions(positions, ids.shape[1], batch=ids.shape[0])
         x = self.input(ids, positions)  # (B, T, width)
-        for block in self.blocks:
-            x = block(x, positions, self.encoding, self.config.causal, key_padding_mask)
+        mask = attention_mask(self.encoding, positions, self.config.causal, key_padding_mask, x.dtype, x.device)
+        for block in self.blocks:  # one mask for every layer: the bias depends on positions only
+            x = block(x, positions, self.encoding, mask, self.config.causal)
         x = self.ln_f(x)
         return x if return_hidden else self.head(x)  # (B, T, vocab)

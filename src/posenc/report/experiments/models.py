@@ -108,8 +108,8 @@ def ffn_position_blind(ctx: Context) -> Measurement:
         same[:, -1] = same[:, 0]
         out = block.mlp(same)
         same_err = float((out[:, -1] - out[:, 0]).abs().max())
-        z = block(x, positions, rope, False)
-        block_err = float((block(x[:, perm], positions, rope, False) - z[:, perm]).abs().max())
+        z = block(x, positions, rope, None, False)
+        block_err = float((block(x[:, perm], positions, rope, None, False) - z[:, perm]).abs().max())
         scale = float(y.abs().mean())
     numbers = {"ffn_permutation_error": ffn_err, "ffn_same_vector_error": same_err,
                "rope_block_permutation_error": block_err, "output_scale": scale, "length": length, "width": width}

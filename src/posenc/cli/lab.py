@@ -1,0 +1,109 @@
+"""``posenc train`` (one lab run) and ``posenc sweep`` (a grid of runs, resumable, local or Ray)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from posenc.cli.options import parse_options
+from posenc.errors import PosencError
+
+console = Console()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train)
+    app.command("sweep")(sweep)
+
+
+def _lengths(text: str | None) -> list[int]:
+    if not text:
+        return []
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise PosencError(f"--eval-lengths must be comma-separated integers such as 10,20,40, got {text!r}") from exc
+
+
+def train(task: str = typer.Option("copy", "--task", help="copy, reverse, sort, addition, parity, duplicate, charlm"),
+          encoding: str = typer.Option("rope", "--encoding", "-e", help="encoding name (see `posenc list`)"),
+          option: list[str] = typer.Option(None, "--option", "-o",
+                                           help="encoding option key=value, e.g. -o combine=concat -o dim=16"),
+          train_len: int = typer.Option(20, "--train-len", help="largest training size (char-LM: context length)"),
+          eval_lengths: str = typer.Option(None, "--eval-lengths", help="comma-separated test sizes (default "
+                                           "L/2,L,2L,4L; char-LM L,2L,4L,8L)"),
+          steps: int = typer.Option(500, "--steps"),
+          d_model: int = typer.Option(64, "--d-model"),
+          n_layers: int = typer.Option(2, "--n-layers"),
+          n_heads: int = typer.Option(4, "--n-heads"),
+          fmt: str = typer.Option("decoder", "--fmt", help="decoder (causal) or encoder (bidirectional)"),
+          setting: list[str] = typer.Option(None, "--set", help="any other run setting key=value, e.g. --set lr=3e-3"),
+          seed: int = typer.Option(0, "--seed"),
+          store: Path = typer.Option(None, "--store", help="also write the run to this results store"),
+          threads: int = typer.Option(1, "--threads", help="torch threads (1 avoids contention on busy machines)")) -> None:
+    """Train one model on a task at short lengths and print its metric at every test length."""
+    import torch
+
+    from posenc.lab import KIND, RunConfig, to_markdown, train_run
+    from posenc.store import ResultStore
+    from posenc.lab.tables import summarize_records
+
+    settings = {"task": task, "encoding": encoding, "encoding_options": parse_options(option), "train_len": train_len,
+                "eval_lengths": _lengths(eval_lengths), "steps": steps, "d_model": d_model, "n_layers": n_layers,
+                "n_heads": n_heads, "fmt": fmt, **parse_options(setting)}
+    config = RunConfig.from_dict(settings)
+    results_store = ResultStore(store) if store else None  # a bad store fails before training
+    if threads:
+        torch.set_num_threads(threads)
+    result = train_run(config, seed)
+    if results_store is not None:
+        results_store.put(KIND, result.config, seed, result.metrics, result.wall_s)
+    console.print(to_markdown(summarize_records([(result.config, seed, result.metrics)], name=config.label)))
+    console.print(f"wall time {result.wall_s:.1f} s, {result.metrics['params']} parameters, "
+                  f"final training loss {result.metrics['final_loss']:.4f}")
+
+
+def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-tasks or quick"),
+          grid: Path = typer.Option(None, "--grid", help="a JSON sweep file: {\"base\": {...}, \"grid\": {...}, "
+                                    "\"seeds\": [...]}"),
+          store: Path = typer.Option(Path("runs/lab.sqlite"), "--store", help="SQLite results store"),
+          executor: str = typer.Option("local", "--executor", help="local (process pool) or ray"),
+          workers: int = typer.Option(1, "--workers", help="local worker processes"),
+          address: str = typer.Option("auto", "--address", help="Ray address: auto or HOST:PORT"),
+          threads: int = typer.Option(1, "--threads", help="torch threads per run"),
+          limit: int = typer.Option(None, "--limit", help="run at most this many missing runs"),
+          metric: str = typer.Option(None, "--metric", help="exact_match, token_accuracy, ppl, bpc"),
+          out: Path = typer.Option(None, "--out", help="folder for table.md, summary.json and metric_vs_length.png"),
+          progress: bool = typer.Option(True, "--progress/--no-progress")) -> None:
+    """Run a grid of lab runs (skipping those already in the store) and print the table of metric by length."""
+    from posenc.lab import PRESETS, run_sweep, summarize, to_markdown
+
+    if (preset is None) == (grid is None):
+        raise PosencError(f"pass exactly one of --preset ({', '.join(PRESETS)}) or --grid FILE.json")
+    spec = preset if preset is not None else grid
+    results = run_sweep(spec, store, executor=executor, workers=workers, address=address, progress=progress,
+                        threads=threads, limit=limit)
+    skipped = sum(r.skipped for r in results)
+    failed = [r for r in results if r.status != "done"]
+    summary = summarize(store, spec, metric=metric)
+    console.print(to_markdown(summary))
+    table = Table(title="runs")
+    for column in ("in sweep", "already stored", "ran now", "failed"):
+        table.add_column(column)
+    table.add_row(str(len(results) + summary["missing"] - len(failed)), str(skipped), str(len(results) - skipped), str(len(failed)))
+    console.print(table)
+    for result in failed:
+        console.print(f"[red]failed[/red] {result.config['task']}/{result.config['label']} seed {result.seed}: "
+                      f"{(result.error or '').splitlines()[0]}")
+    if out is not None:
+        from posenc.plots.lab import metric_vs_length
+
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "table.md").write_text(to_markdown(summary))
+        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+        metric_vs_length(summary).savefig(out / "metric_vs_length.png", dpi=120)
+        console.print(f"wrote {out / 'table.md'}, {out / 'summary.json'}, {out / 'metric_vs_length.png'}")

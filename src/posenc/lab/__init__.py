@@ -1,0 +1,27 @@
+"""Length-extrapolation experiments: train short, test long, for every encoding.
+
+- :mod:`~posenc.lab.tasks`: synthetic tasks (copy, reverse, sort, addition, parity, duplicate) and their formats;
+- :mod:`~posenc.lab.corpus`: the character-level Shakespeare corpus;
+- :mod:`~posenc.lab.train`: one run (:class:`RunConfig` + seed -> metrics by length);
+- :mod:`~posenc.lab.evaluate`: exact match by length, char-LM perplexity with two protocols;
+- :mod:`~posenc.lab.sweep`: grids of runs on a local process pool or Ray, resumable through the results store;
+- :mod:`~posenc.lab.presets`: ``alibi-table``, ``nope-tasks``, ``quick``;
+- :mod:`~posenc.lab.tables`: mean ± std over seeds, the ALiBi-style table.
+
+Example::
+
+    >>> from posenc.lab import run_sweep, summarize, to_markdown
+    >>> results = run_sweep("quick", "runs/lab.sqlite", workers=2)       # doctest: +SKIP
+    >>> print(to_markdown(summarize("runs/lab.sqlite", "quick")))        # doctest: +SKIP
+"""
+
+from posenc.lab.evaluate import CANNOT_RUN, evaluate_lm, evaluate_task
+from posenc.lab.presets import PRESETS, get_preset
+from posenc.lab.sweep import Sweep, run_sweep
+from posenc.lab.tables import alibi_table, summarize, to_markdown
+from posenc.lab.tasks import TASKS, get_task
+from posenc.lab.train import CHARLM, KIND, RunConfig, RunResult, build_model, train_run
+
+__all__ = ["RunConfig", "RunResult", "train_run", "build_model", "run_sweep", "Sweep", "summarize", "alibi_table",
+           "to_markdown", "PRESETS", "get_preset", "TASKS", "get_task", "CHARLM", "KIND", "CANNOT_RUN",
+           "evaluate_task", "evaluate_lm"]

@@ -1,0 +1,117 @@
+"""Evaluation by length: exact match on the synthetic tasks, perplexity / bits per character on the char-LM.
+
+A length the model cannot run is a result, not a crash: a learned table asked for positions past its rows raises
+:class:`posenc.encodings.learned.PositionOutOfRange`, and that length is recorded as :data:`CANNOT_RUN`.
+
+Char-LM protocols (Press et al. 2022, ALiBi, §4 and appendix B): the validation text is cut into
+
+- ``nonoverlapping``: consecutive chunks of ``L_valid`` tokens, every token scored once (early tokens of a chunk see
+  little context);
+- ``sliding``: windows of ``L_valid`` tokens moved by ``stride``; the first window scores all its tokens, every later
+  window only its last ``stride`` tokens, so each scored token (after the first window) sees at least
+  ``L_valid - stride`` tokens of context. ``stride = 1`` is the paper's setting; a larger stride trades context for
+  speed (cost is about ``L_valid / stride`` times the non-overlapping cost).
+
+Both protocols score the same tokens ``x[1..N]`` for every ``L_valid`` (``N`` a multiple of the largest length), so
+numbers at different lengths are comparable. ``nll`` is the mean negative log-likelihood in nats per character,
+``ppl = exp(nll)``, ``bpc = nll / ln 2``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from posenc.encodings.learned import PositionOutOfRange
+from posenc.lab.tasks import Task, exact_match, format_batch
+
+__all__ = ["CANNOT_RUN", "evaluate_task", "evaluate_lm", "lm_windows", "PROTOCOLS"]
+
+CANNOT_RUN = "cannot run"
+PROTOCOLS = ("nonoverlapping", "sliding")
+
+
+@torch.no_grad()
+def evaluate_task(model: nn.Module, task: Task, lengths: list[int], fmt: str, samples: int, seed: int,
+                  batch_size: int = 128) -> dict[str, dict[str, float] | str]:
+    """Exact match and token accuracy at each size ``n`` in ``lengths``.
+
+    Returns ``{str(n): {"exact_match": float, "token_accuracy": float, "samples": int}}`` or ``{str(n): "cannot run"}``.
+    The examples at size ``n`` are drawn from a generator seeded by ``(seed, n)``, so every encoding trained with the
+    same seed is tested on the same strings.
+    """
+    model.eval()
+    results: dict[str, dict[str, float] | str] = {}
+    for n in lengths:
+        generator = torch.Generator().manual_seed(1_000_003 * (seed + 1) + n)
+        exact = tokens = total_tokens = 0
+        try:
+            for start in range(0, samples, batch_size):
+                inputs, outputs = task.sample(min(batch_size, samples - start), n, generator)
+                ids, targets = format_batch(inputs, outputs, fmt)  # [B, T]
+                is_exact, right = exact_match(model(ids), targets)
+                exact += int(is_exact.sum())
+                tokens += int(right.sum())
+                total_tokens += outputs.numel()
+        except PositionOutOfRange:
+            results[str(n)] = CANNOT_RUN
+            continue
+        results[str(n)] = {"exact_match": exact / samples, "token_accuracy": tokens / total_tokens, "samples": samples}
+    return results
+
+
+def lm_windows(n_tokens: int, length: int, protocol: str, stride: int) -> list[tuple[int, int]]:
+    """``(start, n_scored)`` of each window over targets ``1..n_tokens``: the window reads ``x[start:start+length]``
+    and scores its last ``n_scored`` predictions. Together the windows score each target exactly once."""
+    if protocol == "nonoverlapping":
+        return [(s, length) for s in range(0, n_tokens - length + 1, length)]
+    windows = [(0, length)]
+    end = length  # targets 1..end are scored
+    while end < n_tokens:
+        step = min(stride, n_tokens - end)
+        windows.append((end + step - length, step))
+        end += step
+    return windows
+
+
+@torch.no_grad()
+def evaluate_lm(model: nn.Module, text: torch.Tensor, lengths: list[int], protocols: tuple[str, ...] = PROTOCOLS,
+                max_tokens: int = 16384, stride: int | None = None, stride_fraction: int = 8,
+                batch_size: int = 16) -> dict[str, dict[str, dict[str, float] | str]]:
+    """Per protocol and evaluation length: ``{"nll", "ppl", "bpc", "tokens"}`` or ``"cannot run"``.
+
+    Args:
+        text: validation character ids ``[N_text]``.
+        lengths: evaluation context lengths ``L_valid``.
+        max_tokens: score the first ``max_tokens`` targets (rounded down to a multiple of ``max(lengths)``).
+        stride: sliding-window stride; ``None`` uses ``max(1, L_valid // stride_fraction)``.
+    """
+    model.eval()
+    longest = max(lengths)
+    n_tokens = max(longest, (min(max_tokens, len(text) - 1) // longest) * longest)
+    out: dict[str, dict[str, dict[str, float] | str]] = {p: {} for p in protocols}
+    for protocol in protocols:
+        for length in lengths:
+            step = stride or max(1, length // stride_fraction)
+            windows = lm_windows(n_tokens, length, protocol, step)
+            nll_sum, count = 0.0, 0
+            try:
+                for i in range(0, len(windows), batch_size):
+                    chunk = windows[i:i + batch_size]
+                    ids = torch.stack([text[s:s + length] for s, _ in chunk])  # [B, L_valid]
+                    targets = torch.stack([text[s + 1:s + length + 1] for s, _ in chunk])  # [B, L_valid]
+                    logp = F.log_softmax(model(ids).float(), dim=-1)  # [B, L_valid, V]
+                    nll = -logp.gather(-1, targets[..., None])[..., 0]  # [B, L_valid]
+                    for row, (_, scored) in enumerate(chunk):
+                        nll_sum += float(nll[row, length - scored:].sum())
+                        count += scored
+            except PositionOutOfRange:
+                out[protocol][str(length)] = CANNOT_RUN
+                continue
+            mean = nll_sum / count
+            out[protocol][str(length)] = {"nll": mean, "ppl": math.exp(mean), "bpc": mean / math.log(2),
+                                          "tokens": count}
+    return out

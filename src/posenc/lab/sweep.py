@@ -1,0 +1,276 @@
+"""Sweeps: a grid of lab runs, executed locally (a process pool) or on a Ray cluster, stored in one SQLite file.
+
+A sweep is a :class:`Sweep`: ``base`` settings of :class:`~posenc.lab.train.RunConfig`, a ``grid`` of settings to
+vary (the Cartesian product, in the order given), and ``seeds``. The grid key ``"variant"`` takes a list of dicts,
+each a group of settings that change together (e.g. ``{"encoding": "sinusoidal", "encoding_options":
+{"combine": "concat", "dim": 16}}``).
+
+Resuming: a run whose ``(config, seed)`` is already in the store with status ``done`` is skipped, so a sweep that was
+killed part-way and started again runs only what is missing (failed runs are tried again). Every run is written in
+its own transaction the moment it finishes, by the worker that ran it (local) or by the driver (Ray, whose workers
+may not share the driver's disk).
+
+Example::
+
+    from posenc.lab import run_sweep
+    results = run_sweep("quick", "runs/lab.sqlite", workers=2)
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing as mp
+import socket
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from posenc.errors import PosencError
+from posenc.lab.train import KIND, RunConfig, RunResult, build_model, train_run
+from posenc.store import ResultStore
+
+__all__ = ["Sweep", "run_sweep", "resolve_sweep", "EXECUTORS", "connect_ray"]
+
+EXECUTORS = ("local", "ray")
+RAY_CONNECT_TIMEOUT_S = 5.0
+
+
+@dataclass
+class Sweep:
+    """A grid of runs.
+
+    Attributes:
+        name: shown in progress bars and tables.
+        base: settings shared by every run (fields of :class:`RunConfig`).
+        grid: setting -> list of values; ``"variant"`` -> list of dicts of settings that change together.
+        seeds: every grid point runs once per seed.
+        description: one paragraph for ``posenc sweep --help`` and the docs.
+    """
+
+    name: str
+    base: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    seeds: list[int] = field(default_factory=lambda: [0])
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        for key, values in self.grid.items():
+            if not isinstance(values, list | tuple) or not values:
+                raise PosencError(f"sweep {self.name!r}: grid[{key!r}] must be a non-empty list, got {values!r}")
+            if key == "variant" and not all(isinstance(v, dict) for v in values):
+                raise PosencError(f"sweep {self.name!r}: every 'variant' must be a dict of settings, got {values!r}")
+        if not self.seeds or not all(isinstance(s, int) for s in self.seeds):
+            raise PosencError(f"sweep {self.name!r}: seeds must be a non-empty list of integers, got {self.seeds!r}")
+
+    def runs(self) -> list[tuple[RunConfig, int]]:
+        """Every ``(config, seed)`` of the grid, validated (a bad setting raises before anything runs)."""
+        keys = list(self.grid)
+        out = []
+        for values in itertools.product(*(self.grid[k] for k in keys)):
+            settings = dict(self.base)
+            for key, value in zip(keys, values, strict=True):
+                if key == "variant":
+                    settings.update(value)
+                else:
+                    settings[key] = value
+            config = RunConfig.from_dict(json.loads(json.dumps(settings)))  # a deep copy per run
+            out.extend((config, seed) for seed in self.seeds)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Sweep:
+        allowed = {"name", "base", "grid", "seeds", "description"}
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise PosencError(f"unknown sweep key(s) {unknown}; a sweep file has {sorted(allowed)}")
+        return cls(**{"name": "custom", **data})
+
+
+def resolve_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep) -> Sweep:
+    """A :class:`Sweep` from a preset name, a JSON file path, a dict, or a Sweep."""
+    from posenc.lab.presets import PRESETS, get_preset
+
+    if isinstance(preset_or_grid, Sweep):
+        return preset_or_grid
+    if isinstance(preset_or_grid, dict):
+        return Sweep.from_dict(preset_or_grid)
+    if isinstance(preset_or_grid, str) and preset_or_grid in PRESETS:
+        return get_preset(preset_or_grid)
+    path = Path(preset_or_grid)
+    if path.suffix == ".json" or path.exists():
+        try:
+            return Sweep.from_dict({"name": path.stem, **json.loads(path.read_text())})
+        except FileNotFoundError as exc:
+            raise PosencError(f"sweep file {path} does not exist; pass a preset ({', '.join(PRESETS)}) or a JSON "
+                              f"file") from exc
+        except json.JSONDecodeError as exc:
+            raise PosencError(f"sweep file {path} is not valid JSON ({exc}); fix the file") from exc
+    return get_preset(str(preset_or_grid))  # raises: unknown preset, lists the valid ones
+
+
+def _validate_models(runs: list[tuple[RunConfig, int]]) -> None:
+    """Build each distinct model once so that a size that does not fit fails before hours of training."""
+    seen = set()
+    for config, _ in runs:
+        key = json.dumps(config.as_dict(), sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            build_model(config)
+        except PosencError as exc:
+            raise PosencError(f"run {config.task}/{config.label} cannot be built: {exc}") from exc
+
+
+def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | None, threads: int | None) -> RunResult:
+    """Run one config; an exception becomes a stored ``error`` row instead of killing the sweep."""
+    import torch
+
+    before = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    started = time.perf_counter()
+    try:
+        return train_run(config, seed, progress=progress, position=position)
+    except Exception as exc:  # noqa: BLE001 - recorded with its traceback, retried by the next sweep
+        return RunResult(config, seed, {}, time.perf_counter() - started, status="error",
+                         error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+    finally:
+        torch.set_num_threads(before)
+
+
+def _execute_and_store(config: dict[str, Any], seed: int, store_path: str, progress: bool, position: int | None,
+                       threads: int | None) -> RunResult:
+    result = _execute(config, seed, progress, position, threads)
+    ResultStore(store_path).put(KIND, result.config, seed, result.metrics, result.wall_s, result.status, result.error)
+    return result
+
+
+def connect_ray(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S):
+    """``(ray, started)``: ``ray`` connected to ``address``.
+
+    ``"auto"`` is the cluster started on this machine with ``ray start``; ``"HOST:PORT"`` a head node;
+    ``"local"`` a private one-machine Ray. An unreachable head fails within ``timeout`` seconds with a clear error.
+    ``started`` is ``False`` when this process was already connected (the caller then leaves the connection open).
+    """
+    try:
+        import ray
+    except ImportError as exc:
+        raise PosencError("the Ray executor needs ray: pip install 'posenc[ray]'") from exc
+    address = address or "auto"
+    if address not in ("auto", "local"):
+        host, _, port = address.rpartition(":")
+        if address.startswith("ray://") or not host or not port.isdigit():
+            raise PosencError(f"Ray address {address!r} is not HOST:PORT or 'auto'; pass e.g. --address "
+                              f"127.0.0.1:6379 (the port `ray start --head --port` printed)")
+        try:
+            socket.create_connection((host, int(port)), timeout=timeout).close()
+        except OSError as exc:
+            raise PosencError(f"cannot reach a Ray head at {address} ({exc}); start one there with `ray start --head "
+                              f"--port {port}` or pass --address auto on a machine that runs one") from exc
+    if ray.is_initialized():
+        return ray, False
+    try:
+        ray.init(address=None if address == "local" else address, log_to_driver=False, logging_level="ERROR",
+                 include_dashboard=False, configure_logging=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise PosencError(f"cannot connect to Ray at {address!r} ({str(exc).splitlines()[0]}); start a cluster with "
+                          f"`ray start --head` or pass --address HOST:PORT") from exc
+    return ray, True
+
+
+def _ray_task(config: dict[str, Any], seed: int, threads: int | None) -> RunResult:
+    return _execute(config, seed, False, None, threads)
+
+
+def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: str | Path, executor: str = "local",
+              workers: int = 1, address: str | None = None, progress: bool = True, threads: int | None = 1,
+              limit: int | None = None) -> list[RunResult]:
+    """Run every missing run of a sweep and return the results of all its runs (stored ones included).
+
+    Args:
+        preset_or_grid: a preset name (``posenc.lab.PRESETS``), a JSON sweep file, a dict, or a :class:`Sweep`.
+        store_path: the SQLite results store (created if missing; a foreign or corrupt file raises and is left as is).
+        executor: ``"local"`` (``workers`` processes; ``workers=1`` runs in this process) or ``"ray"``.
+        workers: local processes.
+        address: Ray address, ``"auto"`` or ``"HOST:PORT"`` (``"local"`` starts a private one-machine Ray).
+        progress: a bar for the sweep and one per run.
+        threads: torch threads per run (1 keeps parallel workers from fighting over cores).
+        limit: run at most this many missing runs (the rest stay missing for the next call).
+
+    Returns:
+        one :class:`RunResult` per ``(config, seed)`` of the grid, in grid order; ``skipped=True`` marks results that
+        were already in the store.
+    """
+    if executor not in EXECUTORS:
+        raise PosencError(f"unknown executor {executor!r}; valid executors are: {', '.join(EXECUTORS)}")
+    if not isinstance(workers, int) or workers < 1:
+        raise PosencError(f"workers must be a positive integer, got {workers!r}")
+    sweep = resolve_sweep(preset_or_grid)
+    runs = sweep.runs()
+    store = ResultStore(store_path)  # a foreign or corrupt file raises here, before any work
+    results: dict[int, RunResult] = {}
+    pending: list[tuple[int, dict[str, Any], int]] = []
+    for index, (config, seed) in enumerate(runs):
+        record = store.get(KIND, config.as_dict(), seed)
+        if record is not None and record.status == "done":
+            results[index] = RunResult(record.config, seed, record.metrics, record.wall_s, record.status,
+                                       record.error, skipped=True)
+        else:
+            pending.append((index, config.as_dict(), seed))
+    if limit is not None:
+        pending = pending[:limit]
+    if pending:
+        _validate_models([(RunConfig.from_dict(c), s) for _, c, s in pending])
+    bar = tqdm(total=len(runs), initial=len(results), desc=f"sweep {sweep.name}", disable=not progress,
+               position=0, dynamic_ncols=True)
+    try:
+        if executor == "ray" and pending:
+            _run_ray(pending, store, address, threads, results, bar)
+        elif workers == 1 or len(pending) <= 1:
+            for index, config, seed in pending:
+                results[index] = _execute_and_store(config, seed, str(store.path), progress, 1, threads)
+                bar.update()
+        else:
+            _run_pool(pending, store, workers, progress, threads, results, bar)
+    finally:
+        bar.close()
+    return [results[i] for i in sorted(results)]
+
+
+def _run_pool(pending, store, workers, progress, threads, results, bar) -> None:
+    context = mp.get_context("spawn")  # fork after torch has started its thread pools can deadlock
+    with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
+        futures = {pool.submit(_execute_and_store, config, seed, str(store.path), progress, 1 + i % workers,
+                               threads): index for i, (index, config, seed) in enumerate(pending)}
+        remaining = set(futures)
+        while remaining:
+            done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+            for future in done:
+                results[futures[future]] = future.result()
+                bar.update()
+
+
+def _run_ray(pending, store, address, threads, results, bar) -> None:
+    ray, started = connect_ray(address)
+    remote = ray.remote(num_cpus=1)(_ray_task)
+    refs = {remote.remote(config, seed, threads): index for index, config, seed in pending}
+    try:
+        while refs:
+            done, _ = ray.wait(list(refs), num_returns=1)
+            index = refs.pop(done[0])
+            result = ray.get(done[0])
+            store.put(KIND, result.config, result.seed, result.metrics, result.wall_s, result.status, result.error)
+            results[index] = result
+            bar.update()
+    finally:
+        for ref in refs:
+            ray.cancel(ref)
+        if started:
+            ray.shutdown()

@@ -1,0 +1,165 @@
+"""Tables of a sweep's results: metric against length per encoding, mean and standard deviation over seeds.
+
+:func:`summarize` reads the store and returns a plain dict (JSON-able), which :func:`to_markdown` prints and
+:func:`posenc.plots.lab.metric_vs_length` draws. :func:`alibi_table` lays the char-LM out like Table 1 of Press et
+al. 2022: one row per evaluation length, one column per encoding.
+
+The summary dict::
+
+    {"sweep": "nope-tasks", "metric": "exact_match", "metrics": {"copy": "exact_match", ...},
+     "series": {"copy": {"rope": {"20": {"mean": 0.98, "std": 0.01, "n": 3, "cannot_run": 0}, ...}, ...},
+                "charlm/nonoverlapping": {...}},
+     "lengths": {"copy": [5, 10, ...]}, "train_len": {"copy": 20}, "missing": 0}
+
+``std`` is the sample standard deviation (``ddof=1``; 0 for one seed). A length at which some seed cannot run (a
+learned table past its rows) counts in ``cannot_run``; ``mean`` then covers the seeds that ran (``None`` if none).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from posenc.errors import PosencError
+from posenc.lab.evaluate import CANNOT_RUN
+from posenc.lab.sweep import Sweep, resolve_sweep
+from posenc.store import ResultStore
+from posenc.lab.train import CHARLM, KIND
+
+__all__ = ["summarize", "summarize_records", "alibi_table", "to_markdown", "default_metric"]
+
+
+def default_metric(task: str) -> str:
+    """``ppl`` for the char-LM, ``exact_match`` for tasks."""
+    return "ppl" if task == CHARLM else "exact_match"
+
+
+def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return mean, 0.0
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def summarize_records(records: list[tuple[dict[str, Any], int, dict[str, Any]]], metric: str | None = None,
+                      name: str = "") -> dict[str, Any]:
+    """Summary of ``(config, seed, metrics)`` triples (see the module docstring)."""
+    cells: dict[str, dict[str, dict[str, list]]] = {}
+    lengths: dict[str, set[int]] = {}
+    train_len: dict[str, int] = {}
+    for config, _seed, metrics in records:
+        task = config["task"]
+        by_length = metrics.get("by_length", {})
+        groups = ({f"{task}/{p}": v for p, v in by_length.items()} if task == CHARLM else {task: by_length})
+        for key, values in groups.items():
+            train_len[key] = config["train_len"]
+            for length, value in values.items():
+                lengths.setdefault(key, set()).add(int(length))
+                cell = cells.setdefault(key, {}).setdefault(config["label"], {}).setdefault(length, [])
+                cell.append(value)
+    chosen = metric
+    series: dict[str, Any] = {}
+    per_key: dict[str, str] = {}
+    for key, by_label in cells.items():
+        m = per_key[key] = metric or default_metric(key.split("/")[0])
+        chosen = chosen or m
+        series[key] = {}
+        for label, by_length in by_label.items():
+            row = {}
+            for length in sorted(by_length, key=int):
+                values = by_length[length]
+                ran = [v[m] for v in values if v != CANNOT_RUN]
+                mean, std = _mean_std(ran)
+                row[length] = {"mean": mean, "std": std, "n": len(ran), "cannot_run": len(values) - len(ran)}
+            series[key][label] = row
+    return {"sweep": name, "metric": chosen, "metrics": per_key, "series": series,
+            "lengths": {k: sorted(v) for k, v in lengths.items()}, "train_len": train_len}
+
+
+def summarize(store_path: str | Path, preset: str | Path | dict | Sweep | None = None,
+              metric: str | None = None) -> dict[str, Any]:
+    """Summarise the finished lab runs in ``store_path`` (only those of the sweep ``preset`` when given).
+
+    Args:
+        store_path: the results store.
+        preset: a preset name, sweep file, dict or :class:`Sweep`; ``None`` takes every finished lab run.
+        metric: ``exact_match`` / ``token_accuracy`` (tasks) or ``ppl`` / ``bpc`` / ``nll`` (char-LM); default
+            ``exact_match`` for tasks and ``ppl`` for the char-LM.
+
+    Returns:
+        the summary dict of the module docstring, with ``missing``: runs of the sweep not (yet) in the store.
+    """
+    store_path = Path(store_path)
+    if not store_path.exists():
+        raise PosencError(f"no results store at {store_path}; run a sweep first (posenc sweep --store {store_path})")
+    store = ResultStore(store_path)
+    if preset is None:
+        records = [(r.config, r.seed, r.metrics) for r in store.runs(KIND) if r.status == "done"]
+        summary = summarize_records(records, metric, name="all")
+        summary["missing"] = 0
+        return summary
+    sweep = resolve_sweep(preset)
+    records, missing = [], 0
+    for config, seed in sweep.runs():
+        record = store.get(KIND, config.as_dict(), seed)
+        if record is None or record.status != "done":
+            missing += 1
+            continue
+        records.append((record.config, seed, record.metrics))
+    summary = summarize_records(records, metric, name=sweep.name)
+    summary["missing"] = missing
+    return summary
+
+
+def alibi_table(summary: dict[str, Any]) -> dict[str, Any]:
+    """The char-LM part of a summary as ``{protocol: {"columns": [labels], "rows": [[L_valid, cell, ...]]}}``
+    where a cell is ``{"mean", "std", "n", "cannot_run"}`` (the layout of Press et al. 2022, Table 1)."""
+    out = {}
+    for key, by_label in summary["series"].items():
+        if not key.startswith(f"{CHARLM}/"):
+            continue
+        labels = list(by_label)
+        rows = [[length] + [by_label[label].get(str(length)) for label in labels]
+                for length in summary["lengths"][key]]
+        out[key.split("/", 1)[1]] = {"columns": labels, "rows": rows}
+    return out
+
+
+def _cell(cell: dict[str, Any] | None, digits: int) -> str:
+    if cell is None:
+        return "—"
+    if cell["mean"] is None:
+        return CANNOT_RUN
+    text = f"{cell['mean']:.{digits}f}"
+    if cell["n"] > 1:
+        text += f" ± {cell['std']:.{digits}f}"
+    if cell["cannot_run"]:
+        text += f" ({cell['cannot_run']} cannot run)"
+    return text
+
+
+def to_markdown(summary: dict[str, Any]) -> str:
+    """Markdown tables: one per task (rows: encodings, columns: lengths); for the char-LM, the ALiBi-style layout."""
+    parts = [f"## {summary['sweep']}: metric by length (mean ± std over seeds)"]
+    if summary.get("missing"):
+        parts.append(f"_{summary['missing']} run(s) of this sweep are not in the store yet._")
+    for protocol, table in alibi_table(summary).items():
+        key = f"{CHARLM}/{protocol}"
+        parts.append(f"\n### char-LM {summary['metrics'][key]}, {protocol} (trained at L = {summary['train_len'][key]})\n")
+        parts.append("| L_valid | " + " | ".join(table["columns"]) + " |")
+        parts.append("|---" * (len(table["columns"]) + 1) + "|")
+        for length, *cells in table["rows"]:
+            parts.append(f"| {length} | " + " | ".join(_cell(c, 2) for c in cells) + " |")
+    for key, by_label in summary["series"].items():
+        if key.startswith(f"{CHARLM}/"):
+            continue
+        lengths = summary["lengths"][key]
+        parts.append(f"\n### {key}: {summary['metrics'][key]} (trained on sizes up to {summary['train_len'][key]})\n")
+        parts.append("| encoding | " + " | ".join(str(n) for n in lengths) + " |")
+        parts.append("|---" * (len(lengths) + 1) + "|")
+        for label, row in by_label.items():
+            parts.append(f"| {label} | " + " | ".join(_cell(row.get(str(n)), 2) for n in lengths) + " |")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,162 @@
+"""Synthetic length-generalisation tasks (Kazemnejad et al. 2023, NoPE; Deletang et al. 2023; Ruoss et al. 2023).
+
+Every task maps an input string of symbols to an output string. ``n`` is the task's *size*: the number of input
+symbols (copy, reverse, sort, duplicate, parity) or of digits per operand (addition). A model trained on sizes
+``1..L`` is tested on sizes up to ``4L`` and beyond; the score is exact match (every output token right).
+
+Token ids, shared by every task (so one vocabulary of :data:`VOCAB_SIZE` serves them all)::
+
+    0 PAD   1 SEP (end of input)   2 BLANK (an output slot, encoder format)   3 PLUS   4.. symbols 0..9
+
+Two formats put a task into a Transformer (see :func:`format_batch`):
+
+- ``decoder`` (causal, teacher forcing; Kazemnejad et al. 2023): ``x_1 .. x_m SEP y_1 .. y_k`` and the logits at
+  ``SEP, y_1, .., y_{k-1}`` predict ``y_1 .. y_k``. Sequence length ``m + k``.
+- ``encoder`` (bidirectional, one-shot output; Deletang et al. 2023, Ruoss et al. 2023): ``x_1 .. x_m SEP BLANK^k``
+  and the logits at the ``k`` blanks predict ``y``. Sequence length ``m + 1 + k``.
+
+Exact match under teacher forcing equals exact match of greedy decoding: if every teacher-forced argmax is right,
+greedy decoding reproduces the same tokens; if one is wrong, greedy decoding is wrong at the first such token.
+
+Example (copy, n = 3, decoder)::
+
+    inputs  [[4, 6, 5]]            outputs [[4, 6, 5]]
+    ids     [[4, 6, 5, 1, 4, 6]]   targets [[-100, -100, -100, 4, 6, 5]]
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+import torch
+
+from posenc.errors import PosencError
+
+__all__ = ["Task", "TASKS", "get_task", "format_batch", "sequence_length", "exact_match", "PAD", "SEP", "BLANK",
+           "PLUS", "SYMBOL0", "N_SYMBOLS", "VOCAB_SIZE", "IGNORE", "FORMATS"]
+
+PAD, SEP, BLANK, PLUS = 0, 1, 2, 3
+SYMBOL0 = 4  #: id of symbol 0; symbol s has id SYMBOL0 + s
+N_SYMBOLS = 10
+VOCAB_SIZE = SYMBOL0 + N_SYMBOLS
+IGNORE = -100  #: target id that the loss and the metric skip
+FORMATS = ("decoder", "encoder")
+
+
+@dataclass(frozen=True)
+class Task:
+    """A string-to-string task of size ``n``.
+
+    Attributes:
+        name: registry name.
+        description: one line, shown by ``posenc train --help``.
+        alphabet: how many symbols the input draws from (outputs may use all ten).
+        source: the paper whose suite the task comes from.
+    """
+
+    name: str
+    description: str
+    alphabet: int
+    source: str
+
+    def input_length(self, n: int) -> int:
+        """Number of input tokens at size ``n``."""
+        return 2 * n + 1 if self.name == "addition" else n
+
+    def output_length(self, n: int) -> int:
+        """Number of output tokens at size ``n``."""
+        return {"addition": n + 1, "parity": 1, "duplicate": 2 * n}.get(self.name, n)
+
+    def sample(self, batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        """``batch`` random examples of size ``n``: ``(inputs [B, m], outputs [B, k])`` as token ids."""
+        if not isinstance(n, int) or n < 1:
+            raise PosencError(f"task {self.name!r}: size n must be a positive integer, got {n!r}")
+        if self.name == "addition":
+            return _addition(batch, n, generator)
+        x = torch.randint(0, self.alphabet, (batch, n), generator=generator)  # [B, n] symbols
+        if self.name == "copy":
+            y = x
+        elif self.name == "reverse":
+            y = x.flip(1)
+        elif self.name == "sort":
+            y = x.sort(dim=1).values
+        elif self.name == "duplicate":
+            y = torch.cat([x, x], dim=1)  # [B, 2n]
+        elif self.name == "parity":
+            y = x.sum(dim=1, keepdim=True) % 2  # [B, 1]
+        else:  # pragma: no cover - TASKS and this switch are edited together
+            raise PosencError(f"task {self.name!r} has no generator")
+        return x + SYMBOL0, y + SYMBOL0
+
+
+def _addition(batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """``a + b`` of two ``n``-digit numbers, digits least significant first (Kazemnejad et al. 2023 use the same
+    reversed order so that each output digit depends on the digits to its left)."""
+    a = torch.randint(0, 10, (batch, n), generator=generator)  # [B, n] digits, a[:, 0] the ones
+    b = torch.randint(0, 10, (batch, n), generator=generator)
+    out = torch.zeros(batch, n + 1, dtype=torch.long)
+    carry = torch.zeros(batch, dtype=torch.long)
+    for i in range(n):
+        s = a[:, i] + b[:, i] + carry
+        out[:, i], carry = s % 10, s // 10
+    out[:, n] = carry
+    plus = torch.full((batch, 1), PLUS, dtype=torch.long)
+    return torch.cat([a + SYMBOL0, plus, b + SYMBOL0], dim=1), out + SYMBOL0  # [B, 2n+1], [B, n+1]
+
+
+TASKS: dict[str, Task] = {t.name: t for t in (
+    Task("copy", "repeat the input string", N_SYMBOLS, "Kazemnejad et al. 2023"),
+    Task("reverse", "the input string backwards", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
+    Task("sort", "the input symbols in ascending order", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
+    Task("addition", "sum of two n-digit numbers, digits least significant first", 10, "Kazemnejad et al. 2023"),
+    Task("parity", "parity of the number of ones in a bit string (one output token)", 2,
+         "Kazemnejad et al. 2023; Deletang et al. 2023"),
+    Task("duplicate", "the input string twice (duplicate_string)", N_SYMBOLS, "Deletang et al. 2023"),
+)}
+
+
+def get_task(name: str) -> Task:
+    """The task called ``name``; an unknown name lists the valid ones."""
+    if name not in TASKS:
+        close = difflib.get_close_matches(str(name), list(TASKS) + ["charlm"], n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise PosencError(f"unknown task {name!r}; valid tasks are: {', '.join(TASKS)}, charlm.{hint}")
+    return TASKS[name]
+
+
+def sequence_length(task: Task, n: int, fmt: str = "decoder") -> int:
+    """Tokens the model sees for size ``n``: ``m + k`` (decoder) or ``m + 1 + k`` (encoder)."""
+    extra = 0 if fmt == "decoder" else 1
+    return task.input_length(n) + task.output_length(n) + extra
+
+
+def format_batch(inputs: torch.Tensor, outputs: torch.Tensor, fmt: str = "decoder") -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids and targets for a Transformer: ``inputs [B, m]``, ``outputs [B, k]`` -> ``(ids, targets)``, both
+    ``[B, T]`` with ``T = m + k`` (decoder) or ``m + 1 + k`` (encoder); targets are :data:`IGNORE` off the output."""
+    if fmt not in FORMATS:
+        raise PosencError(f"format must be one of {FORMATS}, got {fmt!r}")
+    B, m = inputs.shape
+    k = outputs.shape[1]
+    sep = torch.full((B, 1), SEP, dtype=torch.long)
+    if fmt == "decoder":
+        ids = torch.cat([inputs, sep, outputs[:, :-1]], dim=1)  # [B, m + k]
+        targets = torch.full_like(ids, IGNORE)
+        targets[:, m:] = outputs  # the logit at SEP predicts y_1, ...
+    else:
+        blanks = torch.full((B, k), BLANK, dtype=torch.long)
+        ids = torch.cat([inputs, sep, blanks], dim=1)  # [B, m + 1 + k]
+        targets = torch.full_like(ids, IGNORE)
+        targets[:, m + 1:] = outputs
+    return ids, targets
+
+
+def exact_match(logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(exact [B] bool, token_correct [B] int)`` from logits ``[B, T, V]`` and targets ``[B, T]``.
+
+    A sequence is exact when the argmax is right at every target position (positions with :data:`IGNORE` count as
+    right); ``token_correct`` counts right target tokens per sequence.
+    """
+    mask = targets != IGNORE  # [B, T]
+    right = logits.argmax(dim=-1) == targets  # [B, T]
+    return (right | ~mask).all(dim=1), (right & mask).sum(dim=1)

@@ -1,0 +1,175 @@
+"""Sweeps: grid expansion, skipping finished runs, surviving SIGKILL, concurrent writers, bad stores via the CLI."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from posenc.cli import main
+from posenc.errors import PosencError
+from posenc.lab import KIND, Sweep, get_preset, run_sweep, summarize
+from posenc.store import ResultStore
+
+TINY = {"task": "copy", "train_len": 3, "eval_lengths": [3, 6], "d_model": 16, "n_layers": 1, "n_heads": 2,
+        "batch_size": 8, "eval_samples": 16, "steps": 4}
+CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]
+
+
+def _grid_file(tmp_path, name, encodings, steps, seeds=(0,)):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"base": {**TINY, "steps": steps}, "grid": {"encoding": list(encodings)},
+                                "seeds": list(seeds)}))
+    return path
+
+
+def _done(store_path):
+    if not store_path.exists():
+        return {}
+    con = sqlite3.connect(store_path, timeout=30)
+    try:
+        rows = con.execute("SELECT config_hash, seed, created_at FROM runs WHERE status='done'").fetchall()
+    except sqlite3.OperationalError:  # the store is being created
+        return {}
+    finally:
+        con.close()  # a connection left open here would lose its locks when another opener closes the file
+    return {(h, s): t for h, s, t in rows}
+
+
+def test_grid_expansion_product_variants_and_seeds():
+    sweep = Sweep("s", base=TINY, grid={"task": ["copy", "reverse"],
+                                         "variant": [{"encoding": "nope"},
+                                                     {"encoding": "learned",
+                                                      "encoding_options": {"combine": "concat", "dim": 8}}]},
+                  seeds=[0, 1, 2])
+    runs = sweep.runs()
+    assert len(runs) == 2 * 2 * 3
+    assert {(c.task, c.label, s) for c, s in runs} == {
+        (t, label, s) for t in ("copy", "reverse") for label in ("nope", "learned-concat") for s in (0, 1, 2)}
+
+
+def test_presets_expand():
+    quick = get_preset("quick")
+    labels = {c.label for c, _ in quick.runs()}
+    import posenc
+
+    assert set(posenc.available()) | {"sinusoidal-concat", "learned-concat"} == labels
+    assert {c.task for c, _ in quick.runs()} == {"copy", "reverse"} and quick.seeds == [0]
+    alibi = get_preset("alibi-table").runs()
+    assert len(alibi) == 18 and {c.eval_lengths[-1] // c.train_len for c, _ in alibi} == {8}
+    nope = get_preset("nope-tasks").runs()
+    assert {c.train_len for c, _ in nope} == {20} and min(max(c.eval_lengths) for c, _ in nope) >= 40
+
+
+def test_sweep_skips_finished_runs(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    spec = {"base": TINY, "grid": {"encoding": ["nope", "alibi"]}, "seeds": [0, 1]}
+    first = run_sweep(spec, store, progress=False)
+    assert len(first) == 4 and not any(r.skipped for r in first) and all(r.status == "done" for r in first)
+    before = _done(store)
+    second = run_sweep(spec, store, progress=False)
+    assert all(r.skipped for r in second)
+    assert _done(store) == before  # nothing rewritten
+    assert [r.metrics for r in second] == [r.metrics for r in first]
+    bigger = run_sweep({**spec, "seeds": [0, 1, 2]}, store, progress=False)
+    assert sum(not r.skipped for r in bigger) == 2 and len(_done(store)) == 6
+    summary = summarize(store, {**spec, "seeds": [0, 1, 2]})
+    assert summary["missing"] == 0 and summary["series"]["copy"]["nope"]["3"]["n"] == 3
+
+
+def test_limit_leaves_the_rest_for_later(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    spec = {"base": TINY, "grid": {"encoding": ["nope", "rope", "t5"]}}
+    assert len(run_sweep(spec, store, progress=False, limit=1)) == 1
+    assert summarize(store, spec)["missing"] == 2
+
+
+def test_killed_sweep_loses_nothing_and_resumes(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    grid = _grid_file(tmp_path, "kill", ["nope", "rope", "alibi"], steps=200)
+    cmd = CLI + ["sweep", "--grid", str(grid), "--store", str(store), "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 90
+    while not _done(store) and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = _done(store)
+    assert 1 <= len(finished) < 3, "the sweep should be killed with some but not all runs done"
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    after = _done(store)
+    assert len(after) == 3
+    assert {k: after[k] for k in finished} == finished  # finished runs kept, not re-run
+
+
+def test_concurrent_sweeps_write_safely(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    ResultStore(store)
+    a = _grid_file(tmp_path, "a", ["nope", "rope", "alibi"], steps=5)
+    b = _grid_file(tmp_path, "b", ["t5", "sinusoidal", "alibi"], steps=5)
+    procs = [subprocess.Popen(CLI + ["sweep", "--grid", str(g), "--store", str(store), "--no-progress"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for g in (a, b)]
+    for p in procs:
+        assert p.wait(timeout=120) == 0, p.stderr.read()
+    assert len(_done(store)) == 5  # alibi is in both grids: one row (the key is config + seed)
+
+
+def test_process_pool_workers(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    results = run_sweep({"base": TINY, "grid": {"encoding": ["nope", "rope", "xpos"]}}, store, workers=2,
+                        progress=False)
+    assert [r.config["encoding"] for r in results] == ["nope", "rope", "xpos"]
+    assert all(r.status == "done" for r in results) and len(_done(store)) == 3
+
+
+@pytest.mark.parametrize("content", [b"this is a text file, not a store\n" * 4, "foreign"])
+def test_bad_store_is_an_error_and_left_untouched(tmp_path, content, capsys):
+    store = tmp_path / "runs.sqlite"
+    if content == "foreign":
+        con = sqlite3.connect(store)
+        con.execute("CREATE TABLE songs (title TEXT)")
+        con.execute("INSERT INTO songs VALUES ('x')")
+        con.commit()
+        con.close()
+    else:
+        store.write_bytes(content)
+    before = store.read_bytes()
+    grid = _grid_file(tmp_path, "g", ["nope"], steps=2)
+    assert main(["sweep", "--grid", str(grid), "--store", str(store), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "left untouched" in err
+    assert store.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json", "runs.sqlite"]  # no -wal / -shm beside it
+
+
+def test_bad_sweep_input():
+    with pytest.raises(PosencError, match="presets are"):
+        run_sweep("alibi-tabel", "unused.sqlite")
+    with pytest.raises(PosencError, match="executor"):
+        run_sweep("quick", "unused.sqlite", executor="slurm")
+    with pytest.raises(PosencError, match="non-empty list"):
+        Sweep("s", grid={"encoding": []})
+    with pytest.raises(PosencError, match="unknown sweep key"):
+        run_sweep({"base": TINY, "grids": {}}, "unused.sqlite")
+
+
+def test_cli_train_and_sweep_outputs(tmp_path, capsys):
+    store = tmp_path / "runs.sqlite"
+    code = main(["train", "--task", "parity", "-e", "alibi", "--train-len", "4", "--steps", "3", "--d-model", "16",
+                 "--n-heads", "2", "--eval-lengths", "4,8", "--store", str(store)])
+    assert code == 0 and "| alibi |" in capsys.readouterr().out
+    assert len(list(ResultStore(store).runs(KIND))) == 1
+    assert main(["train", "--task", "parityy"]) == 2 and "valid tasks are" in capsys.readouterr().err
+    assert main(["train", "--eval-lengths", "4,x"]) == 2 and "comma-separated" in capsys.readouterr().err
+    assert main(["sweep", "--preset", "quick", "--grid", "x.json"]) == 2 and "exactly one" in capsys.readouterr().err
+    grid = _grid_file(tmp_path, "g", ["nope", "learned"], steps=2)
+    folder = tmp_path / "out"
+    assert main(["sweep", "--grid", str(grid), "--store", str(store), "--no-progress", "--out", str(folder)]) == 0
+    assert "cannot run" in (folder / "table.md").read_text()  # the learned table at size 6 > 3
+    assert (folder / "metric_vs_length.png").stat().st_size > 0
+    assert json.loads((folder / "summary.json").read_text())["series"]["copy"]["learned"]["6"]["cannot_run"] == 1

@@ -1,0 +1,83 @@
+"""The SQLite results store: round trips, refusal of foreign / corrupt / old files without touching them, concurrency."""
+
+import multiprocessing as mp
+import sqlite3
+
+import pytest
+
+from posenc.store import SCHEMA_VERSION, ResultStore, StoreError, config_hash
+
+
+def test_round_trip_and_replace(tmp_path):
+    store = ResultStore(tmp_path / "r.sqlite")
+    config = {"task": "copy", "encoding": "rope", "L": 20}
+    assert store.get("lab", config, 0) is None
+    store.put("lab", config, 0, {"acc": {"20": 1.0}}, wall_s=1.5)
+    record = store.get("lab", config, 0)
+    assert record.metrics == {"acc": {"20": 1.0}} and record.wall_s == 1.5 and "torch" in record.versions
+    store.put("lab", config, 0, {"acc": {"20": 0.5}}, wall_s=2.0)
+    assert store.get("lab", config, 0).metrics == {"acc": {"20": 0.5}}
+    assert len(list(ResultStore(tmp_path / "r.sqlite").runs("lab"))) == 1  # reopened: nothing lost
+
+
+def test_config_hash_ignores_key_order():
+    assert config_hash({"a": 1, "b": [1, 2]}) == config_hash({"b": [1, 2], "a": 1})
+    assert config_hash({"a": 1}) != config_hash({"a": 2})
+
+
+def test_foreign_sqlite_file_is_refused_and_left_byte_for_byte(tmp_path):
+    path = tmp_path / "other.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE users (name TEXT)")
+    con.execute("INSERT INTO users VALUES ('ada')")
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="another program"):
+        ResultStore(path)
+    assert path.read_bytes() == before
+
+
+def test_corrupt_file_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "broken.sqlite"
+    path.write_bytes(b"this is not a database at all" * 10)
+    with pytest.raises(StoreError, match="untouched"):
+        ResultStore(path)
+    assert path.read_bytes() == b"this is not a database at all" * 10
+
+
+def test_store_of_another_schema_version_is_refused(tmp_path):
+    path = tmp_path / "old.sqlite"
+    ResultStore(path).put("lab", {"x": 1}, 0, {}, 0.0)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match=f"version 0.*reads version {SCHEMA_VERSION}"):
+        ResultStore(path)
+
+
+def test_folder_path_is_a_clear_error(tmp_path):
+    with pytest.raises(StoreError, match="is a folder"):
+        ResultStore(tmp_path)
+
+
+def _writer(path: str, worker: int, n: int) -> None:
+    store = ResultStore(path)
+    for i in range(n):
+        store.put("lab", {"worker": worker, "i": i}, 0, {"value": i}, 0.0)
+
+
+def test_concurrent_processes_write_safely(tmp_path):
+    path = str(tmp_path / "c.sqlite")
+    ResultStore(path)
+    ctx = mp.get_context("spawn")
+    workers = [ctx.Process(target=_writer, args=(path, w, 25)) for w in range(3)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join(120)
+        assert p.exitcode == 0
+    runs = list(ResultStore(path).runs("lab"))
+    assert len(runs) == 75
+    assert {(r.config["worker"], r.config["i"]) for r in runs} == {(w, i) for w in range(3) for i in range(25)}
