@@ -123,8 +123,10 @@ def main() -> None:
         original = module.apply_rotary_pos_emb
         with torch.no_grad():
             reference = model(ids).logits
-            module.apply_rotary_pos_emb = lambda q, k, cos, sin, unsqueeze_dim=1: encoding.rotate(q, k, positions,
-                                                                                                  positions)
+            def posenc_rotary(q, k, cos, sin, unsqueeze_dim=1, encoding=encoding, positions=positions):
+                return encoding.rotate(q, k, positions, positions)
+
+            module.apply_rotary_pos_emb = posenc_rotary
             try:
                 ours = model(ids).logits
             finally:

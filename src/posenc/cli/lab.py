@@ -49,8 +49,8 @@ def train(task: str = typer.Option("copy", "--task", help="copy, reverse, sort, 
     import torch
 
     from posenc.lab import KIND, RunConfig, to_markdown, train_run
-    from posenc.store import ResultStore
     from posenc.lab.tables import summarize_records
+    from posenc.store import ResultStore
 
     settings = {"task": task, "encoding": encoding, "encoding_options": parse_options(option), "train_len": train_len,
                 "eval_lengths": _lengths(eval_lengths), "steps": steps, "d_model": d_model, "n_layers": n_layers,

@@ -24,8 +24,8 @@ from typing import Any
 from posenc.errors import PosencError
 from posenc.lab.evaluate import CANNOT_RUN
 from posenc.lab.sweep import Sweep, resolve_sweep
-from posenc.store import ResultStore
 from posenc.lab.train import CHARLM, KIND
+from posenc.store import ResultStore
 
 __all__ = ["summarize", "summarize_records", "alibi_table", "to_markdown", "default_metric"]
 

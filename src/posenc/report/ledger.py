@@ -536,8 +536,8 @@ LEDGER: tuple[Claim, ...] = (
     Claim("positional-heads", "seed 001 §5.2", "Some heads are positional",
           "Some attention heads specialise in position.",
           "minilm_heads", _positional_heads,
-          f"Supported if at least one head of the pretrained model meets Voita et al.'s definition (max attention on "
-          f"one fixed relative offset >= 90% of the time); refuted otherwise."),
+          "Supported if at least one head of the pretrained model meets Voita et al.'s definition (max attention on "
+          "one fixed relative offset >= 90% of the time); refuted otherwise."),
     Claim("ffn-position-blind", "seed 001 §5.1", "The FFN is position-blind",
           "The position-wise FFN applies the same function at every position.",
           "ffn_position_blind", _ffn_blind,
