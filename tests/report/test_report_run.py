@@ -64,7 +64,7 @@ def test_foreign_store_file_still_renders_and_says_so(tmp_path):
     foreign.write_text("these are my notes, not a database")
     result = run_report(tmp_path / "out", progress=False, claims=["sin-bounded"], store_path=foreign)
     assert result.store_path is None
-    assert "not a SQLite file" in result.store_note
+    assert "SQLite cannot read it" in result.store_note and "untouched" in result.store_note
     page = read(result.index_html)
     assert "nothing was cached" in page and 'data-verdict="supported"' in page
     assert foreign.read_text() == "these are my notes, not a database"  # left untouched
