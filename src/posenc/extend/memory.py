@@ -1,0 +1,118 @@
+"""How much memory a forward pass at a given length needs, estimated from the config alone (before loading).
+
+With PyTorch SDPA's fused kernels (CPU flash attention, CUDA memory-efficient attention) no ``[T, T]`` matrix is
+formed, so memory grows linearly with the length ``T``. For one decoder layer at a time (activations of earlier layers
+are freed under ``torch.no_grad``), in elements of the compute dtype:
+
+    weights      = V D (+ V D if the output layer is untied) + n_layers (D (H + 2 Hk) Dh + H Dh D + 3 D I + 2 D)
+    layer peak   = T (6 D + 3 (H + Hk) Dh + 4 H Dh + 4 I)     # residual/norm copies, q/k/v before and after
+                                                            # rotation, repeated k/v, SDPA output, MLP gate/up/act
+    kv cache     = n_layers 2 Hk Dh T                         # passkey decoding only (keys kept unrotated)
+    output layer = 3 C V                                      # logits + log-softmax of one chunk of C positions
+    tables       = 6 T R/2 (float64 angles, float32 cos and sin for q and k)
+
+plus a fixed ``runtime`` (the Python process with torch and transformers imported, about 0.8 GB on CPU), and a safety
+margin of 25% on the variable part. :func:`check_fits` refuses a length whose estimate exceeds the available memory
+(``MemAvailable`` of ``/proc/meminfo`` on CPU, ``torch.cuda.mem_get_info`` on CUDA) and says by how much.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from posenc.errors import PosencError
+
+__all__ = ["MemoryEstimate", "estimate_memory", "available_memory", "check_fits", "GB"]
+
+GB = 1024 ** 3
+_RUNTIME_BYTES = int(0.8 * GB)
+_MARGIN = 1.25
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Bytes by part for one length (``total`` includes the runtime and the margin)."""
+
+    length: int
+    weights: int
+    activations: int
+    kv_cache: int
+    output_layer: int
+    runtime: int
+    total: int
+
+    def describe(self) -> str:
+        return (f"{self.total / GB:.2f} GB at {self.length} tokens (weights {self.weights / GB:.2f}, activations "
+                f"{self.activations / GB:.2f}, KV cache {self.kv_cache / GB:.2f}, output layer "
+                f"{self.output_layer / GB:.2f}, runtime {self.runtime / GB:.2f}, margin x{_MARGIN})")
+
+
+def _get(config: Any, name: str, default: Any = None) -> Any:
+    value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
+    return default if value is None else value
+
+
+def estimate_memory(config: Any, length: int, dtype: torch.dtype = torch.float32, kv_cache: bool = True,
+                    logits_chunk: int = 1024, device: str | torch.device = "cpu") -> MemoryEstimate:
+    """Peak memory for a forward pass over ``length`` tokens of the model ``config`` describes (see module doc)."""
+    if not isinstance(length, int) or length < 1:
+        raise PosencError(f"length must be a positive integer, got {length!r}")
+    d = int(_get(config, "hidden_size"))
+    heads = int(_get(config, "num_attention_heads"))
+    kv_heads = int(_get(config, "num_key_value_heads", heads))
+    head_dim = int(_get(config, "head_dim", d // heads))
+    inter = int(_get(config, "intermediate_size", 4 * d))
+    layers = int(_get(config, "num_hidden_layers"))
+    vocab = int(_get(config, "vocab_size"))
+    tied = bool(_get(config, "tie_word_embeddings", False))
+    size = torch.empty((), dtype=dtype).element_size()
+    per_layer = d * (heads + 2 * kv_heads) * head_dim + heads * head_dim * d + 3 * d * inter + 2 * d
+    weights = size * (vocab * d * (1 if tied else 2) + layers * per_layer + d)
+    t = length
+    activations = size * t * (6 * d + 3 * (heads + kv_heads) * head_dim + 4 * heads * head_dim + 4 * inter)
+    activations += 6 * t * (head_dim // 2) * 8  # angle tables: float64 angles, float32 cos/sin for q and k
+    cache = size * layers * 2 * kv_heads * head_dim * t if kv_cache else 0
+    output = 4 * 3 * min(logits_chunk, t) * vocab  # logits are upcast to float32
+    runtime = _RUNTIME_BYTES if torch.device(device).type == "cpu" else 0
+    total = weights + runtime + int(_MARGIN * (activations + cache + output))
+    return MemoryEstimate(length, weights, activations, cache, output, runtime, total)
+
+
+def available_memory(device: str | torch.device = "cpu") -> int:
+    """Bytes available now: ``MemAvailable`` on CPU (Linux; else total physical memory), free memory on CUDA."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return int(free)
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def check_fits(config: Any, lengths: list[int], dtype: torch.dtype = torch.float32, kv_cache: bool = True,
+               device: str | torch.device = "cpu", limit_bytes: int | None = None) -> dict[int, MemoryEstimate]:
+    """Estimates for every length; raise before anything is loaded if the longest does not fit.
+
+    ``limit_bytes`` caps the memory posenc may use (default: what is available now).
+    """
+    estimates = {n: estimate_memory(config, n, dtype, kv_cache, device=device) for n in lengths}
+    limit = available_memory(device) if limit_bytes is None else int(limit_bytes)
+    too_big = [e for e in estimates.values() if e.total > limit]
+    if too_big:
+        worst = max(too_big, key=lambda e: e.total)
+        fits = [n for n, e in estimates.items() if e.total <= limit]
+        raise PosencError(f"length {worst.length} does not fit in memory: estimated {worst.describe()}, but only "
+                          f"{limit / GB:.2f} GB is available on {torch.device(device)}; drop lengths "
+                          f"{sorted(e.length for e in too_big)}"
+                          + (f" (these fit: {sorted(fits)})" if fits else "")
+                          + " or free memory / raise --max-memory-gb")
+    return estimates

@@ -1,0 +1,218 @@
+"""The plan of a context-extension run: which windows and passkey prompts to evaluate, and what it will cost.
+
+Defaults (``posenc extend smollm2``), chosen so the whole table finishes in under an hour on 2 CPU cores:
+
+- lengths 2k, 4k, 8k, 16k (32k on request); scalings none, linear, ntk, dynamic, yarn, llama3;
+- factor ``s = max(1, L / L0)`` per length (:mod:`posenc.extend.factors`). At and below the native length ``L0`` every
+  scaling is then the identity, so those lengths are computed once and shared by all scalings;
+- windows per length and protocol: ``max(1, min(4, L0 // L))`` (4 at 2k, 2 at 4k, 1 at 8k and 16k), the same
+  count for both protocols; sliding stride ``L / 2``, so every scored token sees at least ``L / 2`` tokens of context;
+- passkey: depths 0.25 and 0.75, one trial each, at every length and scaling.
+
+Work is counted in forward passes. Two jobs with the same frequencies (same ``inv_freq`` and attention factor at the
+lengths they use) and the same tokens are one job: a window at offset 0 serves both protocols, and with stride
+``L / 2`` every other sliding window is also a non-overlapping one. The time estimate uses the forward times measured
+on 2 cores for SmolLM2-135M (16 s at 4k, 50 s at 8k), fitted as ``a L + b L^2`` and scaled by the model's size.
+
+``quick`` (for the report): lengths 4k, 8k, 12k; scalings none, linear, yarn; one window per length (both protocols
+read it); passkey only when asked, then one trial at depth 0.5. About 6 minutes for perplexity on 2 idle cores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from posenc.errors import PosencError
+from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
+from posenc.extend.perplexity import PROTOCOLS, window_offsets
+
+__all__ = ["ExtendConfig", "WindowJob", "PasskeyJob", "Plan", "make_plan", "rope_fingerprint", "forward_seconds",
+           "DEFAULT_LENGTHS", "QUICK_LENGTHS", "QUICK_SCALINGS", "DEFAULT_DEPTHS"]
+
+DEFAULT_LENGTHS = (2048, 4096, 8192, 16384)
+QUICK_LENGTHS = (4096, 8192, 12288)
+QUICK_SCALINGS = ("none", "linear", "yarn")
+DEFAULT_DEPTHS = (0.25, 0.75)
+QUICK_DEPTHS = (0.5,)
+MAX_NEW_TOKENS = 8
+
+# forward seconds of SmolLM2-135M on 2 CPU cores, fitted to 16 s at 4096 and 50 s at 8192 tokens: a L + b L^2
+_B = 18.0 / (8192 ** 2 - 2 * 4096 ** 2)
+_A = (16.0 - _B * 4096 ** 2) / 4096
+_SMOLLM2_LAYER_WIDTH = 30 * 576
+
+
+def forward_seconds(length: int, config: Any | None = None) -> float:
+    """Estimated seconds of one forward pass at ``length`` tokens on 2 CPU cores (SmolLM2 anchors, scaled by
+    ``layers x hidden`` for another model)."""
+    scale = 1.0
+    if config is not None:
+        scale = getattr(config, "num_hidden_layers", 30) * getattr(config, "hidden_size", 576) / _SMOLLM2_LAYER_WIDTH
+    return scale * (_A * length + _B * length ** 2)
+
+
+@dataclass
+class ExtendConfig:
+    """What to run. ``None`` fields take the defaults above (or the quick ones with ``quick=True``)."""
+
+    model: str = "smollm2"
+    lengths: tuple[int, ...] | None = None
+    scalings: tuple[str, ...] | None = None
+    protocols: tuple[str, ...] = PROTOCOLS
+    passkey: bool | None = None
+    factor: float | None = None
+    windows: int | None = None
+    stride_fraction: float = 0.5
+    depths: tuple[float, ...] | None = None
+    trials: int = 1
+    quick: bool = False
+    device: str = "cpu"
+    dtype: str = "float32"
+    text: str | None = None
+    max_memory_gb: float | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.lengths is None:
+            self.lengths = QUICK_LENGTHS if self.quick else DEFAULT_LENGTHS
+        if isinstance(self.lengths, int):
+            self.lengths = (self.lengths,)
+        lengths = []
+        for n in self.lengths:
+            if isinstance(n, bool) or not isinstance(n, int) or n < 64:
+                raise PosencError(f"lengths must be integers >= 64 tokens, got {n!r}; e.g. --lengths 2048,4096")
+            lengths.append(int(n))
+        self.lengths = tuple(sorted(set(lengths)))
+        self.scalings = tuple(check_scalings(self.scalings or (QUICK_SCALINGS if self.quick else SCALING_NAMES)))
+        protocols = [self.protocols] if isinstance(self.protocols, str) else list(self.protocols)
+        for p in protocols:
+            if p not in PROTOCOLS:
+                raise PosencError(f"unknown protocol {p!r}; valid protocols are: {', '.join(PROTOCOLS)}")
+        self.protocols = tuple(dict.fromkeys(protocols))
+        if self.passkey is None:
+            self.passkey = not self.quick
+        if self.depths is None:
+            self.depths = QUICK_DEPTHS if self.quick else DEFAULT_DEPTHS
+        for d in self.depths:
+            if not 0.0 <= float(d) <= 1.0:
+                raise PosencError(f"passkey depths must be in [0, 1], got {d!r}")
+        self.depths = tuple(float(d) for d in self.depths)
+        if self.windows is not None and (not isinstance(self.windows, int) or self.windows < 1):
+            raise PosencError(f"windows must be a positive integer, got {self.windows!r}")
+        if not 0 < self.stride_fraction <= 1:
+            raise PosencError(f"stride_fraction must be in (0, 1], got {self.stride_fraction!r}; 0.5 scores the "
+                              f"second half of every window")
+        if not isinstance(self.trials, int) or self.trials < 1:
+            raise PosencError(f"trials must be a positive integer, got {self.trials!r}")
+        if self.dtype not in ("float32", "bfloat16", "float16"):
+            raise PosencError(f"dtype must be float32, bfloat16 or float16, got {self.dtype!r}")
+        factor_for(1, 1, self.factor)  # validates --factor
+
+    def windows_for(self, length: int, native_len: int) -> int:
+        if self.windows is not None:
+            return self.windows
+        if self.quick:
+            return 1
+        return max(1, min(4, native_len // length))
+
+    def stride_for(self, length: int) -> int:
+        return max(1, int(round(length * self.stride_fraction)))
+
+
+def rope_fingerprint(encoding: Any, seq_lens: list[int]) -> str:
+    """A short hash of what a RoPE does at the given sequence lengths: ``inv_freq`` (float64 bytes), attention
+    factor, pairing and rotary width. Two scalings with equal fingerprints give the same model."""
+    h = hashlib.sha256(f"{encoding.head_dim}:{encoding.rotary_dim}:{encoding.pairing}".encode())
+    for n in seq_lens:
+        inv_freq, factor = encoding.frequencies(n)
+        h.update(inv_freq.to(torch.float64).cpu().numpy().tobytes())
+        h.update(repr(float(factor)).encode())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class WindowJob:
+    length: int
+    offset: int
+    rope: str  # fingerprint
+    scalings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PasskeyJob:
+    length: int
+    depth: float
+    trial: int
+    rope: str
+    scalings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    """The work of a run, deduplicated, with the per-(length, scaling) bookkeeping to read results back."""
+
+    config: ExtendConfig
+    native_len: int
+    factors: dict[int, float]
+    offsets: dict[tuple[str, int], list[int]]  # (protocol, length) -> window offsets
+    strides: dict[int, int]
+    ropes: dict[tuple[str, int], str]  # (scaling, length) -> frequency fingerprint
+    windows: list[WindowJob]
+    passkeys: list[PasskeyJob]
+
+    def estimate_seconds(self, model_config: Any | None = None) -> float:
+        total = sum(forward_seconds(j.length, model_config) for j in self.windows)
+        total += sum(forward_seconds(j.length, model_config) for j in self.passkeys)
+        return total
+
+    def describe(self, model_config: Any | None = None) -> str:
+        c = self.config
+        lines = [f"plan: model {c.model}, native length {self.native_len}, lengths {list(c.lengths)}, "
+                 f"scalings {list(c.scalings)}, protocols {list(c.protocols)}"]
+        for n in c.lengths:
+            distinct = len({self.ropes[(s, n)] for s in c.scalings})
+            per = ", ".join(f"{p} {len(self.offsets[(p, n)])}" for p in c.protocols)
+            stride = f", stride {self.strides[n]}" if "sliding" in c.protocols else ""
+            lines.append(f"  {n:>6} tokens: factor s={self.factors[n]:g}, windows per protocol: {per}{stride}; "
+                         f"{distinct} distinct frequency set(s) among {len(c.scalings)} scalings")
+        if c.passkey:
+            lines.append(f"  passkey: depths {list(c.depths)}, {c.trials} trial(s) each, greedy decode of "
+                         f"{MAX_NEW_TOKENS} tokens")
+        lines.append(f"  work: {len(self.windows)} window forward passes + {len(self.passkeys)} passkey prompts; "
+                     f"about {self.estimate_seconds(model_config) / 60:.0f} min on 2 idle CPU cores "
+                     f"(before skipping what the store already holds)")
+        return "\n".join(lines)
+
+
+def make_plan(config: ExtendConfig, native_len: int, build_rope) -> Plan:
+    """Deduplicated jobs. ``build_rope(scaling, factor)`` returns the posenc RoPE for a scaling (no model needed)."""
+    factors = {n: factor_for(n, native_len, config.factor) for n in config.lengths}
+    offsets: dict[tuple[str, int], list[int]] = {}
+    strides = {n: config.stride_for(n) for n in config.lengths}
+    for n in config.lengths:
+        count = config.windows_for(n, native_len)
+        for protocol in config.protocols:
+            offsets[(protocol, n)] = window_offsets(protocol, n, count, strides[n])
+    ropes: dict[tuple[str, int], str] = {}
+    windows: dict[tuple[int, int, str], WindowJob] = {}
+    passkeys: dict[tuple[int, float, int, str], PasskeyJob] = {}
+    for n in config.lengths:
+        for scaling in config.scalings:
+            rope = build_rope(scaling, factors[n])
+            fingerprint = rope_fingerprint(rope, [n])  # passkey prompts freeze length-dependent scalings at n too
+            ropes[(scaling, n)] = fingerprint
+            for offset in sorted({o for p in config.protocols for o in offsets[(p, n)]}):
+                job = windows.setdefault((n, offset, fingerprint), WindowJob(n, offset, fingerprint))
+                job.scalings.append(scaling)
+            if config.passkey:
+                for depth in config.depths:
+                    for trial in range(config.trials):
+                        job = passkeys.setdefault((n, depth, trial, fingerprint),
+                                                  PasskeyJob(n, depth, trial, fingerprint))
+                        job.scalings.append(scaling)
+    return Plan(config, native_len, factors, offsets, strides, ropes, list(windows.values()),
+                list(passkeys.values()))

@@ -1,0 +1,68 @@
+"""Passkey prompts (built with a real tokenizer) and greedy decoding with the KV cache."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from extend_models import NATIVE, tiny_llama
+from transformers import AutoTokenizer
+
+from posenc import PosencError
+from posenc.extend import patch_model, scaled_rope
+from posenc.extend.passkey import build_passkey_prompt, greedy_decode, passkey_key, passkey_trial
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    from posenc.probe.load import minilm_dir
+
+    return AutoTokenizer.from_pretrained(minilm_dir())
+
+
+@pytest.mark.parametrize("depth", [0.0, 0.5, 1.0])
+def test_prompt_hides_the_key_at_its_depth_within_the_length(tokenizer, depth):
+    prompt = build_passkey_prompt(tokenizer, 400, depth, key=48213, answer_tokens=8)
+    assert prompt.ids.numel() <= 400 - 8
+    text = tokenizer.decode(prompt.ids)
+    assert text.count("48213") == 2  # "The pass key is K. Remember it. K is the pass key."
+    assert text.endswith("what is the pass key? the pass key is")  # MiniLM's tokenizer lower-cases
+    relative = prompt.needle_at / prompt.ids.numel()
+    assert abs(relative - depth) < 0.2
+
+
+def test_needle_moves_with_depth(tokenizer):
+    positions = [build_passkey_prompt(tokenizer, 600, d, key=11111).needle_at for d in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    assert positions == sorted(positions) and positions[0] < positions[-1]
+
+
+def test_keys_are_reproducible_five_digit_numbers():
+    assert passkey_key(4096, 0.5, 0) == passkey_key(4096, 0.5, 0)
+    keys = {passkey_key(4096, d, t) for d in (0.25, 0.75) for t in range(5)}
+    assert len(keys) == 10 and all(10000 <= k <= 99999 for k in keys)
+
+
+def test_prompt_too_long_for_the_length_is_refused(tokenizer):
+    with pytest.raises(PosencError, match="use a longer length"):
+        build_passkey_prompt(tokenizer, 40, 0.5, key=12345)
+    with pytest.raises(PosencError, match="depth"):
+        build_passkey_prompt(tokenizer, 400, 1.5, key=12345)
+
+
+def test_greedy_decode_equals_argmax_of_full_passes():
+    model = patch_model(tiny_llama(), scaled_rope(tiny_llama().config, "yarn", 2.0, native_len=NATIVE))
+    prompt = torch.randint(0, 128, (NATIVE + 10,), generator=torch.Generator().manual_seed(5))
+    got = greedy_decode(model, prompt, max_new_tokens=5)
+    seq = prompt.tolist()
+    with torch.no_grad():
+        for _ in range(5):
+            seq.append(int(model(torch.tensor([seq])).logits[0, -1].argmax()))
+    assert got == seq[-5:]
+
+
+def test_trial_reads_the_first_number_of_the_answer(tokenizer):
+    prompt = build_passkey_prompt(tokenizer, 300, 0.5, key=48213)
+    model = tiny_llama(vocab_size=tokenizer.vocab_size)
+    result = passkey_trial(model, tokenizer, prompt, max_new_tokens=4)
+    assert result["key"] == 48213 and result["prompt_tokens"] == prompt.ids.numel()
+    assert result["correct"] == (result["found"] == 48213)
+    assert isinstance(result["answer"], str)
