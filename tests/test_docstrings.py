@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["posenc", "posenc.encodings.rope", "posenc.encodings.sinusoidal", "posenc.hf", "posenc.model.transformer"]
+MODULES = ["posenc", "posenc.encodings.rope", "posenc.encodings.sinusoidal", "posenc.hf", "posenc.model.transformer",
+           "posenc.extend.patch", "posenc.extend.factors", "posenc.properties"]
 
 
 @pytest.mark.parametrize("name", MODULES)
