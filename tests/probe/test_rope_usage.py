@@ -58,10 +58,8 @@ def test_a_query_living_in_one_pair_is_seen_there():
     assert out["q_share_fastest_quarter"][0] == pytest.approx(0.0, abs=1e-6)  # pairs 0-1 are empty
 
 
-def test_mean_curve_is_the_rotation_formula():
-    """For the mean query/key, logit(r) = sum_i [(q1 k1 + q2 k2) cos(r w_i) - (q2 k1 - q1 k2) sin(r w_i)] / sqrt(Dh)
-    (the real part of q conj(k) e^{i r w_i}, one pair at a time)."""
-    model = _llama()
+def _summary_and_layer0_qk(model):
+    """Run the accumulator over random ids; return its summary and layer 0's captured (q, k)."""
     ids = torch.randint(0, 80, (1, T))
     acc = RopeAccumulator(model.config, max_len=T)
     captured = {}
@@ -72,8 +70,14 @@ def test_mean_curve_is_the_rotation_formula():
 
     with capture(model, acc.add_attention, keep), torch.no_grad():
         model(ids)
-    out = acc.summary()
-    q, k = captured[0]
+    return acc.summary(), captured[0]
+
+
+
+def test_mean_curve_is_the_rotation_formula():
+    """For the mean query/key, logit(r) = sum_i [(q1 k1 + q2 k2) cos(r w_i) - (q2 k1 - q1 k2) sin(r w_i)] / sqrt(Dh)
+    (the real part of q conj(k) e^{i r w_i}, one pair at a time)."""
+    out, (q, k) = _summary_and_layer0_qk(_llama())
     q_bar = q[0].reshape(T, HEADS, DH).mean(0).double()[0]  # head 0
     k_bar = k[0].reshape(T, KV, DH).mean(0).double()[0]  # its kv head
     w = 10000.0 ** (-torch.arange(0, DH, 2, dtype=torch.float64) / DH)
@@ -90,19 +94,7 @@ def test_random_queries_show_no_distance_trend():
     sqrt(sum_c s_q,c^2 s_k,c^2) / sqrt(Dh) (a rotation mixes a pair's channels but keeps that sum when both channels
     of a pair share a std; here bounded with the pair maximum), so the mean over the T - r queries at distance r
     stays within 5 / sqrt(T - r) of those units."""
-    model = _llama()
-    ids = torch.randint(0, 80, (1, T))
-    acc = RopeAccumulator(model.config, max_len=T)
-    captured = {}
-
-    def keep(layer, q, k):
-        captured.setdefault(layer, (q, k))
-        acc.add_qk(layer, q, k)
-
-    with capture(model, acc.add_attention, keep), torch.no_grad():
-        model(ids)
-    out = acc.summary()
-    q, k = captured[0]
+    out, (q, k) = _summary_and_layer0_qk(_llama())
     sq = q[0].reshape(T, HEADS, DH).std(0).double()  # [H, Dh]
     sk = k[0].reshape(T, KV, DH).std(0).double().repeat_interleave(HEADS // KV, 0)
     h = DH // 2
