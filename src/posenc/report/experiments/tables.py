@@ -39,11 +39,11 @@ def relative_map_residual(pe: torch.Tensor, offset: int, rows: slice | None = No
     if rows is not None:
         source, target = source[rows], target[rows]
     if paired:
-        dim = pe.shape[1]
-        solution = torch.zeros(dim, dim, dtype=pe.dtype)
-        for i in range(0, dim - 1, 2):
-            block = torch.linalg.lstsq(source[:, i:i + 2], target[:, i:i + 2], driver="gelsd").solution  # [2, 2]
-            solution[i:i + 2, i:i + 2] = block
+        from posenc.properties import fit_pair_blocks
+
+        m, dim = source.shape
+        blocks, _ = fit_pair_blocks(source.reshape(m, dim // 2, 2), target.reshape(m, dim // 2, 2))  # [d/2, 2, 2]
+        solution = torch.block_diag(*blocks)  # [d, d]
     else:
         solution = torch.linalg.lstsq(source, target, driver="gelsd").solution  # [d, d]
     residual = torch.linalg.norm(target - source @ solution) / torch.linalg.norm(target).clamp_min(1e-300)
