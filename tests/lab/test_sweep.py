@@ -173,3 +173,20 @@ def test_cli_train_and_sweep_outputs(tmp_path, capsys):
     assert "cannot run" in (folder / "table.md").read_text()  # the learned table at size 6 > 3
     assert (folder / "metric_vs_length.png").stat().st_size > 0
     assert json.loads((folder / "summary.json").read_text())["series"]["copy"]["learned"]["6"]["cannot_run"] == 1
+
+
+def test_with_settings_replaces_base_but_never_a_grid_axis(tmp_path, capsys):
+    sweep = Sweep("s", base=TINY, grid={"encoding": ["nope"]})
+    wider = sweep.with_settings({"d_model": 32})
+    assert wider.base["d_model"] == 32 and sweep.base["d_model"] == 16  # a copy; the original is untouched
+    assert {c.d_model for c, _ in wider.runs()} == {32}
+    with pytest.raises(PosencError, match=r"varies \['encoding'\]"):
+        sweep.with_settings({"encoding": "rope"})
+    with pytest.raises(PosencError, match="varies"):
+        get_preset("quick").with_settings({"encoding_options": {}})  # set inside the quick preset's variants
+    store = tmp_path / "runs.sqlite"
+    grid = _grid_file(tmp_path, "g", ["nope"], steps=2)
+    assert main(["sweep", "--grid", str(grid), "--store", str(store), "--no-progress", "--set", "steps=3"]) == 0
+    assert [r.config["steps"] for r in ResultStore(store).runs(KIND)] == [3]
+    assert main(["sweep", "--grid", str(grid), "--store", str(store), "--set", "encoding=rope"]) == 2
+    assert "grid axis" in capsys.readouterr().err

@@ -17,7 +17,7 @@ def _task(label, seed, em):
 def _lm(label, seed, ppl):
     cells = {n: (v if v == CANNOT_RUN else {"ppl": v, "bpc": 1.0, "nll": 0.1}) for n, v in ppl.items()}
     return ({"task": "charlm", "label": label, "train_len": 64}, seed,
-            {"by_length": {"nonoverlapping": cells, "sliding": cells}})
+            {"by_length": {"nonoverlap": cells, "sliding": cells}})
 
 
 def test_mean_and_sample_std_over_seeds():
@@ -42,7 +42,7 @@ def test_alibi_table_layout():
     summary = summarize_records(records, name="alibi-table")
     assert summary["metric"] == "ppl"
     table = alibi_table(summary)
-    assert set(table) == {"nonoverlapping", "sliding"}
+    assert set(table) == {"nonoverlap", "sliding"}
     assert table["sliding"]["columns"] == ["alibi", "learned"]
     rows = table["sliding"]["rows"]
     assert [r[0] for r in rows] == [64, 128]
@@ -56,5 +56,5 @@ def test_plot_has_one_panel_per_series():
                _lm("learned", 0, {"64": 11.0, "128": CANNOT_RUN})]
     fig = metric_vs_length(summarize_records(records))
     assert isinstance(fig, Figure)
-    assert len(fig.axes) == 3  # copy, charlm/nonoverlapping, charlm/sliding
+    assert len(fig.axes) == 3  # copy, charlm/nonoverlap, charlm/sliding
     assert isinstance(metric_vs_length({"sweep": "x", "metric": "ppl", "series": {}, "train_len": {}}), Figure)

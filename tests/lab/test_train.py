@@ -79,7 +79,7 @@ def test_charlm_run():
     config = RunConfig(task="charlm", encoding="learned", train_len=16, eval_lengths=[16, 32], steps=3,
                        eval_tokens=64, **{k: v for k, v in TINY.items() if k != "eval_samples"})
     by_length = train_run(config, progress=False).metrics["by_length"]
-    assert set(by_length) == {"nonoverlapping", "sliding"}
+    assert set(by_length) == {"nonoverlap", "sliding"}
     for protocol in by_length.values():
         assert protocol["32"] == CANNOT_RUN
         assert protocol["16"]["ppl"] == pytest.approx(math.exp(protocol["16"]["nll"]))

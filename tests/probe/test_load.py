@@ -41,6 +41,23 @@ def test_folder_round_trip_gives_same_outputs(tmp_path, minilm):
     assert loaded.source == f"folder:{tmp_path.resolve()}"
 
 
+def test_loading_hides_transformers_bar_and_restores_it(tmp_path, minilm, capfd):
+    from transformers.utils import logging as hf_logging
+
+    BertModel(BertConfig(vocab_size=minilm.tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1,
+                         num_attention_heads=2, intermediate_size=32)).save_pretrained(tmp_path)
+    minilm.tokenizer.save_pretrained(tmp_path)
+    hf_logging.enable_progress_bar()
+    capfd.readouterr()
+    load_model(tmp_path)
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()  # the caller's setting is back
+    hf_logging.disable_progress_bar()
+    load_model(tmp_path)
+    assert not hf_logging.is_progress_bar_enabled()
+    hf_logging.enable_progress_bar()
+
+
 def test_gguf_cache_keeps_the_tie_and_the_logits(tmp_path):
     """The cache writer stores a tied output layer once and the reloaded model is tied and gives equal logits."""
     config = LlamaConfig(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2,

@@ -75,6 +75,8 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
           workers: int = typer.Option(1, "--workers", help="local worker processes"),
           address: str = typer.Option("auto", "--address", help="Ray address: auto or HOST:PORT"),
           threads: int = typer.Option(1, "--threads", help="torch threads per run"),
+          setting: list[str] = typer.Option(None, "--set", help="replace a base setting of every run, e.g. --set "
+                                            "steps=500 (changes the runs' configs, so they are stored apart)"),
           limit: int = typer.Option(None, "--limit", help="run at most this many missing runs"),
           metric: str = typer.Option(None, "--metric", help="exact_match, token_accuracy, ppl, bpc"),
           out: Path = typer.Option(None, "--out", help="folder for table.md, summary.json and metric_vs_length.png"),
@@ -84,7 +86,11 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
 
     if (preset is None) == (grid is None):
         raise PosencError(f"pass exactly one of --preset ({', '.join(PRESETS)}) or --grid FILE.json")
-    spec = preset if preset is not None else grid
+    from posenc.lab.sweep import resolve_sweep
+
+    spec = resolve_sweep(preset if preset is not None else grid)
+    if setting:
+        spec = spec.with_settings(parse_options(setting))
     results = run_sweep(spec, store, executor=executor, workers=workers, address=address, progress=progress,
                         threads=threads, limit=limit)
     skipped = sum(r.skipped for r in results)

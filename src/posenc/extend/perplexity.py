@@ -30,11 +30,11 @@ import torch
 from torch import nn
 
 from posenc.errors import PosencError
+from posenc.protocols import PROTOCOLS, normalize_protocol
 
 __all__ = ["PROTOCOLS", "token_nll", "window_offsets", "scored_slice", "protocol_ppl", "encode_nll", "decode_nll",
            "WindowNLL"]
 
-PROTOCOLS = ("nonoverlap", "sliding")
 
 
 def _base_and_head(model: nn.Module) -> tuple[nn.Module, nn.Module]:
@@ -71,8 +71,7 @@ def token_nll(model: nn.Module, ids: torch.Tensor, chunk: int = 1024) -> torch.T
 
 def window_offsets(protocol: str, length: int, n_windows: int, stride: int | None = None) -> list[int]:
     """Token offsets of the first ``n_windows`` windows of a protocol (``stride`` only for ``sliding``)."""
-    if protocol not in PROTOCOLS:
-        raise PosencError(f"unknown protocol {protocol!r}; valid protocols are: {', '.join(PROTOCOLS)}")
+    protocol = normalize_protocol(protocol)
     if n_windows < 1:
         raise PosencError(f"need at least one window per length, got {n_windows}")
     step = length if protocol == "nonoverlap" else _check_stride(length, stride)
@@ -88,7 +87,7 @@ def _check_stride(length: int, stride: int | None) -> int:
 
 def scored_slice(protocol: str, length: int, stride: int | None = None) -> slice:
     """Which entries of a window's ``[L - 1]`` nll array a protocol counts."""
-    if protocol == "nonoverlap":
+    if normalize_protocol(protocol) == "nonoverlap":
         return slice(0, length - 1)
     stride = _check_stride(length, stride)
     return slice(max(0, length - 1 - stride), length - 1)

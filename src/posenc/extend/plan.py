@@ -28,7 +28,8 @@ import torch
 
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
-from posenc.extend.perplexity import PROTOCOLS, window_offsets
+from posenc.extend.perplexity import window_offsets
+from posenc.protocols import PROTOCOLS, normalize_protocols
 
 __all__ = ["ExtendConfig", "WindowJob", "PasskeyJob", "Plan", "make_plan", "rope_fingerprint", "forward_seconds",
            "DEFAULT_LENGTHS", "QUICK_LENGTHS", "QUICK_SCALINGS", "DEFAULT_DEPTHS"]
@@ -88,11 +89,7 @@ class ExtendConfig:
             lengths.append(int(n))
         self.lengths = tuple(sorted(set(lengths)))
         self.scalings = tuple(check_scalings(self.scalings or (QUICK_SCALINGS if self.quick else SCALING_NAMES)))
-        protocols = [self.protocols] if isinstance(self.protocols, str) else list(self.protocols)
-        for p in protocols:
-            if p not in PROTOCOLS:
-                raise PosencError(f"unknown protocol {p!r}; valid protocols are: {', '.join(PROTOCOLS)}")
-        self.protocols = tuple(dict.fromkeys(protocols))
+        self.protocols = normalize_protocols(self.protocols)
         if self.passkey is None:
             self.passkey = not self.quick
         if self.depths is None:

@@ -5,7 +5,7 @@ A length the model cannot run is a result, not a crash: a learned table asked fo
 
 Char-LM protocols (Press et al. 2022, ALiBi, §4 and appendix B): the validation text is cut into
 
-- ``nonoverlapping``: consecutive chunks of ``L_valid`` tokens, every token scored once (early tokens of a chunk see
+- ``nonoverlap``: consecutive chunks of ``L_valid`` tokens, every token scored once (early tokens of a chunk see
   little context);
 - ``sliding``: windows of ``L_valid`` tokens moved by ``stride``; the first window scores all its tokens, every later
   window only its last ``stride`` tokens, so each scored token (after the first window) sees at least
@@ -27,11 +27,11 @@ from torch import nn
 
 from posenc.encodings.learned import PositionOutOfRange
 from posenc.lab.tasks import Task, exact_match, format_batch
+from posenc.protocols import PROTOCOLS, normalize_protocol
 
 __all__ = ["CANNOT_RUN", "evaluate_task", "evaluate_lm", "lm_windows", "PROTOCOLS"]
 
 CANNOT_RUN = "cannot run"
-PROTOCOLS = ("nonoverlapping", "sliding")
 
 
 @torch.no_grad()
@@ -66,7 +66,7 @@ def evaluate_task(model: nn.Module, task: Task, lengths: list[int], fmt: str, sa
 def lm_windows(n_tokens: int, length: int, protocol: str, stride: int) -> list[tuple[int, int]]:
     """``(start, n_scored)`` of each window over targets ``1..n_tokens``: the window reads ``x[start:start+length]``
     and scores its last ``n_scored`` predictions. Together the windows score each target exactly once."""
-    if protocol == "nonoverlapping":
+    if normalize_protocol(protocol) == "nonoverlap":
         return [(s, length) for s in range(0, n_tokens - length + 1, length)]
     windows = [(0, length)]
     end = length  # targets 1..end are scored

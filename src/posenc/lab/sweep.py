@@ -83,6 +83,23 @@ class Sweep:
             out.extend((config, seed) for seed in self.seeds)
         return out
 
+    def with_settings(self, settings: dict[str, Any]) -> Sweep:
+        """A copy whose ``base`` has ``settings`` (e.g. ``{"d_model": 128}``) in place of its own.
+
+        A setting that the grid varies cannot be fixed this way: it raises rather than being silently overridden.
+
+        >>> from posenc.lab.presets import get_preset
+        >>> get_preset("alibi-table").with_settings({"steps": 100}).base["steps"]
+        100
+        """
+        clash = sorted(set(settings) & set(self.grid))
+        if "variant" in self.grid:
+            clash += sorted(k for k in settings if any(k in v for v in self.grid["variant"]))
+        if clash:
+            raise PosencError(f"sweep {self.name!r} varies {clash} in its grid; a fixed setting cannot replace a grid "
+                              f"axis. Write a sweep file with your own grid instead (see docs/lab.md)")
+        return Sweep(self.name, {**self.base, **settings}, dict(self.grid), list(self.seeds), self.description)
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Sweep:
         allowed = {"name", "base", "grid", "seeds", "description"}

@@ -8,7 +8,7 @@ The summary dict::
 
     {"sweep": "nope-tasks", "metric": "exact_match", "metrics": {"copy": "exact_match", ...},
      "series": {"copy": {"rope": {"20": {"mean": 0.98, "std": 0.01, "n": 3, "cannot_run": 0}, ...}, ...},
-                "charlm/nonoverlapping": {...}},
+                "charlm/nonoverlap": {...}},
      "lengths": {"copy": [5, 10, ...]}, "train_len": {"copy": 20}, "missing": 0}
 
 ``std`` is the sample standard deviation (``ddof=1``; 0 for one seed). A length at which some seed cannot run (a

@@ -22,9 +22,10 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from posenc.errors import PosencError
-from posenc.lab.evaluate import PROTOCOLS, evaluate_lm, evaluate_task
+from posenc.lab.evaluate import evaluate_lm, evaluate_task
 from posenc.lab.tasks import FORMATS, IGNORE, TASKS, VOCAB_SIZE, format_batch, get_task, sequence_length
 from posenc.model import Transformer, TransformerConfig
+from posenc.protocols import PROTOCOLS, normalize_protocols
 from posenc.registry import get_class
 
 __all__ = ["RunConfig", "RunResult", "build_model", "train_run", "CHARLM", "KIND"]
@@ -52,7 +53,7 @@ class RunConfig:
         steps, batch_size, lr, warmup, weight_decay, grad_clip: optimisation.
         eval_samples: test strings per task size.
         eval_tokens: characters scored per char-LM evaluation length.
-        protocols: char-LM protocols, ``nonoverlapping`` and/or ``sliding``.
+        protocols: char-LM protocols, ``nonoverlap`` and/or ``sliding`` (:mod:`posenc.protocols`).
         stride: sliding-window stride (default ``L_valid // 8``).
         max_len: positions the model is built for (learned table rows; default the sequence length at
             ``train_len``).
@@ -103,10 +104,7 @@ class RunConfig:
         self.eval_lengths = [int(n) for n in (self.eval_lengths or self.default_eval_lengths())]
         if any(n < 1 for n in self.eval_lengths):
             raise PosencError(f"eval_lengths must be positive, got {self.eval_lengths}")
-        self.protocols = list(self.protocols)
-        bad = sorted(set(self.protocols) - set(PROTOCOLS))
-        if bad or not self.protocols:
-            raise PosencError(f"protocols must be a non-empty subset of {PROTOCOLS}, got {self.protocols}")
+        self.protocols = list(normalize_protocols(self.protocols))
         if self.stride is not None and (not isinstance(self.stride, int) or self.stride < 1):
             raise PosencError(f"stride must be a positive integer or None, got {self.stride!r}")
         needed = self.sequence_length(self.train_len)

@@ -117,6 +117,21 @@ def _offline():
                 os.environ[key] = value
 
 
+@contextlib.contextmanager
+def _quiet_loading():
+    """Hide transformers' own "Loading weights" bar (a fraction of a second here, and noise in posenc's progress
+    output); the previous setting is restored afterwards."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
 def _auto_class(config: Any):
     import transformers
 
@@ -147,7 +162,7 @@ def _load_folder(folder: Path, name: str, source: str, dtype: torch.dtype, attn_
         found = f" (it holds {', '.join(pickles)})" if pickles else ""
         raise PosencError(f"folder {folder} has no *.safetensors weights{found}; posenc never unpickles weights: "
                           f"convert them to safetensors first")
-    with _offline():
+    with _offline(), _quiet_loading():
         try:
             config = transformers.AutoConfig.from_pretrained(folder, trust_remote_code=False)
         except ValueError as exc:
@@ -256,7 +271,7 @@ def _load_gguf(path: Path, name: str, dtype: torch.dtype, attn_implementation: s
     folder = cache_root() / "models" / (name if name in DEFAULTS else f"{name}-{key}")
     if use_cache and _cache_valid(folder, fingerprint):
         return _load_folder(folder, name, f"cache:{folder}", dtype, attn_implementation)
-    with _offline():
+    with _offline(), _quiet_loading():
         try:
             model = transformers.AutoModelForCausalLM.from_pretrained(
                 path.parent, gguf_file=path.name, dtype=torch.float32, attn_implementation=attn_implementation)
@@ -279,7 +294,7 @@ def _load_hub(repo_id: str, dtype: torch.dtype, attn_implementation: str) -> Loa
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     try:
-        with _offline():
+        with _offline(), _quiet_loading():
             folder = Path(snapshot_download(repo_id, local_files_only=True))
     except (LocalEntryNotFoundError, OSError, ValueError) as exc:
         raise PosencError(f"model {repo_id!r} is not a local folder, not a .gguf file, not one of the offline "
