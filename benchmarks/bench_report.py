@@ -3,6 +3,7 @@
     python benchmarks/bench_report.py            # quick report (the `make report` target; budget 5 minutes)
     python benchmarks/bench_report.py --full     # full report (budget 90 minutes)
     python benchmarks/bench_report.py --claim sin-bounded --claim word-order
+    python benchmarks/bench_report.py --full --store runs/main.sqlite   # reuse what `posenc extend` stored
 
 Prints the wall time of each claim's experiment, the total against the budget, and the re-run's time (the store
 makes a re-run compute nothing). Models must already be cached (the offline packages; SmolLM2's float copy).
@@ -35,6 +36,9 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="time the full report instead of --quick")
     parser.add_argument("--claim", action="append", help="only these claim ids (repeatable)")
     parser.add_argument("--out", type=Path, default=None, help="report folder (default: a temporary folder)")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="results store (default: a new one in the report folder); e.g. one that already holds "
+                             "`posenc extend`'s windows, whose stored wall times then stand in for that part")
     args = parser.parse_args()
     quick = not args.full
     out = args.out or Path(tempfile.mkdtemp(prefix="posenc-bench-report-"))
@@ -44,13 +48,13 @@ def main() -> None:
           f"cpus {os.cpu_count()}, out {out}")
     load = os.getloadavg()[0]
     start, cpu_start = time.perf_counter(), cpu_seconds()
-    fresh = run_report(out, quick=quick, progress=False, claims=args.claim)
+    fresh = run_report(out, quick=quick, progress=False, claims=args.claim, store_path=args.store)
     fresh_s, fresh_cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     print(f"\n{'claim':28s} {'experiment':32s} {'verdict':14s} {'seconds':>8s}")
     for r in fresh.results:
         print(f"{r.claim.id:28s} {r.claim.experiment:32s} {r.verdict.status:14s} {r.wall_s:8.1f}")
     start = time.perf_counter()
-    again = run_report(out, quick=quick, progress=False, claims=args.claim)
+    again = run_report(out, quick=quick, progress=False, claims=args.claim, store_path=args.store)
     again_s = time.perf_counter() - start
     budget = BUDGET_S[quick]
     print(f"\nfresh run: {fresh_s:.1f} s wall (budget {budget} s: {'within' if fresh_s <= budget else 'OVER'}), "

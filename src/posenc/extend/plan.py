@@ -41,9 +41,11 @@ DEFAULT_DEPTHS = (0.25, 0.75)
 QUICK_DEPTHS = (0.5,)
 MAX_NEW_TOKENS = 8
 
-# forward seconds of SmolLM2-135M on 2 CPU cores, fitted to 16 s at 4096 and 50 s at 8192 tokens: a L + b L^2
-_B = 18.0 / (8192 ** 2 - 2 * 4096 ** 2)
-_A = (16.0 - _B * 4096 ** 2) / 4096
+# forward seconds of SmolLM2-135M on 2 idle CPU cores (float32, SDPA), a L + b L^2 fitted (relative least squares)
+# to the measured window times of `posenc extend`: 6.3 s at 2048, 12.6 s at 4096, 40.2 s at 8192, 99.3 s at 16384
+# and 300 s at 32768 tokens (the fit gives 6.1, 14.0, 35.0, 98.4 and 310 s)
+_A = 2.54e-3
+_B = 2.11e-7
 _SMOLLM2_LAYER_WIDTH = 30 * 576
 
 
