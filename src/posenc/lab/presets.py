@@ -10,13 +10,14 @@ the training lengths at all.
     with non-overlapping chunks and with a sliding window (stride ``L_valid / 8``), 16384 scored characters per
     length. Encodings sinusoidal, learned, rope, alibi, t5, nope; seeds 0, 1, 2 (18 runs). Model: 4 layers,
     d_model 64, 4 heads of width 16 (ALiBi slopes 1/4 .. 1/256), 2000 steps of 32 windows (4.1M characters), AdamW
-    lr 1e-3. The width was set from the compute budget alone: at d_model 128 / 8 heads a run costs about 10 minutes
-    of one core (3 hours for the preset); at 64 / 4 heads about a third of that. ``--set d_model=128 --set
-    n_heads=8`` runs the wider model.
+    lr 1e-3. The width was set from the compute budget alone, before either size had run: at d_model 128 / 8 heads a
+    run costs about 10 minutes of one core (3 hours for the preset). At 64 / 4 heads the preset took 20 min 24 s with
+    ``--workers 2`` on 2 idle cores (about 2 minutes of one core per run). ``--set d_model=128 --set n_heads=8``
+    runs the wider model.
 ``nope-tasks``
     Kazemnejad et al. 2023 (NoPE) at tiny scale: copy and reverse, decoder-only, trained on sizes 1..20, tested at
     5..80 (to 4L). Encodings nope, t5, alibi, rope, sinusoidal, learned; seeds 0, 1, 2 (36 runs). Model: 4 layers,
-    d_model 64, 4 heads, 3000 steps of 32 strings, AdamW lr 1e-3.
+    d_model 64, 4 heads, 3000 steps of 32 strings, AdamW lr 1e-3. 18 min 40 s with ``--workers 2`` on 2 idle cores.
 ``quick``
     Every registry encoding (plus ``concat`` variants of sinusoidal and learned, seed 003 §14.3) on copy and reverse,
     one seed: trained on sizes 1..8, tested at 4, 8, 12, 16, 32. Model: 2 layers, d_model 32, 2 heads (concat adds
