@@ -10,10 +10,11 @@ the training lengths at all.
     with non-overlapping chunks and with a sliding window (stride ``L_valid / 8``), 16384 scored characters per
     length. Encodings sinusoidal, learned, rope, alibi, t5, nope; seeds 0, 1, 2 (18 runs). Model: 4 layers,
     d_model 64, 4 heads of width 16 (ALiBi slopes 1/4 .. 1/256), 2000 steps of 32 windows (4.1M characters), AdamW
-    lr 1e-3. The width was set from the compute budget alone, before either size had run: at d_model 128 / 8 heads a
-    run costs about 10 minutes of one core (3 hours for the preset). At 64 / 4 heads the preset took 20 min 24 s with
-    ``--workers 2`` on 2 idle cores (about 2 minutes of one core per run). ``--set d_model=128 --set n_heads=8``
-    runs the wider model.
+    lr 1e-3. The width was set from the compute budget alone, before either size had run (a first estimate, on a
+    busy machine, put d_model 128 / 8 heads at 3 hours for the preset). At 64 / 4 heads the preset took 20 min 24 s
+    with ``--workers 2`` on 2 idle cores, about 2 minutes of one core per run; at 128 / 8 heads a run takes about
+    5.5 minutes of one core (seed 0 only: 17 min for 6 runs), and its table has the same shape.
+    ``--set d_model=128 --set n_heads=8`` runs the wider model.
 ``nope-tasks``
     Kazemnejad et al. 2023 (NoPE) at tiny scale: copy and reverse, decoder-only, trained on sizes 1..20, tested at
     5..80 (to 4L). Encodings nope, t5, alibi, rope, sinusoidal, learned; seeds 0, 1, 2 (36 runs). Model: 4 layers,
@@ -22,8 +23,8 @@ the training lengths at all.
     Every registry encoding (plus ``concat`` variants of sinusoidal and learned, seed 003 §14.3) on copy and reverse,
     one seed: trained on sizes 1..8, tested at 4, 8, 12, 16, 32. Model: 2 layers, d_model 32, 2 heads (concat adds
     a 16-wide position part; 30.6k parameters), 1500 steps of 32 strings, lr 3e-3, 128 test strings per size.
-    26 runs, about 11 s of one core each: 4 min 55 s of CPU in all (measured with ``--workers 2``, which took
-    13 min 20 s of wall time on a 2-core machine shared with other jobs at load 8-10; about 3 min when idle).
+    26 runs: 1 min 14 s with ``--workers 2`` on 2 idle cores (2 min 21 s of CPU); 13 min 20 s on the same machine
+    shared with other jobs at load 8-10.
 """
 
 from __future__ import annotations
