@@ -36,7 +36,6 @@ __all__ = ["PROTOCOLS", "token_nll", "window_offsets", "scored_slice", "protocol
            "WindowNLL"]
 
 
-
 def _base_and_head(model: nn.Module) -> tuple[nn.Module, nn.Module]:
     base = getattr(model, "model", None)
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None

@@ -294,7 +294,7 @@ def _load_hub(repo_id: str, dtype: torch.dtype, attn_implementation: str) -> Loa
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     try:
-        with _offline(), _quiet_loading():
+        with _offline():
             folder = Path(snapshot_download(repo_id, local_files_only=True))
     except (LocalEntryNotFoundError, OSError, ValueError) as exc:
         raise PosencError(f"model {repo_id!r} is not a local folder, not a .gguf file, not one of the offline "
