@@ -12,7 +12,7 @@ the training lengths at all.
     d_model 64, 4 heads of width 16 (ALiBi slopes 1/4 .. 1/256), 2000 steps of 32 windows (4.1M characters), AdamW
     lr 1e-3. The width was set from the compute budget alone, before either size had run (a first estimate, on a
     busy machine, put d_model 128 / 8 heads at 3 hours for the preset). At 64 / 4 heads the preset took 20 min 24 s
-    with ``--workers 2`` on 2 idle cores, about 2 minutes of one core per run; at 128 / 8 heads a run takes about
+    with ``--workers 2`` on 2 cores, about 2 minutes of one core per run; at 128 / 8 heads a run takes about
     5.5 minutes of one core (seed 0 only: 17 min for 6 runs), and its table has the same shape.
     ``--set d_model=128 --set n_heads=8`` runs the wider model.
 ``nope-tasks``
