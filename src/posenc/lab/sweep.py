@@ -25,7 +25,7 @@ import socket
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,7 @@ class Sweep:
         if clash:
             raise PosencError(f"sweep {self.name!r} varies {clash} in its grid; a fixed setting cannot replace a grid "
                               f"axis. Write a sweep file with your own grid instead (see docs/lab.md)")
-        return Sweep(self.name, {**self.base, **settings}, dict(self.grid), list(self.seeds), self.description)
+        return replace(self, base={**self.base, **settings})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Sweep:
