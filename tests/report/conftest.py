@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from posenc.report.claim import Claim, Test
 from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement
-from posenc.report.ledger import Claim
-from posenc.report.verdict import supported
 
 #: claims whose experiments take about a second each
 FAST_CLAIMS = ["unit-interval-positions", "sin-bounded", "ffn-position-blind", "sin-extrapolates-theory"]
@@ -25,8 +24,8 @@ def _broken(ctx: Context) -> Measurement:
 def broken_claim() -> Claim:
     """A claim whose experiment raises, registered for the test session only."""
     EXPERIMENTS[BROKEN_EXPERIMENT] = _broken
-    yield Claim("broken-claim", "test ledger", "A claim whose experiment breaks", "This experiment always raises.",
-                BROKEN_EXPERIMENT, lambda n: supported("never reached"), "never reached")
+    yield Claim("broken-claim", "test ledger", "seed", "A claim whose experiment breaks",
+                "This experiment always raises.", BROKEN_EXPERIMENT, (Test("x", ">", 0, "never reached", "none"),))
     EXPERIMENTS.pop(BROKEN_EXPERIMENT, None)
 
 

@@ -57,7 +57,7 @@ def open_page(index_html: Path, screenshot: Path) -> PageView:
             "return Array.from(document.querySelectorAll('section.claim')).map(s => ({id: s.id, "
             "verdict: s.dataset.verdict, pill: (s.querySelector('header .pill') || {}).textContent || '', "
             "text: (s.querySelector('.verdict') || {}).textContent || ''}));")
-        rows = driver.execute_script("return document.querySelectorAll('table.summary tbody tr').length;")
+        rows = driver.execute_script("return document.querySelectorAll('table.summary tbody tr[data-origin]').length;")
         height = driver.execute_script("return document.documentElement.scrollHeight;")
         driver.set_window_size(1200, min(int(height) + 100, 16000))
         driver.save_screenshot(str(screenshot))

@@ -10,9 +10,8 @@ import pytest
 
 from posenc.errors import PosencError
 from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row
-from posenc.report.ledger import Claim
+from posenc.report.claim import Claim, Test
 from posenc.report.run import run_report, store_config
-from posenc.report.verdict import supported
 from posenc.store import ResultStore
 
 FAST_CLAIMS = ["unit-interval-positions", "sin-bounded"]
@@ -100,17 +99,42 @@ def test_failed_claims_are_not_cached(tmp_path, broken_claim):
     assert again.results[0].verdict.status == "failed" and not again.results[0].cached
 
 
-def test_criterion_that_raises_fails_the_claim_but_keeps_the_numbers(tmp_path):
+def test_claim_that_reads_an_absent_statistic_fails_but_keeps_the_numbers(tmp_path):
     def experiment(ctx: Context) -> Measurement:
         return Measurement({"value": 1.0}, [Row("value", 1.0)])
 
     EXPERIMENTS["test_numbers_only"] = experiment
     try:
-        claim = Claim("criterion-breaks", "test", "t", "c", "test_numbers_only",
-                      lambda n: supported(str(n["missing"])), "needs a key the experiment does not give")
+        claim = Claim("criterion-breaks", "test", "seed", "t", "c", "test_numbers_only",
+                      (Test("missing", ">", 0, "needs a statistic the experiment does not give", "none"),))
         result = run_report(tmp_path, progress=False, claims=[claim])
     finally:
         EXPERIMENTS.pop("test_numbers_only")
     r = result.results[0]
-    assert r.verdict.status == "failed" and "could not read the numbers" in r.verdict.reason
+    assert r.verdict.status == "failed" and "gave no estimate for missing" in r.verdict.reason
     assert r.measurement.numbers == {"value": 1.0}
+
+
+def test_bad_seed_count_and_unknown_claims_fail_before_any_work(tmp_path):
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(PosencError, match="seeds must be a whole number"):
+            run_report(tmp_path / "x", progress=False, claims=["sin-bounded"], seeds=bad)
+    with pytest.raises(PosencError, match="unknown claim"):
+        run_report(tmp_path / "x", progress=False, claims=["no-such-claim"])
+    assert not (tmp_path / "x").exists()  # refused before the output folder was made
+
+
+def test_seed_count_is_part_of_the_store_key(tmp_path):
+    run_report(tmp_path, progress=False, claims=["sin-bounded"])
+    other = run_report(tmp_path, progress=False, claims=["sin-bounded"], seeds=4)
+    assert other.computed == ["sin-bounded"]
+    assert json.loads(read(other.report_json))["seeds"] == 4
+
+
+def test_same_command_twice_gives_identical_numbers(tmp_path):
+    claims = ["add-vs-concat", "word-order"]
+    a = run_report(tmp_path / "a", progress=False, claims=claims)
+    b = run_report(tmp_path / "b", progress=False, claims=claims)
+    ja, jb = (json.loads(read(r.report_json))["claims"] for r in (a, b))
+    for x, y in zip(ja, jb, strict=True):
+        assert x["estimates"] == y["estimates"] and x["verdict"] == y["verdict"]

@@ -1,37 +1,104 @@
-"""The ledger's criteria on hand-made numbers: each verdict, the edges of each threshold, and bad numbers."""
+"""The one verdict rule on hand-made intervals, the claim records, and the ledger's bookkeeping."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
 from posenc.errors import PosencError
+from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments import EXPERIMENTS
-from posenc.report.ledger import (
-    CHANCE_SDS,
-    LEARNED,
-    LEDGER,
-    NOPE_PAPER_MRR,
-    TIE,
-    _spearman,
-    claim_ids,
-    get_claim,
-    mean_reciprocal_rank,
-)
-from posenc.report.verdict import STATUSES, Verdict, qualified
+from posenc.report.experiments.base import Measurement
+from posenc.report.ledger import LEDGER, claim_ids, claims_by_origin, get_claim
+from posenc.report.run import apply_thresholds, judge_claim, load_thresholds
+from posenc.report.verdict import STATUSES, Verdict, judge, outcome, qualified
+from posenc.stats import Estimate, exact, over_seeds
 
 
-def judge(claim_id: str, numbers: dict) -> Verdict:
-    return get_claim(claim_id).judge(numbers)
+def est(value: float, low: float, high: float, n: int = 10) -> Estimate:
+    return Estimate(value, low, high, n, "bootstrap")
 
 
-def test_every_claim_names_a_registered_experiment_and_ids_are_unique():
-    ids = claim_ids()
-    assert len(ids) == len(set(ids))
-    assert len(ids) >= 23
-    missing = [c.id for c in LEDGER if c.experiment not in EXPERIMENTS]
-    assert missing == []
+ABOVE = Test("x", ">", 0.5, "x is above one half", "by hand")
+BELOW = Test("y", "<", 0.1, "y is small", "by hand", role="condition", unless="only when y is large")
+CLAIM = Claim("toy", "by hand", "seed", "toy", "x is large and y small", "none", (ABOVE, BELOW))
+
+
+def test_outcome_reads_the_whole_interval():
+    assert outcome(ABOVE, est(0.7, 0.6, 0.8)) is True
+    assert outcome(ABOVE, est(0.3, 0.2, 0.4)) is False
+    assert outcome(ABOVE, est(0.55, 0.45, 0.65)) is None  # straddles
+    assert outcome(ABOVE, est(0.4, 0.3, 0.5)) is False  # high == threshold: not above
+    assert outcome(BELOW, est(0.05, 0.0, 0.09)) is True
+    assert outcome(ABOVE, exact(float("nan"))) is None
+
+
+def test_five_statuses_from_intervals():
+    assert judge(CLAIM, {"x": est(0.7, 0.6, 0.8), "y": est(0.0, 0.0, 0.05)}).status == "supported"
+    assert judge(CLAIM, {"x": est(0.3, 0.2, 0.4), "y": est(0.0, 0.0, 0.05)}).status == "refuted"
+    v = judge(CLAIM, {"x": est(0.7, 0.6, 0.8), "y": est(0.5, 0.4, 0.6)})
+    assert v.status == "qualified" and v.condition == "only when y is large"
+    v = judge(CLAIM, {"x": est(0.55, 0.45, 0.65), "y": est(0.0, 0.0, 0.05)})
+    assert v.status == "inconclusive" and "samples instead of 10" in v.reason
+
+
+def test_an_undecided_test_that_cannot_change_the_verdict_does_not_make_it_inconclusive():
+    # x fails outright: refuted whatever y turns out to be
+    v = judge(CLAIM, {"x": est(0.3, 0.2, 0.4), "y": est(0.1, 0.05, 0.15)})
+    assert v.status == "refuted"
+
+
+def test_inconclusive_says_how_much_more_data_settles_it():
+    # half-width 0.1, gap 0.05: (0.1 / 0.05)^2 = 4x the sample
+    v = judge(CLAIM, {"x": est(0.55, 0.45, 0.65, n=10), "y": est(0.0, 0.0, 0.05)})
+    assert "about 40 samples instead of 10" in v.reason
+    one_seed = judge(CLAIM, {"x": over_seeds([0.9]), "y": exact(0.0)})
+    assert one_seed.status == "inconclusive" and "at least 2 independent samples" in one_seed.reason
+
+
+def test_requirements_decide_before_the_tests():
+    need = Test("learned", ">", 0.95, "the model learned the task", "bar")
+    guard = Test("baseline", ">", 0.1, "the baseline can fail", "sanity", otherwise="not testable")
+    claim = Claim("req", "by hand", "seed", "req", "...", "none", (ABOVE,), requires=(need, guard))
+    good = {"x": est(0.7, 0.6, 0.8), "learned": est(0.99, 0.98, 1.0), "baseline": exact(0.5)}
+    assert judge(claim, good).status == "supported"
+    v = judge(claim, {**good, "learned": est(0.6, 0.5, 0.7)})
+    assert v.status == "inconclusive" and "requirement not met" in v.reason and "0.6" in v.reason
+    assert judge(claim, {**good, "baseline": exact(0.01)}).status == "not testable"
+
+
+def test_missing_experiment_is_inconclusive_and_absent_statistics_raise():
+    assert judge(CLAIM, {}, missing="not run in quick mode").status == "inconclusive"
+    with pytest.raises(PosencError, match="gave no estimate for y"):
+        judge(CLAIM, {"x": exact(1.0)})
+
+
+def test_choice_gives_a_verdict_per_option_and_the_headline_says_what_it_rests_on():
+    claim = Claim("ch", "by hand", "literature", "ch", "...", "none", (ABOVE,),
+                  choice=Choice("window", ("128", "256"), "128", "the length the model was trained at"))
+    m = Measurement({}, estimates={"x": exact(0.9)},
+                    variants={"128": {"x": est(0.9, 0.8, 0.95)}, "256": {"x": est(0.3, 0.2, 0.4)}})
+    head, variants = judge_claim(claim, m)
+    assert head.status == "supported" and variants["256"].status == "refuted"
+    assert "window = 128" in head.reason and "256: refuted" in head.reason
+    with pytest.raises(PosencError, match="no estimates for window 256"):
+        judge_claim(claim, Measurement({}, variants={"128": {"x": exact(0.9)}}))
+    with pytest.raises(PosencError, match="headline option"):
+        Choice("window", ("128",), "512", "x")
+
+
+def test_claim_records_validate():
+    with pytest.raises(PosencError, match="no tests"):
+        Claim("c", "s", "seed", "t", "c", "e", ())
+    with pytest.raises(PosencError, match="origin"):
+        Claim("c", "s", "blog", "t", "c", "e", (ABOVE,))
+    with pytest.raises(PosencError, match="only conditions"):
+        Claim("c", "s", "seed", "t", "c", "e", (BELOW,))
+    with pytest.raises(PosencError, match="op must be"):
+        Test("x", ">=", 1, "s", "b")
+    assert "0.5" in CLAIM.criterion_text and "qualified" in CLAIM.criterion_text
 
 
 def test_verdict_validates_status_and_condition():
@@ -39,9 +106,20 @@ def test_verdict_validates_status_and_condition():
         Verdict("true", "x")
     with pytest.raises(PosencError, match="condition"):
         Verdict("qualified", "x")
-    v = qualified("only at d >= 128", "numbers")
-    assert v.label == "qualified: only at d >= 128"
-    assert set(STATUSES) == {"supported", "qualified", "refuted", "not testable", "failed"}
+    assert qualified("only at d >= 128", "numbers").label == "qualified: only at d >= 128"
+    assert set(STATUSES) == {"supported", "qualified", "refuted", "inconclusive", "not testable", "failed"}
+
+
+def test_ledger_ids_are_unique_and_name_registered_experiments():
+    ids = claim_ids()
+    assert len(ids) == len(set(ids)) and len(ids) >= 16
+    assert all(c.experiment in EXPERIMENTS for c in LEDGER)
+    groups = claims_by_origin()
+    assert {c.id for c in groups["literature"]} >= {"alibi-table", "nope-ranking"}
+    assert ids.index("word-order") < ids.index("sin-bounded")
+    # seeds first, then the literature
+    origins = [c.origin for c in LEDGER]
+    assert origins == sorted(origins, key=lambda o: o != "seed")
 
 
 def test_unknown_claim_lists_the_valid_ids():
@@ -49,168 +127,61 @@ def test_unknown_claim_lists_the_valid_ids():
         get_claim("no-such-claim")
 
 
-def test_criterion_that_cannot_read_its_numbers_raises_a_clear_error():
-    with pytest.raises(PosencError, match="could not read the numbers"):
-        judge("sin-bounded", {"max": 1.0})
+# ---- each claim's thresholds on hand-made estimates at its edges ------------------------------------------------
+def verdict(claim_id: str, **estimates: Estimate) -> str:
+    return judge(get_claim(claim_id), estimates).status
 
 
-def _order(blind: float, sees: float, causal: float) -> dict:
-    return {"cases": {"nope_encoder": {"equivariance_max": blind},
-                      "sinusoidal_encoder": {"equivariance_min": sees}, "rope_encoder": {"equivariance_min": sees},
-                      "nope_decoder": {"equivariance_min": causal}}}
-
-
-def test_word_order_verdicts():
-    assert judge("word-order", _order(1e-7, 0.5, 1e-7)).status == "supported"
-    v = judge("word-order", _order(1e-7, 0.5, 0.8))
-    assert v.status == "qualified" and "causal" in v.condition
-    assert judge("word-order", _order(0.1, 0.5, 0.8)).status == "refuted"  # blind model is not blind
-    assert judge("word-order", _order(1e-7, 1e-4, 0.8)).status == "refuted"  # positions change nothing
-
-
-def _bounded(max_abs: float) -> dict:
-    return {"max_abs": max_abs, "positions_checked": 10, "largest_position": 1e9, "integer_max_same_positions": 9.0}
+def test_word_order_edges():
+    ok = {"blind_encoder_difference": exact(1e-7), "positions_see_order": exact(0.5),
+          "causal_no_positions_difference": exact(1e-7)}
+    assert verdict("word-order", **ok) == "supported"
+    assert verdict("word-order", **{**ok, "causal_no_positions_difference": exact(0.8)}) == "qualified"
+    assert verdict("word-order", **{**ok, "blind_encoder_difference": exact(0.1),
+                                    "positions_see_order": exact(1e-4)}) == "refuted"
 
 
 def test_bounded_edge():
-    assert judge("sin-bounded", _bounded(1.0)).status == "supported"
-    assert judge("sin-bounded", _bounded(1.0 + 1e-7)).status == "supported"  # float32 rounding of 1
-    assert judge("sin-bounded", _bounded(1.01)).status == "refuted"
+    assert verdict("sin-bounded", max_abs=exact(1.0)) == "supported"
+    assert verdict("sin-bounded", max_abs=exact(1.0 + 1e-7)) == "supported"  # float32 rounding of 1
+    assert verdict("sin-bounded", max_abs=exact(1.01)) == "refuted"
 
 
-def _geometry(mean_cos: float, angle: float, overlap: float, dim: int = 384) -> dict:
-    k = {str(k): {"overlap": overlap, "random": 0.01} for k in (5, 10, 20)}
-    return {"dim": dim, "mean_angle_deg": angle, "mean_cos": mean_cos, "std_cos": 0.05,
-            "chance_std": 1 / math.sqrt(dim), "centred": {"cos_mean": 0.0}, "subspace_overlap": k}
+def test_relative_linear_needs_a_baseline_that_can_fail():
+    ok = {"max_residual": exact(1e-9), "max_half_difference": exact(1e-8), "max_vs_rotation": exact(1e-8),
+          "min_random_residual": exact(0.9)}
+    assert verdict("sin-relative-linear", **ok) == "supported"
+    assert verdict("sin-relative-linear", **{**ok, "min_random_residual": exact(0.01)}) == "not testable"
 
 
-def test_near_orthogonal_verdicts_use_chance_baseline():
-    sd = 1 / math.sqrt(384)
-    assert judge("near-orthogonal", _geometry(0.5 * sd, 89.0, 0.001)).status == "supported"
-    assert judge("near-orthogonal", _geometry(CHANCE_SDS * sd, 88.0, 0.001)).status == "supported"  # edge: <=
-    v = judge("near-orthogonal", _geometry(0.5 * sd, 89.0, 0.02))  # chance-level, no subspace separation
-    assert v.status == "qualified" and "chance" in v.condition
-    # MiniLM-like: 2.5 chance SDs off, 82.7 degrees, subspaces separated -> qualified, names the offset
-    v = judge("near-orthogonal", _geometry(0.1267, 82.7, 0.001))
-    assert v.status == "qualified" and "82.7" in v.condition
-    assert judge("near-orthogonal", _geometry(0.1267, 82.7, 0.02)).status == "qualified"
-    assert judge("near-orthogonal", _geometry(0.5, 60.0, 0.001)).status == "refuted"
+def test_rope_extrapolates_needs_the_task_learned_first():
+    good = {"rope_in_distribution": est(0.99, 0.98, 1.0), "kept_past_L": est(0.95, 0.92, 0.97)}
+    assert verdict("rope-extrapolates", **good) == "supported"
+    assert verdict("rope-extrapolates", **{**good, "kept_past_L": est(0.7, 0.6, 0.8)}) == "qualified"
+    assert verdict("rope-extrapolates", **{**good, "kept_past_L": est(0.2, 0.1, 0.3)}) == "refuted"
+    assert verdict("rope-extrapolates", **{**good, "kept_past_L": est(0.5, 0.3, 0.7)}) == "inconclusive"
+    assert verdict("rope-extrapolates", **{**good, "rope_in_distribution": est(0.8, 0.7, 0.9)}) == "inconclusive"
 
 
-def _terms(ww: float, pp: float, wp: float, pw: float, err: float = 1e-6) -> dict:
-    return {"ww_std": ww, "pp_std": pp, "wp_std": wp, "pw_std": pw, "reconstruction_error": err}
+def test_nope_ranking_edges():
+    assert verdict("nope-ranking", usable_tasks=exact(2), rank_correlation=est(0.9, 0.8, 1.0)) == "supported"
+    assert verdict("nope-ranking", usable_tasks=exact(2), rank_correlation=est(0.1, -0.3, 0.5)) == "refuted"
+    assert verdict("nope-ranking", usable_tasks=exact(2), rank_correlation=est(0.7, 0.4, 0.9)) == "inconclusive"
+    assert verdict("nope-ranking", usable_tasks=exact(0), rank_correlation=exact(math.nan)) == "inconclusive"
 
 
-def test_four_terms_weak_thresholds():
-    # cross / main = ((0.1 + 0.1) / 2) / ((1 + 1) / 2) = 0.1 < 0.5
-    assert judge("four-terms-weak", _terms(1, 1, 0.1, 0.1)).status == "supported"
-    # (0.6 + 0.6) / 2 / 1 = 0.6: weaker, same order
-    assert judge("four-terms-weak", _terms(1, 1, 0.6, 0.6)).status == "qualified"
-    assert judge("four-terms-weak", _terms(1, 1, 1.5, 1.5)).status == "refuted"
-    assert judge("four-terms-weak", _terms(1, 1, 0.1, 0.1, err=0.5)).status == "not testable"
-
-
-def test_heads_and_voita():
-    base = {"total_heads": 72, "voita_threshold": 0.9, "prev_heads_50": 2, "next_heads_50": 1,
-            "best_head": {"layer": 0, "head": 2, "offset": -1, "fraction": 0.93}}
-    # no head meets the 90% rule: refuted, however close the best head comes
-    assert judge("positional-heads", {**base, "positional_heads": 0, "positional_offsets": []}).status == "refuted"
-    assert judge("positional-heads", {**base, "positional_heads": 3,
-                                      "positional_offsets": [-1, 1, 1]}).status == "supported"
-    assert judge("voita-heads", {**base, "positional_heads": 3, "positional_offsets": [-1, 1, 1]}).status == \
-        "supported"
-    assert judge("voita-heads", {**base, "positional_heads": 2, "positional_offsets": [-1, 3]}).status == "qualified"
-
-
-def _readout(gaps: dict[int, float]) -> dict:
-    readout = {str(d): {"add_token": 1.0 - g, "add_position": 1.0, "concat_token": 1.0, "concat_position": 1.0}
-               for d, g in gaps.items()}
-    return {"add_width": 64, "concat_width": 128, "d_model": 64, "add_parameters": 10, "concat_parameters": 20,
-            "readout": readout, "vocab": 64, "length": 64}
-
-
-def test_add_vs_concat_names_the_width_it_needs():
-    assert judge("add-vs-concat", _readout({8: 0.0, 128: 0.01})).status == "supported"
-    v = judge("add-vs-concat", _readout({8: 0.8, 32: 0.5, 128: 0.0}))
-    assert v.status == "qualified" and "d >= 128" in v.condition
-    assert judge("add-vs-concat", _readout({8: 0.8, 128: 0.3})).status == "refuted"  # loses even when wide
-    bad = _readout({8: 0.0})
-    bad["add_width"] = 128  # adding changed the width
-    assert judge("add-vs-concat", bad).status == "refuted"
-
-
-def test_learned_beats_fixed_counts_wins_with_ties():
-    def numbers(pairs):
-        return {"per_task": {f"t{i}": {"learned": a, "sinusoidal": b} for i, (a, b) in enumerate(pairs)}}
-
-    assert judge("learned-beats-fixed", numbers([(0.95, 0.85), (0.9, 0.85), (0.85, 0.9)])).status == "supported"
-    assert judge("learned-beats-fixed", numbers([(0.85, 0.95), (0.8, 0.9), (0.95, 0.85)])).status == "refuted"
-    # a difference of TIE / 2 is a tie: 1 win, 0 losses, 1 tie of 2 -> not "most"
-    assert judge("learned-beats-fixed", numbers([(0.95, 0.85), (0.9 + TIE / 2, 0.9)])).status == "qualified"
-    assert judge("learned-beats-fixed", numbers([(0.95, 0.85)])).status == "not testable"
-    # tasks no model learned (best < LEARNED) do not count: only one learned task left
-    v = judge("learned-beats-fixed", numbers([(0.95, 0.85), (0.5, 0.3), (LEARNED - 0.01, 0.2)]))
-    assert v.status == "not testable"
-
-
-def test_mean_reciprocal_rank_by_hand():
-    # task a: x 0.9 (rank 1), y 0.5 (rank 2); task b: y 0.8 (1), x 0.8 (tie -> 1) -> x (1 + 1)/2, y (1/2 + 1)/2
-    mrr = mean_reciprocal_rank({"a": {"x": 0.9, "y": 0.5}, "b": {"x": 0.8, "y": 0.8}})
-    assert mrr == {"x": 1.0, "y": 0.75}
-
-
-def test_spearman_and_nope_ranking():
-    assert _spearman([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
-    assert _spearman([3, 2, 1], [10, 20, 30]) == pytest.approx(-1.0)
-    learned = {"t": {k: 0.95 for k in NOPE_PAPER_MRR}}
-    assert judge("nope-ranking", {"long_accuracy": {"t": dict(NOPE_PAPER_MRR)},
-                                  "in_distribution": learned}).status == "supported"
-    reversed_acc = {k: 1 - v for k, v in NOPE_PAPER_MRR.items()}
-    assert judge("nope-ranking", {"long_accuracy": {"t": reversed_acc}, "in_distribution": learned}).status == \
-        "refuted"
-    unlearned = {"t": {k: 0.3 for k in NOPE_PAPER_MRR}}
-    assert judge("nope-ranking", {"long_accuracy": {"t": dict(NOPE_PAPER_MRR)},
-                                  "in_distribution": unlearned}).status == "not testable"
-    two = {"t": {"nope": 1.0, "rope": 0.5}}
-    assert judge("nope-ranking", {"long_accuracy": two, "in_distribution": two}).status == "not testable"
-
-
-def test_rope_extrapolation_ratio_edges():
-    def numbers(train, long):
-        return {"rope_train": train, "rope_long": long, "metric": "token accuracy", "long_factor": 2.0,
-                "learned_long": None}
-
-    assert judge("rope-extrapolates", numbers(0.9, 0.855)).status == "supported"  # ratio 0.95
-    assert judge("rope-extrapolates", numbers(0.9, 0.5)).status == "qualified"
-    assert judge("rope-extrapolates", numbers(0.9, 0.1)).status == "refuted"
-    assert judge("rope-extrapolates", numbers(0.1, 0.1)).status == "not testable"  # never learned
-    assert judge("rope-extrapolates", numbers(LEARNED - 0.01, 0.7)).status == "not testable"
-
-
-def test_alibi_shape_and_pi_yarn():
-    assert judge("alibi-table", {"ppl_growth": {"alibi": 0.95, "rope": 3.0, "sinusoidal": 17.0}}).status == \
-        "supported"
-    assert judge("alibi-table", {"ppl_growth": {"alibi": 0.95, "rope": 30.0, "sinusoidal": 17.0}}).status == \
-        "qualified"
-    assert judge("alibi-table", {"ppl_growth": {"alibi": 5.0, "rope": 3.0, "sinusoidal": 17.0}}).status == "refuted"
-    assert judge("alibi-table", {"ppl_growth": {"rope": 3.0}}).status == "not testable"
-    pk = {"none": 0.0, "yarn": 1.0}
-    assert judge("pi-yarn", {"ran": False, "reason": "quick mode"}).status == "not testable"
-    assert judge("pi-yarn", {"ran": True, "ppl_native": 10.0, "ppl_long": {"none": 100.0, "yarn": 12.0}, "long_factor": 4,
-                             "passkey_long": pk}).status == "supported"
-    assert judge("pi-yarn", {"ran": True, "ppl_native": 10.0, "ppl_long": {"none": 100.0, "yarn": 40.0}, "long_factor": 4,
-                             "passkey_long": pk}).status == "qualified"
-    assert judge("pi-yarn", {"ran": True, "ppl_native": 10.0, "ppl_long": {"none": 100.0, "yarn": 140.0}, "long_factor": 4,
-                             "passkey_long": pk}).status == "refuted"
-
-
-def test_magnitude_and_learned_max_len():
-    m = {"minilm_word_norm": 1.07, "minilm_position_norm": 0.47, "minilm_position_to_word_norm": 0.44,
-         "sinusoid_rms": 0.707, "sinusoid_to_scaled_init_rms": 1.56}
-    assert judge("small-magnitude", m).status == "qualified"
-    assert judge("small-magnitude", {**m, "sinusoid_to_scaled_init_rms": 0.5}).status == "supported"
-    assert judge("small-magnitude", {**m, "minilm_position_to_word_norm": 1.2}).status == "refuted"
-    ok = {"ran_at_max_len": True, "failed_past_max_len": ["a"], "ran_past_max_len": []}
-    assert judge("learned-max-len", ok).status == "supported"
-    assert judge("learned-max-len", {**ok, "ran_past_max_len": ["b"]}).status == "refuted"
-    assert judge("learned-max-len", {**ok, "ran_at_max_len": False}).status == "not testable"
+def test_threshold_file_replaces_thresholds_and_refuses_what_it_does_not_know(tmp_path):
+    good = tmp_path / "t.json"
+    good.write_text(json.dumps({"sin-bounded": {"max_abs": 0.5}}))
+    claim = apply_thresholds(get_claim("sin-bounded"), load_thresholds(good))
+    assert claim.tests[0].threshold == 0.5 and "threshold file" in claim.tests[0].basis
+    assert judge(claim, {"max_abs": exact(1.0)}).status == "refuted"
+    for text, match in (("{not json", "does not parse"), ('{"nope-claim": {"x": 1}}', "unknown claim"),
+                        ('{"sin-bounded": {"bogus": 1}}', "no statistic 'bogus'"),
+                        ('{"sin-bounded": {"max_abs": "one"}}', "is not a number"), ("[1]", "expected an object")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        with pytest.raises(PosencError, match=match):
+            load_thresholds(bad)
+    with pytest.raises(PosencError, match="does not exist"):
+        load_thresholds(tmp_path / "missing.json")

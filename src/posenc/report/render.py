@@ -1,8 +1,10 @@
 """The report as one self-contained HTML page: inline CSS, figures as base64 PNG, no script, no network.
 
-Layout: a header (mode, versions, counts), a summary table (claim, source, verdict), then one section per claim:
-the claim, its source, the experiment and its setup, the pass criterion, a small table of measured numbers beside
-their baseline or published anchor, the verdict with its reason, and the figure.
+Layout: a header (mode, versions, counts), a summary table (claim, source, verdict) in two groups, the seed
+documents' claims and the literature's, the time each part took, then one section per claim: the claim (and the
+document's own sentence), its source, the experiment and its setup, the tests with their thresholds, a small table of
+measured numbers (each with its 95% interval) beside their baseline or published anchor, the verdict with its
+reason, the verdict under each option of a methodological choice, and the figure.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import posenc
 from posenc.report.verdict import STATUSES
+from posenc.stats import Estimate
 
 if TYPE_CHECKING:
     from posenc.report.run import ClaimResult, ReportResult
@@ -24,6 +27,7 @@ _COLOURS = {  # background, text
     "supported": ("#d8f3dc", "#1b5e20"),
     "qualified": ("#fff3cd", "#7a5200"),
     "refuted": ("#fde2e1", "#a4161a"),
+    "inconclusive": ("#e7eefc", "#1d3f8f"),
     "not testable": ("#e9ecef", "#495057"),
     "failed": ("#f3d9fa", "#6a1b9a"),
 }
@@ -66,6 +70,13 @@ pre.error { white-space: pre-wrap; background: #fff0f6; border: 1px solid #f3d9f
 .badge { font-size: 11px; font-weight: 700; color: #0550ae; background: #ddf4ff; border-radius: 4px;
          padding: 1px 6px; margin-left: 6px; vertical-align: middle; }
 footer { margin-top: 40px; font-size: 13px; color: var(--muted); }
+tr.group th { background: #eef1f4; font-size: 13px; }
+p.quote { margin: 0 0 6px; font-size: 16px; color: var(--muted); }
+ul.tests { margin: 0 0 6px; padding-left: 18px; }
+ul.tests .role { font-size: 11px; font-weight: 700; text-transform: uppercase; color: var(--muted); }
+.choice { border: 1px dashed var(--line); border-radius: 8px; padding: 8px 12px; margin: 10px 0; font-size: 14px; }
+.choice tr.headline td { font-weight: 600; }
+details.timings { margin: 12px 0; font-size: 14px; }
 """
 
 
@@ -73,6 +84,12 @@ def format_value(value: Any) -> str:
     """A number or value as a short table cell: 4 significant digits, scientific for tiny or huge floats."""
     if value is None:
         return "—"
+    if isinstance(value, Estimate):
+        if value.method == "exact":
+            return format_value(value.value)
+        if not (math.isfinite(value.low) and math.isfinite(value.high)):
+            return f"{format_value(value.value)} (no interval, n={value.n})"
+        return f"{format_value(value.value)} [{format_value(value.low)}, {format_value(value.high)}]"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int):
@@ -103,17 +120,67 @@ def _short(text: str, limit: int = 110) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " ..."
 
 
+_GROUPS = {"seed": "Claims of the four documents (seeds 000-003)",
+           "literature": "Claims from the literature (papers the documents point to or that test them)"}
+
+
 def _summary(results: list[ClaimResult]) -> str:
     rows = []
-    for i, r in enumerate(results, 1):
-        label = r.verdict.status
-        note = r.verdict.condition or (_short(r.verdict.reason) if r.verdict.status in ("not testable", "failed")
-                                       else None)
-        condition = f"<br><small>{_e(note)}</small>" if note else ""
-        rows.append(f'<tr><td>{i}</td><td><a href="#{_e(r.claim.id)}">{_e(r.claim.title)}</a></td>'
-                    f'<td>{_e(r.claim.source)}</td><td>{_pill(r.verdict.status, label)}{condition}</td></tr>')
+    for origin, heading in _GROUPS.items():
+        group = [(i, r) for i, r in enumerate(results, 1) if r.claim.origin == origin]
+        if not group:
+            continue
+        rows.append(f'<tr class="group"><th colspan="4">{_e(heading)}</th></tr>')
+        for i, r in group:
+            label = r.verdict.status
+            note = r.verdict.condition or (_short(r.verdict.reason) if r.verdict.status in
+                                           ("not testable", "failed", "inconclusive") else None)
+            condition = f"<br><small>{_e(note)}</small>" if note else ""
+            rows.append(f'<tr data-origin="{origin}"><td>{i}</td><td><a href="#{_e(r.claim.id)}">'
+                        f'{_e(r.claim.title)}</a></td><td>{_e(r.claim.source)}</td>'
+                        f'<td>{_pill(r.verdict.status, label)}{condition}</td></tr>')
     return ('<table class="summary"><thead><tr><th>#</th><th>Claim</th><th>Source</th><th>Verdict</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _timings(results: list[ClaimResult]) -> str:
+    """How long each experiment took this run (shared experiments count once; stored ones say so)."""
+    seen: dict[str, tuple[float, bool]] = {}
+    for r in results:
+        if r.measurement is None:
+            continue
+        wall, cached = seen.get(r.claim.experiment, (0.0, True))
+        seen[r.claim.experiment] = (max(wall, r.wall_s), cached and r.cached)
+    if not seen:
+        return ""
+    body = "".join(f'<tr><td><code>{_e(name)}</code></td><td class="num">{wall:.1f} s</td>'
+                   f'<td>{"read from the store (time of the run that computed it)" if cached else "computed now"}'
+                   f"</td></tr>" for name, (wall, cached) in seen.items())
+    return ('<details class="timings"><summary>Time per experiment</summary><table><thead><tr><th>Experiment</th>'
+            f'<th>Time</th><th></th></tr></thead><tbody>{body}</tbody></table></details>')
+
+
+def _tests_list(result: ClaimResult) -> str:
+    c = result.claim
+    items = [f'<li><span class="role">{"condition" if t.role == "condition" else "test"}</span> {_e(t.says)}: '
+             f"<code>{_e(t.statistic)} {_e(t.op)} {t.threshold:.7g}</code> <small>(threshold from: {_e(t.basis)})"
+             f"</small></li>" for t in c.tests]
+    items += [f'<li><span class="role">requires</span> {_e(t.says)}: <code>{_e(t.statistic)} {_e(t.op)} '
+              f"{t.threshold:.7g}</code> <small>(otherwise {_e(t.otherwise)}; from: {_e(t.basis)})</small></li>"
+              for t in c.requires]
+    return f'<ul class="tests">{"".join(items)}</ul>'
+
+
+def _choice_panel(result: ClaimResult) -> str:
+    c = result.claim
+    if c.choice is None or not result.variants:
+        return ""
+    cells = "".join(f'<tr{" class=headline" if o == c.choice.headline else ""}><td>{_e(o)}'
+                    f'{" (headline)" if o == c.choice.headline else ""}</td><td>{_pill(v.status, v.label)}</td>'
+                    f"</tr>" for o, v in result.variants.items())
+    return (f'<div class="choice"><p><b>Does the verdict depend on the {_e(c.choice.name)}?</b> The headline rests '
+            f"on {_e(c.choice.headline)}: {_e(c.choice.why)}.</p><table><thead><tr><th>{_e(c.choice.name)}</th>"
+            f"<th>Verdict</th></tr></thead><tbody>{cells}</tbody></table></div>")
 
 
 def _numbers_table(result: ClaimResult) -> str:
@@ -134,11 +201,14 @@ def _section(i: int, result: ClaimResult) -> str:
     how = "read from the results store" if result.cached else f"computed in {result.wall_s:.1f} s"
     mode = "quick mode" if result.quick else "full mode"
     setup = f"<dd>{_e(m.setup)}</dd>" if m is not None and m.setup else "<dd>—</dd>"
-    parts = [f'<section class="claim" id="{_e(c.id)}" data-verdict="{_e(v.status)}">',
+    quote = f'<p class="quote" lang="zh">{_e(c.quote)}</p>' if c.quote else ""
+    origin = "one of the four documents" if c.origin == "seed" else "the literature"
+    parts = [f'<section class="claim" id="{_e(c.id)}" data-verdict="{_e(v.status)}" data-origin="{_e(c.origin)}">',
              f'<header><h2>{i}. {_e(c.title)}</h2>{_pill(v.status)}</header>',
-             f"<blockquote>{_e(c.claim)}</blockquote>",
-             f"<dl><dt>Source</dt><dd>{_e(c.source)}</dd><dt>Experiment</dt><dd><code>{_e(c.experiment)}</code>"
-             f"</dd><dt>Setup</dt>{setup}<dt>Criterion</dt><dd>{_e(c.criterion_text)}</dd></dl>"]
+             f"<blockquote>{quote}{_e(c.claim)}</blockquote>",
+             f"<dl><dt>Source</dt><dd>{_e(c.source)} ({origin})</dd><dt>Experiment</dt><dd><code>"
+             f"{_e(c.experiment)}</code></dd><dt>Setup</dt>{setup}<dt>Criterion</dt><dd>{_tests_list(result)}"
+             f"<small>{_e(c.criterion_text)}</small></dd></dl>"]
     parts.append(_numbers_table(result))
     condition = f" — {_e(v.condition)}" if v.condition else ""
     if v.status == "failed":
@@ -148,6 +218,7 @@ def _section(i: int, result: ClaimResult) -> str:
     else:
         parts.append(f'<div class="verdict" style="background:{bg};color:{fg}"><strong>{_e(v.status)}</strong>'
                      f'{condition}<br>{_e(v.reason)}</div>')
+        parts.append(_choice_panel(result))
     if m is not None and m.figure_png:
         parts.append(f'<figure><img alt="figure for {_e(c.title)}" src="data:image/png;base64,{m.figure_png}">'
                      f"<figcaption>{_e(c.title)} ({mode})</figcaption></figure>")
@@ -187,10 +258,15 @@ claim's criterion; the baseline or published figure stands beside each number.</
 {report.wall_s:.0f} s ({len(report.computed)} computed, {stored} read from the results store)</p>
 {banner}
 <div class="counts">{count_pills}</div>
-<p class="meta">Verdicts: <b>supported</b> (the numbers show it), <b>qualified</b> (true only under the named
-condition), <b>refuted</b> (the numbers show otherwise), <b>not testable</b> (here, with the reason), <b>failed</b>
-(the experiment raised; the error is shown).</p>
+<p class="meta">Every sampled number carries its 95% interval in brackets (bootstrap over windows, words or
+sequences; Wilson for accuracies over trials; Student-t over training seeds); exact numbers stand alone. Verdicts,
+from the intervals and thresholds fixed before the run: <b>supported</b> (every interval clears its bar),
+<b>qualified</b> (true only under the named condition), <b>refuted</b> (the intervals lie on the other side),
+<b>inconclusive</b> (an interval straddles a bar, or the model never learned the task in distribution; the reason
+says how much more data would settle it), <b>not testable</b> (the test cannot tell the cases apart here),
+<b>failed</b> (the experiment raised; the error is shown).</p>
 {_summary(report.results)}
+{_timings(report.results)}
 {sections}
 <footer>Written by <code>posenc report</code>. Every number is also in <code>report.json</code> next to this page.
 </footer>

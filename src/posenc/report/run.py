@@ -1,29 +1,35 @@
 """``posenc report``: run the experiment of every claim in the ledger (or read it from the results store), judge it,
 and write ``index.html`` and ``report.json``.
 
-Results are stored under kind ``report:<claim id>`` keyed by the experiment, its revision, the mode (quick or full)
-and the posenc version, so a re-run computes only what is missing. A claim whose experiment raises is shown as
+Results are stored under kind ``report:<claim id>`` keyed by the experiment, its revision, the mode (quick or full),
+the seed count and the posenc version, so a re-run computes only what is missing. The store holds the estimates;
+verdicts are judged anew on every run by :func:`posenc.report.verdict.judge`, so a threshold file (``thresholds=``)
+changes verdicts without recomputing anything. A claim whose experiment raises is shown as
 failed, with the error; the page always renders. A store that cannot be opened (another program's file, an older
 schema) does not stop the report: it runs without caching and says so on the page.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import posenc
 from posenc.errors import PosencError
+from posenc.report.claim import Claim
 from posenc.report.experiments.base import Context, Measurement, get_experiment
-from posenc.report.ledger import LEDGER, Claim, get_claim
-from posenc.report.verdict import STATUSES, Verdict, failed
+from posenc.report.ledger import LEDGER, get_claim
+from posenc.report.verdict import STATUSES, Verdict, failed, judge
 from posenc.store import ResultStore, StoreError
 
-__all__ = ["ClaimResult", "ReportResult", "run_report", "store_config", "check_output_dir"]
+__all__ = ["ClaimResult", "ReportResult", "run_report", "store_config", "check_output_dir", "judge_claim",
+           "load_thresholds", "apply_thresholds"]
 
 
 @dataclass
@@ -37,16 +43,22 @@ class ClaimResult:
     wall_s: float = 0.0
     cached: bool = False
     error: str | None = None
+    variants: dict[str, Verdict] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """Everything but the figure (report.json)."""
         m = self.measurement.to_json() if self.measurement else None
-        return {"id": self.claim.id, "source": self.claim.source, "title": self.claim.title,
-                "claim": self.claim.claim, "experiment": self.claim.experiment,
-                "criterion": self.claim.criterion_text, "verdict": self.verdict.as_dict(), "quick": self.quick,
-                "wall_s": round(self.wall_s, 3), "cached": self.cached, "error": self.error,
-                "setup": m["setup"] if m else None, "numbers": m["numbers"] if m else None,
-                "rows": m["rows"] if m else None}
+        c = self.claim
+        return {"id": c.id, "source": c.source, "origin": c.origin, "title": c.title, "claim": c.claim,
+                "quote": c.quote, "experiment": c.experiment, "criterion": c.criterion_text,
+                "tests": [dataclasses.asdict(t) for t in c.tests],
+                "requires": [dataclasses.asdict(t) for t in c.requires],
+                "choice": dataclasses.asdict(c.choice) if c.choice else None,
+                "verdict": self.verdict.as_dict(), "variants": {k: v.as_dict() for k, v in self.variants.items()},
+                "quick": self.quick, "wall_s": round(self.wall_s, 3), "cached": self.cached, "error": self.error,
+                "setup": m["setup"] if m else None, "estimates": m["estimates"] if m else None,
+                "estimates_by_choice": m["variants"] if m else None, "missing": m["missing"] if m else None,
+                "numbers": m["numbers"] if m else None, "rows": m["rows"] if m else None}
 
 
 @dataclass
@@ -62,16 +74,82 @@ class ReportResult:
     store_note: str | None = None
     wall_s: float = 0.0
     computed: list[str] = field(default_factory=list)
+    seeds: int | None = None
+    thresholds: str | None = None
 
     @property
     def counts(self) -> dict[str, int]:
         return {s: sum(r.verdict.status == s for r in self.results) for s in STATUSES}
 
 
-def store_config(claim: Claim, quick: bool) -> dict[str, Any]:
-    """The key under which a claim's measurement is stored."""
-    return {"claim": claim.id, "experiment": claim.experiment, "revision": claim.revision, "quick": bool(quick),
-            "posenc": posenc.__version__}
+def store_config(claim: Claim, quick: bool, seeds: int | None = None) -> dict[str, Any]:
+    """The key under which a claim's measurement is stored (``seeds``: a seed count other than the mode's)."""
+    config = {"claim": claim.id, "experiment": claim.experiment, "revision": claim.revision, "quick": bool(quick),
+              "posenc": posenc.__version__}
+    if seeds is not None:
+        config["seeds"] = int(seeds)
+    return config
+
+
+def judge_claim(claim: Claim, measurement: Measurement) -> tuple[Verdict, dict[str, Verdict]]:
+    """The headline verdict and, for a claim with a :class:`~posenc.report.claim.Choice`, the verdict under each
+    option. The headline rests on the choice's headline option, and its reason says so and why."""
+    if claim.choice is None or measurement.missing:
+        return judge(claim, measurement.estimates, measurement.missing), {}
+    absent = [o for o in claim.choice.options if o not in measurement.variants]
+    if absent:
+        raise PosencError(f"claim {claim.id}: the experiment measured no estimates for {claim.choice.name} "
+                          f"{', '.join(absent)}; it measured {', '.join(measurement.variants) or 'none'}")
+    variants = {o: judge(claim, measurement.variants[o]) for o in claim.choice.options}
+    head = variants[claim.choice.headline]
+    others = ", ".join(f"{o}: {v.label}" for o, v in variants.items() if o != claim.choice.headline)
+    note = (f" [Rests on {claim.choice.name} = {claim.choice.headline} ({claim.choice.why}); under the other "
+            f"options: {others}.]")
+    return Verdict(head.status, head.reason + note, head.condition), variants
+
+
+def load_thresholds(path: str | Path) -> dict[str, dict[str, float]]:
+    """Read a threshold file: JSON ``{"claim id": {"statistic": threshold, ...}, ...}``. Checked against the
+    ledger before any work: unknown claims or statistics and non-numbers are refused."""
+    file = Path(path).expanduser()
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise PosencError(f"threshold file {file} does not exist; pass a JSON file such as "
+                          f'{{"sin-bounded": {{"max_abs": 1.000001}}}}') from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PosencError(f"threshold file {file} does not parse as JSON ({exc}); expected "
+                          f'{{"claim id": {{"statistic": number}}}}, e.g. {{"sin-bounded": {{"max_abs": 1.000001}}}}'
+                          ) from exc
+    if not isinstance(data, dict):
+        raise PosencError(f"threshold file {file} holds a {type(data).__name__}; expected an object "
+                          f'{{"claim id": {{"statistic": number}}}}')
+    for claim_id, values in data.items():
+        claim = get_claim(claim_id)
+        known = {t.statistic for t in (*claim.tests, *claim.requires)}
+        if not isinstance(values, dict):
+            raise PosencError(f"threshold file {file}: {claim_id!r} maps to {values!r}; expected "
+                              f'{{"statistic": number}} with statistics {sorted(known)}')
+        for statistic, value in values.items():
+            if statistic not in known:
+                raise PosencError(f"threshold file {file}: claim {claim_id!r} has no statistic {statistic!r}; "
+                                  f"known: {', '.join(sorted(known))}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise PosencError(f"threshold file {file}: {claim_id}.{statistic} = {value!r} is not a number")
+    return data
+
+
+def apply_thresholds(claim: Claim, overrides: Mapping[str, Mapping[str, float]]) -> Claim:
+    """``claim`` with the thresholds of ``overrides[claim.id]`` replacing its own."""
+    mine = overrides.get(claim.id)
+    if not mine:
+        return claim
+
+    def swap(tests: tuple) -> tuple:
+        return tuple(dataclasses.replace(t, threshold=float(mine[t.statistic]), basis=f"{t.basis}; set by the "
+                                         f"threshold file") if t.statistic in mine else t for t in tests)
+
+    return dataclasses.replace(claim, tests=swap(claim.tests), requires=swap(claim.requires))
 
 
 def check_output_dir(out_dir: str | Path) -> Path:
@@ -106,7 +184,7 @@ def _error_text(exc: BaseException) -> str:
 def _measure(claim: Claim, ctx: Context, store: ResultStore | None, memo: dict[str, Measurement]
              ) -> tuple[Measurement, bool, float]:
     """The claim's measurement from the store, from this run's memo, or by running the experiment."""
-    config = store_config(claim, ctx.quick)
+    config = store_config(claim, ctx.quick, ctx.seeds)
     if store is not None:
         record = store.get(f"report:{claim.id}", config)
         if record is not None and record.status == "done":
@@ -129,7 +207,8 @@ def _measure(claim: Claim, ctx: Context, store: ResultStore | None, memo: dict[s
 
 
 def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_path: str | Path | None = None,
-               progress: bool = True, claims: list[str | Claim] | None = None) -> ReportResult:
+               progress: bool = True, claims: list[str | Claim] | None = None, seeds: int | None = None,
+               thresholds: str | Path | None = None) -> ReportResult:
     """Run (or read) every claim's experiment, judge it, and write ``out_dir/index.html`` and ``report.json``.
 
     Args:
@@ -138,18 +217,24 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
         store_path: the SQLite results store (default ``out_dir/results.sqlite``).
         progress: show a progress bar.
         claims: claim ids (or :class:`Claim` objects) to include (default: the whole ledger).
+        seeds: training seeds per configuration (default: 2 in quick mode, 3 in full mode).
+        thresholds: a JSON file replacing some claims' thresholds (see :func:`load_thresholds`).
 
     Returns:
         a :class:`ReportResult` (paths, one :class:`ClaimResult` per claim, counts).
     """
     start = time.perf_counter()
-    out = check_output_dir(out_dir)
+    if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1):
+        raise PosencError(f"seeds must be a whole number >= 1, got {seeds!r}; the default is 2 (quick) or 3 (full)")
     selected = [c if isinstance(c, Claim) else get_claim(c) for c in claims] if claims else list(LEDGER)
+    overrides = load_thresholds(thresholds) if thresholds is not None else {}
+    selected = [apply_thresholds(c, overrides) for c in selected]
+    out = check_output_dir(out_dir)
     store_file = Path(store_path).expanduser() if store_path is not None else out / "results.sqlite"
     store, store_note = _open_store(store_file)
     memo: dict[str, Measurement] = {}
     ctx = Context(quick=quick, store_path=store_file if store is not None else None, work_dir=out / "work",
-                  progress=progress)
+                  progress=progress, seeds=seeds)
     results: list[ClaimResult] = []
     computed: list[str] = []
 
@@ -169,19 +254,21 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
                 continue
             if not cached:
                 computed.append(claim.id)
+            variants: dict[str, Verdict] = {}
             try:
-                verdict = claim.judge(measurement.numbers)
+                verdict, variants = judge_claim(claim, measurement)
                 error = None
             except Exception as exc:
                 verdict, error = failed(_error_text(exc)), _error_text(exc)
-            results.append(ClaimResult(claim, verdict, measurement, quick, wall, cached, error))
+            results.append(ClaimResult(claim, verdict, measurement, quick, wall, cached, error, variants))
             bar.advance(task)
 
     from posenc.report.render import render_html
 
     result = ReportResult(out, out / "index.html", out / "report.json", results, quick,
                           store_file if store is not None else None, store_note,
-                          time.perf_counter() - start, computed)
+                          time.perf_counter() - start, computed, seeds,
+                          str(thresholds) if thresholds is not None else None)
     result.index_html.write_text(render_html(result), encoding="utf-8")
     result.report_json.write_text(json.dumps(_report_json(result), indent=1, default=str), encoding="utf-8")
     return result
@@ -191,6 +278,7 @@ def _report_json(result: ReportResult) -> dict[str, Any]:
     from posenc.store import package_versions
 
     return {"posenc": posenc.__version__, "versions": package_versions(), "quick": result.quick,
+            "seeds": result.seeds, "thresholds": result.thresholds,
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "wall_s": round(result.wall_s, 3),
             "store": str(result.store_path) if result.store_path else None, "store_note": result.store_note,
             "counts": result.counts, "computed": result.computed, "claims": [r.as_dict() for r in result.results]}

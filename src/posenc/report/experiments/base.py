@@ -3,8 +3,13 @@
 An experiment is a function ``fn(ctx: Context) -> Measurement``. It calls posenc's library (encodings, model,
 properties, probe, lab, extend), never decides a verdict, and returns:
 
-- ``numbers``: every measured number, flat or nested, JSON-serialisable (the ledger's criterion reads them);
-- ``rows``: the small table the page shows, each measured value beside its baseline or published anchor;
+- ``estimates``: the statistics the claims' tests read, each a :class:`~posenc.stats.Estimate` (value and 95%
+  interval; exact numbers have a zero-width interval);
+- ``variants``: the same estimates under each option of a methodological choice (a claim's ``choice``), if any;
+- ``numbers``: every other measured number, flat or nested, JSON-serialisable (kept in report.json and the store);
+- ``rows``: the small table the page shows, each measured value (an ``Estimate`` where sampled) beside its baseline
+  or published anchor;
+- ``missing``: set instead of estimates when the experiment did not run here (quick mode), with the reason;
 - ``figure``: an optional matplotlib ``Figure`` (stored as a PNG);
 - ``setup``: one sentence saying what ran, with its sizes (quick and full mode differ here).
 
@@ -25,8 +30,9 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
+from posenc.stats import Estimate
 
-__all__ = ["Context", "Row", "Measurement", "experiment", "EXPERIMENTS", "get_experiment", "figure_to_png"]
+__all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "get_experiment", "figure_to_png"]
 
 
 @dataclass(frozen=True)
@@ -38,12 +44,19 @@ class Context:
         store_path: the report's SQLite results store, for areas that cache their own runs (lab sweeps).
         work_dir: a folder where an area may write files (``None``: a temporary folder).
         progress: whether long experiments may show their own progress bars.
+        seeds: training seeds per configuration (``None``: the mode's default, :attr:`seed_count`).
     """
 
     quick: bool = True
     store_path: Path | None = None
     work_dir: Path | None = None
     progress: bool = False
+    seeds: int | None = None
+
+    @property
+    def seed_count(self) -> int:
+        """Seeds per trained configuration: the caller's, else 2 in quick mode and 3 in full mode."""
+        return self.seeds if self.seeds is not None else (2 if self.quick else 3)
 
 
 @dataclass
@@ -68,6 +81,9 @@ class Measurement:
     rows: list[Row] = field(default_factory=list)
     figure: Figure | None = None
     setup: str = ""
+    estimates: dict[str, Estimate] = field(default_factory=dict)
+    variants: dict[str, dict[str, Estimate]] = field(default_factory=dict)
+    missing: str | None = None
     figure_png: str | None = None  # base64 PNG: filled from ``figure`` when stored, or read back from the store
 
     def to_json(self) -> dict[str, Any]:
@@ -75,13 +91,27 @@ class Measurement:
         png = self.figure_png
         if png is None and self.figure is not None:
             png = figure_to_png(self.figure)
-        return {"numbers": _jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows], "setup": self.setup,
-                "figure_png": png}
+        return {"estimates": {k: e.as_dict() for k, e in self.estimates.items()},
+                "variants": {o: {k: e.as_dict() for k, e in v.items()} for o, v in self.variants.items()},
+                "missing": self.missing, "numbers": _jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows],
+                "setup": self.setup, "figure_png": png}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Measurement:
-        rows = [Row(**r) for r in data.get("rows", [])]
-        return cls(numbers=data["numbers"], rows=rows, setup=data.get("setup", ""), figure_png=data.get("figure_png"))
+        rows = [Row(r["quantity"], _estimate_back(r["measured"]), _estimate_back(r["anchor"]), r["anchor_label"])
+                for r in data.get("rows", [])]
+        return cls(numbers=data["numbers"], rows=rows, setup=data.get("setup", ""), figure_png=data.get("figure_png"),
+                   estimates={k: Estimate.from_dict(e) for k, e in data.get("estimates", {}).items()},
+                   variants={o: {k: Estimate.from_dict(e) for k, e in v.items()}
+                             for o, v in data.get("variants", {}).items()},
+                   missing=data.get("missing"))
+
+
+def exacts(numbers: dict[str, Any], *keys: str) -> dict[str, Estimate]:
+    """``{key: exact(numbers[key])}``: the computed (not sampled) numbers a claim's tests read."""
+    from posenc.stats import exact
+
+    return {k: exact(numbers[k]) for k in keys}
 
 
 def figure_to_png(figure: Figure, dpi: int = 110) -> str:
@@ -91,8 +121,17 @@ def figure_to_png(figure: Figure, dpi: int = 110) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def _estimate_back(value: Any) -> Any:
+    """A row cell read back from JSON: an estimate's dict becomes an :class:`Estimate` again."""
+    if isinstance(value, dict) and {"value", "low", "high", "n", "method"} <= set(value):
+        return Estimate.from_dict(value)
+    return value
+
+
 def _jsonable(value: Any) -> Any:
     """numpy / torch scalars and arrays to plain Python; NaN and infinities to strings JSON can hold."""
+    if isinstance(value, Estimate):
+        return value.as_dict()
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -10,7 +10,9 @@ from __future__ import annotations
 import torch
 
 import posenc
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.claim import Claim, Test
+from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
+from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME
 
 # seed 000's two sentences: the same words (the same multiset of tokens), opposite meanings
 _SENTENCES = ("I do not like the story of the movie , but I do like the cast .",
@@ -81,8 +83,15 @@ def word_order(ctx: Context) -> Measurement:
     ax.set(yscale="log", ylabel="relative difference", title="does the model see 'you love I' differently "
                                                                 "from 'I love you' reversed?")
     ax.axhline(1e-5, color="k", lw=0.8, ls="--")
+    numbers["positions_see_order"] = min(results["sinusoidal_encoder"]["equivariance_min"],
+                                         results["rope_encoder"]["equivariance_min"])
+    numbers["blind_encoder_difference"] = results["nope_encoder"]["equivariance_max"]
+    numbers["causal_no_positions_difference"] = results["nope_decoder"]["equivariance_min"]
     return Measurement(numbers, rows, fig, f"posenc Transformer d_model=32, 2 layers, 4 heads, random weights, "
-                                           f"{len(seeds)} seeds; token vocabulary of the two example sentences")
+                                           f"{len(seeds)} seeds (extremes over all seeds); token vocabulary of the "
+                                           f"two example sentences",
+                       estimates=exacts(numbers, "blind_encoder_difference", "positions_see_order",
+                                        "causal_no_positions_difference"))
 
 
 @experiment("ffn_position_blind")
@@ -123,8 +132,10 @@ def ffn_position_blind(ctx: Context) -> Measurement:
     ax.bar(["FFN", "FFN, same vector", "block with RoPE"], [max(v, 1e-10) for v in (ffn_err, same_err, block_err)],
            color=["C0", "C0", "C3"])
     ax.set(yscale="log", ylabel="max abs difference", title="permute inputs: are outputs just permuted?")
+    numbers["ffn_relative_error"] = max(ffn_err, same_err) / max(scale, 1.0)
     return Measurement(numbers, rows, fig, f"posenc.model.Block (width {width}, d_ff 256, GELU), random weights, "
-                                           f"batch 2 x {length} tokens")
+                                           f"batch 2 x {length} tokens",
+                       estimates=exacts(numbers, "ffn_relative_error", "rope_block_permutation_error"))
 
 
 @experiment("learned_max_len")
@@ -184,8 +195,11 @@ def learned_max_len(ctx: Context) -> Measurement:
               "minilm_at_double": f"all-MiniLM-L6-v2, {2 * minilm_positions} tokens"}
     rows = [Row(labels[k], v, "ran" if k.endswith("at_max_len") or k.startswith("sinusoid") else "fails",
                 "expected") for k, v in outcomes.items()]
+    numbers["models_running_at_max_len"] = float(numbers["ran_at_max_len"])
+    numbers["models_running_past_max_len"] = len(numbers["ran_past_max_len"])
     return Measurement(numbers, rows, None, "posenc learned table (max_len 512), a Transformer with max_len 64, "
-                                            "and all-MiniLM-L6-v2 (512 learned positions)")
+                                            "and all-MiniLM-L6-v2 (512 learned positions)",
+                       estimates=exacts(numbers, "models_running_at_max_len", "models_running_past_max_len"))
 
 
 def _linear_readout_accuracy(x: torch.Tensor, labels: torch.Tensor, n_classes: int) -> float:
@@ -246,5 +260,55 @@ def add_vs_concat(ctx: Context) -> Measurement:
            ylim=(0, 1.05))
     ax.set_xticks(widths, [str(d) for d in widths])
     ax.legend(fontsize=7)
+    gaps = {d: max(r["concat_token"] - r["add_token"], r["concat_position"] - r["add_position"])
+            for d, r in readout.items()}
+    numbers["width_change_by_adding"] = add_in.output_dim - d_model
+    numbers["loss_at_widest"] = gaps[str(max(widths))]
+    numbers["loss_at_narrowest"] = gaps[str(min(widths))]
     return Measurement(numbers, rows, fig, f"{vocab} random N(0,1) token embeddings x {length} sinusoid positions, "
-                                           f"least-squares linear read-out, widths {widths}")
+                                           f"least-squares linear read-out over every (token, position) pair, widths "
+                                           f"{widths}",
+                       estimates=exacts(numbers, "width_change_by_adding", "loss_at_widest", "loss_at_narrowest"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims these experiments test
+# ---------------------------------------------------------------------------------------------------------------
+#: a read-out accuracy lost by adding, below this, is no loss (2 points of accuracy)
+NO_LOSS = 0.02
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("word-order", "seed 000 intro, §3.2", "seed", "No positions, no word order",
+          "Without position information self-attention cannot tell \"I love you\" from \"you love I\".",
+          "word_order", (
+              Test("blind_encoder_difference", "<", SAME, "a bidirectional model without positions only reorders "
+                   "its outputs", ROUND_OFF),
+              Test("positions_see_order", ">", DIFFERENT, "with the sinusoid or RoPE the outputs change",
+                   "far above round-off"),
+              Test("causal_no_positions_difference", "<", DIFFERENT, "a causal decoder without positions is blind "
+                   "too", "far above round-off", role="condition",
+                   unless="for bidirectional (encoder) self-attention; a causal mask alone tells the orders apart "
+                          "(Kazemnejad et al. 2023)"))),
+    Claim("ffn-position-blind", "seed 001 §5.1", "seed", "The FFN is position-blind",
+          "The position-wise FFN applies the same function at every position.",
+          "ffn_position_blind", (
+              Test("ffn_relative_error", "<", SAME, "permuting the FFN's inputs permutes its outputs exactly",
+                   ROUND_OFF),),
+          requires=(Test("rope_block_permutation_error", ">", DIFFERENT, "a block with RoPE attention is not "
+                         "permutation-equivariant", "the test must be able to fail", otherwise="not testable"),)),
+    Claim("learned-max-len", "seed 002, seed 003 §14.8.3", "seed", "A learned table stops at max_len",
+          "A learned position table trained with max_len = 512 cannot run a longer sequence.",
+          "learned_max_len", (
+              Test("models_running_past_max_len", "<", 0.5, "no learned model (posenc's table, a Transformer on it, "
+                   "all-MiniLM-L6-v2) runs one token past max_len", "none may run"),),
+          requires=(Test("models_running_at_max_len", ">", 0.5, "every learned model runs at max_len",
+                         "else the limit is not what stops them", otherwise="not testable"),)),
+    Claim("add-vs-concat", "seed 003 §14.3", "seed", "Adding keeps the width, loses nothing",
+          "Adding the position vector keeps d_model, and loses no information compared with concatenating it.",
+          "add_vs_concat", (
+              Test("width_change_by_adding", "<", 0.5, "adding keeps the width d_model", "no change"),
+              Test("loss_at_widest", "<", NO_LOSS, "at the widest width a linear read-out recovers token and position "
+                   "from the sum as well as from the concatenation", "2 points of accuracy"),
+              Test("loss_at_narrowest", "<", NO_LOSS, "also at the narrowest width (d=8)", "2 points of accuracy",
+                   role="condition", unless="no information lost only when the width is large enough"))),
+)

@@ -10,9 +10,10 @@ import torch
 from matplotlib.figure import Figure
 
 import posenc
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.claim import Claim, Test
+from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
 
-__all__ = ["relative_map_residual"]
+__all__ = ["relative_map_residual", "CLAIMS"]
 
 
 def _table(name: str, length: int, dim: int, **options) -> torch.Tensor:
@@ -97,8 +98,12 @@ def naive_integer(ctx: Context) -> Measurement:
     a.legend(fontsize=7)
     b.bar(["integer", "sinusoid"], [residual, max(sin_residual, 1e-16)], color=["C3", "C0"])
     b.set(yscale="log", ylabel="relative residual", title="best linear map PE[p] -> PE[p+1]")
+    numbers["growth_test_over_train"] = numbers["max_value_test"] / numbers["max_value_train"]
+    numbers["residual_over_sinusoid"] = residual / max(sin_residual, 1e-12)
     return Measurement(numbers, rows, fig, f"integer encoding (start 1), d={dim}, positions 0..{test_len - 1}; "
-                                           f"'training' lengths 0..{train_len - 1}")
+                                           f"'training' lengths 0..{train_len - 1}",
+                       estimates=exacts(numbers, "growth_test_over_train", "rms_ratio_test", "unseen_fraction_test",
+                                        "residual_over_sinusoid"))
 
 
 @experiment("naive_normalized")
@@ -128,7 +133,8 @@ def naive_normalized(ctx: Context) -> Measurement:
     a.legend(fontsize=7)
     b.loglog(lengths, [steps[n] for n in lengths], marker="o")
     b.set(xlabel="sequence length n", ylabel="step between neighbours", title="step = 1/(n-1)")
-    return Measurement(numbers, rows, fig, f"normalized encoding p/(n-1), lengths {lengths}")
+    return Measurement(numbers, rows, fig, f"normalized encoding p/(n-1), lengths {lengths}",
+                       estimates=exacts(numbers, "step_ratio_shortest_longest"))
 
 
 @experiment("naive_binary")
@@ -160,7 +166,10 @@ def naive_binary(ctx: Context) -> Measurement:
     b.plot(torch.arange(1, 129), sin_jumps[:128], label="sinusoid")
     b.set(xlabel="p", ylabel="||PE[p] - PE[p-1]||", title="distance between neighbours")
     b.legend(fontsize=7)
-    return Measurement(numbers, rows, fig, f"binary encoding, d={dim}, positions 0..{length - 1}; sinusoid d={dim}")
+    numbers["neighbour_distance_max_over_min"] = numbers["neighbour_distance_max"] / numbers["neighbour_distance_min"]
+    return Measurement(numbers, rows, fig, f"binary encoding, d={dim}, positions 0..{length - 1}; sinusoid d={dim}",
+                       estimates=exacts(numbers, "neighbour_distance_max_over_min", "neighbour_distance_cv",
+                                        "relative_map_residual"))
 
 
 @experiment("sinusoid_bounded")
@@ -186,7 +195,8 @@ def sinusoid_bounded(ctx: Context) -> Measurement:
     a.set(xlabel="Col (encoding dim)", ylabel="Row (position)", title="PE[0..255], d=512")
     b.hist(values.numpy(), bins=60, color="C0")
     b.set(xlabel="value", ylabel="count", title=f"all values, {numbers['positions_checked']} positions")
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim} at positions 0..{len(near) - 1} and 1e5..2^40")
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim} at positions 0..{len(near) - 1} and 1e5..2^40",
+                       estimates=exacts(numbers, "max_abs"))
 
 
 @experiment("sinusoid_unique")
@@ -223,7 +233,9 @@ def sinusoid_unique(ctx: Context) -> Measurement:
     a2 = b.imshow(gram, cmap="Blues")
     b.set(title="PE[i] . PE[j], i, j < 128", xlabel="j", ylabel="i")
     fig.colorbar(a2, ax=b, shrink=0.8)
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, float32 table")
+    numbers["duplicate_rows_float32"] = length - distinct
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, float32 table",
+                       estimates=exacts(numbers, "min_pairwise_distance", "duplicate_rows_float32"))
 
 
 @experiment("sinusoid_relative_linear")
@@ -277,7 +289,9 @@ def sinusoid_relative_linear(ctx: Context) -> Measurement:
     b.set(title="fitted M_4, first 16 channels: 2x2 rotations", xlabel="out channel", ylabel="in channel")
     fig.colorbar(image, ax=b, shrink=0.8)
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, offsets {offsets}; "
-                                           f"baselines: N(0,1) table and binary code of the same size")
+                                           f"baselines: N(0,1) table and binary code of the same size",
+                       estimates=exacts(numbers, "max_residual", "max_half_difference", "max_vs_rotation",
+                                        "min_random_residual"))
 
 
 @experiment("sinusoid_local_global")
@@ -323,7 +337,8 @@ def sinusoid_local_global(ctx: Context) -> Measurement:
     b.axvspan(dim - quarter, dim, color="C2", alpha=0.15, label="high quarter")
     b.set(xlabel="dimension j", ylabel="RMS change p -> p+1", title="how fast each dim moves")
     b.legend(fontsize=7)
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}; quarters of {quarter} dims")
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}; quarters of {quarter} dims",
+                       estimates=exacts(numbers, "step_ratio_low_high", "high_position_r2", "low_position_r2"))
 
 
 @experiment("sinusoid_extrapolation_theory")
@@ -360,4 +375,82 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
              extent=(far_start, far_start + train_len, 32, 0))
     b.set(title="far past it: same structure", xlabel="position", ylabel="dim")
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}; map fitted on 0..{train_len - 1}, tested at "
-                                           f"{far_start}..{far_start + train_len - 1}")
+                                           f"{far_start}..{far_start + train_len - 1}",
+                       estimates=exacts(numbers, "far_max_abs", "transfer_residual", "far_min_distance"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims these experiments test
+# ---------------------------------------------------------------------------------------------------------------
+#: a difference below this (relative to the values' scale) is float32 round-off: "the same"
+SAME = 1e-5
+#: a difference above this is a real difference, far above round-off
+DIFFERENT = 1e-3
+ROUND_OFF = "float32 round-off"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("integer-positions", "seed 000 §2.1", "seed", "Integer positions fail",
+          "Marking positions 1, 2, 3, ... grows without bound, swamps the embedding, leaves the training range and "
+          "cannot express relative position.",
+          "naive_integer", (
+              Test("growth_test_over_train", ">", 2, "the largest value grows with the length (512 vs 64)",
+                   "seed text: 'grows without bound'", unless="it does not grow with length"),
+              Test("rms_ratio_test", ">", 10, "its RMS swamps a unit-scale embedding (> 10x)",
+                   "an order of magnitude", unless="it does not swamp the embedding"),
+              Test("unseen_fraction_test", ">", 0.5, "most test positions carry values never seen in training",
+                   "a majority", unless="test values stay within the training range"),
+              Test("residual_over_sinusoid", ">", 100, "no p-independent linear map PE[p] -> PE[p+1] (residual > 100x "
+                   "the sinusoid's)", "two orders of magnitude", unless="a linear relative map exists"))),
+    Claim("unit-interval-positions", "seed 000 §2.2", "seed", "[0, 1] positions depend on length",
+          "Squeezing positions into [0, 1] makes the distance between neighbours depend on the sequence length.",
+          "naive_normalized", (
+              Test("step_ratio_shortest_longest", ">", 2, "the neighbour step at n=3 is more than twice that at "
+                   "n=1000", "a factor of 2"),)),
+    Claim("binary-positions", "seed 000 §2.3", "seed", "Binary positions jump",
+          "Binary position vectors change discontinuously between neighbours, so relative position is hard to infer.",
+          "naive_binary", (
+              Test("neighbour_distance_max_over_min", ">", 2, "neighbour distances vary (max >= 2x min)",
+                   "a factor of 2", unless="neighbour distances are even"),
+              Test("neighbour_distance_cv", ">", 0.1, "their spread (std/mean) exceeds 0.1", "10% spread",
+                   unless="neighbour distances are even"),
+              Test("relative_map_residual", ">", 0.05, "no 2x2 linear map per channel pair predicts PE[p+1]",
+                   "5% residual", unless="a linear relative map exists"))),
+    Claim("sin-bounded", "seed 001 §3.1", "seed", "Sin/cos values are bounded",
+          "Sinusoidal position values always lie in [-1, 1].",
+          "sinusoid_bounded", (
+              Test("max_abs", "<", 1 + 1e-6, "no value exceeds 1 in absolute value, at any position tested",
+                   "the bound of sin and cos, plus float32 rounding"),)),
+    Claim("sin-unique", "seed 001 §3.2, seed 002", "seed", "Every position is unique",
+          "Every position gets a different sinusoidal vector.",
+          "sinusoid_unique", (
+              Test("min_pairwise_distance", ">", DIFFERENT, "the two closest positions are further apart than "
+                   "1e-3", "far above float32 round-off", unless="some positions nearly collide"),
+              Test("duplicate_rows_float32", "<", 0.5, "every float32 row is distinct", "no duplicates"))),
+    Claim("sin-relative-linear", "seed 001 §3.3", "seed", "PE[p+k] is linear in PE[p]",
+          "For every offset k, PE[p+k] is a fixed linear function (a rotation per channel pair) of PE[p], the same "
+          "for every p.",
+          "sinusoid_relative_linear", (
+              Test("max_residual", "<", SAME, "one 2x2 map per pair and offset fits every p", ROUND_OFF),
+              Test("max_half_difference", "<", DIFFERENT, "maps fitted on either half of the positions agree",
+                   "far above round-off"),
+              Test("max_vs_rotation", "<", DIFFERENT, "the fitted maps are the rotations R(k w_i)",
+                   "far above round-off")),
+          requires=(Test("min_random_residual", ">", 0.1, "a random table does not fit a linear map",
+                         "the test must be able to fail", otherwise="not testable"),)),
+    Claim("local-global-dims", "seed 002", "seed", "Low dims local, high dims global",
+          "Low (fast) dimensions of the sinusoid capture local position, high (slow) dimensions global position.",
+          "sinusoid_local_global", (
+              Test("step_ratio_low_high", ">", 10, "neighbours move > 10x more in the lowest quarter of dims",
+                   "an order of magnitude", unless="only the global part"),
+              Test("high_position_r2", ">", 0.9, "a linear read-out recovers p from the highest quarter",
+                   "R^2 0.9", unless="only the local part"),
+              Test("low_position_r2", "<", 0.5, "but not from the lowest quarter", "R^2 0.5",
+                   unless="only the local part"))),
+    Claim("sin-extrapolates-theory", "seed 003 §14.8.3", "seed", "The sinusoid extrapolates in theory",
+          "The fixed sinusoid can in theory be extended to any length.",
+          "sinusoid_extrapolation_theory", (
+              Test("far_max_abs", "<", 1 + 1e-6, "far past the trained range the values stay in [-1, 1]", "bound"),
+              Test("far_min_distance", ">", DIFFERENT, "and stay distinct", "far above round-off"),
+              Test("transfer_residual", "<", SAME, "the relative maps fitted inside the range still hold",
+                   ROUND_OFF))),
+)

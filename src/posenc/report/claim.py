@@ -1,0 +1,128 @@
+"""A claim as data: where it is made, what it says, and the tests its numbers must pass.
+
+Each experiment module in :mod:`posenc.report.experiments` declares the claims it tests next to the code that
+measures them; :mod:`posenc.report.ledger` lists them in the page's order; :func:`posenc.report.verdict.judge` is the
+one rule that turns a claim's tests and an experiment's estimates into a verdict. Thresholds are fixed here, before
+any run, each with where it comes from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from posenc.errors import PosencError
+
+__all__ = ["Test", "Choice", "Claim"]
+
+
+@dataclass(frozen=True)
+class Test:
+    """One threshold a statistic must clear.
+
+    Attributes:
+        statistic: the name of an estimate the experiment returns.
+        op: ``">"`` (the claim needs the statistic above ``threshold``) or ``"<"`` (below).
+        threshold: the bar, fixed before the run.
+        says: what passing means, in words ("values stay within [-1, 1]").
+        basis: where the threshold comes from ("float32 round-off", "chance level", "Voita et al. 2019", ...).
+        role: ``"core"``, the claim itself; ``"condition"``, a condition under which it holds: a failing condition
+            makes the verdict qualified, never refuted.
+        unless: for a condition (or a core test among several), the qualified verdict's wording when it fails.
+        otherwise: for a requirement (:attr:`Claim.requires`), the verdict when it is not met: ``"inconclusive"``
+            (the data cannot judge yet: more training, more samples) or ``"not testable"`` (the test cannot tell the
+            cases apart at all).
+    """
+
+    __test__ = False  # not a pytest test class
+
+    statistic: str
+    op: Literal[">", "<"]
+    threshold: float
+    says: str
+    basis: str
+    role: Literal["core", "condition"] = "core"
+    unless: str = ""
+    otherwise: Literal["inconclusive", "not testable"] = "inconclusive"
+
+    def __post_init__(self) -> None:
+        if self.op not in (">", "<"):
+            raise PosencError(f"test {self.statistic}: op must be '>' or '<', got {self.op!r}")
+        if self.role not in ("core", "condition"):
+            raise PosencError(f"test {self.statistic}: role must be 'core' or 'condition', got {self.role!r}")
+
+    @property
+    def text(self) -> str:
+        return f"{self.statistic} {self.op} {self.threshold:.7g} ({self.basis})"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A methodological choice that can move the verdict, shown rather than hidden.
+
+    The experiment measures every option (``Measurement.variants[option]``); the page shows the verdict under each;
+    the headline verdict rests on ``headline``, for the reason ``why``, fixed before any run.
+    """
+
+    name: str
+    options: tuple[str, ...]
+    headline: str
+    why: str
+
+    def __post_init__(self) -> None:
+        if self.headline not in self.options:
+            raise PosencError(f"choice {self.name}: the headline option {self.headline!r} is not among "
+                              f"{self.options}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim and how it is judged.
+
+    Attributes:
+        id: short stable slug (the page's anchor, the store key ``report:<id>``).
+        source: where the claim is made, e.g. ``"seed 001 §3.1"`` or ``"Press et al. 2022 (ALiBi)"``.
+        origin: ``"seed"`` (the four documents) or ``"literature"`` (a paper's claim).
+        title: a few words for the summary table.
+        claim: the claim in one sentence (English).
+        experiment: the name of the experiment that measures it.
+        tests: the thresholds (see :class:`Test`); all pass: supported.
+        requires: preconditions (the model learned the task; the baseline can fail); unmet: inconclusive or not
+            testable, before any test is read.
+        choice: a methodological choice whose options the page shows side by side (``None``: none).
+        quote: the document's sentence in the original language, where the claim comes from a seed.
+        revision: bump when the experiment or its sizes change, so stored results are recomputed.
+    """
+
+    id: str
+    source: str
+    origin: Literal["seed", "literature"]
+    title: str
+    claim: str
+    experiment: str
+    tests: tuple[Test, ...]
+    requires: tuple[Test, ...] = ()
+    choice: Choice | None = None
+    quote: str = ""
+    revision: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.tests:
+            raise PosencError(f"claim {self.id} has no tests: a claim needs at least one threshold")
+        if self.origin not in ("seed", "literature"):
+            raise PosencError(f"claim {self.id}: origin must be 'seed' or 'literature', got {self.origin!r}")
+        if not any(t.role == "core" for t in self.tests):
+            raise PosencError(f"claim {self.id} has only conditions; at least one test must be 'core'")
+
+    @property
+    def criterion_text(self) -> str:
+        """The pass criterion in words, from the tests (shown on the page)."""
+        core = [t for t in self.tests if t.role == "core"]
+        cond = [t for t in self.tests if t.role == "condition"]
+        text = "Supported if every 95% interval clears its bar: " + "; ".join(
+            f"{t.says} ({t.text})" for t in core + cond) + "."
+        if cond:
+            text += " A failing condition makes it qualified, not refuted."
+        if self.requires:
+            text += " Judged only if: " + "; ".join(f"{t.says} ({t.text})" for t in self.requires) + "."
+        return text + " An interval across a bar that could change the verdict: inconclusive."
