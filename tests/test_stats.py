@@ -9,8 +9,16 @@ import pytest
 from scipy import stats as sp
 
 from posenc.errors import PosencError
-from posenc.stats import Estimate, bootstrap, exact, mean_reciprocal_rank, over_seeds, ratio_over_seeds, spearman, \
-    wilson
+from posenc.stats import (
+    Estimate,
+    bootstrap,
+    exact,
+    mean_reciprocal_rank,
+    over_seeds,
+    ratio_over_seeds,
+    spearman,
+    wilson,
+)
 
 
 @pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (0, 20), (3, 20), (18, 20), (20, 20), (137, 256), (1, 1000)])

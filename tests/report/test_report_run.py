@@ -9,8 +9,8 @@ import sqlite3
 import pytest
 
 from posenc.errors import PosencError
-from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row
 from posenc.report.claim import Claim, Test
+from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row
 from posenc.report.run import run_report, store_config
 from posenc.store import ResultStore
 
