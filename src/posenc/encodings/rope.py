@@ -24,7 +24,7 @@ from posenc.errors import PosencError
 from posenc.kernels import apply_rope
 from posenc.registry import register
 
-__all__ = ["RoPE", "rope_angles", "rope_tables", "convert_qk_weights", "pairing_permutation"]
+__all__ = ["RoPE", "rope_angles", "rope_tables", "positions_span", "convert_qk_weights", "pairing_permutation"]
 
 #: positions below this many are served from a cached table; larger ones are computed per call
 _CACHE_LIMIT = 1 << 17
@@ -33,6 +33,11 @@ _CACHE_LIMIT = 1 << 17
 def rope_angles(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
     """``theta = p * inv_freq`` in float64: positions ``[..., T]`` (int) -> ``[..., T, R/2]``."""
     return positions.to(torch.float64)[..., None] * inv_freq.to(device=positions.device, dtype=torch.float64)
+
+
+def positions_span(*positions: torch.Tensor) -> int:
+    """``1 + the largest position`` over the given tensors; 0 when all are empty (an empty query or key is valid)."""
+    return max((int(p.max()) + 1 for p in positions if p.numel()), default=0)
 
 
 def rope_tables(positions: torch.Tensor, inv_freq: torch.Tensor,
@@ -158,7 +163,7 @@ class RoPE(PositionalEncoding):
         self._check_qk(q, k)
         q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0])
         k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
-        seq_len = int(max(q_positions.max(), k_positions.max())) + 1 if q_positions.numel() else 1
+        seq_len = max(positions_span(q_positions, k_positions), 1)  # what length-dependent scalings measure
         q_cos, q_sin = self._q_tables(q_positions.to(q.device), seq_len)
         k_cos, k_sin = self._k_tables(k_positions.to(k.device), seq_len)
         return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 
 from posenc.encodings.base import EncodingInfo, check_positions
-from posenc.encodings.rope import RoPE
+from posenc.encodings.rope import RoPE, positions_span
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope
 from posenc.registry import register
@@ -57,7 +57,7 @@ class XPos(RoPE):
         self._check_qk(q, k)
         q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0]).to(q.device)
         k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0]).to(k.device)
-        center = (int(max(q_positions.max(), k_positions.max())) + 1) // 2 if q_positions.numel() else 0
+        center = positions_span(q_positions, k_positions) // 2
         q_cos, q_sin = self.tables(q_positions)
         k_cos, k_sin = self.tables(k_positions)
         q_scale = self.decay(q_positions, center).float()  # [..., Tq, R/2]

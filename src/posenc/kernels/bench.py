@@ -64,6 +64,14 @@ class BenchConfig:
     only: tuple[str, ...] = ()
 
     def __post_init__(self):
+        for name in ("batch", "q_heads", "kv_heads", "seq_len", "head_dim"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                # apply_rope takes empty tensors (their outputs are empty too), but an empty problem moves no bytes,
+                # so there is nothing to time and no GB/s to report
+                raise PosencError(f"{name} must be a positive integer, got {value!r}: an empty tensor has nothing "
+                                  f"to time; set {name} (--{name.replace('_', '-')}) to 1 or more, e.g. "
+                                  f"{getattr(BenchConfig, name)}")
         if self.dtype not in _DTYPES:
             raise PosencError(f"dtype must be one of {list(_DTYPES)}, got {self.dtype!r}")
         if self.pairing not in ("half", "interleaved"):

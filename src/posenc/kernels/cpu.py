@@ -169,11 +169,15 @@ def rope_cpu(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, interleav
 
     ``cos``/``sin`` are float32 ``[T, R/2]`` or ``[B|1, T, R/2]``. Inputs whose last dimension is strided are made
     contiguous first; any strides over batch, heads and tokens are used as they are (transposed views cost nothing).
+    An empty ``x`` (a zero batch, head or sequence size) writes nothing and returns ``out`` (the C++ function
+    returns at once for such shapes too).
     """
     lib = load_library()
     if lib is None:
         raise RuntimeError("the C++ RoPE kernel is not built")
     B, H, T, D = x.shape
+    if x.numel() == 0:  # nothing to rotate; an empty tensor's data pointer and strides say nothing about its layout
+        return out
     if x.stride(-1) != 1 and x.shape[-1] > 1:
         if out.data_ptr() == x.data_ptr():  # in place on a channel-strided tensor: rotate a copy, write it back
             tmp = x.contiguous()

@@ -206,10 +206,12 @@ inline void rotate_four(const typename S::T* x, typename S::T* o, int64_t xsh, i
 // slower, and so were 4 heads rotated one after another (their rows, megabytes apart, alias in the 4 KiB
 // store-forwarding check).
 // Each thread takes one contiguous range of units; (b, group, t) is stepped, not divided.
+// An empty problem (B, H or T zero) has no units; it must return before the divisions by HB and T below.
 template <class S, int64_t R2C>
 void launch_rows(const typename S::T* x, typename S::T* out, const float* cs, const float* sn, const Layout& L,
                  int interleaved, float sign, int copy_tail, int n_threads) {
   using T = typename S::T;
+  if (L.B <= 0 || L.H <= 0 || L.T <= 0) return;
   const int64_t HB = std::min<int64_t>(4, L.H), n_hg = (L.H + HB - 1) / HB;
   const int64_t units = L.B * n_hg * L.T;
   // below ~64 KiB of work a second thread costs more than it saves
@@ -268,12 +270,15 @@ extern "C" {
 
 int posenc_rope_has_f16() { return 1; }
 
-// dtype: 0 float32, 1 bfloat16, 2 float16. Returns 0 on success, 1 for an unsupported dtype.
+// dtype: 0 float32, 1 bfloat16, 2 float16. Returns 0 on success (an empty tensor is a success with nothing
+// written), 1 for an unsupported dtype.
 int posenc_rope_apply(int dtype, const void* x, void* out, const float* cs, const float* sn, int64_t B, int64_t H,
                       int64_t T, int64_t D, int64_t R2, int64_t xsb, int64_t xsh, int64_t xst, int64_t osb,
                       int64_t osh, int64_t ost, int64_t csb, int64_t cst, int interleaved, int inverse, int copy_tail,
                       int n_threads) {
   const Layout L{B, H, T, D, R2, xsb, xsh, xst, osb, osh, ost, csb, cst};
+  if (dtype < 0 || dtype > 2) return 1;
+  if (B <= 0 || H <= 0 || T <= 0) return 0;  // nothing to rotate (empty batch, heads or sequence)
   switch (dtype) {
     case 0: launch<F32>(x, out, cs, sn, L, interleaved, inverse, copy_tail, n_threads); return 0;
     case 1: launch<BF16>(x, out, cs, sn, L, interleaved, inverse, copy_tail, n_threads); return 0;

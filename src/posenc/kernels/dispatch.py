@@ -135,7 +135,8 @@ def apply_rope(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: tor
 
     ``(x1', x2') = (x1 cos - x2 sin, x2 cos + x1 sin)`` on the first ``R`` channels (Su et al. 2021); channels
     ``R..Dh-1`` pass through. ``inplace=True`` writes into q and k and returns them. Differentiable in q and k on
-    every path (backward is the rotation by ``-theta``).
+    every path (backward is the rotation by ``-theta``). Empty inputs (``B = 0``, ``Tq = 0`` or ``Tk = 0``) give
+    empty outputs of the same shapes.
 
     Example::
 
@@ -152,7 +153,10 @@ def apply_rope(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: tor
     if k.dtype != q.dtype and select_provider(k.device, k.dtype, provider) != name:
         name = "reference"
     tables_need_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q_cos, q_sin, k_cos, k_sin))
-    if name == "reference" or tables_need_grad:
+    # an empty problem (a zero batch, or no tokens in q and k) launches no kernel: torch returns empty tensors of
+    # the right shapes, differentiable like any others
+    empty = q.numel() == 0 and k.numel() == 0
+    if name == "reference" or tables_need_grad or empty:
         q_out = rope_apply_reference(q, q_cos, q_sin, pairing)
         k_out = rope_apply_reference(k, k_cos, k_sin, pairing)
         if inplace:

@@ -166,6 +166,8 @@ def _launch(q, k, q_out, k_out, q_tables, k_tables, Hq: int, Hk: int, *, interle
     in_place = q_out.data_ptr() == q.data_ptr() if Hq else k_out.data_ptr() == k.data_ptr()
     copy_tail = int(2 * R2 < D and not in_place)
     grid = (-(-t_max // block_t), B, gq + gk)
+    if 0 in grid:  # an empty batch, sequence or head range: nothing to launch (CUDA refuses a zero grid)
+        return
     _kernel(q.device.type == "cpu")[grid](
         q, k, q_out, k_out, qc, qs, kc, ks,
         Tq, Tk, Hq, Hk, gq,
@@ -184,11 +186,11 @@ def rope_triton(q: torch.Tensor | None, k: torch.Tensor | None, q_cos: torch.Ten
     share dtype and rotary width (two otherwise). Either may be ``None`` (only the other is rotated).
 
     Outputs may be the inputs (in place). Strides over batch, heads and tokens are used as they are; a strided last
-    dimension is made contiguous first. ``heads_per_program`` overrides the launch heuristic (tests, tuning).
+    dimension is made contiguous first. An empty tensor (a zero batch, head or sequence size) launches nothing. ``heads_per_program`` overrides the launch heuristic (tests, tuning).
     """
     pairs = []
     for x, out in ((q, q_out), (k, k_out)):
-        if x is None:
+        if x is None or x.numel() == 0:  # an empty tensor has nothing to rotate (and no data pointer to compare)
             continue
         if out.stride(-1) != 1 and out.shape[-1] > 1:  # rotate into a contiguous buffer, then copy into place
             tmp = torch.empty_like(out, memory_format=torch.contiguous_format)

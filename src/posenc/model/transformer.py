@@ -81,7 +81,8 @@ class Attention(nn.Module):
         y = F.scaled_dot_product_attention(
             q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0,
             is_causal=causal and mask is None, enable_gqa=self.n_kv_heads != self.n_heads)  # (B, H, T, Dh)
-        return self.out_proj(y.transpose(1, 2).reshape(B, T, -1))  # (B, T, width)
+        # the width is spelled out, not -1: an empty batch or sequence (B or T = 0) leaves -1 undetermined
+        return self.out_proj(y.transpose(1, 2).reshape(B, T, self.n_heads * self.head_dim))  # (B, T, width)
 
 
 def attention_mask(encoding: PositionalEncoding, positions: torch.Tensor, causal: bool,
