@@ -24,3 +24,24 @@ def test_report_command_bad_input_exits_2(tmp_path, capsys):
     assert "is a file" in capsys.readouterr().err
     assert main(["report", "--quick", "--out", str(tmp_path / "o"), "--claim", "nope", "--no-progress"]) == 2
     assert "unknown claim" in capsys.readouterr().err
+
+
+def test_report_command_refuses_bad_seeds_and_thresholds_before_any_work(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["report", "--quick", "--out", str(out), "--seeds", "0", "--no-progress"]) == 2
+    assert "seeds must be a whole number >= 1, got 0" in capsys.readouterr().err
+    broken = tmp_path / "t.json"
+    broken.write_text("{not json")
+    assert main(["report", "--quick", "--out", str(out), "--thresholds", str(broken), "--no-progress"]) == 2
+    assert "does not parse as JSON" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_report_command_threshold_file_changes_the_verdict(tmp_path, capsys):
+    strict = tmp_path / "t.json"
+    strict.write_text(json.dumps({"sin-bounded": {"max_abs": 0.5}}))
+    code = main(["report", "--quick", "--out", str(tmp_path / "o"), "--claim", "sin-bounded", "--thresholds",
+                 str(strict), "--no-progress"])
+    assert code == 0
+    data = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert data["claims"][0]["verdict"]["status"] == "refuted" and data["thresholds"] == str(strict)

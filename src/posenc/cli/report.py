@@ -18,11 +18,20 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
            quick: bool = typer.Option(False, "--quick", help="small sweeps and short contexts (a few minutes)"),
            store: Path = typer.Option(None, "--store", help="SQLite results store (default: OUT/results.sqlite)"),
            claim: list[str] = typer.Option(None, "--claim", help="only this claim id (repeatable)"),
+           seeds: int = typer.Option(None, "--seeds", help="training seeds per configuration (default: 2 with "
+                                                          "--quick, 3 without); must be >= 1"),
+           thresholds: Path = typer.Option(None, "--thresholds", help="JSON file replacing claims' thresholds: "
+                                                                      '{"claim id": {"statistic": number}}'),
            no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar")) -> None:
-    """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json."""
+    """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json.
+
+    Every sampled number carries a 95% interval; a verdict is supported or refuted only when the intervals clear
+    the thresholds fixed before the run, and inconclusive when one straddles a threshold.
+    """
     from posenc.report.run import run_report
 
-    result = run_report(out, quick=quick, store_path=store, progress=not no_progress, claims=claim or None)
+    result = run_report(out, quick=quick, store_path=store, progress=not no_progress, claims=claim or None,
+                        seeds=seeds, thresholds=thresholds)
     counts = ", ".join(f"{n} {status}" for status, n in result.counts.items() if n)
     if result.store_note:
         console.print(f"[yellow]note:[/yellow] {result.store_note}")
