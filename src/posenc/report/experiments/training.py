@@ -34,17 +34,26 @@ LM_ENCODINGS = ["sinusoidal", "rope", "alibi"]
 
 
 def task_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
-    """The lab sweep (a dict for :func:`posenc.lab.run_sweep`) over tasks x encodings."""
+    """The lab sweep (a dict for :func:`posenc.lab.run_sweep`) over tasks x encodings.
+
+    Full mode trains each model to its in-distribution ceiling (validation every 250 steps, stop after 4 without
+    improvement, at most 3000 steps). The sizes were fixed from the compute budget (the full report under 60 minutes
+    on 2 cores) and from in-distribution validation alone (``benchmarks/explore_ceiling.py``): copy, reverse and
+    sort at sizes up to 8 with 2 layers; addition, which 2 layers of width 64 do not learn at 8 digits in that
+    budget, at up to 4 digits with width 128. Every task is tested at L/2, L and 2L.
+    """
     if quick:
         base = {"d_model": 32, "n_layers": 2, "n_heads": 4, "train_len": 6, "eval_lengths": [3, 6, 12],
                 "steps": 400, "batch_size": 32, "lr": 3e-3, "warmup": 30, "eval_samples": 64}
-        tasks = ["copy", "reverse"]
+        variants = [{"task": "copy"}, {"task": "reverse"}]
     else:
-        base = {"d_model": 64, "n_layers": 2, "n_heads": 4, "train_len": 10, "eval_lengths": [5, 10, 20],
-                "steps": 1500, "batch_size": 32, "lr": 1e-3, "warmup": 100, "eval_samples": 256}
-        tasks = ["copy", "reverse", "sort", "addition", "parity", "duplicate"]
+        base = {"d_model": 64, "n_layers": 2, "n_heads": 4, "train_len": 8, "eval_lengths": [4, 8, 16],
+                "steps": 3000, "batch_size": 32, "lr": 1e-3, "warmup": 100, "eval_samples": 256, "val_every": 250,
+                "patience": 4, "val_samples": 64}
+        variants = [{"task": "copy"}, {"task": "reverse"}, {"task": "sort"},
+                    {"task": "addition", "train_len": 4, "eval_lengths": [2, 4, 8], "d_model": 128}]
     return {"name": "report-tasks" + ("-quick" if quick else ""), "base": base,
-            "grid": {"task": tasks, "encoding": TASK_ENCODINGS}, "seeds": list(range(seeds))}
+            "grid": {"variant": variants, "encoding": TASK_ENCODINGS}, "seeds": list(range(seeds))}
 
 
 def lm_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
@@ -53,7 +62,7 @@ def lm_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
         base = {"task": "charlm", "d_model": 32, "n_layers": 2, "n_heads": 4, "train_len": 32, "steps": 150,
                 "batch_size": 16, "lr": 3e-3, "warmup": 15, "eval_tokens": 2048, "protocols": ["nonoverlap"]}
     else:
-        base = {"task": "charlm", "d_model": 64, "n_layers": 2, "n_heads": 4, "train_len": 128, "steps": 1500,
+        base = {"task": "charlm", "d_model": 64, "n_layers": 2, "n_heads": 4, "train_len": 64, "steps": 1500,
                 "batch_size": 32, "lr": 1e-3, "warmup": 100, "eval_tokens": 16384, "protocols": ["nonoverlap"]}
     encodings = LM_ENCODINGS if quick else LM_ENCODINGS + ["t5", "nope"]
     return {"name": "report-charlm" + ("-quick" if quick else ""), "base": base, "grid": {"encoding": encodings},
@@ -61,10 +70,8 @@ def lm_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
 
 
 def _workers(quick: bool) -> int:
-    """Lab processes for the report: one per usable core in full mode; one (this process) in quick mode, whose runs
-    last seconds, about as long as starting a worker process."""
-    if quick:
-        return 1
+    """Lab processes for the report: one per usable core (quick mode too: its 2 seeds x 15 configurations take
+    about two minutes of one core, twice the worker start-up)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
@@ -105,8 +112,8 @@ LEARNED = 0.95
 TIE = 0.01
 METRICS = ("token_accuracy", "exact_match")
 
-#: ``table[metric][task][encoding][length] -> [value per seed]``
-Table = dict[str, dict[str, dict[str, dict[int, list[float]]]]]
+#: ``table[metric][task][encoding][size / L] -> [value per seed]``
+Table = dict[str, dict[str, dict[str, dict[float, list[float]]]]]
 
 
 def _value(entry: Any, metric: str) -> float:
@@ -114,8 +121,9 @@ def _value(entry: Any, metric: str) -> float:
     return float(entry[metric]) if isinstance(entry, dict) else 0.0
 
 
-def task_table(ctx: Context) -> tuple[Table, int, dict[str, Any]]:
-    """Per-seed accuracies ``table[metric][task][encoding][length]``, the trained length L, and the sweep."""
+def task_table(ctx: Context) -> tuple[Table, float, dict[str, Any]]:
+    """Per-seed accuracies ``table[metric][task][encoding][size / L]`` (sizes as multiples of each task's trained
+    size L, so tasks trained at different L line up), the trained size in those units (1.0), and the sweep."""
     sweep = task_sweep(ctx.quick, ctx.seed_count)
     table: Table = {m: {} for m in METRICS}
     for result in sorted(_run(sweep, ctx), key=lambda r: r.seed):
@@ -123,11 +131,11 @@ def task_table(ctx: Context) -> tuple[Table, int, dict[str, Any]]:
         for metric in METRICS:
             by_length = table[metric].setdefault(c["task"], {}).setdefault(c["label"], {})
             for n, entry in result.metrics["by_length"].items():
-                by_length.setdefault(int(n), []).append(_value(entry, metric))
-    return table, sweep["base"]["train_len"], sweep
+                by_length.setdefault(int(n) / c["train_len"], []).append(_value(entry, metric))
+    return table, 1.0, sweep
 
 
-def _per_seed(by_length: dict[int, list[float]], keep) -> list[float]:
+def _per_seed(by_length: dict[float, list[float]], keep) -> list[float]:
     """Per seed: the mean over the kept lengths."""
     lengths = [n for n in sorted(by_length) if keep(n)]
     if not lengths:
@@ -136,7 +144,7 @@ def _per_seed(by_length: dict[int, list[float]], keep) -> list[float]:
     return [sum(by_length[n][s] for n in lengths) / len(lengths) for s in range(seeds)]
 
 
-def in_distribution(table: Table, L: int, metric: str = "token_accuracy") -> dict[str, dict[str, Estimate]]:
+def in_distribution(table: Table, L: float, metric: str = "token_accuracy") -> dict[str, dict[str, Estimate]]:
     """``{task: {encoding: accuracy at sizes <= L, over seeds}}``: did each model learn each task?"""
     return {t: {e: over_seeds(_per_seed(v, lambda n: n <= L)) for e, v in by_enc.items()}
             for t, by_enc in table[metric].items()}
@@ -144,16 +152,22 @@ def in_distribution(table: Table, L: int, metric: str = "token_accuracy") -> dic
 
 def _setup(sweep: dict[str, Any]) -> str:
     b = sweep["base"]
-    tasks = sweep["grid"].get("task")
+    variants = sweep["grid"].get("variant")
     seeds = len(sweep["seeds"])
-    return (f"posenc.lab, causal decoder d_model={b['d_model']}, {b['n_layers']} layers, {b['steps']} steps, "
-            f"{seeds} seed{'s' if seeds != 1 else ''} per configuration (mean and 95% t-interval over seeds)"
-            + (f", tasks {', '.join(tasks)}, trained on sizes 1..{b['train_len']}, tested at {b['eval_lengths']}, "
-               f"{b['eval_samples']} strings per size" if tasks else
-               f", Shakespeare characters, context {b['train_len']}, {b['eval_tokens']} characters scored per length"))
+    training = (f"trained to the in-distribution ceiling (validation every {b['val_every']} steps, patience "
+                f"{b['patience']}, at most {b['steps']} steps)" if b.get("val_every") else f"{b['steps']} steps")
+    text = (f"posenc.lab, causal decoder, {b['n_layers']} layers, {training}, {seeds} seed{'s' if seeds != 1 else ''}"
+            f" per configuration (mean and 95% t-interval over seeds)")
+    if not variants:
+        return (text + f", d_model={b['d_model']}, Shakespeare characters, context {b['train_len']}, "
+                f"{b['eval_tokens']} characters scored per length")
+    tasks = "; ".join(f"{v['task']} (d_model {v.get('d_model', b['d_model'])}, trained on sizes "
+                      f"1..{v.get('train_len', b['train_len'])}, tested at {v.get('eval_lengths', b['eval_lengths'])})"
+                      for v in variants)
+    return text + f"; tasks: {tasks}; {b['eval_samples']} test strings per size"
 
 
-def _by_length_figure(table: Table, L: int, title: str, encodings: list[str], metric: str = "token_accuracy"
+def _by_length_figure(table: Table, L: float, title: str, encodings: list[str], metric: str = "token_accuracy"
                       ) -> Figure:
     fig = Figure(figsize=(7.5, 3.2), layout="constrained")
     ax = fig.subplots()
@@ -174,8 +188,8 @@ def _by_length_figure(table: Table, L: int, title: str, encodings: list[str], me
         ax.fill_between(lengths, lows, highs, color=line.get_color(), alpha=0.15, lw=0)
     ax.axvline(L, color="k", lw=0.8, ls="--")
     ax.text(L, 1.02, " trained up to here", fontsize=7, va="bottom")
-    ax.set(xlabel="task size n", ylabel=f"{metric.replace('_', ' ')} (mean over tasks)", title=title,
-           ylim=(0, 1.08))
+    ax.set(xlabel="task size / trained size L", ylabel=f"{metric.replace('_', ' ')} (mean over tasks)",
+           title=title, ylim=(0, 1.08))
     ax.legend(fontsize=7, ncol=3)
     return fig
 
@@ -212,7 +226,7 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     not_wins = sum(diffs[t].high <= TIE for t in learned_tasks)
     share = _share_bounds(wins, not_wins, len(learned_tasks)) if learned_tasks else exact(float("nan"))
     estimates = {"learned_tasks": exact(len(learned_tasks)), "win_share": share}
-    rows = [Row(f"{t}: learned - sinusoid, token accuracy at sizes <= {L}", d, 0.0,
+    rows = [Row(f"{t}: learned - sinusoid, token accuracy at sizes <= L", d, 0.0,
                 f"tie (learned {ind[t]['learned'].text()}, sinusoid {ind[t]['sinusoidal'].text()})")
             for t, d in diffs.items()]
     rows.append(Row(f"share of learned tasks (in-distribution >= {LEARNED:g}) where learned wins by > {TIE:g}",
@@ -231,7 +245,7 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     ax.legend(fontsize=7)
     numbers = {"differences": {t: d.as_dict() for t, d in diffs.items()}, "learned_tasks": learned_tasks,
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()},
-               "wins": wins, "not_wins": not_wins, "train_len": L}
+               "wins": wins, "not_wins": not_wins}
     return Measurement(numbers, rows, fig, _setup(sweep), estimates=estimates)
 
 
@@ -257,15 +271,15 @@ def lab_rope_extrapolation(ctx: Context) -> Measurement:
     rope_in = over_seeds(inside)
     longest = max(n for t in acc.values() for e in t.values() for n in e)
     estimates = {"rope_in_distribution": rope_in, "kept_past_L": kept}
-    rows = [Row(f"RoPE token accuracy, sizes <= {L} ({len(tasks)} task(s))", rope_in, LEARNED, "learned the task"),
-            Row(f"RoPE token accuracy, sizes > {L} (up to {longest})", over_seeds(past), None, ""),
+    rows = [Row(f"RoPE token accuracy, sizes <= L ({len(tasks)} task(s))", rope_in, LEARNED, "learned the task"),
+            Row(f"RoPE token accuracy, sizes > L (up to {longest:g} L)", over_seeds(past), None, ""),
             Row("share of in-distribution accuracy kept past L", kept, 0.9, "holds (>= 0.9)")]
     for e in TASK_ENCODINGS:
         if e != "rope" and all(e in acc[t] for t in tasks):
-            rows.append(Row(f"{e} token accuracy, sizes > {L}", over_seeds(over_tasks(e, lambda n: n > L, tasks)),
+            rows.append(Row(f"{e} token accuracy, sizes > L", over_seeds(over_tasks(e, lambda n: n > L, tasks)),
                             None, "for comparison"))
     fig = _by_length_figure(table, L, "train short, test long (band: 95% interval over seeds)", TASK_ENCODINGS)
-    numbers = {"tasks": tasks, "rope_learned_tasks": learned, "train_len": L, "longest": longest,
+    numbers = {"tasks": tasks, "rope_learned_tasks": learned, "longest_over_L": longest,
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()}}
     return Measurement(numbers, rows, fig, _setup(sweep), estimates=estimates)
 
@@ -275,7 +289,7 @@ NOPE_PAPER_MRR = {"nope": 0.69, "t5": 0.55, "alibi": 0.50, "rope": 0.33, "sinuso
 NOPE_METRICS = {"exact match": "exact_match", "token accuracy": "token_accuracy"}
 
 
-def _ranking_estimates(table: Table, L: int, metric: str, ind: dict[str, dict[str, Estimate]]
+def _ranking_estimates(table: Table, L: float, metric: str, ind: dict[str, dict[str, Estimate]]
                        ) -> tuple[dict[str, Estimate], dict[str, Any]]:
     """Spearman correlation of the measured mean reciprocal ranks with the paper's, over tasks on which at least
     three of the paper's encodings learned the task in distribution; interval by resampling seeds."""
@@ -326,11 +340,11 @@ def lab_nope_ranking(ctx: Context) -> Measurement:
     rows += [Row(f"rank correlation with the paper ({option})", variants[option]["rank_correlation"], 0.7,
                  "agrees") for option in NOPE_METRICS]
     ind = in_distribution(table, L, "exact_match")
-    rows += [Row(f"{t}: exact match at sizes <= {L}, best encoding", max(r.values(), key=lambda e: e.value), LEARNED,
+    rows += [Row(f"{t}: exact match at sizes <= L, best encoding", max(r.values(), key=lambda e: e.value), LEARNED,
                  "did the task train?") for t, r in ind.items()]
     fig = _by_length_figure(table, L, "length generalisation by encoding (exact match)", list(NOPE_PAPER_MRR),
                             "exact_match")
-    numbers = {"train_len": L, "by_metric": {o: {"usable_tasks": d["usable"], "mrr": d.get("mrr", {})}
+    numbers = {"by_metric": {o: {"usable_tasks": d["usable"], "mrr": d.get("mrr", {})}
                                              for o, d in detail.items()}}
     return Measurement(numbers, rows, fig, _setup(sweep) + "; ranked per task among encodings that learned it",
                        estimates=variants["exact match"], variants=variants)
