@@ -19,7 +19,7 @@ from posenc.report.verdict import STATUSES
 from posenc.stats import Estimate
 
 if TYPE_CHECKING:
-    from posenc.report.run import ClaimResult, ReportResult
+    from posenc.report.result import ClaimResult, ReportResult
 
 __all__ = ["render_html", "format_value"]
 

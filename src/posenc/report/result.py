@@ -1,0 +1,68 @@
+"""What a report run produced: one :class:`ClaimResult` per claim and the :class:`ReportResult` around them.
+
+Both the runner (:mod:`posenc.report.run`) and the page (:mod:`posenc.report.render`) read these; neither imports
+the other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from posenc.report.claim import Claim
+from posenc.report.experiments.base import Measurement
+from posenc.report.verdict import STATUSES, Verdict
+
+__all__ = ["ClaimResult", "ReportResult"]
+
+
+@dataclass
+class ClaimResult:
+    """One claim's outcome: the verdict, the measurement (``None`` when the experiment failed), and how it was got."""
+
+    claim: Claim
+    verdict: Verdict
+    measurement: Measurement | None
+    quick: bool
+    wall_s: float = 0.0
+    cached: bool = False
+    error: str | None = None
+    variants: dict[str, Verdict] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Everything but the figure (report.json)."""
+        m = self.measurement.to_json() if self.measurement else None
+        c = self.claim
+        return {"id": c.id, "source": c.source, "origin": c.origin, "title": c.title, "claim": c.claim,
+                "quote": c.quote, "experiment": c.experiment, "criterion": c.criterion_text,
+                "tests": [dataclasses.asdict(t) for t in c.tests],
+                "requires": [dataclasses.asdict(t) for t in c.requires],
+                "choice": dataclasses.asdict(c.choice) if c.choice else None,
+                "verdict": self.verdict.as_dict(), "variants": {k: v.as_dict() for k, v in self.variants.items()},
+                "quick": self.quick, "wall_s": round(self.wall_s, 3), "cached": self.cached, "error": self.error,
+                "setup": m["setup"] if m else None, "estimates": m["estimates"] if m else None,
+                "estimates_by_choice": m["variants"] if m else None, "missing": m["missing"] if m else None,
+                "numbers": m["numbers"] if m else None, "rows": m["rows"] if m else None}
+
+
+@dataclass
+class ReportResult:
+    """What :func:`run_report` wrote and found."""
+
+    out_dir: Path
+    index_html: Path
+    report_json: Path
+    results: list[ClaimResult]
+    quick: bool
+    store_path: Path | None
+    store_note: str | None = None
+    wall_s: float = 0.0
+    computed: list[str] = field(default_factory=list)
+    seeds: int | None = None
+    thresholds: str | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {s: sum(r.verdict.status == s for r in self.results) for s in STATUSES}
