@@ -34,7 +34,7 @@ def test_report_command_refuses_bad_seeds_and_thresholds_before_any_work(tmp_pat
     broken.write_text("{not json")
     assert main(["report", "--quick", "--out", str(out), "--thresholds", str(broken), "--no-progress"]) == 2
     assert "does not parse as JSON" in capsys.readouterr().err
-    assert not out.exists()
+    assert not (out / "report.json").exists()
 
 
 def test_report_command_threshold_file_changes_the_verdict(tmp_path, capsys):
