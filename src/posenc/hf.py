@@ -4,6 +4,13 @@ Reads the config's own fields (no model is loaded): ``rope_parameters`` / ``rope
 rotary models, ``partial_rotary_factor`` / ``rotary_pct`` / ``rotary_dim`` for partial rotary, ALiBi for BLOOM-style
 configs, bucketed bias for T5, learned tables for BERT / GPT-2. Hugging Face's scaling names map to posenc's:
 ``default``, ``linear``, ``dynamic``, ``yarn``, ``llama3``, ``longrope`` (same parameters, posenc's own formulas).
+
+Pairing follows each model's own code in ``transformers``, not a convention: ``half`` (``i`` with ``i + R/2``,
+``rotate_half``) unless the config's ``rope_interleave`` field says otherwise (DeepSeek-V3 style: the code reads it and
+rotates adjacent pairs, then writes the rotated pairs back as two halves, a per-head channel permutation shared by q
+and k that changes no attention logit) or the model type's code always rotates adjacent pairs
+(:data:`INTERLEAVED_MODEL_TYPES`). What posenc cannot reproduce raises :class:`~posenc.errors.PosencError` naming it:
+multimodal M-RoPE, 2-D axial RoPE for image patches, ``proportional`` RoPE, a rotation by ``-theta``.
 """
 
 from __future__ import annotations
@@ -14,30 +21,120 @@ from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.registry import build
 
-__all__ = ["from_hf_config", "rope_options_from_hf_config"]
+__all__ = ["from_hf_config", "rope_options_from_hf_config", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES"]
 
 _HF_ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
-_INTERLEAVED_MODELS = ("gptj", "codegen")  # Meta / GPT-J pairing; every other HF model rotates halves
+
+#: model types whose modeling code in transformers rotates adjacent pairs ``(x[2i], x[2i+1])`` whatever the config
+#: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/test_hf_rotary.py):
+#: ``rotate_every_two`` (GPT-J, CodeGen); a ``rotate_half`` or ``_apply_rotary_emb`` over ``x[..., 0::2]`` and
+#: ``x[..., 1::2]`` (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter); complex products of
+#: ``reshape(..., -1, 2)`` pairs (DeepSeek-V2, Llama 4); ``apply_rotary_pos_emb_interleave`` in every attention layer
+#: (DeepSeek-V3.2, GLM-MoE-DSA, LongCat-Flash, AXK2, Bailing hybrid, dots3 note, Mistral Large 4). Types whose config
+#: carries ``rope_interleave`` (DeepSeek-V3, GLM-4-MoE-Lite, Mistral 4, Youtu, AXK1) are decided by that field.
+INTERLEAVED_MODEL_TYPES = frozenset({
+    "gptj", "codegen",
+    "cohere", "cohere2", "cohere2_moe",
+    "ernie4_5", "ernie4_5_moe",
+    "glm", "glm4",
+    "helium",
+    "moonshine", "moonshine_streaming",
+    "blt", "blt_global_transformer", "blt_local_encoder", "blt_local_decoder", "blt_patcher",
+    "openai_privacy_filter",
+    "deepseek_v2", "deepseek_v32",
+    "llama4", "llama4_text",
+    "glm_moe_dsa", "longcat_flash", "axk2", "bailing_hybrid", "dots3_note_text", "mistral_large4_text",
+})
+
+#: model types whose rotation posenc cannot reproduce, with the reason
+_UNSUPPORTED_MODEL_TYPES = {
+    "nanochat": "its rotate_half returns (x2, -x1), so it rotates every pair by -theta, the opposite sense of "
+                "RoFormer and of posenc",
+    "deepseek_v4": "it rotates the trailing channels of each head (a [nope | rope] layout) with separate 'main' and "
+                   "'compress' bases; posenc's partial rotary turns the leading channels",
+}
+
+#: model types whose rotary embedding is multimodal M-RoPE (a ``mrope_section`` split of each head over temporal,
+#: height and width positions, or NeoMME's row/column axes) in their modeling code, even where the config leaves
+#: ``mrope_section`` to the code's default
+M_ROPE_MODEL_TYPES = frozenset({
+    "qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text", "qwen3_5_text", "qwen3_5_moe_text",
+    "qwen4_exp_text", "qwen2_5_omni_text", "qwen2_5_omni_talker", "qwen3_omni_moe_text", "qwen3_omni_moe_talker_text",
+    "glm4v_text", "glm4v_moe_text", "glm_ocr_text", "glm_image_text", "ernie4_5_vl_moe_text", "paddleocr_vl_text",
+    "hunyuan_vl_text", "cohere_compass_text", "cosmos3_edge_text", "neomme",
+})
+
+#: model types whose code reads an absolute ``rotary_dim`` from the config, and plain dicts without a model_type (the
+#: other types derive the rotary width from ``partial_rotary_factor`` and ignore the field)
+_ROTARY_DIM_MODEL_TYPES = ("gptj", "codegen", "")
 
 
 def _get(config: Any, *names: str, default: Any = None) -> Any:
     for name in names:
-        value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
+        try:
+            value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
+        except Exception as exc:  # e.g. a field that differs per layer (Gemma 4's per_layer_config) refuses to be read
+            raise PosencError(f"cannot read {name!r} from this {type(config).__name__}: {str(exc).splitlines()[0]}; "
+                              f"posenc reads one value per config, so build the encoding with posenc.build(...) "
+                              f"from the layer's own values") from exc
         if value is not None:
             return value
     return default
 
 
-def _rope_params(config: Any) -> dict[str, Any]:
+def _rope_params(config: Any, layer_type: str | None = None) -> dict[str, Any]:
     params = _get(config, "rope_parameters", "rope_scaling") or {}
     if isinstance(params, dict) and params and all(isinstance(v, dict) for v in params.values()):
-        params = params.get("full_attention") or next(iter(params.values()))  # per-layer-type configs
+        # per-layer-type parameters, e.g. {"full_attention": {...}, "sliding_attention": {...}} (Gemma 3)
+        if layer_type is not None:
+            if layer_type not in params:
+                raise PosencError(f"layer_type {layer_type!r} has no RoPE parameters in this config; it has them for "
+                                  f"{', '.join(map(repr, params))}")
+            return dict(params[layer_type])
+        return dict(params.get("full_attention") or next(iter(params.values())))
     return dict(params)
 
 
-def rope_options_from_hf_config(config: Any) -> dict[str, Any]:
-    """The options of ``posenc.build("rope", ...)`` equivalent to a Hugging Face rotary config."""
-    params = _rope_params(config)
+def _check_rope_type(params: dict[str, Any], model_type: str) -> str:
+    kind = params.get("rope_type", params.get("type", "default"))
+    supported = ", ".join(_HF_ROPE_TYPES)
+    if params.get("mrope_section") is not None or kind in ("mrope", "3d") or model_type in M_ROPE_MODEL_TYPES:
+        section = params.get("mrope_section") or "the modeling code's default"
+        raise PosencError(f"model type {model_type or '(unknown)'!r} uses multimodal M-RoPE (rope type {kind!r}, "
+                          f"mrope_section {section}): sections of each head turn with separate temporal, height and "
+                          f"width positions, and posenc rotates by one 1-D position per token (rope types "
+                          f"{supported}); M-RoPE is not supported yet")
+    if kind == "axial":
+        raise PosencError(f"the {model_type or 'model'} config asks for RoPE type 'axial' (2-D rotary over image "
+                          f"patch rows and columns); posenc rotates by one 1-D position per token; supported rope "
+                          f"types are: {supported}")
+    if kind not in _HF_ROPE_TYPES:
+        raise PosencError(f"the config asks for RoPE type {kind!r}, which posenc does not implement; "
+                          f"supported types are: {supported}")
+    return kind
+
+
+def _pairing(config: Any, model_type: str) -> str:
+    """``"interleaved"`` or ``"half"``, decided the way the model's own code decides it (module docstring)."""
+    if model_type in _UNSUPPORTED_MODEL_TYPES:
+        raise PosencError(f"posenc cannot reproduce the rotary embedding of model type {model_type!r}: "
+                          f"{_UNSUPPORTED_MODEL_TYPES[model_type]}")
+    flag = _get(config, "rope_interleave")
+    if flag is not None:
+        return "interleaved" if flag else "half"
+    return "interleaved" if model_type in INTERLEAVED_MODEL_TYPES else "half"
+
+
+def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> dict[str, Any]:
+    """The options of ``posenc.build("rope", ...)`` equivalent to a Hugging Face rotary config.
+
+    ``layer_type`` picks one entry of per-layer-type parameters (``"sliding_attention"``, ...); by default
+    ``"full_attention"``, or the first entry.
+    """
+    model_type = _get(config, "model_type", default="")
+    params = _rope_params(config, layer_type)
+    kind = _check_rope_type(params, model_type)
+    pairing = _pairing(config, model_type)
     hidden = _get(config, "hidden_size", "n_embd", "d_model")
     heads = _get(config, "num_attention_heads", "n_head", "num_heads")
     head_dim = _get(config, "head_dim")
@@ -48,11 +145,11 @@ def rope_options_from_hf_config(config: Any) -> dict[str, Any]:
         head_dim = hidden // heads
     base = params.get("rope_theta", _get(config, "rope_theta", "rotary_emb_base", default=10000.0))
     partial = params.get("partial_rotary_factor", _get(config, "partial_rotary_factor", "rotary_pct", default=1.0))
-    rotary_dim = _get(config, "rotary_dim") or int(head_dim * partial)
-    kind = params.get("rope_type", params.get("type", "default"))
-    if kind not in _HF_ROPE_TYPES:
-        raise PosencError(f"the config asks for RoPE type {kind!r}, which posenc does not implement; "
-                          f"supported types are: {', '.join(_HF_ROPE_TYPES)}")
+    rotary_dim = int(head_dim * partial)
+    if model_type in _ROTARY_DIM_MODEL_TYPES and _get(config, "rotary_dim"):
+        rotary_dim = int(_get(config, "rotary_dim"))
+        if model_type == "codegen" and _get(config, "n_ctx") and heads:  # CodeGenModel caps it so
+            rotary_dim = min(rotary_dim, int(_get(config, "n_ctx")) // int(heads))
     max_pos = _get(config, "max_position_embeddings", "n_positions")
     original = params.get("original_max_position_embeddings",
                           _get(config, "original_max_position_embeddings", default=max_pos))
@@ -78,14 +175,15 @@ def rope_options_from_hf_config(config: Any) -> dict[str, Any]:
                    "long_factor": list(params["long_factor"]), "original_max_len": original}
         if params.get("attention_factor") is not None:
             scaling["attention_factor"] = params["attention_factor"]
-    model_type = _get(config, "model_type", default="")
-    pairing = "interleaved" if model_type in _INTERLEAVED_MODELS else "half"
     return {"head_dim": int(head_dim), "base": float(base), "pairing": pairing, "rotary_dim": int(rotary_dim),
             "scaling": scaling}
 
 
-def from_hf_config(config: Any) -> PositionalEncoding:
+def from_hf_config(config: Any, layer_type: str | None = None) -> PositionalEncoding:
     """The encoding a Hugging Face config (a ``PretrainedConfig`` or its dict) describes.
+
+    ``layer_type`` selects per-layer-type RoPE parameters (``"sliding_attention"`` in Gemma 3, ...); by default those
+    of ``"full_attention"``.
 
     Example::
 
@@ -109,7 +207,7 @@ def from_hf_config(config: Any) -> PositionalEncoding:
         return build("learned", dim=int(hidden), max_len=int(max_pos))
     if _get(config, "rope_parameters", "rope_scaling", "rope_theta", "rotary_emb_base", "rotary_pct",
             "rotary_dim") is not None:
-        return build("rope", **rope_options_from_hf_config(config))
+        return build("rope", **rope_options_from_hf_config(config, layer_type))
     raise PosencError(f"cannot tell the positional encoding of a config with model_type {model_type!r}: it has no "
                       f"rope_parameters / rope_theta, no ALiBi flag, no T5 buckets and no learned position table; "
                       f"build the encoding by name with posenc.build(...)")
