@@ -66,3 +66,41 @@ def test_trial_reads_the_first_number_of_the_answer(tokenizer):
     assert result["key"] == 48213 and result["prompt_tokens"] == prompt.ids.numel()
     assert result["correct"] == (result["found"] == 48213)
     assert isinstance(result["answer"], str)
+
+
+def test_decoding_after_a_cached_prefix_equals_decoding_the_whole_prompt():
+    from transformers import DynamicCache
+
+    model = patch_model(tiny_llama(), scaled_rope(tiny_llama().config, "yarn", 2.0, native_len=NATIVE))
+    prompt = torch.randint(0, 128, (NATIVE + 30,), generator=torch.Generator().manual_seed(6))
+    cache = DynamicCache()
+    with torch.no_grad():
+        model.model(input_ids=prompt[None, :70], use_cache=True, past_key_values=cache)  # past the native 64
+    assert greedy_decode(model, prompt[70:], 6, cache=cache) == greedy_decode(model, prompt, 6)
+    assert cache.get_seq_length() == NATIVE + 30 + 5  # extended in place: the prompt and all but the last answer
+
+
+@pytest.mark.parametrize("depth", [0.0, 0.5, 1.0])
+def test_shared_prefix_gives_the_answers_of_full_prompts(tokenizer, depth):
+    """Keys of different token counts move the needle's neighbours; the cache keeps only the common prefix."""
+    from posenc.extend.passkey import SharedPrefix
+
+    model = tiny_llama(vocab_size=tokenizer.vocab_size)
+    patch_model(model, scaled_rope(model.config, "yarn", 2.0, native_len=NATIVE))
+    shared = SharedPrefix(model)
+    keys = [10000, 48213, 12121]  # the needle takes 7, 8, then 7 tokens again
+    prompts = [build_passkey_prompt(tokenizer, 2 * NATIVE, depth, key, 2) for key in keys]
+    for prompt in prompts:
+        alone = passkey_trial(model, tokenizer, prompt, 2)
+        reused = passkey_trial(model, tokenizer, prompt, 2, shared=shared)
+        assert reused == alone
+        assert shared.cache.get_seq_length() == len(shared.ids) <= prompt.needle_at
+
+
+def test_shared_prefix_belongs_to_one_model(tokenizer):
+    from posenc.extend.passkey import SharedPrefix
+
+    prompt = build_passkey_prompt(tokenizer, 300, 0.5, key=48213)
+    other = SharedPrefix(tiny_llama(vocab_size=tokenizer.vocab_size))
+    with pytest.raises(PosencError, match="another model"):
+        passkey_trial(tiny_llama(vocab_size=tokenizer.vocab_size), tokenizer, prompt, 2, shared=other)

@@ -177,3 +177,27 @@ def test_models_without_rope_are_refused():
 def test_unknown_scaling_lists_valid_ones():
     with pytest.raises(posenc.PosencError, match="valid scalings are: none, linear, ntk, dynamic, yarn, llama3"):
         scaled_rope(tiny_llama().config, "ntk-by-parts", 2.0)
+
+
+@pytest.mark.parametrize("query_chunk", [None, 7])
+def test_new_tokens_after_cached_ones_see_what_a_full_pass_sees(reference_state, query_chunk):
+    """Several tokens after a cache (a passkey prompt after its shared prefix), in blocks of queries that each
+    attend only to the keys they may see: the hidden states of one full pass."""
+    from transformers import DynamicCache
+
+    import posenc.extend.patch as patch
+
+    rope = scaled_rope(tiny_llama().config, "yarn", 2.0, native_len=NATIVE)
+    model = patch_model(tiny_llama(None, reference_state), rope, query_chunk=query_chunk)
+    seq = torch.randint(0, 128, (1, NATIVE + 20), generator=torch.Generator().manual_seed(4))
+    cache = DynamicCache()
+    saved, patch._CACHED_QUERY_CHUNK = patch._CACHED_QUERY_CHUNK, 16  # several blocks for 50 new tokens
+    try:
+        with torch.no_grad():
+            model.model(input_ids=seq[:, :34], use_cache=True, past_key_values=cache)
+            after = model.model(input_ids=seq[:, 34:], position_ids=torch.arange(34, NATIVE + 20)[None],
+                                past_key_values=cache, use_cache=True).last_hidden_state
+            full = model.model(input_ids=seq, use_cache=False).last_hidden_state
+    finally:
+        patch._CACHED_QUERY_CHUNK = saved
+    torch.testing.assert_close(after, full[:, 34:], rtol=1e-5, atol=1e-5)

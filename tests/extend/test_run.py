@@ -38,6 +38,12 @@ def model_dir(tmp_path_factory):
     return folder
 
 
+@pytest.fixture
+def quiet(model_dir) -> dict:
+    """run_extend's arguments for a run kept in memory, without output."""
+    return {"model": str(model_dir), "store_path": None, "progress": False, "echo": None}
+
+
 @pytest.fixture(scope="module")
 def run(model_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("extend-out")
@@ -97,6 +103,42 @@ def test_outputs_hold_every_number(run):
         pk = first["passkey"]["yarn"][length]
         assert len(pk["trials"]) == 2 and set(pk["by_depth"]) == {"0.0", "1.0"}
         assert 0.0 <= pk["accuracy"] <= 1.0
+    assert (out / "extend-passkey.png").stat().st_size > 1000 and first["files"]["passkey_plot"]
+    assert first["estimate_s"] > 0
+
+
+def test_intervals_beside_every_number(run, quiet):
+    from posenc.stats import bootstrap, wilson
+
+    first, _, _ = run
+    cell = first["ppl"]["nonoverlap"]["yarn"][str(2 * NATIVE)]
+    assert cell["ppl_interval"] is None and len(cell["window_nll"]) == 1  # one window: no interval
+    pk = first["passkey"]["none"][str(NATIVE)]
+    k = sum(t["correct"] for t in pk["trials"])
+    assert (pk["correct"], pk["n"]) == (k, 2) and pk["interval"] == [wilson(k, 2).low, wilson(k, 2).high]
+    assert pk["by_depth_counts"]["0.0"]["n"] == 1
+    # two windows at 64 tokens: the bootstrap interval of exp(mean window loss)
+    windows = run_extend(**{**quiet, "lengths": [64], "windows": 2, "passkey": False})
+    cell = windows["ppl"]["nonoverlap"]["none"]["64"]
+    est = bootstrap(cell["window_nll"], lambda x: math.exp(sum(x) / len(x)))
+    assert cell["ppl_interval"] == [est.low, est.high] and est.low <= cell["ppl"] <= est.high
+    assert f"{cell['ppl']:.2f} [{est.low:.2f}, {est.high:.2f}]" in to_markdown(windows)
+
+
+def test_passkey_alone_and_reused_prefixes_answer_like_full_prompts(quiet, model_dir):
+    """A passkey-only run at 256 tokens (s = 2, yarn) answers as single trials without a shared prefix do."""
+    from posenc.extend import patch_model, scaled_rope
+    from posenc.extend.passkey import build_passkey_prompt, passkey_key, passkey_trial
+
+    result = run_extend(**{**quiet, "lengths": [2 * NATIVE], "scalings": ["yarn"], "protocols": (),
+                           "depths": [0.5], "trials": 3})
+    assert result["ppl"] == {} and result["jobs"]["windows"] == 0
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = patch_model(LlamaForCausalLM.from_pretrained(model_dir, use_safetensors=True).eval(),
+                        scaled_rope(_config(tokenizer.vocab_size), "yarn", 2.0, NATIVE))
+    for trial in result["passkey"]["yarn"][str(2 * NATIVE)]["trials"]:
+        prompt = build_passkey_prompt(tokenizer, 2 * NATIVE, 0.5, passkey_key(2 * NATIVE, 0.5, trial["trial"]), 8)
+        assert passkey_trial(model, tokenizer, prompt, 8)["answer"] == trial["answer"]
 
 
 def test_model_without_rope_is_refused():

@@ -1,48 +1,98 @@
-"""The context-extension experiment end to end on a tiny random Llama (no download): run_extend's output is read
-into the numbers the PI/YaRN claim needs, and the claim's criterion accepts them."""
+"""The context-extension experiment end to end on a tiny random Llama (no download): run_extend's windows and passkey
+trials are read into the PI/YaRN claim's statistics, the window losses match the model library's own forward pass,
+and a re-run reads everything from the store."""
 
 from __future__ import annotations
 
+import math
 import shutil
 
+import numpy as np
+import pytest
 import torch
 
 from posenc.report.experiments.base import Context
-from posenc.report.experiments.extension import SCALINGS, extend_pi_yarn, pi_yarn_measurement
-from posenc.report.ledger import get_claim
-from posenc.report.verdict import STATUSES
+from posenc.report.experiments.extension import CLAIMS, SCALINGS, ExtensionPlan, pi_yarn_measurement
+from posenc.report.verdict import STATUSES, judge
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")
+NATIVE = 128
+PLAN = ExtensionPlan(long=192, short=64, windows=2, passkey=((128, (0.0, 1.0)), (192, (1.0,))), trials=3)
 
 
-def test_quick_mode_says_why_it_does_not_run():
-    m = extend_pi_yarn(Context(quick=True))
-    verdict = get_claim("pi-yarn").judge(m.numbers)
-    assert verdict.status == "not testable" and "8192" in verdict.reason
-
-
-def test_pi_yarn_numbers_from_a_tiny_llama(tmp_path):
-    """A 1-layer random Llama with a 128-token context and MiniLM's tokenizer (offline package), at 128 and 256."""
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A 1-layer random Llama with a 128-token context and MiniLM's tokenizer (offline package)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     from posenc.probe.load import minilm_dir
 
+    folder = tmp_path_factory.mktemp("tiny")
     torch.manual_seed(0)
     config = LlamaConfig(vocab_size=30522, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=128,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=NATIVE,
                          rope_theta=10000.0, tie_word_embeddings=True)
-    LlamaForCausalLM(config).save_pretrained(tmp_path / "tiny", safe_serialization=True)
+    LlamaForCausalLM(config).save_pretrained(folder, safe_serialization=True)
     for name in TOKENIZER_FILES:
-        shutil.copy(minilm_dir() / name, tmp_path / "tiny" / name)
-    m = pi_yarn_measurement(str(tmp_path / "tiny"), (128, 256), Context(quick=False))
+        shutil.copy(minilm_dir() / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def measured(tiny, tmp_path_factory):
+    store = tmp_path_factory.mktemp("store") / "results.sqlite"
+    first = pi_yarn_measurement(str(tiny), PLAN, Context(quick=False, store_path=store))
+    again = pi_yarn_measurement(str(tiny), PLAN, Context(quick=False, store_path=store))
+    return first, again
+
+
+def test_statistics_and_verdict(measured):
+    m, _ = measured
     n = m.numbers
-    assert n["ran"] and n["native_len"] == 128 and n["long_factor"] == 2.0
-    # at the native length every scaling is the identity (factor max(1, L / L0) = 1): the same perplexity
-    assert {n["ppl"][s]["128"] for s in SCALINGS} == {n["ppl_native"]}
-    # a random model is near-uniform over 30522 tokens: perplexity of the order of the vocabulary
-    assert 5e3 < n["ppl_native"] < 1e5
-    assert set(n["passkey_long"]) == set(SCALINGS) and all(0 <= v <= 1 for v in n["passkey_long"].values())
-    verdict = get_claim("pi-yarn").judge(n)
-    assert verdict.status in STATUSES
-    assert verdict.status == "refuted"  # random weights: no scaling helps by 5%
-    assert m.figure is not None and len(m.rows) == 1 + 2 * len(SCALINGS)
+    assert n["ran"] and n["native_len"] == NATIVE and n["factor_long"] == 1.5
+    assert set(m.estimates) == {t.statistic for t in CLAIMS[0].tests}
+    assert judge(CLAIMS[0], m.estimates, m.missing).status in STATUSES
+    # a random model near-uniform over 30522 tokens: perplexity of the order of the vocabulary
+    assert 5e3 < m.estimates["yarn_over_none_ppl"].value * n["ppl_long"]["none"]["value"] < 1e5
+    for s in SCALINGS:
+        nll = np.array(n["window_nll_long"][s])
+        assert len(nll) == PLAN.windows and n["ppl_long"][s]["value"] == pytest.approx(math.exp(nll.mean()))
+    assert len(n["window_nll_short"]) == PLAN.short_windows == 3 * PLAN.windows
+    short = np.array(n["window_nll_short"]).reshape(PLAN.windows, 3)  # three 64-token windows tile one of 192
+    np.testing.assert_allclose(n["native_reading_nll"], short.mean(axis=1))
+
+
+def test_window_losses_match_the_model_library(measured, tiny):
+    """At the long length "none" is the unmodified model (the library's own rotary code, no posenc patch)."""
+    from transformers import AutoTokenizer, LlamaForCausalLM
+
+    from posenc.extend.perplexity import token_nll
+    from posenc.probe.corpus import load_text
+
+    m, _ = measured
+    tokenizer = AutoTokenizer.from_pretrained(tiny)
+    ids = torch.tensor(tokenizer(load_text(None, max_chars=20000), add_special_tokens=False)["input_ids"])
+    library = LlamaForCausalLM.from_pretrained(tiny, use_safetensors=True).eval()
+    long = [float(token_nll(library, ids[i * 192:(i + 1) * 192]).double().mean()) for i in range(PLAN.windows)]
+    short = [float(token_nll(library, ids[i * 64:(i + 1) * 64]).double().mean()) for i in range(PLAN.short_windows)]
+    np.testing.assert_allclose(m.numbers["window_nll_long"]["none"], long, rtol=1e-4)
+    np.testing.assert_allclose(m.numbers["window_nll_short"], short, rtol=1e-4)
+
+
+def test_passkey_cells_and_rows(measured):
+    m, again = measured
+    cells = m.numbers["passkey"]
+    # the plan's trials per (length, depth) and scaling; at the native length the scalings are one model
+    assert {k: v["trials"] for k, v in cells.items()} == {
+        f"{s}:{n}:{d}": PLAN.trials for s in SCALINGS for n, d in ((128, 0), (128, 1), (192, 1))}
+    assert len({cells[f"{s}:128:0"]["correct"] for s in SCALINGS}) == 1
+    assert m.estimates["yarn_passkey_past_native"].n == PLAN.trials
+    assert m.figure is not None and f"{PLAN.trials} trials per (length, depth)" in m.setup
+    assert again.numbers["jobs_computed"] == 0 and m.numbers["jobs_computed"] > 0
+    assert again.estimates == m.estimates
+
+
+def test_plan_must_straddle_the_native_length(tiny):
+    plan = ExtensionPlan(long=256, short=128, windows=2, passkey=((256, (1.0,)),))
+    with pytest.raises(Exception, match="passkey needs a length at or below the native"):
+        pi_yarn_measurement(str(tiny), plan, Context(quick=False))

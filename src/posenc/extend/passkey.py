@@ -10,6 +10,12 @@ Prompt, assembled from token pieces so that its length is exact::
 intro and depth 1 right before the question. The whole sequence (prompt plus the decoded answer) stays within the
 target length. The answer is decoded greedily with a KV cache (``max_new_tokens`` tokens); the trial is correct when
 the first run of digits in the answer equals the key.
+
+Trials at one length and depth differ only from the needle on: the text before it is the same tokens. A
+:class:`SharedPrefix` keeps the KV cache of the previous prompt's text before its needle, so the next trial computes
+only what follows its longest common prefix with it. A prompt of ``L`` tokens whose needle starts at ``m`` then costs
+``f(L) - f(m)`` instead of ``f(L)`` (``f`` the cost of a forward pass): the deeper the needle, the cheaper a trial.
+The answer is the same as from a full prefill (the cached keys and values are the ones a full pass computes).
 """
 
 from __future__ import annotations
@@ -23,8 +29,8 @@ from torch import nn
 
 from posenc.errors import PosencError
 
-__all__ = ["PasskeyPrompt", "build_passkey_prompt", "greedy_decode", "passkey_trial", "passkey_key", "INTRO",
-           "FILLER", "QUESTION"]
+__all__ = ["PasskeyPrompt", "SharedPrefix", "build_passkey_prompt", "greedy_decode", "passkey_trial", "passkey_key",
+           "INTRO", "FILLER", "QUESTION"]
 
 INTRO = ("There is an important piece of information hidden inside a lot of irrelevant text. Find it and memorize "
          "it. I will quiz you about it.")
@@ -73,31 +79,88 @@ def build_passkey_prompt(tokenizer, length: int, depth: float, key: int, answer_
 
 
 @torch.no_grad()
-def greedy_decode(model: nn.Module, ids: torch.Tensor, max_new_tokens: int = 8) -> list[int]:
-    """Greedy continuation of ``ids [T]`` with a KV cache; only the last position's logits are computed."""
+def _forward_cached(model: nn.Module, tokens: torch.Tensor, cache) -> torch.Tensor:
+    """Run ``tokens [1, t]`` after the ``cache``'s positions, extend the cache; the last hidden state ``[D]``."""
+    start = cache.get_seq_length()
+    positions = torch.arange(start, start + tokens.shape[1], device=tokens.device)[None]  # [1, t]
+    hidden = model.model(input_ids=tokens, position_ids=positions, past_key_values=cache,
+                         use_cache=True).last_hidden_state  # [1, t, D]
+    return hidden[0, -1]
+
+
+@torch.no_grad()
+def greedy_decode(model: nn.Module, ids: torch.Tensor, max_new_tokens: int = 8, cache=None) -> list[int]:
+    """Greedy continuation of ``ids [T]`` with a KV cache; only the last position's logits are computed.
+
+    ``cache``: a KV cache that already holds the tokens before ``ids`` (their positions come first); ``None`` starts
+    from an empty one. The cache is extended in place.
+    """
     from transformers import DynamicCache
 
-    base = model.model
     head = model.get_output_embeddings()
     device = next(model.parameters()).device
-    cache = DynamicCache()
+    cache = DynamicCache() if cache is None else cache
     tokens = ids.reshape(1, -1).to(device)  # [1, T]
-    position = 0
     out: list[int] = []
     for _ in range(max_new_tokens):
-        positions = torch.arange(position, position + tokens.shape[1], device=device)[None]  # [1, t]
-        hidden = base(input_ids=tokens, position_ids=positions, past_key_values=cache,
-                      use_cache=True).last_hidden_state  # [1, t, D]
-        position += tokens.shape[1]
-        nxt = int(head(hidden[0, -1]).argmax())
+        nxt = int(head(_forward_cached(model, tokens, cache)).argmax())
         out.append(nxt)
         tokens = torch.tensor([[nxt]], device=device)
     return out
 
 
-def passkey_trial(model: nn.Module, tokenizer, prompt: PasskeyPrompt, max_new_tokens: int = 8) -> dict:
-    """Decode an answer; ``{"key", "answer", "found", "correct", "prompt_tokens", "needle_at"}``."""
-    answer_ids = greedy_decode(model, prompt.ids, max_new_tokens)
+class SharedPrefix:
+    """The KV cache of the last prompt's tokens before its needle, reused by the next trial as far as they agree.
+
+    Valid for one model and one encoding: call :meth:`reset` (or make a new one) after either changes.
+    """
+
+    def __init__(self, model: nn.Module):
+        self.model = model
+        self.reset()
+
+    def reset(self) -> None:
+        from transformers import DynamicCache
+
+        self.cache = DynamicCache()
+        self.ids: list[int] = []
+
+    def _crop(self, keep: int) -> None:
+        drop = self.cache.get_seq_length() - keep
+        if drop > 0:
+            self.cache.crop(-drop)  # a negative count removes that many tokens (transformers 4.50 and 5.x)
+
+    def answer(self, prompt: PasskeyPrompt, max_new_tokens: int) -> list[int]:
+        """Decode the answer to ``prompt``, computing only the tokens after the cached common prefix."""
+        ids = prompt.ids.tolist()
+        common = 0
+        for a, b in zip(self.ids, ids[:prompt.needle_at], strict=False):
+            if a != b:
+                break
+            common += 1
+        common = min(common, len(ids) - 1)  # at least one token must run to give logits
+        self._crop(common)
+        device = next(self.model.parameters()).device
+        if prompt.needle_at > common:  # extend the cache to the new prompt's needle, then keep it there
+            _forward_cached(self.model, torch.tensor([ids[common:prompt.needle_at]], device=device), self.cache)
+            common = prompt.needle_at
+        self.ids = ids[:common]
+        out = greedy_decode(self.model, prompt.ids[common:], max_new_tokens, cache=self.cache)
+        self._crop(common)
+        return out
+
+
+def passkey_trial(model: nn.Module, tokenizer, prompt: PasskeyPrompt, max_new_tokens: int = 8,
+                  shared: SharedPrefix | None = None) -> dict:
+    """Decode an answer; ``{"key", "answer", "found", "correct", "prompt_tokens", "needle_at"}``.
+
+    ``shared``: reuse the cached text before the needle across trials (see :class:`SharedPrefix`); ``None`` runs
+    the whole prompt.
+    """
+    if shared is not None and shared.model is not model:
+        raise PosencError("the SharedPrefix belongs to another model; make one per model (SharedPrefix(model))")
+    answer_ids = (shared.answer(prompt, max_new_tokens) if shared is not None
+                  else greedy_decode(model, prompt.ids, max_new_tokens))
     answer = tokenizer.decode(answer_ids, skip_special_tokens=True)
     match = re.search(r"\d+", answer)
     found = int(match.group()) if match else None

@@ -43,6 +43,8 @@ __all__ = ["PosencAttention", "FixedLengthRope", "patch_model", "set_encoding", 
            "SUPPORTED_MODEL_TYPES"]
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
+#: queries per block when several new tokens follow cached ones (a passkey prompt after its shared prefix)
+_CACHED_QUERY_CHUNK = 1024
 
 
 def check_rope_model(config: Any) -> None:
@@ -191,19 +193,25 @@ class PosencAttention(nn.Module):
     def _attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                 mask: torch.Tensor | None) -> torch.Tensor:
         t_q, t_k = q.shape[2], k.shape[2]
-        chunk = self.query_chunk or t_q
-        if mask is None and chunk >= t_q and t_q in (1, t_k):
+        if mask is None and (t_q == 1 or (t_q == t_k and not self.query_chunk)):
             return F.scaled_dot_product_attention(q, k, v, is_causal=t_q > 1, scale=self.scaling)
+        # causal queries after cached keys (or chunked on request): query i is token t_k - t_q + i. Each chunk of
+        # queries attends only to the keys it can see, so the work is the causal triangle, not the full rectangle
+        # (a masked kernel computes every pair it is given)
+        chunk = self.query_chunk or (_CACHED_QUERY_CHUNK if mask is None else t_q)
         outs = []
         for start in range(0, t_q, chunk):
             stop = min(start + chunk, t_q)
             if mask is None:
-                block_mask = _bottom_right_causal(t_q, t_k, q.device)[start:stop]  # [c, Tk]
+                visible = t_k - t_q + stop  # keys 0 .. visible - 1
+                block_mask = _bottom_right_causal(stop - start, visible, q.device)  # [c, visible]
+                keys, values = k[:, :, :visible], v[:, :, :visible]  # [B, H, visible, Dh]
             else:
                 block_mask = mask[..., start:stop, :]
                 if block_mask.dtype != torch.bool:
                     block_mask = block_mask.to(q.dtype)
-            outs.append(F.scaled_dot_product_attention(q[:, :, start:stop], k, v, attn_mask=block_mask,
+                keys, values = k, v
+            outs.append(F.scaled_dot_product_attention(q[:, :, start:stop], keys, values, attn_mask=block_mask,
                                                        scale=self.scaling))
         return torch.cat(outs, dim=2)  # [B, H, Tq, Dh]
 

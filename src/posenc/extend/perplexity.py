@@ -101,18 +101,26 @@ class WindowNLL:
 
 
 def protocol_ppl(windows: list[WindowNLL], protocol: str, length: int, stride: int | None = None) -> dict:
-    """``{"ppl", "nll", "tokens", "windows", "offsets"}`` for one protocol over its windows (token-weighted mean)."""
+    """``{"ppl", "nll", "tokens", "windows", "offsets", "window_nll"}`` for one protocol over its windows.
+
+    ``nll`` is the token-weighted mean over every counted prediction; ``window_nll`` the mean of each window's counted
+    predictions, in offset order (every window counts the same number, so their mean is ``nll``): the independent
+    units an interval over windows resamples.
+    """
     part = scored_slice(protocol, length, stride)
     total, count = 0.0, 0
+    means = []
     for window in windows:
         scored = window.nll[part].astype(np.float64)
         total += float(scored.sum())
         count += scored.size
+        if scored.size:
+            means.append(float(scored.mean()))
     if not count:
         raise PosencError(f"no scored tokens for protocol {protocol!r} at length {length}")
     mean = total / count
     return {"ppl": math.exp(mean), "nll": mean, "tokens": count, "windows": len(windows),
-            "offsets": [w.offset for w in windows]}
+            "offsets": [w.offset for w in windows], "window_nll": means}
 
 
 def encode_nll(nll: torch.Tensor | np.ndarray) -> str:

@@ -7,12 +7,16 @@ Defaults (``posenc extend smollm2``), chosen so the whole table finishes in unde
   scaling is then the identity, so those lengths are computed once and shared by all scalings;
 - windows per length and protocol: ``max(1, min(4, L0 // L))`` (4 at 2k, 2 at 4k, 1 at 8k and 16k), the same
   count for both protocols; sliding stride ``L / 2``, so every scored token sees at least ``L / 2`` tokens of context;
-- passkey: depths 0.25 and 0.75, one trial each, at every length and scaling.
+- passkey: depths 0.25 and 0.75, one trial each, at every length and scaling. No protocol (``protocols=()``) runs
+  the passkey alone.
 
 Work is counted in forward passes. Two jobs with the same frequencies (same ``inv_freq`` and attention factor at the
 lengths they use) and the same tokens are one job: a window at offset 0 serves both protocols, and with stride
 ``L / 2`` every other sliding window is also a non-overlapping one. The time estimate uses the forward times measured
-on 2 cores for SmolLM2-135M (16 s at 4k, 50 s at 8k), fitted as ``a L + b L^2`` and scaled by the model's size.
+on 2 cores for SmolLM2-135M (see :func:`forward_seconds`), fitted as ``f(L) = a L + b L^2`` and scaled by the model's
+size. Passkey trials at one length, depth and frequency set share the text before the needle
+(:class:`~posenc.extend.passkey.SharedPrefix`): it costs ``f(m)`` once (``m`` the needle's position), and each trial
+``f(L) - f(m)`` plus ``MAX_NEW_TOKENS`` decoding steps.
 
 ``quick`` (for the report): lengths 4k, 8k, 12k; scalings none, linear, yarn; one window per length (both protocols
 read it); passkey only when asked, then one trial at depth 0.5. About 6 minutes for perplexity on 2 idle cores.
@@ -47,6 +51,10 @@ MAX_NEW_TOKENS = 8
 _A = 2.54e-3
 _B = 2.11e-7
 _SMOLLM2_LAYER_WIDTH = 30 * 576
+
+
+# seconds of one greedy decoding step with a KV cache (SmolLM2-135M, 2 cores; reading the weights dominates)
+_DECODE_STEP_S = 0.06
 
 
 def forward_seconds(length: int, config: Any | None = None) -> float:
@@ -91,9 +99,12 @@ class ExtendConfig:
             lengths.append(int(n))
         self.lengths = tuple(sorted(set(lengths)))
         self.scalings = tuple(check_scalings(self.scalings or (QUICK_SCALINGS if self.quick else SCALING_NAMES)))
-        self.protocols = normalize_protocols(self.protocols)
+        self.protocols = normalize_protocols(self.protocols) if self.protocols else ()
         if self.passkey is None:
             self.passkey = not self.quick
+        if not self.protocols and not self.passkey:
+            raise PosencError("nothing to run: no perplexity protocol and no passkey; give protocols "
+                              f"({', '.join(PROTOCOLS)}) or passkey=True")
         if self.depths is None:
             self.depths = QUICK_DEPTHS if self.quick else DEFAULT_DEPTHS
         for d in self.depths:
@@ -164,8 +175,16 @@ class Plan:
     passkeys: list[PasskeyJob]
 
     def estimate_seconds(self, model_config: Any | None = None) -> float:
+        """Seconds on 2 idle CPU cores: one forward pass per window; per passkey group (length, depth, frequencies)
+        the shared text before the needle once, then each trial's rest and its decoding steps."""
         total = sum(forward_seconds(j.length, model_config) for j in self.windows)
-        total += sum(forward_seconds(j.length, model_config) for j in self.passkeys)
+        groups: dict[tuple[int, float, str], int] = {}
+        for j in self.passkeys:
+            groups[(j.length, j.depth, j.rope)] = groups.get((j.length, j.depth, j.rope), 0) + 1
+        for (length, depth, _), trials in groups.items():
+            prefix = forward_seconds(int(depth * length), model_config)
+            rest = forward_seconds(length, model_config) - prefix
+            total += prefix + trials * (rest + MAX_NEW_TOKENS * _DECODE_STEP_S)
         return total
 
     def describe(self, model_config: Any | None = None) -> str:
@@ -174,7 +193,7 @@ class Plan:
                  f"scalings {list(c.scalings)}, protocols {list(c.protocols)}"]
         for n in c.lengths:
             distinct = len({self.ropes[(s, n)] for s in c.scalings})
-            per = ", ".join(f"{p} {len(self.offsets[(p, n)])}" for p in c.protocols)
+            per = ", ".join(f"{p} {len(self.offsets[(p, n)])}" for p in c.protocols) or "none (passkey only)"
             stride = f", stride {self.strides[n]}" if "sliding" in c.protocols else ""
             lines.append(f"  {n:>6} tokens: factor s={self.factors[n]:g}, windows per protocol: {per}{stride}; "
                          f"{distinct} distinct frequency set(s) among {len(c.scalings)} scalings")

@@ -9,9 +9,12 @@ Steps, in order (nothing is loaded until it is needed):
    dtype, text, length, offset or depth, and the RoPE's frequency fingerprint), so a re-run computes only what is
    missing; if nothing is missing the model is not even loaded;
 4. load the model, patch posenc's attention into it (:mod:`posenc.extend.patch`) and run the missing jobs, grouped by
-   frequencies so each group only swaps the encoding, with a progress bar;
-5. read every number back from the store and write ``extend.json`` (all numbers), ``extend.md`` (the tables) and
-   ``extend.png`` (perplexity against length, one line per scaling).
+   frequencies so each group only swaps the encoding, with a progress bar; passkey trials of one length and depth
+   follow each other and share the cached text before the needle (:class:`~posenc.extend.passkey.SharedPrefix`);
+5. read every number back from the store, with a 95% interval beside each (perplexity: percentile bootstrap over
+   windows; passkey accuracy: Wilson over trials), and write ``extend.json`` (all numbers), ``extend.md`` (the
+   tables), ``extend.png`` (perplexity against length, one line per scaling) and ``extend-passkey.png`` (passkey
+   accuracy by depth and length, one panel per scaling).
 
 Timing and memory: every job stores its wall time and the process's peak resident memory after it
 (``resource.getrusage``; on CUDA the peak allocated device memory). Lengths run from short to long, so the peak
@@ -33,10 +36,11 @@ import torch
 from posenc.errors import PosencError
 from posenc.extend.factors import scaling_spec
 from posenc.extend.memory import GB, check_fits
-from posenc.extend.passkey import build_passkey_prompt, passkey_key, passkey_trial
+from posenc.extend.passkey import SharedPrefix, build_passkey_prompt, passkey_key, passkey_trial
 from posenc.extend.patch import FixedLengthRope, check_rope_model, native_length, patch_model, scaled_rope, set_encoding
 from posenc.extend.perplexity import WindowNLL, decode_nll, encode_nll, protocol_ppl, token_nll
 from posenc.extend.plan import MAX_NEW_TOKENS, ExtendConfig, Plan, make_plan
+from posenc.stats import bootstrap, wilson
 from posenc.store import ResultStore, config_hash
 
 __all__ = ["run_extend", "model_config", "to_markdown", "WINDOW_KIND", "PASSKEY_KIND"]
@@ -159,7 +163,11 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
 
     Returns:
         ``{"config", "plan", "native_len", "factors", "ppl": {protocol: {scaling: {length: {...}}}},
-        "passkey": {scaling: {length: {...}}}, "timing": {length: {...}}, "jobs", "wall_s", "files"}``.
+        "passkey": {scaling: {length: {...}}}, "timing": {length: {...}}, "jobs", "estimate_s", "wall_s",
+        "files"}``. A perplexity cell holds ``window_nll`` (each window's mean loss, the units of its interval) and
+        ``ppl_interval`` (95% percentile bootstrap over windows; ``None`` from one window); a passkey cell holds
+        ``correct``, ``n`` and ``interval`` (95% Wilson), overall and per depth (``by_depth_counts``).
+        ``protocols=()`` runs the passkey alone.
     """
     say = echo or (lambda *_: None)
     cfg = ExtendConfig(model=model, lengths=tuple(lengths) if lengths else None,
@@ -225,10 +233,13 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
         by_rope: dict[str, tuple[str, float]] = {}
         for (scaling, n), fingerprint in plan.ropes.items():
             by_rope.setdefault(fingerprint, (scaling, plan.factors[n]))
+        # passkey trials of one length, frequency set and depth in a row: they share the text before the needle
         jobs = sorted([("w", j) for j in missing_w] + [("p", j) for j in missing_p],
-                      key=lambda kj: (kj[1].length, kj[1].rope, kj[0]))
+                      key=lambda kj: (kj[1].length, kj[1].rope, kj[0], getattr(kj[1], "depth", 0.0),
+                                      getattr(kj[1], "trial", 0), getattr(kj[1], "offset", 0)))
         bar = _progress(len(jobs), progress, "extend")
         current = None
+        shared = SharedPrefix(runner.model)
         for kind, job in jobs:
             if (job.rope, kind) != current:
                 scaling, s = by_rope[job.rope]
@@ -236,6 +247,7 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
                 if kind == "p" and encoding.scaling.length_dependent:  # prefill and decoding at one length
                     encoding = FixedLengthRope(encoding, job.length)
                 runner.use(encoding)
+                shared.reset()  # cached keys were rotated by the previous encoding
                 current = (job.rope, kind)
             bar.set_postfix_str(f"{job.length} tok, {'/'.join(job.scalings)}")
             t0 = time.time()
@@ -248,7 +260,7 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
             else:
                 key = passkey_key(job.length, job.depth, job.trial, cfg.seed)
                 prompt = build_passkey_prompt(runner.tokenizer, job.length, job.depth, key, MAX_NEW_TOKENS)
-                result = passkey_trial(runner.model, runner.tokenizer, prompt, MAX_NEW_TOKENS)
+                result = passkey_trial(runner.model, runner.tokenizer, prompt, MAX_NEW_TOKENS, shared=shared)
                 metrics = {**result, "peak_bytes": _peak_memory_bytes(runner.device), "source": source}
                 save(PASSKEY_KIND, key_passkey(job), metrics, time.time() - t0)
             bar.update(1)
@@ -260,6 +272,7 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
                       "computed": len(missing_w) + len(missing_p),
                       "cached": len(plan.windows) + len(plan.passkeys) - len(missing_w) - len(missing_p)}
     result["model_source"] = source
+    result["estimate_s"] = plan.estimate_seconds(hf_config)
     result["wall_s"] = time.time() - started
     result["files"] = _write(result, out_dir) if out_dir is not None else {}
     return result
@@ -277,7 +290,8 @@ def _collect(cfg: ExtendConfig, plan: Plan, lookup, key_window, key_passkey, est
             for p in cfg.protocols:
                 found = [WindowNLL(o, decode_nll(windows[(n, o, fingerprint)]["nll_b64"])) for o in plan.offsets[(p, n)]]
                 stride = plan.strides[n] if p == "sliding" else None
-                ppl[p][s][str(n)] = {**protocol_ppl(found, p, n, stride), "stride": stride}
+                table = protocol_ppl(found, p, n, stride)
+                ppl[p][s][str(n)] = {**table, "stride": stride, "ppl_interval": _ppl_interval(table["window_nll"])}
             if cfg.passkey:
                 trials = []
                 for depth in cfg.depths:
@@ -287,8 +301,9 @@ def _collect(cfg: ExtendConfig, plan: Plan, lookup, key_window, key_passkey, est
                                        "correct": bool(r["correct"])})
                 by_depth = {str(d): float(np.mean([x["correct"] for x in trials if x["depth"] == d]))
                             for d in cfg.depths}
+                counts = {str(d): _passkey_counts([x for x in trials if x["depth"] == d]) for d in cfg.depths}
                 pk[s][str(n)] = {"accuracy": float(np.mean([x["correct"] for x in trials])), "by_depth": by_depth,
-                                 "trials": trials}
+                                 **_passkey_counts(trials), "by_depth_counts": counts, "trials": trials}
     timing: dict[str, Any] = {}
     for n in cfg.lengths:
         w = [windows[k] for k in windows if k[0] == n]
@@ -309,6 +324,21 @@ def _collect(cfg: ExtendConfig, plan: Plan, lookup, key_window, key_passkey, est
             "ppl": ppl, "passkey": pk if cfg.passkey else {}, "timing": timing}
 
 
+def _ppl_interval(window_nll: list[float]) -> list[float] | None:
+    """95% percentile-bootstrap interval of ``exp(mean window loss)`` over windows; ``None`` from one window."""
+    if len(window_nll) < 2:
+        return None
+    est = bootstrap(window_nll, lambda x: float(np.exp(np.mean(x))))
+    return [est.low, est.high]
+
+
+def _passkey_counts(trials: list[dict]) -> dict[str, Any]:
+    """``{"correct", "n", "interval"}``: successes, trials and the 95% Wilson interval of the accuracy."""
+    k, n = sum(bool(x["correct"]) for x in trials), len(trials)
+    est = wilson(k, n)
+    return {"correct": k, "n": n, "interval": [est.low, est.high]}
+
+
 def to_markdown(result: dict[str, Any]) -> str:
     """The perplexity and passkey tables of a :func:`run_extend` result as markdown."""
     cfg = result["config"]
@@ -323,14 +353,16 @@ def to_markdown(result: dict[str, Any]) -> str:
         first = next(iter(table.values()))
         counts = ", ".join(f"{n}: {first[n]['windows']} window(s), {first[n]['tokens']} scored tokens"
                            + (f", stride {first[n]['stride']}" if first[n]["stride"] else "") for n in lengths)
-        out += ["", f"Perplexity, {names[protocol]} ({counts})", "", head, rule]
+        out += ["", f"Perplexity, {names[protocol]} ({counts}; [95% bootstrap interval over windows])", "", head,
+                rule]
         for scaling, row in table.items():
-            out.append(f"| {scaling} | " + " | ".join(f"{row[n]['ppl']:.2f}" for n in lengths) + " |")
+            out.append(f"| {scaling} | " + " | ".join(_ppl_cell(row[n]) for n in lengths) + " |")
     if result.get("passkey"):
         depths = cfg["depths"]
-        out += ["", f"Passkey accuracy (depths {depths}, {cfg['trials']} trial(s) each)", "", head, rule]
+        out += ["", f"Passkey accuracy (depths {depths}, {cfg['trials']} trial(s) each; correct/trials [95% Wilson "
+                    f"interval])", "", head, rule]
         for scaling, row in result["passkey"].items():
-            out.append(f"| {scaling} | " + " | ".join(f"{row[n]['accuracy']:.2f}" for n in lengths) + " |")
+            out.append(f"| {scaling} | " + " | ".join(_passkey_cell(row[n]) for n in lengths) + " |")
     out += ["", "| length | window forward s | passkey s | peak memory GB | estimate GB |", "|---|---|---|---|---|"]
     for n in lengths:
         t = result["timing"][n]
@@ -339,18 +371,34 @@ def to_markdown(result: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _ppl_cell(cell: dict[str, Any]) -> str:
+    interval = cell.get("ppl_interval")
+    return f"{cell['ppl']:.2f}" + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
+
+
+def _passkey_cell(cell: dict[str, Any]) -> str:
+    if "n" not in cell:
+        return f"{cell['accuracy']:.2f}"
+    low, high = cell["interval"]
+    return f"{cell['correct']}/{cell['n']} [{low:.2f}, {high:.2f}]"
+
+
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
 def _write(result: dict[str, Any], out_dir: str | os.PathLike) -> dict[str, str]:
-    from posenc.plots.extend import extend_figure
+    from posenc.plots.extend import extend_figure, passkey_heatmap
 
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    files = {"json": str(folder / "extend.json"), "table": str(folder / "extend.md"),
-             "plot": str(folder / "extend.png")}
+    files = {"json": str(folder / "extend.json"), "table": str(folder / "extend.md")}
+    if result.get("ppl"):
+        files["plot"] = str(folder / "extend.png")
+        extend_figure(result).savefig(files["plot"], dpi=120)
+    if result.get("passkey"):
+        files["passkey_plot"] = str(folder / "extend-passkey.png")
+        passkey_heatmap(result["passkey"], result.get("native_len")).savefig(files["passkey_plot"], dpi=120)
     Path(files["table"]).write_text(to_markdown(result))
-    extend_figure(result).savefig(files["plot"], dpi=120)
     Path(files["json"]).write_text(json.dumps({**result, "files": files}, indent=2, default=float))
     return files

@@ -1,36 +1,54 @@
-"""Perplexity against evaluation length, one line per RoPE scaling (context extension of a pretrained model).
+"""Figures of context extension (a pretrained model run past its native length with a RoPE scaling).
 
-One panel per protocol (non-overlapping windows, sliding window); a dashed line marks the model's native length.
-Reads the dict :func:`posenc.extend.run_extend` returns.
+- :func:`extend_figure`: perplexity against evaluation length, one line per scaling (with its 95% interval over
+  windows where there is one), one panel per protocol; a dashed line marks the model's native length.
+- :func:`passkey_heatmap`: passkey accuracy by needle depth (rows) and prompt length (columns), one panel per
+  scaling, each cell ``correct/trials``; cells not run are grey.
+
+Both read what :func:`posenc.extend.run_extend` returns, and draw into a new ``Figure`` or into a given one (a
+``SubFigure`` of a larger page figure).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from matplotlib.figure import Figure
+import numpy as np
+from matplotlib.figure import Figure, SubFigure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from posenc.errors import PosencError
 
-__all__ = ["extend_figure"]
+__all__ = ["extend_figure", "passkey_heatmap", "passkey_cells"]
 
 _TITLES = {"nonoverlap": "non-overlapping windows", "sliding": "sliding window (stride {f:g} L)"}
 
 
-def extend_figure(result: dict[str, Any]) -> Figure:
-    """A ``Figure``: perplexity (log scale) against length, one line per scaling, one panel per protocol."""
+def extend_figure(result: dict[str, Any], figure: Figure | SubFigure | None = None) -> Figure | SubFigure:
+    """Perplexity (log scale) against length, one line per scaling, one panel per protocol.
+
+    Where a cell holds ``ppl_interval`` (two or more windows) the line carries it as an error bar.
+    """
     tables = result.get("ppl") or {}
     if not tables:
         raise PosencError("the result holds no perplexity table; run run_extend with at least one protocol")
     native = result.get("native_len")
-    fig = Figure(figsize=(5.2 * len(tables), 4.2), layout="constrained")
+    fig = figure if figure is not None else Figure(figsize=(5.2 * len(tables), 4.2), layout="constrained")
     axes = fig.subplots(1, len(tables), squeeze=False)[0]
     for ax, (protocol, table) in zip(axes, tables.items(), strict=True):
         all_lengths = sorted({int(n) for row in table.values() for n in row})
         for scaling, row in table.items():
             lengths = sorted(int(n) for n in row)
-            ax.plot(lengths, [row[str(n)]["ppl"] for n in lengths], marker="o", label=scaling)
+            values = np.array([row[str(n)]["ppl"] for n in lengths])
+            intervals = [row[str(n)].get("ppl_interval") for n in lengths]
+            if any(intervals):
+                low = np.array([i[0] if i else v for i, v in zip(intervals, values, strict=True)])
+                high = np.array([i[1] if i else v for i, v in zip(intervals, values, strict=True)])
+                ax.errorbar(lengths, values, yerr=[values - low, high - values], marker="o", capsize=3,
+                            label=scaling)
+            else:
+                ax.plot(lengths, values, marker="o", label=scaling)
         if native:
             ax.axvline(native, color="grey", linestyle="--", linewidth=1, label=f"native {native}")
         ax.set_xscale("log", base=2)
@@ -40,9 +58,69 @@ def extend_figure(result: dict[str, Any]) -> Figure:
         ax.yaxis.set_major_formatter(ScalarFormatter())
         ax.yaxis.set_minor_formatter(ScalarFormatter())
         fraction = (result.get("config") or {}).get("stride_fraction", 0.5)
-        ax.set(title=_TITLES.get(protocol, protocol).format(f=fraction), xlabel="evaluation length (tokens)", ylabel="perplexity")
+        ax.set(title=_TITLES.get(protocol, protocol).format(f=fraction), xlabel="evaluation length (tokens)",
+               ylabel="perplexity")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     model = (result.get("config") or {}).get("model", "")
     fig.suptitle(f"{model}: perplexity by length and RoPE scaling")
+    return fig
+
+
+def passkey_cells(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[tuple[int, float],
+                                                                                            tuple[int, int]]]:
+    """``{scaling: {(length, depth): (correct, trials)}}`` from run_extend's ``passkey`` table (or several merged)."""
+    out: dict[str, dict[tuple[int, float], tuple[int, int]]] = {}
+    for scaling, by_length in passkey.items():
+        cells = out.setdefault(scaling, {})
+        for length, cell in by_length.items():
+            if "by_depth_counts" in cell:
+                for depth, c in cell["by_depth_counts"].items():
+                    cells[(int(length), float(depth))] = (int(c["correct"]), int(c["n"]))
+                continue
+            for trial in cell.get("trials", []):
+                k, n = cells.get((int(length), float(trial["depth"])), (0, 0))
+                cells[(int(length), float(trial["depth"]))] = (k + bool(trial["correct"]), n + 1)
+    return out
+
+
+def passkey_heatmap(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]], native_len: int | None = None,
+                    figure: Figure | SubFigure | None = None, title: str | None = None) -> Figure | SubFigure:
+    """Passkey accuracy by depth (rows, 0 = needle at the start) and length (columns), one panel per scaling.
+
+    Each cell is coloured by its accuracy and labelled ``correct/trials``; a (length, depth) that some scaling ran
+    and this one did not is grey. A dashed line separates lengths within ``native_len`` from those past it.
+
+    Args:
+        passkey: ``{scaling: {length: {...}}}`` as in :func:`posenc.extend.run_extend`'s ``"passkey"``.
+        native_len: the model's native context (``None``: no line).
+        figure: draw into this figure or subfigure (``None``: a new ``Figure``).
+    """
+    cells = passkey_cells(passkey)
+    if not any(cells.values()):
+        raise PosencError("the passkey table is empty; run run_extend with passkey=True")
+    lengths = sorted({n for c in cells.values() for n, _ in c})
+    depths = sorted({d for c in cells.values() for _, d in c})
+    fig = figure if figure is not None else Figure(figsize=(1.2 + 0.9 * len(lengths) * len(cells),
+                                                            1.4 + 0.45 * len(depths)), layout="constrained")
+    axes = fig.subplots(1, len(cells), squeeze=False, sharey=True)[0]
+    image = None
+    for ax, (scaling, table) in zip(axes, cells.items(), strict=True):
+        grid = np.full((len(depths), len(lengths)), np.nan)  # [depths, lengths]
+        for (n, d), (k, total) in table.items():
+            grid[depths.index(d), lengths.index(n)] = k / total
+        ax.set_facecolor("#d9d9d9")
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="auto")
+        for (n, d), (k, total) in table.items():
+            ax.text(lengths.index(n), depths.index(d), f"{k}/{total}", ha="center", va="center", fontsize=7)
+        if native_len is not None and lengths[0] <= native_len < lengths[-1]:
+            boundary = sum(n <= native_len for n in lengths) - 0.5
+            ax.axvline(boundary, color="k", linestyle="--", linewidth=1)
+        ax.set_xticks(range(len(lengths)), [str(n) for n in lengths], fontsize=7)
+        ax.set_yticks(range(len(depths)), [f"{d:g}" for d in depths], fontsize=7)
+        ax.set(title=scaling, xlabel="prompt length (tokens)")
+    axes[0].set_ylabel("needle depth")
+    fig.colorbar(image, ax=list(axes), label="accuracy", shrink=0.9)
+    fig.suptitle(title or "passkey retrieval by depth and length" + (f" (native {native_len})" if native_len
+                                                                      else ""), fontsize=9)
     return fig

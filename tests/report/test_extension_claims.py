@@ -1,0 +1,208 @@
+"""The PI/YaRN claim's statistics against independent computations, and its verdicts at the edges.
+
+Per-window losses come from a tiny random Llama (no download) through posenc's :func:`token_nll`; the intervals are
+checked against scipy (paired t: ``ttest_rel``; bootstrap: ``scipy.stats.bootstrap``; Wilson: ``binomtest``), the
+point values against numpy by hand.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats as sps
+
+from posenc.report.experiments.base import Context
+from posenc.report.experiments.extension import (
+    BEATS,
+    CLAIMS,
+    FULL,
+    NEAR_NATIVE,
+    RETRIEVES,
+    ExtensionPlan,
+    extend_pi_yarn,
+    paired_ppl_ratio,
+    passkey_counts,
+    tile_means,
+    window_ppl,
+)
+from posenc.report.verdict import judge
+from posenc.stats import Estimate, wilson
+
+CLAIM = CLAIMS[0]
+NATIVE = 64
+
+
+def tiny_llama(vocab_size: int = 128):
+    """A 2-layer random Llama with a 64-token context (large init, so positions matter)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=64, num_attention_heads=4, num_key_value_heads=2, num_hidden_layers=2,
+                         intermediate_size=128, vocab_size=vocab_size, max_position_embeddings=NATIVE,
+                         rope_parameters={"rope_type": "default", "rope_theta": 10000.0}, initializer_range=0.2,
+                         attn_implementation="sdpa")
+    return LlamaForCausalLM(config).eval()
+
+
+@pytest.fixture(scope="module")
+def window_losses() -> dict[str, np.ndarray]:
+    """Mean token loss of 6 windows of 2x the native length, without and with a linear scaling (s = 2)."""
+    from posenc.extend import patch_model, scaled_rope, token_nll
+
+    ids = torch.randint(0, 128, (6, 2 * NATIVE), generator=torch.Generator().manual_seed(3))
+    out = {}
+    for scaling in ("none", "linear"):
+        model = tiny_llama()
+        patch_model(model, scaled_rope(model.config, scaling, 2.0, native_len=NATIVE))
+        out[scaling] = np.array([float(token_nll(model, w).double().mean()) for w in ids])
+    return out
+
+
+def test_window_perplexity_and_its_bootstrap_interval(window_losses):
+    nll = window_losses["none"]
+    est = window_ppl(nll)
+    # the point: exp of the mean loss (every window scores the same number of tokens)
+    assert est.value == pytest.approx(math.exp(nll.mean()), rel=1e-12) and est.n == 6
+    # the interval: scipy's percentile bootstrap of the same statistic (its own resampling; 20000 draws)
+    ref = sps.bootstrap((nll,), lambda x, axis: np.exp(np.mean(x, axis=axis)), n_resamples=20000,
+                        method="percentile", random_state=1).confidence_interval
+    width = ref.high - ref.low
+    assert abs(est.low - ref.low) < 0.1 * width and abs(est.high - ref.high) < 0.1 * width
+
+
+def test_paired_ratio_is_a_paired_t_interval_on_log_perplexity(window_losses):
+    a, b = window_losses["linear"], window_losses["none"]
+    est = paired_ppl_ratio(a, b)
+    assert est.value == pytest.approx(math.exp(np.mean(a - b)), rel=1e-12)
+    ci = sps.ttest_rel(a, b).confidence_interval(0.95)
+    assert est.low == pytest.approx(math.exp(ci.low), rel=1e-9)
+    assert est.high == pytest.approx(math.exp(ci.high), rel=1e-9)
+    # paired by window: windows of very different difficulty (the same offset in both) change nothing
+    hard = np.linspace(0, 3, b.size)
+    paired = paired_ppl_ratio(a + hard, b + hard)
+    assert (paired.low, paired.high) == pytest.approx((est.low, est.high), rel=1e-9)
+
+
+def test_short_windows_tile_the_long_ones():
+    short = np.arange(12, dtype=float)  # 4 long windows, 3 short ones each
+    np.testing.assert_allclose(tile_means(short, 4), [1.0, 4.0, 7.0, 10.0])
+    with pytest.raises(Exception, match="do not tile"):
+        tile_means(np.arange(10.0), 4)
+
+
+@pytest.mark.parametrize("k", [0, 7, 20])
+def test_passkey_counts_give_the_wilson_interval(k):
+    trials = [{"depth": 1.0, "correct": i < k} for i in range(20)]
+    table = {"yarn": {"12288": {"trials": trials}}}
+    ((key, (correct, n)),) = passkey_counts(table).items()
+    assert key == ("yarn", 12288, 1.0) and (correct, n) == (k, 20)
+    ci = sps.binomtest(k, 20).proportion_ci(confidence_level=0.95, method="wilson")
+    est = wilson(correct, n)
+    assert est.low == pytest.approx(ci.low, abs=1e-9) and est.high == pytest.approx(ci.high, abs=1e-9)
+
+
+def test_passkey_trials_of_a_tiny_llama_counted_by_depth():
+    """Real trials (a random model, MiniLM's tokenizer): counts per (length, depth) and their Wilson intervals."""
+    from transformers import AutoTokenizer
+
+    from posenc.extend import patch_model, scaled_rope
+    from posenc.extend.passkey import SharedPrefix, build_passkey_prompt, passkey_key, passkey_trial
+    from posenc.plots.extend import passkey_cells
+    from posenc.probe.load import minilm_dir
+
+    tok = AutoTokenizer.from_pretrained(minilm_dir())
+    model = tiny_llama(vocab_size=tok.vocab_size)
+    patch_model(model, scaled_rope(model.config, "yarn", 2.0, native_len=NATIVE))
+    shared = SharedPrefix(model)
+    trials = []
+    for depth in (0.0, 1.0):
+        for t in range(10):
+            prompt = build_passkey_prompt(tok, 128, depth, passkey_key(128, depth, t), 2)
+            trials.append({"depth": depth, **passkey_trial(model, tok, prompt, 2, shared=shared)})
+    cells = passkey_cells({"none": {"128": {"trials": trials}}})["none"]
+    for depth in (0.0, 1.0):
+        k = sum(x["correct"] for x in trials if x["depth"] == depth)
+        assert cells[(128, depth)] == (k, 10)
+        ci = sps.binomtest(k, 10).proportion_ci(method="wilson")
+        est = wilson(*cells[(128, depth)])
+        assert (est.low, est.high) == pytest.approx((ci.low, ci.high), abs=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# verdicts on hand-made estimates
+# ---------------------------------------------------------------------------------------------------------------
+def _t(value: float, low: float, high: float, n: int = 4) -> Estimate:
+    return Estimate(value, low, high, n, "t")
+
+
+def _estimates(**overrides: Estimate) -> dict[str, Estimate]:
+    good = {"linear_over_none_ppl": _t(0.6, 0.5, 0.7), "yarn_over_none_ppl": _t(0.55, 0.5, 0.6),
+            "yarn_over_native_ppl": _t(1.05, 1.0, 1.1), "yarn_passkey_past_native": wilson(19, 20)}
+    return {**good, **overrides}
+
+
+def test_supported_when_every_interval_clears_its_bar():
+    assert judge(CLAIM, _estimates()).status == "supported"
+
+
+def test_refuted_when_neither_scaling_beats_no_scaling():
+    worse = _t(1.5, 1.3, 1.7)
+    verdict = judge(CLAIM, _estimates(linear_over_none_ppl=worse, yarn_over_none_ppl=worse))
+    assert verdict.status == "refuted"
+
+
+def test_qualified_names_the_failing_part():
+    verdict = judge(CLAIM, _estimates(linear_over_none_ppl=_t(1.5, 1.3, 1.7)))
+    assert verdict.status == "qualified" and "for YaRN only" in verdict.condition
+    verdict = judge(CLAIM, _estimates(yarn_passkey_past_native=wilson(2, 20)))
+    assert verdict.status == "qualified" and "stops retrieving" in verdict.condition
+    verdict = judge(CLAIM, _estimates(yarn_over_native_ppl=_t(2.0, 1.8, 2.2)))
+    assert verdict.status == "qualified" and "1.5x" in verdict.condition
+
+
+def test_edges_of_the_bars():
+    # a "<" bar: an interval ending on it is undecided; one just below clears it; one starting on it fails
+    assert judge(CLAIM, _estimates(yarn_over_none_ppl=_t(0.9, 0.85, BEATS))).status == "inconclusive"
+    assert judge(CLAIM, _estimates(yarn_over_none_ppl=_t(0.9, 0.85, BEATS - 1e-9))).status == "supported"
+    failing = judge(CLAIM, _estimates(yarn_over_none_ppl=_t(1.0, BEATS, 1.05)))
+    assert failing.status == "qualified" and "for position interpolation only" in failing.condition
+    # passkey: 15/20 has a Wilson interval above 0.5; 14/20 straddles it
+    assert wilson(15, 20).low > RETRIEVES > wilson(14, 20).low
+    assert judge(CLAIM, _estimates(yarn_passkey_past_native=wilson(15, 20))).status == "supported"
+
+
+@pytest.mark.parametrize("statistic, straddling", [
+    ("yarn_over_none_ppl", _t(0.93, 0.85, 1.02)),
+    ("yarn_over_native_ppl", _t(1.45, 1.3, 1.6)),
+    ("yarn_passkey_past_native", wilson(11, 20)),
+])
+def test_inconclusive_when_an_interval_straddles_a_bar(statistic, straddling):
+    verdict = judge(CLAIM, _estimates(**{statistic: straddling}))
+    assert verdict.status == "inconclusive" and statistic in verdict.reason and "samples instead of" in verdict.reason
+
+
+def test_thresholds_are_the_declared_constants():
+    bars = {t.statistic: t.threshold for t in CLAIM.tests}
+    assert bars == {"linear_over_none_ppl": BEATS, "yarn_over_none_ppl": BEATS, "yarn_over_native_ppl": NEAR_NATIVE,
+                    "yarn_passkey_past_native": RETRIEVES}
+    assert all(t.basis for t in CLAIM.tests)
+
+
+def test_quick_mode_is_inconclusive_with_the_command_that_runs_it():
+    m = extend_pi_yarn(Context(quick=True))
+    assert m.missing and not m.estimates
+    verdict = judge(CLAIM, m.estimates, m.missing)
+    assert verdict.status == "inconclusive" and "posenc report --claim pi-yarn" in verdict.reason
+
+
+def test_full_plan_keeps_one_length_within_the_context_and_one_past_it():
+    FULL.check_native(8192)
+    assert FULL.windows >= 4 and FULL.trials >= 20
+    assert FULL.short_windows * FULL.short == FULL.windows * FULL.long
+    with pytest.raises(Exception, match="short <= native < long"):
+        FULL.check_native(16384)
+    with pytest.raises(Exception, match="divide"):
+        ExtensionPlan(long=12288, short=5000, windows=4, passkey=((12288, (1.0,)),))
