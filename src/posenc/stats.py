@@ -6,6 +6,8 @@ One type, :class:`Estimate` (value, interval, sample count, method), and the few
 - :func:`wilson`: an accuracy or share, ``k`` successes of ``n`` trials (Wilson 1927, the score interval);
 - :func:`bootstrap`: any statistic of samples (windows, sequences, words), percentile bootstrap (Efron 1979) with
   a fixed seed, so the same samples give the same interval on every run;
+- :func:`bootstrap_weights`: the same percentile bootstrap, vectorised, for many statistics at once and for two
+  kinds of units resampled independently (words and positions: the two-way bootstrap);
 - :func:`over_seeds`: the mean of a few training seeds, Student-t interval (one seed has no interval: ``(-inf, inf)``).
 
 And the rank statistics the report needs: :func:`spearman` (ties share their mean rank) and
@@ -25,8 +27,8 @@ import numpy as np
 
 from posenc.errors import PosencError
 
-__all__ = ["Estimate", "exact", "wilson", "bootstrap", "over_seeds", "ratio_over_seeds", "spearman",
-           "mean_reciprocal_rank", "CONFIDENCE", "BOOTSTRAP_RESAMPLES"]
+__all__ = ["Estimate", "exact", "wilson", "bootstrap", "bootstrap_weights", "over_seeds", "ratio_over_seeds",
+           "spearman", "mean_reciprocal_rank", "CONFIDENCE", "BOOTSTRAP_RESAMPLES"]
 
 #: every interval in posenc is a 95% interval
 CONFIDENCE = 0.95
@@ -139,6 +141,45 @@ def bootstrap(samples: Sequence[float] | np.ndarray, statistic: Callable[[np.nda
     alpha = (1 - confidence) / 2
     low, high = (float(x) for x in np.quantile(draws, [alpha, 1 - alpha]))
     return Estimate(value, min(low, value), max(high, value), n, "bootstrap")
+
+
+def bootstrap_weights(sizes: Sequence[int], statistic: Callable[..., np.ndarray],
+                      resamples: int = BOOTSTRAP_RESAMPLES, confidence: float = CONFIDENCE, seed: int = 0,
+                      chunk: int = 250) -> list[Estimate]:
+    """Percentile bootstrap of statistics written as functions of unit weights, vectorised over resamples.
+
+    ``sizes`` gives the number of units of each kind (``(windows,)``; or ``(words, positions)``, each kind resampled
+    on its own: the two-way bootstrap of a words x positions table, Owen 2007). A resample of ``n`` units with
+    replacement is a weight vector ``counts / n`` (each unit's count in the resample; the weights sum to 1).
+    ``statistic(w_1, ..., w_k)`` takes one ``[r, n_i]`` weight array per kind and returns ``[r]`` or ``[r, m]``
+    (``m`` statistics at once), for example a weighted mean ``w @ x`` or a ratio of weighted sums. The point
+    estimates are the statistic at equal weights ``1 / n``. Seeded like :func:`bootstrap`; a kind with fewer than
+    2 units gives unbounded intervals. Returns ``m`` estimates (one for a ``[r]`` statistic).
+    """
+    sizes = [int(n) for n in sizes]
+    if not sizes or min(sizes) < 1:
+        raise PosencError(f"bootstrap_weights needs at least one unit of every kind, got sizes {sizes}")
+
+    def evaluate(weights: list[np.ndarray]) -> np.ndarray:
+        out = np.asarray(statistic(*weights), dtype=np.float64)
+        return out.reshape(len(weights[0]), -1)  # [r, m]
+
+    value = evaluate([np.full((1, n), 1.0 / n) for n in sizes])[0]  # [m]
+    if min(sizes) < 2:
+        return [Estimate(float(v), -math.inf, math.inf, min(sizes), "bootstrap") for v in value]
+    rng = np.random.default_rng(seed)
+    draws = []
+    for start in range(0, resamples, chunk):
+        r = min(chunk, resamples - start)
+        weights = []
+        for n in sizes:
+            picks = rng.integers(0, n, size=(r, n)) + n * np.arange(r)[:, None]  # unit index, offset per resample
+            weights.append(np.bincount(picks.ravel(), minlength=r * n).reshape(r, n) / n)
+        draws.append(evaluate(weights))
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(np.concatenate(draws), [alpha, 1 - alpha], axis=0)  # [m] each
+    return [Estimate(float(v), min(float(lo), float(v)), max(float(hi), float(v)), min(sizes), "bootstrap")
+            for v, lo, hi in zip(value, low, high, strict=True)]
 
 
 def over_seeds(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:

@@ -1,12 +1,15 @@
 """The four-term split adds up to the model's own layer-0 logits (relative error <= 1e-4)."""
 
+import math
+
+import numpy as np
 import pytest
 import torch
 from transformers import BertConfig, BertModel, LlamaConfig, LlamaModel
 
 from posenc.errors import PosencError
 from posenc.probe.corpus import shakespeare_text
-from posenc.probe.decompose import TERMS, four_term_split
+from posenc.probe.decompose import TERMS, four_term_split, term_statistics
 
 
 def test_minilm_parts_add_up_on_shakespeare(minilm):
@@ -59,3 +62,67 @@ def test_llama_is_refused():
                                    num_attention_heads=2))
     with pytest.raises(PosencError, match="BERT-style encoder"):
         four_term_split(model, torch.arange(10))
+
+
+def test_sums_by_hand():
+    """Within-query sums of squares per head, recomputed with numpy from the parts themselves."""
+    split = four_term_split(_tiny_bert(), torch.randint(0, 120, (25,)))
+    sums = split.sums()
+    assert sums.shape == (4, 6)
+    for column, x in enumerate([*(split.terms[t] for t in TERMS), split.reference]):
+        x = x.numpy()
+        for h in range(4):
+            centred = x[h] - x[h].mean(axis=1, keepdims=True)
+            assert sums[h, column] == pytest.approx(float((centred ** 2).sum()), rel=1e-12)
+
+
+def _hand_statistics(sums, entries):
+    """The statistics of term_statistics written out head by head with plain numpy."""
+    pooled = sums.sum(0)  # [H, 6]: ww, wp, pw, pp, rest, total
+    count = entries.sum()
+    spread = np.sqrt(pooled[:, :5] / count)  # [H, 5]
+    share = pooled[:, :5] / pooled[:, 5:6]
+    four = pooled[:, :4].sum(1)
+    mean = spread.mean(0)
+    return {"ww_spread": mean[0], "rest_spread": mean[4],
+            "cross_to_main_spread": (mean[1] + mean[2]) / (mean[0] + mean[3]),
+            "max_head_cross_to_main_spread": max((spread[h, 1] + spread[h, 2]) / (spread[h, 0] + spread[h, 3])
+                                                 for h in range(len(spread))),
+            "cross_share": (share[:, 1] + share[:, 2]).mean(), "rest_share": share[:, 4].mean(),
+            "max_head_cross_share": (share[:, 1] + share[:, 2]).max(),
+            "max_head_word_share": (pooled[:, 0] / four).max(), "max_head_position_share": (pooled[:, 3] / four).max()}
+
+
+def test_term_statistics_against_numpy():
+    rng = np.random.default_rng(0)
+    windows, heads = 9, 5
+    sums = rng.uniform(0.5, 2.0, size=(windows, heads, 6))
+    sums[..., 5] = sums[..., :5].sum(-1) * rng.uniform(0.8, 1.2, size=(windows, heads))  # a total near the sum
+    entries = np.full(windows, 64.0 * 64.0)
+    estimates, per_head = term_statistics(sums, entries)
+    for key, value in _hand_statistics(sums, entries).items():
+        assert estimates[key].value == pytest.approx(value, rel=1e-12), key
+    assert len(per_head["pp_of_four"]) == heads
+    assert per_head["pp_of_four"][2].value == pytest.approx(sums[:, 2, 3].sum() / sums[:, 2, :4].sum())
+    # the interval of a statistic is the percentile interval of window resamples, here redone by index
+    check = np.random.default_rng(5)
+    draws = [_hand_statistics(sums[i], entries[i])["max_head_cross_share"]
+             for i in check.integers(0, windows, size=(3000, windows))]
+    low, high = np.quantile(draws, [0.025, 0.975])
+    se = float(np.std(draws))
+    assert estimates["max_head_cross_share"].low == pytest.approx(low, abs=0.2 * se)
+    assert estimates["max_head_cross_share"].high == pytest.approx(high, abs=0.2 * se)
+    assert math.isinf(term_statistics(sums[:1], entries[:1])[0]["cross_share"].high)  # one window: no interval
+
+
+def test_a_pure_position_head_is_a_position_expert():
+    """A head whose logits are all position-position has share 1 of the four terms; one with word-word only, 0."""
+    sums = np.zeros((4, 2, 6))
+    sums[:, 0, 3] = 2.0  # head 0: only pp
+    sums[:, 1, 0] = 3.0  # head 1: only ww
+    sums[..., 5] = sums[..., :5].sum(-1)
+    estimates, per_head = term_statistics(sums, np.full(4, 100.0))
+    assert estimates["max_head_position_share"].value == pytest.approx(1.0)
+    assert estimates["max_head_word_share"].value == pytest.approx(1.0)
+    assert per_head["pp_of_four"][1].value == 0.0 and per_head["ww_of_four"][0].value == 0.0
+    assert estimates["cross_share"].value == 0.0

@@ -12,11 +12,17 @@ from posenc.probe.geometry import (
     cosine_matrix,
     embedding_tables,
     format_seed_layout,
+    frequent_rows,
     gaussian_baseline,
     geometry,
+    initial_table_orthogonality,
+    near_orthogonal_margin,
+    orthogonality,
     pair_stats,
+    placeholder_rows,
     principal_angles,
     subspace_comparison,
+    trained_rows,
     verdict,
 )
 
@@ -96,7 +102,8 @@ def test_centring_removes_a_shared_offset():
     assert geo["raw"]["cos_mean"] > 0.5
     assert abs(geo["centred"]["cos_mean"]) < 0.01
     assert geo["mean_vectors"]["cos_word_mean_position_mean"] > 0.9
-    assert "not supported" in verdict(geo)
+    assert geo["orthogonality"]["nearly_orthogonal"] == "no"
+    assert "not nearly orthogonal" in verdict(geo)
 
 
 def test_minilm_geometry_against_torch(minilm_tables):
@@ -104,8 +111,8 @@ def test_minilm_geometry_against_torch(minilm_tables):
     words, positions = minilm_tables
     geo = geometry(words, positions)
     w = words[100:1100].double()
-    cos = torch.cat([torch.nn.functional.cosine_similarity(chunk[:, None, :], positions.double()[None, :, :], dim=-1)
-                     for chunk in w.split(50)])  # [1000, 512]
+    normalize = torch.nn.functional.normalize
+    cos = normalize(w, dim=-1) @ normalize(positions.double(), dim=-1).T  # [1000, 512], torch's own normalisation
     angles = torch.rad2deg(torch.arccos(cos.clamp(-1, 1)))
     assert geo["raw"]["cos_mean"] == pytest.approx(float(cos.mean()), abs=1e-9)
     assert geo["raw"]["cos_std"] == pytest.approx(float(cos.std(unbiased=False)), abs=1e-9)
@@ -132,3 +139,99 @@ def test_rope_model_has_no_position_table():
 def test_too_small_tables_are_refused():
     with pytest.raises(PosencError, match="vocabulary"):
         geometry(np.ones((50, 8)), np.ones((10, 8)))
+
+
+def test_margin_by_hand():
+    # one random pair's cosine has std 1/sqrt(d): 1/sqrt(384) = 0.05103, asin of it = 2.925 degrees
+    assert near_orthogonal_margin(384) == pytest.approx(math.degrees(math.asin(1 / math.sqrt(384))))
+    assert near_orthogonal_margin(384) == pytest.approx(2.925, abs=1e-3)
+    assert near_orthogonal_margin(768) == pytest.approx(2.068, abs=1e-3)
+    with pytest.raises(PosencError, match="dimension"):
+        near_orthogonal_margin(1)
+
+
+def test_orthogonality_against_an_independent_two_way_bootstrap():
+    """The mean angle by loops over pairs, and its interval from resampling words and positions by index."""
+    rng = np.random.default_rng(3)
+    words, positions = rng.standard_normal((40, 16)) + 0.2, rng.standard_normal((25, 16))
+    got = orthogonality(words, positions)
+    angles = np.array([[math.degrees(math.acos(np.dot(w, p) / (np.linalg.norm(w) * np.linalg.norm(p))))
+                        for p in positions] for w in words])
+    assert got["angle_mean"].value == pytest.approx(angles.mean(), abs=1e-9)
+    assert got["angle_offset"].value == pytest.approx(abs(angles.mean() - 90), abs=1e-9)
+    check = np.random.default_rng(99)
+    means = np.array([angles[np.ix_(check.integers(0, 40, 40), check.integers(0, 25, 25))].mean()
+                      for _ in range(4000)])
+    low, high = np.quantile(means, [0.025, 0.975])
+    se = means.std()
+    assert got["angle_mean"].low == pytest.approx(low, abs=0.15 * se)
+    assert got["angle_mean"].high == pytest.approx(high, abs=0.15 * se)
+    # a one-way bootstrap over words alone would be narrower: positions are sampled units too
+    words_only = np.array([angles[check.integers(0, 40, 40)].mean() for _ in range(4000)])
+    assert words_only.std() < 0.9 * se
+
+
+def test_orthogonality_judgement_at_the_margin():
+    """Orthogonal supports: yes; a shared offset: no; a margin inside the interval of |mean - 90|: undecided."""
+    d = 16
+    eye = np.eye(d)
+    words = np.repeat(eye[:8], 3, axis=0) * np.arange(1, 25)[:, None]  # 24 rows in the first 8 coordinates
+    positions = np.repeat(eye[8:], 2, axis=0)  # 16 rows in the last 8
+    exact = orthogonality(words, positions)
+    assert exact["angle_mean"].value == pytest.approx(90.0) and exact["nearly_orthogonal"] == "yes"
+    assert orthogonality(words + 2.0, positions + 2.0)["nearly_orthogonal"] == "no"
+    rng = np.random.default_rng(0)
+    noisy_words, noisy_positions = rng.standard_normal((30, d)) + 0.15, rng.standard_normal((20, d)) + 0.15
+    offset = orthogonality(noisy_words, noisy_positions)["angle_offset"]
+    assert offset.low < offset.value < offset.high
+    for margin, answer in ((offset.low - 1e-6, "no"), ((offset.low + offset.high) / 2, "undecided"),
+                           (offset.high + 1e-6, "yes")):
+        assert orthogonality(noisy_words, noisy_positions, margin=margin)["nearly_orthogonal"] == answer
+
+
+def test_bert_sized_initial_tables_give_the_seeds_numbers():
+    """Seed 001 §4.1's BERT statistics are what N(0, 0.02^2) tables of BERT-base's size give before any training:
+    cosine std 1/sqrt(768) (printed 0.0354), mean |cos| sqrt(2/pi)/sqrt(768) (0.0281), angle std about 2.07 deg
+    (2.03), mean angle 90 (90.57). The printed mean cosine (-0.0099) is further from 0 than chance alone gives."""
+    init = initial_table_orthogonality(1000, 512, 768)
+    stats = init["stats"]
+    assert stats["cos_std"] == pytest.approx(0.035428, rel=0.03)
+    assert stats["cos_abs_mean"] == pytest.approx(0.028139, rel=0.03)
+    assert stats["angle_std"] == pytest.approx(2.03, rel=0.03)
+    assert stats["angle_mean"] == pytest.approx(90.57, abs=0.6)
+    assert abs(stats["cos_mean"]) < 0.001
+    assert init["nearly_orthogonal"] == "yes"
+
+
+def test_placeholders_of_the_minilm_vocabulary(minilm):
+    """994 [unusedN] rows, 895 of them among the seed's rows 100..1099, read independently from vocab.txt."""
+    from posenc.probe.load import minilm_dir
+
+    lines = (minilm_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    unused = [i for i, token in enumerate(lines) if token.startswith("[unused") and token.endswith("]")]
+    rows = placeholder_rows(minilm.tokenizer)
+    assert rows.tolist() == unused and len(rows) == 994
+    assert sum(100 <= i < 1100 for i in unused) == 895
+    trained = trained_rows(minilm.tokenizer, len(lines))
+    assert len(trained) == len(lines) - 994 and not set(trained) & set(unused)
+
+
+def test_frequent_rows_by_hand(minilm):
+    tokenizer = minilm.tokenizer
+    text = "the cat and the dog and the bird"
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    counts = {i: ids.count(i) for i in ids}
+    top = sorted(sorted(counts, key=lambda i: (-counts[i], i))[:2])
+    assert frequent_rows(tokenizer, [text], 2).tolist() == top  # "the" (3), "and" (2)
+    with pytest.raises(PosencError, match="distinct tokens"):
+        frequent_rows(tokenizer, [text], 50)
+
+
+def test_minilm_trained_rows_are_nearly_orthogonal_but_the_seed_sample_is_not(minilm_tables, minilm):
+    """The seed's rows 100..1099 (895 placeholders) miss 90 degrees by more than the margin; the word pieces among
+    them and all trained rows do not (FACTS §1: 82.7, 90.5 and 88.7 degrees)."""
+    words, positions = minilm_tables
+    seed = orthogonality(words, positions, np.arange(100, 1100))
+    assert seed["angle_mean"].value == pytest.approx(82.71, abs=0.01) and seed["nearly_orthogonal"] == "no"
+    real = np.setdiff1d(np.arange(100, 1100), placeholder_rows(minilm.tokenizer))
+    assert orthogonality(words, positions, real)["nearly_orthogonal"] == "yes"

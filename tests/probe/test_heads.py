@@ -1,4 +1,7 @@
-"""Head statistics on hand-built attention patterns, and hooks that capture the same weights the model returns."""
+"""Head statistics on hand-built attention patterns, the positional-head judgement with intervals over windows
+against an independent computation, and hooks that capture the same weights the model returns."""
+
+import math
 
 import numpy as np
 import pytest
@@ -6,7 +9,7 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from posenc.probe.capture import attention_modules, capture
-from posenc.probe.heads import HeadAccumulator, distance_bins, voita_fractions
+from posenc.probe.heads import HeadAccumulator, distance_bins, positional_heads, voita_fractions
 
 T = 20
 
@@ -26,7 +29,8 @@ def _uniform_causal_head() -> torch.Tensor:
 
 def test_pure_previous_token_head_fires_and_uniform_does_not():
     acc = HeadAccumulator(n_layers=1, n_heads=3, max_len=T)
-    acc.add(0, torch.stack([_offset_head(-1), _uniform_causal_head(), _offset_head(+1)]))  # [H, T, T]
+    for _ in range(3):  # three identical windows: every interval is a point
+        acc.add(0, torch.stack([_offset_head(-1), _uniform_causal_head(), _offset_head(+1)]))  # [H, T, T]
     out = acc.summary()
     # offset -1: every query 1..T-1 (T-1 of them, all that have a previous token) has its max at -1
     assert out["voita_offset"][0][0] == -1 and out["voita_fraction"][0][0] == pytest.approx(1.0)
@@ -38,6 +42,90 @@ def test_pure_previous_token_head_fires_and_uniform_does_not():
     assert out["previous"][0][0] == pytest.approx(1.0) and out["next"][0][0] == pytest.approx(0.0)
     assert out["next"][0][2] == pytest.approx(1.0)
     assert out["previous_heads_over_half"] == [[0, 0]] and out["next_heads_over_half"] == [[0, 2]]
+    assert [h[:3] for h in out["positional_heads"]] == [[0, 0, -1], [0, 2, 1]] and out["undecided_heads"] == []
+
+
+def test_one_window_decides_nothing():
+    """One window has no interval: even a perfect previous-token head is undecided, not positional."""
+    acc = HeadAccumulator(n_layers=1, n_heads=2, max_len=T)
+    acc.add(0, torch.stack([_offset_head(-1), _uniform_causal_head()]))
+    out = acc.summary()
+    assert out["positional_heads"] == [] and len(out["undecided_heads"]) == 2
+    count = out["estimates"]["positional_heads"]
+    assert (count["value"], count["low"], count["high"]) == (1.0, 0.0, 2.0)
+
+
+def _mixed_head(rng: np.random.Generator, share: float) -> torch.Tensor:
+    """A head whose maximum sits on the previous token for about ``share`` of the queries, elsewhere otherwise."""
+    a = torch.full((T, T), 0.01)
+    for i in range(T):
+        if i > 0 and rng.random() < share:
+            a[i, i - 1] = 1.0
+        else:
+            a[i, int(rng.integers(i + 2, i + 12)) % T if i + 2 < T else 0] = 1.0
+    return a / a.sum(-1, keepdim=True)
+
+
+def test_positional_heads_against_an_independent_computation():
+    """Voita fractions, best offsets and their bootstrap intervals, recomputed with loops and index resampling."""
+    rng = np.random.default_rng(7)
+    windows = [torch.stack([_mixed_head(rng, s) for s in (0.97, 0.9, 0.3)]) for _ in range(12)]  # [H, T, T] each
+    acc = HeadAccumulator(n_layers=1, n_heads=3, max_len=T, max_offset=3)
+    for w in windows:
+        acc.add(0, w)
+    judged = positional_heads(acc.summary())
+    # by hand: per window, per head, count queries whose argmax sits at offset o (only where i + o is inside)
+    offsets = range(-3, 4)
+    hits = np.zeros((12, 3, 7))
+    valid = np.zeros((12, 7))
+    for k, w in enumerate(windows):
+        for oi, o in enumerate(offsets):
+            for i in range(T):
+                if 0 <= i + o < T:
+                    valid[k, oi] += 1
+                    for h in range(3):
+                        hits[k, h, oi] += int(int(np.argmax(w[h, i].numpy())) == i + o)
+    pooled = hits.sum(0) / valid.sum(0)
+    check = np.random.default_rng(12345)
+    draws = check.integers(0, 12, size=(4000, 12))
+    for h in range(3):
+        best = int(pooled[h].argmax())
+        assert judged.offsets[0, h] == best - 3
+        estimate = judged.fractions[0][h]
+        assert estimate.value == pytest.approx(pooled[h, best], abs=1e-12)
+        resampled = hits[draws, h, best].sum(1) / valid[draws, best].sum(1)
+        low, high = np.quantile(resampled, [0.025, 0.975])
+        spread = hits[:, h, best].std() / valid[0, best] / math.sqrt(12)  # the fraction's standard error
+        assert estimate.low == pytest.approx(low, abs=0.5 * spread + 1e-9)
+        assert estimate.high == pytest.approx(high, abs=0.5 * spread + 1e-9)
+    # the judgement reads the intervals: positional only when the whole interval clears 0.9
+    for h in range(3):
+        e = judged.fractions[0][h]
+        assert ((0, h, int(judged.offsets[0, h])) in judged.positional) == (e.low > 0.9)
+        assert ((0, h, int(judged.offsets[0, h])) in judged.undecided) == (e.low <= 0.9 < e.high)
+
+
+def test_positional_count_brackets_straddling_heads():
+    """A head whose windows alternate 16/19 and 19/19 queries on the previous token (pooled 175/190 = 0.921)
+    straddles 0.9: it is undecided, and the count's interval spans it."""
+    acc = HeadAccumulator(n_layers=1, n_heads=3, max_len=T)
+    rng = np.random.default_rng(0)
+
+    def exact_share(hits: int) -> torch.Tensor:  # previous-token maximum on exactly `hits` of the T - 1 queries
+        a = _offset_head(-1)
+        for i in range(1 + hits, T):
+            a[i] = 0
+            a[i, int(rng.integers(i + 1, T)) if i + 1 < T else 0] = 1.0
+        return a
+
+    for k in range(10):
+        acc.add(0, torch.stack([_offset_head(-1), exact_share(16 if k % 2 else 19), _uniform_causal_head()]))
+    judged = positional_heads(acc.summary())
+    assert [p[:2] for p in judged.positional] == [(0, 0)]
+    assert [p[:2] for p in judged.undecided] == [(0, 1)]
+    count = judged.estimates["positional_heads"]
+    assert judged.fractions[0][1].value == pytest.approx(175 / 190)
+    assert (count.value, count.low, count.high) == (2.0, 1.0, 2.0)  # head 0 surely, head 1 maybe
 
 
 def test_mass_by_distance_by_hand():

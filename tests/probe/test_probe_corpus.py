@@ -3,7 +3,15 @@
 import pytest
 
 from posenc.errors import PosencError
-from posenc.probe.corpus import clean_play, load_text, play_files, shakespeare_text
+from posenc.probe.corpus import (
+    clean_play,
+    load_text,
+    play_files,
+    play_texts,
+    play_windows,
+    shakespeare_text,
+    special_tokens,
+)
 
 
 def test_all_plays_are_read():
@@ -41,3 +49,21 @@ def test_bad_text_files(tmp_path, content):
         load_text(tmp_path / "missing.txt")
     with pytest.raises(PosencError):
         shakespeare_text(0)
+
+
+def test_play_windows(minilm):
+    """One window per play, [CLS] ... [SEP] around exactly the play's first tokens; any count is a prefix of all,
+    and a shorter window starts on the same text as a longer one."""
+    tokenizer = minilm.tokenizer
+    assert special_tokens(tokenizer) == ([tokenizer.cls_token_id], [tokenizer.sep_token_id])
+    full = play_windows(tokenizer, 64)
+    assert len(full) == len(play_files()) == 38 and {len(w) for w in full} == {64}
+    assert play_windows(tokenizer, 64, 5) == full[:5]
+    short = play_windows(tokenizer, 32, 5)
+    assert all(s[:-1] == f[:31] for s, f in zip(short, full, strict=False))
+    texts = play_texts()
+    first = [tokenizer(t[:2000], add_special_tokens=False)["input_ids"][:62] for t in texts]
+    assert sorted(w[1:-1] for w in full) == sorted(first)  # every play once, in some order
+    assert play_windows(tokenizer, 64, seed=1) != full and sorted(play_windows(tokenizer, 64, seed=1)) == sorted(full)
+    with pytest.raises(PosencError, match="count"):
+        play_windows(tokenizer, 64, 39)

@@ -8,7 +8,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 __all__ = ["geometry_figure", "decodability_figure", "four_terms_figure", "heads_figure", "distance_figure",
-           "rope_frequency_figure", "rope_distance_figure"]
+           "rope_frequency_figure", "rope_distance_figure", "window_length_figure", "term_shares_figure",
+           "orthogonality_figure"]
 
 
 def geometry_figure(geo: dict[str, Any], cos_raw: np.ndarray, cos_centred: np.ndarray,
@@ -156,4 +157,119 @@ def rope_distance_figure(rope: dict[str, Any], layers: list[int] | None = None) 
         ax.plot(x, random[layer], "^:", label="random q/k", markersize=3)
         ax.set(xscale="log", title=f"layer {layer}", xlabel="distance (tokens)", ylabel="mean logit")
     ax.legend(fontsize=8)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the report's MiniLM figures: measured values with their 95% intervals (posenc.stats.Estimate)
+# ---------------------------------------------------------------------------------------------------------------
+def _bars(ax: Any, x: np.ndarray, estimates: list[Any], **style: Any) -> None:
+    """Points at ``estimate.value`` with 95% interval bars (an unbounded interval draws no bar)."""
+    values = np.array([e.value for e in estimates])
+    low = np.array([e.low if np.isfinite(e.low) else e.value for e in estimates])
+    high = np.array([e.high if np.isfinite(e.high) else e.value for e in estimates])
+    ax.errorbar(x, values, yerr=[values - low, high - values], capsize=3, **style)
+
+
+def window_length_figure(lengths: list[int], tracked: dict[str, list[Any]], bins: dict[int, list[Any]],
+                         bin_width: int, fractions: np.ndarray, offsets: np.ndarray, threshold: float,
+                         headline: int) -> Figure:
+    """Positional heads by window length.
+
+    Left: Voita fractions (share of queries whose maximum sits on the head's offset) against the window length,
+    one line per tracked head (``tracked[label]``: one estimate per length), with 95% intervals and the threshold.
+    Middle: for the same head (the first tracked), the share by query position, in bins of ``bin_width`` queries,
+    for each window length (``bins[length]``). Right: every head's fraction at the ``headline`` length
+    (``fractions [L, H]``), annotated with its offset.
+    """
+    fig = Figure(figsize=(13, 3.8), layout="constrained")
+    a, b, c = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1.2, 1.3]})
+    for i, (label, estimates) in enumerate(tracked.items()):
+        _bars(a, np.array(lengths) * (1 + 0.02 * i), estimates, fmt="o-", label=label)
+    a.axhline(threshold, color="k", lw=0.8, ls="--", label=f"Voita's bar ({threshold:.0%})")
+    a.set(xscale="log", xlabel="window length (tokens)", ylabel="share of queries on the head's offset",
+          title="the best heads by window length", ylim=(0, 1.02))
+    a.set_xticks(lengths, [str(n) for n in lengths])
+    a.minorticks_off()
+    a.legend(fontsize=7)
+    first = next(iter(tracked))
+    for length, estimates in bins.items():
+        starts = np.arange(len(estimates)) * bin_width
+        _bars(b, starts + bin_width / 2, estimates, fmt="s-", label=f"{length}-token windows")
+    b.axhline(threshold, color="k", lw=0.8, ls="--")
+    b.set(xlabel="query position", ylabel="share of queries on the offset", ylim=(0, 1.02),
+          title=f"{first}: where in the window it holds")
+    b.legend(fontsize=7)
+    image = c.imshow(fractions, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    for layer in range(fractions.shape[0]):
+        for head in range(fractions.shape[1]):
+            c.text(head, layer, f"{offsets[layer, head]:+d}", ha="center", va="center", fontsize=6,
+                   color="w" if fractions[layer, head] < 0.6 else "k")
+    c.set(xlabel="head", ylabel="layer", title=f"Voita fraction, {headline}-token windows")
+    fig.colorbar(image, ax=c, shrink=0.8)
+    return fig
+
+
+def term_shares_figure(per_head: dict[str, list[Any]], by_length: dict[int, dict[str, Any]], headline: int,
+                       threshold: float) -> Figure:
+    """The four-term split with intervals.
+
+    Left: per head, each of the four terms' share of the four terms' variance (``per_head["ww_of_four"]``, ...)
+    at the ``headline`` length, with the expert bar ``threshold``. Right: against the window length, the mean
+    variance share of the cross terms (wp + pw), of the remainder, and the largest per-head cross share.
+    """
+    fig = Figure(figsize=(12, 3.8), layout="constrained")
+    a, b = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.7, 1]})
+    titles = {"ww": "word-word", "wp": "word-position", "pw": "position-word", "pp": "position-position"}
+    heads = np.arange(len(per_head["ww_of_four"]))
+    for i, name in enumerate(titles):
+        _bars(a, heads + (i - 1.5) * 0.18, per_head[f"{name}_of_four"], fmt="o", ms=3, label=titles[name])
+    a.axhline(threshold, color="k", lw=0.8, ls="--", label=f"expert bar ({threshold:.0%})")
+    a.set(xlabel="head (layer 0)", ylabel="share of the four terms' variance", ylim=(0, 1.02),
+          title=f"which term drives each head ({headline}-token windows)")
+    a.set_xticks(heads)
+    a.legend(fontsize=7, ncols=3)
+    lengths = sorted(by_length)
+    for key, label in (("cross_share", "word-position + position-word (mean over heads)"),
+                       ("max_head_cross_share", "word-position + position-word (largest head)"),
+                       ("rest_share", "remainder: biases, LayerNorm (mean)")):
+        _bars(b, np.array(lengths), [by_length[n][key] for n in lengths], fmt="o-", label=label)
+    b.set(xscale="log", xlabel="window length (tokens)", ylabel="share of logit variance",
+          title="variance shares by window length")
+    b.set_xticks(lengths, [str(n) for n in lengths])
+    b.minorticks_off()
+    b.legend(fontsize=7)
+    return fig
+
+
+def orthogonality_figure(samples: dict[str, Any], margin: float, histograms: dict[str, np.ndarray]) -> Figure:
+    """Word-position orthogonality by sample.
+
+    Left: the mean angle (with 95% interval) of each sample of word rows against all position rows
+    (``samples[label]``: an estimate, or a plain number for published values), inside the band ``90 +- margin``.
+    Right: histograms of the angles (``histograms[label]``: flat arrays of degrees).
+    """
+    fig = Figure(figsize=(12, 3.8), layout="constrained")
+    a, b = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.3, 1]})
+    labels = list(samples)
+    y = np.arange(len(labels))[::-1]
+    for yi, label in zip(y, labels, strict=True):
+        value = samples[label]
+        if hasattr(value, "low"):
+            low = value.low if np.isfinite(value.low) else value.value
+            high = value.high if np.isfinite(value.high) else value.value
+            a.errorbar([value.value], [yi], xerr=[[value.value - low], [high - value.value]], fmt="o", color="C0",
+                       capsize=3)
+        else:
+            a.plot([value], [yi], "D", color="C3")
+    a.axvspan(90 - margin, 90 + margin, color="C2", alpha=0.15, label=f"nearly orthogonal: 90 +- {margin:.2f} deg")
+    a.axvline(90, color="k", lw=0.6)
+    a.set_yticks(y, labels, fontsize=7)
+    a.set(xlabel="mean angle, word vs position (degrees)", title="mean angle by sample (95% intervals)")
+    a.legend(fontsize=7, loc="lower left")
+    for label, angles in histograms.items():
+        b.hist(angles, bins=100, histtype="step", density=True, label=label, linewidth=1.3)
+    b.axvline(90, color="k", lw=0.6)
+    b.set(xlabel="angle (degrees)", ylabel="density", title="angles of every word-position pair")
+    b.legend(fontsize=7)
     return fig

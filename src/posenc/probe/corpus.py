@@ -12,6 +12,9 @@ plays sorted by name):
 What is dropped: stage directions (paragraphs in ``_italics_``, e.g. ``_Exit_``, ``_Enter HORATIO_``), because they
 are editorial prose rather than the dialogue, and markdown markup (``**``, ``*``, ``_``, backslash escapes, the two
 trailing spaces that mark line breaks).
+
+For statistics over independent windows, :func:`play_windows` takes one window from the start of each play, the
+plays in a seeded random order: any first ``k`` windows are a random subsample of all of them.
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import random
 import re
 from pathlib import Path
+from typing import Any
 
 from posenc.errors import PosencError
 
-__all__ = ["shakespeare_text", "load_text", "play_files", "clean_play"]
+__all__ = ["shakespeare_text", "load_text", "play_files", "clean_play", "play_texts", "play_windows",
+           "special_tokens"]
 
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|])")
 
@@ -77,8 +83,56 @@ def clean_play(markdown: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
+def _cleaned_plays() -> tuple[str, ...]:
+    return tuple(clean_play(path.read_text(encoding="utf-8")) for path in play_files())
+
+
+@functools.lru_cache(maxsize=1)
 def _all_plays() -> str:
-    return "\n".join(clean_play(path.read_text(encoding="utf-8")) for path in play_files())
+    return "\n".join(_cleaned_plays())
+
+
+def play_texts(max_chars: int | None = None) -> list[str]:
+    """Each play as plain text (:func:`clean_play`), in :func:`play_files` order, or its first ``max_chars``."""
+    if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
+        raise PosencError(f"max_chars must be a positive integer or None, got {max_chars!r}")
+    return [text if max_chars is None else text[:max_chars] for text in _cleaned_plays()]
+
+
+def play_windows(tokenizer: Any, length: int, count: int | None = None, seed: int = 0) -> list[list[int]]:
+    """Token-id windows of exactly ``length`` tokens, one from the start of each play, special tokens included
+    (``[CLS] ... [SEP]`` for BERT: what the tokenizer itself adds around a text).
+
+    The plays come in a random order fixed by ``seed``, so the first ``count`` windows (default all) are a random
+    subsample of every play's window, and windows of two lengths start on the same text.
+    """
+    if not isinstance(length, int) or length < 8:
+        raise PosencError(f"length must be an integer >= 8 tokens, got {length!r}")
+    texts = play_texts(max_chars=12 * length)  # English averages under 5 characters per token
+    order = list(range(len(texts)))
+    random.Random(seed).shuffle(order)
+    if count is not None and not 1 <= count <= len(order):
+        raise PosencError(f"count must lie in 1..{len(order)} (one window per play), got {count!r}")
+    prefix, suffix = special_tokens(tokenizer)
+    body = length - len(prefix) - len(suffix)
+    windows = []
+    for index in order[:count]:
+        ids = tokenizer(texts[index], add_special_tokens=False, verbose=False)["input_ids"]
+        if len(ids) < body:
+            raise PosencError(f"play {play_files()[index].stem} gave {len(ids)} tokens, {body} are needed for a "
+                              f"window of {length}")
+        windows.append(prefix + list(ids[:body]) + suffix)
+    return windows
+
+
+def special_tokens(tokenizer: Any) -> tuple[list[int], list[int]]:
+    """The ids a tokenizer adds before and after a text (``([CLS], [SEP])`` for BERT, ``([], [])`` if none)."""
+    bare = tokenizer("a", add_special_tokens=False, verbose=False)["input_ids"]
+    full = tokenizer("a", add_special_tokens=True, verbose=False)["input_ids"]
+    for start in range(len(full) - len(bare) + 1):
+        if full[start:start + len(bare)] == bare:
+            return list(full[:start]), list(full[start + len(bare):])
+    raise PosencError("cannot tell which special tokens the tokenizer adds around a text")
 
 
 def shakespeare_text(max_chars: int | None = None) -> str:

@@ -16,6 +16,10 @@ logit is then ``ww + wp + pw + pp + rest`` where ``rest`` holds every product wi
 add up to the model's own layer-0 logits (its own query and key outputs, captured by hooks) to float precision.
 
 Shapes: input ids ``[T]`` (one sequence); terms ``[H, T, T]`` (query i, key j).
+
+Over many windows: :meth:`FourTermSplit.sums` reduces one window to within-query sums of squares per head, and
+:func:`term_statistics` turns a stack of them into the statistics the report's claims read (spreads, variance shares,
+their largest value over heads, the four terms' shares), each with a 95% interval from a bootstrap over windows.
 """
 
 from __future__ import annotations
@@ -23,13 +27,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from posenc.errors import PosencError
+from posenc.stats import Estimate, bootstrap_weights
 
-__all__ = ["FourTermSplit", "four_term_split", "TERMS"]
+__all__ = ["FourTermSplit", "four_term_split", "term_statistics", "TERMS", "FOUR"]
 
 TERMS = ("ww", "wp", "pw", "pp", "rest")
+#: the seed's four terms (the remainder left out)
+FOUR = ("ww", "wp", "pw", "pp")
 
 
 class _LayerZeroSeen(Exception):
@@ -73,6 +81,13 @@ class FourTermSplit:
             shares["covariance"] = 1.0 - sum(shares.values())
             out.append(shares)
         return out
+
+    def sums(self) -> np.ndarray:
+        """``[H, 6]`` within-query sums of squares of the five parts and of the logits (columns ``TERMS`` then
+        ``total``): ``sum_ij (x_ij - mean_j x_ij)^2`` per head. Softmax ignores a constant per query, so only the
+        variation across keys moves attention."""
+        parts = [*(self.terms[name] for name in TERMS), self.reference.to(torch.float64)]
+        return np.stack([(x - x.mean(-1, keepdim=True)).pow(2).sum(dim=(-1, -2)).numpy() for x in parts], axis=1)
 
 
 def _bert_parts(model: Any) -> tuple[Any, Any]:
@@ -159,3 +174,63 @@ def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
     total = sum(terms.values())
     error = float(torch.linalg.norm(total - reference) / torch.linalg.norm(reference))
     return FourTermSplit(terms=terms, reference=reference, relative_error=error)
+
+
+def term_statistics(sums: np.ndarray, entries: np.ndarray, seed: int = 0) -> tuple[dict[str, Estimate],
+                                                                                  dict[str, list[Estimate]]]:
+    """Statistics of the five parts over windows, each with a 95% interval from a bootstrap over windows.
+
+    Args:
+        sums: ``[W, H, 6]`` per window :meth:`FourTermSplit.sums` (``TERMS`` then the logits' total).
+        entries: ``[W]`` query-key entries per window and head (``T * T``).
+
+    With ``S_t = sum_w S_{w,t}`` pooled over windows, per head ``h``:
+
+    - spread ``sqrt(S_t / sum_w entries_w)`` (RMS within-query variation, in logit units); ``{t}_spread`` is its
+      mean over heads, ``cross_to_main_spread = (wp + pw) / (ww + pp)`` of those spreads, and
+      ``max_head_cross_to_main_spread`` the same ratio's largest value over heads;
+    - variance share ``S_t / S_total``; ``{t}_share`` is its mean over heads, ``cross_share`` that of wp + pw,
+      ``max_head_cross_share`` its largest value over heads. The parts are correlated, so shares need not add to 1;
+    - share among the four terms ``S_t / (S_ww + S_wp + S_pw + S_pp)``: ``max_head_word_share`` (ww) and
+      ``max_head_position_share`` (pp) are their largest values over heads.
+
+    Returns ``(estimates, per_head)``: the statistics above, and per head the variance shares ``{t}_share`` and the
+    four-term shares ``{t}_of_four`` (lists over heads).
+    """
+    sums = np.asarray(sums, np.float64)
+    entries = np.asarray(entries, np.float64)
+    windows, heads, _ = sums.shape
+    flat = sums.reshape(windows, -1)  # [W, H*6]
+    index = {name: i for i, name in enumerate((*TERMS, "total"))}
+    names: list[str] = []
+
+    def statistic(w: np.ndarray) -> np.ndarray:  # w [r, W] -> [r, m]
+        pooled = (w @ flat).reshape(len(w), heads, 6)  # [r, H, 6]
+        count = (w @ entries)[:, None]  # [r, 1]
+        spread = {t: np.sqrt(pooled[..., index[t]] / count) for t in TERMS}  # [r, H] each
+        share = {t: pooled[..., index[t]] / pooled[..., index["total"]] for t in TERMS}
+        four = sum(pooled[..., index[t]] for t in FOUR)
+        of_four = {t: pooled[..., index[t]] / four for t in FOUR}
+        head_ratio = (spread["wp"] + spread["pw"]) / (spread["ww"] + spread["pp"])  # [r, H]
+        mean = {t: spread[t].mean(1) for t in TERMS}
+        columns = {**{f"{t}_spread": mean[t] for t in TERMS},
+                   "cross_to_main_spread": (mean["wp"] + mean["pw"]) / (mean["ww"] + mean["pp"]),
+                   "max_head_cross_to_main_spread": head_ratio.max(1),
+                   **{f"{t}_share": share[t].mean(1) for t in TERMS},
+                   "cross_share": (share["wp"] + share["pw"]).mean(1),
+                   "max_head_cross_share": (share["wp"] + share["pw"]).max(1),
+                   "max_head_word_share": of_four["ww"].max(1), "max_head_position_share": of_four["pp"].max(1)}
+        per_head = {**{f"{t}_share": share[t] for t in TERMS}, **{f"{t}_of_four": of_four[t] for t in FOUR}}
+        if not names:
+            names.extend(columns)
+            names.extend(f"{key}@{h}" for key in per_head for h in range(heads))
+        return np.concatenate([np.stack(list(columns.values()), axis=1), *per_head.values()], axis=1)
+
+    flat_estimates = bootstrap_weights((windows,), statistic, seed=seed)
+    by_name = dict(zip(names, flat_estimates, strict=True))
+    estimates = {k: v for k, v in by_name.items() if "@" not in k}
+    per_head: dict[str, list[Estimate]] = {}
+    for key, value in by_name.items():
+        if "@" in key:
+            per_head.setdefault(key.split("@")[0], []).append(value)
+    return estimates, per_head

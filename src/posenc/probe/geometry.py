@@ -17,12 +17,25 @@ reports:
   mean squared cosine is ``k / d``;
 - ``norms``: mean norms of word and position rows.
 
-Shapes: ``words [N, d]``, ``positions [P, d]``; every statistic is computed in float64.
+And the one judgement of the question "are word and position vectors nearly orthogonal?", which ``posenc probe``,
+``posenc report`` and the Python API all call: :func:`orthogonality`. It measures the mean angle over every pair of
+the chosen word rows and all position rows, with a 95% interval from a two-way bootstrap over words and positions
+(:func:`posenc.stats.bootstrap_weights`), and calls the pair of sets nearly orthogonal when the whole interval of
+``|mean angle - 90|`` lies below :func:`near_orthogonal_margin` (``asin(1/sqrt(d))``, 2.93 degrees at d=384: the
+angle by which one random pair of directions typically misses 90 degrees). The rows it judges by default are the
+trained ones: :func:`placeholder_rows` finds BERT's ``[unused...]`` rows, which no text produces, so training never
+updated them; 895 of the seed's 1000 rows 100..1099 are such placeholders.
+
+Shapes: ``words [N, d]``, ``positions [P, d]``; every statistic is computed in float64 (the bootstrap's weighted
+means in float32).
 """
 
 from __future__ import annotations
 
+import collections
 import math
+import re
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -30,13 +43,19 @@ import torch
 from threadpoolctl import threadpool_limits
 
 from posenc.errors import PosencError
+from posenc.stats import Estimate, bootstrap_weights
 
 __all__ = ["embedding_tables", "cosine_matrix", "pair_stats", "seed_examples", "gaussian_baseline",
            "principal_angles", "pca", "subspace_comparison", "geometry", "verdict", "format_seed_layout",
-           "WORD_ROWS"]
+           "WORD_ROWS", "placeholder_rows", "trained_rows", "frequent_rows", "near_orthogonal_margin",
+           "orthogonality", "initial_table_orthogonality", "BERT_INIT_STD"]
 
 #: the seed's sample of word rows
 WORD_ROWS = (100, 1100)
+#: BERT's reserved vocabulary entries, which no text produces: ``[unused0]``, ``[unused1]``, ...
+PLACEHOLDER = re.compile(r"\[unused\d+\]")
+#: BERT initialises its embedding tables from N(0, 0.02^2) (``initializer_range``, Devlin et al. 2019)
+BERT_INIT_STD = 0.02
 
 
 def embedding_tables(model: Any) -> tuple[torch.Tensor, torch.Tensor]:
@@ -68,9 +87,10 @@ def _angles(cos: np.ndarray) -> np.ndarray:
     return np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
 
 
-def pair_stats(cos: np.ndarray) -> dict[str, float]:
-    """The seed's statistics over every word/position pair: cosine mean, std, mean |cos|; angle mean, std, range."""
-    angles = _angles(cos)
+def pair_stats(cos: np.ndarray, angles: np.ndarray | None = None) -> dict[str, float]:
+    """The seed's statistics over every word/position pair: cosine mean, std, mean |cos|; angle mean, std, range
+    (``angles``: the angles of ``cos`` in degrees, if already computed)."""
+    angles = _angles(cos) if angles is None else angles
     return {"cos_mean": float(cos.mean()), "cos_std": float(cos.std()), "cos_abs_mean": float(np.abs(cos).mean()),
             "angle_mean": float(angles.mean()), "angle_std": float(angles.std()),
             "angle_min": float(angles.min()), "angle_max": float(angles.max())}
@@ -154,18 +174,120 @@ def subspace_comparison(words: np.ndarray, positions: np.ndarray, ks: tuple[int,
     return out
 
 
+def placeholder_rows(tokenizer: Any) -> np.ndarray:
+    """Vocabulary rows of placeholder tokens (``[unused0]``, ...): reserved entries no text produces, so training
+    never updated them (BERT's vocabulary has 994; rows 100..1099 hold 895 of them). Sorted row indices."""
+    vocab = tokenizer.get_vocab()
+    return np.array(sorted(i for token, i in vocab.items() if PLACEHOLDER.fullmatch(token)), dtype=np.int64)
+
+
+def trained_rows(tokenizer: Any, n_rows: int) -> np.ndarray:
+    """Every row of an ``n_rows`` word table except the placeholders: the rows training could shape."""
+    return np.setdiff1d(np.arange(n_rows), placeholder_rows(tokenizer))
+
+
+def frequent_rows(tokenizer: Any, texts: Iterable[str], count: int = 1000) -> np.ndarray:
+    """The ``count`` token ids most frequent in ``texts`` (no special tokens added; ties broken by the lower id):
+    the words a text actually uses."""
+    counter: collections.Counter[int] = collections.Counter()
+    for text in texts:
+        counter.update(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+    if len(counter) < count:
+        raise PosencError(f"the text has {len(counter)} distinct tokens, fewer than the {count} asked for; pass more "
+                          f"text or a smaller count")
+    ranked = sorted(counter.items(), key=lambda item: (-item[1], item[0]))
+    return np.array(sorted(i for i, _ in ranked[:count]), dtype=np.int64)
+
+
+def near_orthogonal_margin(dim: int) -> float:
+    """``asin(1 / sqrt(d))`` in degrees: how far from 90 degrees one pair of random directions in ``d``
+    dimensions typically lies (its cosine has standard deviation ``1 / sqrt(d)``; FACTS §2). A mean angle closer
+    to 90 degrees than this is "nearly orthogonal". 2.93 degrees at d=384, 2.07 at d=768."""
+    if dim < 2:
+        raise PosencError(f"the margin needs a dimension >= 2, got {dim}")
+    return math.degrees(math.asin(1.0 / math.sqrt(dim)))
+
+
+def _judge(estimate: Estimate, threshold: float) -> str:
+    """``"yes"`` when the whole interval lies below ``threshold``, ``"no"`` when it lies at or above it,
+    ``"undecided"`` when it straddles it (the report's verdict rule for a ``<`` test)."""
+    if estimate.high < threshold:
+        return "yes"
+    if estimate.low >= threshold:
+        return "no"
+    return "undecided"
+
+
+def orthogonality(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np.ndarray,
+                  rows: np.ndarray | None = None, margin: float | None = None, seed: int = 0) -> dict[str, Any]:
+    """Are word rows ``rows`` (default all) and every position row nearly orthogonal? The one judgement.
+
+    The mean angle ``(1/(N P)) sum_ij arccos cos(w_i, p_j)`` with a 95% interval from the two-way bootstrap
+    (words and positions resampled independently), and ``|mean angle - 90|`` with its interval; ``nearly
+    orthogonal`` is ``"yes"`` when that interval lies wholly below ``margin`` (default
+    :func:`near_orthogonal_margin` of the dimension), ``"no"`` when it lies wholly above, else ``"undecided"``.
+
+    Returns ``{"angle_mean", "angle_offset"}`` as :class:`~posenc.stats.Estimate`, ``cos_mean`` (a number),
+    ``margin_deg``, ``nearly_orthogonal``, ``n_words``, ``n_positions``, ``dim``, and the seed's statistics of these
+    pairs (:func:`pair_stats`) as ``stats``.
+    """
+    w_all, p = _as_array(words), _as_array(positions)
+    w = w_all if rows is None else w_all[np.asarray(rows)]
+    n, d = w.shape
+    if n < 2 or p.shape[0] < 2:
+        raise PosencError(f"orthogonality needs at least 2 word rows and 2 position rows, got {n} and {p.shape[0]}")
+    margin = near_orthogonal_margin(d) if margin is None else float(margin)
+    cos = cosine_matrix(w, p)  # [N, P]
+    angles64 = _angles(cos)
+    angles = angles64.astype(np.float32)
+
+    def statistic(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if len(a) == 1:  # the point estimate, in float64; the resamples in float32 (the costly part)
+            mean = ((a @ angles64) * b).sum(1)
+        else:
+            mean = ((a.astype(np.float32) @ angles) * b).sum(1, dtype=np.float64)  # [r]: a^T angles b
+        return np.stack([mean, np.abs(mean - 90.0)], axis=1)  # [r, 2]
+
+    angle_mean, offset = bootstrap_weights((n, p.shape[0]), statistic, seed=seed)
+    return {"angle_mean": angle_mean, "angle_offset": offset, "cos_mean": float(cos.mean()),
+            "margin_deg": margin, "nearly_orthogonal": _judge(offset, margin), "n_words": int(n),
+            "n_positions": int(p.shape[0]), "dim": int(d), "stats": pair_stats(cos, angles64)}
+
+
+def initial_table_orthogonality(n_words: int, n_positions: int, dim: int, std: float = BERT_INIT_STD,
+                                seed: int = 0, margin: float | None = None) -> dict[str, Any]:
+    """:func:`orthogonality` of tables drawn as BERT initialises them (every entry N(0, std^2)), before any
+    training. Only the rows compared are drawn: the rows of a larger table are independent draws of the same law."""
+    rng = np.random.default_rng(seed)
+    words = rng.normal(0.0, std, size=(n_words, dim))
+    positions = rng.normal(0.0, std, size=(n_positions, dim))
+    return orthogonality(words, positions, margin=margin, seed=seed)
+
+
+def _as_array(x: torch.Tensor | np.ndarray) -> np.ndarray:
+    return np.asarray(x.detach().double().numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+
+
 def geometry(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np.ndarray,
-             word_rows: tuple[int, int] = WORD_ROWS, seed: int = 0) -> dict[str, Any]:
-    """Everything above for word rows ``word_rows`` (the seed's 100..1099) against all position rows."""
+             word_rows: tuple[int, int] = WORD_ROWS, seed: int = 0, judged_rows: np.ndarray | None = None,
+             judged_label: str = "trained rows (placeholders left out)") -> dict[str, Any]:
+    """Everything above for word rows ``word_rows`` (the seed's 100..1099) against all position rows, and
+    ``orthogonality``: :func:`orthogonality` on ``judged_rows`` (e.g. :func:`trained_rows`; default the seed's
+    rows), the judgement :func:`verdict` reports."""
     with threadpool_limits(limits=1, user_api="blas"):  # small matrices: more BLAS threads only contend
-        return _geometry(words, positions, word_rows, seed)
+        out = _geometry(words, positions, word_rows, seed)
+    lo, hi = word_rows
+    rows, label = ((np.arange(lo, hi), f"seed-sample rows {lo}..{hi - 1}") if judged_rows is None else
+                   (np.asarray(judged_rows), judged_label))
+    judged = orthogonality(words, positions, rows, seed=seed)
+    out["orthogonality"] = {**judged, "angle_mean": judged["angle_mean"].as_dict(),
+                            "angle_offset": judged["angle_offset"].as_dict(), "rows_label": label}
+    return out
 
 
 def _geometry(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np.ndarray, word_rows: tuple[int, int],
               seed: int) -> dict[str, Any]:
-    w_all = np.asarray(words.detach().double().numpy() if isinstance(words, torch.Tensor) else words, np.float64)
-    p = np.asarray(positions.detach().double().numpy() if isinstance(positions, torch.Tensor) else positions,
-                   np.float64)
+    w_all, p = _as_array(words), _as_array(positions)
     lo, hi = word_rows
     if w_all.shape[0] < hi or lo < 0 or hi - lo < 11:
         raise PosencError(f"word rows {lo}..{hi - 1} need a vocabulary of at least {hi} rows and at least 11 rows, "
@@ -204,24 +326,27 @@ def _geometry(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np.nda
 
 
 def verdict(geo: dict[str, Any]) -> str:
-    """What the numbers support, in words (the seed's claim: word and position vectors are "almost orthogonal")."""
+    """What the numbers support, in words (the seed's claim: word and position vectors are "almost orthogonal").
+
+    The orthogonality judgement is ``geo["orthogonality"]`` (from :func:`orthogonality`, the one the report uses);
+    the rest describes the seed's sample beside chance, the centred statistics, the subspaces and the norms.
+    """
     raw, gauss, cen = geo["raw"], geo["baseline"]["gaussian"], geo["centred"]
     d = geo["dim"]
-    chance_sd = 1.0 / math.sqrt(d)
-    z = raw["cos_mean"] / chance_sd  # in units of the spread of one random pair's cosine
-    n_pairs = (geo["word_rows"][1] - geo["word_rows"][0] + 1) * geo["n_positions"]
-    lines = [f"Raw: mean angle {raw['angle_mean']:.2f} deg (cosine {raw['cos_mean']:+.4f} +/- {raw['cos_std']:.4f}); "
-             f"Gaussian chance at d={d}: {gauss['angle_mean']:.2f} deg (cosine {gauss['cos_mean']:+.4f} +/- "
-             f"{gauss['cos_std']:.4f}, expected std 1/sqrt(d) = {chance_sd:.4f})."]
-    if abs(z) < 0.5:
-        lines.append("The mean cosine is within half a chance standard deviation of 0: as near orthogonal as random "
-                     "vectors, which is what any unrelated high-dimensional vectors give, so pairwise cosines are no "
-                     "evidence of learned orthogonality.")
-    else:
-        lines.append(f"The mean cosine is {z:+.1f} times the spread of one random pair (and the mean of {n_pairs} "
-                     f"random pairs stays within about {chance_sd / math.sqrt(n_pairs):.5f} of 0): word and position "
-                     f"vectors are {'less' if z > 0 else 'more'} orthogonal than random vectors of this dimension, "
-                     f"so 'almost orthogonal' is {'not supported by the raw vectors' if z > 0 else 'supported'}.")
+    lines = [f"Seed's sample (word rows {geo['word_rows'][0]}..{geo['word_rows'][1]}): mean angle "
+             f"{raw['angle_mean']:.2f} deg (cosine {raw['cos_mean']:+.4f} +/- {raw['cos_std']:.4f}); Gaussian "
+             f"vectors of d={d}: {gauss['angle_mean']:.2f} deg (cosine {gauss['cos_mean']:+.4f} +/- "
+             f"{gauss['cos_std']:.4f})."]
+    judged = geo.get("orthogonality")
+    if judged:
+        mean, offset = (Estimate.from_dict(judged[k]) for k in ("angle_mean", "angle_offset"))
+        answer = {"yes": "nearly orthogonal", "no": "not nearly orthogonal",
+                  "undecided": "undecided (the interval straddles the margin)"}[judged["nearly_orthogonal"]]
+        lines.append(f"Judged on {judged['n_words']} {judged['rows_label']} x {judged['n_positions']} positions: "
+                     f"mean angle {mean.text(4)} deg, |mean - 90| = {offset.text(3)} deg (95% intervals, two-way "
+                     f"bootstrap over words and positions) against the margin {judged['margin_deg']:.2f} deg "
+                     f"(asin(1/sqrt(d)), how far one random pair typically misses 90): {answer}. Random vectors "
+                     f"are as orthogonal, so this says nothing about learned separation.")
     m = geo["mean_vectors"]
     lines.append(f"Centred (each set's mean removed): mean angle {cen['angle_mean']:.2f} deg, cosine "
                  f"{cen['cos_mean']:+.4f} +/- {cen['cos_std']:.4f}; the two mean vectors have cosine "
@@ -236,13 +361,13 @@ def verdict(geo: dict[str, Any]) -> str:
                  f"{s['random_overlap_std']:.3f}" for s in subs]
         ratio = np.mean([s["overlap"] / max(s["random_overlap_mean"], 1e-12) for s in subs])
         if ratio > 2:
-            tail = "the main directions of the two sets overlap more than random subspaces do: not separated"
+            tail = "the main directions of the two sets overlap more than random subspaces do"
         elif ratio < 0.5:
-            tail = "the main directions of the two sets overlap less than random subspaces do: learned separation"
+            tail = "the main directions of the two sets overlap less than random subspaces do"
         else:
-            tail = "the main directions of the two sets overlap about as much as random subspaces: no evidence either way"
-        lines.append("Subspaces (mean cos^2 of principal angles between top-k PCA subspaces): " + "; ".join(parts)
-                     + f" -- {tail}.")
+            tail = "the main directions of the two sets overlap about as much as random subspaces"
+        lines.append("Subspaces (mean cos^2 of principal angles between top-k PCA subspaces, whole vocabulary): "
+                     + "; ".join(parts) + f" -- {tail}.")
     n = geo["norms"]
     lines.append(f"Norms: word rows {geo['word_rows'][0]}..{geo['word_rows'][1]} {n['word_mean']:.2f} (whole "
                  f"vocabulary {n['word_vocab_mean']:.2f}), position {n['position_mean']:.2f}.")

@@ -10,12 +10,20 @@
 - Attention mass against distance: ``m(b) = (1/T) sum_i sum_{j : |i-j| in bin b} A[i, j]`` over distance bins
   (``sum_b m(b) = 1``), and the mean attention distance ``(1/T) sum_ij A[i, j] |i - j|``.
 
-Attention arrives one layer at a time (``[B, H, T, T]``, see :mod:`posenc.probe.capture`) and is folded into running
-sums, so any number of windows costs the memory of one layer.
+Attention arrives one layer at a time (``[B, H, T, T]``, see :mod:`posenc.probe.capture`) and is folded into
+per-window counts (each batch element of a forward pass is one window), so any number of windows costs the memory of
+one layer's weights plus a few numbers per window and head.
+
+Windows are the independent units: :func:`positional_heads` is the one judgement of "which heads are positional"
+(``posenc probe``, ``posenc report`` and the Python API all call it). Each head's Voita fraction and previous /
+next-token share get a 95% interval from a bootstrap over windows; a head is positional when the whole interval of
+its fraction lies above the threshold, not positional when it lies at or below it, and undecided otherwise (one
+window gives no interval: every head is undecided).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +31,15 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
+from posenc.stats import Estimate, bootstrap_weights
 
-__all__ = ["HeadAccumulator", "distance_bins", "VOITA_THRESHOLD", "voita_fractions", "prev_next"]
+__all__ = ["HeadAccumulator", "HeadJudgement", "positional_heads", "distance_bins", "VOITA_THRESHOLD",
+           "CLARK_THRESHOLD", "voita_fractions", "prev_next"]
 
+#: Voita et al. 2019: positional when the maximum sits on one fixed offset in at least 90% of queries
 VOITA_THRESHOLD = 0.9
+#: Clark et al. 2019 count heads with more than 50% of their attention on the previous (next) token
+CLARK_THRESHOLD = 0.5
 #: offsets -MAX_OFFSET..MAX_OFFSET are candidates for the Voita rule
 MAX_OFFSET = 8
 
@@ -63,12 +76,15 @@ def prev_next(attention: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 @dataclass
 class HeadAccumulator:
-    """Running head statistics over layers and windows; feed it with :meth:`add`, read it with :meth:`summary`.
+    """Head statistics over layers and windows; feed it with :meth:`add`, read it with :meth:`summary`.
 
     Args:
         n_layers, n_heads: the model's shape.
         max_len: the longest window that will be fed (fixes the distance bins).
         max_offset: candidate offsets ``-K..K`` of the Voita rule.
+
+    Each layer's ``k``-th batch element is window ``k`` of that layer (layers arrive in any order; every layer must
+    see the same windows).
     """
 
     n_layers: int
@@ -76,26 +92,19 @@ class HeadAccumulator:
     max_len: int
     max_offset: int = MAX_OFFSET
     edges: list[int] = field(init=False)
-    _hits: np.ndarray = field(init=False, repr=False)
-    _valid: np.ndarray = field(init=False, repr=False)
-    _prev: np.ndarray = field(init=False, repr=False)
-    _next: np.ndarray = field(init=False, repr=False)
+    _windows: list[list[dict[str, np.ndarray]]] = field(init=False, repr=False)  # [layer][window] -> counts
     _mass: np.ndarray = field(init=False, repr=False)
     _distance: np.ndarray = field(init=False, repr=False)
     _queries: np.ndarray = field(init=False, repr=False)
-    _neighbours: np.ndarray = field(init=False, repr=False)
     _onehot: dict[int, tuple[torch.Tensor, torch.Tensor]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.edges = distance_bins(self.max_len - 1)
-        n_off = 2 * self.max_offset + 1
         shape = (self.n_layers, self.n_heads)
-        self._hits = np.zeros((*shape, n_off))
-        self._valid = np.zeros((self.n_layers, n_off))
-        self._prev, self._next, self._distance = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        self._windows = [[] for _ in range(self.n_layers)]
+        self._distance = np.zeros(shape)
         self._mass = np.zeros((*shape, len(self.edges) - 1))
         self._queries = np.zeros(self.n_layers)  # queries seen (T per window)
-        self._neighbours = np.zeros(self.n_layers)  # queries with a previous (or next) token (T - 1 per window)
         self._onehot = {}
 
     def _bins(self, t: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -107,7 +116,7 @@ class HeadAccumulator:
         return self._onehot[t]
 
     def add(self, layer: int, attention: torch.Tensor) -> None:
-        """Fold in one layer's weights ``[B, H, T, T]`` (or ``[H, T, T]``)."""
+        """Fold in one layer's weights ``[B, H, T, T]`` (or ``[H, T, T]``): ``B`` windows."""
         weights = attention.float()
         if weights.dim() == 3:
             weights = weights[None]
@@ -119,37 +128,180 @@ class HeadAccumulator:
         for b in range(batch):
             a = weights[b]  # [H, T, T]
             hits, valid = voita_fractions(a, self.max_offset)
-            self._hits[layer] += hits.numpy()
-            self._valid[layer] += valid.numpy()
             prev, nxt = prev_next(a)
-            self._prev[layer] += prev.numpy()
-            self._next[layer] += nxt.numpy()
+            self._windows[layer].append({"hits": hits.numpy().astype(np.float64),
+                                         "valid": valid.numpy().astype(np.float64),
+                                         "previous": prev.double().numpy(), "next": nxt.double().numpy(),
+                                         "neighbours": float(t - 1)})
             flat = a.reshape(heads, t * t)  # [H, T*T]
             self._mass[layer] += (flat @ onehot).numpy()
             self._distance[layer] += (flat @ dist).numpy()
             self._queries[layer] += t
-            self._neighbours[layer] += t - 1
 
-    def summary(self) -> dict[str, Any]:
-        """Per layer and head: Voita offset, fraction and verdict; previous/next attention; mass by distance bin."""
-        fractions = self._hits / np.maximum(self._valid[:, None, :], 1)  # [L, H, 2K+1]
-        best = fractions.argmax(-1)  # [L, H]
-        best_frac = np.take_along_axis(fractions, best[..., None], -1)[..., 0]
-        offsets = best - self.max_offset
+    def per_window(self) -> dict[str, np.ndarray]:
+        """Per-window counts: ``hits [W, L, H, 2K+1]``, ``valid [W, L, 2K+1]``, ``previous`` and ``next``
+        ``[W, L, H]`` (sums over queries), ``neighbours [W, L]`` (queries with a previous token)."""
+        counts = {len(w) for w in self._windows}
+        if len(counts) != 1 or 0 in counts:
+            raise PosencError(f"every layer must see the same windows; windows seen per layer: "
+                              f"{[len(w) for w in self._windows]}")
+
+        def stack(key: str) -> np.ndarray:
+            return np.stack([np.stack([window[key] for window in layer]) for layer in self._windows], axis=1)
+
+        return {key: stack(key) for key in ("hits", "valid", "previous", "next", "neighbours")}
+
+    def summary(self, threshold: float = VOITA_THRESHOLD, seed: int = 0) -> dict[str, Any]:
+        """Per layer and head: Voita offset, fraction (with its interval) and verdict; previous/next attention;
+        mass by distance bin; the per-window counts (``per_window``) the judgement rests on."""
+        per_window = self.per_window()
         queries = np.maximum(self._queries[:, None], 1)
-        neighbours = np.maximum(self._neighbours[:, None], 1)
-        prev, nxt = self._prev / neighbours, self._next / neighbours
-        mass = self._mass / queries[..., None]
-        positional = best_frac >= VOITA_THRESHOLD
-        return {
-            "voita_threshold": VOITA_THRESHOLD,
-            "voita_offset": offsets.tolist(), "voita_fraction": best_frac.tolist(),
-            "positional": positional.tolist(),
-            "positional_heads": [[int(l), int(h), int(offsets[l, h]), float(best_frac[l, h])]
-                                 for l, h in zip(*np.nonzero(positional), strict=True)],
-            "previous": prev.tolist(), "next": nxt.tolist(),
-            "previous_heads_over_half": [[int(l), int(h)] for l, h in zip(*np.nonzero(prev > 0.5), strict=True)],
-            "next_heads_over_half": [[int(l), int(h)] for l, h in zip(*np.nonzero(nxt > 0.5), strict=True)],
-            "distance_bin_edges": self.edges, "mass_by_distance": mass.tolist(),
-            "mean_distance": (self._distance / queries).tolist(),
-        }
+        out: dict[str, Any] = {"per_window": {k: v.tolist() for k, v in per_window.items()},
+                               "windows": int(per_window["hits"].shape[0]), "distance_bin_edges": self.edges,
+                               "mass_by_distance": (self._mass / queries[..., None]).tolist(),
+                               "mean_distance": (self._distance / queries).tolist()}
+        out.update(positional_heads(out, threshold, seed=seed).as_summary())
+        return out
+
+
+@dataclass(frozen=True)
+class HeadJudgement:
+    """Which heads are positional (Voita) and which attend to the previous / next token (Clark), with intervals.
+
+    Attributes:
+        threshold: Voita's bar (share of queries).
+        offsets: ``[L, H]`` each head's best fixed offset (pooled over windows).
+        fractions: ``[L][H]`` the share of queries with the maximum at that offset.
+        previous, next: ``[L][H]`` mean attention on the previous / next token.
+        positional, undecided: ``(layer, head, offset)`` of heads whose fraction's interval lies wholly above the
+            threshold / straddles it.
+        previous_over_half, next_over_half, previous_undecided, next_undecided: ``(layer, head)`` judged the same
+            way against :data:`CLARK_THRESHOLD`.
+        estimates: what the report's claims read: ``positional_heads`` (a count: value = heads whose point estimate
+            clears the bar, interval = [decided heads, decided + undecided heads]), ``adjacent_positional_heads`` and
+            ``other_positional_heads`` (the same for offsets +-1 and for any other offset), ``previous_heads`` and
+            ``next_heads`` (Clark's counts), ``best_voita_fraction`` (the head with the highest fraction).
+        windows: how many windows the intervals rest on.
+    """
+
+    threshold: float
+    offsets: np.ndarray
+    fractions: list[list[Estimate]]
+    previous: list[list[Estimate]]
+    next: list[list[Estimate]]
+    positional: list[tuple[int, int, int]]
+    undecided: list[tuple[int, int, int]]
+    previous_over_half: list[tuple[int, int]]
+    next_over_half: list[tuple[int, int]]
+    previous_undecided: list[tuple[int, int]]
+    next_undecided: list[tuple[int, int]]
+    estimates: dict[str, Estimate]
+    windows: int
+
+    @property
+    def best(self) -> tuple[int, int]:
+        """``(layer, head)`` with the highest Voita fraction."""
+        values = np.array([[e.value for e in row] for row in self.fractions])
+        layer, head = np.unravel_index(int(values.argmax()), values.shape)
+        return int(layer), int(head)
+
+    def as_summary(self) -> dict[str, Any]:
+        """The judgement as the plain lists and numbers of ``probe.json``."""
+        def grid(estimates: list[list[Estimate]]) -> tuple[list, list]:
+            return ([[e.value for e in row] for row in estimates],
+                    [[[e.low, e.high] for e in row] for row in estimates])
+
+        fraction, fraction_interval = grid(self.fractions)
+        previous, previous_interval = grid(self.previous)
+        nxt, next_interval = grid(self.next)
+        return {"voita_threshold": self.threshold, "clark_threshold": CLARK_THRESHOLD,
+                "voita_offset": self.offsets.tolist(), "voita_fraction": fraction,
+                "voita_interval": fraction_interval,
+                "positional": [[(l, h) in {(a, b) for a, b, _ in self.positional} for h in range(len(row))]
+                               for l, row in enumerate(self.fractions)],
+                "positional_heads": [[l, h, o, self.fractions[l][h].value] for l, h, o in self.positional],
+                "undecided_heads": [[l, h, o, self.fractions[l][h].value] for l, h, o in self.undecided],
+                "previous": previous, "previous_interval": previous_interval,
+                "next": nxt, "next_interval": next_interval,
+                "previous_heads_over_half": [list(x) for x in self.previous_over_half],
+                "next_heads_over_half": [list(x) for x in self.next_over_half],
+                "previous_heads_undecided": [list(x) for x in self.previous_undecided],
+                "next_heads_undecided": [list(x) for x in self.next_undecided],
+                "estimates": {k: e.as_dict() for k, e in self.estimates.items()}}
+
+
+def _count(decided: int, undecided: int, point: int, windows: int) -> Estimate:
+    """A count of heads: the point count, and [heads decided, heads decided or undecided] as its interval."""
+    return Estimate(float(point), float(decided), float(decided + undecided), windows, "bootstrap")
+
+
+def _decide(estimates: list[list[Estimate]], threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(above, undecided)`` masks: the interval wholly above ``threshold``; straddling it."""
+    low = np.array([[e.low for e in row] for row in estimates])
+    high = np.array([[e.high for e in row] for row in estimates])
+    above = low > threshold
+    return above, ~above & (high > threshold)
+
+
+def positional_heads(summary: Mapping[str, Any], threshold: float = VOITA_THRESHOLD,
+                     seed: int = 0) -> HeadJudgement:
+    """The one judgement of which heads are positional: Voita et al.'s rule with a 95% interval over windows.
+
+    ``summary`` holds ``per_window`` counts (:meth:`HeadAccumulator.summary` or :meth:`HeadAccumulator.per_window`).
+    For each head the offset ``o`` with the highest pooled fraction ``sum_w hits_w[o] / sum_w valid_w[o]`` is its
+    candidate; the fraction's interval comes from :func:`posenc.stats.bootstrap_weights` over windows (the offset
+    stays fixed); the head is positional when the interval lies wholly above ``threshold``. Clark et al.'s
+    previous / next-token shares ``sum_w prev_w / sum_w (T_w - 1)`` are judged the same way against 0.5.
+    """
+    raw = summary["per_window"] if "per_window" in summary else summary
+    hits, valid = np.asarray(raw["hits"], np.float64), np.asarray(raw["valid"], np.float64)  # [W,L,H,O], [W,L,O]
+    prev, nxt = np.asarray(raw["previous"], np.float64), np.asarray(raw["next"], np.float64)  # [W, L, H]
+    neighbours = np.asarray(raw["neighbours"], np.float64)  # [W, L]
+    windows, n_layers, n_heads, n_off = hits.shape
+    max_offset = n_off // 2
+    pooled = hits.sum(0) / np.maximum(valid.sum(0), 1)[:, None, :]  # [L, H, O]
+    best = pooled.argmax(-1)  # [L, H]
+    chosen_hits = np.take_along_axis(hits, best[None, ..., None], -1)[..., 0].reshape(windows, -1)  # [W, L*H]
+    chosen_valid = np.take_along_axis(np.broadcast_to(valid[:, :, None, :], hits.shape), best[None, ..., None],
+                                      -1)[..., 0].reshape(windows, -1)  # [W, L*H]
+    shared = np.repeat(neighbours, n_heads, axis=1)  # [W, L*H]
+    flat_prev, flat_next = prev.reshape(windows, -1), nxt.reshape(windows, -1)
+
+    def statistic(w: np.ndarray) -> np.ndarray:  # w [r, W] -> [r, 3 * L * H]
+        denom_prev = np.maximum(w @ shared, 1e-300)
+        return np.concatenate([(w @ chosen_hits) / np.maximum(w @ chosen_valid, 1e-300),
+                               (w @ flat_prev) / denom_prev, (w @ flat_next) / denom_prev], axis=1)
+
+    flat = bootstrap_weights((windows,), statistic, seed=seed)
+    size = n_layers * n_heads
+
+    def grid(part: int) -> list[list[Estimate]]:
+        values = flat[part * size:(part + 1) * size]
+        return [values[l * n_heads:(l + 1) * n_heads] for l in range(n_layers)]
+
+    fractions, previous, following = grid(0), grid(1), grid(2)
+    offsets = best - max_offset
+    above, open_ = _decide(fractions, threshold)
+    point = np.array([[e.value for e in row] for row in fractions]) > threshold
+    heads = [(l, h) for l in range(n_layers) for h in range(n_heads)]
+    positional = [(l, h, int(offsets[l, h])) for l, h in heads if above[l, h]]
+    undecided = [(l, h, int(offsets[l, h])) for l, h in heads if open_[l, h]]
+    adjacent = np.abs(offsets) == 1
+
+    def count(mask: np.ndarray) -> Estimate:
+        return _count(int((above & mask).sum()), int((open_ & mask).sum()), int((point & mask).sum()), windows)
+
+    estimates = {"positional_heads": count(np.ones_like(adjacent)), "adjacent_positional_heads": count(adjacent),
+                 "other_positional_heads": count(~adjacent)}
+    clark: dict[str, tuple[list, list]] = {}
+    for name, grid_ in (("previous", previous), ("next", following)):
+        over, maybe = _decide(grid_, CLARK_THRESHOLD)
+        clark_point = np.array([[e.value for e in row] for row in grid_]) > CLARK_THRESHOLD
+        estimates[f"{name}_heads"] = _count(int(over.sum()), int(maybe.sum()), int(clark_point.sum()), windows)
+        clark[name] = ([(l, h) for l, h in heads if over[l, h]], [(l, h) for l, h in heads if maybe[l, h]])
+    judgement = HeadJudgement(threshold, offsets, fractions, previous, following, positional, undecided,
+                              clark["previous"][0], clark["next"][0], clark["previous"][1], clark["next"][1],
+                              estimates, windows)
+    layer, head = judgement.best
+    estimates["best_voita_fraction"] = fractions[layer][head]
+    return judgement

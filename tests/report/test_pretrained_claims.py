@@ -1,0 +1,298 @@
+"""The MiniLM claims: their records, their verdicts at the edges of every threshold, the experiments' computations
+against independent ones, and one judgement shared by ``posenc probe`` and ``posenc report``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from posenc.probe.load import load_model
+from posenc.report.claim import Claim
+from posenc.report.experiments import pretrained
+from posenc.report.experiments.base import Context, Measurement
+from posenc.report.run import judge_claim
+from posenc.report.verdict import judge
+from posenc.stats import Estimate
+
+SEEDS = Path("/work/shared/seeds")
+CLAIMS = {c.id: c for c in pretrained.CLAIMS}
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    return load_model("minilm")
+
+
+def _e(value: float, low: float, high: float) -> Estimate:
+    return Estimate(value, low, high, 38, "bootstrap")
+
+
+def _edge(test, where: str) -> Estimate:
+    """An estimate just on the passing side of ``test``'s threshold, exactly on its edge (fails: the rule needs the
+    whole interval strictly on the claim's side), or straddling it."""
+    t = test.threshold
+    d = 1e-3 * max(1.0, abs(t))
+    sign = 1 if test.op == ">" else -1
+    if where == "pass":
+        a, b = sorted((t + sign * d, t + sign * 2 * d))
+    elif where == "edge":
+        a, b = sorted((t, t - sign * d))
+    else:
+        a, b = t - d, t + d
+    return _e((a + b) / 2, a, b)
+
+
+def _expected(claim: Claim, flipped, where: str) -> str:
+    if where == "straddle":
+        return "inconclusive"
+    core = [t for t in claim.tests if t.role == "core"]
+    if flipped.role == "core" and len(core) == 1:
+        return "refuted"
+    return "qualified"
+
+
+def test_the_six_ported_claims_and_the_new_one():
+    assert set(CLAIMS) == {"near-orthogonal", "small-magnitude", "four-terms-weak", "head-experts",
+                           "positional-heads", "voita-heads", "tupe-uniform"}
+    for claim in CLAIMS.values():
+        assert all(t.basis for t in (*claim.tests, *claim.requires)), claim.id
+        if claim.origin == "seed":
+            assert claim.quote and claim.source.startswith("seed"), claim.id
+        else:
+            assert not claim.quote and "et al." in claim.source, claim.id
+    for claim_id in ("four-terms-weak", "head-experts", "positional-heads", "voita-heads", "tupe-uniform"):
+        assert CLAIMS[claim_id].choice is pretrained.WINDOW
+    assert CLAIMS["near-orthogonal"].choice is pretrained.SAMPLE
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed documents are not on this machine")
+def test_quotes_are_the_seeds_own_sentences():
+    texts = {p.name[:3]: p.read_text(encoding="utf-8") for p in SEEDS.glob("*.txt")}
+    for claim in CLAIMS.values():
+        if claim.quote:
+            numbers = [part.split()[1][:3] for part in claim.source.split(",") if part.strip().startswith("seed")]
+            assert any(claim.quote in texts[n] for n in numbers), claim.id
+
+
+@pytest.mark.parametrize("claim_id", sorted(CLAIMS))
+def test_verdicts_at_the_edges_of_every_threshold(claim_id):
+    """All tests clear their bars: supported. One test exactly on its bar (or just over it): refuted when it is the
+    only core test, else qualified. One interval across its bar: inconclusive."""
+    claim = CLAIMS[claim_id]
+    passing = {t.statistic: _edge(t, "pass") for t in claim.tests}
+    assert judge(claim, passing).status == "supported"
+    for test in claim.tests:
+        for where in ("edge", "straddle"):
+            estimates = {**passing, test.statistic: _edge(test, where)}
+            verdict = judge(claim, estimates)
+            assert verdict.status == _expected(claim, test, where), (test.statistic, where, verdict.reason)
+            if verdict.status == "qualified" and test.unless:
+                assert test.unless in verdict.condition
+    failing = {t.statistic: _edge(t, "edge") for t in claim.tests}
+    assert judge(claim, failing).status == "refuted"
+
+
+def test_real_shaped_verdicts():
+    """Hand-made estimates shaped like MiniLM's: the verdict each claim's rule gives them."""
+    near = CLAIMS["near-orthogonal"]
+    trained = {"angle_offset_deg": _e(1.31, 1.28, 1.35), "init_angle_offset_deg": _e(0.001, 0.0, 0.003)}
+    verdict = judge(near, trained)
+    assert verdict.status == "qualified" and "not because of training" in verdict.condition
+    seed_rows = {**trained, "angle_offset_deg": _e(7.28, 7.1, 7.5)}
+    assert judge(near, seed_rows).status == "refuted"
+    heads = CLAIMS["positional-heads"]
+    assert judge(heads, {"positional_heads": _e(1, 1, 1)}).status == "supported"
+    assert judge(heads, {"positional_heads": _e(0, 0, 0)}).status == "refuted"
+    assert judge(heads, {"positional_heads": _e(1, 0, 2)}).status == "inconclusive"
+    voita = CLAIMS["voita-heads"]
+    beyond = {"adjacent_positional_heads": _e(1, 1, 1), "other_positional_heads": _e(1, 1, 1)}
+    assert judge(voita, beyond).condition.startswith("positional heads exist at +-1")
+    experts = CLAIMS["head-experts"]
+    only_position = {"max_head_word_share": _e(0.4, 0.35, 0.45), "max_head_position_share": _e(0.98, 0.97, 0.99)}
+    assert judge(experts, only_position).condition == "no head is a word expert"
+
+
+def test_the_headline_window_rests_on_the_choice_and_the_others_show():
+    claim = CLAIMS["positional-heads"]
+    variants = {"128 tokens": {"positional_heads": _e(1, 1, 1)}, "256 tokens": {"positional_heads": _e(0, 0, 0)},
+                "512 tokens": {"positional_heads": _e(0, 0, 1)}}
+    measurement = Measurement({}, estimates=variants["128 tokens"], variants=variants)
+    verdict, by_option = judge_claim(claim, measurement)
+    assert verdict.status == "supported" and "window length = 128 tokens" in verdict.reason
+    assert {o: v.status for o, v in by_option.items()} == {"128 tokens": "supported", "256 tokens": "refuted",
+                                                           "512 tokens": "inconclusive"}
+
+
+def test_the_headline_length_is_the_packages_fine_tuning_length():
+    """Read independently from the package: tokenizer.json truncates at 128, sentence-transformers at 256."""
+    from posenc.probe.load import minilm_dir
+
+    folder = minilm_dir()
+    truncation = json.loads((folder / "tokenizer.json").read_text())["truncation"]["max_length"]
+    assert pretrained.package_lengths() == {
+        "fine_tuned": truncation, "positions": json.loads((folder / "config.json").read_text())[
+            "max_position_embeddings"],
+        "max_seq_length": json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"]}
+    assert pretrained.WINDOW.headline == pretrained.window_option(truncation) == "128 tokens"
+    assert "limited to 128 tokens" in (folder / "README.md").read_text()
+
+
+def test_experiments_give_every_statistic_the_claims_read():
+    """The head and four-term statistics come from the probe's functions: on tiny inputs they name every
+    statistic the claims test."""
+    from posenc.probe.decompose import term_statistics
+    from posenc.probe.heads import HeadAccumulator, positional_heads
+
+    acc = HeadAccumulator(1, 2, max_len=8)
+    for _ in range(2):
+        acc.add(0, torch.softmax(torch.randn(2, 8, 8), -1))
+    heads = set(positional_heads(acc.summary()).estimates)
+    terms = set(term_statistics(np.random.default_rng(0).uniform(1, 2, (3, 2, 6)), np.full(3, 64.0))[0])
+    for claim in CLAIMS.values():
+        wanted = {t.statistic for t in claim.tests}
+        if claim.experiment == "minilm_heads":
+            assert wanted <= heads, claim.id
+        elif claim.experiment == "minilm_four_terms":
+            assert wanted <= terms, claim.id
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the experiments' own computations against independent ones
+# ---------------------------------------------------------------------------------------------------------------
+def test_position_bins_and_fraction_at_by_hand():
+    rng = np.random.default_rng(1)
+    windows, t = 6, 10
+    argmax = rng.integers(-3, 3, size=(windows, 2, 3, t)).astype(np.int16)  # [W, L, H, T] offsets
+    bins = pretrained._position_bins(argmax, 1, 2, -1, 4)  # queries 0..3, 4..7, 8..9
+    for index, (a, b) in enumerate(((0, 4), (4, 8), (8, 10))):
+        valid = sum(1 for i in range(a, b) if i - 1 >= 0)
+        hits = sum(int(argmax[w, 1, 2, i] == -1) for w in range(windows) for i in range(a, b) if i >= 1)
+        assert bins[index].value == pytest.approx(hits / (valid * windows))
+    hits = np.zeros((windows, 2, 3, 5))
+    valid = np.zeros((windows, 2, 5))
+    hits[:, 1, 2, 1] = rng.integers(0, 5, size=windows)  # offset -1 among -2..2
+    valid[:, 1, 1] = 8
+    estimate = pretrained._fraction_at({"summary": {"per_window": {"hits": hits, "valid": valid}}}, 1, 2, -1)
+    assert estimate.value == pytest.approx(hits[:, 1, 2, 1].sum() / (8 * windows))
+
+
+def test_window_pass_against_the_models_own_outputs(minilm, monkeypatch):
+    """On three short windows: each query's argmax offset equals the one from output_attentions=True, and the
+    four-term sums are those of four_term_split on each window."""
+    from posenc.probe import corpus
+    from posenc.probe.decompose import four_term_split
+
+    windows = corpus.play_windows(minilm.tokenizer, 24, 3)
+    monkeypatch.setattr(corpus, "play_windows", lambda tokenizer, length, count=None, seed=0: windows)
+    monkeypatch.setattr(pretrained, "minilm", lambda: minilm)
+    result = pretrained._window_pass.__wrapped__(24, 3)
+    model = minilm.model
+    model.set_attn_implementation("eager")
+    with torch.no_grad():
+        for k, ids in enumerate(windows):
+            attentions = model(input_ids=torch.tensor([ids]), output_attentions=True).attentions
+            for layer, weights in enumerate(attentions):
+                expected = weights[0].argmax(-1) - torch.arange(24)  # [H, T]
+                np.testing.assert_array_equal(result["argmax"][k, layer], expected.numpy())
+            np.testing.assert_allclose(result["sums"][k], four_term_split(model, torch.tensor(ids)).sums(),
+                                       rtol=1e-12)
+    assert result["windows"] == 3 and result["split_error"] < 1e-4
+
+
+def test_magnitude_against_numpy(minilm, monkeypatch):
+    monkeypatch.setattr(pretrained, "minilm", lambda: minilm)
+    measured = pretrained.magnitude(Context(quick=True))
+    words = minilm.model.embeddings.word_embeddings.weight.detach().double().numpy()
+    positions = minilm.model.embeddings.position_embeddings.weight.detach().double().numpy()
+    vocab = minilm.tokenizer.get_vocab()
+    keep = sorted(i for token, i in vocab.items() if not (token.startswith("[unused") and token.endswith("]")))
+    ratio = np.linalg.norm(positions, axis=1).mean() / np.linalg.norm(words[keep], axis=1).mean()
+    estimate = measured.estimates["position_to_word_norm"]
+    assert estimate.value == pytest.approx(ratio, rel=1e-10)
+    assert estimate.low < ratio < estimate.high and estimate.high - estimate.low < 0.05
+    assert measured.estimates["sinusoid_to_scaled_init_rms"].value == pytest.approx((0.5 ** 0.5) / (0.02 * 512 ** 0.5))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one judgement: posenc probe and posenc report call the same functions and agree
+# ---------------------------------------------------------------------------------------------------------------
+def test_probe_and_report_judge_positional_heads_alike(minilm, monkeypatch):
+    """The same four 64-token windows through `posenc probe` and through the report's experiment code: the same
+    positional heads, the same count, and the claim's verdict follows it."""
+    from posenc.probe import corpus
+    from posenc.probe.corpus import shakespeare_text
+    from posenc.probe.heads import positional_heads
+    from posenc.probe.run import ProbeConfig, run_probe, token_windows
+
+    text = shakespeare_text(20_000)
+    probed = run_probe(minilm, text=text, config=ProbeConfig(window=64, windows=4), probes=["heads"],
+                       progress=False)["heads"]
+    windows = [w.tolist() for w in token_windows(minilm.tokenizer, text, 64, 4)]
+    assert windows[0][0] == minilm.tokenizer.cls_token_id and windows[0][-1] == minilm.tokenizer.sep_token_id
+    monkeypatch.setattr(corpus, "play_windows", lambda tokenizer, length, count=None, seed=0: windows)
+    monkeypatch.setattr(pretrained, "minilm", lambda: minilm)
+    judged = positional_heads(pretrained._window_pass.__wrapped__(64, 4)["summary"])
+    assert [list(p[:3]) for p in probed["positional_heads"]] == [list(p) for p in judged.positional]
+    assert [list(p[:3]) for p in probed["undecided_heads"]] == [list(p) for p in judged.undecided]
+    count = judged.estimates["positional_heads"]
+    assert Estimate.from_dict(probed["estimates"]["positional_heads"]) == count
+    verdict = judge(CLAIMS["positional-heads"], judged.estimates)
+    expected = "supported" if probed["positional_heads"] else (
+        "inconclusive" if probed["undecided_heads"] else "refuted")
+    assert verdict.status == expected
+
+
+def test_probe_and_report_judge_orthogonality_alike(minilm, monkeypatch):
+    """`posenc probe` (geometry) and the report's near-orthogonal experiment judge the same rows by the same
+    function: the same estimate, and the claim's core test agrees with the probe's answer. (The trained rows are
+    cut to every 8th one in both paths, to keep the test fast.)"""
+    from posenc.probe import geometry as geometry_module
+    from posenc.probe import run as run_module
+    from posenc.probe.run import run_probe
+    from posenc.report.verdict import outcome
+
+    full = geometry_module.trained_rows
+
+    def fewer(tokenizer, n_rows):
+        return full(tokenizer, n_rows)[::8]
+
+    monkeypatch.setattr(geometry_module, "trained_rows", fewer)
+    monkeypatch.setattr(run_module, "trained_rows", fewer)
+    monkeypatch.setattr(pretrained, "minilm", lambda: minilm)
+    monkeypatch.setattr(pretrained, "_tables", lambda: (minilm.model.embeddings.word_embeddings.weight.detach(),
+                                                        minilm.model.embeddings.position_embeddings.weight.detach()))
+    probed = run_probe(minilm, probes=["geometry"], quick=True, progress=False)["geometry"]["orthogonality"]
+    measured = pretrained.minilm_geometry(Context(quick=True))
+    offset = measured.variants["trained rows"]["angle_offset_deg"]
+    assert Estimate.from_dict(probed["angle_offset"]) == offset
+    assert probed["n_words"] == len(full(minilm.tokenizer, 30522)[::8])
+    core = next(t for t in CLAIMS["near-orthogonal"].tests if t.role == "core")
+    assert probed["margin_deg"] == pytest.approx(core.threshold)
+    assert {True: "yes", False: "no", None: "undecided"}[outcome(core, offset)] == probed["nearly_orthogonal"]
+    for option in pretrained.SAMPLE_OPTIONS:
+        assert {t.statistic for t in CLAIMS["near-orthogonal"].tests} <= set(measured.variants[option])
+    assert measured.numbers["seed_sample"]["placeholders"] == 895
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# quick is a faithful subsample of full (the real experiments: minutes)
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_quick_verdicts_are_the_full_ones_or_inconclusive():
+    from posenc.report.experiments import get_experiment
+
+    results = {}
+    for quick in (True, False):
+        ctx = Context(quick=quick)
+        measured = {name: get_experiment(name)(ctx) for name in
+                    ("minilm_geometry", "magnitude", "minilm_four_terms", "minilm_heads")}
+        results[quick] = {c.id: judge_claim(c, measured[c.experiment]) for c in pretrained.CLAIMS}
+    for claim_id, (quick_verdict, quick_options) in results[True].items():
+        full_verdict, full_options = results[False][claim_id]
+        assert quick_verdict.status in (full_verdict.status, "inconclusive"), claim_id
+        for option, verdict in quick_options.items():
+            assert verdict.status in (full_options[option].status, "inconclusive"), (claim_id, option)
