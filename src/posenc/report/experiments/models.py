@@ -288,21 +288,24 @@ CLAIMS: tuple[Claim, ...] = (
               Test("causal_no_positions_difference", "<", DIFFERENT, "a causal decoder without positions is blind "
                    "too", "far above round-off", role="condition",
                    unless="for bidirectional (encoder) self-attention; a causal mask alone tells the orders apart "
-                          "(Kazemnejad et al. 2023)"))),
+                          "(Kazemnejad et al. 2023)")),
+          quote="当抛弃循环神经网络结构, 完全采用Attention取而代之, 这些词序信息就会丢失"),
     Claim("ffn-position-blind", "seed 001 §5.1", "seed", "The FFN is position-blind",
           "The position-wise FFN applies the same function at every position.",
           "ffn_position_blind", (
               Test("ffn_relative_error", "<", SAME, "permuting the FFN's inputs permutes its outputs exactly",
                    ROUND_OFF),),
           requires=(Test("rope_block_permutation_error", ">", DIFFERENT, "a block with RoPE attention is not "
-                         "permutation-equivariant", "the test must be able to fail", otherwise="not testable"),)),
+                         "permutation-equivariant", "the test must be able to fail", otherwise="not testable"),),
+          quote="FFN本身是一个“位置盲”的模块。"),
     Claim("learned-max-len", "seed 002, seed 003 §14.8.3", "seed", "A learned table stops at max_len",
           "A learned position table trained with max_len = 512 cannot run a longer sequence.",
           "learned_max_len", (
               Test("models_running_past_max_len", "<", 0.5, "no learned model (posenc's table, a Transformer on it, "
                    "all-MiniLM-L6-v2) runs one token past max_len", "none may run"),),
           requires=(Test("models_running_at_max_len", ">", 0.5, "every learned model runs at max_len",
-                         "else the limit is not what stops them", otherwise="not testable"),)),
+                         "else the limit is not what stops them", otherwise="not testable"),),
+          quote="如果训练时 max_len=512，测试时输入 1024 长度的序列，模型就无法处理了"),
     Claim("add-vs-concat", "seed 003 §14.3", "seed", "Adding keeps the width, loses nothing",
           "Adding the position vector keeps d_model, and loses no information compared with concatenating it.",
           "add_vs_concat", (
@@ -310,5 +313,6 @@ CLAIMS: tuple[Claim, ...] = (
               Test("loss_at_widest", "<", NO_LOSS, "at the widest width a linear read-out recovers token and position "
                    "from the sum as well as from the concatenation", "2 points of accuracy"),
               Test("loss_at_narrowest", "<", NO_LOSS, "also at the narrowest width (d=8)", "2 points of accuracy",
-                   role="condition", unless="no information lost only when the width is large enough"))),
+                   role="condition", unless="no information lost only when the width is large enough")),
+          quote="两个向量相加后,信息并没有丢失,而是\"叠加\"在一起"),
 )
