@@ -57,7 +57,9 @@ def test_presets_expand():
     labels = {c.label for c, _ in quick.runs()}
     import posenc
 
-    assert set(posenc.available()) | {"sinusoidal-concat", "learned-concat"} == labels
+    constant = {"integer", "normalized"}  # NoPE when added in a pre-norm model: they run concatenated
+    concat = {f"{name}-concat" for name in ("sinusoidal", "learned", *constant)}
+    assert set(posenc.available()) - constant | concat == labels
     assert {c.task for c, _ in quick.runs()} == {"copy", "reverse"} and quick.seeds == [0]
     alibi = get_preset("alibi-table").runs()
     assert len(alibi) == 18 and {c.eval_lengths[-1] // c.train_len for c, _ in alibi} == {8}

@@ -28,25 +28,43 @@ for _name in _MODULES:
     _module.register(app)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; bad input prints one clear line and exits with status 2."""
+def _usage_error_types() -> tuple[type[BaseException], ...]:
+    """Click's exceptions and typer's (typer >= 0.20 carries its own copy of click): usage errors, and the
+    :class:`click.ClickException` a command raises, carry their message and exit status."""
+    types: list[type[BaseException]] = []
+    if hasattr(typer, "TyperException"):
+        types.append(typer.TyperException)
     try:
-        rc = app(args=argv, standalone_mode=False)  # returns typer.Exit's code instead of raising it
+        import click
+    except ImportError:  # a typer that no longer needs click
+        pass
+    else:
+        types.append(click.ClickException)
+    return tuple(types)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI and return the exit status.
+
+    Bad input (a :class:`PosencError`) prints one clear line; a usage error (unknown option, missing argument, bad
+    value) prints the usage and the error; both exit with status 2 and no traceback. Ctrl-C exits with 130.
+    """
+    try:
+        rc = app(args=argv, prog_name="posenc", standalone_mode=False)  # returns typer.Exit's code, never exits
     except PosencError as exc:
         typer.secho(f"error: {exc}", fg="red", err=True)
         return 2
     except typer.Exit as exc:
         return exc.exit_code
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         typer.secho("aborted", err=True)
         return 130
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return exc.exit_code
-        raise
+    except _usage_error_types() as exc:
+        if hasattr(exc, "show"):
+            exc.show()  # the usage line, a hint, and the error
+        else:
+            typer.secho(f"error: {exc}", fg="red", err=True)
+        return getattr(exc, "exit_code", 2)
     return rc if isinstance(rc, int) else 0
 
 

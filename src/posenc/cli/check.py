@@ -35,6 +35,14 @@ def _table(report) -> Table:
     return table
 
 
+#: figure kinds, in the order ``posenc plot --help`` lists them (tests/cli keep it equal to posenc.plots.FIGURES)
+PLOT_KINDS = ("heatmap", "dims", "positions", "binary", "rotation", "decay", "ramp")
+#: file types ``posenc plot --out`` writes
+PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+#: a time estimate above this many seconds is printed before the work starts
+SLOW_S = 30.0
+
+
 def check(name: str = typer.Argument(None, help="encoding name (see `posenc list`); omit with --all"),
           all_: bool = typer.Option(False, "--all", help="every registered encoding plus the RoPE scaling variants"),
           option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
@@ -49,24 +57,41 @@ def check(name: str = typer.Argument(None, help="encoding name (see `posenc list
 
     Exits 0 whatever the verdicts; non-zero only when a property hit an internal error.
     """
+    from posenc.cli.paths import output_file
     from posenc.properties import check_all, check_encoding
+    from posenc.properties.check import VARIANTS, build_checked, check_fits
+    from posenc.registry import available, get_class
+    from posenc.resources import format_seconds
 
     if all_ and name:
         raise PosencError(f"pass an encoding name or --all, not both (got {name!r} and --all)")
     if not all_ and not name:
         raise PosencError("name an encoding (see `posenc list`) or pass --all")
+    if all_ and option:
+        raise PosencError("-o options apply to one encoding; drop them with --all")
+    if threads < 0:
+        raise PosencError(f"--threads must be >= 0 (0 keeps torch's default), got {threads}")
+    if n_heads < 1:
+        raise PosencError(f"--n-heads must be a positive integer, got {n_heads}")
+    if json_path is not None:
+        json_path = output_file(json_path, "--json", (".json",))
+    names = available() + [v[1] for v in VARIANTS] if all_ else [get_class(name).name]
+    options = parse_options(option)
+    _, seconds = check_fits(length, d_model, names)  # refuses what does not fit in memory, before any work
+    if not all_:
+        build_checked(name, d_model, length, options, n_heads)  # bad options fail here, not after a long check
+    if seconds > SLOW_S:
+        typer.echo(f"estimated {format_seconds(seconds)} (the uniqueness property compares every pair of the "
+                   f"{length} positions; a shorter --length is much faster)", err=True)
     if all_:
-        if option:
-            raise PosencError("-o options apply to one encoding; drop them with --all")
         reports = check_all(d_model=d_model, length=length, n_heads=n_heads, progress=not quiet,
                             threads=threads or None)
     else:
-        reports = [check_encoding(name, d_model=d_model, length=length, options=parse_options(option),
-                                  n_heads=n_heads, threads=threads or None)]
+        reports = [check_encoding(name, d_model=d_model, length=length, options=options, n_heads=n_heads,
+                                  threads=threads or None)]
     for report in reports:
         console.print(_table(report))
     if json_path is not None:
-        json_path = Path(json_path)
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps([r.to_dict() for r in reports] if all_ else reports[0].to_dict(), indent=1))
         console.print(f"wrote {json_path}")
@@ -78,15 +103,29 @@ def check(name: str = typer.Argument(None, help="encoding name (see `posenc list
 
 
 def plot(name: str = typer.Argument(..., help="encoding name (see `posenc list`)"),
-         kind: str = typer.Option("heatmap", "--kind", help="heatmap|dims|positions|binary|rotation|decay|ramp"),
-         out: Path = typer.Option(None, "--out", help="output file (.png, .svg, .pdf); default NAME-KIND.png"),
+         kind: str = typer.Option("heatmap", "--kind", help="one of: " + ", ".join(PLOT_KINDS)),
+         out: Path = typer.Option(None, "--out", help="output file (.png, .svg, .pdf, .jpg); default NAME-KIND.png"),
          option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
          d_model: int = typer.Option(None, "--d-model", help="model width (default: the figure's own)"),
          length: int = typer.Option(None, "--length", help="number of positions (default: the figure's own)"),
          n_heads: int = typer.Option(8, "--n-heads", help="heads, for bias encodings")) -> None:
     """Draw one of the seeds' figures for any encoding."""
-    from posenc.plots.figures import make_figure, save_figure
+    from posenc.cli.paths import output_file
+    from posenc.properties.check import build_checked, check_fits
+    from posenc.registry import get_class
 
-    fig = make_figure(name, kind, length=length, d_model=d_model, options=parse_options(option), n_heads=n_heads)
-    path = save_figure(fig, out or Path(f"{name}-{kind}.png"))
+    get_class(name)
+    if kind not in PLOT_KINDS:
+        raise PosencError(f"unknown figure kind {kind!r}; valid kinds are: {', '.join(PLOT_KINDS)}")
+    out = output_file(out or Path(f"{name}-{kind}.png"), "--out", PLOT_SUFFIXES)
+    from posenc.plots.figures import DEFAULT_SIZES, make_figure, save_figure  # matplotlib: after the cheap checks
+
+    default_length, default_d = DEFAULT_SIZES[kind]
+    length = default_length if length is None else length
+    d_model = default_d if d_model is None else d_model
+    check_fits(length, d_model, [name], pairwise=False)
+    options = parse_options(option)
+    build_checked(name, d_model, length, options, n_heads)  # bad options fail before drawing
+    fig = make_figure(name, kind, length=length, d_model=d_model, options=options, n_heads=n_heads)
+    path = save_figure(fig, out)
     console.print(f"wrote {path}")

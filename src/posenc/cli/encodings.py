@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from posenc.cli.options import parse_options
+from posenc.errors import PosencError
 
 console = Console()
 
@@ -39,9 +40,21 @@ def show(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
          option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
          out: Path = typer.Option(None, "--out", help="heatmap PNG path (default: NAME.png)")) -> None:
     """Summarise an encoding and write a heatmap PNG of what it does to positions."""
+    from posenc.cli.paths import output_file
+    from posenc.properties.check import build_sized, estimate_check
+    from posenc.registry import get_class
+    from posenc.resources import check_memory
     from posenc.summary import summarize
 
-    summary = summarize(name, d_model=d_model, length=length, n_heads=n_heads, options=parse_options(option),
-                        out=out or Path(f"{name}.png"))
+    get_class(name)
+    if length < 1 or d_model < 1 or n_heads < 1:
+        raise PosencError(f"--length, --d-model and --n-heads must be positive, got {length}, {d_model}, {n_heads}")
+    out = output_file(out or Path(f"{name}.png"), "--out", (".png", ".svg", ".pdf", ".jpg", ".jpeg"))
+    needed, _ = estimate_check(length, d_model, [name], pairwise=False)  # the heatmap's memory, before any work
+    check_memory(needed, f"drawing {name} at length {length}, d_model {d_model}", "use a smaller --length or "
+                 "--d-model")
+    options = parse_options(option)
+    build_sized(name, d_model, length, options, n_heads)  # bad options fail here with a clear line
+    summary = summarize(name, d_model=d_model, length=length, n_heads=n_heads, options=options, out=out)
     for key, value in summary.items():
         console.print(f"[bold]{key}[/bold]: {escape(str(value))}")

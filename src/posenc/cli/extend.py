@@ -67,8 +67,17 @@ def extend(model: str = typer.Argument("smollm2", help="smollm2, a model folder,
     """Perplexity (non-overlapping and sliding windows) and passkey accuracy by length x RoPE scaling."""
     import torch
 
+    from posenc.cli.paths import output_dir, output_file
     from posenc.extend import run_extend, to_markdown
 
+    if threads is not None and threads < 1:
+        raise PosencError(f"--threads must be a positive integer, got {threads}; leave it out for torch's choice")
+    if text is not None and not text.is_file():
+        raise PosencError(f"--text {text} is not a file; pass a UTF-8 text file, or leave --text out for "
+                          f"Shakespeare's plays")
+    store = output_file(store, "--store")
+    if not plan:
+        out = output_dir(out, "--out")
     if threads:
         torch.set_num_threads(threads)
     result = run_extend(model=model, lengths=_ints(lengths, "--lengths"),

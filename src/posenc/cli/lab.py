@@ -14,6 +14,9 @@ from posenc.errors import PosencError
 
 console = Console()
 
+#: a time estimate above this many seconds is printed before the work starts
+SLOW_S = 30.0
+
 
 def register(app: typer.Typer) -> None:
     app.command("train")(train)
@@ -48,15 +51,26 @@ def train(task: str = typer.Option("copy", "--task", help="copy, reverse, sort, 
     """Train one model on a task at short lengths and print its metric at every test length."""
     import torch
 
+    from posenc.cli.paths import output_file
     from posenc.lab import KIND, RunConfig, to_markdown, train_run
     from posenc.lab.tables import summarize_records
+    from posenc.lab.train import check_run
+    from posenc.resources import format_seconds
     from posenc.store import ResultStore
 
+    if threads < 0:
+        raise PosencError(f"--threads must be >= 0 (0 keeps torch's default), got {threads}")
     settings = {"task": task, "encoding": encoding, "encoding_options": parse_options(option), "train_len": train_len,
                 "eval_lengths": _lengths(eval_lengths), "steps": steps, "d_model": d_model, "n_layers": n_layers,
                 "n_heads": n_heads, "fmt": fmt, **parse_options(setting)}
     config = RunConfig.from_dict(settings)
+    if store is not None:
+        store = output_file(store, "--store")
+    estimate = check_run(config, threads=threads or torch.get_num_threads())  # memory and options, before any work
     results_store = ResultStore(store) if store else None  # a bad store fails before training
+    if estimate.seconds > SLOW_S:
+        typer.echo(f"estimated {format_seconds(estimate.seconds)} for {config.steps} steps and the evaluation",
+                   err=True)
     if threads:
         torch.set_num_threads(threads)
     result = train_run(config, seed)
@@ -77,22 +91,34 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
           threads: int = typer.Option(1, "--threads", help="torch threads per run"),
           setting: list[str] = typer.Option(None, "--set", help="replace a base setting of every run, e.g. --set "
                                             "steps=500 (changes the runs' configs, so they are stored apart)"),
-          limit: int = typer.Option(None, "--limit", help="run at most this many missing runs"),
-          metric: str = typer.Option(None, "--metric", help="exact_match, token_accuracy, ppl, bpc"),
+          limit: int = typer.Option(None, "--limit", help="run at most this many missing runs (0: none, just the "
+                                    "table)"),
+          metric: str = typer.Option(None, "--metric", help="exact_match or token_accuracy (tasks); ppl, bpc or nll "
+                                     "(char-LM)"),
           out: Path = typer.Option(None, "--out", help="folder for table.md, summary.json and metric_vs_length.png"),
           progress: bool = typer.Option(True, "--progress/--no-progress")) -> None:
     """Run a grid of lab runs (skipping those already in the store) and print the table of metric by length."""
+    from posenc.cli.paths import output_dir, output_file
     from posenc.lab import PRESETS, run_sweep, summarize, to_markdown
+    from posenc.lab.sweep import EXECUTORS, resolve_sweep
+    from posenc.lab.tables import check_metric
 
     if (preset is None) == (grid is None):
         raise PosencError(f"pass exactly one of --preset ({', '.join(PRESETS)}) or --grid FILE.json")
-    from posenc.lab.sweep import resolve_sweep
-
+    if executor not in EXECUTORS:
+        raise PosencError(f"unknown executor {executor!r}; valid executors are: {', '.join(EXECUTORS)}")
+    for option, value, low in (("--workers", workers, 1), ("--threads", threads, 0), ("--limit", limit, 0)):
+        if value is not None and value < low:
+            raise PosencError(f"{option} must be an integer >= {low}, got {value}")
     spec = resolve_sweep(preset if preset is not None else grid)
     if setting:
         spec = spec.with_settings(parse_options(setting))
+    check_metric(metric, {config.task for config, _ in spec.runs()})  # every run's settings are validated here too
+    store = output_file(store, "--store")
+    if out is not None:
+        out = output_dir(out, "--out")
     results = run_sweep(spec, store, executor=executor, workers=workers, address=address, progress=progress,
-                        threads=threads, limit=limit)
+                        threads=threads, limit=limit, echo=lambda text: typer.echo(text, err=True))
     skipped = sum(r.skipped for r in results)
     failed = [r for r in results if r.status != "done"]
     summary = summarize(store, spec, metric=metric)

@@ -22,14 +22,33 @@ def probe(model: str = typer.Argument(..., help="minilm, smollm2, a model folder
           no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars")) -> None:
     """Probe a pretrained model: word/position geometry against chance, position decodability, the four-term
     split of layer 0, positional heads, and RoPE frequency usage."""
-    from posenc.probe.run import ProbeConfig, run_probe
+    from posenc.cli.paths import output_dir
+    from posenc.errors import PosencError
+    from posenc.extend.run import model_config
+    from posenc.probe.run import PROBES, ProbeConfig, check_probe_fits, run_probe
 
-    config = None
-    if window is not None or windows is not None:
-        base = ProbeConfig.quick() if quick else ProbeConfig()
-        config = ProbeConfig(window=window or base.window, windows=windows or base.windows, n_pairs=base.n_pairs)
-    out = out or Path(f"probe-{Path(model).stem if model.endswith('.gguf') else Path(model).name or 'model'}")
+    unknown = sorted(set(only or ()) - set(PROBES))
+    if unknown:
+        raise PosencError(f"unknown probe(s) {unknown} for --only; choose from {', '.join(PROBES)}")
+    base = ProbeConfig.quick() if quick else ProbeConfig()
+    config = ProbeConfig(window=base.window if window is None else window,
+                         windows=base.windows if windows is None else windows, n_pairs=base.n_pairs)
+    if text is not None and not text.is_file():
+        raise PosencError(f"--text {text} is not a file; pass a UTF-8 text file, or leave --text out for "
+                          f"Shakespeare's plays")
+    out = output_dir(out or Path(f"probe-{Path(model).stem if model.endswith('.gguf') else Path(model).name or 'model'}"))
+    hf_config = model_config(model)  # the config only: the checks below run before any weight is loaded
+    limit = getattr(hf_config, "max_position_embeddings", None) or getattr(hf_config, "n_positions", None)
+    if limit is not None and config.window is not None and config.window > limit:
+        raise PosencError(f"--window {config.window} exceeds the model's {limit} positions; use --window {limit} or "
+                          f"less")
+    check_probe_fits(hf_config, config.window or min(512, limit or 512), model)
     result = run_probe(model, text=text, out_dir=out, quick=quick, config=config, probes=only or None,
                        progress=not no_progress)
     typer.echo(result["summary"])
+    if "skipped" not in result["four_terms"]:
+        typer.echo("\nThe shares of a head's five parts (ww, wp, pw, pp, rest) need not add up to 1: the parts are "
+                   "correlated, so the variance of their sum, the logits, also holds twice every covariance between "
+                   "them. probe.json's 'covariance' is 1 minus the sum of the shares (negative when they add up to "
+                   "more than 1).")
     typer.echo(f"\nwrote {', '.join(result['files'])} to {out}")

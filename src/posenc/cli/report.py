@@ -28,8 +28,12 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
     Every sampled number carries a 95% interval; a verdict is supported or refuted only when the intervals clear
     the thresholds fixed before the run, and inconclusive when one straddles a threshold.
     """
+    from posenc.cli.paths import output_dir, output_file
     from posenc.report.run import run_report
 
+    out = output_dir(out, "--out")  # before any experiment runs
+    if store is not None:
+        store = output_file(store, "--store")
     result = run_report(out, quick=quick, store_path=store, progress=not no_progress, claims=claim or None,
                         seeds=seeds, thresholds=thresholds)
     counts = ", ".join(f"{n} {status}" for status, n in result.counts.items() if n)

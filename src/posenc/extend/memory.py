@@ -18,17 +18,16 @@ margin of 25% on the variable part. :func:`check_fits` refuses a length whose es
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from posenc.errors import PosencError
+from posenc.resources import GB, available_memory
 
 __all__ = ["MemoryEstimate", "estimate_memory", "available_memory", "check_fits", "GB"]
 
-GB = 1024 ** 3
 _RUNTIME_BYTES = int(0.8 * GB)
 _MARGIN = 1.25
 
@@ -80,22 +79,6 @@ def estimate_memory(config: Any, length: int, dtype: torch.dtype = torch.float32
     runtime = _RUNTIME_BYTES if torch.device(device).type == "cpu" else 0
     total = weights + runtime + int(_MARGIN * (activations + cache + output))
     return MemoryEstimate(length, weights, activations, cache, output, runtime, total)
-
-
-def available_memory(device: str | torch.device = "cpu") -> int:
-    """Bytes available now: ``MemAvailable`` on CPU (Linux; else total physical memory), free memory on CUDA."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(device)
-        return int(free)
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
 def check_fits(config: Any, lengths: list[int], dtype: torch.dtype = torch.float32, kv_cache: bool = True,

@@ -26,6 +26,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.encodings.learned import PositionOutOfRange
+from posenc.errors import PosencError
 from posenc.lab.tasks import Task, exact_match, format_batch
 from posenc.protocols import PROTOCOLS, normalize_protocol
 
@@ -89,8 +90,11 @@ def evaluate_lm(model: nn.Module, text: torch.Tensor, lengths: list[int], protoc
         max_tokens: score the first ``max_tokens`` targets (rounded down to a multiple of ``max(lengths)``).
         stride: sliding-window stride; ``None`` uses ``max(1, L_valid // stride_fraction)``.
     """
-    model.eval()
     longest = max(lengths)
+    if longest >= len(text):
+        raise PosencError(f"evaluation length {longest} needs at least {longest + 1} characters of text, but the "
+                          f"validation text has {len(text)}; use evaluation lengths below {len(text)}")
+    model.eval()
     n_tokens = max(longest, (min(max_tokens, len(text) - 1) // longest) * longest)
     out: dict[str, dict[str, dict[str, float] | str]] = {p: {} for p in protocols}
     for protocol in protocols:

@@ -18,21 +18,37 @@ Example::
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import multiprocessing as mp
+import os
+import signal
 import socket
+import sys
+import threading
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from posenc.errors import PosencError
-from posenc.lab.train import KIND, RunConfig, RunResult, build_model, train_run
+from posenc.lab.train import (
+    CHARLM,
+    CHARLM_VOCAB_BOUND,
+    KIND,
+    RunConfig,
+    RunResult,
+    build_model,
+    check_run,
+    estimate_run,
+    train_run,
+)
+from posenc.progress import progress as progress_bar
+from posenc.resources import format_seconds
 from posenc.store import ResultStore
 
 __all__ = ["Sweep", "run_sweep", "resolve_sweep", "EXECUTORS", "connect_ray"]
@@ -131,8 +147,9 @@ def resolve_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep) -> Sweep:
     return get_preset(str(preset_or_grid))  # raises: unknown preset, lists the valid ones
 
 
-def _validate_models(runs: list[tuple[RunConfig, int]]) -> None:
-    """Build each distinct model once so that a size that does not fit fails before hours of training."""
+def _validate_models(runs: list[tuple[RunConfig, int]], concurrent: int = 1) -> None:
+    """Check and build each distinct model once, so that a run that cannot fit in memory (``concurrent`` of them
+    side by side) or cannot be built fails before hours of training."""
     seen = set()
     for config, _ in runs:
         key = json.dumps(config.as_dict(), sort_keys=True)
@@ -140,9 +157,10 @@ def _validate_models(runs: list[tuple[RunConfig, int]]) -> None:
             continue
         seen.add(key)
         try:
-            build_model(config)
+            check_run(config, concurrent=concurrent)
+            build_model(config, vocab_size=CHARLM_VOCAB_BOUND if config.task == CHARLM else None)
         except PosencError as exc:
-            raise PosencError(f"run {config.task}/{config.label} cannot be built: {exc}") from exc
+            raise PosencError(f"run {config.task}/{config.label} cannot run: {exc}") from exc
 
 
 def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | None, threads: int | None) -> RunResult:
@@ -208,7 +226,7 @@ def _ray_task(config: dict[str, Any], seed: int, threads: int | None) -> RunResu
 
 def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: str | Path, executor: str = "local",
               workers: int = 1, address: str | None = None, progress: bool = True, threads: int | None = 1,
-              limit: int | None = None) -> list[RunResult]:
+              limit: int | None = None, echo: Callable[[str], Any] | None = None) -> list[RunResult]:
     """Run every missing run of a sweep and return the results of all its runs (stored ones included).
 
     Args:
@@ -220,6 +238,7 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         progress: a bar for the sweep and one per run.
         threads: torch threads per run (1 keeps parallel workers from fighting over cores).
         limit: run at most this many missing runs (the rest stay missing for the next call).
+        echo: where to say how many runs are missing and how long they should take (``None``: silent).
 
     Returns:
         one :class:`RunResult` per ``(config, seed)`` of the grid, in grid order; ``skipped=True`` marks results that
@@ -227,8 +246,11 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     """
     if executor not in EXECUTORS:
         raise PosencError(f"unknown executor {executor!r}; valid executors are: {', '.join(EXECUTORS)}")
-    if not isinstance(workers, int) or workers < 1:
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise PosencError(f"workers must be a positive integer, got {workers!r}")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise PosencError(f"limit must be an integer >= 0 (the most missing runs to run now; 0 runs none), got "
+                          f"{limit!r}; leave it out to run every missing run")
     sweep = resolve_sweep(preset_or_grid)
     runs = sweep.runs()
     store = ResultStore(store_path)  # a foreign or corrupt file raises here, before any work
@@ -244,9 +266,16 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     if limit is not None:
         pending = pending[:limit]
     if pending:
-        _validate_models([(RunConfig.from_dict(c), s) for _, c, s in pending])
-    bar = tqdm(total=len(runs), initial=len(results), desc=f"sweep {sweep.name}", disable=not progress,
-               position=0, dynamic_ncols=True)
+        concurrent = 1 if executor == "ray" else min(workers, len(pending))
+        configs = [(RunConfig.from_dict(c), s) for _, c, s in pending]
+        _validate_models(configs, concurrent)
+        if echo is not None:
+            seconds = sum(estimate_run(c, threads or 1).seconds for c, _ in configs) / concurrent
+            echo(f"sweep {sweep.name}: {len(pending)} of {len(runs)} runs to run, estimated {format_seconds(seconds)}"
+                 + (f" with {concurrent} workers" if concurrent > 1 else "")
+                 + (" (Ray: depends on the cluster)" if executor == "ray" else ""))
+    bar = progress_bar(total=len(runs), initial=len(results), desc=f"sweep {sweep.name}", disable=not progress,
+                       position=0)
     try:
         if executor == "ray" and pending:
             _run_ray(pending, store, address, threads, results, bar)
@@ -261,9 +290,38 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     return [results[i] for i in sorted(results)]
 
 
+#: how often a worker checks that the sweep that started it is still alive
+PARENT_POLL_S = 0.5
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)  # the sweep is gone (killed, even with SIGKILL): nobody will read this run
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Make a pool worker exit when the sweep process dies, whatever killed it.
+
+    Linux: ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` asks the kernel to signal the worker when its parent dies. Everywhere:
+    a daemon thread that polls the parent's pid (a dead parent's children are re-parented, so ``getppid`` changes).
+    A run cut short this way is simply missing from the store, and the next sweep runs it.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no libc symbol: the watchdog below still works
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the line above took effect
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="posenc-parent-watch").start()
+
+
 def _run_pool(pending, store, workers, progress, threads, results, bar) -> None:
     context = mp.get_context("spawn")  # fork after torch has started its thread pools can deadlock
-    with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context, initializer=_worker_init,
+                             initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(_execute_and_store, config, seed, str(store.path), progress, 1 + i % workers,
                                threads): index for i, (index, config, seed) in enumerate(pending)}
         remaining = set(futures)

@@ -27,7 +27,30 @@ from posenc.lab.sweep import Sweep, resolve_sweep
 from posenc.lab.train import CHARLM, KIND
 from posenc.store import ResultStore
 
-__all__ = ["summarize", "summarize_records", "alibi_table", "to_markdown", "default_metric"]
+__all__ = ["summarize", "summarize_records", "alibi_table", "to_markdown", "default_metric", "check_metric",
+           "TASK_METRICS", "LM_METRICS"]
+
+
+#: the metrics of the synthetic tasks and of the char-LM
+TASK_METRICS = ("exact_match", "token_accuracy")
+LM_METRICS = ("ppl", "bpc", "nll")
+
+
+def check_metric(metric: str | None, tasks: set[str] | list[str]) -> None:
+    """Refuse a metric the runs of ``tasks`` do not have (``None``, each task's default, always works)."""
+    tasks = set(tasks)
+    if metric is None or not tasks:
+        return
+    charlm, synthetic = CHARLM in tasks, bool(tasks - {CHARLM})
+    valid = (TASK_METRICS if synthetic and not charlm else ()) + (LM_METRICS if charlm and not synthetic else ())
+    if metric in valid:
+        return
+    if charlm and synthetic:
+        raise PosencError(f"--metric {metric!r}: this sweep has both the char-LM ({', '.join(LM_METRICS)}) and "
+                          f"synthetic tasks ({', '.join(TASK_METRICS)}), and no metric applies to both; leave "
+                          f"--metric out to use each one's default")
+    raise PosencError(f"unknown metric {metric!r} for {'the char-LM' if charlm else 'the synthetic tasks'}; valid "
+                      f"metrics are: {', '.join(valid)}")
 
 
 def default_metric(task: str) -> str:
@@ -47,6 +70,7 @@ def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
 def summarize_records(records: list[tuple[dict[str, Any], int, dict[str, Any]]], metric: str | None = None,
                       name: str = "") -> dict[str, Any]:
     """Summary of ``(config, seed, metrics)`` triples (see the module docstring)."""
+    check_metric(metric, {config["task"] for config, _, _ in records})
     cells: dict[str, dict[str, dict[str, list]]] = {}
     lengths: dict[str, set[int]] = {}
     train_len: dict[str, int] = {}
@@ -143,7 +167,10 @@ def _cell(cell: dict[str, Any] | None, digits: int) -> str:
 
 def to_markdown(summary: dict[str, Any]) -> str:
     """Markdown tables: one per task (rows: encodings, columns: lengths); for the char-LM, the ALiBi-style layout."""
-    parts = [f"## {summary['sweep']}: metric by length (mean ± std over seeds)"]
+    seeds = max((c["n"] + c["cannot_run"] for by_label in summary["series"].values() for row in by_label.values()
+                 for c in row.values()), default=0)
+    spread = "one seed" if seeds <= 1 else f"mean ± std over {seeds} seeds"
+    parts = [f"## {summary['sweep']}: metric by length ({spread})"]
     if summary.get("missing"):
         parts.append(f"_{summary['missing']} run(s) of this sweep are not in the store yet._")
     for protocol, table in alibi_table(summary).items():

@@ -6,6 +6,11 @@ Training samples a size ``n`` uniformly from ``min_train_len..train_len`` for ev
 reads windows of ``train_len`` characters); AdamW with linear warm-up then cosine decay; cross-entropy on the
 output tokens only (every next character for the char-LM).
 
+Training to the ceiling (synthetic tasks, ``val_every > 0``): every ``val_every`` steps the model is scored on
+in-distribution validation strings (sizes ``min_train_len..train_len``, drawn apart from the test strings); training
+stops when that score has not improved for ``patience`` validations or is perfect, and the best model so far is the
+one tested. Selection uses in-distribution data only, never the longer test sizes.
+
 The model's position range is the longest sequence seen in training (``max_len``, default: the sequence length at
 ``train_len``): a learned table gets exactly that many rows, so it cannot run longer sequences, and says so.
 """
@@ -19,20 +24,47 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
 
 from posenc.errors import PosencError
 from posenc.lab.evaluate import evaluate_lm, evaluate_task
 from posenc.lab.tasks import FORMATS, IGNORE, TASKS, VOCAB_SIZE, format_batch, get_task, sequence_length
 from posenc.model import Transformer, TransformerConfig
+from posenc.progress import progress as progress_bar
 from posenc.protocols import PROTOCOLS, normalize_protocols
-from posenc.registry import get_class
+from posenc.registry import build_for_model, get_class
+from posenc.resources import GB, check_memory, format_bytes
 
-__all__ = ["RunConfig", "RunResult", "build_model", "train_run", "CHARLM", "KIND"]
+__all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run",
+           "refuse_constant_encoding", "CHARLM", "KIND", "CONSTANT_ACROSS_CHANNELS"]
 
 CHARLM = "charlm"  #: the character-level Shakespeare language model
 KIND = "lab"  #: the results-store kind of lab runs
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
+#: encodings that add one value to every channel of a token (seed 000 §2.1-2.2)
+CONSTANT_ACROSS_CHANNELS = ("integer", "normalized")
+
+
+def refuse_constant_encoding(encoding: str, options: dict[str, Any]) -> None:
+    """Refuse ``integer`` and ``normalized`` added to the token embedding: they are NoPE under another name here.
+
+    Both add the same number ``c`` to every channel of a token. Every block of the lab's pre-norm Transformer reads
+    its input through a LayerNorm, which subtracts the token's mean over channels, so ``LayerNorm(x + c) =
+    LayerNorm(x)``; the residual stream carries ``c`` unchanged to the final LayerNorm, which removes it too. With
+    the same weights the model computes exactly what NoPE computes (``tests/lab/test_validation.py`` shows it), so a run
+    would report NoPE's numbers under another name. With ``combine="concat"`` the value gets channels of its own and
+    survives normalisation.
+    """
+    inner, inner_options = encoding, options
+    if encoding == "randomized":
+        inner = options.get("encoding", "rope")
+        inner_options = options.get("options") or {}
+    if inner in CONSTANT_ACROSS_CHANNELS and inner_options.get("combine", "add") == "add":
+        raise PosencError(
+            f"encoding {inner!r} added to the token embedding is NoPE in the lab's model: it adds the same value to "
+            f"every channel of a token, and the pre-norm Transformer's LayerNorm subtracts each token's mean over "
+            f"channels before any layer reads it, so the model computes exactly what 'nope' computes (same "
+            f"weights, same outputs). Give the positions channels of their own with -o combine=concat -o dim=16 "
+            f"(encoding_options {{'combine': 'concat', 'dim': 16}}), or run 'nope'")
 
 
 @dataclass
@@ -50,7 +82,11 @@ class RunConfig:
         min_train_len: smallest task size in training.
         eval_lengths: task sizes (char-LM: context lengths) to test; default ``L/2, L, 2L, 4L`` (char-LM
             ``L, 2L, 4L, 8L``).
-        steps, batch_size, lr, warmup, weight_decay, grad_clip: optimisation.
+        steps, batch_size, lr, warmup, weight_decay, grad_clip: optimisation (``steps`` is the most steps when
+            training to the ceiling).
+        val_every: validate in distribution every this many steps and stop at the ceiling (0: train all ``steps``).
+        patience: validations without improvement before stopping.
+        val_samples: validation strings per size.
         eval_samples: test strings per task size.
         eval_tokens: characters scored per char-LM evaluation length.
         protocols: char-LM protocols, ``nonoverlap`` and/or ``sliding`` (:mod:`posenc.protocols`).
@@ -78,6 +114,9 @@ class RunConfig:
     warmup: int = 50
     weight_decay: float = 0.0
     grad_clip: float = 1.0
+    val_every: int = 0
+    patience: int = 4
+    val_samples: int = 64
     eval_samples: int = 256
     eval_tokens: int = 16384
     protocols: list[str] = field(default_factory=lambda: list(PROTOCOLS))
@@ -95,15 +134,39 @@ class RunConfig:
         if self.task == CHARLM and self.fmt != "decoder":
             raise PosencError("the char-LM is a causal decoder; use fmt='decoder'")
         for name in ("d_model", "n_layers", "n_heads", "train_len", "min_train_len", "steps", "batch_size",
-                     "eval_samples", "eval_tokens"):
+                     "eval_samples", "eval_tokens", "patience", "val_samples"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise PosencError(f"RunConfig.{name} must be a positive integer, got {value!r}")
+        if not isinstance(self.val_every, int) or isinstance(self.val_every, bool) or self.val_every < 0:
+            raise PosencError(f"RunConfig.val_every must be an integer >= 0 (0: no early stopping), got "
+                              f"{self.val_every!r}")
+        if self.val_every and self.task == CHARLM:
+            raise PosencError("val_every (training to the in-distribution ceiling) applies to the synthetic tasks; "
+                              "the char-LM trains for a fixed number of steps: set val_every=0")
         if self.min_train_len > self.train_len:
             raise PosencError(f"min_train_len ({self.min_train_len}) must be <= train_len ({self.train_len})")
-        self.eval_lengths = [int(n) for n in (self.eval_lengths or self.default_eval_lengths())]
-        if any(n < 1 for n in self.eval_lengths):
-            raise PosencError(f"eval_lengths must be positive, got {self.eval_lengths}")
+        for name, low in (("warmup", 0), ("d_ff", 1), ("max_len", 1)):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
+                raise PosencError(f"RunConfig.{name} must be an integer >= {low}"
+                                  + (" or None" if name != "warmup" else "") + f", got {value!r}")
+        for name, low, high, example in (("lr", 0.0, None, "lr=1e-3"), ("weight_decay", 0.0, None, "weight_decay=0.01"),
+                                         ("grad_clip", 0.0, None, "grad_clip=1.0"), ("dropout", 0.0, 1.0, "dropout=0.1")):
+            value = getattr(self, name)
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            ok = ok and (value > low if name == "lr" else value >= low) and (high is None or value < high)
+            if not ok:
+                bounds = f"in [{low:g}, {high:g})" if high is not None else ("> 0" if name == "lr" else ">= 0")
+                raise PosencError(f"RunConfig.{name} must be a number {bounds}, got {value!r}; e.g. --set {example}")
+        if self.label is not None and (not isinstance(self.label, str) or not self.label.strip()):
+            raise PosencError(f"RunConfig.label must be a non-empty string or None, got {self.label!r}")
+        lengths = self.eval_lengths or self.default_eval_lengths()
+        if not isinstance(lengths, list | tuple) or any(not isinstance(n, int) or isinstance(n, bool) or n < 1
+                                                        for n in lengths):
+            raise PosencError(f"eval_lengths must be a list of positive integers, got {lengths!r}; e.g. "
+                              f"eval_lengths=[10, 20, 40]")
+        self.eval_lengths = list(lengths)
         self.protocols = list(normalize_protocols(self.protocols))
         if self.stride is not None and (not isinstance(self.stride, int) or self.stride < 1):
             raise PosencError(f"stride must be a positive integer or None, got {self.stride!r}")
@@ -116,6 +179,7 @@ class RunConfig:
         if randomized_range is not None and randomized_range < longest:
             raise PosencError(f"randomized positions are drawn from [0, {randomized_range}) but the longest sequence "
                               f"has {longest} tokens; pass encoding_options max_len >= {longest}")
+        refuse_constant_encoding(self.encoding, self.encoding_options)
         if self.label is None:
             concat = self.encoding_options.get("combine") == "concat"
             self.label = self.encoding + ("-concat" if concat else "")
@@ -157,8 +221,8 @@ class RunResult:
     skipped: bool = False  #: found in the store, not run again
 
 
-def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None) -> Transformer:
-    """The Transformer of a run (weights initialised from ``seed``)."""
+def _model_options(config: RunConfig, seed: int) -> tuple[dict[str, Any], int]:
+    """The encoding options the model gets, and its position range ``max_len``."""
     options = dict(config.encoding_options)
     if config.encoding == "t5" and "bidirectional" not in options:
         options["bidirectional"] = config.fmt == "encoder"  # a causal decoder only sees keys at r <= 0
@@ -171,6 +235,12 @@ def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None)
         raise PosencError(f"encoding_options {clash} are model sizes; set them through RunConfig (d_model, n_heads) "
                           f"instead of encoding_options")
     max_len = options.pop("max_len", None) or config.max_len or config.sequence_length(config.train_len)
+    return options, max_len
+
+
+def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None) -> Transformer:
+    """The Transformer of a run (weights initialised from ``seed``)."""
+    options, max_len = _model_options(config, seed)
     if vocab_size is None:
         vocab_size = VOCAB_SIZE if config.task in TASKS else _charlm_vocab()
     torch.manual_seed(seed)
@@ -186,12 +256,194 @@ def _charlm_vocab() -> int:
     return load_corpus().vocab_size
 
 
+# -- size guard ------------------------------------------------------------------------------------------------------
+#: the Python process with torch imported
+RUNTIME_BYTES = int(0.5 * GB)
+#: safety factor on activations
+MEMORY_MARGIN = 1.5
+#: largest char-LM vocabulary the estimate assumes (the plays have 84 characters)
+CHARLM_VOCAB_BOUND = 128
+#: evaluation batch sizes of :func:`posenc.lab.evaluate.evaluate_task` and :func:`~posenc.lab.evaluate.evaluate_lm`
+TASK_EVAL_BATCH, LM_EVAL_BATCH = 128, 16
+#: float operations per second of one CPU thread on these small matrices, and the fixed cost of one optimiser
+#: step (Python, autograd, AdamW) per layer: fitted to the presets' times on 2 idle cores (docs/lab.md), which the
+#: estimate matches within a factor of 1.6 (quick 135 s of CPU estimated, 141 s measured; nope-tasks 2753 s and
+#: 2240 s; alibi-table 1560 s and 2448 s)
+FLOPS_PER_THREAD = 8e10
+STEP_OVERHEAD_S = 1e-3
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """Peak memory (bytes) and time (seconds) of a run, estimated from its config alone (see :func:`estimate_run`)."""
+
+    params: int
+    state_bytes: int
+    train_bytes: int
+    eval_bytes: int
+    total: int
+    seconds: float
+
+    def describe(self) -> str:
+        return (f"{self.params:,} parameters with gradients and AdamW moments "
+                f"{format_bytes(self.state_bytes)}, one training step's activations {format_bytes(self.train_bytes)}, "
+                f"the largest evaluation batch {format_bytes(self.eval_bytes)}, runtime {format_bytes(RUNTIME_BYTES)}, "
+                f"margin x{MEMORY_MARGIN} on activations")
+
+
+def _inner(config: RunConfig) -> tuple[str, dict[str, Any]]:
+    if config.encoding == "randomized":
+        return config.encoding_options.get("encoding", "rope"), config.encoding_options.get("options") or {}
+    return config.encoding, config.encoding_options
+
+
+def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
+    """Peak memory and time of :func:`train_run` for ``config``, from arithmetic on its sizes (nothing allocated).
+
+    With ``W`` the encoded width (``d_model``, plus the position part under concat), ``F = d_ff``, ``L`` layers,
+    ``H`` heads, ``V`` the vocabulary, ``B`` the batch and ``T`` the tokens of the longest training sequence, in
+    float32 elements:
+
+        parameters   P = V d_model + (learned table) + L (4 W^2 + 2 W F + F + 6 W) + 2 W + W V
+        state        4 P                                     # weights, gradients, two AdamW moments
+        train step   B T (L (16 W + 3 F) + 4 W + 3 V)        # what autograd keeps for the backward pass
+                     + 3 L B H T^2 + 2 H T^2 + 8 T^2         # only with a bias (ALiBi, T5): SDPA's math path
+        evaluation   B_e T_e (6 W + 2 F + 3 V) (+ 2 B_e H T_e^2 + 2 H T_e^2 + 8 T_e^2 with a bias)
+
+    ``T_e`` is the longest evaluation sequence and ``B_e`` the evaluation batch (128 strings, 16 char-LM windows).
+    Total: ``runtime + 4 (4 P) + margin * max(train step, evaluation)`` bytes. Time: ``6 P_dense B T + 12 L B T^2 W``
+    floating-point operations per step (forward and backward) and ``2 P_dense + 4 L T W`` per evaluated token, at
+    :data:`FLOPS_PER_THREAD` per thread, plus :data:`STEP_OVERHEAD_S` per step and layer.
+
+    Measured against the peak resident memory of whole processes (copy task, d_model 64, 2 layers, batch 32,
+    sequences of 256 to 2048 tokens, rope, alibi and nope), the total is 1.2 to 1.4 times the peak.
+    """
+    inner, inner_options = _inner(config)
+    concat = inner_options.get("combine") == "concat"
+    dim = int(inner_options.get("dim") or 0) if concat else 0
+    W, L, H = config.d_model + dim, config.n_layers, config.n_heads
+    F = config.d_ff or 4 * W
+    V = VOCAB_SIZE if config.task in TASKS else CHARLM_VOCAB_BOUND
+    charlm = config.task == CHARLM
+    T = config.sequence_length(config.train_len)
+    T_e = max(config.sequence_length(n) for n in config.eval_lengths)
+    if config.val_every:
+        T_e = max(T_e, T)
+    B = config.batch_size
+    B_e = LM_EVAL_BATCH if charlm else min(TASK_EVAL_BATCH, max(config.eval_samples, config.val_samples))
+    bias = "bias" in get_class(inner).info.hooks
+    per_row = config.encoding == "randomized"  # positions drawn per sequence: a bias per batch row
+    table = 0
+    if inner == "learned":
+        rows = config.encoding_options.get("max_len") or config.max_len or T
+        table = int(rows) * (dim or config.d_model)
+    dense = L * (4 * W * W + 2 * W * F + F + 6 * W) + 2 * W + W * V
+    params = V * config.d_model + table + dense
+    train = B * T * (L * (16 * W + 3 * F) + 4 * W + 3 * V)
+    evaluation = B_e * T_e * (6 * W + 2 * F + 3 * V)
+    if bias:
+        train += 3 * L * B * H * T * T + 2 * H * T * T * (B if per_row else 1) + 8 * T * T
+        evaluation += 2 * B_e * H * T_e * T_e + 2 * H * T_e * T_e * (B_e if per_row else 1) + 8 * T_e * T_e
+    state, train, evaluation = 4 * 4 * params, 4 * train, 4 * evaluation
+    total = RUNTIME_BYTES + state + int(MEMORY_MARGIN * max(train, evaluation))
+    flops = config.steps * (6 * dense * B * T + 12 * L * B * T * T * W)
+    if charlm:
+        for n in config.eval_lengths:
+            stride = config.stride or max(1, n // 8)
+            tokens = max(n, config.eval_tokens)
+            windows = sum({"nonoverlap": tokens / n, "sliding": 1 + tokens / stride}[p] for p in config.protocols)
+            flops += windows * n * (2 * dense + 4 * L * n * W)
+    else:
+        flops += sum(config.eval_samples * (m := config.sequence_length(n)) * (2 * dense + 4 * L * m * W)
+                     for n in config.eval_lengths)
+    seconds = flops / (FLOPS_PER_THREAD * max(1, threads)) + config.steps * L * STEP_OVERHEAD_S
+    return RunEstimate(params, state, train, evaluation, total, seconds)
+
+
+def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = None, threads: int = 1) -> RunEstimate:
+    """Refuse a run that cannot work, before anything is allocated: a char-LM length past the validation text, an
+    estimate (:func:`estimate_run`, times ``concurrent`` runs side by side) above the memory available, or encoding
+    options the encoding rejects. Returns the estimate."""
+    if config.task == CHARLM:
+        from posenc.lab.corpus import text_sizes
+
+        train_chars, valid_chars = text_sizes()
+        longest = max(config.eval_lengths)
+        if longest >= valid_chars:
+            raise PosencError(f"eval length {longest} is longer than the char-LM's validation text ({valid_chars} "
+                              f"characters); use eval lengths below {valid_chars}")
+        if config.train_len >= train_chars:
+            raise PosencError(f"train_len {config.train_len} is longer than the char-LM's training text "
+                              f"({train_chars} characters); use a train_len below {train_chars}")
+    estimate = estimate_run(config, threads)
+    side_by_side = f"{concurrent} runs side by side, each " if concurrent > 1 else ""
+    check_memory(concurrent * estimate.total, f"lab run {config.task}/{config.label} (train_len {config.train_len}, "
+                 f"eval lengths up to {max(config.eval_lengths)}, d_model {config.d_model}, batch "
+                 f"{config.batch_size})", "lower train_len, eval_lengths, batch_size or d_model"
+                 + (", or use fewer workers" if concurrent > 1 else ""), limit_bytes=limit_bytes,
+                 detail=side_by_side + estimate.describe())
+    options, max_len = _model_options(config, 0)
+    try:  # what the model's constructor does with the options, without the model
+        build_for_model(config.encoding, d_model=config.d_model, n_heads=config.n_heads,
+                        head_dim=config.d_model // config.n_heads, max_len=max_len, **options)
+    except PosencError:
+        raise
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise PosencError(f"encoding {config.encoding!r} rejects encoding_options {config.encoding_options!r}: "
+                          f"{type(exc).__name__}: {exc}; fix the option values (see docs/encodings.md)") from exc
+    return estimate
+
+
 def _lr_at(step: int, config: RunConfig) -> float:
     """Linear warm-up over ``warmup`` steps, then cosine decay to 10% of ``lr``."""
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
     progress = (step - config.warmup) / max(1, config.steps - config.warmup)
     return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+
+#: validation strings are drawn from seeds offset by this, apart from the test strings (seeded by the run's seed)
+VALIDATION_SEED_OFFSET = 10_000
+
+
+class _Ceiling:
+    """Early stopping on in-distribution validation: score = mean exact match over sizes ``min_train_len..
+    train_len`` (ties broken by token accuracy); keeps the best weights; stops after ``patience`` validations
+    without improvement, or at a perfect score."""
+
+    def __init__(self, config: RunConfig, task: Any, seed: int) -> None:
+        self.config, self.task, self.seed = config, task, seed
+        self.sizes = list(range(config.min_train_len, config.train_len + 1))
+        self.best: tuple[float, float] = (-1.0, -1.0)
+        self.best_step = 0
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.stale = 0
+        self.curve: list[list[float]] = []
+        self.stopped_at = 0
+
+    def check(self, model: Transformer, step: int) -> bool:
+        """Validate; ``True`` when training should stop."""
+        scores = evaluate_task(model, self.task, self.sizes, self.config.fmt, self.config.val_samples,
+                               VALIDATION_SEED_OFFSET + self.seed)
+        model.train()
+        exact = sum(r["exact_match"] for r in scores.values()) / len(scores)
+        token = sum(r["token_accuracy"] for r in scores.values()) / len(scores)
+        self.curve.append([step, exact, token])
+        self.stopped_at = step
+        if (exact, token) > self.best:
+            self.best, self.best_step, self.stale = (exact, token), step, 0
+            self.best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        else:
+            self.stale += 1
+        return exact >= 1.0 or self.stale >= self.config.patience
+
+    def restore(self, model: Transformer) -> None:
+        if self.best_state is not None:
+            model.load_state_dict(self.best_state)
+
+    def summary(self) -> dict[str, Any]:
+        return {"val_curve": self.curve, "best_step": self.best_step, "steps_trained": self.stopped_at,
+                "val_exact_match": self.best[0], "val_token_accuracy": self.best[1]}
 
 
 def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool = True,
@@ -201,7 +453,9 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     Metrics (JSON-able):
 
     - tasks: ``{"by_length": {str(n): {"exact_match", "token_accuracy", "samples"} | "cannot run"},
-      "loss_curve": [[step, loss], ...], "final_loss": float, "params": int}``
+      "loss_curve": [[step, loss], ...], "final_loss": float, "params": int}``, and with ``val_every``:
+      ``"val_curve": [[step, exact, token], ...], "best_step", "steps_trained", "val_exact_match",
+      "val_token_accuracy"``
     - char-LM: ``{"by_length": {protocol: {str(L_valid): {"nll", "ppl", "bpc", "tokens"} | "cannot run"}}, ...}``
 
     Example::
@@ -213,6 +467,7 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     """
     if isinstance(config, dict):
         config = RunConfig.from_dict(config)
+    check_run(config)  # a run that cannot fit or cannot build is refused before anything is allocated
     started = time.perf_counter()
     charlm = config.task == CHARLM
     if charlm:
@@ -228,9 +483,10 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     curve: list[list[float]] = []
     every = max(1, config.steps // 20)
     running, seen = 0.0, 0
-    bar = tqdm(range(config.steps), desc=f"{config.task}/{config.label} s{seed}", disable=not progress,
-               position=position, leave=position is None, dynamic_ncols=True)
+    bar = progress_bar(range(config.steps), desc=f"{config.task}/{config.label} s{seed}", disable=not progress,
+                       position=position, leave=position is None)
     model.train()
+    ceiling = _Ceiling(config, task, seed) if config.val_every and not charlm else None
     for step in bar:
         if charlm:
             L = config.train_len
@@ -255,7 +511,11 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
             curve.append([step + 1, running / seen])
             bar.set_postfix(loss=f"{running / seen:.3f}")
             running, seen = 0.0, 0
+        if ceiling is not None and (step + 1) % config.val_every == 0 and ceiling.check(model, step + 1):
+            break
     bar.close()
+    if ceiling is not None:
+        ceiling.restore(model)
     if charlm:
         by_length = evaluate_lm(model, corpus.valid, config.eval_lengths, tuple(config.protocols),
                                 max_tokens=config.eval_tokens, stride=config.stride)
@@ -263,4 +523,6 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
         by_length = evaluate_task(model, task, config.eval_lengths, config.fmt, config.eval_samples, seed)
     metrics = {"by_length": by_length, "loss_curve": curve, "final_loss": curve[-1][1] if curve else None,
                "params": sum(p.numel() for p in model.parameters())}
+    if ceiling is not None:
+        metrics.update(ceiling.summary())
     return RunResult(config.as_dict(), seed, metrics, time.perf_counter() - started)

@@ -65,8 +65,10 @@ from posenc.probe.geometry import (
 from posenc.probe.heads import HeadAccumulator
 from posenc.probe.load import LoadedModel, load_model
 from posenc.probe.rope_usage import RopeAccumulator
+from posenc.resources import GB, check_memory, format_bytes
 
-__all__ = ["ProbeConfig", "run_probe", "format_summary", "token_windows", "MIN_TOKENS", "PROBES"]
+__all__ = ["ProbeConfig", "run_probe", "format_summary", "token_windows", "MIN_TOKENS", "PROBES", "estimate_probe_memory",
+           "check_probe_fits"]
 
 #: fewer tokens than this say nothing about heads or the first layer
 MIN_TOKENS = 32
@@ -101,6 +103,42 @@ class ProbeConfig:
     @classmethod
     def quick(cls) -> ProbeConfig:
         return cls(window=256, windows=1, n_pairs=1000)
+
+
+#: bytes per attention entry (head x query x key) of one window: the model's eager scores and softmax, the captured
+#: copy, the head statistics and the RoPE logits (float32), or the four-term split's float64 parts (layer 0 only)
+PROBE_BYTES_PER_ATTENTION = 64
+#: bytes per (query, key) pair shared by every head: distance and bin tables (int64)
+PROBE_BYTES_PER_PAIR = 32
+#: Python with torch and transformers imported
+PROBE_RUNTIME_BYTES = int(1.0 * GB)
+
+
+def estimate_probe_memory(config: Any, window: int) -> tuple[int, str]:
+    """``(bytes, breakdown)``: peak memory of probing a model with windows of ``window`` tokens, from its config.
+
+    weights (float32, as loaded) + ``PROBE_BYTES_PER_ATTENTION * H * T^2`` + ``PROBE_BYTES_PER_PAIR * T^2`` +
+    runtime: attention is captured one layer at a time, so one layer's ``H x T x T`` weights are alive at once.
+    """
+    heads = int(getattr(config, "num_attention_heads", None) or getattr(config, "n_head", None) or 1)
+    d = int(getattr(config, "hidden_size", None) or getattr(config, "n_embd", None) or 0)
+    layers = int(getattr(config, "num_hidden_layers", None) or getattr(config, "n_layer", None) or 0)
+    inter = int(getattr(config, "intermediate_size", None) or 4 * d)
+    vocab = int(getattr(config, "vocab_size", None) or 0)
+    weights = 4 * (2 * vocab * d + layers * (4 * d * d + 3 * d * inter))
+    attention = PROBE_BYTES_PER_ATTENTION * heads * window * window + PROBE_BYTES_PER_PAIR * window * window
+    total = weights + attention + PROBE_RUNTIME_BYTES
+    return total, (f"weights {format_bytes(weights)}, one layer's attention of {heads} heads x {window} x {window} "
+                   f"tokens and its statistics {format_bytes(attention)}, runtime {format_bytes(PROBE_RUNTIME_BYTES)}")
+
+
+def check_probe_fits(config: Any, window: int, name: str = "the model", limit_bytes: int | None = None) -> int:
+    """Refuse, before the windows run, a window whose estimated memory (:func:`estimate_probe_memory`) exceeds what
+    is available; return the estimate."""
+    total, detail = estimate_probe_memory(config, window)
+    check_memory(total, f"probing {name} with windows of {window} tokens", "use a smaller --window (attention "
+                 "memory grows with its square)", limit_bytes=limit_bytes, detail=detail)
+    return total
 
 
 def _max_positions(config: Any) -> int | None:
@@ -191,6 +229,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
         if config.window is not None:
             raise PosencError(f"window {window} exceeds the model's {limit} positions; use --window {limit} or less")
         window = limit
+    check_probe_fits(lm.config, window, lm.name)
     raw_text = _text(text, chars=window * config.windows * 8)
     batches = token_windows(tokenizer, raw_text, window, config.windows)
     window = int(batches[0].numel())

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import torch
-from tqdm.auto import tqdm
 
 from posenc.errors import PosencError
+from posenc.progress import progress as progress_bar
 from posenc.properties.bounded import bounded
 from posenc.properties.decay import decay
 from posenc.properties.naive_flaws import continuity, growth, length_independence
@@ -33,8 +33,10 @@ from posenc.properties.uniqueness import uniqueness
 from posenc.properties.view import EncodingView, check_size
 from posenc.properties.wavelength import wavelength
 from posenc.registry import available, build_for_model, get_class
+from posenc.resources import GB, check_memory, format_bytes
 
-__all__ = ["PROPERTIES", "VARIANTS", "check_encoding", "check_all", "check_view", "build_checked", "torch_threads"]
+__all__ = ["PROPERTIES", "VARIANTS", "check_encoding", "check_all", "check_view", "build_checked", "build_sized",
+           "estimate_check", "check_fits", "torch_threads", "SIZE_OPTIONS"]
 
 #: property name -> function of an :class:`EncodingView`, in the order reports list them
 PROPERTIES: dict[str, Callable[[EncodingView], PropertyResult]] = {
@@ -79,13 +81,76 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+#: options that are sizes the check sets itself, and the command-line option that sets each
+SIZE_OPTIONS = {"d_model": "--d-model", "head_dim": "--d-model", "n_heads": "--n-heads", "max_len": "--length"}
+
+#: memory of the checks: float64 tables and their copies per (position, channel), and the uniqueness property's
+#: blocks of pairwise distances (512 rows x N float64, a few at a time) per position; fitted to the peak resident
+#: memory of ``check --all`` at (N, d_model) = (4096, 512), (32768, 512), (32768, 64), and rounded up
+BYTES_PER_CELL = 128
+BYTES_PER_POSITION = 24 * 1024
+#: the Python process with torch imported
+RUNTIME_BYTES = int(0.4 * GB)
+#: seconds of the uniqueness property, which compares every pair of positions of a table: N^2 (a + b D')
+#: with D' the distinct channels; fitted to single-thread timings at N = 8192..16384, D = 64..512
+PAIR_SECONDS, PAIR_CHANNEL_SECONDS = 5e-8, 3e-10
+
+
+def estimate_check(length: int, d_model: int, names: Sequence[str] = ("sinusoidal",), pairwise: bool = True
+                   ) -> tuple[int, float]:
+    """``(peak bytes, seconds)`` of checking (``pairwise``) or drawing the encodings ``names`` at ``length``
+    positions and width ``d_model`` (arithmetic only). The time counts the pairwise uniqueness property alone,
+    which dominates past a few thousand positions."""
+    cells = BYTES_PER_CELL * length * d_model
+    total = RUNTIME_BYTES + cells + (BYTES_PER_POSITION * length if pairwise else 0)
+    seconds = 0.0
+    if pairwise:
+        for name in names:
+            if get_class(name).info.family != "absolute":
+                continue
+            channels = {"integer": 1, "normalized": 1, "binary": min(d_model, length.bit_length() + 1)}.get(name, d_model)
+            seconds += length * length * (PAIR_SECONDS + PAIR_CHANNEL_SECONDS * channels)
+    return total, seconds
+
+
+def check_fits(length: int, d_model: int, names: Sequence[str] = ("sinusoidal",), pairwise: bool = True,
+               limit_bytes: int | None = None) -> tuple[int, float]:
+    """:func:`estimate_check`, raising :class:`PosencError` (with the estimate and the memory available) before
+    anything is allocated when it does not fit."""
+    check_size(length, d_model)
+    needed, seconds = estimate_check(length, d_model, names, pairwise)
+    check_memory(needed, f"{'checking' if pairwise else 'drawing'} {', '.join(names)} at length {length}, d_model "
+                 f"{d_model}", "use a smaller --length or --d-model", limit_bytes=limit_bytes,
+                 detail=f"{format_bytes(BYTES_PER_CELL * length * d_model)} of tables for {length} x {d_model} "
+                 + (f"float64 cells, {format_bytes(BYTES_PER_POSITION * length)} of pairwise distance blocks"
+                    if pairwise else "float64 cells") + f", runtime {format_bytes(RUNTIME_BYTES)}")
+    return needed, seconds
+
+
+def build_sized(name: str, d_model: int, length: int, options: dict[str, Any] | None = None,
+                n_heads: int = _MODEL_HEADS):
+    """``build_for_model`` with the check's sizes: an option that is one of those sizes is refused (naming the
+    option that sets it), and an encoding that rejects its options raises :class:`PosencError` naming them."""
+    options = dict(options or {})
+    clash = sorted(set(options) & set(SIZE_OPTIONS))
+    if clash:
+        fixes = ", ".join(f"{SIZE_OPTIONS[k]} instead of -o {k}=..." for k in clash)
+        raise PosencError(f"option(s) {clash} are sizes this command sets itself; use {fixes}")
+    try:
+        return build_for_model(name, d_model=d_model, n_heads=n_heads, head_dim=d_model, max_len=length, **options)
+    except PosencError:
+        raise
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise PosencError(f"encoding {name!r} rejects options {options!r}: {type(exc).__name__}: {exc}; fix the "
+                          f"option values (see docs/encodings.md)") from exc
+
+
 def build_checked(name: str, d_model: int, length: int, options: dict[str, Any] | None = None,
                   n_heads: int = _MODEL_HEADS):
     """Build ``name`` for a model of width ``d_model`` (rotary encodings use it as ``head_dim``, tables get
     ``max_len = length``)."""
     check_size(length, d_model)
-    return build_for_model(name, d_model=d_model, n_heads=n_heads, head_dim=d_model, max_len=length,
-                           **dict(options or {}))
+    return build_sized(name, d_model, length, options, n_heads)
 
 
 def _run(name: str, fn: Callable[[EncodingView], PropertyResult], view: EncodingView) -> PropertyResult:
@@ -128,6 +193,7 @@ def check_encoding(name: str, d_model: int = 512, length: int = 4096, options: d
     Returns:
         a :class:`CheckReport`; ``.to_dict()`` is JSON-able.
     """
+    check_fits(length, d_model, [name])
     start = time.perf_counter()
     encoding = build_checked(name, d_model, length, options, n_heads)
     view = EncodingView(encoding, length, d_model)
@@ -142,11 +208,11 @@ def check_encoding(name: str, d_model: int = 512, length: int = 4096, options: d
 def check_all(d_model: int = 512, length: int = 4096, names: Sequence[str] | None = None, variants: bool = True,
               n_heads: int = _MODEL_HEADS, progress: bool = True, threads: int | None = None) -> list[CheckReport]:
     """:func:`check_encoding` for every registered encoding (or ``names``), plus :data:`VARIANTS`."""
-    check_size(length, d_model)
     jobs: list[tuple[str, str, dict[str, Any]]] = [(n, n, {}) for n in (names or available())]
     if variants:
         jobs += list(VARIANTS)
+    check_fits(length, d_model, [name for _, name, _ in jobs])
     reports = []
-    for label, name, options in tqdm(jobs, desc="posenc check", unit="encoding", disable=not progress):
+    for label, name, options in progress_bar(jobs, desc="posenc check", unit="encoding", disable=not progress):
         reports.append(check_encoding(name, d_model, length, options, n_heads, label=label, threads=threads))
     return reports

@@ -1,0 +1,152 @@
+"""Meaningless input is refused (or explained) before any work: settings of the wrong type, metrics a sweep does not
+have, negative limits, zero windows, options that clash with sizes, and encodings that are NoPE under another name."""
+
+import importlib
+
+import pytest
+import torch
+
+from posenc.cli import main
+from posenc.errors import PosencError
+from posenc.lab import RunConfig, get_preset, run_sweep
+from posenc.lab.evaluate import evaluate_lm
+from posenc.lab.tables import check_metric, summarize_records, to_markdown
+from posenc.lab.train import CONSTANT_ACROSS_CHANNELS, build_model, check_run
+from posenc.model import Transformer, TransformerConfig
+
+
+def _forbid(monkeypatch, *targets):
+    for module, attribute in targets:
+        def fail(*args, _where=f"{module}.{attribute}", **kwargs):
+            raise AssertionError(f"{_where} ran although the input should have been refused first")
+
+        monkeypatch.setattr(importlib.import_module(module), attribute, fail)
+
+
+@pytest.mark.parametrize("settings,match", [
+    ({"lr": "abc"}, r"lr must be a number > 0, got 'abc'"),
+    ({"lr": 0}, "lr must be"),
+    ({"lr": float("nan")}, "lr must be"),
+    ({"dropout": 1.5}, r"dropout must be a number in \[0, 1\)"),
+    ({"weight_decay": -1}, "weight_decay"),
+    ({"grad_clip": "x"}, "grad_clip"),
+    ({"warmup": -1}, "warmup must be an integer >= 0"),
+    ({"warmup": 2.5}, "warmup"),
+    ({"d_ff": 0}, "d_ff"),
+    ({"eval_lengths": ["a", 4]}, "eval_lengths must be a list of positive integers"),
+    ({"eval_lengths": [4.5]}, "eval_lengths"),
+    ({"label": ""}, "label"),
+])
+def test_settings_of_the_wrong_type_are_refused(settings, match):
+    with pytest.raises(PosencError, match=match):
+        RunConfig.from_dict(settings)
+
+
+@pytest.mark.parametrize("argv", [["train", "--set", "lr=abc"], ["sweep", "--preset", "quick", "--set", "lr=abc"],
+                                  ["sweep", "--preset", "quick", "--set", "warmup=-3"]])
+def test_bad_settings_fail_before_training(argv, monkeypatch, capsys):
+    _forbid(monkeypatch, ("posenc.lab", "train_run"), ("posenc.lab", "run_sweep"))
+    assert main(argv) == 2
+    assert "error: RunConfig." in capsys.readouterr().err
+
+
+def test_unknown_metric_fails_before_the_sweep(monkeypatch, capsys):
+    _forbid(monkeypatch, ("posenc.lab", "run_sweep"))
+    assert main(["sweep", "--preset", "quick", "--metric", "bogus"]) == 2
+    assert "valid metrics are: exact_match, token_accuracy" in capsys.readouterr().err
+    assert main(["sweep", "--preset", "quick", "--metric", "ppl"]) == 2  # a char-LM metric on synthetic tasks
+    assert main(["sweep", "--preset", "alibi-table", "--metric", "exact_match"]) == 2
+    assert "ppl, bpc, nll" in capsys.readouterr().err
+    check_metric("bpc", {"charlm"})
+    check_metric(None, {"charlm", "copy"})
+    with pytest.raises(PosencError, match="no metric applies to both"):
+        check_metric("ppl", {"charlm", "copy"})
+    with pytest.raises(PosencError, match="unknown metric"):
+        summarize_records([({"task": "copy", "train_len": 4, "label": "rope"}, 0, {"by_length": {}})], "bogus")
+
+
+def test_negative_limit_is_refused(tmp_path, monkeypatch, capsys):
+    _forbid(monkeypatch, ("posenc.lab", "run_sweep"))
+    assert main(["sweep", "--preset", "quick", "--limit", "-1", "--store", str(tmp_path / "s.sqlite")]) == 2
+    assert "--limit must be an integer >= 0, got -1" in capsys.readouterr().err
+    with pytest.raises(PosencError, match="limit must be an integer >= 0"):
+        run_sweep("quick", tmp_path / "s.sqlite", limit=-1)
+
+
+@pytest.mark.parametrize("argv,match", [(["--window", "0"], "window must be an integer >= 32"),
+                                        (["--windows", "0"], "windows must be a positive integer"),
+                                        (["--only", "heds"], "unknown probe"),
+                                        (["--text", "/no/such/file.txt"], "is not a file")])
+def test_probe_refuses_zero_windows_before_loading(argv, match, monkeypatch, capsys):
+    _forbid(monkeypatch, ("posenc.probe.run", "run_probe"), ("posenc.extend.run", "model_config"))
+    assert main(["probe", "minilm", *argv]) == 2
+    assert match in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["check", "rope", "-o", "head_dim=32"], "--d-model instead of -o head_dim"),
+    (["check", "alibi", "-o", "n_heads=4"], "--n-heads instead"),
+    (["plot", "learned", "-o", "max_len=9"], "--length instead"),
+    (["show", "rope", "-o", "d_model=8"], "--d-model instead"),
+    (["check", "rope", "--d-model", "16", "--length", "64", "-o",
+      'scaling={"type": "yarn", "factor": 4, "original_max_len": -5}'], "rejects options"),
+    (["train", "-e", "rope", "-o", 'scaling={"type": "yarn", "factor": 4, "original_max_len": -5}'],
+     "rejects encoding_options"),
+])
+def test_options_that_clash_or_break_the_encoding(argv, match, monkeypatch, capsys):
+    _forbid(monkeypatch, ("posenc.properties", "check_encoding"), ("posenc.plots.figures", "make_figure"),
+            ("posenc.summary", "summarize"), ("posenc.lab", "train_run"))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert match in err and "Traceback" not in err
+
+
+def test_charlm_evaluation_longer_than_the_text_is_an_error():
+    with pytest.raises(PosencError, match="validation text has 100"):
+        evaluate_lm(torch.nn.Identity(), torch.zeros(100, dtype=torch.long), [64, 100])
+
+
+# -- integer and [0, 1] positions in a pre-norm model ------------------------------------------------------------------
+
+def test_pre_norm_model_cancels_a_value_added_to_every_channel():
+    # integer PE adds p + 1 to every channel; LayerNorm(x + c) = LayerNorm(x), and the residual stream carries c to
+    # the final LayerNorm, which removes it too: with the same weights the logits equal NoPE's
+    torch.manual_seed(0)
+    sizes = {"vocab_size": 20, "d_model": 32, "n_layers": 2, "n_heads": 4}
+    nope = Transformer(TransformerConfig(**sizes, encoding="nope"))
+    ids = torch.randint(0, 20, (3, 24))
+    for name in CONSTANT_ACROSS_CHANNELS:
+        model = Transformer(TransformerConfig(**sizes, encoding=name))
+        model.load_state_dict(nope.state_dict())  # no parameters in either encoding: the same weights
+        torch.testing.assert_close(model(ids), nope(ids), rtol=1e-4, atol=1e-4)
+    concat = Transformer(TransformerConfig(**sizes, encoding="integer", encoding_options={"combine": "concat",
+                                                                                          "dim": 8}))
+    shifted = concat(ids, positions=torch.arange(24) + 5)
+    assert (concat(ids) - shifted).abs().max() > 1e-2  # in channels of its own the value survives normalisation
+
+
+@pytest.mark.parametrize("name", CONSTANT_ACROSS_CHANNELS)
+def test_lab_refuses_constant_encodings_added_to_the_embedding(name):
+    with pytest.raises(PosencError, match="LayerNorm .* computes exactly what 'nope' computes"):
+        RunConfig(encoding=name)
+    with pytest.raises(PosencError, match="NoPE in the lab's model"):
+        RunConfig(encoding="randomized", encoding_options={"encoding": name})
+    config = RunConfig(encoding=name, encoding_options={"combine": "concat", "dim": 16}, d_model=32, n_heads=2)
+    assert config.label == f"{name}-concat"
+    check_run(config)
+    build_model(config)
+
+
+def test_quick_preset_runs_each_model_under_one_name():
+    labels = {config.label for config, _ in get_preset("quick").runs()}
+    assert not labels & set(CONSTANT_ACROSS_CHANNELS)
+    assert {f"{name}-concat" for name in CONSTANT_ACROSS_CHANNELS} <= labels and "nope" in labels
+
+
+def test_one_seed_is_not_shown_as_mean_and_std():
+    records = [({"task": "copy", "train_len": 4, "label": "rope"}, s, {"by_length": {"4": {"exact_match": v}}})
+               for s, v in ((0, 0.5), (1, 0.7))]
+    one = to_markdown(summarize_records(records[:1], name="x"))
+    assert "one seed" in one and "±" not in one
+    two = to_markdown(summarize_records(records, name="x"))
+    assert "mean ± std over 2 seeds" in two and "0.60 ± 0.14" in two
