@@ -188,30 +188,28 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
     results: list[ClaimResult] = []
     computed: list[str] = []
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from posenc.progress import progress as progress_bar
 
-    columns = (TextColumn("[bold]report[/bold]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.description}"))
-    with Progress(*columns, disable=not progress, transient=False) as bar:
-        task = bar.add_task("", total=len(selected))
-        for claim in selected:
-            bar.update(task, description=f"{claim.id} ({claim.experiment})")
-            try:
-                measurement, cached, wall = _measure(claim, ctx, store, memo)
-            except Exception as exc:  # any failure of one experiment fails only its claim
-                results.append(ClaimResult(claim, failed(_error_text(exc)), None, quick, error=_error_text(exc)))
-                bar.advance(task)
-                continue
-            if not cached:
-                computed.append(claim.id)
-            variants: dict[str, Verdict] = {}
-            try:
-                verdict, variants = judge_claim(claim, measurement)
-                error = None
-            except Exception as exc:
-                verdict, error = failed(_error_text(exc)), _error_text(exc)
-            results.append(ClaimResult(claim, verdict, measurement, quick, wall, cached, error, variants))
-            bar.advance(task)
+    bar = progress_bar(total=len(selected), desc="report", disable=not progress, unit="claim")
+    for claim in selected:
+        bar.set_postfix_str(f"{claim.id} ({claim.experiment})")
+        try:
+            measurement, cached, wall = _measure(claim, ctx, store, memo)
+        except Exception as exc:  # any failure of one experiment fails only its claim
+            results.append(ClaimResult(claim, failed(_error_text(exc)), None, quick, error=_error_text(exc)))
+            bar.update(1)
+            continue
+        if not cached:
+            computed.append(claim.id)
+        variants: dict[str, Verdict] = {}
+        try:
+            verdict, variants = judge_claim(claim, measurement)
+            error = None
+        except Exception as exc:
+            verdict, error = failed(_error_text(exc)), _error_text(exc)
+        results.append(ClaimResult(claim, verdict, measurement, quick, wall, cached, error, variants))
+        bar.update(1)
+    bar.close()
 
     from posenc.report.render import render_html
 
