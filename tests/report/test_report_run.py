@@ -119,6 +119,8 @@ def test_bad_seed_count_and_unknown_claims_fail_before_any_work(tmp_path):
     for bad in (0, -1, 1.5, True):
         with pytest.raises(PosencError, match="seeds must be a whole number"):
             run_report(tmp_path / "x", progress=False, claims=["sin-bounded"], seeds=bad)
+    with pytest.raises(PosencError, match="at most 20"):
+        run_report(tmp_path / "x", progress=False, claims=["sin-bounded"], seeds=1000)
     with pytest.raises(PosencError, match="unknown claim"):
         run_report(tmp_path / "x", progress=False, claims=["no-such-claim"])
     assert not (tmp_path / "x").exists()  # refused before the output folder was made

@@ -32,6 +32,10 @@ __all__ = ["ClaimResult", "ReportResult", "run_report", "store_config", "check_o
            "load_thresholds", "apply_thresholds"]
 
 
+#: the most training seeds a report run takes (each seed retrains every lab configuration)
+MAX_SEEDS = 20
+
+
 def store_config(claim: Claim, quick: bool, seeds: int | None = None) -> dict[str, Any]:
     """The key under which a claim's measurement is stored (``seeds``: a seed count other than the mode's)."""
     config = {"claim": claim.id, "experiment": claim.experiment, "revision": claim.revision, "quick": bool(quick),
@@ -176,6 +180,10 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
     start = time.perf_counter()
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1):
         raise PosencError(f"seeds must be a whole number >= 1, got {seeds!r}; the default is 2 (quick) or 3 (full)")
+    if seeds is not None and seeds > MAX_SEEDS:
+        raise PosencError(f"seeds={seeds} would train {seeds} copies of every lab configuration (the full report's "
+                          f"lab takes about 10 min of 2 cores per seed); at most {MAX_SEEDS} are allowed here: "
+                          f"for more, run the lab sweeps with `posenc sweep` on more machines")
     selected = [c if isinstance(c, Claim) else get_claim(c) for c in claims] if claims else list(LEDGER)
     overrides = load_thresholds(thresholds) if thresholds is not None else {}
     selected = [apply_thresholds(c, overrides) for c in selected]
