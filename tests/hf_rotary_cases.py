@@ -123,6 +123,15 @@ def _overrides(model_type: str, layers: int | None, keep_head: bool = False, fie
         new_head = out.get("head_dim") or (out.get("hidden_size") or out.get("n_embd")) // (
             out.get("num_attention_heads") or out.get("n_head"))
         out["rotary_dim"] = max(2, new_head * values["rotary_dim"] // old_head // 2 * 2)
+    from posenc.hf import M_ROPE_LAYOUTS
+
+    if model_type in M_ROPE_LAYOUTS and isinstance(values.get("rope_parameters"), dict):
+        # M-RoPE sections must sum to the new head's pairs: a third each, the remainder on the temporal axis
+        new_head = out.get("head_dim") or (out.get("hidden_size") or values["hidden_size"]) // (
+            out.get("num_attention_heads") or values["num_attention_heads"])
+        pairs = new_head // 2
+        section = [pairs - 2 * (pairs // 3), pairs // 3, pairs // 3]
+        out["rope_parameters"] = {**values["rope_parameters"], "mrope_section": section}
     for key, value in values.items():  # special token ids must fit the small vocabulary
         if key.endswith("_token_id") and isinstance(value, int) and value >= 97 and accepts(key):
             out[key] = 1
@@ -270,11 +279,12 @@ def uses_m_rope(model) -> bool:
     return any(hasattr(m, "mrope_section") for m in model.modules())
 
 
-def run(config, seed: int = 0) -> list[Rotated]:
-    """Build the model of ``config`` and record its rotations of a forward pass on ``T`` token ids."""
+def run(config, seed: int = 0, m_rope_ok: bool = False) -> list[Rotated]:
+    """Build the model of ``config`` and record its rotations of a forward pass on ``T`` token ids (text positions:
+    an M-RoPE model, accepted with ``m_rope_ok``, turns every section by the same position)."""
     model = build(config, seed)
     cls = type(model)
-    if uses_m_rope(model):
+    if uses_m_rope(model) and not m_rope_ok:
         raise MRope(f"{cls.__name__} has an M-RoPE rotary embedding (mrope_section)")
     ids = torch.randint(0, getattr(config, "vocab_size", None) or 97, (1, T))
     with recording([importlib.import_module(cls.__module__), *_modules_of(model)]) as calls, torch.no_grad():
@@ -382,10 +392,10 @@ def check(model_type: str, ignore: tuple[str, ...] = (), fields: dict | None = N
             encoding = posenc.from_hf_config(config)
         except PosencError as exc:
             return Outcome("refused", str(exc))
-        if encoding.name != "rope":
+        if encoding.name not in ("rope", "mrope"):
             return Outcome("refused", f"from_hf_config built {encoding.name!r}, not rope")
         try:
-            rotated = run(config)
+            rotated = run(config, m_rope_ok=encoding.name == "mrope")
         except MRope as exc:
             return Outcome("mismatch", f"{exc}, but from_hf_config mapped it to {encoding.extra_repr()}")
         except Exception as exc:

@@ -7,12 +7,15 @@ representative of each pairing rule; the slow test walks every model type whose 
 and every type it does not match is listed below with its reason.
 """
 
+import math
+
 import pytest
 import torch
 
 import posenc
 from hf_rotary_cases import (
     ATOL,
+    T,
     Outcome,
     build,
     check,
@@ -22,14 +25,19 @@ from hf_rotary_cases import (
     uses_m_rope,
 )
 from posenc.errors import PosencError
-from posenc.hf import INTERLEAVED_MODEL_TYPES, M_ROPE_MODEL_TYPES, rope_options_from_hf_config
+from posenc.hf import (
+    AXIAL_MODEL_TYPES,
+    INTERLEAVED_MODEL_TYPES,
+    M_ROPE_LAYOUTS,
+    M_ROPE_MODEL_TYPES,
+    rope_options_from_hf_config,
+)
 
 # -- what the walk cannot match, and why ------------------------------------------------------------------------------
 
-AXIAL = ("'axial'", "2-D axial RoPE over image patch rows and columns; posenc rotates by 1-D positions")
-M_ROPE = ("M-RoPE", "multimodal M-RoPE (mrope_section over temporal/height/width positions); not supported yet")
-PROPORTIONAL = ("'proportional'", "'proportional' RoPE pairs channel i with i + head_dim/2 for the first angles only; "
-                                  "posenc's partial rotary pairs within the rotary width")
+AXIAL = ("'axial'", "2-D axial RoPE in a layout posenc has not checked for this model type")
+M_ROPE = ("M-RoPE", "multimodal M-RoPE in a layout posenc has not checked for this model type")
+PER_LAYER = ("cannot read 'head_dim'", "proportional RoPE, but the head width differs per layer (per_layer_config)")
 
 #: from_hf_config must raise a PosencError whose message holds the fragment (checked on the default config)
 REFUSED = {
@@ -38,11 +46,11 @@ REFUSED = {
         "exaone4_5_vision", "gemma4_vision", "glm4v_moe_vision", "glm4v_vision", "glm5_next_vision", "glm_ocr_vision",
         "inkling2_vision", "kimi_k25_vision", "lfm3_vl_vision", "minimax_m3_vl_vision", "mlcd", "mlcd_vision_model",
         "muse_glimmer_vision", "muse_spark_vision", "paddleocr_vl_vision", "pixtral", "qwen2_5_omni_vision_encoder",
-        "qwen2_5_vl_vision", "qwen2_vl_vision", "qwen3_5_moe_vision", "qwen3_5_vision", "qwen3_omni_moe_vision_encoder",
+        "qwen3_5_moe_vision", "qwen3_5_vision", "qwen3_omni_moe_vision_encoder",
         "qwen3_vl_moe_vision", "qwen3_vl_vision", "qwen4_exp_vision", "sam2_video", "sam3_tracker_video",
         "sam3_vit_model", "step3p5_vision", "video_llama_3_vision")},
-    **{t: M_ROPE for t in M_ROPE_MODEL_TYPES},
-    **{t: PROPORTIONAL for t in ("diffusion_gemma_text", "gemma4_text", "gemma4_unified_text", "lfm3")},
+    **{t: M_ROPE for t in M_ROPE_MODEL_TYPES if t not in M_ROPE_LAYOUTS},
+    **{t: PER_LAYER for t in ("diffusion_gemma_text", "gemma4_text", "gemma4_unified_text")},
     "nanochat": ("-theta", "its rotate_half returns (x2, -x1): a rotation by -theta"),
     "deepseek_v4": ("trailing channels", "rotates the trailing channels of each head ([nope | rope])"),
     "blt": ("cannot tell the rotary width", "byte-level composite: RoPE parameters but no head sizes (its blt_* "
@@ -70,6 +78,8 @@ SKIP = {
         "pe_audio_encoder", "pocket_tts_audio_tokenizer", "pocket_tts_audio_tokenizer_decoder",
         "pocket_tts_audio_tokenizer_encoder", "voxtral_realtime_encoder", "xcodec2", "dots3_note_audio_encoder",
         "gradium_phonon_tts", "pocket_tts", "musicflamingo")},
+    **{t: VISION + "; its axial RoPE is compared by test_axial_rope_equals_qwen2_vl_vision"
+       for t in AXIAL_MODEL_TYPES},
     **{t: VISION for t in ("dinov3_vit", "sapiens2", "llama4_vision_model", "eomt_dinov3", "idefics",
                            "efficientloftr", "deepseek_ocr2_encoder")},
     "pe_video_encoder": "video model built on a timm backbone (timm is not installed)",
@@ -126,7 +136,7 @@ def test_deepseek_v3_pairing_follows_rope_interleave():
     assert posenc.from_hf_config(default_config("deepseek_v3")).pairing == "interleaved"  # the default: True
 
 
-@pytest.mark.parametrize("model_type", ["nanochat", "qwen2_vl_text", "pixtral", "deepseek_v4", "lfm3"])
+@pytest.mark.parametrize("model_type", ["nanochat", "glm4v_text", "pixtral", "deepseek_v4", "gemma4_text"])
 def test_representative_refusals(model_type):
     fragment, _ = REFUSED[model_type]
     with pytest.raises(PosencError, match=fragment):
@@ -134,11 +144,11 @@ def test_representative_refusals(model_type):
 
 
 def test_m_rope_refusal_is_what_the_model_does():
-    # the text model of Qwen2-VL builds an M-RoPE rotary embedding although its config names no mrope_section
-    config = next(c for c in small_configs("qwen2_vl_text") if not isinstance(c, Exception))
+    # GLM-4V's text model builds an M-RoPE rotary embedding although its config names no mrope_section
+    config = next(c for c in small_configs("glm4v_text") if not isinstance(c, Exception))
     assert "mrope_section" not in (config.rope_parameters or {})
     assert uses_m_rope(build(config))
-    with pytest.raises(PosencError, match=r"'qwen2_vl_text' uses multimodal M-RoPE .*\(rope types default, linear"):
+    with pytest.raises(PosencError, match=r"'glm4v_text' uses multimodal M-RoPE .*posenc maps M-RoPE of qwen2_5_vl_text"):
         posenc.from_hf_config(config)
 
 
@@ -176,7 +186,7 @@ def test_layer_type_selects_per_layer_parameters():
         posenc.from_hf_config(config, layer_type="chunked")
 
 
-def test_m_rope_named_in_the_config_is_refused_for_any_type():
+def test_m_rope_named_in_the_config_is_refused_for_unchecked_types():
     config = _deepseek_dict(model_type="llama", rope_parameters={"rope_type": "default", "rope_theta": 1e4,
                                                                  "mrope_section": [2, 1, 1]})
     with pytest.raises(PosencError, match=r"M-RoPE \(rope type 'default', mrope_section \[2, 1, 1\]\)"):
@@ -280,3 +290,108 @@ def test_every_rotary_model_type(capsys):
         for model_type, status, detail in rows:
             print(f"  {model_type:40s} {status:9s} {detail}")
     assert not problems, "\n".join(problems)
+
+
+# -- M-RoPE, axial, proportional, DeepSeek's YaRN softmax factor against the models' own code --------------------------
+
+
+def _tiny(model_type: str):
+    return next(c for c in small_configs(model_type) if not isinstance(c, Exception))
+
+
+@pytest.mark.parametrize("model_type", sorted(M_ROPE_LAYOUTS))
+def test_m_rope_equals_the_models_rotation_at_distinct_axes(model_type):
+    import importlib
+
+    config = _tiny(model_type)
+    model = build(config)
+    rotary = next(m for m in model.modules() if hasattr(m, "mrope_section"))
+    modeling = importlib.import_module(type(rotary).__module__)
+    gen = torch.Generator().manual_seed(1)
+    thw = torch.randint(0, 50, (3, 2, T), generator=gen)  # distinct temporal, height, width positions per token
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    q = torch.randn(2, 4, T, head_dim, generator=gen)
+    k = torch.randn(2, 2, T, head_dim, generator=gen)
+    cos, sin = rotary(q, thw)
+    want_q, want_k = modeling.apply_rotary_pos_emb(q, k, cos, sin)
+    encoding = posenc.from_hf_config(config)
+    assert encoding.name == "mrope" and encoding.interleaved == M_ROPE_LAYOUTS[model_type][0]
+    got_q, got_k = encoding.rotate(q, k, thw, thw)
+    torch.testing.assert_close(got_q, want_q, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(got_k, want_k, atol=1e-5, rtol=1e-5)
+    # the other section layout is a different rotation: the comparison can fail
+    other = posenc.build("mrope", head_dim=encoding.head_dim, base=encoding.base,
+                         mrope_section=list(encoding.mrope_section), interleaved=not encoding.interleaved)
+    assert (other.rotate(q, k, thw, thw)[0] - want_q).abs().max() > 1e-2
+
+
+def test_axial_rope_equals_qwen2_vl_vision():
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import (
+        Qwen2VLVisionRotaryEmbedding,
+        apply_rotary_pos_emb_vision,
+    )
+
+    config = default_config("qwen2_vl_vision")
+    config.embed_dim, config.num_heads = 64, 4
+    if hasattr(config, "num_attention_heads"):
+        config.num_attention_heads = 4
+    encoding = posenc.from_hf_config(config)
+    assert encoding.name == "axial_rope" and encoding.head_dim == 16
+    yx = torch.stack(torch.meshgrid(torch.arange(3), torch.arange(5), indexing="ij")).flatten(1)  # [2, 15]
+    rotary = Qwen2VLVisionRotaryEmbedding(config)
+    q, k = torch.randn(2, 15, 4, 16)  # [N, H, Dh] as the vision tower holds them
+    cos, sin = rotary(q, yx.T)  # position_ids [N, 2]: (row, column)
+    want_q, want_k = apply_rotary_pos_emb_vision(q, k, cos, sin)
+    got_q, got_k = encoding.rotate(q.transpose(0, 1)[None], k.transpose(0, 1)[None], yx[:, None], yx[:, None])
+    torch.testing.assert_close(got_q[0].transpose(0, 1), want_q, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(got_k[0].transpose(0, 1), want_k, atol=1e-5, rtol=1e-5)
+    swapped = encoding.rotate(q.transpose(0, 1)[None], k.transpose(0, 1)[None], yx.flip(0)[:, None],
+                              yx.flip(0)[:, None])[0]  # rows and columns exchanged: must differ
+    assert (swapped[0].transpose(0, 1) - want_q).abs().max() > 1e-2
+
+
+def test_proportional_rope_matches_its_model():
+    assert check("lfm3") == Outcome("match", "half")
+    options = rope_options_from_hf_config(default_config("lfm3"))
+    assert options["scaling"]["type"] == "proportional" and options["rotary_dim"] == options["head_dim"]
+
+
+def test_deepseek_v3_yarn_logits_equal_the_models_attention_logits():
+    import importlib
+
+    from hf_rotary_cases import _rotated, recording
+
+    params = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 8.0, "original_max_position_embeddings": 16,
+              "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.8, "mscale_all_dim": 1.0}
+    config = _tiny("deepseek_v3")
+    config.rope_parameters = params
+    config.max_position_embeddings = 128
+    model = build(config)
+    modeling = importlib.import_module(type(model).__module__)
+    seen = []
+    original = modeling.eager_attention_forward
+
+    def spy(module, query, key, value, attention_mask, scaling, **kwargs):
+        seen.append((query.detach().clone(), key.detach().clone(), scaling))
+        return original(module, query, key, value, attention_mask, scaling, **kwargs)
+
+    modeling.eager_attention_forward = spy
+    try:
+        with recording([modeling]) as calls, torch.no_grad():
+            model(input_ids=torch.randint(0, config.vocab_size, (1, T)))
+    finally:
+        modeling.eager_attention_forward = original
+    (query, key, scaling), = seen[:1]
+    q_pe, k_pe = [r.x_in for r in _rotated(calls)[:2]]  # the rotary parts before rotation
+    want = query @ key.transpose(-1, -2) * scaling  # the model's logits [B, H, T, T]
+
+    encoding = posenc.from_hf_config(config)
+    assert encoding.scale_logits and encoding.logit_scale() == pytest.approx((0.1 * math.log(8.0) + 1) ** 2)
+    positions = torch.arange(T)
+    q_rot, k_rot = encoding.rotate(q_pe, k_pe, positions, positions)
+    nope = config.qk_nope_head_dim
+    head = nope + config.qk_rope_head_dim
+    got = (query[..., :nope] @ key[..., :nope].transpose(-1, -2) + q_rot @ k_rot.transpose(-1, -2))
+    got = got * encoding.logit_scale() / math.sqrt(head)
+    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+    assert (got / encoding.logit_scale() - want).abs().max() > 1e-3  # without the factor it differs

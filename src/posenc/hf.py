@@ -9,8 +9,13 @@ Pairing follows each model's own code in ``transformers``, not a convention: ``h
 ``rotate_half``) unless the config's ``rope_interleave`` field says otherwise (DeepSeek-V3 style: the code reads it and
 rotates adjacent pairs, then writes the rotated pairs back as two halves, a per-head channel permutation shared by q
 and k that changes no attention logit) or the model type's code always rotates adjacent pairs
-(:data:`INTERLEAVED_MODEL_TYPES`). What posenc cannot reproduce raises :class:`~posenc.errors.PosencError` naming it:
-multimodal M-RoPE, 2-D axial RoPE for image patches, ``proportional`` RoPE, a rotation by ``-theta``.
+(:data:`INTERLEAVED_MODEL_TYPES`). Beyond 1-D RoPE: ``proportional`` RoPE (Gemma 4: the rope scaling of the same name, p-RoPE's frequencies), multimodal
+M-RoPE for the model types whose layout posenc reproduces (:data:`M_ROPE_LAYOUTS`: Qwen2-VL's contiguous sections,
+Qwen3-VL's interleaved ones) as ``"mrope"``, 2-D axial RoPE of Qwen2-VL's vision tower as ``"axial_rope"``, and
+DeepSeek's YaRN softmax factor ``mscale(s, mscale_all_dim)^2`` for the model types whose attention applies it
+(:data:`LOGIT_MSCALE_MODEL_TYPES`). What posenc cannot reproduce raises :class:`~posenc.errors.PosencError` naming the
+rope type or model type and what posenc maps: other M-RoPE and axial layouts, unknown rope types, a rotation by
+``-theta``.
 """
 
 from __future__ import annotations
@@ -21,9 +26,30 @@ from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.registry import build
 
-__all__ = ["from_hf_config", "rope_options_from_hf_config", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES"]
+__all__ = ["from_hf_config", "rope_options_from_hf_config", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES",
+           "M_ROPE_LAYOUTS", "AXIAL_MODEL_TYPES", "LOGIT_MSCALE_MODEL_TYPES", "HF_ROPE_TYPES"]
 
-_HF_ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
+_HF_ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
+HF_ROPE_TYPES = _HF_ROPE_TYPES
+
+#: M-RoPE model types posenc reproduces: ``(interleaved, default mrope_section of the modeling code)``; checked
+#: against each model's rotary embedding at distinct temporal/height/width positions by tests/test_hf_rotary.py
+M_ROPE_LAYOUTS = {
+    "qwen2_vl_text": (False, (16, 24, 24)),
+    "qwen2_5_vl_text": (False, (16, 24, 24)),
+    "qwen3_vl_text": (True, (24, 20, 20)),
+    "qwen3_vl_moe_text": (True, (24, 20, 20)),
+}
+
+#: vision towers whose 2-D rotary is posenc's axial RoPE (``cat(y f, x f)`` with ``rotate_half``, base 10000)
+AXIAL_MODEL_TYPES = frozenset({"qwen2_vl_vision", "qwen2_5_vl_vision"})
+
+#: model types whose attention multiplies its softmax scale by ``mscale(s, mscale_all_dim)^2`` under YaRN
+#: (``yarn_apply_mscale`` / ``softmax_scale`` in their modeling code)
+LOGIT_MSCALE_MODEL_TYPES = frozenset({
+    "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "glm_moe_dsa", "longcat_flash", "minicpm3",
+    "mistral4", "mistral_large4", "mistral_large4_text", "youtu", "axk1", "axk2", "bailing_hybrid", "hy_v4",
+})
 
 #: model types whose modeling code in transformers rotates adjacent pairs ``(x[2i], x[2i+1])`` whatever the config
 #: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/test_hf_rotary.py):
@@ -95,22 +121,30 @@ def _rope_params(config: Any, layer_type: str | None = None) -> dict[str, Any]:
     return dict(params)
 
 
+def _is_m_rope(params: dict[str, Any], model_type: str) -> bool:
+    kind = params.get("rope_type", params.get("type", "default"))
+    return params.get("mrope_section") is not None or kind in ("mrope", "3d") or model_type in M_ROPE_MODEL_TYPES
+
+
 def _check_rope_type(params: dict[str, Any], model_type: str) -> str:
     kind = params.get("rope_type", params.get("type", "default"))
     supported = ", ".join(_HF_ROPE_TYPES)
-    if params.get("mrope_section") is not None or kind in ("mrope", "3d") or model_type in M_ROPE_MODEL_TYPES:
+    if _is_m_rope(params, model_type) and model_type not in M_ROPE_LAYOUTS:
         section = params.get("mrope_section") or "the modeling code's default"
         raise PosencError(f"model type {model_type or '(unknown)'!r} uses multimodal M-RoPE (rope type {kind!r}, "
                           f"mrope_section {section}): sections of each head turn with separate temporal, height and "
-                          f"width positions, and posenc rotates by one 1-D position per token (rope types "
-                          f"{supported}); M-RoPE is not supported yet")
-    if kind == "axial":
+                          f"width positions in a layout posenc has not checked for this model type; posenc maps "
+                          f"M-RoPE of {', '.join(sorted(M_ROPE_LAYOUTS))} (posenc.build('mrope', ...) takes any "
+                          f"sections), and 1-D rope types {supported}")
+    if kind == "axial" and model_type not in AXIAL_MODEL_TYPES:
         raise PosencError(f"the {model_type or 'model'} config asks for RoPE type 'axial' (2-D rotary over image "
-                          f"patch rows and columns); posenc rotates by one 1-D position per token; supported rope "
-                          f"types are: {supported}")
-    if kind not in _HF_ROPE_TYPES:
+                          f"patch rows and columns) in a layout posenc has not checked for this model type; posenc "
+                          f"maps axial RoPE of {', '.join(sorted(AXIAL_MODEL_TYPES))} (posenc.build('axial_rope', "
+                          f"...) for the row/column-halves layout), and 1-D rope types {supported}")
+    if kind not in _HF_ROPE_TYPES and kind != "axial" and not _is_m_rope(params, model_type):
         raise PosencError(f"the config asks for RoPE type {kind!r}, which posenc does not implement; "
-                          f"supported types are: {supported}")
+                          f"supported types are: {supported} (plus M-RoPE and axial for the model types named in "
+                          f"posenc.hf.M_ROPE_LAYOUTS and AXIAL_MODEL_TYPES)")
     return kind
 
 
@@ -145,7 +179,7 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
         head_dim = hidden // heads
     base = params.get("rope_theta", _get(config, "rope_theta", "rotary_emb_base", default=10000.0))
     partial = params.get("partial_rotary_factor", _get(config, "partial_rotary_factor", "rotary_pct", default=1.0))
-    rotary_dim = int(head_dim * partial)
+    rotary_dim = int(head_dim) if kind == "proportional" else int(head_dim * partial)  # proportional keeps the head
     if model_type in _ROTARY_DIM_MODEL_TYPES and _get(config, "rotary_dim"):
         rotary_dim = int(_get(config, "rotary_dim"))
         if model_type == "codegen" and _get(config, "n_ctx") and heads:  # CodeGenModel caps it so
@@ -166,6 +200,8 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
         for key in ("beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate"):
             if params.get(key) is not None:
                 scaling[key] = params[key]
+    elif kind == "proportional":  # Gemma 4: frequencies over the whole head, the lowest set to 0
+        scaling = {"type": "proportional", "factor": params.get("factor", 1.0), "partial_rotary_factor": partial}
     elif kind == "llama3":
         scaling = {"type": "llama3", "factor": params["factor"], "low_freq_factor": params["low_freq_factor"],
                    "high_freq_factor": params["high_freq_factor"], "original_max_len": original}
@@ -175,8 +211,31 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
                    "long_factor": list(params["long_factor"]), "original_max_len": original}
         if params.get("attention_factor") is not None:
             scaling["attention_factor"] = params["attention_factor"]
-    return {"head_dim": int(head_dim), "base": float(base), "pairing": pairing, "rotary_dim": int(rotary_dim),
-            "scaling": scaling}
+    options = {"head_dim": int(head_dim), "base": float(base), "pairing": pairing, "rotary_dim": int(rotary_dim),
+               "scaling": scaling}
+    if (kind != "default" and params.get("mscale_all_dim") and model_type in LOGIT_MSCALE_MODEL_TYPES):
+        options["scale_logits"] = True  # DeepSeek: softmax scale times mscale(s, mscale_all_dim)^2
+    return options
+
+
+def _m_rope_options(config: Any, layer_type: str | None) -> dict[str, Any]:
+    model_type = _get(config, "model_type", default="")
+    params = _rope_params(config, layer_type)
+    options = rope_options_from_hf_config(config, layer_type)
+    interleaved, default_section = M_ROPE_LAYOUTS[model_type]
+    section = [int(s) for s in (params.get("mrope_section") or default_section)]
+    options.pop("scale_logits", None)
+    return {**options, "mrope_section": section, "interleaved": interleaved}
+
+
+def _axial_options(config: Any) -> dict[str, Any]:
+    hidden = _get(config, "embed_dim", "hidden_size")
+    heads = _get(config, "num_heads", "num_attention_heads")
+    if not hidden or not heads:
+        raise PosencError("the vision config has no embed_dim / hidden_size and num_heads; cannot tell the head width")
+    params = _rope_params(config)
+    head_dim = _get(config, "head_dim") or int(hidden) // int(heads)
+    return {"head_dim": int(head_dim), "base": float(params.get("rope_theta", 10000.0))}
 
 
 def from_hf_config(config: Any, layer_type: str | None = None) -> PositionalEncoding:
@@ -207,6 +266,12 @@ def from_hf_config(config: Any, layer_type: str | None = None) -> PositionalEnco
         return build("learned", dim=int(hidden), max_len=int(max_pos))
     if _get(config, "rope_parameters", "rope_scaling", "rope_theta", "rotary_emb_base", "rotary_pct",
             "rotary_dim") is not None:
+        params = _rope_params(config, layer_type)
+        _check_rope_type(params, model_type)
+        if model_type in M_ROPE_LAYOUTS and _is_m_rope(params, model_type):
+            return build("mrope", **_m_rope_options(config, layer_type))
+        if model_type in AXIAL_MODEL_TYPES:
+            return build("axial_rope", **_axial_options(config))
         return build("rope", **rope_options_from_hf_config(config, layer_type))
     raise PosencError(f"cannot tell the positional encoding of a config with model_type {model_type!r}: it has no "
                       f"rope_parameters / rope_theta, no ALiBi flag, no T5 buckets and no learned position table; "

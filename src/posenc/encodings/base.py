@@ -14,6 +14,11 @@ An encoding acts at one or more of three places in a Transformer:
     On queries ``q [B, H, Tq, Dh]`` and keys ``k [B, Hk, Tk, Dh]`` before the logits; returns ``(q, k)``.
 ``bias(q_positions, k_positions)``
     Added to the attention logits; returns ``[H, Tq, Tk]`` or ``[B, H, Tq, Tk]``, or ``None``.
+``contextual_bias(q, k, q_positions, k_positions)``
+    Added to the attention logits of each layer; sees that layer's queries and keys (after ``rotate``), so
+    positions can depend on content (CoPE); returns ``[B, H, Tq, Tk]`` or ``None`` (the default).
+``logit_scale()``
+    A factor on the softmax scale ``1/sqrt(Dh)`` (1 by default; DeepSeek-V2/V3's YaRN sets ``mscale^2``).
 
 ``positions`` are integer tensors of shape ``[T]`` (shared by the batch) or ``[B, T]`` (one row per sequence: KV-cache
 offsets, left padding, packed sequences, randomized positions all go through this one path).
@@ -96,6 +101,17 @@ class PositionalEncoding(nn.Module):
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor | None:
         """Additive logit bias ``[H, Tq, Tk]`` or ``[B, H, Tq, Tk]``; ``None`` when the encoding adds none."""
         return None
+
+    def contextual_bias(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor,
+                        k_positions: torch.Tensor) -> torch.Tensor | None:
+        """Per-layer logit bias from queries ``[B, H, Tq, Dh]`` and keys ``[B, Hk, Tk, Dh]`` (after ``rotate``):
+        ``[B, H, Tq, Tk]``, or ``None`` when the encoding adds none (the default). Attention adds it to the logits,
+        with the causal and padding masks, in every layer."""
+        return None
+
+    def logit_scale(self) -> float:
+        """Factor on the softmax scale ``1/sqrt(Dh)``; 1 unless the encoding asks for a temperature."""
+        return 1.0
 
     def output_dim(self, d_model: int) -> int:
         """Width of ``embed``'s output for an input of width ``d_model``."""

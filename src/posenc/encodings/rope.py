@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
-from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
+from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope
 from posenc.registry import register
@@ -94,7 +94,10 @@ class RoPE(PositionalEncoding):
         base: the frequency base (10000 in RoFormer; 500000 in Llama 3, 100000 in SmolLM2).
         pairing: ``"half"`` (GPT-NeoX / Hugging Face, ``i`` with ``i + R/2``) or ``"interleaved"`` (GPT-J / Meta).
         rotary_dim: rotate only the first ``R`` channels of each head (GPT-NeoX partial rotary); default ``head_dim``.
-        scaling: ``None`` or a dict ``{"type": "linear"|"ntk"|"dynamic"|"yarn"|"llama3"|"longrope", **params}``.
+        scaling: ``None`` or a dict ``{"type": "linear"|"ntk"|"dynamic"|"yarn"|"llama3"|"longrope"|"proportional",
+            **params}``.
+        scale_logits: multiply the softmax scale by ``mscale(s, mscale_all_dim)^2`` as DeepSeek-V2/V3 do with YaRN
+            (:func:`posenc.encodings.rope_scaling.yarn_logit_scale`); read through :meth:`logit_scale`.
 
     Example::
 
@@ -109,7 +112,7 @@ class RoPE(PositionalEncoding):
     info = EncodingInfo(family="rotary", paper="Su et al. 2021, RoFormer (arXiv:2104.09864)", hooks=("rotate",))
 
     def __init__(self, head_dim: int = 64, base: float = 10000.0, pairing: str = "half", rotary_dim: int | None = None,
-                 scaling: dict[str, Any] | str | RopeScaling | None = None):
+                 scaling: dict[str, Any] | str | RopeScaling | None = None, scale_logits: bool = False):
         super().__init__()
         if not isinstance(head_dim, int) or head_dim < 2 or head_dim % 2:
             raise PosencError(f"RoPE rotates pairs of channels, so head_dim must be an even integer >= 2, "
@@ -128,7 +131,15 @@ class RoPE(PositionalEncoding):
         inv_freq, factor = compute_inv_freq(rotary_dim, self.base, self.scaling)  # validates the scaling now
         self.register_buffer("inv_freq", inv_freq, persistent=False)  # [R/2] float64
         self.attention_factor = factor
+        self.scale_logits = bool(scale_logits)
         self._cache: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    def logit_scale(self) -> float:
+        """``mscale(s, mscale_all_dim)^2`` with ``scale_logits`` and a scaling that names ``mscale_all_dim``, else 1."""
+        if not self.scale_logits:
+            return 1.0
+        params = self.scaling.params
+        return yarn_logit_scale(params.get("factor", 1.0), params.get("mscale_all_dim"))
 
     # -- frequencies and tables --------------------------------------------------------------------------------
     def frequencies(self, seq_len: int | None = None) -> tuple[torch.Tensor, float]:
@@ -186,4 +197,5 @@ class RoPE(PositionalEncoding):
 
     def extra_repr(self) -> str:
         return (f"head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, base={self.base:g}, "
-                f"pairing={self.pairing!r}, scaling={self.scaling.as_dict()}")
+                f"pairing={self.pairing!r}, scaling={self.scaling.as_dict()}"
+                + (f", logit_scale={self.logit_scale():.6g}" if self.scale_logits else ""))

@@ -13,6 +13,11 @@ same thing here):
 - yarn (Peng et al. 2023): per-dimension ramp between interpolation and extrapolation, ``attention_factor = 0.1 ln s + 1``
 - llama3 (Meta 2024): wavelength bands: keep high frequencies, divide low ones by ``s``, smooth in between
 - longrope (Ding et al. 2024): ``inv_freq_i = 1 / (ext_i base^(2i/dim))``, ``attention_factor = sqrt(1 + ln s / ln L0)``
+- proportional (Gemma 4's rope type; p-RoPE of Barbero et al. 2024, §5): the ``p`` fraction of highest frequencies
+  ``base^(-2i/dim)`` kept, the rest set to 0 (those pairs never turn), all divided by ``s``
+
+DeepSeek-V2/V3 split YaRN's temperature in two (:func:`yarn_logit_scale`): cos and sin carry
+``mscale(s, mscale) / mscale(s, mscale_all_dim)`` and the softmax scale carries ``mscale(s, mscale_all_dim)^2``.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from posenc.errors import PosencError
 
 __all__ = [
     "default_inv_freq", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope",
-    "SCALINGS", "RopeScaling", "compute_inv_freq", "yarn_ramp", "yarn_correction_range",
+    "SCALINGS", "RopeScaling", "compute_inv_freq", "yarn_ramp", "yarn_correction_range", "proportional",
+    "yarn_mscale", "yarn_logit_scale",
 ]
 
 
@@ -107,8 +113,22 @@ def yarn_ramp(low: float, high: float, n: int) -> torch.Tensor:
     return ((torch.arange(n, dtype=torch.float64) - low) / (high - low)).clamp(0, 1)
 
 
-def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
+def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
+    """YaRN's temperature ``0.1 mscale ln s + 1`` (Peng et al. 2023, §3.4, eq. 22 with DeepSeek-V2's ``mscale``
+    multiplier); 1 when ``s <= 1``."""
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+
+
+def yarn_logit_scale(factor: float, mscale_all_dim: float | None) -> float:
+    """The factor DeepSeek-V2/V3 multiply the softmax scale ``1/sqrt(d_qk)`` by: ``mscale(s, mscale_all_dim)^2``
+    (DeepSeek-AI 2024, DeepSeek-V2 report, appendix on YaRN; with the cos/sin factor ``mscale(s, mscale) /
+    mscale(s, mscale_all_dim)`` on both q and k the rotary part of a logit carries ``mscale(s, mscale)^2`` in all).
+    1 when ``mscale_all_dim`` is unset or 0."""
+    if not mscale_all_dim:
+        return 1.0
+    return yarn_mscale(_check_factor(factor), mscale_all_dim) ** 2
 
 
 def yarn(dim: int, base: float = 10000.0, factor: float = 1.0, original_max_len: int = 2048,
@@ -126,9 +146,9 @@ def yarn(dim: int, base: float = 10000.0, factor: float = 1.0, original_max_len:
     inv_freq, _ = default_inv_freq(dim, base)
     if attention_factor is None:
         if mscale and mscale_all_dim:
-            attention_factor = _yarn_mscale(factor, mscale) / _yarn_mscale(factor, mscale_all_dim)
+            attention_factor = yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim)
         else:
-            attention_factor = _yarn_mscale(factor)
+            attention_factor = yarn_mscale(factor)
     low, high = yarn_correction_range(dim, base, original_max_len, beta_fast, beta_slow, truncate)
     gamma = yarn_ramp(low, high, dim // 2)  # [dim/2]: 0 = extrapolate (keep), 1 = interpolate (divide by s)
     return inv_freq / factor * gamma + inv_freq * (1 - gamma), float(attention_factor)
@@ -172,6 +192,28 @@ def longrope(dim: int, base: float = 10000.0, short_factor: Sequence[float] | No
     return inv_freq / torch.tensor(list(ext), dtype=torch.float64), float(attention_factor)
 
 
+def proportional(dim: int, base: float = 10000.0, factor: float = 1.0,
+                 partial_rotary_factor: float = 1.0) -> tuple[torch.Tensor, float]:
+    """Proportional RoPE: ``inv_i = base^(-2i/dim) / s`` for the first ``floor(p dim / 2)`` pairs, 0 for the rest.
+
+    The exponent keeps the full width ``dim`` (unlike partial rotary, which rebuilds the frequencies over the rotary
+    width), so the kept pairs are exactly RoFormer's highest frequencies and the rest stay still: p-RoPE (Barbero et
+    al. 2024, "Round and Round We Go! What makes Rotary Positional Encodings useful?", §5), which Gemma 4's configs
+    call rope type ``"proportional"`` (``partial_rotary_factor`` = p). Pairing stays over the whole head (``i`` with
+    ``i + dim/2``).
+    """
+    _check_dim(dim)
+    factor = _check_factor(factor)
+    if isinstance(partial_rotary_factor, bool) or not isinstance(partial_rotary_factor, (int, float)) or not (
+            0 <= partial_rotary_factor <= 1):
+        raise PosencError(f"proportional RoPE needs partial_rotary_factor (the fraction p of frequencies kept) in "
+                          f"[0, 1], got {partial_rotary_factor!r}; Gemma 4 uses 0.25")
+    inv_freq, _ = default_inv_freq(dim, base)
+    kept = int(partial_rotary_factor * dim // 2)
+    inv_freq[kept:] = 0.0
+    return inv_freq / factor, 1.0
+
+
 #: scaling name -> pure function. ``default`` is RoFormer's unscaled frequencies.
 SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
     "default": default_inv_freq,
@@ -181,6 +223,7 @@ SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
     "yarn": yarn,
     "llama3": llama3,
     "longrope": longrope,
+    "proportional": proportional,
 }
 
 #: scalings whose frequencies depend on the current sequence length

@@ -3,6 +3,10 @@
 A learned scalar per (bucket, head) is added to the logits. The relative position ``r = j - i`` (key minus query) is
 put in a bucket: exact for ``|r| < max_exact`` (half the buckets), then log-spaced up to ``max_distance``, then one
 last bucket. Bidirectional: half the buckets for ``r > 0``, half for ``r <= 0``; causal: only ``r <= 0`` counts.
+
+``scale`` multiplies the looked-up bias, ``b(i, j) = scale * w[bucket(j - i), h]``: a fixed temperature for models
+that share or rescale the table (e.g. a learned table reused across a deeper stack, or logits scaled by
+``1/sqrt(d)`` after the bias is added, which a bias added before the scaling must undo).
 """
 
 from __future__ import annotations
@@ -51,11 +55,13 @@ class T5Bias(PositionalEncoding):
         num_buckets: 32 in T5.
         max_distance: 128 in T5; distances beyond share the last bucket.
         bidirectional: ``True`` for an encoder, ``False`` for a causal decoder.
+        scale: a fixed factor on the bias (1 in T5).
     """
 
     info = EncodingInfo(family="bias", paper="Raffel et al. 2020, T5 (JMLR 21:140)", hooks=("bias",))
 
-    def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True):
+    def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,
+                 scale: float = 1.0):
         super().__init__()
         if not isinstance(n_heads, int) or n_heads < 1:
             raise PosencError(f"t5 needs a positive number of heads, got {n_heads!r}")
@@ -66,6 +72,9 @@ class T5Bias(PositionalEncoding):
                               f"({num_buckets // (4 if bidirectional else 2)}); T5 uses 128")
         self.n_heads, self.num_buckets, self.max_distance, self.bidirectional = (
             n_heads, num_buckets, max_distance, bidirectional)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale):
+            raise PosencError(f"scale must be a finite number, got {scale!r}; T5 uses 1.0")
+        self.scale = float(scale)
         self.embedding = nn.Embedding(num_buckets, n_heads)  # one scalar per (bucket, head)
         nn.init.normal_(self.embedding.weight, std=0.02)
 
@@ -76,8 +85,9 @@ class T5Bias(PositionalEncoding):
         relative = k_positions[..., None, :] - q_positions[..., :, None]  # [(B,) Tq, Tk]: key - query
         buckets = t5_bucket(relative, self.bidirectional, self.num_buckets, self.max_distance)
         values = self.embedding(buckets.to(self.embedding.weight.device))  # [(B,) Tq, Tk, H]
-        return values.movedim(-1, -3)  # [(B,) H, Tq, Tk]
+        values = values.movedim(-1, -3)  # [(B,) H, Tq, Tk]
+        return values if self.scale == 1.0 else values * self.scale
 
     def extra_repr(self) -> str:
         return (f"n_heads={self.n_heads}, num_buckets={self.num_buckets}, max_distance={self.max_distance}, "
-                f"bidirectional={self.bidirectional}")
+                f"bidirectional={self.bidirectional}" + ("" if self.scale == 1.0 else f", scale={self.scale:g}"))

@@ -1,7 +1,8 @@
 """A small pre-norm Transformer (encoder or causal decoder) that takes any encoding through its three hooks.
 
-Attention never asks what kind of encoding it has: it calls ``rotate`` on q/k and adds ``bias`` to the logits
-(built once per forward into the mask every layer shares); for NoPE both are identities. Attention runs through PyTorch's ``scaled_dot_product_attention``.
+Attention never asks what kind of encoding it has: it calls ``rotate`` on q/k, adds ``bias`` to the logits
+(built once per forward into the mask every layer shares) and ``contextual_bias`` (per layer, from that layer's q and
+k), and multiplies the softmax scale by ``logit_scale()``; for NoPE all are identities. Attention runs through PyTorch's ``scaled_dot_product_attention``.
 """
 
 from __future__ import annotations
@@ -78,9 +79,16 @@ class Attention(nn.Module):
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
         k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hk, T, Dh)
         q, k = encoding.rotate(q, k, positions, positions)
+        extra = encoding.contextual_bias(q, k, positions, positions)  # None or (B, H, T, T)
+        if extra is not None:
+            if mask is None and causal:
+                mask = torch.zeros(T, T, dtype=x.dtype, device=x.device).masked_fill(
+                    torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
+            mask = extra.to(x.dtype) if mask is None else mask + extra.to(x.dtype)  # (B, H, T, T)
         y = F.scaled_dot_product_attention(
             q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0,
-            is_causal=causal and mask is None, enable_gqa=self.n_kv_heads != self.n_heads)  # (B, H, T, Dh)
+            is_causal=causal and mask is None, enable_gqa=self.n_kv_heads != self.n_heads,
+            scale=encoding.logit_scale() / self.head_dim ** 0.5)  # (B, H, T, Dh)
         # the width is spelled out, not -1: an empty batch or sequence (B or T = 0) leaves -1 undetermined
         return self.out_proj(y.transpose(1, 2).reshape(B, T, self.n_heads * self.head_dim))  # (B, T, width)
 

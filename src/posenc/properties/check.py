@@ -26,6 +26,7 @@ from posenc.properties.decay import decay
 from posenc.properties.naive_flaws import continuity, growth, length_independence
 from posenc.properties.precision import precision
 from posenc.properties.relative import relative
+from posenc.properties.relative_2d import relative_2d
 from posenc.properties.result import ERROR, NA, CheckReport, NotApplicable, PropertyResult
 from posenc.properties.scaling_ramps import scaling_ramp
 from posenc.properties.translation import translation
@@ -43,6 +44,7 @@ PROPERTIES: dict[str, Callable[[EncodingView], PropertyResult]] = {
     "bounded": bounded,
     "uniqueness": uniqueness,
     "relative": relative,
+    "relative_2d": relative_2d,
     "translation": translation,
     "wavelength": wavelength,
     "growth": growth,

@@ -99,6 +99,7 @@ def translation(view: EncodingView) -> PropertyResult:
         what = "PE[p] . PE[p + r]"
         curve_name = "cosine_similarity_by_distance"
     elif view.family == "rotary":
+        view.frequencies  # noqa: B018  (a rotation by several position axes is not 1-D: not applicable, with why)
         spread, curve, tol = _rotary(view, distances)
         what = "the logit <R(p + r) q, R(p) k> (rotate hook, float32)"
         curve_name = "self_logit_by_distance"

@@ -46,6 +46,8 @@ def _family(encoding: PositionalEncoding) -> str:
         return "rotary"
     if "bias" in hooks:
         return "bias"
+    if "contextual_bias" in hooks:
+        return "contextual"
     return "none"
 
 
@@ -79,7 +81,9 @@ class EncodingView:
         """Raise :class:`NotApplicable` unless the encoding is of ``family``."""
         if self.family != family:
             what = {"absolute": "a per-position vector added to the embedding", "rotary": "a rotation of q and k",
-                    "bias": "a bias on the logits", "none": "no position information"}[self.family]
+                    "bias": "a bias on the logits", "none": "no position information",
+                    "contextual": "a bias computed from the queries and keys (positions counted by content), "
+                                  "so no table, rotation or fixed bias exists to measure"}[self.family]
             raise NotApplicable(f"{self.name} has {what}; {why}")
 
     @cached_property
@@ -109,6 +113,12 @@ class EncodingView:
         from posenc.encodings.sinusoidal import SinusoidalPE, sinusoidal_frequencies
 
         self.require("absolute", "it has no table")
+        if isinstance(self.inner, SinusoidalPE) and self.inner.layout == "concat":  # measured in the paper's layout
+            from posenc.encodings.sinusoidal import convert_sinusoidal_layout
+
+            self._table_dtype = "float64"
+            values = self.inner.encode(positions, self.width, dtype=torch.float64).detach()
+            return convert_sinusoidal_layout(values, "concat", "interleaved")
         if "dtype" in inspect.signature(self.inner.encode).parameters:
             self._table_dtype = "float64"
             return self.inner.encode(positions, self.width, dtype=torch.float64).detach()
@@ -133,6 +143,10 @@ class EncodingView:
     def frequencies(self) -> tuple[torch.Tensor, float]:
         """``(inv_freq [R/2] float64, attention_factor)`` in force at ``length``."""
         self.require("rotary", "it rotates nothing")
+        axes = getattr(self.inner, "axes", 1)
+        if axes > 1 and not hasattr(self.inner, "frequencies"):
+            raise NotApplicable(f"{self.name} turns by {axes} position axes (image rows and columns), not one 1-D "
+                                f"position; see the relative_2d property for its offsets in both axes")
         if not hasattr(self.inner, "frequencies"):
             raise NotApplicable(f"{self.name} rotates q and k but exposes no frequencies()")
         inv_freq, factor = self.inner.frequencies(self.length)
@@ -162,7 +176,7 @@ class EncodingView:
     @cached_property
     def rotation_table32(self) -> torch.Tensor:
         """The ``tables()`` hook's float32 ``(cos, sin)`` as ``[N, R]`` (what a model multiplies with)."""
-        self.require("rotary", "it rotates nothing")
+        self.frequencies  # noqa: B018  (refuses multi-axis rotations with their reason)
         if not hasattr(self.inner, "tables"):
             raise NotApplicable(f"{self.name} rotates q and k but exposes no tables()")
         cos, sin = self.inner.tables(self.positions, self.length)  # [N, R/2] each
