@@ -4,7 +4,15 @@ Importing this package registers every experiment. Each module imports the posen
 functions, so an area that is missing or broken fails only its own claims.
 """
 
-from posenc.report.experiments import extension, models, pretrained, tables, training  # noqa: F401  (registers experiments)
+from posenc.report.experiments import (  # noqa: F401  (registers experiments)
+    extension,
+    models,
+    pretrained,
+    seed_tables,
+    seed_training,
+    tables,
+    training,
+)
 from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row, experiment, get_experiment
 
 __all__ = ["Context", "EXPERIMENTS", "Measurement", "Row", "experiment", "get_experiment"]

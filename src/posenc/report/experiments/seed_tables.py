@@ -1,0 +1,714 @@
+"""Seed claims on tables, formulas and configurations that the report did not test before, or tested as something
+else (no training; every number here is computed, not sampled, so every estimate is exact):
+
+- seed 000 §2.1: integer positions "cannot express relative position" (what that means for attention);
+- seed 003 §14.3.2: concatenating "doubles every later layer's parameters";
+- seed 002: the sinusoid's periodicity makes positions less distinct as sequences grow;
+- seed 001 §3.2-3.3: the continuous code is more compact than binary; one linear rule serves every offset;
+- seed 002: the worked example (position 2, d = 4) and the two figures (dimensions 2, 6, 12; positions 1 and 5);
+- seed 003 §14.6 (and seed 001 §4.1): which encoding GPT-2, the GPT series, LLaMA, GPT-NeoX and BERT use.
+
+Shapes: a table ``PE`` is ``[T, d]`` (positions x channels); ``w_i = 10000^(-2i/d)`` is pair ``i``'s frequency.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+
+import posenc
+from posenc.errors import PosencError
+from posenc.report.claim import Choice, Claim, Test
+from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
+from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME, relative_map_residual
+from posenc.stats import exact
+
+__all__ = ["offset_distances", "nearest_by_length", "shift_match_share", "best_affine_share", "sinusoid_dims_needed",
+           "binary_dims_needed", "fit_period", "parameter_counts", "read_encoding", "CLAIMS"]
+
+BASE = 10000.0  #: the sinusoid's base (Vaswani et al. 2017 §3.5)
+
+
+def _one_thread(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
+    """Run an experiment on one torch thread and one BLAS thread (restored afterwards): its matrices are small, and
+    on a busy machine two threads fighting for the cores make a 200 x 64 least-squares fit a hundred times slower."""
+
+    @functools.wraps(fn)
+    def run(ctx: Context) -> Measurement:
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            try:
+                from threadpoolctl import threadpool_limits
+            except ImportError:  # the optional dependency is missing: numpy keeps its threads
+                return fn(ctx)
+            with threadpool_limits(limits=1, user_api="blas"):
+                return fn(ctx)
+        finally:
+            torch.set_num_threads(threads)
+
+    return run
+
+
+def _table(name: str, length: int, dim: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """``PE[0..length-1]`` of encoding ``name``, ``[length, dim]``."""
+    return posenc.build(name, dim=dim).table(length, dim, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pure functions (the tests compare each with an independent computation)
+# ---------------------------------------------------------------------------------------------------------------
+def offset_distances(dim: int, max_offset: int, base: float = BASE, chunk: int = 20_000) -> np.ndarray:
+    """``g[r - 1] = ||PE[p + r] - PE[p]||`` of the sinusoid for ``r = 1..max_offset``, the same for every ``p``:
+
+        ||PE[p + r] - PE[p]||^2 = sum_i (sin((p+r) w_i) - sin(p w_i))^2 + (cos(..) - cos(..))^2 = sum_i 2 - 2 cos(r w_i)
+
+    so the nearest pair among the first ``n`` positions is ``min(g[:n - 1])``. Float64, from the formula.
+    """
+    w = base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)  # [d/2]
+    out = np.empty(max_offset, dtype=np.float64)
+    for start in range(0, max_offset, chunk):
+        r = np.arange(start + 1, min(max_offset, start + chunk) + 1, dtype=np.float64)  # [c]
+        out[start:start + len(r)] = np.sqrt(np.maximum((2.0 - 2.0 * np.cos(np.outer(r, w))).sum(axis=1), 0.0))
+    return out
+
+
+def nearest_by_length(g: np.ndarray, lengths: Sequence[int]) -> dict[int, float]:
+    """``{n: smallest distance between two of the first n positions}`` from :func:`offset_distances`."""
+    running = np.minimum.accumulate(g)  # running[r - 1] = min over offsets 1..r
+    return {int(n): float(running[n - 2]) for n in lengths}
+
+
+def shift_match_share(pe: torch.Tensor, shifted: torch.Tensor, offset: int) -> float:
+    """Share of queries ``i`` whose highest-scoring key under ``score[i, j] = PE[i] . shifted[j]`` is ``j = i - k``.
+
+    ``shifted[j]`` is the code moved ``k`` places on, ``~ PE[j + k]`` (keys ``j = 0..T-k-1``), so the score asks
+    "which key, moved k places on, looks most like me?": a bilinear position-only score that attention can learn
+    (``W_Q W_K^T`` = the map). Queries ``i = k..T-1``.
+    """
+    length = pe.shape[0]
+    scores = pe[offset:] @ shifted.T  # [T - k queries, T - k keys]
+    hits = scores.argmax(dim=1) == torch.arange(length - offset)
+    return float(hits.double().mean())
+
+
+def best_affine_share(pe: torch.Tensor, offset: int, rank_tolerance: float = 1e-9) -> float:
+    """The largest share of queries ``i`` that *any* position-only score affine in each of ``PE[i]`` and ``PE[j]``
+    (``PE[i] A PE[j]^T + PE[i] b + c PE[j]^T + e``: attention logits with biases) can point at the key ``i - k``,
+    for a code whose rows are ``PE[p] = c + u_p v`` (the integer and [0, 1] codes: one number times one direction).
+
+    For such a code every score is, for a fixed query, ``alpha_i + beta_i u_j``: affine in the key's number ``u_j``.
+    Its strict maximum over the keys is therefore the key with the largest or the smallest ``u`` (or there is none,
+    when ``beta_i = 0``), whatever ``A``, ``b``, ``c``. A query can point at ``i - k`` only if ``u_{i-k}`` is the
+    strict maximum or minimum of ``u`` over all ``T`` keys. Raises if the code is not of that form.
+    """
+    centred = pe - pe.mean(dim=0)  # [T, d]
+    _, s, vh = torch.linalg.svd(centred, full_matrices=False)
+    if len(s) > 1 and float(s[1]) > rank_tolerance * float(s[0]):
+        raise PosencError(f"best_affine_share needs a code of one direction (centred rank 1); singular values "
+                          f"{float(s[0]):.3g}, {float(s[1]):.3g}")
+    u = centred @ vh[0]  # [T]: each position's number along the code's one direction
+    extreme = torch.zeros(len(u), dtype=torch.bool)
+    for value in (u.max(), u.min()):
+        where = u == value
+        if int(where.sum()) == 1:
+            extreme |= where
+    targets = torch.arange(offset, len(u)) - offset  # query i = k..T-1 points at key i - k
+    return float(extreme[targets].double().mean())
+
+
+def sinusoid_dims_needed(positions: int, min_distance: float, largest: int = 128) -> int:
+    """The smallest even width ``d`` at which the first ``positions`` sinusoid positions are pairwise at least
+    ``min_distance`` apart (:func:`offset_distances`); ``min_distance = 0`` asks for distinct float32 rows of
+    posenc's table instead."""
+    for dim in range(2, largest + 1, 2):
+        if min_distance <= 0:
+            table = posenc.build("sinusoidal", dim=dim).table(positions, dim)  # float32 [n, d]
+            if torch.unique(table, dim=0).shape[0] == positions:
+                return dim
+        elif offset_distances(dim, positions - 1).min() >= min_distance:
+            return dim
+    raise PosencError(f"no width up to {largest} keeps {positions} positions {min_distance} apart")
+
+
+def binary_dims_needed(positions: int) -> tuple[int, float]:
+    """``(d, nearest distance)``: the fewest bits whose binary table gives ``positions`` distinct rows (posenc's
+    ``binary`` encoding, checked on its table), and the nearest distance between two of those rows."""
+    dim = max(1, math.ceil(math.log2(positions)))
+    table = _table("binary", positions, dim)  # [n, d]
+    if torch.unique(table, dim=0).shape[0] != positions:
+        raise PosencError(f"the binary table with {dim} bits does not give {positions} distinct rows")
+    nearest = torch.cdist(table, table) + torch.eye(positions, dtype=table.dtype) * 1e9
+    return dim, float(nearest.min())
+
+
+def fit_period(values: np.ndarray, shortest: float = 2.5, longest: float | None = None) -> float:
+    """The period (in positions) of the sinusoid that best fits ``values[p]``, ``p = 0..T-1``: least squares of
+    ``a sin(w p) + b cos(w p) + c`` over a grid of ``w``, refined around the best grid point. Exact (to the
+    optimiser's tolerance) for a sampled pure sinusoid whose period is shorter than the window allows."""
+    from scipy.optimize import minimize_scalar
+
+    x = np.asarray(values, dtype=np.float64)
+    p = np.arange(len(x), dtype=np.float64)
+    longest = longest or 4.0 * len(x)
+
+    def residuals(w: np.ndarray) -> np.ndarray:
+        """Least-squares residual of the fit at each frequency in ``w [G]``, from the 3x3 normal equations."""
+        design = np.stack([np.sin(np.outer(w, p)), np.cos(np.outer(w, p)), np.ones((len(w), len(p)))], axis=2)
+        gram = np.einsum("gti,gtj->gij", design, design)  # [G, 3, 3]
+        coef = np.linalg.solve(gram, np.einsum("gti,t->gi", design, x)[..., None])[..., 0]  # [G, 3]
+        return ((np.einsum("gti,gi->gt", design, coef) - x) ** 2).sum(axis=1)
+
+    grid = np.geomspace(2 * math.pi / longest, 2 * math.pi / shortest, 800)  # steps of 0.7%, far inside the fit's
+    # main lobe (about 2 pi / T wide)
+    k = int(residuals(grid).argmin())
+    low, high = grid[max(0, k - 1)], grid[min(len(grid) - 1, k + 1)]
+    best = minimize_scalar(lambda w: float(residuals(np.array([w]))[0]), bounds=(low, high), method="bounded",
+                           options={"xatol": 1e-13})
+    return float(2 * math.pi / best.x)
+
+
+def parameter_counts(d_model: int, concat: bool, d_ff: int | None = None, n_layers: int = 6, n_heads: int = 8,
+                     vocab: int = 37000) -> dict[str, int]:
+    """Parameters of posenc's Transformer with the sinusoid added (``concat=False``) or concatenated at width
+    ``d_model`` (the model then works at ``2 d_model``), per part.
+
+    Counted on a real one-layer model with a 16-token vocabulary (so nothing large is allocated): its block times
+    ``n_layers`` (the blocks are identical), its final LayerNorm, and the vocabulary projection as ``vocab`` rows of
+    the head's width. Parts: ``attention`` (q, k, v, out projections), ``ffn`` (two linear layers with biases),
+    ``layernorm`` (the blocks' two and the final one), ``blocks`` (every block), ``head`` (the vocabulary
+    projection).
+    """
+    from posenc.model import Transformer, TransformerConfig
+
+    options = {"dim": d_model, "combine": "concat"} if concat else {}
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(vocab_size=16, d_model=d_model, n_layers=1, n_heads=n_heads, d_ff=d_ff,
+                                          encoding="sinusoidal", encoding_options=options, max_len=16))
+    block = model.blocks[0]
+
+    def size(*modules) -> int:
+        return sum(p.numel() for m in modules for p in m.parameters())
+
+    return {"width": model.width, "attention": n_layers * size(block.attn), "ffn": n_layers * size(block.mlp),
+            "layernorm": n_layers * size(block.ln1, block.ln2) + size(model.ln_f),
+            "blocks": n_layers * size(block), "head": vocab * model.head.weight.shape[1]}
+
+
+def read_encoding(config) -> dict[str, object]:
+    """How the model a Hugging Face config describes handles positions, read from the model itself: built from the
+    config (one layer, its parameters on the meta device: nothing downloaded or allocated), then inspected.
+
+    Returns ``{"kind": "learned" | "rope" | "unclear", "table": [rows, width] or None, "rotary": [module names]}``:
+    ``learned`` when a trainable parameter has one row per position (the config's ``n_positions`` /
+    ``max_position_embeddings``) and nothing rotates; ``rope`` when a rotary module or an ``inv_freq`` buffer exists
+    and no such table does.
+    """
+    from transformers import AutoModel
+
+    positions = getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
+    layers = {k: 1 for k in ("num_hidden_layers", "n_layer") if getattr(config, k, None) is not None}
+    small = type(config)(**{**config.to_dict(), **layers})
+    try:  # parameters on the meta device, buffers (inv_freq) computed; cheaper than a meta device context
+        from accelerate import init_empty_weights
+
+        empty = init_empty_weights()
+    except ImportError:
+        empty = torch.device("meta")
+    with empty:
+        model = AutoModel.from_config(small)
+    tables = [list(p.shape) for p in model.parameters() if p.dim() == 2 and p.requires_grad and positions
+              and p.shape[0] == positions]
+    rotary = sorted({type(m).__name__ for m in model.modules() if "rotary" in type(m).__name__.lower()}
+                    | {name for name, _ in model.named_buffers() if name.endswith("inv_freq")})
+    kind = "learned" if tables and not rotary else "rope" if rotary and not tables else "unclear"
+    return {"kind": kind, "table": tables[0] if tables else None, "rotary": rotary}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 000 §2.1: integer positions and relative position
+# ---------------------------------------------------------------------------------------------------------------
+@experiment("naive_integer_relative")
+@_one_thread
+def naive_integer_relative(ctx: Context) -> Measurement:
+    """Seed 000 §2.1, all three problems: the integer code grows and leaves the training range (tables.py's
+    measurement), and it cannot express relative position in attention.
+
+    Moving ``k`` places is an exact translation, ``PE[p + k] = PE[p] + k``, so a relative *map* exists. What the
+    document means is that the model cannot use it: attention compares positions by dot products, and for the
+    integer code every position-only logit (with biases) is, for a given query, affine in the key's number, so
+    its highest key is the first or the last, never "the key k places back" (:func:`best_affine_share`: the bound
+    over every such logit). The sinusoid, scored with ``PE[i] . PE[j] M_k`` (its fitted k-step map), finds that
+    key for every query (:func:`shift_match_share`): the read-out can succeed.
+    """
+    from posenc.plots.seed_checks import relative_score_figure
+    from posenc.report.experiments.tables import naive_integer
+
+    base = naive_integer(ctx)
+    length, dim, offsets = 64, 16, (1, 2, 4, 8)
+    integer = _table("integer", length, dim)  # [T, d]
+    sin = _table("sinusoidal", length, dim)
+    translation = max(float((integer[k:] - integer[:-k] - k).abs().max()) for k in offsets)
+    integer_bound, integer_match, sin_match = {}, {}, {}
+    for k in offsets:
+        integer_bound[k] = best_affine_share(integer, k)
+        integer_match[k] = shift_match_share(integer, integer[:-k] + k, k)
+        _, m = relative_map_residual(sin, k, paired=True)  # PE[p + k] ~ PE[p] M_k
+        sin_match[k] = shift_match_share(sin, sin[:-k] @ m, k)
+    numbers = dict(base.numbers)
+    numbers.update({"translation_error": translation, "integer_best_share": max(integer_bound.values()),
+                    "integer_shift_share": max(integer_match.values()), "sinusoid_shift_share": min(sin_match.values()),
+                    "by_offset": {str(k): {"integer_bound": integer_bound[k], "integer_shift": integer_match[k],
+                                           "sinusoid_shift": sin_match[k]} for k in offsets},
+                    "relative_length": length, "relative_dim": dim})
+    rows = list(base.rows[:4])
+    rows += [Row("largest |PE[p+k] - PE[p] - k|, k = 1, 2, 4, 8", translation, 0.0,
+                 "exact: a relative map exists (a translation)"),
+             Row("integer: best share of queries any position-only logit points k back (bound, every k)",
+                 numbers["integer_best_share"], 1.0, "a relative code"),
+             Row("integer: share with the exact translation as the map, PE[i] . (PE[j] + k)",
+                 numbers["integer_shift_share"], None, "the largest key always wins"),
+             Row("sinusoid: share with its fitted map, PE[i] . PE[j] M_k (worst k)", numbers["sinusoid_shift_share"],
+                 1.0, "every query")]
+    k = offsets[0]
+    _, m = relative_map_residual(sin, k, paired=True)
+    fig = relative_score_figure(integer[:, 0].numpy(), 1.0, (integer[k:] @ (integer[:-k] + k).T).numpy(),
+                                (sin[k:] @ (sin[:-k] @ m).T).numpy(), k)
+    estimates = {key: e for key, e in base.estimates.items() if key != "residual_over_sinusoid"}
+    estimates.update(exacts(numbers, "integer_best_share", "sinusoid_shift_share"))
+    return Measurement(numbers, rows, fig, base.setup + f"; attention read-out on {length} positions, d={dim}, "
+                                                         f"offsets {list(offsets)}, every key a candidate",
+                       estimates=estimates)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 003 §14.3.2: concatenation and the later layers' parameters
+# ---------------------------------------------------------------------------------------------------------------
+DOCUMENT_WIDTH = 512  #: seed 003 §14.3.2: "原本 d_model = 512"
+FF_OPTIONS = {"4 x width": None, "fixed 2048": 2048}
+
+
+@experiment("concat_parameters")
+@_one_thread
+def concat_parameters(ctx: Context) -> Measurement:
+    """Seed 003 §14.3.2: concatenating a 512-wide position vector makes the model 1024 wide. Parameters of every
+    later layer, after adding and after concatenating, in posenc's Transformer at the original's sizes (6 layers,
+    8 heads). Choice: the feed-forward width follows the model width (4 x width, as 2048 = 4 x 512 does) or stays
+    2048."""
+    from posenc.plots.seed_checks import parameter_ratio_figure
+
+    counts = {option: {"add": parameter_counts(DOCUMENT_WIDTH, False, d_ff),
+                       "concat": parameter_counts(DOCUMENT_WIDTH, True, d_ff)} for option, d_ff in FF_OPTIONS.items()}
+    parts = ("attention", "ffn", "layernorm", "blocks", "head")
+    ratios = {o: {p: c["concat"][p] / c["add"][p] for p in parts} for o, c in counts.items()}
+    variants = {o: {"later_layer_ratio": exact(r["blocks"])} for o, r in ratios.items()}
+    head = "4 x width"
+    numbers = {"counts": counts, "ratios": ratios, "later_layer_ratio": ratios[head]["blocks"],
+               "with_head_ratio": {o: (c["concat"]["blocks"] + c["concat"]["head"]) / (c["add"]["blocks"]
+                                                                                    + c["add"]["head"])
+                                   for o, c in counts.items()}}
+    rows = [Row("model width after add / after concat", counts[head]["add"]["width"], counts[head]["concat"]["width"],
+                "seed 003: 512 -> 1024")]
+    for option in FF_OPTIONS:
+        c = counts[option]
+        rows.append(Row(f"d_ff {option}: parameters of the 6 blocks, add -> concat",
+                        f"{c['add']['blocks']:,} -> {c['concat']['blocks']:,}", 2.0, "x2 (seed 003)"))
+        rows.append(Row(f"d_ff {option}: concat / add per part (attention, FFN, LayerNorm, output head)",
+                        ", ".join(f"{ratios[option][p]:.3g}" for p in ("attention", "ffn", "layernorm", "head")),
+                        2.0, "x2 (seed 003)"))
+    rows.append(Row("blocks and output head together (vocabulary 37000), 4 x width", numbers["with_head_ratio"][head],
+                    2.0, "x2 (seed 003)"))
+    fig = parameter_ratio_figure({o: {p: ratios[o][p] for p in ("attention", "ffn", "layernorm", "blocks", "head")}
+                                  for o in FF_OPTIONS})
+    return Measurement(numbers, rows, fig, "posenc Transformer, d_model 512, 6 layers, 8 heads, sinusoid added "
+                                           "(width 512) or concatenated (width 1024); one block counted, times 6",
+                       estimates=dict(variants[head]), variants=variants)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 002: periodicity and distinctness on long sequences
+# ---------------------------------------------------------------------------------------------------------------
+LONGEST = 100_000  #: the longest sequence measured, in both modes (the verdict must not depend on the mode)
+LENGTHS = (16, 64, 256, 1024, 4096, 16384, LONGEST)
+DISTINCT_WIDTHS = ("d=512", "d=64", "d=16", "d=8", "d=4")
+
+
+@experiment("sinusoid_distinctness")
+@_one_thread
+def sinusoid_distinctness(ctx: Context) -> Measurement:
+    """Seed 002: as sequences grow, does the sinusoid's periodicity bring two positions closer than neighbours are
+    in a short sequence? The nearest distance among the first ``n`` positions, exactly, for ``n`` up to 100,000
+    (:func:`offset_distances`), per width; checked against posenc's own table for ``n <= 1024``."""
+    from posenc.plots.seed_checks import nearest_distance_figure
+
+    curves, variants, where = {}, {}, {}
+    for option in DISTINCT_WIDTHS:
+        dim = int(option[2:])
+        g = offset_distances(dim, LONGEST - 1)
+        curves[option] = nearest_by_length(g, LENGTHS)
+        where[option] = int(g.argmin()) + 1
+        variants[option] = {"nearest_ratio": exact(curves[option][LONGEST] / curves[option][16])}
+    table = _table("sinusoidal", 1024, 512)  # [n, d]
+    pairwise = torch.cdist(table, table) + torch.eye(1024, dtype=table.dtype) * 1e9
+    check = abs(float(pairwise.min()) - curves["d=512"][1024])
+    numbers = {"nearest": {o: {str(n): v for n, v in c.items()} for o, c in curves.items()},
+               "closest_offset": where, "table_check": check,
+               "ratios": {o: v["nearest_ratio"].value for o, v in variants.items()}}
+    for option in variants:
+        variants[option]["table_check"] = exact(check)
+    head = curves["d=512"]
+    rows = [Row(f"d=512: nearest distance among the first {n:,} positions", head[n], 3.71,
+                "FACTS: 3.71 at n=1024, d=512") for n in LENGTHS]
+    rows += [Row(f"{o}: nearest among {LONGEST:,} / among 16 (closest pair {where[o]:,} apart)",
+                 numbers["ratios"][o], 1.0, "no loss of distinctness") for o in DISTINCT_WIDTHS]
+    rows.append(Row("formula vs posenc's table (n=1024, d=512): nearest distance difference", check, 0.0, "same"))
+    fig = nearest_distance_figure({o: curves[o] for o in DISTINCT_WIDTHS})
+    return Measurement(numbers, rows, fig, f"sinusoid, base 10000, widths {', '.join(DISTINCT_WIDTHS)}, sequences of "
+                                           f"16 to {LONGEST:,} positions; distances from the formula in float64",
+                       estimates=dict(variants["d=512"]), variants=variants)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 001 §3.2-3.3: compactness and one rule for every offset
+# ---------------------------------------------------------------------------------------------------------------
+COMPACT_POSITIONS = 1024
+RESOLUTIONS = {"distinct in float32": 0.0, "0.1 apart": 0.1, "0.5 apart": 0.5, "1 apart (one bit flip)": 1.0}
+
+
+@experiment("continuous_compact")
+@_one_thread
+def continuous_compact(ctx: Context) -> Measurement:
+    """Seed 001 §3.2: "more space-efficient than binary" as dimensions needed: the fewest channels that keep 1024
+    positions apart, for the sinusoid and for the binary code, at a resolution (distinct float32 rows, the
+    document's premise; or a minimum distance). Both codes have the same mean square per channel (1/2), so a
+    distance means the same for both; binary neighbours are 1 apart (one bit flip)."""
+    from posenc.plots.seed_checks import compactness_figure
+
+    n = COMPACT_POSITIONS
+    binary_dims, binary_nearest = binary_dims_needed(n)
+    sin_dims = {label: sinusoid_dims_needed(n, delta) for label, delta in RESOLUTIONS.items()}
+    sin_table = _table("sinusoidal", n, 16)
+    bin_table = _table("binary", n, binary_dims)
+    numbers = {"positions": n, "binary_dims": binary_dims, "binary_nearest": binary_nearest, "sinusoid_dims": sin_dims,
+               "mean_square_sinusoid": float(sin_table.pow(2).mean()),
+               "mean_square_binary": float(bin_table.pow(2).mean()),
+               "dims_ratio_float32": sin_dims["distinct in float32"] / binary_dims,
+               "dims_ratio_one_bit": sin_dims["1 apart (one bit flip)"] / binary_dims}
+    rows = [Row(f"binary: bits for {n} positions (nearest pair {binary_nearest:g} apart)", binary_dims, 10,
+                "log2(1024)")]
+    rows += [Row(f"sinusoid: dimensions for {n} positions, {label}", d, binary_dims, "binary")
+             for label, d in sin_dims.items()]
+    rows.append(Row("mean square per channel, sinusoid vs binary", numbers["mean_square_sinusoid"],
+                    numbers["mean_square_binary"], "binary (equal: distances compare)"))
+    fig = compactness_figure(list(RESOLUTIONS), list(sin_dims.values()), [binary_dims] * len(sin_dims), n)
+    return Measurement(numbers, rows, fig, f"{n} positions; sinusoid base 10000 at even widths 2..128; posenc's "
+                                           f"binary code", estimates=exacts(numbers, "dims_ratio_float32",
+                                                                            "dims_ratio_one_bit"))
+
+
+RULE_OFFSETS = (1, 2, 4, 8, 16, 32, 64)
+
+
+@experiment("sinusoid_offset_rule")
+@_one_thread
+def sinusoid_offset_rule(ctx: Context) -> Measurement:
+    """Seed 001 §3.3, what ``sin-relative-linear`` does not test: *one* rule serves every offset (the fitted k-step
+    map is the 1-step map applied k times, ``M_k = M_1^k``), and it lets a model *recognise* "k apart": with the
+    bilinear score ``PE[i] . PE[j] M_k`` every query's best key is the one k places back. Baselines: an N(0, 1)
+    table (an untrained learned table) and the binary code, with their own best linear maps."""
+    from posenc.plots.seed_checks import offset_rule_figure
+
+    dim, length = 64, 256
+    sin = _table("sinusoidal", length, dim)  # [T, d]
+    gen = torch.Generator().manual_seed(0)
+    random_table = torch.randn(length, dim, generator=gen, dtype=torch.float64)
+    binary = _table("binary", length, dim)
+    _, m1 = relative_map_residual(sin, 1, paired=True)
+    composition, shares = [], {"sinusoid": [], "random table": [], "binary": []}
+    for k in RULE_OFFSETS:
+        _, mk = relative_map_residual(sin, k, paired=True)
+        composition.append(float((mk - torch.linalg.matrix_power(m1, k)).abs().max()))
+        shares["sinusoid"].append(shift_match_share(sin, sin[:-k] @ mk, k))
+        for name, table in (("random table", random_table), ("binary", binary)):
+            _, m = relative_map_residual(table, k)  # the best full linear map, PE[p + k] ~ PE[p] M
+            shares[name].append(shift_match_share(table, table[:-k] @ m, k))
+    numbers = {"offsets": list(RULE_OFFSETS), "composition_error": composition, "shares": shares,
+               "max_composition_error": max(composition), "min_recognition_share": min(shares["sinusoid"]),
+               "max_random_share": max(shares["random table"]), "max_binary_share": max(shares["binary"]),
+               "dim": dim, "length": length}
+    rows = [Row(f"k={k}: max |M_k - M_1^k|", e, 0.0, "one rule") for k, e in zip(RULE_OFFSETS, composition,
+                                                                                   strict=True)]
+    rows += [Row(f"share of queries whose best key is k back, worst k: {name}", min(v), 1.0 if name == "sinusoid"
+                 else None, "every query" if name == "sinusoid" else "baseline") for name, v in shares.items()]
+    rows.append(Row("sin-relative-linear (tables.py) tests", "the fit per offset, its p-independence, the rotation",
+                    None, "not repeated here"))
+    fig = offset_rule_figure(RULE_OFFSETS, composition, shares)
+    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, offsets "
+                                           f"{list(RULE_OFFSETS)}; maps fitted by least squares (paired 2x2 blocks for "
+                                           f"the sinusoid, full for the baselines)",
+                       estimates=exacts(numbers, "max_composition_error", "min_recognition_share", "max_random_share"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 002: the worked example and the two figures
+# ---------------------------------------------------------------------------------------------------------------
+@experiment("seed_worked_example")
+@_one_thread
+def seed_worked_example(ctx: Context) -> Measurement:
+    """Seed 002's worked example: the encoding of position 2 at d = 4 is (sin 2, cos 2, sin 0.02, cos 0.02)
+    (2 / 10000^(2/4) = 0.02). posenc's float32 table against the printed vector, evaluated in float64."""
+    from posenc.plots.seed_checks import worked_example_figure
+
+    printed = np.array([math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)])
+    table = posenc.build("sinusoidal", dim=4).table(4, 4).double().numpy()  # float32 table, [4, 4]
+    numbers = {"printed": printed.tolist(), "posenc_row_2": table[2].tolist(),
+               "max_difference": float(np.abs(table[2] - printed).max()),
+               "neighbour_difference": float(min(np.abs(table[p] - printed).max() for p in (1, 3))),
+               "second_frequency_argument": 2 / BASE ** (2 * 1 / 4)}
+    labels = ["sin(2)", "cos(2)", "sin(0.02)", "cos(0.02)"]
+    rows = [Row(f"PE[2, {j}] = {label}", float(table[2, j]), float(printed[j]), "seed 002, printed")
+            for j, label in enumerate(labels)]
+    rows += [Row("argument of the second pair, 2 / 10000^(2/4)", numbers["second_frequency_argument"], 0.02,
+                 "seed 002: 0.02"),
+             Row("positions 1 and 3 against the printed vector (smallest largest difference)",
+                 numbers["neighbour_difference"], None, "the check can fail"),
+             Row("indexing", "position index 2 (counting from 0, as the formula does)", "第 2 个位置",
+                 "the document says 'the 2nd position' and computes pos = 2")]
+    fig = worked_example_figure(table[2].tolist(), printed.tolist(), labels)
+    return Measurement(numbers, rows, fig, "posenc sinusoidal, d=4, float32 table of positions 0..3",
+                       estimates=exacts(numbers, "max_difference", "neighbour_difference"))
+
+
+FIGURE_WIDTHS = ("d=64", "d=128", "d=512")
+FIGURE_DIMS = (2, 6, 12)
+FIGURE_POSITIONS = (1, 5)
+WINDOW = 128  #: seed 002: "128 个位置向量"
+
+
+def _period_estimates(dim: int) -> tuple[np.ndarray, list[float], list[float], dict]:
+    table = _table("sinusoidal", WINDOW, dim).numpy()  # [128, d]
+    measured = [fit_period(table[:, j]) for j in FIGURE_DIMS]
+    formula = [2 * math.pi * BASE ** (2 * (j // 2) / dim) for j in FIGURE_DIMS]
+    stats = {"min_periods_in_window": min(WINDOW / p for p in measured),
+             "min_period_ratio": min(b / a for a, b in zip(measured, measured[1:], strict=False)),
+             "max_period_error": max(abs(m - f) / f for m, f in zip(measured, formula, strict=True))}
+    return table, measured, formula, stats
+
+
+@experiment("seed_dims_figure")
+@_one_thread
+def seed_dims_figure(ctx: Context) -> Measurement:
+    """Seed 002's figure 2: dimensions 2, 6 and 12 over 128 positions "change periodically", and "the higher the
+    dimension, the longer the period". Periods read off the curves (:func:`fit_period`), checked against the formula
+    ``2 pi 10000^(2i/d)`` (i = j // 2). Choice: the width (seed 002 prints none)."""
+    from posenc.plots.seed_checks import dims_period_figure
+
+    variants, detail, figure_data = {}, {}, None
+    for option in FIGURE_WIDTHS:
+        table, measured, formula, stats = _period_estimates(int(option[2:]))
+        variants[option] = {k: exact(v) for k, v in stats.items()}
+        detail[option] = {"measured": measured, "formula": formula, **stats}
+        if option == FIGURE_WIDTHS[0]:
+            figure_data = (table, FIGURE_DIMS, measured, formula)
+    rows = []
+    for option in FIGURE_WIDTHS:
+        d = detail[option]
+        rows.append(Row(f"{option}: periods of dims 2, 6, 12 (read off the curves)",
+                        ", ".join(f"{p:.3f}" for p in d["measured"]), ", ".join(f"{p:.3f}" for p in d["formula"]),
+                        "formula 2 pi 10000^(2i/d)"))
+        rows.append(Row(f"{option}: fewest periods within the 128 positions", d["min_periods_in_window"], 2.0,
+                        "visibly periodic"))
+    fig = dims_period_figure(*figure_data)
+    return Measurement({"by_width": detail}, rows, fig, f"sinusoid, positions 0..{WINDOW - 1}, dims "
+                                                        f"{list(FIGURE_DIMS)}, widths {', '.join(FIGURE_WIDTHS)}",
+                       estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants)
+
+
+@experiment("seed_positions_figure")
+@_one_thread
+def seed_positions_figure(ctx: Context) -> Measurement:
+    """Seed 002's figure 3: positions 1 and 5 have different vectors, and "the higher the dimension, the smaller the
+    fluctuation, the closer the vectors": per channel pair i, the distance between the two positions
+    ``||PE[5, 2i:2i+2] - PE[1, 2i:2i+2]||`` (``= 2 |sin(2 w_i)|``), its rank correlation with i, and the highest
+    quarter of pairs against the lowest."""
+    from posenc.plots.seed_checks import position_pair_figure
+    from posenc.stats import spearman
+
+    a, b = FIGURE_POSITIONS
+    variants, detail, figure_data = {}, {}, None
+    for option in FIGURE_WIDTHS:
+        dim = int(option[2:])
+        table = _table("sinusoidal", WINDOW, dim).numpy()
+        diff = np.linalg.norm((table[b] - table[a]).reshape(-1, 2), axis=1)  # [d/2]
+        quarter = len(diff) // 4
+        stats = {"distance": float(np.linalg.norm(table[b] - table[a])),
+                 "rank_correlation": spearman(np.arange(len(diff)), diff),
+                 "high_low_ratio": float(np.linalg.norm(diff[-quarter:]) / np.linalg.norm(diff[:quarter]))}
+        variants[option] = {k: exact(v) for k, v in stats.items()}
+        detail[option] = stats
+        if option == FIGURE_WIDTHS[0]:
+            figure_data = (table, FIGURE_POSITIONS, diff)
+    rows = []
+    for option in FIGURE_WIDTHS:
+        d = detail[option]
+        rows += [Row(f"{option}: ||PE[5] - PE[1]||", d["distance"], None, "> 0: unique"),
+                 Row(f"{option}: rank correlation of pair index and the pair's distance", d["rank_correlation"],
+                     -1.0, "closer with every higher pair"),
+                 Row(f"{option}: distance in the highest quarter of pairs / lowest quarter", d["high_low_ratio"],
+                     0.0, "the high dims nearly equal")]
+    fig = position_pair_figure(*figure_data)
+    return Measurement({"by_width": detail}, rows, fig, f"sinusoid, positions {a} and {b}, widths "
+                                                        f"{', '.join(FIGURE_WIDTHS)}",
+                       estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 003 §14.6 (seed 001 §4.1): which encoding each named model uses
+# ---------------------------------------------------------------------------------------------------------------
+#: name in the documents -> (transformers config class, what the documents say)
+NAMED_MODELS = {"GPT-2": ("GPT2Config", "learned"), "GPT (the GPT series' first)": ("OpenAIGPTConfig", "learned"),
+                "LLaMA": ("LlamaConfig", "rope"), "GPT-NeoX": ("GPTNeoXConfig", "rope"),
+                "BERT (seed 001 §4.1)": ("BertConfig", "learned")}
+
+
+@experiment("model_encodings")
+@_one_thread
+def model_encodings(ctx: Context) -> Measurement:
+    """Seed 003 §14.6: GPT-2 and the GPT series add a learned position table, LLaMA and GPT-NeoX rotate with RoPE;
+    seed 001 §4.1 reads BERT's learned table. Each model's encoding read from the model its default configuration
+    describes (:func:`read_encoding`), beside posenc's reading of the configuration (:func:`posenc.from_hf_config`)."""
+    import transformers
+
+    found, rows = {}, []
+    for name, (cls_name, said) in NAMED_MODELS.items():
+        config = getattr(transformers, cls_name)()
+        reading = read_encoding(config)
+        try:
+            ours = posenc.from_hf_config(config).name
+        except PosencError as exc:
+            ours = f"not read ({str(exc).split(':')[0]})"
+        extra = ""
+        if reading["kind"] == "rope":
+            params = getattr(config, "rope_parameters", None) or {}
+            share = (params.get("partial_rotary_factor") or getattr(config, "rotary_pct", None)
+                     or getattr(config, "partial_rotary_factor", None) or 1.0)
+            extra = f", rotary share of each head {share:g}"
+        found[name] = {"config": cls_name, "document": said, **reading, "posenc_reading": ours}
+        rows.append(Row(f"{name} ({cls_name}): {reading['kind']}"
+                        + (f", table {reading['table'][0]} x {reading['table'][1]}" if reading["table"] else "")
+                        + extra + f"; posenc.from_hf_config: {ours}", reading["kind"], said, "the documents"))
+    rows.append(Row("the original Transformer (Vaswani et al. 2017)", "no configuration in transformers",
+                    "sinusoidal", "seed 003 §14.6.1; the paper §3.5"))
+    numbers = {"models": found, "transformers": transformers.__version__,
+               "mismatches": sum(v["kind"] != v["document"] for v in found.values()),
+               "kinds_detected": len({v["kind"] for v in found.values()} - {"unclear"})}
+    return Measurement(numbers, rows, None, f"transformers {transformers.__version__} config classes with their "
+                                            f"default values, each model built with one layer, parameters on the meta "
+                                            f"device",
+                       estimates=exacts(numbers, "mismatches", "kinds_detected"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims these experiments test
+# ---------------------------------------------------------------------------------------------------------------
+EXACT = "the numbers are exact, so any bar between the alternatives gives the same verdict"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("concat-doubles-parameters", "seed 003 §14.3.2", "seed", "Concat doubles the later layers",
+          "Concatenating the position vector doubles the width (512 -> 1024), and so doubles the parameter count of "
+          "every later layer.",
+          "concat_parameters", (
+              Test("later_layer_ratio", "<", 2.2, "the later layers' parameters grow by no more than about 2x",
+                   "'翻倍' (doubles), within 10%", unless="they grow less than twofold"),
+              Test("later_layer_ratio", ">", 1.8, "and by at least about 2x", "'翻倍' (doubles), within 10%",
+                   role="condition", unless="they grow, but less than twofold")),
+          choice=Choice("feed-forward width", tuple(FF_OPTIONS), "4 x width",
+                        "the original's d_ff = 2048 is 4 x d_model, the rule posenc's model and most Transformers "
+                        "keep when the width changes"),
+          quote="这意味着所有后续层的参数量都要翻倍!"),
+    Claim("periodicity-distinctness", "seed 002", "seed", "Long sequences blur positions",
+          "As the sequence grows, the sinusoid's periodicity makes different positions gradually less distinct.",
+          "sinusoid_distinctness", (
+              Test("nearest_ratio", "<", 0.9, "the nearest two of 100,000 positions are at least 10% closer than the "
+                   "nearest two of 16", "'逐渐降低' (gradually lower) must show as a drop; " + EXACT),),
+          requires=(Test("table_check", "<", 1e-9, "the formula's nearest distance equals that of posenc's table "
+                         "(n=1024, d=512)", "float64 round-off", otherwise="not testable"),),
+          choice=Choice("width", DISTINCT_WIDTHS, "d=512",
+                        "the width seeds 001 and 003 name (d_model = 512, the original Transformer's); the narrow "
+                        "widths show where the claim starts to hold"),
+          quote="随着序列长度的增加，位置编码的周期性可能导致不同位置之间的区分度逐渐降低，难以准确表示极长序列中各个位置的独特信息。"),
+    Claim("continuous-compact", "seed 001 §3.2", "seed", "The sinusoid is more compact than binary",
+          "Because its values are floating-point numbers, the continuous (sinusoidal) code needs fewer dimensions "
+          "than the binary code to tell the same positions apart.",
+          "continuous_compact", (
+              Test("dims_ratio_float32", "<", 1, "at float32 resolution (the document's premise) the sinusoid needs "
+                   "fewer dimensions than binary for 1024 positions", "fewer dimensions; " + EXACT),
+              Test("dims_ratio_one_bit", "<", 1, "also when positions must stay as far apart as binary neighbours "
+                   "(distance 1, one bit flip; both codes have mean square 1/2 per channel)",
+                   "fewer dimensions; " + EXACT, role="condition",
+                   unless="only when positions may lie closer together than binary neighbours do: at the binary "
+                          "code's own spacing (distance 1) the sinusoid needs more dimensions")),
+          quote="由于输出是浮点数,因此此类连续表示比二进制表示法更节省空间。"),
+    Claim("one-linear-rule", "seed 001 §3.3", "seed", "One linear rule for every offset",
+          "A model needs to learn only one uniform linear rule to recognise \"delta apart\": the k-step map is the "
+          "1-step map applied k times, and a bilinear score built from it finds the position k back at every "
+          "position.",
+          "sinusoid_offset_rule", (
+              Test("max_composition_error", "<", SAME, "the fitted k-step map equals the 1-step map applied k times",
+                   ROUND_OFF),
+              Test("min_recognition_share", ">", 0.99, "the score PE[i] . PE[j] M_k picks the key k back for every "
+                   "query (worst offset)", "every query, 1% for ties")),
+          requires=(Test("max_random_share", "<", 0.9, "a random (learned-like) table with its own best maps fails",
+                         "the test must be able to fail", otherwise="not testable"),),
+          quote="而只需学习一个统一的、线性的变换规则来识别“相距\\(\\delta\\)个单位”这一相对概念。"),
+    Claim("worked-example", "seed 002", "seed", "The worked example: position 2, d = 4",
+          "At d = 4, position 2 is encoded as (sin(2), cos(2), sin(0.02), cos(0.02)).",
+          "seed_worked_example", (
+              Test("max_difference", "<", 1e-6, "posenc's table equals the printed vector", "float32 round-off "
+                   "(2^-23 of values up to 1)"),),
+          requires=(Test("neighbour_difference", ">", DIFFERENT, "positions 1 and 3 do not match it",
+                         "the test must be able to fail", otherwise="not testable"),),
+          quote="最终，位置 2 的编码向量为：$(𝑠𝑖𝑛(2),𝑐𝑜𝑠(2),𝑠𝑖𝑛(0.02),𝑐𝑜𝑠(0.02))$"),
+    Claim("dims-period-figure", "seed 002", "seed", "Figure: higher dims, longer periods",
+          "Over 128 positions, dimensions 2, 6 and 12 change periodically, and the higher the dimension, the longer "
+          "the period.",
+          "seed_dims_figure", (
+              Test("min_periods_in_window", ">", 2, "each of the three dims completes at least two periods in the 128 "
+                   "positions", "a periodic change is visible with two periods", unless="not periodic within the "
+                   "128 positions drawn"),
+              Test("min_period_ratio", ">", 1.01, "each higher dim's period is longer than the lower one's",
+                   "beyond the period read-out's error (< 0.1%)", unless="the period does not grow with the "
+                   "dimension")),
+          requires=(Test("max_period_error", "<", 1e-3, "the periods read off the curves match the formula",
+                         "the read-out must be right to judge", otherwise="not testable"),),
+          choice=Choice("width", FIGURE_WIDTHS, "d=64",
+                        "seed 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
+                        "dims), fixed before this claim"),
+          quote="这三张图分别打印了 128 个位置向量第 2、6、12 维度的编码值的变化，我们发现这些值呈现周期性的变化。另外，我们也可以发现，向量维度越高，其周期就越长。"),
+    Claim("positions-closer-figure", "seed 002", "seed", "Figure: positions 1 and 5 meet in high dims",
+          "Positions 1 and 5 have different vectors, and the higher the dimension, the smaller the values' "
+          "fluctuation and the closer the two vectors.",
+          "seed_positions_figure", (
+              Test("distance", ">", DIFFERENT, "the two vectors differ", "far above round-off",
+                   unless="the two positions share a vector"),
+              Test("rank_correlation", "<", -0.9, "the pairwise distance falls with the pair index",
+                   "a near-monotone trend (Spearman)", unless="the distance does not fall with the dimension"),
+              Test("high_low_ratio", "<", 0.1, "the highest quarter of pairs is 10x closer than the lowest",
+                   "an order of magnitude", unless="the high dimensions do not bring them close")),
+          choice=Choice("width", FIGURE_WIDTHS, "d=64",
+                        "seed 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
+                        "positions), fixed before this claim"),
+          quote="另外，也可以看到，向量的维度越高，编码值的波动就越小，向量就越接近。"),
+    Claim("model-encodings", "seed 003 §14.6, seed 001 §4.1", "seed", "Which model uses which encoding",
+          "GPT-2 and the GPT series add a learned position table (BERT too), while LLaMA and GPT-NeoX use RoPE.",
+          "model_encodings", (
+              Test("mismatches", "<", 0.5, "every named model's configuration describes the encoding the documents "
+                   "name", "no mismatch"),),
+          requires=(Test("kinds_detected", ">", 1.5, "the reading finds both learned tables and rotary embeddings",
+                         "the test must be able to fail", otherwise="not testable"),),
+          quote="LLaMA、GPT-NeoX 等现代模型都使用 RoPE。"),
+)
