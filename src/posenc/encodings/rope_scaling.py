@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from posenc.errors import PosencError
+from posenc.errors import PosencError, PosencWarning
 
 __all__ = [
     "default_inv_freq", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope",
@@ -226,6 +227,10 @@ SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
     "proportional": proportional,
 }
 
+#: scalings that do nothing without a factor, and those whose result depends on the original context length
+_NEEDS_FACTOR = frozenset({"linear", "ntk", "dynamic", "yarn"})
+_NEEDS_ORIGINAL = frozenset({"dynamic", "yarn", "longrope"})
+
 #: scalings whose frequencies depend on the current sequence length
 LENGTH_DEPENDENT = frozenset({"dynamic", "longrope"})
 
@@ -247,6 +252,26 @@ class RopeScaling:
                               f"valid parameters are: {', '.join(valid) or '(none)'}")
         if "factor" in self.params:
             _check_factor(self.params["factor"])
+        if "original_max_len" in self.params:
+            length = self.params["original_max_len"]
+            if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+                raise PosencError(f"RoPE scaling {self.type!r}: original_max_len must be a positive integer (the "
+                                  f"context the model was trained at), got {length!r}; e.g. 2048 or 8192")
+        self._explain_defaults()
+
+    def _explain_defaults(self) -> None:
+        """A scaling used without the parameter that gives it meaning works, but says what it assumed."""
+        defaults = inspect.signature(SCALINGS[self.type]).parameters
+        if self.type in _NEEDS_FACTOR and "factor" not in self.params:
+            warnings.warn(f"RoPE scaling {self.type!r} without a factor uses factor=1, which changes nothing; pass "
+                          f"factor = target_length / original_length, e.g. {{'type': {self.type!r}, 'factor': 4}}",
+                          PosencWarning, stacklevel=4)
+        if self.type in _NEEDS_ORIGINAL and "original_max_len" not in self.params:
+            assumed = defaults["original_max_len"].default
+            warnings.warn(f"RoPE scaling {self.type!r} without original_max_len assumes the model was trained at "
+                          f"{assumed} tokens; pass the model's own context, e.g. {{'type': {self.type!r}, "
+                          f"'original_max_len': 4096}} (from_hf_config reads it from the config)", PosencWarning,
+                          stacklevel=4)
 
     @classmethod
     def parse(cls, spec: RopeScaling | dict[str, Any] | str | None) -> RopeScaling:
