@@ -81,5 +81,5 @@ def assert_matches(got: torch.Tensor, expected: torch.Tensor, dtype: torch.dtype
     """``|got - expected| <= atol + rtol |expected|`` elementwise, with the dtype's tolerance."""
     atol, rtol = TOLERANCE[dtype]
     assert got.shape == expected.shape
-    err = (got.double() - expected).abs() - (atol + rtol * expected.abs())
+    err = (got.detach().double() - expected).abs() - (atol + rtol * expected.abs())
     assert float(err.max()) <= 0.0 if err.numel() else True, f"max excess {float(err.max()):.3g} for {dtype}"

@@ -5,7 +5,7 @@ import torch
 from hypothesis import given, settings
 from kernel_cases import assert_matches, cases, make_problem, reference64
 
-from posenc.kernels import apply_rope, available_providers, rope_apply_reference, select_provider
+from posenc.kernels import apply_rope, apply_rope_packed, available_providers, rope_apply_reference, select_provider
 from posenc.kernels.triton_rope import rope_triton, triton_available
 
 pytestmark = [pytest.mark.triton_interpret,
@@ -80,3 +80,58 @@ def test_head_groups_with_a_partial_last_group(heads, pairing, inplace):
                 heads_per_program=heads)
     torch.testing.assert_close(q_out, rope_apply_reference(q0, qc, qs, pairing), rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(k_out, rope_apply_reference(k0, kc, ks, pairing), rtol=1e-6, atol=1e-6)
+
+
+def _angles(*shape, scale=40.0):
+    theta = torch.rand(*shape, dtype=torch.float64) * scale
+    return theta.cos().float(), theta.sin().float()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("pairing", ["half", "interleaved"])
+@pytest.mark.parametrize("head_dim, rotary", [(97, 96), (75, 18), (65, 64), (7, 2), (12, 12)])
+def test_odd_head_sizes_and_partial_rotary_forward_and_backward(head_dim, rotary, pairing, dtype):
+    # GQA 6 q heads over 3 k heads, 5 query tokens against 7 keys, per-row query tables
+    q = torch.randn(2, 6, 5, head_dim).to(dtype).requires_grad_(True)
+    k = torch.randn(2, 3, 7, head_dim).to(dtype).requires_grad_(True)
+    qc, qs = _angles(2, 5, rotary // 2)
+    kc, ks = _angles(7, rotary // 2)
+    qo, ko = apply_rope(q, k, qc, qs, kc, ks, pairing=pairing, provider="triton")
+    assert_matches(qo, reference64(q.detach(), qc, qs, pairing), dtype)
+    assert_matches(ko, reference64(k.detach(), kc, ks, pairing), dtype)
+    # channels past the rotary width pass through bit for bit
+    assert torch.equal(qo[..., rotary:], q.detach()[..., rotary:])
+    gq, gk = torch.randn_like(qo), torch.randn_like(ko)
+    dq, dk = torch.autograd.grad((qo, ko), (q, k), (gq, gk))
+    assert_matches(dq, reference64(gq, qc, -qs, pairing), dtype)
+    assert_matches(dk, reference64(gk, kc, -ks, pairing), dtype)
+
+
+@pytest.mark.parametrize("pairing", ["half", "interleaved"])
+def test_packed_sequences_forward_and_backward(pairing):
+    # four sequences (one empty) back to back, each from position 0; partial rotary (R = 6 of 10), GQA 4/2
+    lengths = [3, 0, 5, 1]
+    cu = torch.tensor([0, 3, 3, 8, 9])
+    cos, sin = _angles(6, 3)  # position-indexed tables [L, R/2], L longer than any sequence
+    q = torch.randn(1, 4, 9, 10, requires_grad=True)
+    k = torch.randn(1, 2, 9, 10, requires_grad=True)
+    qo, ko = apply_rope_packed(q, k, cos, sin, cu, pairing=pairing, provider="triton")
+    gq, gk = torch.randn_like(qo), torch.randn_like(ko)
+    dq, dk = torch.autograd.grad((qo, ko), (q, k), (gq, gk))
+    start = 0
+    for n in lengths:
+        part = slice(start, start + n)
+        c, s = cos[:n], sin[:n]
+        for got, x, sign in ((qo, q.detach(), 1), (ko, k.detach(), 1), (dq, gq, -1), (dk, gk, -1)):
+            assert_matches(got[:, :, part], reference64(x[:, :, part], c, sign * s, pairing), torch.float32)
+        start += n
+
+
+@pytest.mark.parametrize("pairing", ["half", "interleaved"])
+def test_default_launch_with_several_token_blocks(pairing):
+    # head_dim 128: 16 tokens per block for half pairing, 8 for interleaved; 19 tokens leave a partial last block
+    q, k = torch.randn(1, 4, 19, 128), torch.randn(1, 2, 19, 128)
+    c, s = _angles(19, 64)
+    qo, ko = apply_rope(q, k, c, s, c, s, pairing=pairing, provider="triton")
+    assert_matches(qo, reference64(q, c, s, pairing), torch.float32)
+    assert_matches(ko, reference64(k, c, s, pairing), torch.float32)

@@ -19,12 +19,13 @@ import torch
 
 from posenc.kernels.cpu import empty_output
 
-__all__ = ["RopeFunction", "Kernel"]
+__all__ = ["RopeFunction", "Kernel", "new_output_like"]
 
 Kernel = Callable[..., tuple[torch.Tensor | None, torch.Tensor | None]]
 
 
-def _new_like(x: torch.Tensor) -> torch.Tensor:
+def new_output_like(x: torch.Tensor) -> torch.Tensor:
+    """A fresh contiguous ``[B, H, T, Dh]`` output for ``x`` (on CPU in huge pages where possible)."""
     if x.device.type == "cpu":
         return empty_output(x.shape, x.dtype)  # contiguous [B, H, T, Dh], huge pages where possible
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)  # contiguous [B, H, T, Dh]
@@ -45,7 +46,7 @@ class RopeFunction(torch.autograd.Function):
             kernel(q, k, q_cos, q_sin, k_cos, k_sin, interleaved=interleaved, inverse=False, q_out=q, k_out=k)
             ctx.mark_dirty(q, k)
             return q, k
-        q_out, k_out = _new_like(q), _new_like(k)
+        q_out, k_out = new_output_like(q), new_output_like(k)
         kernel(q, k, q_cos, q_sin, k_cos, k_sin, interleaved=interleaved, inverse=False, q_out=q_out, k_out=k_out)
         return q_out, k_out
 
@@ -53,8 +54,8 @@ class RopeFunction(torch.autograd.Function):
     def backward(ctx, grad_q, grad_k):
         q_cos, q_sin, k_cos, k_sin = ctx.saved_tensors
         need_q, need_k = ctx.needs_input_grad[0] and grad_q is not None, ctx.needs_input_grad[1] and grad_k is not None
-        gq_out = _new_like(grad_q) if need_q else None
-        gk_out = _new_like(grad_k) if need_k else None
+        gq_out = new_output_like(grad_q) if need_q else None
+        gk_out = new_output_like(grad_k) if need_k else None
         if need_q or need_k:
             ctx.kernel(grad_q if need_q else None, grad_k if need_k else None, q_cos, q_sin, k_cos, k_sin,
                        interleaved=ctx.interleaved, inverse=True, q_out=gq_out, k_out=gk_out)

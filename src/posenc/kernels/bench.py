@@ -14,7 +14,9 @@ posenc's out-of-place path allocates its outputs with :func:`posenc.kernels.cpu.
 on Linux); the ``mul`` baseline and the other providers use torch's allocator, whose 4 KiB page faults dominate their
 time at these sizes. ``copy`` into a preallocated buffer is the bound for both.
 
-Timing: on CUDA ``triton.testing.do_bench`` (median, L2 flushed); on CPU the median of ``repeats`` rounds after
+Timing: on CUDA ``triton.testing.do_bench`` (median, L2 flushed: it clears L2 before each call, and hides a call's
+host time only while the GPU is busier than the host, so short calls are timed by their host time; see
+docs/kernels.md); on CPU the median of ``repeats`` rounds after
 ``warmup`` rounds, the providers interleaved round by round so that load from other processes hits all of them alike.
 Baselines: ``copy`` (``copy_`` into a buffer), ``mul`` (``q * 1.0001``: an allocating elementwise op) and ``mul_``
 (``q.mul_(1.0001)``: in place).
@@ -37,9 +39,33 @@ from posenc.errors import PosencError
 from posenc.kernels.dispatch import apply_rope, available_providers
 from posenc.kernels.reference import rope_apply_reference
 
-__all__ = ["BenchConfig", "Provider", "make_inputs", "collect_providers", "run_benchmark", "write_json"]
+__all__ = ["BenchConfig", "Provider", "resolve_device", "make_inputs", "collect_providers", "run_benchmark",
+           "write_json"]
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def resolve_device(name: str) -> str:
+    """``auto`` -> ``cuda`` when a CUDA device is present, else ``cpu``; ``cpu``, ``cuda`` and ``cuda:N`` are checked
+    against this machine. Anything else, or CUDA where there is none, is a :class:`PosencError` naming what was given
+    and what fits."""
+    cuda = torch.cuda.is_available()
+    count = torch.cuda.device_count() if cuda else 0
+    fits = "auto, cpu" + (", cuda" + (f" or cuda:0..cuda:{count - 1}" if count > 1 else "") if cuda else "")
+    text = str(name).strip().lower()
+    if text == "auto":
+        return "cuda" if cuda else "cpu"
+    if text == "cpu":
+        return "cpu"
+    if text == "cuda" or (text.startswith("cuda:") and text[5:].isdigit()):
+        if not cuda:
+            built = f"built with CUDA {torch.version.cuda}" if torch.version.cuda else "a build without CUDA"
+            raise PosencError(f"device {name!r}: CUDA is not available here (torch {torch.__version__}, {built}, "
+                              f"no GPU visible); use one of: {fits}")
+        if text != "cuda" and int(text[5:]) >= count:
+            raise PosencError(f"device {name!r}: this machine has {count} CUDA device(s); use one of: {fits}")
+        return text
+    raise PosencError(f"unknown device {name!r}; use one of: {fits}")
 
 
 @dataclass
@@ -64,6 +90,7 @@ class BenchConfig:
     only: tuple[str, ...] = ()
 
     def __post_init__(self):
+        self.device = resolve_device(self.device)
         for name in ("batch", "q_heads", "kv_heads", "seq_len", "head_dim"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
@@ -146,6 +173,20 @@ def collect_providers(cfg: BenchConfig, inp: Inputs) -> tuple[list[Provider], li
                                   provider=_path)
 
             providers.append(Provider(f"posenc:{path}", mode, fn))
+    if dev.type == "cuda" and "triton" in paths and "out-of-place" in cfg.modes:
+        from posenc.kernels.triton_rope import rope_triton
+
+        q_dst, k_dst = torch.empty_like(inp.q), torch.empty_like(inp.k)
+        interleaved = cfg.pairing == "interleaved"
+        providers.append(Provider(
+            "posenc:triton-kernel", "out-of-place",
+            lambda q, k: rope_triton(q, k, inp.cos, inp.sin, inp.cos, inp.sin, interleaved=interleaved,
+                                     inverse=False, q_out=q_dst, k_out=k_dst),
+            note="the Triton kernel alone into preallocated outputs, like copy: no validation, dispatch or autograd"))
+    if cfg.compile:
+        # torch.compile caches compiled graphs per function and falls back to eager, silently, past its recompile
+        # limit (8): earlier benchmarks in this process (other shapes, dtypes) must not count against this one
+        torch._dynamo.reset()
     if cfg.compile and "out-of-place" in cfg.modes:
         compiled = torch.compile(rope_apply_reference, dynamic=False)
         providers.append(Provider("posenc:reference+compile", "out-of-place",
@@ -181,11 +222,21 @@ def collect_providers(cfg: BenchConfig, inp: Inputs) -> tuple[list[Provider], li
     return providers, skipped
 
 
+#: providers the table always lists: a row saying "not installed" (or why not importable) when they are missing
+OPTIONAL_PROVIDERS = ("liger", "flash-attn")
+
+
+def _import_failure(exc: Exception, module: str) -> str:
+    if isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == module:
+        return "not installed"
+    return f"not importable ({type(exc).__name__}: {exc})"[:200]
+
+
 def _liger(cfg: BenchConfig, inp: Inputs, skipped: list[str]) -> list[Provider]:
     try:
         from liger_kernel.transformers.rope import liger_rotary_pos_emb
     except Exception as exc:
-        skipped.append(f"liger: not importable ({type(exc).__name__})")
+        skipped.append(f"liger: {_import_failure(exc, 'liger_kernel')}")
         return []
     if cfg.device == "cpu" or cfg.pairing != "half" or cfg.rotary_dim not in (None, cfg.head_dim):
         skipped.append("liger: CUDA, half pairing and full rotary only")
@@ -199,7 +250,7 @@ def _flash_attn(cfg: BenchConfig, inp: Inputs, skipped: list[str]) -> list[Provi
     try:
         from flash_attn.layers.rotary import apply_rotary_emb
     except Exception as exc:
-        skipped.append(f"flash-attn: not importable ({type(exc).__name__})")
+        skipped.append(f"flash-attn: {_import_failure(exc, 'flash_attn')}")
         return []
     if cfg.device == "cpu":
         skipped.append("flash-attn: CUDA only")
@@ -248,12 +299,23 @@ def _gate(provider: Provider, inp: Inputs, cfg: BenchConfig) -> tuple[bool, floa
 
 
 def _timed_call(provider: Provider, q: torch.Tensor, k: torch.Tensor) -> Callable[[], object]:
+    """The call to time: forward modes without autograd (as in the gate: one compiled graph per provider), backward
+    with it (as in training)."""
     if provider.mode != "backward":
-        return lambda: provider.fn(q, k)
+        def forward():
+            with torch.no_grad():
+                return provider.fn(q, k)
+
+        return forward
     qg, kg = q.detach().clone().requires_grad_(True), k.detach().clone().requires_grad_(True)
     qo, ko = provider.fn(qg, kg)
     gq, gk = torch.randn_like(qo), torch.randn_like(ko)
-    return lambda: torch.autograd.grad((qo, ko), (qg, kg), (gq, gk), retain_graph=True)
+
+    def backward():
+        with torch.enable_grad():
+            return torch.autograd.grad((qo, ko), (qg, kg), (gq, gk), retain_graph=True)
+
+    return backward
 
 
 def _time_cpu(calls: dict[str, Callable[[], object]], cfg: BenchConfig, progress) -> dict[str, list[float]]:
@@ -283,8 +345,9 @@ def run_benchmark(cfg: BenchConfig, progress=None) -> dict:
     """Gate, then time every provider; returns a JSON-ready dict with one row per (provider, mode)."""
     if progress is None:
         from tqdm.auto import tqdm as progress
-    if cfg.device.startswith("cuda") and not torch.cuda.is_available():
-        raise PosencError(f"device {cfg.device!r} asked for but CUDA is not available here; use --device cpu")
+    cfg.device = resolve_device(cfg.device)  # a config changed after construction is checked again
+    if cfg.device.startswith("cuda:"):
+        torch.cuda.set_device(cfg.device)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     load_before = os.getloadavg()
@@ -306,8 +369,12 @@ def run_benchmark(cfg: BenchConfig, progress=None) -> dict:
         q, k = (inp.q.clone(), inp.k.clone()) if p.mode == "in-place" or p.name == "mul_" else (inp.q, inp.k)
         calls[key] = _timed_call(p, q, k)
         rows.append(row)
-    with torch.no_grad() if "backward" not in cfg.modes else torch.enable_grad():
-        times = _time_cuda(calls, progress) if cfg.device.startswith("cuda") else _time_cpu(calls, cfg, progress)
+    for name in OPTIONAL_PROVIDERS:  # listed in the table even when missing, with the reason
+        note = next((n.split(": ", 1)[1] for n in skipped if n.startswith(f"{name}: ")), None)
+        if note is not None and not any(r["provider"] == name for r in rows):
+            rows.append({"provider": name, "mode": "-", "baseline": False, "note": note,
+                         "gate": "not installed" if note == "not installed" else "skipped"})
+    times = _time_cuda(calls, progress) if cfg.device.startswith("cuda") else _time_cpu(calls, cfg, progress)
     traffic = 2 * (inp.q.numel() + inp.k.numel()) * inp.q.element_size()
     for row in rows:
         key = f"{row['provider']} [{row['mode']}]"
@@ -330,18 +397,29 @@ def run_benchmark(cfg: BenchConfig, progress=None) -> dict:
         hf = by_key.get(("hf-eager", "out-of-place" if row["mode"] != "backward" else "backward"))
         if hf and not row["baseline"]:
             row["speedup_vs_hf_eager"] = hf / ms
+        hf_compiled = by_key.get(("hf-compile", "out-of-place"))
+        if hf_compiled and not row["baseline"] and row["mode"] != "backward":
+            row["speedup_vs_hf_compile"] = hf_compiled / ms
         if ref and by_key.get(ref) and not row["baseline"] and ref[0] != "hf-eager":
             row[f"speed_vs_{ref[0]}"] = by_key[ref] / ms
     return {
         "config": asdict(cfg),
         "environment": {"torch": torch.__version__, "device": cfg.device, "threads": torch.get_num_threads(),
                         "cpu_capability": torch.backends.cpu.get_cpu_capability(), "machine": platform.machine(),
-                        "cuda": torch.cuda.get_device_name() if cfg.device.startswith("cuda") else None,
+                        "cuda": torch.cuda.get_device_name(cfg.device) if cfg.device.startswith("cuda") else None,
+                        "triton": _version("triton"), "transformers": _version("transformers"),
                         "loadavg_before": load_before, "loadavg_after": os.getloadavg()},
         "traffic_bytes": traffic,
         "skipped": skipped,
         "rows": rows,
     }
+
+
+def _version(module: str) -> str | None:
+    try:
+        return __import__(module).__version__
+    except Exception:
+        return None
 
 
 def write_json(result: dict, path: str | Path) -> Path:

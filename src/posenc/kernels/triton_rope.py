@@ -148,7 +148,7 @@ _INT_ARGS = ["Tq", "Tk", "Hq", "Hk", "Gq", "q_sb", "q_sh", "q_st", "k_sb", "k_sh
 
 
 def _launch(q, k, q_out, k_out, q_tables, k_tables, Hq: int, Hk: int, *, interleaved: bool, inverse: bool,
-            heads: int | None = None) -> None:
+            heads: int | None = None, block_t: int | None = None, num_warps: int | None = None) -> None:
     B, _, Tq, D = q.shape
     Tk = k.shape[2]
     qc, qs, qc_sb, qc_st = q_tables
@@ -156,9 +156,14 @@ def _launch(q, k, q_out, k_out, q_tables, k_tables, Hq: int, Hk: int, *, interle
     R2 = qc.shape[-1]
     block_r2 = _next_pow2(R2)
     t_max = max(Tq if Hq else 1, Tk if Hk else 1)
-    block_t = max(1, min(16, 2048 // (2 * block_r2), _next_pow2(t_max)))
+    if block_t is None:
+        # a tile of at most 2048 elements per head, 1024 for interleaved pairing, whose reshape and split into even
+        # and odd channels cost registers: on an H100 (bfloat16, q [1, 32, T, 128], k [1, 8, T, 128], 8 heads per
+        # program) interleaved moved 1885 GB/s at T = 8192 and 2042 at 32768 with 16 tokens per block, 2327 and 2540
+        # with 8; half pairing moved the same with either (2353 / 2549 GB/s and 2335 / 2562)
+        tile = 1024 if interleaved else 2048
+        block_t = max(1, min(16, tile // (2 * block_r2), _next_pow2(t_max)))
     # heads per program: more reuse of the table tile and more loads in flight, while keeping the grid wide
-    # (untuned starting point: no GPU was available to tune it)
     t_blocks = -(-t_max // block_t) * B
     if heads is None:
         heads = 8 if t_blocks >= 256 else 4 if t_blocks >= 32 else 1
@@ -175,18 +180,22 @@ def _launch(q, k, q_out, k_out, q_tables, k_tables, Hq: int, Hk: int, *, interle
         qc_sb, qc_st, kc_sb, kc_st,
         R2=R2, D=D, BLOCK_T=block_t, BLOCK_R2=block_r2, BLOCK_TAIL=_next_pow2(max(1, D - 2 * R2)), HEADS=heads,
         INTERLEAVED=int(interleaved), INVERSE=int(inverse), COPY_TAIL=copy_tail,
+        **({} if num_warps is None else {"num_warps": num_warps}),
     )
 
 
 def rope_triton(q: torch.Tensor | None, k: torch.Tensor | None, q_cos: torch.Tensor, q_sin: torch.Tensor,
                 k_cos: torch.Tensor, k_sin: torch.Tensor, *, interleaved: bool, inverse: bool,
                 q_out: torch.Tensor | None, k_out: torch.Tensor | None,
-                heads_per_program: int | None = None) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+                heads_per_program: int | None = None, block_tokens: int | None = None,
+                num_warps: int | None = None) -> tuple[torch.Tensor | None, torch.Tensor | None]:
     """Rotate ``q [B, H, Tq, Dh]`` into ``q_out`` and ``k [B, Hk, Tk, Dh]`` into ``k_out``, in one launch when they
     share dtype and rotary width (two otherwise). Either may be ``None`` (only the other is rotated).
 
     Outputs may be the inputs (in place). Strides over batch, heads and tokens are used as they are; a strided last
-    dimension is made contiguous first. An empty tensor (a zero batch, head or sequence size) launches nothing. ``heads_per_program`` overrides the launch heuristic (tests, tuning).
+    dimension is made contiguous first. An empty tensor (a zero batch, head or sequence size) launches nothing.
+    ``heads_per_program``, ``block_tokens`` (a power of two) and ``num_warps`` override the launch heuristic (tests,
+    tuning).
     """
     pairs = []
     for x, out in ((q, q_out), (k, k_out)):
@@ -196,14 +205,15 @@ def rope_triton(q: torch.Tensor | None, k: torch.Tensor | None, q_cos: torch.Ten
             tmp = torch.empty_like(out, memory_format=torch.contiguous_format)
             rope_triton(x, None, q_cos if x is q else k_cos, q_sin if x is q else k_sin, k_cos, k_sin,
                         interleaved=interleaved, inverse=inverse, q_out=tmp, k_out=None,
-                        heads_per_program=heads_per_program)
+                        heads_per_program=heads_per_program, block_tokens=block_tokens, num_warps=num_warps)
             out.copy_(tmp)
             continue
         pairs.append((x is q, _unit_last(x), out))
     if not pairs:
         return q_out, k_out
     tables = {True: _tables3(q_cos, q_sin), False: _tables3(k_cos, k_sin)}
-    flags = {"interleaved": interleaved, "inverse": inverse, "heads": heads_per_program}
+    flags = {"interleaved": interleaved, "inverse": inverse, "heads": heads_per_program, "block_t": block_tokens,
+             "num_warps": num_warps}
     if len(pairs) == 2 and q.dtype == k.dtype and q_cos.shape[-1] == k_cos.shape[-1] \
             and q.shape[-1] == k.shape[-1] and (q_out.data_ptr() == q.data_ptr()) == (k_out.data_ptr() == k.data_ptr()):
         (_, qx, qo), (_, kx, ko) = pairs
