@@ -38,3 +38,25 @@ def test_report_has_the_controls():
 def test_tiny_table_is_refused():
     with pytest.raises(PosencError, match="at least 20"):
         decodability(np.ones((5, 4)))
+
+
+def test_block_decoding_finds_the_block_that_holds_position():
+    """Position written into dimensions 0..3 only (word noise everywhere): the low block decodes it, the high one
+    does not; the variance share is high in the low block and near zero in the high one."""
+    from posenc.probe.decodability import block_position_decoding, dimension_blocks, position_variance_share
+
+    rng = np.random.default_rng(3)
+    t = np.arange(100, dtype=float)
+    positions = np.zeros((100, 8))
+    positions[:, :4] = (t[:, None] / 100) * np.array([1.0, -1.0, 0.5, 2.0])
+    words = 0.05 * rng.standard_normal((400, 8))
+    blocks = dimension_blocks(8, 2)
+    assert blocks == [(0, 4), (4, 8)]
+    out = block_position_decoding(words, positions, blocks, n_samples=800)
+    assert out["squared_error"].shape == (800, 2)
+    assert out["r2"][0] > 0.95 and out["r2"][1] < 0.05
+    assert out["table_r2"][0] == pytest.approx(1.0)
+    share = position_variance_share(words, positions)
+    assert share[:4].min() > 0.8 and share[4:].max() == 0.0
+    with pytest.raises(PosencError, match="blocks"):
+        dimension_blocks(3, 4)

@@ -15,7 +15,7 @@ from posenc.report.claim import Claim
 from posenc.report.experiments import pretrained
 from posenc.report.experiments.base import Context, Measurement
 from posenc.report.run import judge_claim
-from posenc.report.verdict import judge
+from posenc.report.verdict import judge, outcome
 from posenc.stats import Estimate
 
 SEEDS = Path("/work/shared/seeds")
@@ -55,9 +55,9 @@ def _expected(claim: Claim, flipped, where: str) -> str:
     return "qualified"
 
 
-def test_the_six_ported_claims_and_the_new_one():
-    assert set(CLAIMS) == {"near-orthogonal", "small-magnitude", "four-terms-weak", "head-experts",
-                           "positional-heads", "voita-heads", "tupe-uniform"}
+def test_the_ported_claims_and_the_new_ones():
+    assert set(CLAIMS) == {"near-orthogonal", "small-magnitude", "comparable-magnitude", "low-dims-position",
+                           "four-terms-weak", "head-experts", "positional-heads", "voita-heads", "tupe-uniform"}
     for claim in CLAIMS.values():
         assert all(t.basis for t in (*claim.tests, *claim.requires)), claim.id
         if claim.origin == "seed":
@@ -215,6 +215,72 @@ def test_magnitude_against_numpy(minilm, monkeypatch):
     assert estimate.value == pytest.approx(ratio, rel=1e-10)
     assert estimate.low < ratio < estimate.high and estimate.high - estimate.low < 0.05
     assert measured.estimates["sinusoid_to_scaled_init_rms"].value == pytest.approx((0.5 ** 0.5) / (0.02 * 512 ** 0.5))
+    gap = abs(np.log10((0.5 ** 0.5) / np.sqrt((words[keep] ** 2).mean())))
+    word_gap = measured.estimates["sinusoid_minilm_word_log10_gap"]
+    assert word_gap.value == pytest.approx(gap, rel=1e-6) and word_gap.low <= gap <= word_gap.high
+    assert measured.estimates["sinusoid_scaled_init_log10_gap"].value == pytest.approx(np.log10(1.5625))
+
+
+def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_seed():
+    """Seed 000 says 'small', seed 003 'comparable': two claims, each with its own document and reference scale."""
+    small, comparable = CLAIMS["small-magnitude"], CLAIMS["comparable-magnitude"]
+    assert small.source.startswith("seed 000") and comparable.source.startswith("seed 003")
+    assert "较小" in small.quote and "量级相当" in comparable.quote
+    for claim in (small, comparable):
+        assert claim.experiment == "magnitude"
+        text = " ".join(t.says + t.basis for t in claim.tests)
+        assert "sqrt(d)" in text and "MiniLM" in text, claim.id
+    assert CLAIMS["small-magnitude"].revision == 3
+    shaped = {"sinusoid_scaled_init_log10_gap": _e(0.194, 0.194, 0.194),
+              "sinusoid_minilm_word_log10_gap": _e(1.098, 1.097, 1.099)}
+    verdict = judge(comparable, shaped)
+    assert verdict.status == "qualified" and "sqrt(d)" in verdict.condition
+
+
+def test_voita_claim_says_what_is_tested_and_what_is_not():
+    voita = CLAIMS["voita-heads"]
+    assert "definition" in voita.claim and "pruning" in voita.claim and "not tested" in voita.claim
+    assert voita.revision == 3
+
+
+def test_dimension_split_against_numpy(minilm, monkeypatch):
+    """The seed 002 experiment: its statistics against a direct computation on the same sample, and its claim's
+    verdict follows the intervals."""
+    from sklearn.linear_model import LinearRegression
+
+    from posenc.probe.decodability import block_position_decoding
+
+    monkeypatch.setattr(pretrained, "minilm", lambda: minilm)
+    monkeypatch.setattr(pretrained, "_tables", lambda: (minilm.model.embeddings.word_embeddings.weight.detach(),
+                                                        minilm.model.embeddings.position_embeddings.weight.detach()))
+    measured = pretrained.minilm_dimensions(Context(quick=True))
+    numbers = measured.numbers
+    assert numbers["blocks"] == [(0, 96), (96, 192), (192, 288), (288, 384)]
+    words = minilm.model.embeddings.word_embeddings.weight.detach().double().numpy()
+    positions = minilm.model.embeddings.position_embeddings.weight.detach().double().numpy()
+    # the variance share per dimension, from the whole trained vocabulary: close to the sample's
+    vocab = minilm.tokenizer.get_vocab()
+    keep = sorted(i for token, i in vocab.items() if not (token.startswith("[unused") and token.endswith("]")))
+    share = positions.var(0) / (positions.var(0) + words[keep].var(0))
+    gap = share[:96].mean() - share[288:].mean()
+    estimate = measured.estimates["low_minus_high_position_share"]
+    assert abs(estimate.value - gap) < 0.01 and estimate.low <= estimate.value <= estimate.high
+    # the table-alone R^2 of the lowest quarter, by an independent fit on every other position
+    t = np.arange(len(positions), dtype=float)
+    even, odd = t % 2 == 0, t % 2 == 1
+    fit = LinearRegression().fit(positions[even, :96], t[even])
+    r2_odd = 1 - ((fit.predict(positions[odd, :96]) - t[odd]) ** 2).sum() / ((t[odd] - t[odd].mean()) ** 2).sum()
+    assert numbers["r2_table"]["dims 0-95"] == pytest.approx(r2_odd, abs=0.05)
+    r2 = measured.estimates["low_minus_high_position_r2"]
+    quarters = numbers["r2_sum"]
+    assert r2.value == pytest.approx(quarters["dims 0-95"][0] - quarters["dims 288-383"][0])
+    again = block_position_decoding(words[:50], positions, [(0, 96)], n_samples=300)  # the probe's function
+    assert again["squared_error"].shape == (300, 1)
+    # the verdict follows the intervals: every core test failing is refuted, every one passing supported
+    claim = CLAIMS["low-dims-position"]
+    results = {outcome(t, measured.estimates[t.statistic]) for t in claim.tests}
+    expected = {frozenset({False}): "refuted", frozenset({True}): "supported", frozenset({True, False}): "qualified"}
+    assert judge(claim, measured.estimates).status == expected.get(frozenset(results), "inconclusive")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -289,7 +355,7 @@ def test_quick_verdicts_are_the_full_ones_or_inconclusive():
     for quick in (True, False):
         ctx = Context(quick=quick)
         measured = {name: get_experiment(name)(ctx) for name in
-                    ("minilm_geometry", "magnitude", "minilm_four_terms", "minilm_heads")}
+                    ("minilm_geometry", "magnitude", "minilm_dimensions", "minilm_four_terms", "minilm_heads")}
         results[quick] = {c.id: judge_claim(c, measured[c.experiment]) for c in pretrained.CLAIMS}
     for claim_id, (quick_verdict, quick_options) in results[True].items():
         full_verdict, full_options = results[False][claim_id]

@@ -273,3 +273,27 @@ def orthogonality_figure(samples: dict[str, Any], margin: float, histograms: dic
     b.set(xlabel="angle (degrees)", ylabel="density", title="angles of every word-position pair")
     b.legend(fontsize=7)
     return fig
+
+
+def dimension_split_figure(share_per_dim: np.ndarray, blocks: list[tuple[int, int]], r2_sum: list[Any],
+                           r2_table: list[float], share_by_block: list[Any]) -> Figure:
+    """Position against meaning by dimension: the per-dimension share of the input's variance from position (left,
+    block means with 95% intervals), and the held-out R^2 of position from each block of word + position sums beside
+    the position table alone (right)."""
+    fig = Figure(figsize=(8, 3), layout="constrained")
+    a, b = fig.subplots(1, 2)
+    a.plot(np.arange(len(share_per_dim)), share_per_dim, lw=0.6, color="0.6", label="per dimension")
+    for (lo, hi), e in zip(blocks, share_by_block, strict=True):
+        a.fill_between([lo, hi - 1], e.low, e.high, color="C0", alpha=0.3)
+        a.hlines(e.value, lo, hi - 1, color="C0")
+    a.set(xlabel="dimension", ylabel="share of variance from position", title="position share of word + position")
+    a.legend(fontsize=7)
+    x = np.arange(len(blocks))
+    values = np.array([e.value for e in r2_sum])
+    b.bar(x - 0.2, values, width=0.4, color="C0", label="word + position",
+          yerr=[values - np.array([e.low for e in r2_sum]), np.array([e.high for e in r2_sum]) - values], capsize=3)
+    b.bar(x + 0.2, r2_table, width=0.4, color="C1", label="position table alone")
+    b.set_xticks(x, [f"{lo}-{hi - 1}" for lo, hi in blocks])
+    b.set(xlabel="dimensions", ylabel="held-out R^2 of position", title="linear decoding by quarter")
+    b.legend(fontsize=7)
+    return fig
