@@ -73,7 +73,8 @@ def extend(model: str = typer.Argument("smollm2", help="smollm2, a model folder,
     if threads is not None and threads < 1:
         raise PosencError(f"--threads must be a positive integer, got {threads}; leave it out for torch's choice")
     if text is not None and not text.is_file():
-        raise PosencError(f"--text {text} is not a file; pass a UTF-8 text file, or leave --text out for "
+        problem = "does not exist" if not text.exists() else "is not a file"
+        raise PosencError(f"--text {text} {problem}; pass a UTF-8 text file, or leave --text out for "
                           f"Shakespeare's plays")
     store = output_file(store, "--store")
     if not plan:

@@ -34,7 +34,8 @@ def probe(model: str = typer.Argument(..., help="minilm, smollm2, a model folder
     config = ProbeConfig(window=base.window if window is None else window,
                          windows=base.windows if windows is None else windows, n_pairs=base.n_pairs)
     if text is not None and not text.is_file():
-        raise PosencError(f"--text {text} is not a file; pass a UTF-8 text file, or leave --text out for "
+        problem = "does not exist" if not text.exists() else "is not a file"
+        raise PosencError(f"--text {text} {problem}; pass a UTF-8 text file, or leave --text out for "
                           f"Shakespeare's plays")
     out = output_dir(out or Path(f"probe-{Path(model).stem if model.endswith('.gguf') else Path(model).name or 'model'}"))
     hf_config = model_config(model)  # the config only: the checks below run before any weight is loaded

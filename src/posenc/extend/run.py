@@ -73,6 +73,9 @@ def model_config(spec: str) -> Any:
             return transformers.AutoConfig.from_pretrained(path.parent, gguf_file=path.name)
         if path.is_dir():
             return transformers.AutoConfig.from_pretrained(path)
+        if not path.exists() and (text.startswith(("/", ".", "~")) or text.count("/") > 1):
+            raise PosencError(f"model folder {path} does not exist; pass an existing folder, a .gguf file, a hub id "
+                              f"('org/name'), or one of {', '.join(DEFAULTS)}")
         return transformers.AutoConfig.from_pretrained(text)
     except (OSError, ValueError) as exc:
         raise PosencError(f"cannot read the config of model {spec!r} ({exc}); pass 'smollm2', a model folder, "
