@@ -77,6 +77,7 @@ ul.tests .role { font-size: 11px; font-weight: 700; text-transform: uppercase; c
 .choice { border: 1px dashed var(--line); border-radius: 8px; padding: 8px 12px; margin: 10px 0; font-size: 14px; }
 .choice tr.headline td { font-weight: 600; }
 details.timings { margin: 12px 0; font-size: 14px; }
+code, .verdict, td, dd { overflow-wrap: anywhere; }
 """
 
 

@@ -403,6 +403,7 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
     ax.axvline(L, color="k", lw=0.8, ls="--")
     ax.set(xscale="log", yscale="log", xlabel="evaluation context (characters)", ylabel="perplexity",
            title=f"char-LM trained at context {L} (band: 95% over seeds)")
+    ax.minorticks_off()  # log axes' minor labels would overprint the evaluation lengths
     ax.set_xticks(all_lengths, [str(n) for n in all_lengths])
     ax.legend(fontsize=7)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()},
