@@ -76,7 +76,7 @@ def test_negative_limit_is_refused(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("argv,match", [(["--window", "0"], "window must be an integer >= 32"),
                                         (["--windows", "0"], "windows must be a positive integer"),
                                         (["--only", "heds"], "unknown probe"),
-                                        (["--text", "/no/such/file.txt"], "is not a file")])
+                                        (["--text", "/no/such/file.txt"], "does not exist")])
 def test_probe_refuses_zero_windows_before_loading(argv, match, monkeypatch, capsys):
     _forbid(monkeypatch, ("posenc.probe.run", "run_probe"), ("posenc.extend.run", "model_config"))
     assert main(["probe", "minilm", *argv]) == 2
@@ -89,9 +89,9 @@ def test_probe_refuses_zero_windows_before_loading(argv, match, monkeypatch, cap
     (["plot", "learned", "-o", "max_len=9"], "--length instead"),
     (["show", "rope", "-o", "d_model=8"], "--d-model instead"),
     (["check", "rope", "--d-model", "16", "--length", "64", "-o",
-      'scaling={"type": "yarn", "factor": 4, "original_max_len": -5}'], "rejects options"),
+      'scaling={"type": "yarn", "factor": 4, "original_max_len": -5}'], "original_max_len must be a positive integer"),
     (["train", "-e", "rope", "-o", 'scaling={"type": "yarn", "factor": 4, "original_max_len": -5}'],
-     "rejects encoding_options"),
+     "original_max_len must be a positive integer"),
 ])
 def test_options_that_clash_or_break_the_encoding(argv, match, monkeypatch, capsys):
     _forbid(monkeypatch, ("posenc.properties", "check_encoding"), ("posenc.plots.figures", "make_figure"),
