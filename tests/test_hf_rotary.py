@@ -15,8 +15,8 @@ import torch
 import posenc
 from hf_rotary_cases import (
     ATOL,
-    T,
     Outcome,
+    T,
     build,
     check,
     default_config,

@@ -7,8 +7,8 @@ from posenc.encodings.cope import CoPE
 from posenc.encodings.fire import FIRE
 from posenc.encodings.kerple import KERPLE
 from posenc.encodings.learned import LearnedPE, PositionOutOfRange
-from posenc.encodings.naive import BinaryPE, IntegerPE, NormalizedPE
 from posenc.encodings.mrope import MRoPE
+from posenc.encodings.naive import BinaryPE, IntegerPE, NormalizedPE
 from posenc.encodings.nope import NoPE
 from posenc.encodings.prope import PRoPE
 from posenc.encodings.randomized import Randomized, sorted_random_positions
