@@ -7,7 +7,7 @@ from extend_models import NATIVE, tiny_config
 
 from posenc import PosencError
 from posenc.extend import scaled_rope
-from posenc.extend.plan import ExtendConfig, forward_seconds, make_plan
+from posenc.extend.plan import ExtendConfig, decode_seconds, forward_seconds, make_plan
 
 
 def _plan(**kwargs):
@@ -27,13 +27,16 @@ def test_passkey_alone_runs_no_window():
 
 
 def test_time_model_counts_the_shared_prefix_once():
-    # f(L) = 2.54e-3 L + 2.11e-7 L^2: f(2048) = 5.202 + 0.885 = 6.087 s, f(4096) = 10.404 + 3.540 = 13.944 s.
+    # f(L) = 3.10e-3 L + 3.27e-7 L^2: f(2048) = 6.349 + 1.372 = 7.721 s, f(4096) = 12.698 + 5.486 = 18.184 s;
+    # 8 decoding steps after 4096 tokens: 8 * 4.7e-5 * 4096 = 1.540 s.
     # Depth 0.5 at 4096, 3 trials: the text before the needle once (f(2048)), then per trial the rest
-    # (f(4096) - f(2048) = 7.857 s) and 8 decoding steps of 0.06 s: 6.087 + 3 * (7.857 + 0.48) = 31.10 s.
-    assert forward_seconds(2048) == pytest.approx(6.087, abs=1e-3)
+    # (f(4096) - f(2048) = 10.463 s) and the decoding: 7.721 + 3 * (10.463 + 1.540) = 43.73 s.
+    assert forward_seconds(2048) == pytest.approx(7.721, abs=1e-3)
+    assert decode_seconds(4096) == pytest.approx(1.540, abs=1e-3)
     plan = _plan(lengths=(4096,), scalings=("none",), protocols=(), passkey=True, depths=(0.5,), trials=3)
-    assert plan.estimate_seconds() == pytest.approx(31.10, abs=0.01)
-    # a window costs one forward pass; depth 0 shares nothing, so each trial costs a whole prompt
+    assert plan.estimate_seconds() == pytest.approx(43.73, abs=0.01)
+    # a window costs one forward pass; depth 0 shares nothing, so each trial costs a whole prompt:
+    # 18.184 + 2 * (18.184 + 1.540) = 57.63 s
     deep = _plan(lengths=(4096,), scalings=("none",), protocols=("nonoverlap",), passkey=True, depths=(0.0,),
                  trials=2, windows=1)
-    assert deep.estimate_seconds() == pytest.approx(3 * 13.944 + 2 * 0.48, abs=0.01)
+    assert deep.estimate_seconds() == pytest.approx(57.63, abs=0.01)

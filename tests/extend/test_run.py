@@ -113,6 +113,10 @@ def test_intervals_beside_every_number(run, quiet):
     first, _, _ = run
     cell = first["ppl"]["nonoverlap"]["yarn"][str(2 * NATIVE)]
     assert cell["ppl_interval"] is None and len(cell["window_nll"]) == 1  # one window: no interval
+    # the unscaled model's first 128 tokens of the 256-token window are, by causality, the 128-token window
+    within = first["ppl"]["nonoverlap"]["none"][str(2 * NATIVE)]["window_nll_within_native"]
+    assert within == pytest.approx(first["ppl"]["nonoverlap"]["none"][str(NATIVE)]["window_nll"], rel=1e-5)
+    assert "window_nll_within_native" not in first["ppl"]["nonoverlap"]["none"][str(NATIVE)]
     pk = first["passkey"]["none"][str(NATIVE)]
     k = sum(t["correct"] for t in pk["trials"])
     assert (pk["correct"], pk["n"]) == (k, 2) and pk["interval"] == [wilson(k, 2).low, wilson(k, 2).high]

@@ -12,12 +12,13 @@ import pytest
 import torch
 
 from posenc.report.experiments.base import Context
-from posenc.report.experiments.extension import CLAIMS, SCALINGS, ExtensionPlan, pi_yarn_measurement
+from posenc.report.experiments.extension import CLAIMS, SCALINGS, ExtensionPlan, PasskeyCells, pi_yarn_measurement
 from posenc.report.verdict import STATUSES, judge
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")
 NATIVE = 128
-PLAN = ExtensionPlan(long=192, short=64, windows=2, passkey=((128, (0.0, 1.0)), (192, (1.0,))), trials=3)
+PLAN = ExtensionPlan(long=192, windows=2, depth=0.95,
+                     passkey=(PasskeyCells(128, (0.0, 0.95)), PasskeyCells(192, (0.95,), ("yarn",))), trials=3)
 
 
 @pytest.fixture(scope="module")
@@ -50,16 +51,14 @@ def test_statistics_and_verdict(measured):
     m, _ = measured
     n = m.numbers
     assert n["ran"] and n["native_len"] == NATIVE and n["factor_long"] == 1.5
-    assert set(m.estimates) == {t.statistic for t in CLAIMS[0].tests}
+    assert set(m.estimates) == {t.statistic for t in CLAIMS[0].tests + CLAIMS[0].requires}
     assert judge(CLAIMS[0], m.estimates, m.missing).status in STATUSES
     # a random model near-uniform over 30522 tokens: perplexity of the order of the vocabulary
     assert 5e3 < m.estimates["yarn_over_none_ppl"].value * n["ppl_long"]["none"]["value"] < 1e5
     for s in SCALINGS:
         nll = np.array(n["window_nll_long"][s])
         assert len(nll) == PLAN.windows and n["ppl_long"][s]["value"] == pytest.approx(math.exp(nll.mean()))
-    assert len(n["window_nll_short"]) == PLAN.short_windows == 3 * PLAN.windows
-    short = np.array(n["window_nll_short"]).reshape(PLAN.windows, 3)  # three 64-token windows tile one of 192
-    np.testing.assert_allclose(n["native_reading_nll"], short.mean(axis=1))
+    assert len(n["window_nll_native"]) == PLAN.windows and n["control_length"] == 128
 
 
 def test_window_losses_match_the_model_library(measured, tiny):
@@ -74,9 +73,10 @@ def test_window_losses_match_the_model_library(measured, tiny):
     ids = torch.tensor(tokenizer(load_text(None, max_chars=20000), add_special_tokens=False)["input_ids"])
     library = LlamaForCausalLM.from_pretrained(tiny, use_safetensors=True).eval()
     long = [float(token_nll(library, ids[i * 192:(i + 1) * 192]).double().mean()) for i in range(PLAN.windows)]
-    short = [float(token_nll(library, ids[i * 64:(i + 1) * 64]).double().mean()) for i in range(PLAN.short_windows)]
+    # the native reference: 128-token windows at the long windows' offsets, run on their own
+    native = [float(token_nll(library, ids[i * 192:i * 192 + NATIVE]).double().mean()) for i in range(PLAN.windows)]
     np.testing.assert_allclose(m.numbers["window_nll_long"]["none"], long, rtol=1e-4)
-    np.testing.assert_allclose(m.numbers["window_nll_short"], short, rtol=1e-4)
+    np.testing.assert_allclose(m.numbers["window_nll_native"], native, rtol=1e-4)
 
 
 def test_passkey_cells_and_rows(measured):
@@ -84,7 +84,7 @@ def test_passkey_cells_and_rows(measured):
     cells = m.numbers["passkey"]
     # the plan's trials per (length, depth) and scaling; at the native length the scalings are one model
     assert {k: v["trials"] for k, v in cells.items()} == {
-        f"{s}:{n}:{d}": PLAN.trials for s in SCALINGS for n, d in ((128, 0), (128, 1), (192, 1))}
+        **{f"{s}:128:{d}": PLAN.trials for s in SCALINGS for d in ("0", "0.95")}, "yarn:192:0.95": PLAN.trials}
     assert len({cells[f"{s}:128:0"]["correct"] for s in SCALINGS}) == 1
     assert m.estimates["yarn_passkey_past_native"].n == PLAN.trials
     assert m.figure is not None and f"{PLAN.trials} trials per (length, depth)" in m.setup
@@ -93,6 +93,6 @@ def test_passkey_cells_and_rows(measured):
 
 
 def test_plan_must_straddle_the_native_length(tiny):
-    plan = ExtensionPlan(long=256, short=128, windows=2, passkey=((256, (1.0,)),))
+    plan = ExtensionPlan(long=256, windows=2, depth=0.5, passkey=(PasskeyCells(256, (0.5,)),))
     with pytest.raises(Exception, match="passkey needs a length at or below the native"):
         pi_yarn_measurement(str(tiny), plan, Context(quick=False))

@@ -22,10 +22,10 @@ from posenc.report.experiments.extension import (
     NEAR_NATIVE,
     RETRIEVES,
     ExtensionPlan,
+    PasskeyCells,
     extend_pi_yarn,
     paired_ppl_ratio,
     passkey_counts,
-    tile_means,
     window_ppl,
 )
 from posenc.report.verdict import judge
@@ -86,13 +86,6 @@ def test_paired_ratio_is_a_paired_t_interval_on_log_perplexity(window_losses):
     assert (paired.low, paired.high) == pytest.approx((est.low, est.high), rel=1e-9)
 
 
-def test_short_windows_tile_the_long_ones():
-    short = np.arange(12, dtype=float)  # 4 long windows, 3 short ones each
-    np.testing.assert_allclose(tile_means(short, 4), [1.0, 4.0, 7.0, 10.0])
-    with pytest.raises(Exception, match="do not tile"):
-        tile_means(np.arange(10.0), 4)
-
-
 @pytest.mark.parametrize("k", [0, 7, 20])
 def test_passkey_counts_give_the_wilson_interval(k):
     trials = [{"depth": 1.0, "correct": i < k} for i in range(20)]
@@ -140,7 +133,8 @@ def _t(value: float, low: float, high: float, n: int = 4) -> Estimate:
 
 def _estimates(**overrides: Estimate) -> dict[str, Estimate]:
     good = {"linear_over_none_ppl": _t(0.6, 0.5, 0.7), "yarn_over_none_ppl": _t(0.55, 0.5, 0.6),
-            "yarn_over_native_ppl": _t(1.05, 1.0, 1.1), "yarn_passkey_past_native": wilson(19, 20)}
+            "yarn_over_native_ppl": _t(1.05, 1.0, 1.1), "yarn_passkey_past_native": wilson(19, 20),
+            "passkey_within_native": wilson(20, 20)}
     return {**good, **overrides}
 
 
@@ -184,11 +178,20 @@ def test_inconclusive_when_an_interval_straddles_a_bar(statistic, straddling):
     assert verdict.status == "inconclusive" and statistic in verdict.reason and "samples instead of" in verdict.reason
 
 
+def test_a_prompt_that_fails_within_the_context_tests_nothing():
+    # the passkey control fails: whatever the rest says, the claim cannot be judged on this passkey
+    verdict = judge(CLAIM, _estimates(passkey_within_native=wilson(0, 20), yarn_passkey_past_native=wilson(0, 20)))
+    assert verdict.status == "not testable" and "the prompt works" in verdict.reason
+    assert judge(CLAIM, _estimates(passkey_within_native=wilson(12, 20))).status == "inconclusive"  # straddles 0.5
+
+
 def test_thresholds_are_the_declared_constants():
     bars = {t.statistic: t.threshold for t in CLAIM.tests}
     assert bars == {"linear_over_none_ppl": BEATS, "yarn_over_none_ppl": BEATS, "yarn_over_native_ppl": NEAR_NATIVE,
                     "yarn_passkey_past_native": RETRIEVES}
-    assert all(t.basis for t in CLAIM.tests)
+    assert all(t.basis for t in CLAIM.tests + CLAIM.requires)
+    assert [(t.statistic, t.threshold, t.otherwise) for t in CLAIM.requires] == [
+        ("passkey_within_native", RETRIEVES, "not testable")]
 
 
 def test_quick_mode_is_inconclusive_with_the_command_that_runs_it():
@@ -200,9 +203,10 @@ def test_quick_mode_is_inconclusive_with_the_command_that_runs_it():
 
 def test_full_plan_keeps_one_length_within_the_context_and_one_past_it():
     FULL.check_native(8192)
-    assert FULL.windows >= 4 and FULL.trials >= 20
-    assert FULL.short_windows * FULL.short == FULL.windows * FULL.long
-    with pytest.raises(Exception, match="short <= native < long"):
+    assert FULL.windows >= 4 and FULL.trials >= 20 and FULL.control(8192) == 2048 < 8192 < FULL.long
+    with pytest.raises(Exception, match="must pass the native context"):
         FULL.check_native(16384)
-    with pytest.raises(Exception, match="divide"):
-        ExtensionPlan(long=12288, short=5000, windows=4, passkey=((12288, (1.0,)),))
+    with pytest.raises(Exception, match="the control that the prompt works"):
+        ExtensionPlan(long=12288, windows=4, depth=0.95, passkey=(PasskeyCells(12288, (0.95,)),)).control(8192)
+    with pytest.raises(Exception, match="with yarn at the long length"):
+        ExtensionPlan(long=12288, windows=4, depth=0.95, passkey=(PasskeyCells(12288, (0.95,), ("none",)),))

@@ -18,7 +18,9 @@ every layer's hidden states when the length grows, so no cache can reproduce a f
 #25306 is the key-side symptom). :class:`FixedLengthRope` therefore freezes such a scaling at one length (the target
 length of a passkey prompt): prefill and decoding then use the same frequencies, and cached decoding equals a full
 forward pass. Attention uses PyTorch SDPA with ``is_causal`` for a full pass, which on CPU and CUDA runs a fused kernel
-whose memory grows linearly with length; queries can also be processed in chunks (``query_chunk``).
+whose memory grows linearly with length; queries can also be processed in chunks (``query_chunk``). New tokens
+after cached ones (decoding, a passkey prompt after its shared prefix) fold each group of query heads into the query
+axis, so a grouped-query model's cached keys and values are read in place, not copied once per query head.
 
 Supported: decoder-only models whose attention has the Llama layout (``llama``, ``mistral`` without a sliding window,
 ``qwen2``, ``qwen3``). Other models raise a :class:`~posenc.errors.PosencError` naming what was found.
@@ -183,37 +185,52 @@ class PosencAttention(nn.Module):
         q, k = self.encoding.rotate(q, k, position_ids, position_ids)
         if past_key_values is not None:
             k, v = past_key_values.update(k, v, self.layer_idx)  # [B, Hk, Tk, Dh]
-        if self.num_key_value_groups > 1:
-            k = k.repeat_interleave(self.num_key_value_groups, dim=1)  # [B, H, Tk, Dh]
-            v = v.repeat_interleave(self.num_key_value_groups, dim=1)  # [B, H, Tk, Dh]
         out = self._attend(q, k, v, attention_mask)  # [B, H, T, Dh]
         out = out.transpose(1, 2).reshape(b, t, -1)  # [B, T, H * Dh]
         return self.o_proj(out), None
 
     def _attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                 mask: torch.Tensor | None) -> torch.Tensor:
-        t_q, t_k = q.shape[2], k.shape[2]
-        if mask is None and (t_q == 1 or (t_q == t_k and not self.query_chunk)):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=t_q > 1, scale=self.scaling)
-        # causal queries after cached keys (or chunked on request): query i is token t_k - t_q + i. Each chunk of
-        # queries attends only to the keys it can see, so the work is the causal triangle, not the full rectangle
-        # (a masked kernel computes every pair it is given)
-        chunk = self.query_chunk or (_CACHED_QUERY_CHUNK if mask is None else t_q)
+        """Causal attention of ``q [B, H, Tq, Dh]`` (the last ``Tq`` of ``Tk`` tokens) over ``k, v [B, Hk, Tk, Dh]``:
+        ``[B, H, Tq, Dh]``. Query head ``h`` reads key/value head ``h // G`` (``G = H / Hk``, grouped-query)."""
+        g = self.num_key_value_groups
+        b, h, t_q, d = q.shape
+        t_k = k.shape[2]
+        if mask is None and t_q == t_k and not self.query_chunk:  # a whole sequence: the fused causal kernel
+            return F.scaled_dot_product_attention(q, _expand_kv(k, g), _expand_kv(v, g), is_causal=t_q > 1,
+                                                  scale=self.scaling)
+        if mask is not None:  # the model's own mask, in chunks of queries
+            k, v = _expand_kv(k, g), _expand_kv(v, g)  # [B, H, Tk, Dh]
+            chunk = self.query_chunk or t_q
+            outs = []
+            for start in range(0, t_q, chunk):
+                block_mask = mask[..., start:start + chunk, :]
+                if block_mask.dtype != torch.bool:
+                    block_mask = block_mask.to(q.dtype)
+                outs.append(F.scaled_dot_product_attention(q[:, :, start:start + chunk], k, v, attn_mask=block_mask,
+                                                           scale=self.scaling))
+            return torch.cat(outs, dim=2)  # [B, H, Tq, Dh]
+        # queries after cached keys (decoding; a passkey prompt after its shared prefix), or chunked on request.
+        # The G query heads of a group are folded into the query axis ([B, Hk, G * c, Dh], row = group * c + i), so
+        # the keys and values are read in place instead of copied G times; each chunk of queries attends only to the
+        # keys it can see, so the work is the causal triangle, not the rectangle (a masked kernel computes every pair
+        # it is given)
+        chunk = self.query_chunk or _CACHED_QUERY_CHUNK
         outs = []
         for start in range(0, t_q, chunk):
             stop = min(start + chunk, t_q)
-            if mask is None:
-                visible = t_k - t_q + stop  # keys 0 .. visible - 1
-                block_mask = _bottom_right_causal(stop - start, visible, q.device)  # [c, visible]
-                keys, values = k[:, :, :visible], v[:, :, :visible]  # [B, H, visible, Dh]
-            else:
-                block_mask = mask[..., start:stop, :]
-                if block_mask.dtype != torch.bool:
-                    block_mask = block_mask.to(q.dtype)
-                keys, values = k, v
-            outs.append(F.scaled_dot_product_attention(q[:, :, start:stop], keys, values, attn_mask=block_mask,
-                                                       scale=self.scaling))
+            c, visible = stop - start, t_k - t_q + stop  # chunk queries see keys 0 .. visible - 1
+            folded = q[:, :, start:stop].reshape(b, h // g, g * c, d)  # [B, Hk, G * c, Dh]
+            block_mask = None if c == 1 else _bottom_right_causal(c, visible, q.device).repeat(g, 1)  # [G * c, vis]
+            out = F.scaled_dot_product_attention(folded, k[:, :, :visible], v[:, :, :visible], attn_mask=block_mask,
+                                                 scale=self.scaling)  # [B, Hk, G * c, Dh]
+            outs.append(out.reshape(b, h, c, d))  # [B, H, c, Dh]
         return torch.cat(outs, dim=2)  # [B, H, Tq, Dh]
+
+
+def _expand_kv(x: torch.Tensor, groups: int) -> torch.Tensor:
+    """``[B, Hk, T, Dh] -> [B, Hk * groups, T, Dh]``: each key/value head repeated for its group of query heads."""
+    return x if groups == 1 else x.repeat_interleave(groups, dim=1)
 
 
 def _decoder_layers(model: nn.Module) -> nn.ModuleList:

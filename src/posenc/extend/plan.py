@@ -16,7 +16,7 @@ lengths they use) and the same tokens are one job: a window at offset 0 serves b
 on 2 cores for SmolLM2-135M (see :func:`forward_seconds`), fitted as ``f(L) = a L + b L^2`` and scaled by the model's
 size. Passkey trials at one length, depth and frequency set share the text before the needle
 (:class:`~posenc.extend.passkey.SharedPrefix`): it costs ``f(m)`` once (``m`` the needle's position), and each trial
-``f(L) - f(m)`` plus ``MAX_NEW_TOKENS`` decoding steps.
+``f(L) - f(m)`` plus ``MAX_NEW_TOKENS`` decoding steps (:func:`decode_seconds`).
 
 ``quick`` (for the report): lengths 4k, 8k, 12k; scalings none, linear, yarn; one window per length (both protocols
 read it); passkey only when asked, then one trial at depth 0.5. About 6 minutes for perplexity on 2 idle cores.
@@ -36,7 +36,7 @@ from posenc.extend.perplexity import window_offsets
 from posenc.protocols import PROTOCOLS, normalize_protocols
 
 __all__ = ["ExtendConfig", "WindowJob", "PasskeyJob", "Plan", "make_plan", "rope_fingerprint", "forward_seconds",
-           "DEFAULT_LENGTHS", "QUICK_LENGTHS", "QUICK_SCALINGS", "DEFAULT_DEPTHS"]
+           "decode_seconds", "DEFAULT_LENGTHS", "QUICK_LENGTHS", "QUICK_SCALINGS", "DEFAULT_DEPTHS"]
 
 DEFAULT_LENGTHS = (2048, 4096, 8192, 16384)
 QUICK_LENGTHS = (4096, 8192, 12288)
@@ -46,15 +46,15 @@ QUICK_DEPTHS = (0.5,)
 MAX_NEW_TOKENS = 8
 
 # forward seconds of SmolLM2-135M on 2 idle CPU cores (float32, SDPA), a L + b L^2 fitted (relative least squares)
-# to the measured window times of `posenc extend`: 6.3 s at 2048, 12.6 s at 4096, 40.2 s at 8192, 99.3 s at 16384
-# and 300 s at 32768 tokens (the fit gives 6.1, 14.0, 35.0, 98.4 and 310 s)
-_A = 2.54e-3
-_B = 2.11e-7
+# to window times of `posenc extend` measured on the report's 2-core machine (2026-11-23): 8.3 s at 2048, 18.4 s at
+# 4096, 39.7 s at 8192, 92-98 s at 12288 and 151.5 s at 16384 tokens (the fit gives 7.7, 18.2, 47.3, 87.5 and
+# 138.6 s). An earlier machine measured 6.3, 12.6, 40.2, 99.3 s at 2k, 4k, 8k, 16k and 300 s at 32768.
+_A = 3.10e-3
+_B = 3.27e-7
 _SMOLLM2_LAYER_WIDTH = 30 * 576
-
-
-# seconds of one greedy decoding step with a KV cache (SmolLM2-135M, 2 cores; reading the weights dominates)
-_DECODE_STEP_S = 0.06
+# seconds per token of context of one greedy decoding step with a KV cache (SmolLM2-135M, 2 cores): the cache is
+# copied on every step, so a step grows with the context (measured: 0.09 s at 2048 tokens, 0.57 s at 12288)
+_DECODE_S_PER_TOKEN = 4.7e-5
 
 
 def forward_seconds(length: int, config: Any | None = None) -> float:
@@ -64,6 +64,15 @@ def forward_seconds(length: int, config: Any | None = None) -> float:
     if config is not None:
         scale = getattr(config, "num_hidden_layers", 30) * getattr(config, "hidden_size", 576) / _SMOLLM2_LAYER_WIDTH
     return scale * (_A * length + _B * length ** 2)
+
+
+def decode_seconds(context: int, config: Any | None = None) -> float:
+    """Estimated seconds of the ``MAX_NEW_TOKENS`` greedy decoding steps of a passkey answer after ``context``
+    tokens (same scaling as :func:`forward_seconds`)."""
+    scale = 1.0
+    if config is not None:
+        scale = getattr(config, "num_hidden_layers", 30) * getattr(config, "hidden_size", 576) / _SMOLLM2_LAYER_WIDTH
+    return scale * MAX_NEW_TOKENS * _DECODE_S_PER_TOKEN * context
 
 
 @dataclass
@@ -184,7 +193,7 @@ class Plan:
         for (length, depth, _), trials in groups.items():
             prefix = forward_seconds(int(depth * length), model_config)
             rest = forward_seconds(length, model_config) - prefix
-            total += prefix + trials * (rest + MAX_NEW_TOKENS * _DECODE_STEP_S)
+            total += prefix + trials * (rest + decode_seconds(length, model_config))
         return total
 
     def describe(self, model_config: Any | None = None) -> str:

@@ -169,7 +169,10 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
         "passkey": {scaling: {length: {...}}}, "timing": {length: {...}}, "jobs", "estimate_s", "wall_s",
         "files"}``. A perplexity cell holds ``window_nll`` (each window's mean loss, the units of its interval) and
         ``ppl_interval`` (95% percentile bootstrap over windows; ``None`` from one window); a passkey cell holds
-        ``correct``, ``n`` and ``interval`` (95% Wilson), overall and per depth (``by_depth_counts``).
+        ``correct``, ``n`` and ``interval`` (95% Wilson), overall and per depth (``by_depth_counts``). A
+        non-overlapping cell past the native length also holds ``window_nll_within_native``: each window's mean loss
+        over its first ``native_len`` tokens (for the unscaled model, by causality, exactly the loss of the
+        native-length window at that offset).
         ``protocols=()`` runs the passkey alone.
     """
     say = echo or (lambda *_: None)
@@ -295,6 +298,9 @@ def _collect(cfg: ExtendConfig, plan: Plan, lookup, key_window, key_passkey, est
                 stride = plan.strides[n] if p == "sliding" else None
                 table = protocol_ppl(found, p, n, stride)
                 ppl[p][s][str(n)] = {**table, "stride": stride, "ppl_interval": _ppl_interval(table["window_nll"])}
+                if p == "nonoverlap" and n > plan.native_len:  # the part of each window within the native context
+                    ppl[p][s][str(n)]["window_nll_within_native"] = [
+                        float(w.nll[:plan.native_len - 1].astype(np.float64).mean()) for w in found]
             if cfg.passkey:
                 trials = []
                 for depth in cfg.depths:
