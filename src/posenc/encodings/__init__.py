@@ -1,8 +1,14 @@
-"""Every encoding family, one file each; importing this package registers them all."""
+"""Every encoding family, one file each, and the table of them by name.
+
+Each family module imports only the contract (:mod:`~posenc.encodings.base`) and its own helpers; none knows the
+table. This file lists every family in :data:`FAMILIES` and adds each to :mod:`~posenc.encodings.catalog` under its
+``name``, so importing any part of the package fills the table.
+"""
 
 from posenc.encodings.alibi import ALiBi, alibi_slopes
 from posenc.encodings.axial import AxialRoPE
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, PositionalEncoding
+from posenc.encodings.catalog import register
 from posenc.encodings.cope import CoPE
 from posenc.encodings.fire import FIRE
 from posenc.encodings.kerple import KERPLE
@@ -26,3 +32,11 @@ __all__ = [
     "alibi_slopes", "t5_bucket", "sinusoidal_table", "rope_tables", "convert_qk_weights", "sorted_random_positions",
     "convert_sinusoidal_layout",
 ]
+
+#: every family of this package, in the order of ``__all__``; each class carries its name (``RoPE.name == "rope"``)
+FAMILIES = (IntegerPE, NormalizedPE, BinaryPE, SinusoidalPE, LearnedPE, RoPE, XPos, ALiBi, T5Bias, NoPE, Randomized,
+            MRoPE, AxialRoPE, PRoPE, FIRE, KERPLE, Sandwich, CoPE)
+
+for _family in FAMILIES:
+    register(_family.name)(_family)
+del _family

@@ -21,7 +21,6 @@ import torch
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.errors import PosencError
-from posenc.registry import register
 
 __all__ = ["ALiBi", "alibi_slopes"]
 
@@ -41,7 +40,6 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
     return torch.tensor(slopes, dtype=torch.float64)
 
 
-@register("alibi")
 class ALiBi(PositionalEncoding):
     """Linear distance penalty per head (Press et al. 2022, arXiv:2108.12409, §3).
 
@@ -59,6 +57,7 @@ class ALiBi(PositionalEncoding):
         [[-2.0, -1.0, -0.0], [-0.0, -0.0, -0.0], [-1.0, -0.5, -0.0], [-0.0, -0.0, -0.0]]
     """
 
+    name = "alibi"
     info = EncodingInfo(family="bias", paper="Press et al. 2022, Train Short, Test Long (ALiBi)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, slopes: Sequence[float] | None = None, heads: Sequence[int] | None = None):

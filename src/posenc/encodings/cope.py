@@ -29,7 +29,6 @@ from torch import nn
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.errors import PosencError
-from posenc.registry import register
 
 __all__ = ["CoPE", "cope_positions", "cope_bias"]
 
@@ -54,7 +53,6 @@ def cope_bias(q: torch.Tensor, positions: torch.Tensor, table: torch.Tensor) -> 
     return frac * z_high + (1 - frac) * z_low
 
 
-@register("cope")
 class CoPE(PositionalEncoding):
     """Contextual positions from gates over previous tokens (Golovneva et al. 2024, arXiv:2405.18719, §3).
 
@@ -71,6 +69,7 @@ class CoPE(PositionalEncoding):
         torch.Size([1, 2, 5, 5])
     """
 
+    name = "cope"
     info = EncodingInfo(family="contextual", paper="Golovneva et al. 2024, CoPE (arXiv:2405.18719)",
                         hooks=("contextual_bias",))
 

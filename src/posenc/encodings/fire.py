@@ -21,7 +21,6 @@ from torch import nn
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.errors import PosencError
-from posenc.registry import register
 
 __all__ = ["FIRE", "fire_inputs"]
 
@@ -38,7 +37,6 @@ def fire_inputs(q_positions: torch.Tensor, k_positions: torch.Tensor, c: torch.T
     return numerator / denominator
 
 
-@register("fire")
 class FIRE(PositionalEncoding):
     """Learned function of the normalised relative distance (Li et al. 2023, arXiv:2310.04418, §3.2-3.3).
 
@@ -55,6 +53,7 @@ class FIRE(PositionalEncoding):
         torch.Size([2, 4, 4])
     """
 
+    name = "fire"
     info = EncodingInfo(family="bias", paper="Li et al. 2023, FIRE (arXiv:2310.04418)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, hidden: int = 32, c: float = 1.0, threshold: float = 512.0):

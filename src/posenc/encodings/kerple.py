@@ -21,7 +21,6 @@ from torch import nn
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.errors import PosencError
-from posenc.registry import register
 
 __all__ = ["KERPLE", "kerple_bias"]
 
@@ -41,7 +40,6 @@ def _inverse_softplus(x: float) -> float:
     return x + math.log(-math.expm1(-x))
 
 
-@register("kerple")
 class KERPLE(PositionalEncoding):
     """Learned log or power distance kernel per head (Chi et al. 2022, arXiv:2205.09921, §4.2).
 
@@ -58,6 +56,7 @@ class KERPLE(PositionalEncoding):
         [-1.3863, -1.0986, -0.6931, 0.0]
     """
 
+    name = "kerple"
     info = EncodingInfo(family="bias", paper="Chi et al. 2022, KERPLE (arXiv:2205.09921)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, kernel: str = "log", r1: float = 1.0, r2: float = 1.0):

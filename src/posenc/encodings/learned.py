@@ -13,7 +13,6 @@ from torch import nn
 
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.errors import PosencError
-from posenc.registry import register
 
 __all__ = ["LearnedPE", "PositionOutOfRange"]
 
@@ -22,7 +21,6 @@ class PositionOutOfRange(PosencError):
     """A position past the end of a learned table."""
 
 
-@register("learned")
 class LearnedPE(AbsoluteEncoding):
     """A trainable table ``[max_len, dim]`` (Gehring et al. 2017; Devlin et al. 2019; Radford et al. 2019).
 
@@ -33,6 +31,7 @@ class LearnedPE(AbsoluteEncoding):
         init_std: standard deviation of the normal initialisation (GPT-2: 0.02).
     """
 
+    name = "learned"
     info = EncodingInfo(family="absolute", paper="Gehring et al. 2017, ConvS2S; Devlin et al. 2019, BERT",
                         hooks=("embed",))
 

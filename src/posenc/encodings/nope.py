@@ -5,13 +5,12 @@ while an encoder without a mask is permutation-equivariant (seed 000: "I love yo
 from __future__ import annotations
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding
-from posenc.registry import register
 
 __all__ = ["NoPE"]
 
 
-@register("nope")
 class NoPE(PositionalEncoding):
     """No position information (Kazemnejad et al. 2023, arXiv:2305.19466)."""
 
+    name = "nope"
     info = EncodingInfo(family="none", paper="Kazemnejad et al. 2023, NoPE (arXiv:2305.19466)", hooks=())

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 from posenc.encodings.base import EncodingInfo
 from posenc.encodings.rope import RoPE
-from posenc.registry import register
 
 __all__ = ["PRoPE"]
 
 
-@register("p_rope")
 class PRoPE(RoPE):
     """RoPE with only the ``p`` fraction of highest frequencies (Barbero et al. 2024, arXiv:2410.06205, §5).
 
@@ -36,6 +34,7 @@ class PRoPE(RoPE):
         [1.0, 0.1, 0.0, 0.0]
     """
 
+    name = "p_rope"
     info = EncodingInfo(family="rotary", paper="Barbero et al. 2024, Round and Round We Go (p-RoPE, arXiv:2410.06205)",
                         hooks=("rotate",))
 

@@ -22,7 +22,6 @@ from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positi
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope
-from posenc.registry import register
 
 __all__ = ["RoPE", "rope_angles", "rope_tables", "positions_span", "convert_qk_weights", "pairing_permutation"]
 
@@ -85,7 +84,6 @@ def convert_qk_weights(weight: torch.Tensor, n_heads: int, head_dim: int, source
     return rows[:, perm.to(weight.device)].reshape(weight.shape)
 
 
-@register("rope")
 class RoPE(PositionalEncoding):
     """Rotary position embedding (Su et al. 2021, RoFormer), with every common scaling.
 
@@ -109,6 +107,7 @@ class RoPE(PositionalEncoding):
         torch.Size([1, 2, 5, 8])
     """
 
+    name = "rope"
     info = EncodingInfo(family="rotary", paper="Su et al. 2021, RoFormer (arXiv:2104.09864)", hooks=("rotate",))
 
     def __init__(self, head_dim: int = 64, base: float = 10000.0, pairing: str = "half", rotary_dim: int | None = None,

@@ -20,7 +20,6 @@ import torch
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.sinusoidal import sinusoidal_frequencies
 from posenc.errors import PosencError
-from posenc.registry import register
 
 __all__ = ["Sandwich", "sandwich_bias"]
 
@@ -40,7 +39,6 @@ def sandwich_bias(relative: torch.Tensor, dim: int, rho: torch.Tensor, base: flo
     return curve[:, relative - low].movedim(0, -3)  # [H, (B,) Tq, Tk] -> [(B,) H, Tq, Tk]
 
 
-@register("sandwich")
 class Sandwich(PositionalEncoding):
     """Parameter-free sinusoidal inner-product bias (Chi et al. 2023, arXiv:2212.10356, §5).
 
@@ -58,6 +56,7 @@ class Sandwich(PositionalEncoding):
         [-1.4161, -0.4597, 0.0]
     """
 
+    name = "sandwich"
     info = EncodingInfo(family="bias", paper="Chi et al. 2023, Sandwich (arXiv:2212.10356)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, dim: int = 128, compress: bool = True):

@@ -18,7 +18,6 @@ from torch import nn
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.errors import PosencError
-from posenc.registry import register
 
 __all__ = ["T5Bias", "t5_bucket"]
 
@@ -46,7 +45,6 @@ def t5_bucket(relative: torch.Tensor, bidirectional: bool = True, num_buckets: i
     return bucket + torch.where(is_small, distance, large)
 
 
-@register("t5")
 class T5Bias(PositionalEncoding):
     """Learned bucketed relative bias (Raffel et al. 2020).
 
@@ -58,6 +56,7 @@ class T5Bias(PositionalEncoding):
         scale: a fixed factor on the bias (1 in T5).
     """
 
+    name = "t5"
     info = EncodingInfo(family="bias", paper="Raffel et al. 2020, T5 (JMLR 21:140)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,

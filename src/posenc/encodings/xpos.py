@@ -15,7 +15,6 @@ from posenc.encodings.base import EncodingInfo, check_positions
 from posenc.encodings.rope import RoPE, positions_span
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope
-from posenc.registry import register
 
 __all__ = ["XPos", "xpos_zeta"]
 
@@ -26,7 +25,6 @@ def xpos_zeta(rotary_dim: int, gamma: float = 0.4) -> torch.Tensor:
     return (i2 + gamma * rotary_dim) / ((1 + gamma) * rotary_dim)
 
 
-@register("xpos")
 class XPos(RoPE):
     """RoPE times a per-pair exponential decay (Sun et al. 2023, arXiv:2212.10554).
 
@@ -36,6 +34,7 @@ class XPos(RoPE):
         gamma: 0.4 in the paper.
     """
 
+    name = "xpos"
     info = EncodingInfo(family="rotary", paper="Sun et al. 2023, A Length-Extrapolatable Transformer (xPos)",
                         hooks=("rotate",))
 

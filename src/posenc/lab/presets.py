@@ -33,7 +33,7 @@ from __future__ import annotations
 import difflib
 
 from posenc.errors import PosencError
-from posenc.lab.sweep import Sweep
+from posenc.lab.grid import Sweep
 from posenc.lab.train import CONSTANT_ACROSS_CHANNELS
 from posenc.registry import available
 

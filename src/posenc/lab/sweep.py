@@ -1,9 +1,9 @@
 """Sweeps: a grid of lab runs, executed locally (a process pool) or on a Ray cluster, stored in one SQLite file.
 
-A sweep is a :class:`Sweep`: ``base`` settings of :class:`~posenc.lab.train.RunConfig`, a ``grid`` of settings to
-vary (the Cartesian product, in the order given), and ``seeds``. The grid key ``"variant"`` takes a list of dicts,
-each a group of settings that change together (e.g. ``{"encoding": "sinusoidal", "encoding_options":
-{"combine": "concat", "dim": 16}}``).
+A sweep is a :class:`~posenc.lab.grid.Sweep` (the named ones are in :mod:`~posenc.lab.presets`): ``base``
+settings of :class:`~posenc.lab.train.RunConfig`, a ``grid`` of settings to vary (the Cartesian product, in the
+order given), and ``seeds``. The grid key ``"variant"`` takes a list of dicts, each a group of settings that change
+together (e.g. ``{"encoding": "sinusoidal", "encoding_options": {"combine": "concat", "dim": 16}}``).
 
 Resuming: a run whose ``(config, seed)`` is already in the store with status ``done`` is skipped, so a sweep that was
 killed part-way and started again runs only what is missing (failed runs are tried again). Every run is written in
@@ -19,7 +19,6 @@ Example::
 from __future__ import annotations
 
 import ctypes
-import itertools
 import json
 import multiprocessing as mp
 import os
@@ -31,11 +30,12 @@ import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from posenc.errors import PosencError
+from posenc.lab.grid import Sweep
+from posenc.lab.presets import PRESETS, get_preset
 from posenc.lab.train import (
     CHARLM,
     CHARLM_VOCAB_BOUND,
@@ -57,78 +57,12 @@ EXECUTORS = ("local", "ray")
 RAY_CONNECT_TIMEOUT_S = 5.0
 
 
-@dataclass
-class Sweep:
-    """A grid of runs.
-
-    Attributes:
-        name: shown in progress bars and tables.
-        base: settings shared by every run (fields of :class:`RunConfig`).
-        grid: setting -> list of values; ``"variant"`` -> list of dicts of settings that change together.
-        seeds: every grid point runs once per seed.
-        description: one paragraph for ``posenc sweep --help`` and the docs.
-    """
-
-    name: str
-    base: dict[str, Any] = field(default_factory=dict)
-    grid: dict[str, list[Any]] = field(default_factory=dict)
-    seeds: list[int] = field(default_factory=lambda: [0])
-    description: str = ""
-
-    def __post_init__(self) -> None:
-        for key, values in self.grid.items():
-            if not isinstance(values, list | tuple) or not values:
-                raise PosencError(f"sweep {self.name!r}: grid[{key!r}] must be a non-empty list, got {values!r}")
-            if key == "variant" and not all(isinstance(v, dict) for v in values):
-                raise PosencError(f"sweep {self.name!r}: every 'variant' must be a dict of settings, got {values!r}")
-        if not self.seeds or not all(isinstance(s, int) for s in self.seeds):
-            raise PosencError(f"sweep {self.name!r}: seeds must be a non-empty list of integers, got {self.seeds!r}")
-
-    def runs(self) -> list[tuple[RunConfig, int]]:
-        """Every ``(config, seed)`` of the grid, validated (a bad setting raises before anything runs)."""
-        keys = list(self.grid)
-        out = []
-        for values in itertools.product(*(self.grid[k] for k in keys)):
-            settings = dict(self.base)
-            for key, value in zip(keys, values, strict=True):
-                if key == "variant":
-                    settings.update(value)
-                else:
-                    settings[key] = value
-            config = RunConfig.from_dict(json.loads(json.dumps(settings)))  # a deep copy per run
-            out.extend((config, seed) for seed in self.seeds)
-        return out
-
-    def with_settings(self, settings: dict[str, Any]) -> Sweep:
-        """A copy whose ``base`` has ``settings`` (e.g. ``{"d_model": 128}``) in place of its own.
-
-        A setting that the grid varies cannot be fixed this way: it raises rather than being silently overridden.
-
-        >>> from posenc.lab.presets import get_preset
-        >>> get_preset("alibi-table").with_settings({"steps": 100}).base["steps"]
-        100
-        """
-        clash = sorted(set(settings) & set(self.grid))
-        if "variant" in self.grid:
-            clash += sorted(k for k in settings if any(k in v for v in self.grid["variant"]))
-        if clash:
-            raise PosencError(f"sweep {self.name!r} varies {clash} in its grid; a fixed setting cannot replace a grid "
-                              f"axis. Write a sweep file with your own grid instead (see docs/lab.md)")
-        return replace(self, base={**self.base, **settings})
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Sweep:
-        allowed = {"name", "base", "grid", "seeds", "description"}
-        unknown = sorted(set(data) - allowed)
-        if unknown:
-            raise PosencError(f"unknown sweep key(s) {unknown}; a sweep file has {sorted(allowed)}")
-        return cls(**{"name": "custom", **data})
-
-
 def resolve_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep) -> Sweep:
-    """A :class:`Sweep` from a preset name, a JSON file path, a dict, or a Sweep."""
-    from posenc.lab.presets import PRESETS, get_preset
+    """A :class:`Sweep` from a preset name, a JSON file path, a dict, or a Sweep.
 
+    >>> resolve_sweep("alibi-table").with_settings({"steps": 100}).base["steps"]
+    100
+    """
     if isinstance(preset_or_grid, Sweep):
         return preset_or_grid
     if isinstance(preset_or_grid, dict):

@@ -1,0 +1,89 @@
+"""Names to builders: the table behind ``posenc.build("rope", head_dim=64)``.
+
+The table holds classes; it imports none. The package (``posenc/encodings/__init__.py``) lists every family it
+holds and adds each under its ``name``; an encoding defined elsewhere joins with :func:`register`. Options are the
+keyword arguments of the class's ``__init__``; an unknown name or option raises an error that lists the valid ones.
+A duplicate name raises.
+
+Importing any ``posenc.encodings`` module runs the package first, so the table is full before this module is used.
+A wrapper that builds an encoding by name (``randomized``) imports this module, never the package.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from posenc.encodings.base import PositionalEncoding
+from posenc.errors import PosencError
+
+__all__ = ["register", "build", "build_for_model", "available", "options_of", "get_class", "MODEL_SIZES"]
+
+_TABLE: dict[str, type[PositionalEncoding]] = {}
+
+#: model sizes a model builder offers to every encoding; each encoding takes only those its __init__ names.
+MODEL_SIZES = ("d_model", "n_heads", "head_dim", "max_len")
+
+
+def register(name: str) -> Callable[[type[PositionalEncoding]], type[PositionalEncoding]]:
+    """Class decorator: add an encoding under ``name`` (lower case, unique) and set its ``name``."""
+
+    def decorate(cls: type[PositionalEncoding]) -> type[PositionalEncoding]:
+        if name in _TABLE:
+            raise PosencError(f"encoding name {name!r} is already registered by {_TABLE[name].__qualname__}; "
+                              f"pick another name")
+        cls.name = name
+        _TABLE[name] = cls
+        return cls
+
+    return decorate
+
+
+def available() -> list[str]:
+    """Names of every registered encoding, sorted."""
+    return sorted(_TABLE)
+
+
+def get_class(name: str) -> type[PositionalEncoding]:
+    """The class registered under ``name``; an unknown name lists the valid ones."""
+    if not isinstance(name, str) or name not in _TABLE:
+        close = difflib.get_close_matches(str(name), list(_TABLE), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise PosencError(f"unknown encoding {name!r}; valid names are: {', '.join(sorted(_TABLE))}.{hint}")
+    return _TABLE[name]
+
+
+def options_of(name: str) -> dict[str, Any]:
+    """The options an encoding accepts, with their defaults (``inspect.Parameter.empty`` when required)."""
+    cls = get_class(name)
+    params = inspect.signature(cls.__init__).parameters
+    return {p.name: p.default for p in params.values()
+            if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def build(name: str, **options: Any) -> PositionalEncoding:
+    """Build the encoding ``name`` with ``options``; unknown options raise an error listing the valid ones."""
+    cls = get_class(name)
+    valid = options_of(name)
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise PosencError(f"unknown option(s) {', '.join(map(repr, unknown))} for encoding {name!r}; "
+                          f"valid options are: {', '.join(valid) or '(none)'}")
+    return cls(**options)
+
+
+def build_for_model(name: str, *, d_model: int | None = None, n_heads: int | None = None,
+                    head_dim: int | None = None, max_len: int | None = None, **options: Any) -> PositionalEncoding:
+    """Build ``name`` for a model of the given sizes: each size is passed only if the encoding takes it and the
+    caller did not set it in ``options``. Unknown ``options`` still raise."""
+    valid = options_of(name)
+    sizes = {"d_model": d_model, "n_heads": n_heads, "head_dim": head_dim, "max_len": max_len}
+    for key, value in sizes.items():
+        if value is not None and key in valid and key not in options:
+            options[key] = value
+    # absolute encodings take their width as ``dim``; a model supplies d_model unless concat asks otherwise
+    if "dim" in valid and "dim" not in options and d_model is not None and options.get("combine", "add") == "add":
+        options["dim"] = d_model
+    return build(name, **options)
