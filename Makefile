@@ -1,5 +1,5 @@
 # posenc: the two quick-start commands are `make report` and `make test`; each sets everything up first.
-.PHONY: setup report test test-all lint bench
+.PHONY: setup report test test-all lint bench mutate
 
 VENV := .venv
 BIN := $(VENV)/bin
@@ -24,3 +24,7 @@ lint:
 
 bench:
 	$(BIN)/posenc bench
+
+## mutation testing of the result-bearing modules on a seeded sample (docs/testing.md); MODULES="posenc.x ..." SAMPLE=N
+mutate: setup
+	$(BIN)/python scripts/mutate.py $(MODULES) $(if $(SAMPLE),--sample $(SAMPLE))

@@ -12,9 +12,8 @@ Every encoding is an ``nn.Module`` with three hooks (``embed``, ``rotate``, ``bi
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, PositionalEncoding
 from posenc.errors import PosencError
 from posenc.hf import from_hf_config
+from posenc._version import __version__
 from posenc.registry import available, build, build_for_model, get_class, options_of
-
-__version__ = "0.1.0"
 
 __all__ = [
     "available", "build", "build_for_model", "from_hf_config", "get_class", "options_of",

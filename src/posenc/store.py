@@ -56,9 +56,9 @@ def package_versions() -> dict[str, str]:
     """Versions that matter for reproducing a run."""
     import torch
 
-    import posenc
+    from posenc._version import __version__
 
-    versions = {"posenc": posenc.__version__, "torch": torch.__version__, "python": platform.python_version()}
+    versions = {"posenc": __version__, "torch": torch.__version__, "python": platform.python_version()}
     try:
         import transformers
 

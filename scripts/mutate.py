@@ -1,0 +1,280 @@
+"""Mutation testing of the modules where a silent bug would corrupt results (``make mutate``).
+
+mutmut (https://github.com/boxed/mutmut) plants one small change at a time in the source (``<`` for ``<=``, ``+1``,
+a swapped ``and``/``or``, a dropped argument...) and runs the tests that reach the changed function; a change that no
+test notices ("survived") is a blind spot or an equivalent change. The whole set of mutants of the default modules
+is several thousand, hours on 2 cores, so this script draws a seeded random sample of them and reports the mutation
+score (killed / checked) with a 95% Wilson interval, per module and overall, and every surviving change as a diff.
+
+Steps (each says how long it took):
+
+1. check the request: module names exist, the tree has no uncommitted changes (the mutants are made from the last
+   commit, so uncommitted changes would not be what is tested), the output folder is writable;
+2. export the last commit into ``WORK`` (``.mutate/work``; nothing in the checkout is touched) and write mutmut's
+   settings there: only the chosen modules are mutated, and the tests mirroring them (:data:`TESTS`) are run;
+3. generate every mutant and trace which tests reach which function (mutmut's stats run);
+4. sample ``--sample`` of the mutants (seed ``--seed``) and run them with ``--workers`` processes;
+5. write ``OUT/summary.json`` and ``OUT/summary.md`` (score, intervals, surviving diffs).
+
+Usage::
+
+    python scripts/mutate.py                      # the default modules, 400 mutants, 2 workers
+    python scripts/mutate.py posenc.encodings.alibi --sample 0   # every mutant of one module
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import fnmatch
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+
+#: module -> the test paths that check it (the mirror layout, plus the reference comparisons that exercise it)
+TESTS: dict[str, tuple[str, ...]] = {
+    "posenc.encodings": ("tests/encodings", "tests/test_registry.py", "tests/test_hf_rotary.py", "tests/model"),
+    "posenc.kernels": ("tests/kernels",),
+    "posenc.properties": ("tests/properties",),
+    "posenc.probe": ("tests/probe",),
+    "posenc.lab.train": ("tests/lab",),
+    "posenc.lab.evaluate": ("tests/lab",),
+    "posenc.lab.sweep": ("tests/lab",),
+    "posenc.lab.tasks": ("tests/lab",),
+    "posenc.store": ("tests/test_store.py", "tests/lab/test_sweep_resume.py"),
+    "posenc.stats": ("tests/test_stats.py",),
+    "posenc.report.verdict": ("tests/report/test_verdict_ledger.py",),
+}
+DEFAULT_MODULES = tuple(TESTS)
+PYTEST_ARGS = ["-m", "not slow and not browser", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-x"]
+# mutmut's exit-code meanings (mutmut/stats.py)
+STATUS = {0: "survived", 1: "killed", 3: "killed", 5: "no tests", 33: "no tests", 34: "skipped", 36: "timeout",
+          37: "caught by type check", None: "not checked"}
+
+
+class UsageError(Exception):
+    """A request that cannot run; the message says what was given and what fits."""
+
+
+def module_path(name: str) -> Path:
+    """``posenc.a.b`` -> ``src/posenc/a/b`` (a package folder) or ``src/posenc/a/b.py``."""
+    base = SRC.joinpath(*name.split("."))
+    if base.is_dir() and (base / "__init__.py").exists():
+        return base
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    known = sorted(".".join(p.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+                   for p in (SRC / "posenc").rglob("*.py"))
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise UsageError(f"no module {name!r} in src/ (expected a dotted name such as posenc.encodings or "
+                     f"posenc.lab.train).{hint}")
+
+
+def tests_for(name: str) -> tuple[str, ...]:
+    """The tests of ``name``: its own entry, the entry of its nearest listed package, or its mirror folder."""
+    parts = name.split(".")
+    for k in range(len(parts), 1, -1):
+        if ".".join(parts[:k]) in TESTS:
+            return TESTS[".".join(parts[:k])]
+    mirror = ROOT / "tests" / Path(*parts[1:2])
+    if mirror.is_dir():
+        return (str(mirror.relative_to(ROOT)),)
+    raise UsageError(f"no tests known for {name!r}: add it to TESTS in scripts/mutate.py")
+
+
+def check_clean() -> None:
+    out = subprocess.run(["git", "status", "--porcelain", "--", "src", "tests", "pyproject.toml"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout.rstrip()
+    if out:
+        files = ", ".join(line[3:] for line in out.splitlines()[:6])
+        raise UsageError(f"the tree has uncommitted changes ({files}{', ...' if out.count(chr(10)) >= 6 else ''}). "
+                         "The mutants are made from the last commit, so these changes would not be tested and a "
+                         "score would describe other code: commit or stash them, then run again.")
+
+
+def check_writable(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise UsageError(f"cannot write the output folder {folder}: {e.strerror}. Pass --out with a writable "
+                         "folder.") from e
+
+
+def export_head(work: Path) -> None:
+    """The last commit's files into ``work`` (``git archive``), replacing what was there."""
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(work, filter="data")
+
+
+def write_settings(work: Path, modules: list[str], tests: list[str]) -> None:
+    globs = []
+    for m in modules:
+        path = module_path(m).relative_to(ROOT)
+        globs.append(f"{path}/*" if path.suffix != ".py" else str(path))
+    lines = ["", "[tool.mutmut]", 'source_paths = ["src/"]', f"only_mutate = {json.dumps(globs)}",
+             f"pytest_add_cli_args = {json.dumps(PYTEST_ARGS)}",
+             f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
+             # a raise statement is not mutated (the condition before it is): its message is prose, not a result
+             'do_not_mutate_patterns = ["^\\\\s*raise "]', ""]
+    with open(work / "pyproject.toml", "a") as f:
+        f.write("\n".join(lines))
+
+
+def mutmut(work: Path, *args: str, log: Path) -> int:
+    exe = Path(sys.executable).parent / "mutmut"
+    with open(log, "a") as out:
+        return subprocess.run([str(exe), *args], cwd=work, stdout=out, stderr=subprocess.STDOUT).returncode
+
+
+def read_meta(work: Path) -> dict[str, tuple[int | None, float]]:
+    """``{mutant: (exit code or None, estimated seconds)}`` from mutmut's ``.meta`` files."""
+    found = {}
+    for meta in (work / "mutants").rglob("*.meta"):
+        data = json.loads(meta.read_text())
+        est = data.get("estimated_durations_by_key", {})
+        for key, code in data["exit_code_by_key"].items():
+            found[key] = (code, float(est.get(key, 0.0)))
+    return found
+
+
+def owner(mutant: str, modules: list[str]) -> str:
+    """The requested module a mutant belongs to (the longest matching name)."""
+    return max((m for m in modules if mutant.startswith(m + ".")), key=len, default="?")
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    from posenc.stats import wilson as _wilson
+
+    e = _wilson(k, n)
+    return e.low, e.high
+
+
+def summarize(work: Path, sampled: list[str], modules: list[str], seconds: dict[str, float], args) -> dict:
+    meta = read_meta(work)
+    by_status: dict[str, list[str]] = {}
+    for m in sampled:
+        by_status.setdefault(STATUS.get(meta[m][0], "suspicious"), []).append(m)
+    per_module = {}
+    for mod in modules:
+        mine = [m for m in sampled if owner(m, modules) == mod]
+        killed = sum(STATUS.get(meta[m][0]) in ("killed", "timeout") for m in mine)
+        checked = sum(STATUS.get(meta[m][0]) in ("killed", "timeout", "survived", "no tests") for m in mine)
+        low, high = wilson(killed, checked) if checked else (0.0, 1.0)
+        per_module[mod] = {"sampled": len(mine), "checked": checked, "killed": killed,
+                           "score": killed / checked if checked else None, "interval": [low, high]}
+    killed = sum(len(by_status.get(s, [])) for s in ("killed", "timeout"))
+    checked = killed + len(by_status.get("survived", [])) + len(by_status.get("no tests", []))
+    low, high = wilson(killed, checked) if checked else (0.0, 1.0)
+    survivors = {}
+    for m in by_status.get("survived", []) + by_status.get("no tests", []):
+        shown = subprocess.run([str(Path(sys.executable).parent / "mutmut"), "show", m], cwd=work,
+                               capture_output=True, text=True).stdout
+        survivors[m] = [ln for ln in shown.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+    return {"modules": modules, "sample": len(sampled), "seed": args.seed, "workers": args.workers,
+            "total_mutants": len(meta), "score": killed / checked if checked else None, "interval": [low, high],
+            "counts": {s: len(v) for s, v in sorted(by_status.items())}, "per_module": per_module,
+            "seconds": seconds, "survivors": survivors,
+            "note": "score = (killed + timeout) / (killed + timeout + survived + no tests); 95% Wilson interval "
+                    "over the sampled mutants"}
+
+
+def write_summary(out: Path, s: dict) -> None:
+    (out / "summary.json").write_text(json.dumps(s, indent=1))
+    pct = lambda x: "-" if x is None else f"{100 * x:.1f}%"  # noqa: E731
+    lines = ["# Mutation testing summary", "",
+             f"{s['sample']} mutants sampled (seed {s['seed']}) of {s['total_mutants']} in {', '.join(s['modules'])}.",
+             f"Score {pct(s['score'])} [{pct(s['interval'][0])}, {pct(s['interval'][1])}] (95% Wilson). "
+             f"Counts: {', '.join(f'{k} {v}' for k, v in s['counts'].items())}.",
+             "Seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in s["seconds"].items()) + ".", "",
+             "| module | sampled | checked | killed | score | 95% interval |", "|---|---|---|---|---|---|"]
+    for mod, r in s["per_module"].items():
+        lines.append(f"| {mod} | {r['sampled']} | {r['checked']} | {r['killed']} | {pct(r['score'])} | "
+                     f"{pct(r['interval'][0])} to {pct(r['interval'][1])} |")
+    lines += ["", "## Surviving mutants", ""]
+    for m, diff in s["survivors"].items():
+        lines += [f"- `{m}`", "  ```diff", *[f"  {d}" for d in diff], "  ```"]
+    (out / "summary.md").write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("modules", nargs="*", help=f"dotted module names (default: {' '.join(DEFAULT_MODULES)})")
+    p.add_argument("--sample", type=int, default=400, help="mutants to run, drawn at random (0: all); default 400")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    p.add_argument("--workers", type=int, default=2, help="processes running mutants (default 2)")
+    p.add_argument("--out", type=Path, default=ROOT / "mutation-report", help="where the summary goes")
+    p.add_argument("--work", type=Path, default=ROOT / ".mutate", help="scratch folder (replaced on every run)")
+    args = p.parse_args(argv)
+    try:
+        if args.sample < 0:
+            raise UsageError(f"--sample must be 0 (every mutant) or a positive count, got {args.sample}")
+        if args.workers < 1:
+            raise UsageError(f"--workers must be at least 1, got {args.workers}")
+        modules = list(dict.fromkeys(args.modules or DEFAULT_MODULES))
+        for m in modules:
+            module_path(m)
+        tests = sorted({t for m in modules for t in tests_for(m) if (ROOT / t).exists()})
+        check_clean()
+        check_writable(args.out)
+    except UsageError as e:
+        print(f"make mutate: {e}", file=sys.stderr)
+        return 2
+
+    seconds: dict[str, float] = {}
+    work, log = args.work / "work", args.out / "mutmut.log"
+    log.write_text("")
+    t = time.time()
+    export_head(work)
+    write_settings(work, modules, tests)
+    seconds["export"] = time.time() - t
+    print(f"[mutate] modules: {', '.join(modules)}\n[mutate] tests: {' '.join(tests)}\n[mutate] log: {log}")
+
+    # generation and the stats run; a filter that matches nothing stops mutmut right after them
+    t = time.time()
+    print("[mutate] generating mutants and tracing which tests reach which function ...", flush=True)
+    mutmut(work, "run", "--max-children", str(args.workers), "__generate_only__", log=log)
+    meta = read_meta(work)
+    mine = sorted(k for k in meta if any(fnmatch.fnmatch(k, m + ".*") for m in modules))
+    seconds["generate+trace"] = time.time() - t
+    if not mine:
+        print(f"make mutate: no mutants were generated (see {log})", file=sys.stderr)
+        return 1
+    sampled = mine if args.sample == 0 or args.sample >= len(mine) else sorted(
+        random.Random(args.seed).sample(mine, args.sample))
+    estimate = sum(meta[m][1] for m in sampled) / args.workers
+    print(f"[mutate] {len(mine)} mutants, running {len(sampled)} with {args.workers} workers "
+          f"(tests alone about {estimate / 60:.0f} min, plus start-up per mutant) ...", flush=True)
+
+    t = time.time()
+    for start in range(0, len(sampled), 200):  # in batches: a command line of thousands of names is too long
+        mutmut(work, "run", "--max-children", str(args.workers), *sampled[start:start + 200], log=log)
+        print(f"[mutate] {min(start + 200, len(sampled))}/{len(sampled)} run ({time.time() - t:.0f} s)", flush=True)
+    seconds["mutants"] = time.time() - t
+
+    summary = summarize(work, sampled, modules, seconds, args)
+    write_summary(args.out, summary)
+    sc = summary["score"]
+    print(f"[mutate] score {100 * sc:.1f}% [{100 * summary['interval'][0]:.1f}%, {100 * summary['interval'][1]:.1f}%]"
+          f" -> {args.out / 'summary.md'}" if sc is not None else f"[mutate] nothing checked -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+"""posenc's version, in a module of its own so that any layer can read it without importing the package's face."""
+
+__version__ = "0.1.0"
