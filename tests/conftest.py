@@ -1,4 +1,4 @@
-"""Shared test set-up: offline Hugging Face, deterministic seeds, a headless matplotlib."""
+"""Shared test set-up: offline Hugging Face, deterministic seeds, a headless matplotlib, Hypothesis profiles."""
 
 import os
 
@@ -8,6 +8,10 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
+
+from hypothesis_profiles import load_profile  # noqa: E402
+
+HYPOTHESIS_PROFILE = load_profile()  # "ci" unless HYPOTHESIS_PROFILE says otherwise (tests/hypothesis_profiles.py)
 
 
 @pytest.fixture(autouse=True)

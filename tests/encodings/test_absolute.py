@@ -98,3 +98,41 @@ def test_float_or_negative_positions_are_errors(bad):
 def test_add_with_mismatched_width_is_an_error():
     with pytest.raises(PosencError, match="width"):
         posenc.build("learned", dim=8, max_len=4).embed(torch.zeros(1, 2, 6), torch.arange(2))
+
+
+@pytest.mark.parametrize("max_len", [1, 7, 512])
+def test_learned_table_runs_exactly_max_len_positions_and_refuses_one_more(max_len):
+    """The boundary itself: positions 0..max_len-1 (a sequence of max_len tokens) run and return the table's rows;
+    max_len + 1 tokens (position max_len) raise PositionOutOfRange naming both numbers, never an IndexError."""
+    learned = posenc.build("learned", dim=4, max_len=max_len)
+    out = learned.embed(torch.zeros(1, max_len, 4), torch.arange(max_len))
+    torch.testing.assert_close(out[0], learned.weight.detach(), rtol=0, atol=0)
+    last = learned.encode(torch.tensor([max_len - 1]))  # the last row alone, and per-row positions ending there
+    torch.testing.assert_close(last[0], learned.weight.detach()[max_len - 1], rtol=0, atol=0)
+    per_row = learned.embed(torch.zeros(2, 1, 4), torch.tensor([[0], [max_len - 1]]))
+    torch.testing.assert_close(per_row[1, 0], learned.weight.detach()[max_len - 1], rtol=0, atol=0)
+    for positions in (torch.arange(max_len + 1), torch.tensor([[0], [max_len]])):
+        x = torch.zeros(positions.shape[0] if positions.dim() == 2 else 1, positions.shape[-1], 4)
+        with pytest.raises(PositionOutOfRange) as info:
+            learned.embed(x, positions)
+        message = str(info.value)
+        assert f"max_len={max_len}" in message and f"position {max_len} " in message
+        assert f"0..{max_len - 1}" in message
+
+
+def test_learned_gradient_reaches_only_the_used_rows_with_the_hand_values():
+    """d/dW of sum(out * G) is, for row p, the sum of G over every token at position p (rows used twice add up);
+    rows no token uses get exactly zero. Position 0 is among the used rows (a padding_idx=0 slip would freeze it)."""
+    learned = posenc.build("learned", dim=3, max_len=10)
+    positions = torch.tensor([[0, 1, 2, 3], [2, 3, 4, 5], [7, 7, 0, 1]])  # per row; 2, 3, 7, 0, 1 repeat
+    x = torch.randn(3, 4, 3)
+    upstream = torch.randn(3, 4, 3, dtype=torch.float64).float()
+    (learned.embed(x, positions) * upstream).sum().backward()
+    expected = torch.zeros(10, 3)
+    for b in range(3):
+        for t in range(4):
+            expected[int(positions[b, t])] += upstream[b, t]
+    torch.testing.assert_close(learned.weight.grad, expected, rtol=0, atol=1e-6)
+    unused = [6, 8, 9]
+    assert learned.weight.grad[unused].abs().max() == 0.0
+    assert learned.weight.grad[[0, 2, 3, 7]].abs().min() > 0  # the repeated rows really got two contributions

@@ -1,5 +1,7 @@
 """ALiBi and T5: hand-derived slopes and buckets."""
 
+import math
+
 import pytest
 import torch
 
@@ -67,3 +69,65 @@ def test_t5_bias_is_learned_per_bucket_and_head():
 def test_t5_bad_options():
     with pytest.raises(PosencError):
         posenc.build("t5", n_heads=2, num_buckets=3)
+
+
+def _t5_bucket_by_formula(r: int, bidirectional: bool, num_buckets: int = 32, max_distance: int = 128) -> int:
+    """Raffel et al. 2020 (T5's _relative_position_bucket) on one Python int r = key - query, written out again."""
+    offset = 0
+    if bidirectional:
+        num_buckets //= 2
+        offset = num_buckets if r > 0 else 0
+        d = abs(r)
+    else:
+        d = max(-r, 0)
+    exact = num_buckets // 2
+    if d < exact:
+        return offset + d
+    return offset + min(num_buckets - 1, exact + int(math.log(d / exact) / math.log(max_distance / exact)
+                                                       * (num_buckets - exact)))
+
+
+def _t5_with_bucket_ids(**options):
+    """A T5 bias whose table holds w[bucket, h] = bucket + 100 h, so each bias value names its bucket and head."""
+    t5 = posenc.build("t5", **options)
+    with torch.no_grad():
+        buckets, heads = t5.embedding.weight.shape
+        t5.embedding.weight.copy_(torch.arange(buckets)[:, None] + 100.0 * torch.arange(heads)[None, :])
+    return t5
+
+
+def test_t5_bias_unequal_query_and_key_lengths_against_hand_buckets():
+    # bidirectional, 32 buckets, max_distance 128: r = key - query; |r| < 8 exact, else 8 + floor(log(|r|/8) /
+    # log(16) * 8) capped at 15; r > 0 adds 16. Row q=40: r = -40 -30 -12 -3 0 4 10 60 103, e.g. |r| = 40:
+    # log(5)/log(16)*8 = 4.64 -> 12; r = +10: 16 + 8 + floor(0.64) = 24; r = +60: 16 + 8 + floor(5.81) = 29.
+    q_pos = torch.tensor([40, 43, 45])
+    k_pos = torch.tensor([0, 10, 28, 37, 40, 44, 50, 100, 143])
+    hand = [[12, 11, 9, 3, 0, 20, 24, 29, 31],
+            [12, 12, 9, 6, 3, 17, 23, 29, 31],
+            [12, 12, 10, 8, 5, 1, 21, 29, 31]]
+    assert hand == [[_t5_bucket_by_formula(int(k - q), True) for k in k_pos] for q in q_pos]
+    t5 = _t5_with_bucket_ids(n_heads=2)
+    bias = t5.bias(q_pos, k_pos)
+    assert bias.shape == (2, 3, 9)  # [H, Tq, Tk]: a transposed bias is [H, Tk, Tq]
+    expected = torch.tensor(hand, dtype=torch.float32)
+    torch.testing.assert_close(bias, torch.stack([expected, expected + 100.0]), rtol=0, atol=0)
+    # per-row positions: row 1 is row 0 shifted by 7, so only the offsets matter, and the bias is batched
+    per_row = t5.bias(torch.stack([q_pos, q_pos + 7]), torch.stack([k_pos, k_pos + 7]))
+    assert per_row.shape == (2, 2, 3, 9)
+    torch.testing.assert_close(per_row[0], bias, rtol=0, atol=0)
+    torch.testing.assert_close(per_row[1], bias, rtol=0, atol=0)
+
+
+def test_t5_causal_bias_for_a_cached_decoding_step_against_hand_buckets():
+    # causal, 32 buckets: d = max(-r, 0), exact below 16, else 16 + floor(log(d/16) / log(8) * 16) capped at 31.
+    # Two new queries at 100, 101 over 7 cached keys: d = 100 -> 16 + floor(14.10) = 30; d = 50 -> 16 + 8 = 24;
+    # d = 16 -> 16; d = 17 -> 16 + floor(0.47) = 16; future keys (r > 0) share bucket 0 with r = 0.
+    q_pos = torch.tensor([100, 101])
+    k_pos = torch.tensor([0, 50, 84, 99, 100, 101, 102])
+    hand = [[30, 24, 16, 1, 0, 0, 0],
+            [30, 24, 16, 2, 1, 0, 0]]
+    assert hand == [[_t5_bucket_by_formula(int(k - q), False) for k in k_pos] for q in q_pos]
+    bias = _t5_with_bucket_ids(n_heads=3, bidirectional=False).bias(q_pos, k_pos)
+    assert bias.shape == (3, 2, 7)
+    expected = torch.tensor(hand, dtype=torch.float32)
+    torch.testing.assert_close(bias, torch.stack([expected + 100.0 * h for h in range(3)]), rtol=0, atol=0)

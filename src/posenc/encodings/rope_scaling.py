@@ -86,6 +86,8 @@ def dynamic_ntk(dim: int, base: float = 10000.0, factor: float = 1.0, original_m
     """
     factor = _check_factor(factor)
     _check_dim(dim)
+    if dim == 2:
+        raise PosencError("dynamic NTK scaling needs a rotary dim > 2 (its exponent is dim/(dim-2)), got 2")
     length = max(int(seq_len or original_max_len), int(original_max_len))
     new_base = base * ((factor * length / original_max_len) - (factor - 1)) ** (dim / (dim - 2))
     return default_inv_freq(dim, new_base)
