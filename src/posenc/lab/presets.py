@@ -10,22 +10,20 @@ the training lengths at all.
     with non-overlapping chunks and with a sliding window (stride ``L_valid / 8``), 16384 scored characters per
     length. Encodings sinusoidal, learned, rope, alibi, t5, nope; seeds 0, 1, 2 (18 runs). Model: 4 layers,
     d_model 64, 4 heads of width 16 (ALiBi slopes 1/4 .. 1/256), 2000 steps of 32 windows (4.1M characters), AdamW
-    lr 1e-3. The width was set from the compute budget alone, before either size had run (a first estimate, on a
-    busy machine, put d_model 128 / 8 heads at 3 hours for the preset). At 64 / 4 heads the preset took 20 min 24 s
-    with ``--workers 2`` on 2 cores, about 2 minutes of one core per run; at 128 / 8 heads a run takes about
-    5.5 minutes of one core (seed 0 only: 17 min for 6 runs), and its table has the same shape.
+    lr 1e-3. The width was set from the compute budget alone, before either size had run.
     ``--set d_model=128 --set n_heads=8`` runs the wider model.
 ``nope-tasks``
     Kazemnejad et al. 2023 (NoPE) at tiny scale: copy and reverse, decoder-only, trained on sizes 1..20, tested at
     5..80 (to 4L). Encodings nope, t5, alibi, rope, sinusoidal, learned; seeds 0, 1, 2 (36 runs). Model: 4 layers,
-    d_model 64, 4 heads, 3000 steps of 32 strings, AdamW lr 1e-3. 18 min 40 s with ``--workers 2`` on 2 idle cores.
+    d_model 64, 4 heads, 3000 steps of 32 strings, AdamW lr 1e-3.
 ``quick``
     Every registry encoding on copy and reverse, one seed, with ``concat`` variants of sinusoidal and learned (seed
     003 §14.3); integer and normalized run concatenated only, since added to the embedding they are NoPE in this
     pre-norm model (:func:`posenc.lab.train.refuse_constant_encoding`). Trained on sizes 1..8, tested at 4, 8, 12,
     16, 32. Model: 2 layers, d_model 32, 2 heads (concat adds a 16-wide position part), 1500 steps of 32 strings,
-    lr 3e-3, 128 test strings per size. 26 runs: 9 min 28 s (332 s of CPU) with ``--workers 2`` on 2 cores and
-    24 GiB while other jobs held the load average at 2.3 to 9.4; not timed on an idle machine.
+    lr 3e-3, 128 test strings per size. 26 runs.
+
+How long each preset takes, and what it showed, is in docs/lab.md (Presets).
 """
 
 from __future__ import annotations
