@@ -1,0 +1,96 @@
+"""Which numbers the PI/YaRN claim's statistics are made of, on a made-up run (issue #19, item 3).
+
+test_extension_claims.py checks the statistics' formulas (perplexity ratio paired by window against
+``scipy.stats.ttest_rel``, Wilson intervals against ``scipy.stats.binomtest``) and test_extension.py the whole
+experiment on a tiny random Llama. Here ``run_extend`` is replaced by a made-up result in its format, with window
+losses and passkey trials chosen so that every pairing is visible: each estimate must be the ratio of the right
+scaling against the right reference (no scaling at the long length, or the native model on the same windows), and
+the passkey cells the right (scaling, length, depth).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from posenc.report.experiments import extension
+from posenc.report.experiments.base import Context
+from posenc.report.experiments.extension import ExtensionPlan, PasskeyCells
+
+NATIVE, LONG = 64, 96
+PLAN = ExtensionPlan(long=LONG, windows=5, depth=0.95,
+                     passkey=(PasskeyCells(48, (0.5, 0.95)), PasskeyCells(LONG, (0.95,), ("yarn",))), trials=12)
+#: mean token loss of each of the 5 windows at the long length, per scaling, and the native model's on their first
+#: NATIVE tokens
+NLL = {"none": [4.1, 3.2, 5.0, 4.4, 3.9], "linear": [3.6, 3.1, 4.2, 4.0, 3.5], "yarn": [3.3, 2.7, 4.1, 3.5, 3.2]}
+NATIVE_NLL = [3.0, 2.9, 3.8, 3.6, 3.1]
+#: passkey: correct answers of 12 trials per (scaling, length, depth)
+CORRECT = {(48, 0.5): 11, (48, 0.95): 9, (LONG, 0.95): 4}
+
+
+def _trials(length: int, depth: float) -> list[dict]:
+    return [{"depth": depth, "correct": i < CORRECT[(length, depth)]} for i in range(PLAN.trials)]
+
+
+def _fake_run(model, ctx, scalings=extension.SCALINGS, **kwargs):
+    if not kwargs["passkey"]:
+        cells = {s: {str(LONG): {"window_nll": NLL[s], **({"window_nll_within_native": NATIVE_NLL}
+                                                          if s == "none" else {})}} for s in scalings}
+        return {"ppl": {"nonoverlap": cells}, "factors": {str(LONG): LONG / NATIVE}, "estimate_s": 1.0,
+                "jobs": {"computed": 1}}
+    (length,) = kwargs["lengths"]
+    table = {s: {str(length): {"trials": [t for d in kwargs["depths"] for t in _trials(length, d)]}}
+             for s in scalings}
+    return {"passkey": table, "estimate_s": 1.0, "jobs": {"computed": 1}}
+
+
+@pytest.fixture
+def measured(monkeypatch):
+    from posenc.extend import patch, run
+
+    monkeypatch.setattr(extension, "_run", _fake_run)
+    monkeypatch.setattr(extension, "_figure", lambda *args: None)
+    monkeypatch.setattr(run, "model_config", lambda model: {"model": model})
+    monkeypatch.setattr(patch, "native_length", lambda config: NATIVE)
+    return extension.pi_yarn_measurement("made-up", PLAN, Context(quick=False))
+
+
+def _paired(a: list[float], b: list[float]) -> tuple[float, float, float]:
+    """exp of the mean paired difference and of its paired-t interval."""
+    diff = np.array(a) - np.array(b)
+    ci = sps.ttest_rel(a, b).confidence_interval(0.95)
+    return math.exp(diff.mean()), math.exp(ci.low), math.exp(ci.high)
+
+
+def _wilson(k: int, n: int) -> tuple[float, float, float]:
+    ci = sps.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return k / n, ci.low, ci.high
+
+
+def _triple(e) -> tuple[float, float, float]:
+    return e.value, e.low, e.high
+
+
+def test_each_estimate_pairs_the_right_losses(measured):
+    e = measured.estimates
+    assert _triple(e["linear_over_none_ppl"]) == pytest.approx(_paired(NLL["linear"], NLL["none"]), rel=1e-9)
+    assert _triple(e["yarn_over_none_ppl"]) == pytest.approx(_paired(NLL["yarn"], NLL["none"]), rel=1e-9)
+    assert _triple(e["yarn_over_native_ppl"]) == pytest.approx(_paired(NLL["yarn"], NATIVE_NLL), rel=1e-9)
+    assert measured.numbers["ppl_native"]["value"] == pytest.approx(math.exp(np.mean(NATIVE_NLL)))
+    for s in extension.SCALINGS:
+        assert measured.numbers["ppl_long"][s]["value"] == pytest.approx(math.exp(np.mean(NLL[s])))
+
+
+def test_passkey_estimates_read_the_right_cells(measured):
+    e = measured.estimates
+    assert measured.numbers["control_length"] == 48  # the longest passkey length within the native 64
+    assert _triple(e["passkey_within_native"]) == pytest.approx(_wilson(CORRECT[(48, 0.95)], 12), abs=1e-9)
+    assert _triple(e["yarn_passkey_past_native"]) == pytest.approx(_wilson(CORRECT[(LONG, 0.95)], 12), abs=1e-9)
+    cells = measured.numbers["passkey"]
+    assert {k: v["correct"] for k, v in cells.items()} == {
+        **{f"{s}:48:{d:g}": CORRECT[(48, d)] for s in extension.SCALINGS for d in (0.5, 0.95)},
+        f"yarn:{LONG}:0.95": CORRECT[(LONG, 0.95)]}
+    assert measured.numbers["factor_long"] == 1.5

@@ -1,0 +1,174 @@
+"""The numbers of training.py's experiments on synthetic lab results (issue #19, item 3).
+
+The lab sweeps take minutes; the experiments' statistics do not need them. ``training._run`` is replaced by a table
+of made-up per-seed results, in the lab's own result format (tasks trained at different sizes L, an evaluation that
+could not run, tasks some encodings did not learn), and every statistic a claim reads is computed again here with
+plain loops, numpy and scipy (t-intervals: ``scipy.stats.t``; rank correlation: ``scipy.stats.spearmanr``).
+"""
+
+from __future__ import annotations
+
+import math
+import types
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from posenc.report.experiments import training as tr
+from posenc.report.experiments.base import Context
+
+FULL = Context(quick=False)  # three seeds
+SEEDS = 3
+#: task -> (trained size L, evaluated sizes)
+TASKS = {"copy": (8, (4, 8, 16)), "reverse": (8, (4, 8, 16)), "addition": (4, (2, 4, 8))}
+#: (task, encoding) -> (in-distribution token accuracy, past-L token accuracy), before a small per-seed wobble
+ACCURACY = {
+    ("copy", "nope"): (0.99, 0.80), ("copy", "t5"): (0.99, 0.60), ("copy", "alibi"): (0.98, 0.70),
+    ("copy", "rope"): (0.99, 0.40), ("copy", "sinusoidal"): (0.97, 0.20), ("copy", "learned"): (0.995, 0.0),
+    ("reverse", "nope"): (0.97, 0.50), ("reverse", "t5"): (0.985, 0.55), ("reverse", "alibi"): (0.60, 0.30),
+    ("reverse", "rope"): (0.99, 0.45), ("reverse", "sinusoidal"): (0.70, 0.10), ("reverse", "learned"): (0.99, 0.0),
+    ("addition", "nope"): (0.90, 0.35), ("addition", "t5"): (0.99, 0.52), ("addition", "alibi"): (0.985, 0.48),
+    ("addition", "rope"): (0.50, 0.20), ("addition", "sinusoidal"): (0.99, 0.30),
+    ("addition", "learned"): (0.996, 0.0)}
+LM_L = 64
+#: encoding -> perplexity at L, 2L, 4L, 8L (seed 0; later seeds wobble)
+PPL = {"sinusoidal": (5.0, 9.0, 20.0, 45.0), "rope": (4.9, 6.0, 9.0, 14.0), "alibi": (5.1, 5.2, 5.3, 5.3),
+       "t5": (5.0, 5.8, 7.5, 10.0), "nope": (5.3, 8.0, 15.0, 30.0)}
+
+
+def _task_value(task: str, encoding: str, size: int, seed: int) -> dict | str:
+    """One evaluation in the lab's format: a dict of metrics, or an error string (scores 0)."""
+    L, _ = TASKS[task]
+    inside, past = ACCURACY[(task, encoding)]
+    if encoding == "learned" and size > L:
+        return "PositionOutOfRange: position 8 past max_len"
+    base = inside if size <= L else past
+    if (task, encoding) == ("reverse", "alibi") and size < L:
+        base = 0.999  # learned at L/2, not at L: the mean over sizes <= L (about 0.8) says not learned
+    wobble = 0.004 * (seed - 1) * (1 + size % 3) * (3 if encoding == "learned" else 1)
+    token = min(1.0, base + wobble)
+    return {"token_accuracy": token, "exact_match": token ** 3}
+
+
+def _results(sweep: dict, ctx: Context) -> list:
+    out = []
+    if sweep["name"].startswith("report-charlm"):
+        for encoding, ppl in PPL.items():
+            for s in range(SEEDS):
+                by_length = {str(LM_L * 2 ** i): {"ppl": p * (1 + 0.01 * s * i)} for i, p in enumerate(ppl)}
+                out.append(types.SimpleNamespace(seed=s, config={"label": encoding},
+                                                 metrics={"by_length": {"nonoverlap": by_length}}))
+        return out
+    for task, (L, sizes) in TASKS.items():
+        for encoding in tr.TASK_ENCODINGS:
+            for s in range(SEEDS):
+                by_length = {str(n): _task_value(task, encoding, n, s) for n in sizes}
+                out.append(types.SimpleNamespace(seed=s, config={"task": task, "label": encoding, "train_len": L},
+                                                 metrics={"by_length": by_length}))
+    return out[::-1]  # any order: the experiments sort by seed
+
+
+@pytest.fixture(autouse=True)
+def fake_lab(monkeypatch):
+    monkeypatch.setattr(tr, "_run", _results)
+
+
+def _metric(task: str, encoding: str, seed: int, keep, metric: str = "token_accuracy") -> float:
+    """One seed's mean over the kept sizes (an error scores 0)."""
+    L, sizes = TASKS[task]
+    values = []
+    for n in sizes:
+        if keep(n, L):
+            v = _task_value(task, encoding, n, seed)
+            values.append(v[metric] if isinstance(v, dict) else 0.0)
+    return sum(values) / len(values)
+
+
+def _inside(n, L):
+    return n <= L
+
+
+def _past(n, L):
+    return n > L
+
+
+def _t(values) -> tuple[float, float, float]:
+    x = np.asarray(values, dtype=float)
+    low, high = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+    return float(x.mean()), float(low), float(high)
+
+
+def _close(estimate, expected: tuple[float, float, float]) -> None:
+    assert (estimate.value, estimate.low, estimate.high) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_learned_vs_fixed_by_hand():
+    m = tr.lab_learned_vs_fixed(FULL)
+    learned_tasks, wins, not_wins = [], 0, 0
+    for task in TASKS:
+        a = [_metric(task, "learned", s, _inside) for s in range(SEEDS)]
+        b = [_metric(task, "sinusoidal", s, _inside) for s in range(SEEDS)]
+        diff = _t(np.array(a) - np.array(b))
+        _close(tr.Estimate.from_dict(m.numbers["differences"][task]), diff)
+        if max(np.mean(a), np.mean(b)) >= 0.95:  # learned in distribution by either encoding
+            learned_tasks.append(task)
+            wins += diff[1] > 0.01
+            not_wins += diff[2] <= 0.01
+    assert learned_tasks == ["copy", "reverse", "addition"] and (wins, not_wins) == (1, 0)  # two undecided
+    assert m.estimates["learned_tasks"].value == len(learned_tasks)
+    share = m.estimates["win_share"]  # between counting the undecided tasks as lost and as won
+    low, high = wins / len(learned_tasks), (len(learned_tasks) - not_wins) / len(learned_tasks)
+    assert (share.value, share.low, share.high) == pytest.approx(((low + high) / 2, low, high))
+
+
+def test_rope_extrapolation_by_hand():
+    m = tr.lab_rope_extrapolation(FULL)
+    learned = [t for t in TASKS if np.mean([_metric(t, "rope", s, _inside) for s in range(SEEDS)]) >= 0.95]
+    assert learned == ["copy", "reverse"]  # addition: RoPE did not learn it in distribution
+    inside = [np.mean([_metric(t, "rope", s, _inside) for t in learned]) for s in range(SEEDS)]
+    past = [np.mean([_metric(t, "rope", s, _past) for t in learned]) for s in range(SEEDS)]
+    _close(m.estimates["rope_in_distribution"], _t(inside))
+    _close(m.estimates["kept_past_L"], _t(np.array(past) / np.array(inside)))
+    assert m.numbers["longest_over_L"] == 2.0
+
+
+@pytest.mark.parametrize("option, metric", [("exact match", "exact_match"), ("token accuracy", "token_accuracy")])
+def test_nope_ranking_by_hand(option, metric):
+    m = tr.lab_nope_ranking(FULL)
+    paper = tr.NOPE_PAPER_MRR
+    reciprocal: dict[str, list[float]] = {}
+    usable_tasks = 0
+    for task in TASKS:
+        usable = [e for e in paper if np.mean([_metric(task, e, s, _inside, metric) for s in range(SEEDS)]) >= 0.95]
+        if len(usable) < 3:
+            continue
+        usable_tasks += 1
+        score = {e: np.mean([_metric(task, e, s, _past, metric) for s in range(SEEDS)]) for e in usable}
+        for e in usable:  # rank 1 = highest accuracy past L; ties share the better rank
+            reciprocal.setdefault(e, []).append(1 / (1 + sum(v > score[e] for v in score.values())))
+    mrr = {e: np.mean(v) for e, v in reciprocal.items()}
+    names = [e for e in paper if e in mrr]
+    rho = sps.spearmanr([mrr[e] for e in names], [paper[e] for e in names]).statistic
+    estimates = m.variants[option]
+    assert estimates["usable_tasks"].value == usable_tasks
+    assert m.numbers["by_metric"][option]["mrr"] == pytest.approx(mrr, rel=1e-12)
+    assert estimates["rank_correlation"].value == pytest.approx(rho, rel=1e-12)
+    assert estimates["rank_correlation"].low - 1e-12 <= rho <= estimates["rank_correlation"].high + 1e-12
+    if option == "exact match":
+        assert m.estimates["rank_correlation"].value == pytest.approx(rho, rel=1e-12)
+
+
+def test_alibi_shape_by_hand():
+    m = tr.lab_alibi_shape(FULL)
+    for i, label in ((1, "2L"), (2, "4L"), (3, "8L")):
+        growth = {e: [p[i] * (1 + 0.01 * s * i) / p[0] for s in range(SEEDS)] for e, p in PPL.items()}
+        flattest = [growth["alibi"][s] - min(growth[e][s] for e in PPL if e != "alibi") for s in range(SEEDS)]
+        steepest = [growth["sinusoidal"][s] - max(growth[e][s] for e in PPL if e != "sinusoidal")
+                    for s in range(SEEDS)]
+        _close(m.variants[label]["alibi_minus_flattest_other"], _t(flattest))
+        _close(m.variants[label]["sinusoid_minus_steepest_other"], _t(steepest))
+        for e in PPL:
+            assert m.numbers["growth"][str(LM_L * 2 ** i)][e]["value"] == pytest.approx(np.mean(growth[e]))
+    assert m.estimates == m.variants["8L"]
+    assert math.isclose(m.numbers["ppl"]["alibi"]["512"][2], 5.3 * 1.06)
