@@ -421,8 +421,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "a factor of 2", unless="neighbour distances are even"),
               Test("neighbour_distance_cv", ">", 0.1, "their spread (std/mean) exceeds 0.1", "10% spread",
                    unless="neighbour distances are even"),
-              Test("relative_map_residual", ">", 0.05, "no 2x2 linear map per channel pair predicts PE[p+1]",
-                   "5% residual", unless="a linear relative map exists")),
+              Test("relative_map_residual", ">", 0.05, "no linear map independent of p (a full d x d matrix, least squares) "
+                   "predicts PE[p+1] from PE[p]", "5% residual", unless="a linear relative map exists")),
           quote="但这样也存在问题, 不同单词间的位置变化不连续, 难以推测相对位置信息"),
     Claim("sin-bounded", "seed 001 §3.1", "seed", "Sin/cos values are bounded",
           "Sinusoidal position values always lie in [-1, 1].",
