@@ -231,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         for m in modules:
             module_path(m)
         tests = sorted({t for m in modules for t in tests_for(m) if (ROOT / t).exists()})
+        tests = [t for t in tests if not any(t != u and t.startswith(u + "/") for u in tests)]  # inside another
         check_clean()
         check_writable(args.out)
     except UsageError as e:
