@@ -12,6 +12,7 @@ from posenc.errors import PosencError
 from posenc.stats import (
     Estimate,
     bootstrap,
+    bootstrap_weights,
     exact,
     mean_reciprocal_rank,
     over_seeds,
@@ -126,3 +127,62 @@ def test_estimate_round_trip_and_validation():
     assert exact(3).text() == "3"
     with pytest.raises(PosencError, match="must contain its value"):
         Estimate(2.0, 0.0, 1.0)
+
+
+def _loop_bootstrap(tables, sizes, resamples, seed, chunk, alpha):
+    """Percentile bootstrap of the mean of a words x positions table (or of a 1-D sample), one resample at a
+    time, drawing the same unit indices as the vectorised version (same generator, same call order)."""
+    rng = np.random.default_rng(seed)
+    stats = []
+    for start in range(0, resamples, chunk):
+        r = min(chunk, resamples - start)
+        picks = [rng.integers(0, n, size=(r, n)) for n in sizes]
+        for i in range(r):
+            stats.append([t[np.ix_(*[p[i] for p in picks])].mean() for t in tables])
+    return np.quantile(np.array(stats), [alpha, 1 - alpha], axis=0)
+
+
+def test_bootstrap_weights_of_means_equal_a_loop_over_resamples():
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=9), rng.exponential(size=9)  # two statistics of the same 9 windows
+    ours = bootstrap_weights((9,), lambda w: np.stack([w @ x, w @ y], axis=1), resamples=600, chunk=250, seed=4)
+    low, high = _loop_bootstrap([x, y], (9,), 600, 4, 250, 0.025)
+    assert [e.value for e in ours] == pytest.approx([x.mean(), y.mean()])
+    assert [e.low for e in ours] == pytest.approx(list(low)) and [e.high for e in ours] == pytest.approx(list(high))
+    assert all(e.n == 9 and e.method == "bootstrap" for e in ours)
+
+
+def test_two_way_bootstrap_weights_resample_rows_and_columns_apart():
+    rng = np.random.default_rng(5)
+    table = rng.normal(size=(6, 4)) + np.arange(4)  # words x positions
+    (ours,) = bootstrap_weights((6, 4), lambda a, b: np.einsum("ri,ij,rj->r", a, table, b), resamples=500,
+                                chunk=200, seed=1)
+    low, high = _loop_bootstrap([table], (6, 4), 500, 1, 200, 0.025)
+    assert (ours.value, ours.low, ours.high, ours.n) == pytest.approx((table.mean(), low[0], high[0], 4))
+
+
+def test_bootstrap_weights_agree_with_scipy_on_a_mean():
+    x = np.random.default_rng(7).normal(size=40)
+    (ours,) = bootstrap_weights((40,), lambda w: w @ x, resamples=4000)
+    ref = sp.bootstrap((x,), np.mean, n_resamples=4000, method="percentile", random_state=0).confidence_interval
+    width = ref.high - ref.low
+    assert ours.low == pytest.approx(ref.low, abs=0.1 * width) and ours.high == pytest.approx(ref.high, abs=0.1 * width)
+
+
+def test_bootstrap_weights_edges():
+    (one,) = bootstrap_weights((1,), lambda w: w @ np.array([2.5]))
+    assert (one.value, one.low, one.high, one.n, one.method) == (2.5, -math.inf, math.inf, 1, "bootstrap")
+    with pytest.raises(PosencError, match="at least one unit of every kind"):
+        bootstrap_weights((3, 0), lambda a, b: a.sum(1))
+    with pytest.raises(PosencError, match="at least one unit"):
+        bootstrap_weights((), lambda: np.zeros(1))
+
+
+def test_edge_estimates_carry_their_count_and_method():
+    one = bootstrap([1.5])
+    assert (one.n, one.method) == (1, "bootstrap")
+    assert (over_seeds([0.5]).n, over_seeds([0.5]).method) == (1, "t")
+    assert bootstrap(np.arange(5.0)).n == 5
+    assert Estimate(0.123456, 0.1, 0.2345, 4, "t").text() == "0.123 [0.1, 0.234]"  # 3 significant digits
+    assert Estimate(0.123456, 0.1, 0.2345, 4, "t").text(2) == "0.12 [0.1, 0.23]"
+    assert Estimate(1.0, -math.inf, math.inf).as_dict()["low"] == "-inf"

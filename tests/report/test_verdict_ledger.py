@@ -185,3 +185,29 @@ def test_threshold_file_replaces_thresholds_and_refuses_what_it_does_not_know(tm
             load_thresholds(bad)
     with pytest.raises(PosencError, match="does not exist"):
         load_thresholds(tmp_path / "missing.json")
+
+
+def test_an_interval_touching_the_threshold_is_undecided():
+    # low == threshold for ">" is not "wholly above", high == threshold for "<" not "wholly below"
+    assert outcome(ABOVE, est(0.6, 0.5, 0.7)) is None
+    assert outcome(BELOW, est(0.08, 0.06, 0.1)) is None
+    assert outcome(BELOW, est(0.1, 0.1, 0.1)) is False  # low == threshold: wholly not below
+
+
+def test_every_verdict_carries_the_reason_built_from_each_test():
+    x, y = est(0.7, 0.6, 0.8), est(0.0, 0.0, 0.05)
+    expected = (f"x is above one half: x = {x.text()} (needs > 0.5) — holds; "
+                f"y is small: y = {y.text()} (needs < 0.1) — holds")
+    assert judge(CLAIM, {"x": x, "y": y}).reason == expected
+    q = judge(CLAIM, {"x": x, "y": est(0.5, 0.4, 0.6)})
+    assert q.reason.startswith("x is above one half: x = ") and q.reason.endswith("(needs < 0.1) — does not hold")
+    assert "; y is small: " in q.reason
+
+
+def test_failed_and_supported_verdicts_keep_their_words():
+    from posenc.report.verdict import failed, supported
+
+    f = failed("ValueError: boom")
+    assert (f.status, f.reason) == ("failed", "ValueError: boom") and f.status in STATUSES
+    s = supported("because")
+    assert (s.status, s.reason) == ("supported", "because")
