@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["posenc", "posenc.encodings.rope", "posenc.encodings.sinusoidal", "posenc.hf", "posenc.model.transformer",
-           "posenc.extend.patch", "posenc.extend.factors", "posenc.properties", "posenc.protocols", "posenc.lab.sweep"]
+           "posenc.extend.patch", "posenc.extend.factors", "posenc.properties", "posenc.protocols", "posenc.lab.sweep",
+           "posenc.device"]
 
 
 @pytest.mark.parametrize("name", MODULES)

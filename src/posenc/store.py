@@ -1,6 +1,11 @@
 """The results store: one SQLite file, one row per finished run, shared by the lab, extend and the report.
 
 A run is identified by ``(kind, config_hash, seed)``; ``config_hash`` is the SHA-256 of the config's canonical JSON.
+Beside its metrics, each row records the package versions (``versions``) and where it was computed (``setup``:
+``{"device": "cpu", "dtype": "float32"}``, plus ``"gpu"`` on CUDA; see :func:`posenc.device.setup`). ``setup`` is
+metadata, not part of the key: a run computed on a GPU answers for the same config on the CPU. The ``setup`` column
+was added to schema version 1 without changing it: a store written before it gets the column on first open (old
+rows read ``{}``), and an older posenc still reads and writes the file.
 Writes are single transactions in WAL mode with a busy timeout, so concurrent workers (processes or Ray tasks on a
 shared file system) write safely, and a run killed part-way leaves every finished row intact.
 """
@@ -13,7 +18,7 @@ import platform
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +43,13 @@ CREATE TABLE IF NOT EXISTS runs (
     versions TEXT NOT NULL,
     error TEXT,
     created_at REAL NOT NULL,
+    setup TEXT,
     UNIQUE (kind, config_hash, seed)
 );
 """
+#: columns added to schema version 1 after its first release, added to an older file on open: name -> SQL type
+_ADDED_COLUMNS = {"setup": "TEXT"}
+_COLUMNS = "kind, config, seed, status, metrics, wall_s, versions, error, created_at, setup"
 
 
 class StoreError(PosencError):
@@ -79,6 +88,7 @@ class RunRecord:
     versions: dict[str, str]
     error: str | None
     created_at: float
+    setup: dict[str, Any] = field(default_factory=dict)  #: where it ran: ``device``, ``dtype`` (``{}``: not recorded)
 
 
 class ResultStore:
@@ -109,6 +119,12 @@ class ResultStore:
                         con.execute(statement)
                     con.execute(f"PRAGMA application_id = {_APP_ID}")
                     con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            if existed and self._missing_columns():
+                with self._connect() as con:  # BEGIN IMMEDIATE: one process adds them, the others see them added
+                    have = {row[1] for row in con.execute("PRAGMA table_info(runs)")}
+                    for name, kind in _ADDED_COLUMNS.items():
+                        if name not in have:
+                            con.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a readable SQLite file ({exc}); it was left untouched — "
                              f"point posenc at another file (--store PATH)") from exc
@@ -140,6 +156,14 @@ class ResultStore:
                              f"version {SCHEMA_VERSION}; it was left untouched — use a new store file (--store PATH) "
                              f"or the posenc version that wrote it")
 
+    def _missing_columns(self) -> list[str]:
+        con = sqlite3.connect(self.path, timeout=60.0)
+        try:
+            have = {row[1] for row in con.execute("PRAGMA table_info(runs)")}
+        finally:
+            con.close()
+        return [name for name in _ADDED_COLUMNS if name not in have]
+
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
         con.execute("PRAGMA busy_timeout = 60000")
@@ -150,8 +174,7 @@ class ResultStore:
     def get(self, kind: str, config: dict[str, Any], seed: int = 0) -> RunRecord | None:
         """The finished run for ``(kind, config, seed)``, or ``None``."""
         with self._connect() as con:
-            row = con.execute("SELECT kind, config, seed, status, metrics, wall_s, versions, error, created_at "
-                              "FROM runs WHERE kind=? AND config_hash=? AND seed=?",
+            row = con.execute(f"SELECT {_COLUMNS} FROM runs WHERE kind=? AND config_hash=? AND seed=?",
                               (kind, config_hash(config), seed)).fetchone()
         return _record(row) if row else None
 
@@ -160,7 +183,7 @@ class ResultStore:
 
     def runs(self, kind: str | None = None) -> Iterator[RunRecord]:
         """Every stored run (of one kind), oldest first."""
-        query = "SELECT kind, config, seed, status, metrics, wall_s, versions, error, created_at FROM runs"
+        query = f"SELECT {_COLUMNS} FROM runs"
         args: tuple = ()
         if kind is not None:
             query += " WHERE kind=?"
@@ -171,20 +194,21 @@ class ResultStore:
 
     # -- writes ------------------------------------------------------------------------------------------------
     def put(self, kind: str, config: dict[str, Any], seed: int, metrics: dict[str, Any], wall_s: float,
-            status: str = "done", error: str | None = None) -> None:
-        """Store one run atomically (replacing an earlier row for the same key)."""
+            status: str = "done", error: str | None = None, setup: dict[str, Any] | None = None) -> None:
+        """Store one run atomically (replacing an earlier row for the same key); ``setup`` records where it ran
+        (:func:`posenc.device.setup`: ``{"device": "cpu", "dtype": "float32"}``), outside the key."""
         payload = (kind, config_hash(config), int(seed), json.dumps(config, sort_keys=True, default=str), status,
                    json.dumps(metrics, default=float), float(wall_s), json.dumps(package_versions()), error,
-                   time.time())
+                   time.time(), json.dumps(dict(setup or {}), sort_keys=True, default=str))
         with self._connect() as con:
             con.execute("INSERT OR REPLACE INTO runs (kind, config_hash, seed, config, status, metrics, wall_s, "
-                        "versions, error, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)", payload)
+                        "versions, error, created_at, setup) VALUES (?,?,?,?,?,?,?,?,?,?,?)", payload)
 
 
 def _record(row: tuple) -> RunRecord:
-    kind, config, seed, status, metrics, wall_s, versions, error, created = row
+    kind, config, seed, status, metrics, wall_s, versions, error, created, setup = row
     return RunRecord(kind, json.loads(config), seed, status, json.loads(metrics), wall_s, json.loads(versions), error,
-                     created)
+                     created, json.loads(setup) if setup else {})
 
 
 class _Transaction:

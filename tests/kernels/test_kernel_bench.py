@@ -77,16 +77,16 @@ def test_auto_picks_cuda_only_when_present(no_cuda):
 def test_auto_and_cuda_indices_with_gpus(two_gpus):
     assert resolve_device("auto") == "cuda"
     assert resolve_device("cuda:1") == "cuda:1"
-    with pytest.raises(PosencError, match=r"'cuda:2': this machine has 2 CUDA device\(s\); use one of: auto, cpu, "
-                                          r"cuda or cuda:0..cuda:1"):
+    with pytest.raises(PosencError, match=r"'cuda:2': this machine has 2 CUDA device\(s\), cuda:0..cuda:1; use one "
+                                          r"of them, cuda, cpu or auto"):
         resolve_device("cuda:2")
 
 
 @pytest.mark.parametrize("device, match", [
-    ("cuda", r"device 'cuda': CUDA is not available here .*; use one of: auto, cpu$"),
+    ("cuda", r"device 'cuda': CUDA is not available here \(torch .*\); use --device cpu or auto$"),
     ("cuda:0", r"device 'cuda:0': CUDA is not available here"),
-    ("gpu", r"unknown device 'gpu'; use one of: auto, cpu$"),
-    ("mps", r"unknown device 'mps'"),
+    ("gpu", r"unknown device 'gpu'; use one of: auto, cpu, cuda or cuda:N \(N a GPU index\)$"),
+    ("mps", r"device 'mps' is not supported by this command; use one of: auto, cpu, cuda or cuda:N"),
     ("cuda:x", r"unknown device 'cuda:x'"),
 ])
 def test_device_errors_name_what_was_given_and_what_fits(no_cuda, device, match):
@@ -105,4 +105,4 @@ def test_cli_device_error_comes_before_any_work(no_cuda, device, monkeypatch, ca
     monkeypatch.setattr(bench_module, "make_inputs", no_work)
     assert main(["bench", "--device", device, "--seq-len", "8"]) == 2
     err = capsys.readouterr().err
-    assert f"device '{device}'" in err and "auto, cpu" in err
+    assert f"device '{device}'" in err and ("auto, cpu" in err or "use --device cpu or auto" in err)

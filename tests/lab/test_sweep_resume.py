@@ -39,7 +39,7 @@ def test_resume_reruns_failed_and_unfinished_runs_and_keeps_finished_ones(tmp_pa
     before = _rows(path)
     trained = []
 
-    def stub(config, seed=0, progress=True, position=None):
+    def stub(config, seed=0, progress=True, position=None, **_):
         config = config if isinstance(config, dict) else config.as_dict()
         trained.append((config["encoding"], seed))
         return RunResult(config, seed, {"trained": config["encoding"]}, 0.25)
@@ -71,7 +71,7 @@ def test_a_run_that_fails_again_stays_failed_for_the_next_resume(tmp_path, monke
     spec = {**SPEC, "grid": {"encoding": ["nope", "alibi"]}}
     calls = []
 
-    def flaky(config, seed=0, progress=True, position=None):
+    def flaky(config, seed=0, progress=True, position=None, **_):
         config = config if isinstance(config, dict) else config.as_dict()
         calls.append(config["encoding"])
         if config["encoding"] == "alibi" and calls.count("alibi") == 1:

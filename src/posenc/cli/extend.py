@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.errors import PosencError
 
 console = Console()
@@ -54,8 +55,9 @@ def extend(model: str = typer.Argument("smollm2", help="smollm2, a model folder,
            depths: str = typer.Option(None, "--depths", help="passkey depths in [0, 1] (default 0.25,0.75)"),
            trials: int = typer.Option(1, "--trials", help="passkey trials per depth"),
            quick: bool = typer.Option(False, "--quick", help="the small plan: a few minutes"),
-           device: str = typer.Option("cpu", "--device", help="cpu or cuda"),
-           dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16"),
+           device: str = typer.Option("auto", "--device", help=DEVICE_HELP),
+           dtype: str = typer.Option("float32", "--dtype", help=DTYPE_HELP + ": the model's weights (part of the "
+                                     "store keys)"),
            text: Path = typer.Option(None, "--text", help="a UTF-8 text file instead of the Shakespeare plays"),
            store: Path = typer.Option(Path("runs/extend.sqlite"), "--store", help="SQLite results store"),
            out: Path = typer.Option(Path("runs/extend"), "--out", help="folder for extend.json, extend.md, "
@@ -68,8 +70,11 @@ def extend(model: str = typer.Argument("smollm2", help="smollm2, a model folder,
     import torch
 
     from posenc.cli.paths import output_dir, output_file
+    from posenc.device import resolve_device, resolve_dtype
     from posenc.extend import run_extend, to_markdown
 
+    target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
+    resolve_dtype(dtype, target)
     if threads is not None and threads < 1:
         raise PosencError(f"--threads must be a positive integer, got {threads}; leave it out for torch's choice")
     if text is not None and not text.is_file():
@@ -85,14 +90,14 @@ def extend(model: str = typer.Argument("smollm2", help="smollm2, a model folder,
                         scalings=[s for s in scalings.split(",") if s.strip()] if scalings else None,
                         protocols=[p.strip() for p in protocols.split(",") if p.strip()], passkey=passkey,
                         store_path=store, quick=quick, factor=factor, windows=windows,
-                        depths=_floats(depths, "--depths"), trials=trials, device=device, dtype=dtype,
+                        depths=_floats(depths, "--depths"), trials=trials, device=str(target), dtype=dtype,
                         text=str(text) if text else None, out_dir=out, max_memory_gb=max_memory_gb,
                         progress=not no_progress, plan_only=plan, echo=console.print)
     if plan:
         return
     console.print(to_markdown(result))
     jobs = result["jobs"]
-    console.print(f"{jobs['computed']} job(s) computed, {jobs['cached']} read from {store}; "
-                  f"wall time {result['wall_s']:.0f} s")
+    console.print(f"{jobs['computed']} job(s) computed on {result['setup']['device']} in {result['setup']['dtype']}, "
+                  f"{jobs['cached']} read from {store}; wall time {result['wall_s']:.0f} s")
     for kind, path in result["files"].items():
         console.print(f"{kind}: {path}")

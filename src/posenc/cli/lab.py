@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from posenc.cli.options import parse_options
+from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.errors import PosencError
 
 console = Console()
@@ -47,23 +48,32 @@ def train(task: str = typer.Option("copy", "--task", help="copy, reverse, sort, 
           setting: list[str] = typer.Option(None, "--set", help="any other run setting key=value, e.g. --set lr=3e-3"),
           seed: int = typer.Option(0, "--seed"),
           store: Path = typer.Option(None, "--store", help="also write the run to this results store"),
-          threads: int = typer.Option(1, "--threads", help="torch threads (1 avoids contention on busy machines)")) -> None:
+          threads: int = typer.Option(1, "--threads", help="torch threads (1 avoids contention on busy machines)"),
+          device: str = typer.Option("auto", "--device", help=DEVICE_HELP),
+          dtype: str = typer.Option(None, "--dtype", help=DTYPE_HELP + " (default float32; autocast, with a "
+                                    "gradient scaler for float16, which needs a GPU)")) -> None:
     """Train one model on a task at short lengths and print its metric at every test length."""
     import torch
 
     from posenc.cli.paths import output_file
+    from posenc.device import resolve_device, resolve_dtype
     from posenc.lab import KIND, RunConfig, to_markdown, train_run
     from posenc.lab.tables import summarize_records
     from posenc.lab.train import check_run
     from posenc.resources import format_seconds
     from posenc.store import ResultStore
 
+    target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
     if threads < 0:
         raise PosencError(f"--threads must be >= 0 (0 keeps torch's default), got {threads}")
     settings = {"task": task, "encoding": encoding, "encoding_options": parse_options(option), "train_len": train_len,
                 "eval_lengths": _lengths(eval_lengths), "steps": steps, "d_model": d_model, "n_layers": n_layers,
                 "n_heads": n_heads, "fmt": fmt, **parse_options(setting)}
+    if dtype is not None:
+        resolve_dtype(dtype)
+        settings["dtype"] = dtype
     config = RunConfig.from_dict(settings)
+    resolve_dtype(config.dtype, target, training=True)
     if store is not None:
         store = output_file(store, "--store")
     estimate = check_run(config, threads=threads or torch.get_num_threads())  # memory and options, before any work
@@ -73,12 +83,12 @@ def train(task: str = typer.Option("copy", "--task", help="copy, reverse, sort, 
                    err=True)
     if threads:
         torch.set_num_threads(threads)
-    result = train_run(config, seed)
+    result = train_run(config, seed, device=target)
     if results_store is not None:
-        results_store.put(KIND, result.config, seed, result.metrics, result.wall_s)
+        results_store.put(KIND, result.config, seed, result.metrics, result.wall_s, setup=result.setup)
     console.print(to_markdown(summarize_records([(result.config, seed, result.metrics)], name=config.label)))
-    console.print(f"wall time {result.wall_s:.1f} s, {result.metrics['params']} parameters, "
-                  f"final training loss {result.metrics['final_loss']:.4f}")
+    console.print(f"wall time {result.wall_s:.1f} s on {result.setup['device']} in {result.setup['dtype']}, "
+                  f"{result.metrics['params']} parameters, final training loss {result.metrics['final_loss']:.4f}")
 
 
 def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-tasks or quick"),
@@ -96,13 +106,23 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
           metric: str = typer.Option(None, "--metric", help="exact_match or token_accuracy (tasks); ppl, bpc or nll "
                                      "(char-LM)"),
           out: Path = typer.Option(None, "--out", help="folder for table.md, summary.json and metric_vs_length.png"),
-          progress: bool = typer.Option(True, "--progress/--no-progress")) -> None:
+          progress: bool = typer.Option(True, "--progress/--no-progress"),
+          device: str = typer.Option("auto", "--device", help=DEVICE_HELP + " (Ray: resolved on each worker)"),
+          dtype: str = typer.Option(None, "--dtype", help=DTYPE_HELP + " for every run (default: the sweep's own, "
+                                    "float32; a precision other than float32 is part of the runs' store keys)")) -> None:
     """Run a grid of lab runs (skipping those already in the store) and print the table of metric by length."""
     from posenc.cli.paths import output_dir, output_file
+    from posenc.device import parse_device, resolve_device, resolve_dtype
     from posenc.lab import PRESETS, run_sweep, summarize, to_markdown
     from posenc.lab.sweep import EXECUTORS, resolve_sweep
     from posenc.lab.tables import check_metric
 
+    # before anything else: a device this machine lacks (or, on Ray, a malformed one) is refused at once
+    target = parse_device(device) if executor == "ray" else resolve_device(device)
+    if dtype is not None:
+        resolve_dtype(dtype)
+        if executor != "ray":
+            resolve_dtype(dtype, target, training=True)
     if (preset is None) == (grid is None):
         raise PosencError(f"pass exactly one of --preset ({', '.join(PRESETS)}) or --grid FILE.json")
     if executor not in EXECUTORS:
@@ -118,7 +138,8 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
     if out is not None:
         out = output_dir(out, "--out")
     results = run_sweep(spec, store, executor=executor, workers=workers, address=address, progress=progress,
-                        threads=threads, limit=limit, echo=lambda text: typer.echo(text, err=True))
+                        threads=threads, limit=limit, echo=lambda text: typer.echo(text, err=True),
+                        device=str(target), dtype=dtype)
     skipped = sum(r.skipped for r in results)
     failed = [r for r in results if r.status != "done"]
     summary = summarize(store, spec, metric=metric)

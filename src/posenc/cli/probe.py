@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from posenc.device import DEVICE_HELP, DTYPE_HELP
+
 
 def register(app: typer.Typer) -> None:
     app.command("probe")(probe)
@@ -19,14 +21,19 @@ def probe(model: str = typer.Argument(..., help="minilm, smollm2, a model folder
           windows: int = typer.Option(None, "--windows", help="number of windows of text (default 4)"),
           only: list[str] = typer.Option(None, "--only", help="run only this probe (repeatable): geometry, "
                                                               "decodability, four_terms, heads, rope"),
-          no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars")) -> None:
+          no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars"),
+          device: str = typer.Option("auto", "--device", help=DEVICE_HELP),
+          dtype: str = typer.Option("float32", "--dtype", help=DTYPE_HELP + ": the model's weights")) -> None:
     """Probe a pretrained model: word/position geometry against chance, position decodability, the four-term
     split of layer 0, positional heads, and RoPE frequency usage."""
     from posenc.cli.paths import output_dir
+    from posenc.device import resolve_device, resolve_dtype
     from posenc.errors import PosencError
     from posenc.extend.run import model_config
     from posenc.probe.run import PROBES, ProbeConfig, check_probe_fits, run_probe
 
+    target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
+    resolve_dtype(dtype, target)
     unknown = sorted(set(only or ()) - set(PROBES))
     if unknown:
         raise PosencError(f"unknown probe(s) {unknown} for --only; choose from {', '.join(PROBES)}")
@@ -45,7 +52,7 @@ def probe(model: str = typer.Argument(..., help="minilm, smollm2, a model folder
                           f"less")
     check_probe_fits(hf_config, config.window or min(512, limit or 512), model)
     result = run_probe(model, text=text, out_dir=out, quick=quick, config=config, probes=only or None,
-                       progress=not no_progress)
+                       progress=not no_progress, device=target, dtype=dtype)
     typer.echo(result["summary"])
     if "skipped" not in result["four_terms"]:
         typer.echo("\nThe shares of a head's five parts (ww, wp, pw, pp, rest) need not add up to 1: the parts are "

@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from posenc.device import DEVICE_HELP, DTYPE_HELP
+
 console = Console(stderr=True)
 
 
@@ -22,25 +24,33 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
                                                           "--quick, 3 without); must be >= 1"),
            thresholds: Path = typer.Option(None, "--thresholds", help="JSON file replacing claims' thresholds: "
                                                                       '{"claim id": {"statistic": number}}'),
-           no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar")) -> None:
+           no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar"),
+           device: str = typer.Option("auto", "--device", help=DEVICE_HELP + ": where the lab sweeps and extend "
+                                      "runs compute (the other experiments are small and stay on the CPU)"),
+           dtype: str = typer.Option("float32", "--dtype", help=DTYPE_HELP + ": their precision (float16 needs a "
+                                     "GPU; a dtype other than float32 is stored apart)")) -> None:
     """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json.
 
     Every sampled number carries a 95% interval; a verdict is supported or refuted only when the intervals clear
     the thresholds fixed before the run, and inconclusive when one straddles a threshold.
     """
     from posenc.cli.paths import output_dir, output_file
+    from posenc.device import resolve_device, resolve_dtype
     from posenc.report.run import run_report
 
+    target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
+    resolve_dtype(dtype, target, training=True)
     out = output_dir(out, "--out")  # before any experiment runs
     if store is not None:
         store = output_file(store, "--store")
     result = run_report(out, quick=quick, store_path=store, progress=not no_progress, claims=claim or None,
-                        seeds=seeds, thresholds=thresholds)
+                        seeds=seeds, thresholds=thresholds, device=str(target), dtype=dtype)
     counts = ", ".join(f"{n} {status}" for status, n in result.counts.items() if n)
     if result.store_note:
         console.print(f"[yellow]note:[/yellow] {result.store_note}")
     console.print(f"{len(result.results)} claims: {counts}; {len(result.computed)} computed, "
-                  f"{len(result.results) - len(result.computed)} from the store or failed; {result.wall_s:.0f} s")
+                  f"{len(result.results) - len(result.computed)} from the store or failed; {result.wall_s:.0f} s "
+                  f"(lab and extend on {result.setup['device']} in {result.setup['dtype']})")
     for r in result.results:
         if r.verdict.status == "failed":
             console.print(f"[magenta]failed[/magenta] {r.claim.id}: {r.verdict.reason}")

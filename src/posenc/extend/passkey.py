@@ -101,12 +101,12 @@ def greedy_decode(model: nn.Module, ids: torch.Tensor, max_new_tokens: int = 8, 
     device = next(model.parameters()).device
     cache = DynamicCache() if cache is None else cache
     tokens = ids.reshape(1, -1).to(device)  # [1, T]
-    out: list[int] = []
+    out: list[torch.Tensor] = []  # on the device: the tokens are read back once, after the last step
     for _ in range(max_new_tokens):
-        nxt = int(head(_forward_cached(model, tokens, cache)).argmax())
+        nxt = head(_forward_cached(model, tokens, cache)).argmax()
         out.append(nxt)
-        tokens = torch.tensor([[nxt]], device=device)
-    return out
+        tokens = nxt.reshape(1, 1)
+    return torch.stack(out).tolist() if out else []
 
 
 class SharedPrefix:

@@ -59,13 +59,13 @@ def token_nll(model: nn.Module, ids: torch.Tensor, chunk: int = 1024) -> torch.T
     ids = ids.to(device)
     hidden = base(input_ids=ids, use_cache=False).last_hidden_state[0]  # [L, D]
     targets = ids[0, 1:]  # [L - 1]
-    out = torch.empty(ids.shape[1] - 1, dtype=torch.float32)
+    out = torch.empty(ids.shape[1] - 1, dtype=torch.float32, device=device)  # read back once, at the end
     for start in range(0, ids.shape[1] - 1, chunk):
         stop = min(start + chunk, ids.shape[1] - 1)
         logits = head(hidden[start:stop]).float()  # [c, V]
         logp = torch.log_softmax(logits, dim=-1)  # [c, V]
-        out[start:stop] = -logp.gather(1, targets[start:stop, None])[:, 0].cpu()
-    return out
+        out[start:stop] = -logp.gather(1, targets[start:stop, None])[:, 0]
+    return out.cpu()
 
 
 def window_offsets(protocol: str, length: int, n_windows: int, stride: int | None = None) -> list[int]:

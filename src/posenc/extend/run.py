@@ -19,6 +19,12 @@ Steps, in order (nothing is loaded until it is needed):
 Timing and memory: every job stores its wall time and the process's peak resident memory after it
 (``resource.getrusage``; on CUDA the peak allocated device memory). Lengths run from short to long, so the peak
 after a length's jobs is the peak needed up to that length.
+
+Device and precision: ``device`` (:func:`posenc.device.resolve_device`; ``auto`` picks CUDA, else MPS, else the CPU)
+and ``dtype`` (the model's weights: float32, bfloat16 or float16) are checked before the config is read. The dtype is
+part of every job's store key; the device is not (a window computed on a GPU answers for the CPU too) and is
+recorded in each row's ``setup`` column. The result's ``setup`` says where this call computed its missing jobs
+(``{"device", "dtype"}``) and ``setups`` lists every distinct setup of the rows it read.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from posenc.device import DTYPES as _DTYPES
+from posenc.device import resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.extend.factors import scaling_spec
 from posenc.extend.memory import GB, check_fits
@@ -48,7 +56,6 @@ __all__ = ["run_extend", "model_config", "to_markdown", "WINDOW_KIND", "PASSKEY_
 WINDOW_KIND = "extend.window"
 PASSKEY_KIND = "extend.passkey"
 _PROMPT_VERSION = 1
-_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
 def model_config(spec: str) -> Any:
@@ -141,7 +148,7 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
                protocols: list[str] | tuple[str, ...] = ("nonoverlap", "sliding"), passkey: bool | None = None,
                store_path: str | os.PathLike | None = "runs/extend.sqlite", quick: bool = False,
                factor: float | None = None, windows: int | None = None, depths: list[float] | None = None,
-               trials: int = 1, device: str = "cpu", dtype: str = "float32", text: str | None = None,
+               trials: int = 1, device: str = "auto", dtype: str = "float32", text: str | None = None,
                out_dir: str | os.PathLike | None = None, max_memory_gb: float | None = None,
                progress: bool = True, plan_only: bool = False, echo=print) -> dict[str, Any]:
     """Perplexity (both protocols) and passkey accuracy by length x scaling; returns every number as a dict.
@@ -157,7 +164,9 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
         factor: fix the scaling factor for every length (default ``max(1, L / L0)``).
         windows: windows per length and protocol (default by length, see the plan).
         depths, trials: passkey depths in [0, 1] and trials per depth.
-        device, dtype: where and in which precision to run (``"cuda"`` works when a GPU is present).
+        device: where to run: ``"auto"`` (CUDA, else MPS, else the CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"``,
+            ``"mps"``; checked before anything is read.
+        dtype: the model's weights, ``"float32"``, ``"bfloat16"`` or ``"float16"`` (part of the store keys).
         text: a UTF-8 text file instead of the Shakespeare plays.
         out_dir: write ``extend.json``, ``extend.md`` and ``extend.png`` there (``None``: write nothing).
         max_memory_gb: refuse lengths whose estimate exceeds this (default: the memory available now).
@@ -165,7 +174,8 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
         echo: where to print the plan and notes (``None`` for silence).
 
     Returns:
-        ``{"config", "plan", "native_len", "factors", "ppl": {protocol: {scaling: {length: {...}}}},
+        ``{"config", "setup", "setups", "plan", "native_len", "factors",
+        "ppl": {protocol: {scaling: {length: {...}}}},
         "passkey": {scaling: {length: {...}}}, "timing": {length: {...}}, "jobs", "estimate_s", "wall_s",
         "files"}``. A perplexity cell holds ``window_nll`` (each window's mean loss, the units of its interval) and
         ``ppl_interval`` (95% percentile bootstrap over windows; ``None`` from one window); a passkey cell holds
@@ -176,12 +186,13 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
         ``protocols=()`` runs the passkey alone.
     """
     say = echo or (lambda *_: None)
+    target = resolve_device(device)
+    precision = resolve_dtype(dtype, target)
+    device, dtype = str(target), next(name for name, d in _DTYPES.items() if d == precision)
     cfg = ExtendConfig(model=model, lengths=tuple(lengths) if lengths else None,
                        scalings=tuple(scalings) if scalings else None, protocols=tuple(protocols), passkey=passkey,
                        factor=factor, windows=windows, depths=tuple(depths) if depths else None, trials=trials,
                        quick=quick, device=device, dtype=dtype, text=text, max_memory_gb=max_memory_gb)
-    if torch.device(cfg.device).type == "cuda" and not torch.cuda.is_available():
-        raise PosencError(f"device {cfg.device!r} asked for, but no CUDA GPU is available; use --device cpu")
     started = time.time()
     hf_config = model_config(cfg.model)
     check_rope_model(hf_config)
@@ -204,6 +215,8 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
     window_base, passkey_base = _store_keys(cfg, corpus)
     store = ResultStore(store_path) if store_path is not None else None
     memory: dict[tuple[str, str], dict] = {}
+    here = setup(target, precision)
+    setups: dict[str, dict] = {}  # every distinct setup of the rows read back
 
     def key_window(job) -> dict:
         return {**window_base, "length": job.length, "offset": job.offset, "rope": job.rope}
@@ -215,12 +228,19 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
     def lookup(kind: str, key: dict) -> dict | None:
         if store is not None:
             record = store.get(kind, key)
-            return None if record is None or record.status != "done" else {**record.metrics, "wall_s": record.wall_s}
-        return memory.get((kind, config_hash(key)))
+            if record is None or record.status != "done":
+                return None
+            if record.setup:
+                setups.setdefault(json.dumps(record.setup, sort_keys=True), record.setup)
+            return {**record.metrics, "wall_s": record.wall_s}
+        found = memory.get((kind, config_hash(key)))
+        if found is not None:
+            setups.setdefault(json.dumps(here, sort_keys=True), here)
+        return found
 
     def save(kind: str, key: dict, metrics: dict, wall_s: float) -> None:
         if store is not None:
-            store.put(kind, key, 0, metrics, wall_s)
+            store.put(kind, key, 0, metrics, wall_s, setup=here)
         memory[(kind, config_hash(key))] = {**metrics, "wall_s": wall_s}
 
     missing_w = [j for j in plan.windows if lookup(WINDOW_KIND, key_window(j)) is None]
@@ -273,7 +293,10 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
         bar.close()
         del runner
 
+    setups.clear()  # the lookups above only counted; _collect reads every row
     result = _collect(cfg, plan, lookup, key_window, key_passkey, estimates)
+    result["setup"] = here
+    result["setups"] = list(setups.values())
     result["jobs"] = {"windows": len(plan.windows), "passkeys": len(plan.passkeys),
                       "computed": len(missing_w) + len(missing_p),
                       "cached": len(plan.windows) + len(plan.passkeys) - len(missing_w) - len(missing_p)}

@@ -35,6 +35,8 @@ from pathlib import Path
 
 import torch
 
+from posenc.device import DTYPES as _DTYPES
+from posenc.device import resolve_device as _resolve_device
 from posenc.errors import PosencError
 from posenc.kernels.dispatch import apply_rope, available_providers
 from posenc.kernels.reference import rope_apply_reference
@@ -42,30 +44,12 @@ from posenc.kernels.reference import rope_apply_reference
 __all__ = ["BenchConfig", "Provider", "resolve_device", "make_inputs", "collect_providers", "run_benchmark",
            "write_json"]
 
-_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
 def resolve_device(name: str) -> str:
     """``auto`` -> ``cuda`` when a CUDA device is present, else ``cpu``; ``cpu``, ``cuda`` and ``cuda:N`` are checked
-    against this machine. Anything else, or CUDA where there is none, is a :class:`PosencError` naming what was given
-    and what fits."""
-    cuda = torch.cuda.is_available()
-    count = torch.cuda.device_count() if cuda else 0
-    fits = "auto, cpu" + (", cuda" + (f" or cuda:0..cuda:{count - 1}" if count > 1 else "") if cuda else "")
-    text = str(name).strip().lower()
-    if text == "auto":
-        return "cuda" if cuda else "cpu"
-    if text == "cpu":
-        return "cpu"
-    if text == "cuda" or (text.startswith("cuda:") and text[5:].isdigit()):
-        if not cuda:
-            built = f"built with CUDA {torch.version.cuda}" if torch.version.cuda else "a build without CUDA"
-            raise PosencError(f"device {name!r}: CUDA is not available here (torch {torch.__version__}, {built}, "
-                              f"no GPU visible); use one of: {fits}")
-        if text != "cuda" and int(text[5:]) >= count:
-            raise PosencError(f"device {name!r}: this machine has {count} CUDA device(s); use one of: {fits}")
-        return text
-    raise PosencError(f"unknown device {name!r}; use one of: {fits}")
+    against this machine by :func:`posenc.device.resolve_device` (the benchmark times CPU and CUDA only, so ``mps``
+    is refused). Anything else, or CUDA where there is none, is a :class:`PosencError` naming what was given and
+    what fits."""
+    return str(_resolve_device(name, accept=("cpu", "cuda")))
 
 
 @dataclass

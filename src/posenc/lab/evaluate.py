@@ -15,6 +15,10 @@ Char-LM protocols (Press et al. 2022, ALiBi, §4 and appendix B): the validation
 Both protocols score the same tokens ``x[1..N]`` for every ``L_valid`` (``N`` a multiple of the largest length), so
 numbers at different lengths are comparable. ``nll`` is the mean negative log-likelihood in nats per character,
 ``ppl = exp(nll)``, ``bpc = nll / ln 2``.
+
+Device: the strings are drawn on the CPU (seeded, the same everywhere) and copied to the model's device; counts and
+sums stay on the device and are read once per length. The caller picks the precision (``with
+posenc.device.autocast(device, dtype):`` around the call, as :func:`posenc.lab.train.train_run` does).
 """
 
 from __future__ import annotations
@@ -35,6 +39,12 @@ __all__ = ["CANNOT_RUN", "evaluate_task", "evaluate_lm", "lm_windows", "PROTOCOL
 CANNOT_RUN = "cannot run"
 
 
+def _device(model: nn.Module) -> torch.device:
+    """Where the model's parameters are (the CPU for a model without any)."""
+    first = next(iter(model.parameters()), None)
+    return first.device if first is not None else torch.device("cpu")
+
+
 @torch.no_grad()
 def evaluate_task(model: nn.Module, task: Task, lengths: list[int], fmt: str, samples: int, seed: int,
                   batch_size: int = 128) -> dict[str, dict[str, float] | str]:
@@ -45,21 +55,24 @@ def evaluate_task(model: nn.Module, task: Task, lengths: list[int], fmt: str, sa
     same seed is tested on the same strings.
     """
     model.eval()
+    device = _device(model)
     results: dict[str, dict[str, float] | str] = {}
     for n in lengths:
         generator = torch.Generator().manual_seed(1_000_003 * (seed + 1) + n)
-        exact = tokens = total_tokens = 0
+        counts = torch.zeros(2, dtype=torch.long, device=device)  # exact sequences, right tokens
+        total_tokens = 0
         try:
             for start in range(0, samples, batch_size):
                 inputs, outputs = task.sample(min(batch_size, samples - start), n, generator)
                 ids, targets = format_batch(inputs, outputs, fmt)  # [B, T]
+                ids, targets = ids.to(device, non_blocking=True), targets.to(device, non_blocking=True)
                 is_exact, right = exact_match(model(ids), targets)
-                exact += int(is_exact.sum())
-                tokens += int(right.sum())
+                counts += torch.stack([is_exact.sum(), right.sum()])
                 total_tokens += outputs.numel()
         except PositionOutOfRange:
             results[str(n)] = CANNOT_RUN
             continue
+        exact, tokens = counts.tolist()  # one read per length
         results[str(n)] = {"exact_match": exact / samples, "token_accuracy": tokens / total_tokens, "samples": samples}
     return results
 
@@ -95,27 +108,30 @@ def evaluate_lm(model: nn.Module, text: torch.Tensor, lengths: list[int], protoc
         raise PosencError(f"evaluation length {longest} needs at least {longest + 1} characters of text, but the "
                           f"validation text has {len(text)}; use evaluation lengths below {len(text)}")
     model.eval()
+    device = _device(model)
+    # float64 sums, as Python floats were before; MPS has no float64, so float32 there
+    total_dtype = torch.float32 if device.type == "mps" else torch.float64
     n_tokens = max(longest, (min(max_tokens, len(text) - 1) // longest) * longest)
     out: dict[str, dict[str, dict[str, float] | str]] = {p: {} for p in protocols}
     for protocol in protocols:
         for length in lengths:
             step = stride or max(1, length // stride_fraction)
             windows = lm_windows(n_tokens, length, protocol, step)
-            nll_sum, count = 0.0, 0
+            nll_sum, count = torch.zeros((), dtype=total_dtype, device=device), 0
             try:
                 for i in range(0, len(windows), batch_size):
                     chunk = windows[i:i + batch_size]
-                    ids = torch.stack([text[s:s + length] for s, _ in chunk])  # [B, L_valid]
-                    targets = torch.stack([text[s + 1:s + length + 1] for s, _ in chunk])  # [B, L_valid]
+                    ids = torch.stack([text[s:s + length] for s, _ in chunk]).to(device)  # [B, L_valid]
+                    targets = torch.stack([text[s + 1:s + length + 1] for s, _ in chunk]).to(device)  # [B, L_valid]
                     logp = F.log_softmax(model(ids).float(), dim=-1)  # [B, L_valid, V]
                     nll = -logp.gather(-1, targets[..., None])[..., 0]  # [B, L_valid]
                     for row, (_, scored) in enumerate(chunk):
-                        nll_sum += float(nll[row, length - scored:].sum())
+                        nll_sum += nll[row, length - scored:].sum().to(total_dtype)  # stays on the device
                         count += scored
             except PositionOutOfRange:
                 out[protocol][str(length)] = CANNOT_RUN
                 continue
-            mean = nll_sum / count
+            mean = float(nll_sum) / count  # one read per length
             out[protocol][str(length)] = {"nll": mean, "ppl": math.exp(mean), "bpc": mean / math.log(2),
                                           "tokens": count}
     return out

@@ -10,6 +10,11 @@ killed part-way and started again runs only what is missing (failed runs are tri
 its own transaction the moment it finishes, by the worker that ran it (local) or by the driver (Ray, whose workers
 may not share the driver's disk).
 
+Device and precision: ``device`` (:mod:`posenc.device`) is resolved once, before any run, and every run trains
+there; each row records it in the store's ``setup`` column (not in the key: a run stored from a GPU answers for the
+CPU too). ``dtype`` sets every run's ``RunConfig.dtype``, which is part of the key when it is not float32. On Ray
+the device is resolved on each worker (the driver may have no GPU); an explicit ``cuda`` asks Ray for one GPU per run.
+
 Example::
 
     from posenc.lab import run_sweep
@@ -33,6 +38,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
+from posenc.device import parse_device, resolve_device, resolve_dtype
 from posenc.errors import PosencError
 from posenc.lab.grid import Sweep
 from posenc.lab.presets import PRESETS, get_preset
@@ -97,8 +103,9 @@ def _validate_models(runs: list[tuple[RunConfig, int]], concurrent: int = 1) -> 
             raise PosencError(f"run {config.task}/{config.label} cannot run: {exc}") from exc
 
 
-def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | None, threads: int | None) -> RunResult:
-    """Run one config; an exception becomes a stored ``error`` row instead of killing the sweep."""
+def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | None, threads: int | None,
+             device: str = "auto") -> RunResult:
+    """Run one config on ``device``; an exception becomes a stored ``error`` row instead of killing the sweep."""
     import torch
 
     before = torch.get_num_threads()
@@ -106,7 +113,7 @@ def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | 
         torch.set_num_threads(threads)
     started = time.perf_counter()
     try:
-        return train_run(config, seed, progress=progress, position=position)
+        return train_run(config, seed, progress=progress, position=position, device=device)
     except Exception as exc:  # noqa: BLE001 - recorded with its traceback, retried by the next sweep
         return RunResult(config, seed, {}, time.perf_counter() - started, status="error",
                          error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
@@ -115,9 +122,10 @@ def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | 
 
 
 def _execute_and_store(config: dict[str, Any], seed: int, store_path: str, progress: bool, position: int | None,
-                       threads: int | None) -> RunResult:
-    result = _execute(config, seed, progress, position, threads)
-    ResultStore(store_path).put(KIND, result.config, seed, result.metrics, result.wall_s, result.status, result.error)
+                       threads: int | None, device: str = "auto") -> RunResult:
+    result = _execute(config, seed, progress, position, threads, device)
+    ResultStore(store_path).put(KIND, result.config, seed, result.metrics, result.wall_s, result.status, result.error,
+                                setup=result.setup)
     return result
 
 
@@ -154,13 +162,14 @@ def connect_ray(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S):
     return ray, True
 
 
-def _ray_task(config: dict[str, Any], seed: int, threads: int | None) -> RunResult:
-    return _execute(config, seed, False, None, threads)
+def _ray_task(config: dict[str, Any], seed: int, threads: int | None, device: str = "auto") -> RunResult:
+    return _execute(config, seed, False, None, threads, device)
 
 
 def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: str | Path, executor: str = "local",
               workers: int = 1, address: str | None = None, progress: bool = True, threads: int | None = 1,
-              limit: int | None = None, echo: Callable[[str], Any] | None = None) -> list[RunResult]:
+              limit: int | None = None, echo: Callable[[str], Any] | None = None, device: str = "auto",
+              dtype: str | None = None) -> list[RunResult]:
     """Run every missing run of a sweep and return the results of all its runs (stored ones included).
 
     Args:
@@ -173,6 +182,10 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         threads: torch threads per run (1 keeps parallel workers from fighting over cores).
         limit: run at most this many missing runs (the rest stay missing for the next call).
         echo: where to say how many runs are missing and how long they should take (``None``: silent).
+        device: where every run trains (``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"``), checked before
+            any run; recorded with each stored run.
+        dtype: set every run's precision (``"float32"``, ``"bfloat16"``, ``"float16"``); ``None`` keeps the
+            sweep's own (float32 unless its settings say otherwise).
 
     Returns:
         one :class:`RunResult` per ``(config, seed)`` of the grid, in grid order; ``skipped=True`` marks results that
@@ -185,8 +198,18 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         raise PosencError(f"limit must be an integer >= 0 (the most missing runs to run now; 0 runs none), got "
                           f"{limit!r}; leave it out to run every missing run")
+    if executor == "ray":  # resolved on each worker; only the form is checked here
+        device = parse_device(device)
+        target = device
+    else:
+        target = str(resolve_device(device))
     sweep = resolve_sweep(preset_or_grid)
+    if dtype is not None:
+        sweep = sweep.with_settings({"dtype": dtype})
     runs = sweep.runs()
+    if executor != "ray":  # a precision the device cannot train in (float16 on the CPU) fails before any run
+        for name in sorted({config.dtype for config, _ in runs}):
+            resolve_dtype(name, target, training=True)
     store = ResultStore(store_path)  # a foreign or corrupt file raises here, before any work
     results: dict[int, RunResult] = {}
     pending: list[tuple[int, dict[str, Any], int]] = []
@@ -194,7 +217,7 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         record = store.get(KIND, config.as_dict(), seed)
         if record is not None and record.status == "done":
             results[index] = RunResult(record.config, seed, record.metrics, record.wall_s, record.status,
-                                       record.error, skipped=True)
+                                       record.error, skipped=True, setup=record.setup)
         else:
             pending.append((index, config.as_dict(), seed))
     if limit is not None:
@@ -212,13 +235,13 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
                        position=0)
     try:
         if executor == "ray" and pending:
-            _run_ray(pending, store, address, threads, results, bar)
+            _run_ray(pending, store, address, threads, results, bar, target)
         elif workers == 1 or len(pending) <= 1:
             for index, config, seed in pending:
-                results[index] = _execute_and_store(config, seed, str(store.path), progress, 1, threads)
+                results[index] = _execute_and_store(config, seed, str(store.path), progress, 1, threads, target)
                 bar.update()
         else:
-            _run_pool(pending, store, workers, progress, threads, results, bar)
+            _run_pool(pending, store, workers, progress, threads, results, bar, target)
     finally:
         bar.close()
     return [results[i] for i in sorted(results)]
@@ -252,12 +275,12 @@ def _worker_init(parent_pid: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="posenc-parent-watch").start()
 
 
-def _run_pool(pending, store, workers, progress, threads, results, bar) -> None:
+def _run_pool(pending, store, workers, progress, threads, results, bar, device="auto") -> None:
     context = mp.get_context("spawn")  # fork after torch has started its thread pools can deadlock
     with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context, initializer=_worker_init,
                              initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(_execute_and_store, config, seed, str(store.path), progress, 1 + i % workers,
-                               threads): index for i, (index, config, seed) in enumerate(pending)}
+                               threads, device): index for i, (index, config, seed) in enumerate(pending)}
         remaining = set(futures)
         while remaining:
             done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
@@ -266,16 +289,17 @@ def _run_pool(pending, store, workers, progress, threads, results, bar) -> None:
                 bar.update()
 
 
-def _run_ray(pending, store, address, threads, results, bar) -> None:
+def _run_ray(pending, store, address, threads, results, bar, device="auto") -> None:
     ray, started = connect_ray(address)
-    remote = ray.remote(num_cpus=1)(_ray_task)
-    refs = {remote.remote(config, seed, threads): index for index, config, seed in pending}
+    remote = ray.remote(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0)(_ray_task)
+    refs = {remote.remote(config, seed, threads, device): index for index, config, seed in pending}
     try:
         while refs:
             done, _ = ray.wait(list(refs), num_returns=1)
             index = refs.pop(done[0])
             result = ray.get(done[0])
-            store.put(KIND, result.config, result.seed, result.metrics, result.wall_s, result.status, result.error)
+            store.put(KIND, result.config, result.seed, result.metrics, result.wall_s, result.status, result.error,
+                      setup=result.setup)
             results[index] = result
             bar.update()
     finally:

@@ -13,6 +13,17 @@ one tested. Selection uses in-distribution data only, never the longer test size
 
 The model's position range is the longest sequence seen in training (``max_len``, default: the sequence length at
 ``train_len``): a learned table gets exactly that many rows, so it cannot run longer sequences, and says so.
+
+Device and precision: :func:`train_run` takes ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"``,
+``"mps"``; :mod:`posenc.device`) and the config's ``dtype`` (``float32``, ``bfloat16``, ``float16``). The model, its
+tables and every batch live on the device; batches are drawn on the CPU from the run's seeded generator (so a seed
+gives the same strings everywhere) and copied over. A lower precision runs the forward passes, training and
+evaluation, under :func:`torch.autocast` with float32 weights and optimiser state; float16 adds a
+:class:`torch.amp.GradScaler`. The training loop reads nothing back from the device between logging points (and
+validations): the losses of the steps between two points of the loss curve are read at once (float16's gradient
+scaler alone checks every step for overflow). ``dtype`` other than float32 is part of
+the run's config (and its store key); the device is not: it is recorded in the result's ``setup`` and the store's
+``setup`` column.
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from posenc.device import autocast, dtype_name, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.lab.evaluate import evaluate_lm, evaluate_task
 from posenc.lab.tasks import FORMATS, IGNORE, TASKS, VOCAB_SIZE, format_batch, get_task, sequence_length
@@ -93,6 +105,9 @@ class RunConfig:
         stride: sliding-window stride (default ``L_valid // 8``).
         max_len: positions the model is built for (learned table rows; default the sequence length at
             ``train_len``).
+        dtype: ``"float32"`` (default), ``"bfloat16"`` or ``"float16"``: the precision of the forward passes
+            (autocast; weights stay float32). Left out of :meth:`as_dict` when float32, so float32 runs keep the
+            store keys they always had.
     """
 
     task: str = "copy"
@@ -122,8 +137,13 @@ class RunConfig:
     protocols: list[str] = field(default_factory=lambda: list(PROTOCOLS))
     stride: int | None = None
     max_len: int | None = None
+    dtype: str = "float32"
 
     def __post_init__(self) -> None:
+        if not isinstance(self.dtype, str):
+            raise PosencError(f"RunConfig.dtype must be a string, one of float32, bfloat16, float16; got "
+                              f"{self.dtype!r}")
+        self.dtype = dtype_name(self.dtype)  # an unknown dtype names the valid ones
         if self.task != CHARLM:
             get_task(self.task)
         get_class(self.encoding)  # unknown encodings list the valid ones
@@ -195,8 +215,11 @@ class RunConfig:
         return n if self.task == CHARLM else sequence_length(get_task(self.task), n, self.fmt)
 
     def as_dict(self) -> dict[str, Any]:
-        """The config as plain JSON-able data (what the store hashes)."""
-        return asdict(self)
+        """The config as plain JSON-able data (what the store hashes); ``dtype`` only when it is not float32."""
+        data = asdict(self)
+        if data["dtype"] == "float32":
+            del data["dtype"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -219,6 +242,7 @@ class RunResult:
     status: str = "done"
     error: str | None = None
     skipped: bool = False  #: found in the store, not run again
+    setup: dict[str, Any] = field(default_factory=dict)  #: where it ran: ``{"device": "cpu", "dtype": "float32"}``
 
 
 def _model_options(config: RunConfig, seed: int) -> tuple[dict[str, Any], int]:
@@ -411,8 +435,10 @@ class _Ceiling:
     train_len`` (ties broken by token accuracy); keeps the best weights; stops after ``patience`` validations
     without improvement, or at a perfect score."""
 
-    def __init__(self, config: RunConfig, task: Any, seed: int) -> None:
+    def __init__(self, config: RunConfig, task: Any, seed: int, device: torch.device | None = None,
+                 dtype: torch.dtype = torch.float32) -> None:
         self.config, self.task, self.seed = config, task, seed
+        self.device, self.dtype = device or torch.device("cpu"), dtype
         self.sizes = list(range(config.min_train_len, config.train_len + 1))
         self.best: tuple[float, float] = (-1.0, -1.0)
         self.best_step = 0
@@ -423,8 +449,9 @@ class _Ceiling:
 
     def check(self, model: Transformer, step: int) -> bool:
         """Validate; ``True`` when training should stop."""
-        scores = evaluate_task(model, self.task, self.sizes, self.config.fmt, self.config.val_samples,
-                               VALIDATION_SEED_OFFSET + self.seed)
+        with autocast(self.device, self.dtype):
+            scores = evaluate_task(model, self.task, self.sizes, self.config.fmt, self.config.val_samples,
+                                   VALIDATION_SEED_OFFSET + self.seed)
         model.train()
         exact = sum(r["exact_match"] for r in scores.values()) / len(scores)
         token = sum(r["token_accuracy"] for r in scores.values()) / len(scores)
@@ -447,8 +474,12 @@ class _Ceiling:
 
 
 def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool = True,
-              position: int | None = None) -> RunResult:
+              position: int | None = None, device: str | torch.device = "auto") -> RunResult:
     """Train one model and evaluate it at every length.
+
+    ``device``: where the model, its tables and the batches live (:func:`posenc.device.resolve_device`: ``"auto"``
+    picks CUDA, else MPS, else the CPU); the precision is ``config.dtype``. Both are checked before anything is
+    built, and recorded in :attr:`RunResult.setup`.
 
     Metrics (JSON-able):
 
@@ -464,9 +495,13 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
         ...                    progress=False)
         >>> sorted(result.metrics["by_length"])
         ['10', '2', '20', '5']
+        >>> result.setup
+        {'device': 'cpu', 'dtype': 'float32'}
     """
     if isinstance(config, dict):
         config = RunConfig.from_dict(config)
+    device = resolve_device(device)
+    dtype = resolve_dtype(config.dtype, device, training=True)  # float16 on the CPU is refused here
     check_run(config)  # a run that cannot fit or cannot build is refused before anything is allocated
     started = time.perf_counter()
     charlm = config.task == CHARLM
@@ -478,15 +513,17 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     else:
         task = get_task(config.task)
         model = build_model(config, seed)
+    model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    generator = torch.Generator().manual_seed(seed)
+    scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
+    generator = torch.Generator().manual_seed(seed)  # batches are drawn on the CPU: one seed, one set of strings
     curve: list[list[float]] = []
     every = max(1, config.steps // 20)
-    running, seen = 0.0, 0
+    losses: list[torch.Tensor] = []  # this logging interval's losses, still on the device
     bar = progress_bar(range(config.steps), desc=f"{config.task}/{config.label} s{seed}", disable=not progress,
                        position=position, leave=position is None)
     model.train()
-    ceiling = _Ceiling(config, task, seed) if config.val_every and not charlm else None
+    ceiling = _Ceiling(config, task, seed, device, dtype) if config.val_every and not charlm else None
     for step in bar:
         if charlm:
             L = config.train_len
@@ -496,33 +533,40 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
         else:
             n = int(torch.randint(config.min_train_len, config.train_len + 1, (1,), generator=generator))
             ids, targets = format_batch(*task.sample(config.batch_size, n, generator), config.fmt)  # [B, T]
+        ids, targets = ids.to(device, non_blocking=True), targets.to(device, non_blocking=True)
         for group in optimizer.param_groups:
             group["lr"] = _lr_at(step, config)
-        logits = model(ids)  # [B, T, V]
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
+        with autocast(device, dtype):
+            logits = model(ids)  # [B, T, V]
+            loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten(), ignore_index=IGNORE)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        scaler.scale(loss).backward()
         if config.grad_clip:
+            scaler.unscale_(optimizer)
             torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-        optimizer.step()
-        running += float(loss.detach())
-        seen += 1
+        scaler.step(optimizer)
+        scaler.update()
+        losses.append(loss.detach())
         if (step + 1) % every == 0 or step + 1 == config.steps:
-            curve.append([step + 1, running / seen])
-            bar.set_postfix(loss=f"{running / seen:.3f}")
-            running, seen = 0.0, 0
+            # one read from the device per logging point; summed in float64 in step order, as the steps ran
+            values = torch.stack(losses).tolist()
+            mean = sum(values, 0.0) / len(values)
+            curve.append([step + 1, mean])
+            bar.set_postfix(loss=f"{mean:.3f}")
+            losses = []
         if ceiling is not None and (step + 1) % config.val_every == 0 and ceiling.check(model, step + 1):
             break
     bar.close()
     if ceiling is not None:
         ceiling.restore(model)
-    if charlm:
-        by_length = evaluate_lm(model, corpus.valid, config.eval_lengths, tuple(config.protocols),
-                                max_tokens=config.eval_tokens, stride=config.stride)
-    else:
-        by_length = evaluate_task(model, task, config.eval_lengths, config.fmt, config.eval_samples, seed)
+    with autocast(device, dtype):
+        if charlm:
+            by_length = evaluate_lm(model, corpus.valid, config.eval_lengths, tuple(config.protocols),
+                                    max_tokens=config.eval_tokens, stride=config.stride)
+        else:
+            by_length = evaluate_task(model, task, config.eval_lengths, config.fmt, config.eval_samples, seed)
     metrics = {"by_length": by_length, "loss_curve": curve, "final_loss": curve[-1][1] if curve else None,
                "params": sum(p.numel() for p in model.parameters())}
     if ceiling is not None:
         metrics.update(ceiling.summary())
-    return RunResult(config.as_dict(), seed, metrics, time.perf_counter() - started)
+    return RunResult(config.as_dict(), seed, metrics, time.perf_counter() - started, setup=setup(device, dtype))

@@ -106,20 +106,27 @@ def _bert_parts(model: Any) -> tuple[Any, Any]:
     return embeddings, attention
 
 
+def _f64(x: torch.Tensor) -> torch.Tensor:
+    """``x`` as float64 on the CPU (a copy from another device)."""
+    return x.detach().to("cpu", torch.float64)
+
+
 @torch.no_grad()
 def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
     """Run ``model`` on one sequence ``input_ids [T]`` and split its layer-0 logits into five parts.
 
     Every embedding row is the one the model itself used (captured by forward hooks), so position ids, token types
-    and offsets are the model's own.
+    and offsets are the model's own. The model runs where its parameters are; the split itself is computed in
+    float64 on the CPU (one layer of one sequence; MPS has no float64).
     """
     embeddings, attention = _bert_parts(model)
-    ids = input_ids.reshape(1, -1)  # [1, T]
+    first = next(iter(model.parameters()), None)
+    ids = input_ids.reshape(1, -1).to(first.device if first is not None else "cpu")  # [1, T]
     seen: dict[str, torch.Tensor] = {}
 
     def keep(name: str):
         def hook(_module, _inputs, output):
-            seen[name] = output.detach()[0].to(torch.float64)  # [T, D]
+            seen[name] = _f64(output)[0]  # [T, D]
             if name == "key":
                 raise _LayerZeroSeen
         return hook
@@ -141,7 +148,7 @@ def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
                           f"the way a BERT encoder does; cannot split its logits")
 
     norm = embeddings.LayerNorm
-    gamma, beta = norm.weight.double(), norm.bias.double()  # [D]
+    gamma, beta = _f64(norm.weight), _f64(norm.bias)  # [D]
     word, position = seen["word"], seen["position"]
     token_type = seen.get("type", torch.zeros_like(word))
     x = word + position + token_type  # [T, D]: the LayerNorm input
@@ -156,7 +163,7 @@ def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
     scale = float(attention.scaling)
 
     def project(linear: torch.nn.Linear, h: torch.Tensor, bias: bool) -> torch.Tensor:
-        y = h @ linear.weight.double().T + (linear.bias.double() if bias and linear.bias is not None else 0.0)
+        y = h @ _f64(linear.weight).T + (_f64(linear.bias) if bias and linear.bias is not None else 0.0)
         return y.reshape(-1, heads, head_dim).transpose(0, 1)  # [H, T, Dh]
 
     q = {k: project(attention.query, v, k == "r") for k, v in parts.items()}

@@ -62,12 +62,13 @@ def embedding_tables(model: Any) -> tuple[torch.Tensor, torch.Tensor]:
     """``(word [V, d], position [P, d])`` tables of a model with learned absolute positions.
 
     Raises a PosencError naming the probes that do apply when the model has no position table (RoPE, ALiBi, ...).
+    The tables come back on the CPU (the statistics run in NumPy), in the model's dtype.
     """
     words = model.get_input_embeddings().weight
     for name, module in model.named_modules():
         leaf = name.rsplit(".", 1)[-1]
         if leaf in ("position_embeddings", "wpe", "embed_positions") and isinstance(module, torch.nn.Embedding):
-            return words.detach(), module.weight.detach()
+            return words.detach().cpu(), module.weight.detach().cpu()
     kind = getattr(model.config, "model_type", "?")
     raise PosencError(f"model type {kind!r} has no learned position-embedding table, so the word/position geometry, "
                       f"the position decodability and the four-term split do not apply; the probes that do apply "

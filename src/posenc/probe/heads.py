@@ -44,6 +44,11 @@ CLARK_THRESHOLD = 0.5
 MAX_OFFSET = 8
 
 
+def _wide(device: torch.device) -> torch.dtype:
+    """The dtype sums are kept in: float64, or float32 on MPS (which has none)."""
+    return torch.float32 if device.type == "mps" else torch.float64
+
+
 def distance_bins(max_distance: int) -> list[int]:
     """Bin edges ``[0, 1, 2, 3, 4, 6, 8, 12, 16, ...]`` (exact up to 4, then half-octaves) past ``max_distance``."""
     edges = [0, 1, 2, 3, 4]
@@ -59,8 +64,8 @@ def voita_fractions(attention: torch.Tensor, max_offset: int = MAX_OFFSET) -> tu
     ``hits[h, o]``: queries whose largest weight sits at offset ``o``; ``valid[o]``: queries with ``i + o`` inside.
     """
     heads, t, _ = attention.shape
-    offsets = torch.arange(-max_offset, max_offset + 1)
-    argmax = attention.argmax(-1) - torch.arange(t)  # [H, T] offset of each query's maximum
+    offsets = torch.arange(-max_offset, max_offset + 1, device=attention.device)
+    argmax = attention.argmax(-1) - torch.arange(t, device=attention.device)  # [H, T] offset of each query's maximum
     hits = (argmax[..., None] == offsets).sum(1)  # [H, 2K+1]
     starts = (-offsets).clamp(min=0)
     valid = (torch.minimum(torch.full_like(offsets, t), t - offsets) - starts).clamp(min=0)  # [2K+1]
@@ -84,7 +89,8 @@ class HeadAccumulator:
         max_offset: candidate offsets ``-K..K`` of the Voita rule.
 
     Each layer's ``k``-th batch element is window ``k`` of that layer (layers arrive in any order; every layer must
-    see the same windows).
+    see the same windows). The counts stay on the weights' device (float64 there, float32 on MPS, which has no
+    float64) until :meth:`per_window` or :meth:`summary` reads them, so feeding a GPU's weights reads nothing back.
     """
 
     n_layers: int
@@ -92,28 +98,26 @@ class HeadAccumulator:
     max_len: int
     max_offset: int = MAX_OFFSET
     edges: list[int] = field(init=False)
-    _windows: list[list[dict[str, np.ndarray]]] = field(init=False, repr=False)  # [layer][window] -> counts
-    _mass: np.ndarray = field(init=False, repr=False)
-    _distance: np.ndarray = field(init=False, repr=False)
+    _windows: list[list[dict[str, Any]]] = field(init=False, repr=False)  # [layer][window] -> counts
+    _mass: dict[int, torch.Tensor] = field(init=False, repr=False)  # layer -> [H, nb] on the weights' device
+    _distance: dict[int, torch.Tensor] = field(init=False, repr=False)  # layer -> [H]
     _queries: np.ndarray = field(init=False, repr=False)
-    _onehot: dict[int, tuple[torch.Tensor, torch.Tensor]] = field(init=False, repr=False)
+    _onehot: dict[tuple[int, torch.device], tuple[torch.Tensor, torch.Tensor]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.edges = distance_bins(self.max_len - 1)
-        shape = (self.n_layers, self.n_heads)
         self._windows = [[] for _ in range(self.n_layers)]
-        self._distance = np.zeros(shape)
-        self._mass = np.zeros((*shape, len(self.edges) - 1))
+        self._distance, self._mass = {}, {}
         self._queries = np.zeros(self.n_layers)  # queries seen (T per window)
         self._onehot = {}
 
-    def _bins(self, t: int) -> tuple[torch.Tensor, torch.Tensor]:
-        if t not in self._onehot:
+    def _bins(self, t: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        if (t, device) not in self._onehot:
             dist = (torch.arange(t)[:, None] - torch.arange(t)[None, :]).abs()  # [T, T]
             index = torch.bucketize(dist, torch.tensor(self.edges[1:]), right=True)  # [T, T] bin of |i - j|
             onehot = torch.nn.functional.one_hot(index.flatten(), len(self.edges) - 1).float()  # [T*T, nb]
-            self._onehot = {t: (onehot, dist.flatten().float())}  # keep one length only
-        return self._onehot[t]
+            self._onehot = {(t, device): (onehot.to(device), dist.flatten().float().to(device))}  # one length only
+        return self._onehot[(t, device)]
 
     def add(self, layer: int, attention: torch.Tensor) -> None:
         """Fold in one layer's weights ``[B, H, T, T]`` (or ``[H, T, T]``): ``B`` windows."""
@@ -124,18 +128,20 @@ class HeadAccumulator:
         if t > self.max_len:
             raise PosencError(f"window of {t} tokens is longer than max_len={self.max_len}; build the accumulator "
                               f"with max_len >= {t}")
-        onehot, dist = self._bins(t)
+        onehot, dist = self._bins(t, weights.device)
+        wide = _wide(weights.device)
         for b in range(batch):
             a = weights[b]  # [H, T, T]
             hits, valid = voita_fractions(a, self.max_offset)
             prev, nxt = prev_next(a)
-            self._windows[layer].append({"hits": hits.numpy().astype(np.float64),
-                                         "valid": valid.numpy().astype(np.float64),
-                                         "previous": prev.double().numpy(), "next": nxt.double().numpy(),
-                                         "neighbours": float(t - 1)})
+            self._windows[layer].append({"hits": hits.to(wide), "valid": valid.to(wide), "previous": prev.to(wide),
+                                         "next": nxt.to(wide), "neighbours": float(t - 1)})
             flat = a.reshape(heads, t * t)  # [H, T*T]
-            self._mass[layer] += (flat @ onehot).numpy()
-            self._distance[layer] += (flat @ dist).numpy()
+            if layer not in self._mass:
+                self._mass[layer] = torch.zeros(heads, len(self.edges) - 1, dtype=wide, device=weights.device)
+                self._distance[layer] = torch.zeros(heads, dtype=wide, device=weights.device)
+            self._mass[layer] += (flat @ onehot).to(wide)
+            self._distance[layer] += (flat @ dist).to(wide)
             self._queries[layer] += t
 
     def per_window(self) -> dict[str, np.ndarray]:
@@ -147,7 +153,10 @@ class HeadAccumulator:
                               f"{[len(w) for w in self._windows]}")
 
         def stack(key: str) -> np.ndarray:
-            return np.stack([np.stack([window[key] for window in layer]) for layer in self._windows], axis=1)
+            if key == "neighbours":
+                return np.stack([np.stack([window[key] for window in layer]) for layer in self._windows], axis=1)
+            return torch.stack([torch.stack([window[key] for window in layer]) for layer in self._windows],
+                               dim=1).cpu().numpy().astype(np.float64)  # one read from the device
 
         return {key: stack(key) for key in ("hits", "valid", "previous", "next", "neighbours")}
 
@@ -156,10 +165,12 @@ class HeadAccumulator:
         mass by distance bin; the per-window counts (``per_window``) the judgement rests on."""
         per_window = self.per_window()
         queries = np.maximum(self._queries[:, None], 1)
+        mass, distance = (np.stack([table[layer].cpu().numpy().astype(np.float64) for layer in range(self.n_layers)])
+                          for table in (self._mass, self._distance))
         out: dict[str, Any] = {"per_window": {k: v.tolist() for k, v in per_window.items()},
                                "windows": int(per_window["hits"].shape[0]), "distance_bin_edges": self.edges,
-                               "mass_by_distance": (self._mass / queries[..., None]).tolist(),
-                               "mean_distance": (self._distance / queries).tolist()}
+                               "mass_by_distance": (mass / queries[..., None]).tolist(),
+                               "mean_distance": (distance / queries).tolist()}
         out.update(positional_heads(out, threshold, seed=seed).as_summary())
         return out
 

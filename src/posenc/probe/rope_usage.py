@@ -66,7 +66,7 @@ class RopeAccumulator:
     _curves: dict[int, dict[str, torch.Tensor]] = field(init=False, repr=False)
     _counts: dict[int, int] = field(init=False, repr=False)
     _pending: dict[int, tuple[torch.Tensor, torch.Tensor]] = field(init=False, repr=False)
-    _check: float = field(init=False, default=0.0)
+    _check: Any = field(init=False, default=0.0)  # a tensor on the projections' device once fed
 
     def __post_init__(self) -> None:
         self.rope = from_hf_config(self.config)
@@ -93,17 +93,18 @@ class RopeAccumulator:
         self._k_energy[layer] = self._k_energy.get(layer, 0) + pair_energy(k, r, pairing).sum((0, 2))  # [Hk, R/2]
         self._pending[layer] = (q, k)
 
-    def _tables(self, t: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """float32 ``(cos, sin) [T, R/2]`` for positions ``0..t-1`` (built once per length)."""
-        if self._table_len != t:
-            self._table = self.rope.tables(torch.arange(t), t)
-            self._table_len = t
+    def _tables(self, t: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        """float32 ``(cos, sin) [T, R/2]`` for positions ``0..t-1`` on ``device`` (built in float64 on the CPU and
+        moved once per length and device)."""
+        if self._table_len != (t, device):
+            self._table = tuple(x.to(device) for x in self.rope.tables(torch.arange(t), t))
+            self._table_len = (t, device)
         return self._table
 
     def _rotate(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Rotate ``q [B, H, Tq, Dh]`` at positions ``0..Tq-1`` and ``k [B, Hk, Tk, Dh]`` at ``0..Tk-1``; k comes back
         repeated to the ``H`` query heads (grouped-query attention)."""
-        cos, sin = self._tables(max(q.shape[2], k.shape[2]))
+        cos, sin = self._tables(max(q.shape[2], k.shape[2]), q.device)
         tq, tk = q.shape[2], k.shape[2]
         qr, kr = apply_rope(q.contiguous(), k.contiguous(), cos[:tq], sin[:tq], cos[:tk], sin[:tk],
                             pairing=self.rope.pairing)
@@ -122,22 +123,25 @@ class RopeAccumulator:
         batch, t = q.shape[0], q.shape[2]
         qr, kr = self._rotate(q, k)
         logits = qr @ kr.transpose(-1, -2) * self.scale  # [B, H, T, T]
-        future = torch.ones(t, t, dtype=torch.bool).triu(1)  # key after query
+        future = torch.ones(t, t, dtype=torch.bool, device=q.device).triu(1)  # key after query
         probs = logits.masked_fill_(future, float("-inf")).softmax(-1)
-        self._check = max(self._check, float((probs - weights.float()).abs().max()))
+        self._check = torch.maximum(torch.as_tensor(self._check, device=q.device),
+                                    (probs - weights.float()).abs().max())  # stays on the device
         del logits, probs
         dist = [d for d in self.distances if d < t]
         std_q = q.std(dim=(0, 2), keepdim=True)  # [1, H, 1, Dh]
         std_k = k.std(dim=(0, 2), keepdim=True)
-        rq, rk = self._rotate(torch.randn(q.shape, generator=self._generator) * std_q,
-                              torch.randn(k.shape, generator=self._generator) * std_k)
+        # drawn on the CPU from the seeded generator (the same numbers on every device), then moved
+        rq, rk = self._rotate(torch.randn(q.shape, generator=self._generator).to(q.device) * std_q,
+                              torch.randn(k.shape, generator=self._generator).to(k.device) * std_k)
         q_bar = q.mean(dim=(0, 2), keepdim=True).expand(1, -1, t, -1)  # [1, H, T, Dh]: the mean query at position r
         k_bar = k.mean(dim=(0, 2), keepdim=True)  # [1, Hk, 1, Dh]: the mean key at position 0
         mq, mk = self._rotate(q_bar, k_bar)
         mean = (mq[0] * mk[0]).sum(-1) * self.scale  # [H, T]
         curves = {"real": self._distance_means(qr, kr, dist), "random": self._distance_means(rq, rk, dist),
                   "mean": mean[:, dist] * batch}
-        stored = self._curves.setdefault(layer, {name: torch.zeros(self.heads, len(self.distances)) for name in curves})
+        stored = self._curves.setdefault(layer, {name: torch.zeros(self.heads, len(self.distances), device=q.device)
+                                                 for name in curves})
         for name, value in curves.items():
             stored[name][:, : len(dist)] += value
         self._counts[layer] = self._counts.get(layer, 0) + batch
@@ -162,5 +166,5 @@ class RopeAccumulator:
             "k_share_fastest_quarter": k_share[..., :quarter].sum(-1).mean(-1).tolist(),
             "k_share_slowest_quarter": k_share[..., -quarter:].sum(-1).mean(-1).tolist(),
             "distances": self.distances, "logit_vs_distance": curves,
-            "check_max_abs_error": self._check,
+            "check_max_abs_error": float(self._check),
         }

@@ -14,7 +14,8 @@ attention is captured layer by layer (:mod:`posenc.probe.capture`), so memory ho
 
 ``probe.json`` holds the returned dict:
 
-- ``model``, ``text``, ``config``, ``timing``, ``summary`` (the terminal text), ``files``;
+- ``model``, ``text``, ``config``, ``setup`` (``device``, ``dtype``: where the model ran and in which precision),
+  ``timing``, ``summary`` (the terminal text), ``files``;
 - ``geometry``: ``raw`` (``cos_mean``, ``cos_std``, ``cos_abs_mean``, ``angle_mean``, ``angle_std``, ``angle_min``,
   ``angle_max``), ``examples`` (the seed's single pairs and ranges), ``baseline`` (``gaussian``,
   ``gaussian_expected``, ``shuffled_positions``, ``other_words``), ``centred``, ``mean_vectors``, ``subspace``
@@ -34,6 +35,12 @@ attention is captured layer by layer (:mod:`posenc.probe.capture`), so memory ho
   ``check_max_abs_error``.
 
 A probe that does not apply holds ``{"skipped": reason}``.
+
+Device and precision: ``run_probe(..., device=, dtype=)`` (:mod:`posenc.device`) loads the model in ``dtype``
+(float32 by default; bfloat16 and float16 halve its memory) and runs it on ``device`` (``auto``: CUDA, else MPS, else
+the CPU). The windows' attention statistics are gathered on the device and read back once; the embedding-table
+statistics (geometry, decodability) and the four-term split are computed in float64 on the CPU from the model's own
+(possibly low-precision) weights and activations.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from posenc.device import resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.probe.capture import attention_modules, capture
 from posenc.probe.corpus import load_text, special_tokens
@@ -195,7 +203,8 @@ def _causal(model: Any) -> bool:
 
 def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | None = None,
               out_dir: str | os.PathLike | None = None, quick: bool = False, *, config: ProbeConfig | None = None,
-              probes: tuple[str, ...] | list[str] | None = None, progress: bool = True) -> dict[str, Any]:
+              probes: tuple[str, ...] | list[str] | None = None, progress: bool = True,
+              device: str | torch.device | None = None, dtype: str | torch.dtype | None = None) -> dict[str, Any]:
     """Run every probe that applies to a model; write ``probe.json`` and PNG figures to ``out_dir`` if given.
 
     Args:
@@ -207,12 +216,24 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
         probes: run only these (names in :data:`PROBES`); asking for one that does not apply to the model is an
             error, while the full probe (None) skips it with the reason.
         progress: show progress bars.
+        device: where the model runs: ``"auto"`` (CUDA, else MPS, else the CPU), ``"cpu"``, ``"cuda"``,
+            ``"cuda:N"`` or ``"mps"``; checked before the model is loaded. ``None``: ``"auto"`` for a model loaded
+            here, and where it already is for a :class:`LoadedModel` (which an explicit device moves, in place).
+        dtype: ``"float32"``, ``"bfloat16"`` or ``"float16"``: the model's weights. ``None``: float32 for a model
+            loaded here, its own dtype for a :class:`LoadedModel` (which an explicit dtype casts, in place).
 
     Returns:
-        The probe result (what ``probe.json`` holds): ``model``, ``text``, ``timing``, and one entry per probe
+        The probe result (what ``probe.json`` holds): ``model``, ``text``, ``setup`` (device and dtype),
+        ``timing``, and one entry per probe
         (``geometry``, ``decodability``, ``four_terms``, ``heads``, ``rope``); a probe that does not apply holds
         ``{"skipped": reason}``.
     """
+    loaded = isinstance(spec, LoadedModel)
+    first = next(iter(spec.model.parameters()), None) if loaded else None
+    target = resolve_device(device if device is not None else
+                            ("auto" if first is None else first.device))
+    precision = resolve_dtype(dtype, target) if dtype is not None else (
+        first.dtype if first is not None else torch.float32)
     config = config or (ProbeConfig.quick() if quick else ProbeConfig())
     unknown = sorted(set(probes or ()) - set(PROBES))
     if unknown:
@@ -220,7 +241,9 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
     wanted = set(probes or PROBES)
     started = time.perf_counter()
     timing: dict[str, float] = {}
-    lm = spec if isinstance(spec, LoadedModel) else load_model(spec)
+    lm = spec if loaded else load_model(spec, dtype=precision)
+    if device is not None or dtype is not None or not loaded:
+        lm.model.to(device=target, dtype=precision)
     timing["load_s"] = time.perf_counter() - started
     model, tokenizer = lm.model, lm.tokenizer
     limit = _max_positions(lm.config)
@@ -244,6 +267,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
                  "path": str(text) if isinstance(text, os.PathLike) else None,
                  "windows": len(batches), "window_tokens": window, "chars": len(raw_text)},
         "config": asdict(config),
+        "setup": setup(target, precision),
     }
     arrays: dict[str, Any] = {}
     steps = tqdm(total=5, desc=f"probe {lm.name}", disable=not progress, unit="probe")
@@ -316,15 +340,16 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
         if rope is not None:
             rope.add_attention(layer, weights)
 
-    losses = []
+    losses: list[torch.Tensor] = []  # on the device until every window has run
     if "heads" in wanted or rope is not None:
         with capture(model, on_attention, rope.add_qk if rope is not None else None), torch.no_grad():
             for ids in tqdm(batches, desc="windows", disable=not progress, leave=False):
-                batch = ids[None]  # [1, T]
+                batch = ids[None].to(target)  # [1, T]
                 if _causal(model):
-                    losses.append(float(model(input_ids=batch, labels=batch).loss))
+                    losses.append(model(input_ids=batch, labels=batch).loss.detach())
                 else:
                     model(input_ids=batch, attention_mask=torch.ones_like(batch))
+    losses = [float(x) for x in torch.stack(losses).float().cpu()] if losses else []
     if "heads" in wanted:
         result["heads"] = {**heads.summary(), "causal": _causal(model)}
         if losses:
@@ -380,7 +405,8 @@ def format_summary(result: dict[str, Any]) -> str:
     lines = [f"model {m['name']} ({m['type']}, {m['class']}, {m['layers']} layers x {m['heads']} heads, "
              f"{m['parameters'] / 1e6:.1f}M parameters) from {m['source']}",
              f"text: {result['text']['source']}, {result['text']['windows']} window(s) of "
-             f"{result['text']['window_tokens']} tokens", ""]
+             f"{result['text']['window_tokens']} tokens"
+             + (f"; on {result['setup']['device']} in {result['setup']['dtype']}" if "setup" in result else ""), ""]
     geo = result["geometry"]
     if "skipped" in geo:
         lines += ["[geometry] skipped: " + geo["skipped"], ""]

@@ -229,6 +229,16 @@ def _section(i: int, result: ClaimResult) -> str:
     return "".join(parts)
 
 
+def _where(report: ReportResult) -> str:
+    """Where the experiments computed, for the header: ``device cpu, float32``, or the lab and extend experiments'
+    device and dtype beside the CPU's for the rest."""
+    where = getattr(report, "setup", None) or {"device": "cpu", "dtype": "float32"}
+    device = where["device"] + (f" ({where['gpu']})" if where.get("gpu") else "")
+    if where["device"] == "cpu" and where["dtype"] == "float32":
+        return "device cpu, float32"
+    return f"lab and extend experiments on {device} in {where['dtype']}, the others on cpu in float32"
+
+
 def render_html(report: ReportResult) -> str:
     """The whole page as a string (UTF-8, no external resources)."""
     counts = report.counts
@@ -256,7 +266,7 @@ def render_html(report: ReportResult) -> str:
 tested by an experiment run with <code>posenc</code>. Every verdict below is computed from the measured numbers by the
 claim's criterion; the baseline or published figure stands beside each number.</p>
 <p class="meta">posenc {_e(posenc.__version__)} · {mode} · {len(report.results)} claims · generated {created} in
-{report.wall_s:.0f} s ({len(report.computed)} computed, {stored} read from the results store)</p>
+{report.wall_s:.0f} s ({len(report.computed)} computed, {stored} read from the results store) · {_e(_where(report))}</p>
 {banner}
 <div class="counts">{count_pills}</div>
 <p class="meta">Every sampled number carries its 95% interval in brackets (bootstrap over windows, words or

@@ -62,6 +62,8 @@ class ReportResult:
     computed: list[str] = field(default_factory=list)
     seeds: int | None = None
     thresholds: str | None = None
+    #: where the device-aware experiments (lab, extend) computed: ``{"device": "cpu", "dtype": "float32"}``
+    setup: dict[str, str] = field(default_factory=lambda: {"device": "cpu", "dtype": "float32"})
 
     @property
     def counts(self) -> dict[str, int]:

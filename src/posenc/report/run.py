@@ -7,6 +7,12 @@ verdicts are judged anew on every run by :func:`posenc.report.verdict.judge`, so
 changes verdicts without recomputing anything. A claim whose experiment raises is shown as
 failed, with the error; the page always renders. A store that cannot be opened (another program's file, an older
 schema) does not stop the report: it runs without caching and says so on the page.
+
+Device and precision: ``run_report(device=, dtype=)`` (``--device``, ``--dtype``; :mod:`posenc.device`) are checked
+before anything runs and handed to the experiments that train or run long inference (the lab sweeps and the extend
+runs, :data:`~posenc.report.experiments.base.DEVICE_AWARE`); the others are small and run on the CPU in float32.
+A dtype other than float32 joins those experiments' store keys; the device does not (it is recorded in each row's
+``setup`` column). ``report.json`` and the page's header say both.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import posenc
+from posenc.device import resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.report.claim import Claim
-from posenc.report.experiments.base import Context, Measurement, get_experiment
+from posenc.report.experiments.base import DEVICE_AWARE, Context, Measurement, get_experiment
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.result import ClaimResult, ReportResult
 from posenc.report.verdict import Verdict, failed, judge
@@ -36,13 +43,28 @@ __all__ = ["ClaimResult", "ReportResult", "run_report", "store_config", "check_o
 MAX_SEEDS = 20
 
 
-def store_config(claim: Claim, quick: bool, seeds: int | None = None) -> dict[str, Any]:
-    """The key under which a claim's measurement is stored (``seeds``: a seed count other than the mode's)."""
+def store_config(claim: Claim, quick: bool, seeds: int | None = None, dtype: str = "float32") -> dict[str, Any]:
+    """The key under which a claim's measurement is stored (``seeds``: a seed count other than the mode's;
+    ``dtype``: a precision other than float32, for an experiment that computes in it)."""
     config = {"claim": claim.id, "experiment": claim.experiment, "revision": claim.revision, "quick": bool(quick),
               "posenc": posenc.__version__}
     if seeds is not None:
         config["seeds"] = int(seeds)
+    if dtype != "float32" and _device_aware(claim.experiment):
+        config["dtype"] = dtype
     return config
+
+
+def _device_aware(name: str) -> bool:
+    """Whether experiment ``name`` computes on the report's device in its dtype."""
+    from posenc.report import experiments  # noqa: F401  (registers every experiment, filling DEVICE_AWARE)
+
+    return name in DEVICE_AWARE
+
+
+def _setup(claim: Claim, ctx: Context) -> dict[str, str]:
+    """Where the claim's experiment computes: the report's device and dtype, or the CPU in float32."""
+    return setup(ctx.device, ctx.dtype) if _device_aware(claim.experiment) else setup("cpu", "float32")
 
 
 def judge_claim(claim: Claim, measurement: Measurement) -> tuple[Verdict, dict[str, Verdict]]:
@@ -138,7 +160,7 @@ def _error_text(exc: BaseException) -> str:
 def _measure(claim: Claim, ctx: Context, store: ResultStore | None, memo: dict[str, Measurement]
              ) -> tuple[Measurement, bool, float]:
     """The claim's measurement from the store, from this run's memo, or by running the experiment."""
-    config = store_config(claim, ctx.quick, ctx.seeds)
+    config = store_config(claim, ctx.quick, ctx.seeds, ctx.dtype)
     if store is not None:
         record = store.get(f"report:{claim.id}", config)
         if record is not None and record.status == "done":
@@ -156,13 +178,13 @@ def _measure(claim: Claim, ctx: Context, store: ResultStore | None, memo: dict[s
         wall = time.perf_counter() - start
         memo[claim.experiment] = measurement
     if store is not None:
-        store.put(f"report:{claim.id}", config, 0, measurement.to_json(), wall)
+        store.put(f"report:{claim.id}", config, 0, measurement.to_json(), wall, setup=_setup(claim, ctx))
     return measurement, False, wall
 
 
 def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_path: str | Path | None = None,
                progress: bool = True, claims: list[str | Claim] | None = None, seeds: int | None = None,
-               thresholds: str | Path | None = None) -> ReportResult:
+               thresholds: str | Path | None = None, device: str = "auto", dtype: str = "float32") -> ReportResult:
     """Run (or read) every claim's experiment, judge it, and write ``out_dir/index.html`` and ``report.json``.
 
     Args:
@@ -173,11 +195,18 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
         claims: claim ids (or :class:`Claim` objects) to include (default: the whole ledger).
         seeds: training seeds per configuration (default: 2 in quick mode, 3 in full mode).
         thresholds: a JSON file replacing some claims' thresholds (see :func:`load_thresholds`).
+        device: where the lab sweeps and extend runs compute: ``"auto"`` (CUDA, else MPS, else the CPU), ``"cpu"``,
+            ``"cuda"``, ``"cuda:N"``, ``"mps"``; checked before anything runs.
+        dtype: their precision, ``"float32"`` (default), ``"bfloat16"`` or ``"float16"`` (float16 needs a GPU:
+            the lab trains).
 
     Returns:
         a :class:`ReportResult` (paths, one :class:`ClaimResult` per claim, counts).
     """
     start = time.perf_counter()
+    target = resolve_device(device)
+    precision = resolve_dtype(dtype, target, training=True)  # the lab trains in it: float16 on the CPU is refused
+    where = setup(target, precision)
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1):
         raise PosencError(f"seeds must be a whole number >= 1, got {seeds!r}; the default is 2 (quick) or 3 (full)")
     if seeds is not None and seeds > MAX_SEEDS:
@@ -192,7 +221,7 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
     store, store_note = _open_store(store_file)
     memo: dict[str, Measurement] = {}
     ctx = Context(quick=quick, store_path=store_file if store is not None else None, work_dir=out / "work",
-                  progress=progress, seeds=seeds)
+                  progress=progress, seeds=seeds, device=str(target), dtype=where["dtype"])
     results: list[ClaimResult] = []
     computed: list[str] = []
 
@@ -224,7 +253,7 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
     result = ReportResult(out, out / "index.html", out / "report.json", results, quick,
                           store_file if store is not None else None, store_note,
                           time.perf_counter() - start, computed, seeds,
-                          str(thresholds) if thresholds is not None else None)
+                          str(thresholds) if thresholds is not None else None, where)
     result.index_html.write_text(render_html(result), encoding="utf-8")
     result.report_json.write_text(json.dumps(_report_json(result), indent=1, default=str), encoding="utf-8")
     return result
@@ -234,7 +263,8 @@ def _report_json(result: ReportResult) -> dict[str, Any]:
     from posenc.store import package_versions
 
     return {"posenc": posenc.__version__, "versions": package_versions(), "quick": result.quick,
-            "seeds": result.seeds, "thresholds": result.thresholds,
+            "seeds": result.seeds, "thresholds": result.thresholds, "device": result.setup["device"],
+            "dtype": result.setup["dtype"], "setup": result.setup,
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "wall_s": round(result.wall_s, 3),
             "store": str(result.store_path) if result.store_path else None, "store_note": result.store_note,
             "counts": result.counts, "computed": result.computed, "claims": [r.as_dict() for r in result.results]}

@@ -32,7 +32,8 @@ from matplotlib.figure import Figure
 from posenc.errors import PosencError
 from posenc.stats import Estimate
 
-__all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "get_experiment", "figure_to_png"]
+__all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "get_experiment",
+           "figure_to_png"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,10 @@ class Context:
         work_dir: a folder where an area may write files (``None``: a temporary folder).
         progress: whether long experiments may show their own progress bars.
         seeds: training seeds per configuration (``None``: the mode's default, :attr:`seed_count`).
+        device, dtype: where and in which precision the experiments registered with ``device=True`` (the lab
+            sweeps and the extend runs, :data:`DEVICE_AWARE`) compute: a resolved device (``"cpu"``, ``"cuda"``,
+            ``"cuda:1"``, ``"mps"``) and ``"float32"``, ``"bfloat16"`` or ``"float16"``. The other experiments are
+            small and run on the CPU in float32 (or float64).
     """
 
     quick: bool = True
@@ -52,6 +57,8 @@ class Context:
     work_dir: Path | None = None
     progress: bool = False
     seeds: int | None = None
+    device: str = "cpu"
+    dtype: str = "float32"
 
     @property
     def seed_count(self) -> int:
@@ -147,15 +154,21 @@ def _jsonable(value: Any) -> Any:
 
 #: experiment name -> function(ctx) -> Measurement
 EXPERIMENTS: dict[str, Callable[[Context], Measurement]] = {}
+#: the experiments that compute on ``ctx.device`` in ``ctx.dtype`` (the others run on the CPU in float32)
+DEVICE_AWARE: set[str] = set()
 
 
-def experiment(name: str) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
-    """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises)."""
+def experiment(name: str, device: bool = False) -> Callable[[Callable[[Context], Measurement]],
+                                                            Callable[[Context], Measurement]]:
+    """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises); ``device=True``: it runs on
+    ``ctx.device`` in ``ctx.dtype``."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
         if name in EXPERIMENTS:
             raise PosencError(f"experiment {name!r} is registered twice; pick another name")
         EXPERIMENTS[name] = fn
+        if device:
+            DEVICE_AWARE.add(name)
         return fn
 
     return decorate

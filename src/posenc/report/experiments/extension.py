@@ -116,7 +116,7 @@ QUICK_REASON = ("not run in quick mode: SmolLM2 past its 8192-token context cost
                 "25 minutes on 2 cores)")
 
 
-@experiment("extend_pi_yarn")
+@experiment("extend_pi_yarn", device=True)
 def extend_pi_yarn(ctx: Context) -> Measurement:
     """PI and YaRN on SmolLM2-135M past its native context (full mode only; quick mode says why not)."""
     if ctx.quick:
@@ -129,7 +129,7 @@ def _run(model: str, ctx: Context, scalings: tuple[str, ...] = SCALINGS, **kwarg
     from posenc.extend.run import run_extend
 
     return run_extend(model, scalings=scalings, store_path=ctx.store_path, progress=ctx.progress, echo=None,
-                      **kwargs)
+                      device=ctx.device, dtype=ctx.dtype, **kwargs)
 
 
 def window_ppl(window_nll: list[float] | np.ndarray) -> Estimate:

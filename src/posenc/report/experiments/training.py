@@ -95,7 +95,7 @@ def _run(sweep: dict[str, Any], ctx: Context) -> list[Any]:
     threads = torch.get_num_threads()
     try:
         results = run_sweep(sweep, store, executor="local", workers=_workers(ctx.quick), progress=ctx.progress,
-                            threads=1)
+                            threads=1, device=ctx.device, dtype=ctx.dtype)
     finally:
         torch.set_num_threads(threads)
     errors = [r for r in results if r.status != "done"]
@@ -201,7 +201,7 @@ def _share_bounds(wins: int, ties_or_losses: int, total: int) -> Estimate:
     return Estimate((value_low + value_high) / 2, value_low, value_high, total, "bounds")
 
 
-@experiment("lab_learned_vs_fixed")
+@experiment("lab_learned_vs_fixed", device=True)
 def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     """Seed 003 §14.8.3: a learned table vs the sinusoid, in distribution (sizes up to the trained length).
 
@@ -249,7 +249,7 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, fig, _setup(sweep), estimates=estimates)
 
 
-@experiment("lab_rope_extrapolation")
+@experiment("lab_rope_extrapolation", device=True)
 def lab_rope_extrapolation(ctx: Context) -> Measurement:
     """Seed 003 §14.6.3: RoPE trained on sizes up to L, tested past L: the share of its in-distribution token
     accuracy it keeps, per seed, over tasks RoPE learned."""
@@ -323,7 +323,7 @@ def _ranking_estimates(table: Table, L: float, metric: str, ind: dict[str, dict[
             {"usable": usable, "mrr": mrr})
 
 
-@experiment("lab_nope_ranking")
+@experiment("lab_nope_ranking", device=True)
 def lab_nope_ranking(ctx: Context) -> Measurement:
     """Kazemnejad et al. 2023: rank encodings per task by accuracy past the trained length; mean reciprocal rank,
     and its rank correlation with the paper's. Only encodings that learned a task in distribution rank on it.
@@ -355,7 +355,7 @@ ALIBI_PAPER_GROWTH = {"sinusoidal": 341.53 / 20.05, "rope": 60.77 / 20.07, "t5":
                       "alibi": 18.32 / 19.73}
 
 
-@experiment("lab_alibi_shape")
+@experiment("lab_alibi_shape", device=True)
 def lab_alibi_shape(ctx: Context) -> Measurement:
     """Press et al. 2022: perplexity at evaluation lengths past the training context, per encoding.
 
