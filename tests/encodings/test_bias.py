@@ -131,3 +131,67 @@ def test_t5_causal_bias_for_a_cached_decoding_step_against_hand_buckets():
     assert bias.shape == (3, 2, 7)
     expected = torch.tensor(hand, dtype=torch.float32)
     torch.testing.assert_close(bias, torch.stack([expected + 100.0 * h for h in range(3)]), rtol=0, atol=0)
+
+
+# -- T5 through the offset table (posenc.encodings.offsets) against a lookup per pair ---------------------------------
+
+def _offset_cases() -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """Query and key positions ([T] or [B, T], unequal lengths) through every path of the offset table: consecutive
+    keys (whole rows copied), scattered keys with repeats (a column per pair), per-row rows close together and far
+    apart (only the offsets that occur), a few pairs (one indexing call); keys after the queries give negative
+    offsets, and every case is shifted off position 0 somewhere. 180 x 200 pairs reach the per-(row, head) gather."""
+    g = torch.Generator().manual_seed(16)
+    scattered_q, scattered_k = torch.randint(0, 400, (190,), generator=g), torch.randint(0, 400, (210,), generator=g)
+    return {
+        "consecutive keys, shifted": (torch.arange(60, 260), torch.arange(5, 185)),
+        "keys after the queries": (torch.arange(0, 190), torch.arange(150, 330)),
+        "scattered with repeats": (scattered_q, scattered_k),
+        "per-row, a KV cache each": (torch.stack([torch.arange(100, 300), torch.arange(50, 250)]),
+                                     torch.stack([torch.arange(0, 180), torch.arange(40, 220)])),
+        "per-row, scattered keys": (torch.stack([torch.arange(200), torch.arange(7, 207)]),
+                                    torch.stack([torch.arange(37, 217), scattered_k[:180]])),
+        "per-row, rows far apart": (torch.stack([torch.arange(200), torch.arange(10**6, 10**6 + 200)]),
+                                    torch.stack([torch.arange(37, 217), torch.arange(180)])),
+        "per-row queries, shared keys": (torch.stack([torch.arange(200), torch.arange(300, 500)]),
+                                         torch.arange(20, 200)),
+        "a few pairs": (torch.tensor([3, 1, 4]), torch.tensor([1, 5, 9, 2])),
+        "one pair per row": (torch.arange(12)[:, None], torch.tensor([0, 5, 3, 11, 2, 9, 8, 1, 0, 4, 6, 20])[:, None]),
+    }
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("case", list(_offset_cases()))
+def test_t5_bias_and_its_gradient_equal_a_lookup_per_pair(case, bidirectional):
+    q, k = _offset_cases()[case]
+    torch.manual_seed(0)
+    t5 = posenc.build("t5", n_heads=3, bidirectional=bidirectional, scale=0.5)
+    with torch.no_grad():
+        t5.embedding.weight.normal_()
+    # direct, float64: scale * w[bucket(key - query), h], the bucket of each pair by the formula written out above
+    qq, kk = torch.broadcast_tensors(q[..., :, None], k[..., None, :])  # [(B,) Tq, Tk]
+    bucket_of = {r: _t5_bucket_by_formula(r, bidirectional) for r in set((kk - qq).flatten().tolist())}
+    buckets = torch.tensor([bucket_of[r] for r in (kk - qq).flatten().tolist()]).view(qq.shape)
+    table = t5.embedding.weight.detach().double().requires_grad_()
+    direct = 0.5 * table[buckets].movedim(-1, -3)  # [(B,) H, Tq, Tk]
+    bias = t5.bias(q, k)
+    assert bias.shape == direct.shape
+    torch.testing.assert_close(bias.double(), direct, rtol=0, atol=0)  # a lookup times 1/2: exact
+    upstream = torch.randn(direct.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    (bias * upstream.float()).sum().backward()
+    (want,) = torch.autograd.grad((direct * upstream).sum(), table)
+    torch.testing.assert_close(t5.embedding.weight.grad.double(), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("case", list(_offset_cases()))
+def test_offset_table_finds_every_pair_its_offset_and_stays_small(case):
+    from posenc.encodings.offsets import offsets_of
+
+    q, k = _offset_cases()[case]
+    offsets = offsets_of(q, k)
+    relative = (q[..., :, None] - k[..., None, :]).reshape(-1, q.shape[-1], k.shape[-1])  # [B', Tq, Tk]
+    assert torch.equal(offsets.values[offsets.full_index()], relative)
+    # the range of the offsets (Tq + Tk - 1 columns for consecutive positions), never more columns than pairs
+    span = int(q.max() - q.min() + k.max() - k.min()) + 1
+    assert offsets.values.numel() <= min(relative.numel(), span)
+    assert (offsets.starts is not None) == (case in ("consecutive keys, shifted", "keys after the queries",
+                                                     "per-row, a KV cache each", "per-row queries, shared keys"))

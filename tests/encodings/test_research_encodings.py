@@ -266,3 +266,104 @@ def test_every_new_encoding_builds_and_runs_in_the_model(name):
     model = Transformer(TransformerConfig(vocab_size=11, d_model=16, n_heads=2, n_layers=1, encoding=name))
     assert model(torch.randint(0, 11, (2, 5))).shape == (2, 5, 11)
     assert name in posenc.available()
+
+
+# -- KERPLE, Sandwich, FIRE through the offset table (posenc.encodings.offsets) against the formula per pair ----------
+
+def _offset_cases() -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """Query and key positions ([T] or [B, T], unequal lengths) through every path of the offset table: consecutive
+    keys (whole rows copied), scattered keys with repeats (a column per pair), per-row rows close together and far
+    apart (only the offsets that occur), a few pairs (one indexing call); keys after the queries give negative
+    offsets, and every case is shifted off position 0 somewhere. 180 x 200 pairs reach the per-(row, head) gather."""
+    g = torch.Generator().manual_seed(16)
+    scattered_q, scattered_k = torch.randint(0, 400, (190,), generator=g), torch.randint(0, 400, (210,), generator=g)
+    return {
+        "consecutive keys, shifted": (torch.arange(60, 260), torch.arange(5, 185)),
+        "keys after the queries": (torch.arange(0, 190), torch.arange(150, 330)),
+        "scattered with repeats": (scattered_q, scattered_k),
+        "per-row, a KV cache each": (torch.stack([torch.arange(100, 300), torch.arange(50, 250)]),
+                                     torch.stack([torch.arange(0, 180), torch.arange(40, 220)])),
+        "per-row, scattered keys": (torch.stack([torch.arange(200), torch.arange(7, 207)]),
+                                    torch.stack([torch.arange(37, 217), scattered_k[:180]])),
+        "per-row, rows far apart": (torch.stack([torch.arange(200), torch.arange(10**6, 10**6 + 200)]),
+                                    torch.stack([torch.arange(37, 217), torch.arange(180)])),
+        "per-row queries, shared keys": (torch.stack([torch.arange(200), torch.arange(300, 500)]),
+                                         torch.arange(20, 200)),
+        "a few pairs": (torch.tensor([3, 1, 4]), torch.tensor([1, 5, 9, 2])),
+        "one pair per row": (torch.arange(12)[:, None], torch.tensor([0, 5, 3, 11, 2, 9, 8, 1, 0, 4, 6, 20])[:, None]),
+    }
+
+
+def _pairs(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(i, j)`` of every pair as float64 ``[(B,) 1, Tq, Tk]`` (a head axis to broadcast against)."""
+    i, j = torch.broadcast_tensors(q[..., :, None], k[..., None, :])
+    return i.double().unsqueeze(-3), j.double().unsqueeze(-3)
+
+
+def _grads_close(module, bias, leaves, direct):
+    """The gradients of the module's parameters equal the float64 formula's for the same upstream gradient."""
+    upstream = torch.randn(direct.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    got = torch.autograd.grad((bias * upstream.float()).sum(), list(module.parameters()))
+    want = torch.autograd.grad((direct * upstream).sum(), leaves)
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g.double(), w, rtol=1e-4, atol=1e-4 * float(w.abs().max()))
+
+
+@pytest.mark.parametrize("kernel", ["log", "power"])
+@pytest.mark.parametrize("case", list(_offset_cases()))
+def test_kerple_bias_and_its_gradients_equal_the_kernel_per_pair(case, kernel):
+    q, k = _offset_cases()[case]
+    kerple = posenc.build("kerple", n_heads=3, kernel=kernel)
+    with torch.no_grad():  # heads differ; the power kernel's r2 stays below its clamp at 2
+        kerple.raw_r1.copy_(torch.tensor([-1.0, 0.2, 0.9]))
+        kerple.raw_r2.copy_(torch.tensor([-0.5, 0.3, 1.2]))
+    raw_r1, raw_r2 = (p.detach().double().requires_grad_() for p in (kerple.raw_r1, kerple.raw_r2))
+    r1 = torch.log1p(raw_r1.exp())[:, None, None]  # softplus, [H, 1, 1]
+    r2 = torch.log1p(raw_r2.exp())[:, None, None]
+    i, j = _pairs(q, k)
+    d = (i - j).abs()
+    direct = -r1 * d ** r2 if kernel == "power" else -r1 * torch.log(1 + r2 * d)  # Chi et al. 2022, §4.2
+    bias = kerple.bias(q, k)
+    assert bias.shape == direct.shape
+    torch.testing.assert_close(bias.double(), direct.detach(), rtol=1e-5, atol=1e-5)
+    _grads_close(kerple, bias, (raw_r1, raw_r2), direct)
+
+
+@pytest.mark.parametrize("compress", [True, False])
+@pytest.mark.parametrize("case", list(_offset_cases()))
+def test_sandwich_bias_equals_the_sinusoid_inner_product_per_pair(case, compress):
+    q, k = _offset_cases()[case]
+    H, dim = 3, 16
+    i, j = _pairs(q, k)
+    rho = torch.tensor([8.0 * h / H for h in range(1, H + 1)] if compress else [1.0] * H, dtype=torch.float64)
+    # sum over the d'/2 frequencies 10000^(-2m/d'), m = 0 .. d'/2 - 1, of cos((i - j) w_m / rho_h), minus d'/2
+    direct = sum(torch.cos((i - j) * 10000.0 ** (-2 * m / dim) / rho[:, None, None]) for m in range(dim // 2)) - dim / 2
+    bias = posenc.build("sandwich", n_heads=H, dim=dim, compress=compress).bias(q, k)
+    assert bias.shape == direct.shape
+    torch.testing.assert_close(bias.double(), direct, rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("with_grad", [True, False])
+@pytest.mark.parametrize("case", list(_offset_cases()))
+def test_fire_bias_and_its_gradients_equal_the_mlp_per_pair(case, with_grad, monkeypatch):
+    import posenc.encodings.fire as fire_module
+
+    # blocks of a few query rows, so rows at or below L = 60.5 fill whole blocks (one table over the offsets) and
+    # one block holds both kinds (the MLP per pair)
+    monkeypatch.setattr(fire_module, "_BLOCK_FLOATS", 8 * 3 * 210)  # hidden 8: three rows of 210 keys
+    q, k = _offset_cases()[case]
+    torch.manual_seed(0)
+    fire = posenc.build("fire", n_heads=3, hidden=8, c=0.7, threshold=60.5)
+    leaves = [p.detach().double().requires_grad_() for p in fire.parameters()]
+    params = dict(zip((name for name, _ in fire.named_parameters()), leaves, strict=True))
+    c, L = params["log_c"].exp(), params["threshold"].clamp(min=0)
+    i, j = _pairs(q, k)
+    x = (torch.log(1 + c * (i - j).abs()) / torch.log(1 + c * torch.maximum(i, L))).movedim(-3, -1)  # [..., 1]
+    hidden = torch.relu(x * params["mlp.0.weight"][:, 0] + params["mlp.0.bias"])  # [..., hidden]
+    direct = (hidden @ params["mlp.2.weight"].T + params["mlp.2.bias"]).movedim(-1, -3)  # f: [(B,) H, Tq, Tk]
+    with torch.set_grad_enabled(with_grad):
+        bias = fire.bias(q, k)
+    assert bias.shape == direct.shape
+    torch.testing.assert_close(bias.double(), direct.detach(), rtol=1e-5, atol=1e-5)
+    if with_grad:
+        _grads_close(fire, bias, leaves, direct)

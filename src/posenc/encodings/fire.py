@@ -10,6 +10,12 @@ A learned function of the *normalised* distance is added to the logits::
 query position maps every distance into [0, 1], which is why FIRE interpolates rather than extrapolates at lengths
 beyond training. The paper is causal (``i >= j``); posenc uses ``|i - j|`` so an encoder sees the same curve both
 ways (masked entries of a decoder are never read).
+
+Cost: ``psi(|i - j|)`` is evaluated once per distinct offset and gathered, and the MLP's output layer is one matrix
+product that writes the ``[H, Tq, Tk]`` bias directly; without gradients it runs a block of query rows at a time, so
+the hidden layer never exists for all pairs at once. Rows with ``i <= L`` see ``psi(|i - j|) / psi(L)``, a function
+of the offset alone: without gradients they gather one MLP table over the offsets instead. The MLP still runs on every
+other pair: its input depends on the query position as well, so it is not offset-only.
 """
 
 from __future__ import annotations
@@ -20,9 +26,14 @@ import torch
 from torch import nn
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.offsets import Offsets, gather_offsets, offsets_of
 from posenc.errors import PosencError
 
 __all__ = ["FIRE", "fire_inputs"]
+
+#: floats in the hidden layer of one block of query rows on the no-gradient path (256 MB; 2^21 pairs at hidden = 32):
+#: few large products, which a shared CPU runs best (measured 2^14 .. 2^21 pairs at T = 4096: 2^21 fastest)
+_BLOCK_FLOATS = 1 << 26
 
 
 def fire_inputs(q_positions: torch.Tensor, k_positions: torch.Tensor, c: torch.Tensor | float,
@@ -76,8 +87,58 @@ class FIRE(PositionalEncoding):
         q_positions = check_positions(q_positions, name="q_positions")
         k_positions = check_positions(k_positions, name="k_positions")
         device = self.log_c.device
-        x = fire_inputs(q_positions.to(device), k_positions.to(device), self.log_c.exp(), self.threshold.clamp(min=0))
-        return self.mlp(x[..., None]).movedim(-1, -3)  # [(B,) Tq, Tk, H] -> [(B,) H, Tq, Tk]
+        q, k = q_positions.to(device), k_positions.to(device)
+        c, threshold = self.log_c.exp(), self.threshold.clamp(min=0)
+        offsets = offsets_of(q, k)
+        numerator = torch.log1p(c * offsets.values.abs().float())  # psi(|i - j|) at each distinct offset [n]
+        denominator = torch.log1p(c * torch.maximum(q.float(), threshold)).clamp(min=1e-6)  # psi(max(L, i)) [(B,) Tq]
+        x = gather_offsets(numerator[None], offsets)[..., 0, :, :] / denominator[..., None]  # [(B,) Tq, Tk]
+        if torch.is_grad_enabled() and any(p.requires_grad for p in self.parameters()):
+            return self._mlp(x).movedim(0, -3)  # [H, (B,) Tq, Tk] -> [(B,) H, Tq, Tk]
+        with torch.no_grad():
+            # a query at or below L is normalised by psi(L): its input is a function of the offset alone
+            short_inputs = numerator / torch.log1p(c * threshold).clamp(min=1e-6)  # [n]
+            batch, (Tq, Tk) = x.shape[:-2], x.shape[-2:]
+            out = self._blocked(x.reshape(batch.numel(), Tq, Tk), offsets,
+                                (q.float() <= threshold).expand(*batch, Tq).reshape(batch.numel(), Tq), short_inputs)
+            return out.view(*batch, self.n_heads, Tq, Tk)
+
+    def _mlp(self, x: torch.Tensor, hidden: torch.Tensor | None = None, out: torch.Tensor | None = None
+             ) -> torch.Tensor:
+        """``f`` at every input of ``x [...]`` -> ``[H, ...]``: the MLP ``W2 relu(w1 x + b1) + b2`` over all the
+        inputs at once, its hidden layer ``[hidden, x.numel()]`` and its output layer one matrix product (into the
+        ``hidden`` and ``out`` buffers, ``out`` viewable as ``[H, x.numel()]``, when given)."""
+        first, second = self.mlp[0], self.mlp[2]
+        flat = x.reshape(1, -1)  # [1, N]
+        if hidden is None:  # a product, so backward is products too (addcmul's multiply-and-sum backward was slower)
+            h = torch.addmm(first.bias[:, None], first.weight, flat).relu_()  # [hidden, N]
+        else:
+            h = torch.addcmul(first.bias[:, None], first.weight, flat, out=hidden[:, :flat.shape[1]]).relu_()
+        if out is None:
+            return torch.addmm(second.bias[:, None], second.weight, h).view(self.n_heads, *x.shape)  # [H, ...]
+        return torch.addmm(second.bias[:, None], second.weight, h, out=out.view(self.n_heads, -1))
+
+    def _blocked(self, x: torch.Tensor, offsets: Offsets, short: torch.Tensor, short_inputs: torch.Tensor
+                 ) -> torch.Tensor:
+        """No-gradient path: ``[B', H, Tq, Tk]`` from inputs ``x [B', Tq, Tk]``, written a block of query rows at a
+        time. A block whose every query sits at or below the threshold (``short [B', Tq]``) instead gathers one table
+        ``f(short_inputs) [H, n]`` over the distinct ``offsets``: the same input at every pair."""
+        B, Tq, Tk = x.shape
+        out = x.new_empty(B, self.n_heads, Tq, Tk)
+        step = max(1, _BLOCK_FLOATS // max(self.hidden * Tk, 1))
+        hidden = x.new_empty(self.mlp[0].out_features, min(step, Tq) * Tk)
+        short = short.tolist()
+        table = None
+        for b in range(B):
+            for i0 in range(0, Tq, step):
+                i1 = min(i0 + step, Tq)
+                if not all(short[b][i0:i1]):
+                    self._mlp(x[b, i0:i1], hidden, out[b, :, i0:i1])
+                    continue
+                if table is None:
+                    table = self._mlp(short_inputs)  # [H, n]
+                gather_offsets(table, offsets.rows(b, i0, i1), out=out[b, :, i0:i1])
+        return out
 
     def extra_repr(self) -> str:
         return f"n_heads={self.n_heads}, hidden={self.hidden}"

@@ -9,6 +9,9 @@ A conditionally positive definite kernel of the distance, made a bias by a shift
 with ``r1``, ``r2`` learned per head. ALiBi is the power kernel at ``r2 = 1`` with fixed ``r1``; the paper finds the
 log variant extrapolates best (§5). The constraints are kept by parametrising ``r = softplus(raw)`` (and ``r2 <= 2``
 by clamping for the power variant).
+
+The bias depends on ``|i - j|`` only, so :meth:`KERPLE.bias` evaluates the kernel once per distinct offset and
+gathers it (:mod:`posenc.encodings.offsets`); the values are those of :func:`kerple_bias` on every pair.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.offsets import offset_bias
 from posenc.errors import PosencError
 
 __all__ = ["KERPLE", "kerple_bias"]
@@ -29,8 +33,13 @@ KERNELS = ("log", "power")
 
 def kerple_bias(distance: torch.Tensor, r1: torch.Tensor, r2: torch.Tensor, kernel: str = "log") -> torch.Tensor:
     """``[(B,) H, Tq, Tk]`` from ``|i - j|`` ``[(B,) Tq, Tk]`` and per-head ``r1, r2 [H]``."""
-    d = distance.float().unsqueeze(-3)  # [(B,) 1, Tq, Tk]
-    r1, r2 = r1[:, None, None], r2[:, None, None]  # [H, 1, 1]
+    return kerple_curve(distance.unsqueeze(-3), r1[:, None, None], r2[:, None, None], kernel)
+
+
+def kerple_curve(distance: torch.Tensor, r1: torch.Tensor, r2: torch.Tensor, kernel: str = "log") -> torch.Tensor:
+    """The kernel ``-r1 |d|^r2`` or ``-r1 log(1 + r2 |d|)`` elementwise, ``distance`` broadcast against ``r1, r2``
+    (``[n]`` distances with ``[H, 1]`` parameters give the table ``[H, n]``)."""
+    d = distance.float()
     if kernel == "power":
         return -r1 * d.pow(r2)
     return -r1 * torch.log1p(r2 * d)
@@ -82,8 +91,9 @@ class KERPLE(PositionalEncoding):
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
         q_positions = check_positions(q_positions, name="q_positions")
         k_positions = check_positions(k_positions, name="k_positions")
-        distance = (q_positions[..., :, None] - k_positions[..., None, :]).abs().to(self.raw_r1.device)
-        return kerple_bias(distance, *self.parameters_r(), self.kernel)
+        r1, r2 = self.parameters_r()
+        return offset_bias(q_positions, k_positions, lambda offsets: kerple_curve(
+            offsets.abs(), r1[:, None], r2[:, None], self.kernel), self.raw_r1.device)  # table [H, n_offsets]
 
     def extra_repr(self) -> str:
         return f"n_heads={self.n_heads}, kernel={self.kernel!r}"

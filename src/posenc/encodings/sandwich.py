@@ -18,6 +18,7 @@ from __future__ import annotations
 import torch
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.offsets import Offsets, gather_offsets, offset_bias
 from posenc.encodings.sinusoidal import sinusoidal_frequencies
 from posenc.errors import PosencError
 
@@ -31,12 +32,19 @@ def sandwich_bias(relative: torch.Tensor, dim: int, rho: torch.Tensor, base: flo
     """
     if relative.numel() == 0:
         return torch.zeros(*relative.shape[:-2], rho.numel(), *relative.shape[-2:])
-    low = int(relative.min())
-    r = torch.arange(low, int(relative.max()) + 1, dtype=torch.float64)  # [nR] distinct distances
+    high = int(relative.max())
+    r = torch.arange(high, int(relative.min()) - 1, -1)  # [nR] distinct distances, descending
+    Tq, Tk = relative.shape[-2:]
+    offsets = Offsets(r, relative.shape[:-2], Tq, Tk, index=(high - relative).reshape(-1, Tq, Tk))  # r[index] = relative
+    return gather_offsets(sandwich_curve(r, dim, rho, base).to(relative.device), offsets)
+
+
+def sandwich_curve(offsets: torch.Tensor, dim: int, rho: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
+    """``[H, n]`` float32: ``sum_i cos(r w_i / rho_h) - d'/2`` at the offsets ``r [n]``, evaluated in float64."""
+    r = offsets.cpu().to(torch.float64)
     w = sinusoidal_frequencies(dim, base)  # [d'/2]
-    curve = (r[None, :, None] * w / rho.to(torch.float64)[:, None, None]).cos().sum(-1) - dim / 2  # [H, nR]
-    curve = curve.float().to(relative.device)
-    return curve[:, relative - low].movedim(0, -3)  # [H, (B,) Tq, Tk] -> [(B,) H, Tq, Tk]
+    curve = (r[None, :, None] * w / rho.cpu().to(torch.float64)[:, None, None]).cos().sum(-1) - dim / 2  # [H, n]
+    return curve.float().to(offsets.device)
 
 
 class Sandwich(PositionalEncoding):
@@ -73,8 +81,7 @@ class Sandwich(PositionalEncoding):
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
         q_positions = check_positions(q_positions, name="q_positions")
         k_positions = check_positions(k_positions, name="k_positions")
-        relative = q_positions[..., :, None] - k_positions[..., None, :]  # [(B,) Tq, Tk]
-        return sandwich_bias(relative, self.dim, self.rho.cpu())
+        return offset_bias(q_positions, k_positions, lambda offsets: sandwich_curve(offsets, self.dim, self.rho))
 
     def extra_repr(self) -> str:
         return f"n_heads={self.n_heads}, dim={self.dim}, compress={self.compress}"

@@ -7,6 +7,9 @@ last bucket. Bidirectional: half the buckets for ``r > 0``, half for ``r <= 0``;
 ``scale`` multiplies the looked-up bias, ``b(i, j) = scale * w[bucket(j - i), h]``: a fixed temperature for models
 that share or rescale the table (e.g. a learned table reused across a deeper stack, or logits scaled by
 ``1/sqrt(d)`` after the bias is added, which a bias added before the scaling must undo).
+
+The bias depends on ``j - i`` only, so :meth:`T5Bias.bias` buckets and looks up each distinct offset once and gathers
+the resulting ``[H, n_offsets]`` table (:mod:`posenc.encodings.offsets`): the same values as a lookup per pair.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import torch
 from torch import nn
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.offsets import offset_bias
 from posenc.errors import PosencError
 
 __all__ = ["T5Bias", "t5_bucket"]
@@ -81,10 +85,12 @@ class T5Bias(PositionalEncoding):
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
         q_positions = check_positions(q_positions, name="q_positions")
         k_positions = check_positions(k_positions, name="k_positions")
-        relative = k_positions[..., None, :] - q_positions[..., :, None]  # [(B,) Tq, Tk]: key - query
-        buckets = t5_bucket(relative, self.bidirectional, self.num_buckets, self.max_distance)
-        values = self.embedding(buckets.to(self.embedding.weight.device))  # [(B,) Tq, Tk, H]
-        values = values.movedim(-1, -3)  # [(B,) H, Tq, Tk]
+        return offset_bias(q_positions, k_positions, self._table, self.embedding.weight.device)
+
+    def _table(self, offsets: torch.Tensor) -> torch.Tensor:
+        """``[H, n]``: the scaled bias at each offset ``q - k`` (the bucket of ``r = key - query = -offset``)."""
+        buckets = t5_bucket(-offsets, self.bidirectional, self.num_buckets, self.max_distance)
+        values = self.embedding(buckets).T  # [H, n]
         return values if self.scale == 1.0 else values * self.scale
 
     def extra_repr(self) -> str:
