@@ -4,6 +4,7 @@ import math
 
 import pytest
 import torch
+from offset_cases import offset_cases
 
 import posenc
 from posenc.encodings.alibi import alibi_slopes
@@ -135,34 +136,12 @@ def test_t5_causal_bias_for_a_cached_decoding_step_against_hand_buckets():
 
 # -- T5 through the offset table (posenc.encodings.offsets) against a lookup per pair ---------------------------------
 
-def _offset_cases() -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
-    """Query and key positions ([T] or [B, T], unequal lengths) through every path of the offset table: consecutive
-    keys (whole rows copied), scattered keys with repeats (a column per pair), per-row rows close together and far
-    apart (only the offsets that occur), a few pairs (one indexing call); keys after the queries give negative
-    offsets, and every case is shifted off position 0 somewhere. 180 x 200 pairs reach the per-(row, head) gather."""
-    g = torch.Generator().manual_seed(16)
-    scattered_q, scattered_k = torch.randint(0, 400, (190,), generator=g), torch.randint(0, 400, (210,), generator=g)
-    return {
-        "consecutive keys, shifted": (torch.arange(60, 260), torch.arange(5, 185)),
-        "keys after the queries": (torch.arange(0, 190), torch.arange(150, 330)),
-        "scattered with repeats": (scattered_q, scattered_k),
-        "per-row, a KV cache each": (torch.stack([torch.arange(100, 300), torch.arange(50, 250)]),
-                                     torch.stack([torch.arange(0, 180), torch.arange(40, 220)])),
-        "per-row, scattered keys": (torch.stack([torch.arange(200), torch.arange(7, 207)]),
-                                    torch.stack([torch.arange(37, 217), scattered_k[:180]])),
-        "per-row, rows far apart": (torch.stack([torch.arange(200), torch.arange(10**6, 10**6 + 200)]),
-                                    torch.stack([torch.arange(37, 217), torch.arange(180)])),
-        "per-row queries, shared keys": (torch.stack([torch.arange(200), torch.arange(300, 500)]),
-                                         torch.arange(20, 200)),
-        "a few pairs": (torch.tensor([3, 1, 4]), torch.tensor([1, 5, 9, 2])),
-        "one pair per row": (torch.arange(12)[:, None], torch.tensor([0, 5, 3, 11, 2, 9, 8, 1, 0, 4, 6, 20])[:, None]),
-    }
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
-@pytest.mark.parametrize("case", list(_offset_cases()))
+@pytest.mark.parametrize("case", list(offset_cases()))
 def test_t5_bias_and_its_gradient_equal_a_lookup_per_pair(case, bidirectional):
-    q, k = _offset_cases()[case]
+    q, k = offset_cases()[case]
     torch.manual_seed(0)
     t5 = posenc.build("t5", n_heads=3, bidirectional=bidirectional, scale=0.5)
     with torch.no_grad():
@@ -182,11 +161,11 @@ def test_t5_bias_and_its_gradient_equal_a_lookup_per_pair(case, bidirectional):
     torch.testing.assert_close(t5.embedding.weight.grad.double(), want, rtol=1e-5, atol=1e-4)
 
 
-@pytest.mark.parametrize("case", list(_offset_cases()))
+@pytest.mark.parametrize("case", list(offset_cases()))
 def test_offset_table_finds_every_pair_its_offset_and_stays_small(case):
     from posenc.encodings.offsets import offsets_of
 
-    q, k = _offset_cases()[case]
+    q, k = offset_cases()[case]
     offsets = offsets_of(q, k)
     relative = (q[..., :, None] - k[..., None, :]).reshape(-1, q.shape[-1], k.shape[-1])  # [B', Tq, Tk]
     assert torch.equal(offsets.values[offsets.full_index()], relative)

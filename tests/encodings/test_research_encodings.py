@@ -7,6 +7,7 @@ import math
 
 import pytest
 import torch
+from offset_cases import offset_cases
 
 import posenc
 from posenc.encodings.mrope import mrope_axes
@@ -270,28 +271,6 @@ def test_every_new_encoding_builds_and_runs_in_the_model(name):
 
 # -- KERPLE, Sandwich, FIRE through the offset table (posenc.encodings.offsets) against the formula per pair ----------
 
-def _offset_cases() -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
-    """Query and key positions ([T] or [B, T], unequal lengths) through every path of the offset table: consecutive
-    keys (whole rows copied), scattered keys with repeats (a column per pair), per-row rows close together and far
-    apart (only the offsets that occur), a few pairs (one indexing call); keys after the queries give negative
-    offsets, and every case is shifted off position 0 somewhere. 180 x 200 pairs reach the per-(row, head) gather."""
-    g = torch.Generator().manual_seed(16)
-    scattered_q, scattered_k = torch.randint(0, 400, (190,), generator=g), torch.randint(0, 400, (210,), generator=g)
-    return {
-        "consecutive keys, shifted": (torch.arange(60, 260), torch.arange(5, 185)),
-        "keys after the queries": (torch.arange(0, 190), torch.arange(150, 330)),
-        "scattered with repeats": (scattered_q, scattered_k),
-        "per-row, a KV cache each": (torch.stack([torch.arange(100, 300), torch.arange(50, 250)]),
-                                     torch.stack([torch.arange(0, 180), torch.arange(40, 220)])),
-        "per-row, scattered keys": (torch.stack([torch.arange(200), torch.arange(7, 207)]),
-                                    torch.stack([torch.arange(37, 217), scattered_k[:180]])),
-        "per-row, rows far apart": (torch.stack([torch.arange(200), torch.arange(10**6, 10**6 + 200)]),
-                                    torch.stack([torch.arange(37, 217), torch.arange(180)])),
-        "per-row queries, shared keys": (torch.stack([torch.arange(200), torch.arange(300, 500)]),
-                                         torch.arange(20, 200)),
-        "a few pairs": (torch.tensor([3, 1, 4]), torch.tensor([1, 5, 9, 2])),
-        "one pair per row": (torch.arange(12)[:, None], torch.tensor([0, 5, 3, 11, 2, 9, 8, 1, 0, 4, 6, 20])[:, None]),
-    }
 
 
 def _pairs(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -310,9 +289,9 @@ def _grads_close(module, bias, leaves, direct):
 
 
 @pytest.mark.parametrize("kernel", ["log", "power"])
-@pytest.mark.parametrize("case", list(_offset_cases()))
+@pytest.mark.parametrize("case", list(offset_cases()))
 def test_kerple_bias_and_its_gradients_equal_the_kernel_per_pair(case, kernel):
-    q, k = _offset_cases()[case]
+    q, k = offset_cases()[case]
     kerple = posenc.build("kerple", n_heads=3, kernel=kernel)
     with torch.no_grad():  # heads differ; the power kernel's r2 stays below its clamp at 2
         kerple.raw_r1.copy_(torch.tensor([-1.0, 0.2, 0.9]))
@@ -330,9 +309,9 @@ def test_kerple_bias_and_its_gradients_equal_the_kernel_per_pair(case, kernel):
 
 
 @pytest.mark.parametrize("compress", [True, False])
-@pytest.mark.parametrize("case", list(_offset_cases()))
+@pytest.mark.parametrize("case", list(offset_cases()))
 def test_sandwich_bias_equals_the_sinusoid_inner_product_per_pair(case, compress):
-    q, k = _offset_cases()[case]
+    q, k = offset_cases()[case]
     H, dim = 3, 16
     i, j = _pairs(q, k)
     rho = torch.tensor([8.0 * h / H for h in range(1, H + 1)] if compress else [1.0] * H, dtype=torch.float64)
@@ -344,14 +323,14 @@ def test_sandwich_bias_equals_the_sinusoid_inner_product_per_pair(case, compress
 
 
 @pytest.mark.parametrize("with_grad", [True, False])
-@pytest.mark.parametrize("case", list(_offset_cases()))
+@pytest.mark.parametrize("case", list(offset_cases()))
 def test_fire_bias_and_its_gradients_equal_the_mlp_per_pair(case, with_grad, monkeypatch):
     import posenc.encodings.fire as fire_module
 
     # blocks of a few query rows, so rows at or below L = 60.5 fill whole blocks (one table over the offsets) and
     # one block holds both kinds (the MLP per pair)
     monkeypatch.setattr(fire_module, "_BLOCK_FLOATS", 8 * 3 * 210)  # hidden 8: three rows of 210 keys
-    q, k = _offset_cases()[case]
+    q, k = offset_cases()[case]
     torch.manual_seed(0)
     fire = posenc.build("fire", n_heads=3, hidden=8, c=0.7, threshold=60.5)
     leaves = [p.detach().double().requires_grad_() for p in fire.parameters()]

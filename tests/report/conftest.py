@@ -41,3 +41,18 @@ def small_report(tmp_path_factory, broken_claim):
 
 def read(path: Path) -> str:
     return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def one_thread():
+    """One torch and one BLAS thread: the matrices are small, and on a busy machine two threads fight."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        torch.set_num_threads(threads)

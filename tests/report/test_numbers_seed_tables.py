@@ -26,18 +26,7 @@ from posenc.report.experiments.base import Context
 QUICK = Context(quick=True)
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """One torch and one BLAS thread: the matrices are small, and on a busy machine two threads fight."""
-    from threadpoolctl import threadpool_limits
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(limits=1):
-            yield
-    finally:
-        torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _share_k_back(table: np.ndarray, k: int) -> float:
