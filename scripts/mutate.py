@@ -103,14 +103,14 @@ def check_clean() -> None:
 
 
 def check_writable(folder: Path) -> None:
+    """The output folder can be made and written (posenc's own check for every command's ``--out``); then made."""
+    from posenc.cli.paths import output_dir
+    from posenc.errors import PosencError
+
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as e:
-        raise UsageError(f"cannot write the output folder {folder}: {e.strerror}. Pass --out with a writable "
-                         "folder.") from e
+        output_dir(folder, "--out").mkdir(parents=True, exist_ok=True)
+    except PosencError as e:
+        raise UsageError(str(e)) from e
 
 
 def export_head(work: Path) -> None:

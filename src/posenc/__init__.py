@@ -9,10 +9,10 @@ Every encoding is an ``nn.Module`` with three hooks (``embed``, ``rotate``, ``bi
 :mod:`posenc.encodings.base` for shapes.
 """
 
+from posenc._version import __version__
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, PositionalEncoding
 from posenc.errors import PosencError
 from posenc.hf import from_hf_config
-from posenc._version import __version__
 from posenc.registry import available, build, build_for_model, get_class, options_of
 
 __all__ = [

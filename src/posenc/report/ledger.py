@@ -13,22 +13,10 @@ from __future__ import annotations
 
 from posenc.errors import PosencError
 from posenc.report.claim import Claim
-from posenc.report.experiments import (
-    EXPERIMENTS,
-    extension,
-    models,
-    pretrained,
-    seed_tables,
-    seed_training,
-    tables,
-    training,
-)
+from posenc.report.experiments import EXPERIMENTS, MODULES
 
 __all__ = ["LEDGER", "get_claim", "claim_ids", "claims_by_origin"]
 
-#: modules in the order their claims appear: models, tables, the further seed checks on tables and configurations,
-#: MiniLM, the lab, the seed claims that train small models, extension
-_MODULES = (models, tables, seed_tables, pretrained, training, seed_training, extension)
 #: the page's order: the seeds' argument first (why positions, the naive codes, the sinusoid, pretrained models,
 #: the input layer), then the papers
 _ORDER = ("word-order", "integer-positions", "unit-interval-positions", "binary-positions", "sin-bounded",
@@ -36,7 +24,7 @@ _ORDER = ("word-order", "integer-positions", "unit-interval-positions", "binary-
 
 
 def _collect() -> tuple[Claim, ...]:
-    claims = [c for module in _MODULES for c in getattr(module, "CLAIMS", ())]
+    claims = [c for module in MODULES for c in getattr(module, "CLAIMS", ())]
     ids = [c.id for c in claims]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:

@@ -15,4 +15,9 @@ from posenc.report.experiments import (  # noqa: F401  (registers experiments)
 )
 from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row, experiment, get_experiment
 
-__all__ = ["Context", "EXPERIMENTS", "Measurement", "Row", "experiment", "get_experiment"]
+#: the experiment modules in the order their claims appear on the page (each holds its claims in ``CLAIMS``): models,
+#: tables, the further seed checks on tables and configurations, MiniLM, the lab, the seed claims that train small
+#: models, extension
+MODULES = (models, tables, seed_tables, pretrained, training, seed_training, extension)
+
+__all__ = ["Context", "EXPERIMENTS", "MODULES", "Measurement", "Row", "experiment", "get_experiment"]
