@@ -17,9 +17,17 @@ from typing import Any
 
 from posenc.errors import PosencError
 
-__all__ = ["GB", "available_memory", "check_memory", "format_bytes", "format_seconds"]
+__all__ = ["GB", "available_memory", "check_memory", "format_bytes", "format_seconds", "usable_cores"]
 
 GB = 1024 ** 3
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask on Linux, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def available_memory(device: Any = "cpu") -> int:

@@ -1,18 +1,13 @@
-"""The Ray executor against a one-CPU Ray head that the test starts (``ray start --head --block``) and stops."""
+"""The Ray executor against a one-CPU Ray head that the test starts (``ray start --head --block``) and stops
+(tests/ray_cluster.py)."""
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
 import time
 
 import pytest
 
 from posenc.errors import PosencError
 from posenc.lab import run_sweep, summarize
+from ray_cluster import free_port, ray_cluster
 
 pytest.importorskip("ray")
 
@@ -20,37 +15,10 @@ TINY = {"task": "copy", "train_len": 3, "eval_lengths": [3, 6], "d_model": 16, "
         "batch_size": 8, "eval_samples": 16, "steps": 3}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def ray_head():
-    port = _free_port()
-    temp = tempfile.mkdtemp(prefix="ray")  # short path: Ray's socket names must stay under 107 characters
-    ray_bin = os.path.join(os.path.dirname(sys.executable), "ray")
-    proc = subprocess.Popen([ray_bin, "start", "--head", "--block", f"--port={port}", "--num-cpus=1",
-                             "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}",
-                             "--node-ip-address=127.0.0.1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.3)
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # --block: the head stops the processes it started
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        shutil.rmtree(temp, ignore_errors=True)
+    with ray_cluster() as address:
+        yield address
 
 
 def test_ray_executor_runs_and_stores(ray_head, tmp_path):
@@ -66,7 +34,7 @@ def test_ray_executor_runs_and_stores(ray_head, tmp_path):
 
 
 def test_unreachable_ray_address_fails_fast(tmp_path):
-    port = _free_port()  # nothing listens here
+    port = free_port()  # nothing listens here
     started = time.perf_counter()
     with pytest.raises(PosencError, match="cannot reach a Ray head"):
         run_sweep({"base": TINY, "grid": {"encoding": ["nope"]}}, tmp_path / "s.sqlite", executor="ray",

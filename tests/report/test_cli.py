@@ -45,3 +45,16 @@ def test_report_command_threshold_file_changes_the_verdict(tmp_path, capsys):
     assert code == 0
     data = json.loads((tmp_path / "o" / "report.json").read_text())
     assert data["claims"][0]["verdict"]["status"] == "refuted" and data["thresholds"] == str(strict)
+
+
+def test_report_command_refuses_a_bad_executor_or_ray_address_before_any_work(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["report", "--quick", "--out", str(out), "--executor", "slurm", "--no-progress"]) == 2
+    assert "unknown executor 'slurm'; valid executors are: local, ray" in capsys.readouterr().err
+    assert main(["report", "--quick", "--out", str(out), "--executor", "ray", "--address", "ray://head:10001",
+                 "--no-progress"]) == 2
+    assert "is not HOST:PORT or 'auto'" in capsys.readouterr().err
+    assert main(["report", "--quick", "--out", str(out), "--executor", "ray", "--device", "tpu",
+                 "--no-progress"]) == 2
+    assert "unknown device 'tpu'" in capsys.readouterr().err
+    assert not out.exists()

@@ -54,7 +54,7 @@ def _geometric_t(a: list[float], b: list[float]) -> tuple[float, float, float]:
 @pytest.fixture
 def runs(monkeypatch) -> dict:
     fake = _runs()
-    monkeypatch.setattr(sr, "lab_runs", lambda seeds: fake)
+    monkeypatch.setattr(sr, "lab_runs", lambda seeds, workers=1: fake)
     return fake
 
 

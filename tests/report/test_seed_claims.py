@@ -295,6 +295,17 @@ def test_validation_padding_does_not_change_a_causal_model():
     assert (targets[:32, 2:] == IGNORE).all() and ids.shape == (192, 12)
 
 
+def test_runs_in_two_processes_equal_runs_in_one():
+    runs = (("copy", "nope"), ("local", "learned"), ("local", "sinusoidal"))
+    one = sr.lab_runs(1, 1, runs, 20)
+    two = sr.lab_runs(1, 2, runs, 20)
+    assert list(one) == list(two) == [("copy", "nope", 0), ("local", "learned", 0), ("local", "sinusoidal", 0)]
+    for key in one:  # every run on one thread, whatever the process: identical, but for the CPU time
+        assert {k: v for k, v in one[key].items() if k != "cpu_s"} == {k: v for k, v in two[key].items()
+                                                                        if k != "cpu_s"}, key
+        assert one[key]["steps"] == 20
+
+
 def test_one_short_run():
     run = sr.train_traced("local", "learned", 0, cap=40)
     assert [s for s, _ in run["curve"]] == [0, 20, 40] and run["steps"] == 40
@@ -327,7 +338,7 @@ def _fake_runs(seeds: int) -> dict:
 def test_training_statistics_on_synthetic_runs(monkeypatch):
     seeds = 3
     fake = _fake_runs(seeds)
-    monkeypatch.setattr(sr, "lab_runs", lambda n: fake)
+    monkeypatch.setattr(sr, "lab_runs", lambda n, workers=1: fake)
     ctx = Context(quick=False)
     units = [(t, s) for t in ("copy", "local") for s in range(seeds)]
 

@@ -87,7 +87,7 @@ def test_the_experiment_reports_the_independent_chance_of_its_32_dimensional_row
     # the experiment's rows are 32 wide (d_model 32: see test_seed_claims.test_one_short_run); a trace that starts
     # at exactly the independent chance value must read "init / chance = 1"
     independent = _quadrature(32)
-    monkeypatch.setattr(sr, "lab_runs", lambda seeds: _fake_runs(seeds, independent))
+    monkeypatch.setattr(sr, "lab_runs", lambda seeds, workers=1: _fake_runs(seeds, independent))
     measurement = sr.seed_orthogonality_training(Context(quick=True))
     assert measurement.numbers["chance"] == pytest.approx(independent, rel=1e-9)
     chance_row = next(r for r in measurement.rows if r.quantity.startswith("chance"))

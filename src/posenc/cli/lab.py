@@ -112,9 +112,10 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
                                     "float32; a precision other than float32 is part of the runs' store keys)")) -> None:
     """Run a grid of lab runs (skipping those already in the store) and print the table of metric by length."""
     from posenc.cli.paths import output_dir, output_file
+    from posenc.cluster import check_executor
     from posenc.device import parse_device, resolve_device, resolve_dtype
     from posenc.lab import PRESETS, run_sweep, summarize, to_markdown
-    from posenc.lab.sweep import EXECUTORS, resolve_sweep
+    from posenc.lab.sweep import resolve_sweep
     from posenc.lab.tables import check_metric
 
     # before anything else: a device this machine lacks (or, on Ray, a malformed one) is refused at once
@@ -125,8 +126,7 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
             resolve_dtype(dtype, target, training=True)
     if (preset is None) == (grid is None):
         raise PosencError(f"pass exactly one of --preset ({', '.join(PRESETS)}) or --grid FILE.json")
-    if executor not in EXECUTORS:
-        raise PosencError(f"unknown executor {executor!r}; valid executors are: {', '.join(EXECUTORS)}")
+    check_executor(executor)
     for option, value, low in (("--workers", workers, 1), ("--threads", threads, 0), ("--limit", limit, 0)):
         if value is not None and value < low:
             raise PosencError(f"{option} must be an integer >= {low}, got {value}")

@@ -28,29 +28,42 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
            device: str = typer.Option("auto", "--device", help=DEVICE_HELP + ": where the lab sweeps and extend "
                                       "runs compute (the other experiments are small and stay on the CPU)"),
            dtype: str = typer.Option("float32", "--dtype", help=DTYPE_HELP + ": their precision (float16 needs a "
-                                     "GPU; a dtype other than float32 is stored apart)")) -> None:
+                                     "GPU; a dtype other than float32 is stored apart)"),
+           executor: str = typer.Option("local", "--executor", help="local (this machine) or ray (every experiment "
+                                        "and every lab run a Ray task; results stored here)"),
+           address: str = typer.Option("auto", "--address", help="Ray address: auto (the cluster `ray start` runs "
+                                       "here), HOST:PORT, or local (a private one-machine Ray)")) -> None:
     """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json.
 
     Every sampled number carries a 95% interval; a verdict is supported or refuted only when the intervals clear
     the thresholds fixed before the run, and inconclusive when one straddles a threshold.
     """
     from posenc.cli.paths import output_dir, output_file
-    from posenc.device import resolve_device, resolve_dtype
+    from posenc.cluster import check_address, check_executor
+    from posenc.device import parse_device, resolve_device, resolve_dtype
     from posenc.report.run import run_report
 
-    target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
-    resolve_dtype(dtype, target, training=True)
+    check_executor(executor)
+    if executor == "ray":  # the workers resolve the device: here its form, the dtype's and the address's
+        target = parse_device(device)
+        resolve_dtype(dtype, "cpu", training=True) if target == "cpu" else resolve_dtype(dtype)
+        check_address(address)
+    else:  # before anything else: a device this machine lacks is refused at once
+        target = resolve_device(device)
+        resolve_dtype(dtype, target, training=True)
     out = output_dir(out, "--out")  # before any experiment runs
     if store is not None:
         store = output_file(store, "--store")
     result = run_report(out, quick=quick, store_path=store, progress=not no_progress, claims=claim or None,
-                        seeds=seeds, thresholds=thresholds, device=str(target), dtype=dtype)
+                        seeds=seeds, thresholds=thresholds, device=str(target), dtype=dtype, executor=executor,
+                        address=address)
     counts = ", ".join(f"{n} {status}" for status, n in result.counts.items() if n)
     if result.store_note:
         console.print(f"[yellow]note:[/yellow] {result.store_note}")
     console.print(f"{len(result.results)} claims: {counts}; {len(result.computed)} computed, "
                   f"{len(result.results) - len(result.computed)} from the store or failed; {result.wall_s:.0f} s "
-                  f"(lab and extend on {result.setup['device']} in {result.setup['dtype']})")
+                  f"(lab and extend on {result.setup['device']} in {result.setup['dtype']}"
+                  + (f", on the Ray cluster at {result.setup['address']})" if executor == "ray" else ")"))
     for r in result.results:
         if r.verdict.status == "failed":
             console.print(f"[magenta]failed[/magenta] {r.claim.id}: {r.verdict.reason}")

@@ -23,21 +23,15 @@ Example::
 
 from __future__ import annotations
 
-import ctypes
 import json
-import multiprocessing as mp
-import os
-import signal
-import socket
-import sys
-import threading
 import time
 import traceback
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from pathlib import Path
 from typing import Any
 
+from posenc.cluster import check_executor, connect_ray, process_pool
 from posenc.device import parse_device, resolve_device, resolve_dtype
 from posenc.errors import PosencError
 from posenc.lab.grid import Sweep
@@ -57,10 +51,7 @@ from posenc.progress import progress as progress_bar
 from posenc.resources import format_seconds
 from posenc.store import ResultStore
 
-__all__ = ["Sweep", "run_sweep", "resolve_sweep", "EXECUTORS", "connect_ray"]
-
-EXECUTORS = ("local", "ray")
-RAY_CONNECT_TIMEOUT_S = 5.0
+__all__ = ["Sweep", "run_sweep", "resolve_sweep"]
 
 
 def resolve_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep) -> Sweep:
@@ -129,39 +120,6 @@ def _execute_and_store(config: dict[str, Any], seed: int, store_path: str, progr
     return result
 
 
-def connect_ray(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S):
-    """``(ray, started)``: ``ray`` connected to ``address``.
-
-    ``"auto"`` is the cluster started on this machine with ``ray start``; ``"HOST:PORT"`` a head node;
-    ``"local"`` a private one-machine Ray. An unreachable head fails within ``timeout`` seconds with a clear error.
-    ``started`` is ``False`` when this process was already connected (the caller then leaves the connection open).
-    """
-    try:
-        import ray
-    except ImportError as exc:
-        raise PosencError("the Ray executor needs ray: pip install 'posenc[ray]'") from exc
-    address = address or "auto"
-    if address not in ("auto", "local"):
-        host, _, port = address.rpartition(":")
-        if address.startswith("ray://") or not host or not port.isdigit():
-            raise PosencError(f"Ray address {address!r} is not HOST:PORT or 'auto'; pass e.g. --address "
-                              f"127.0.0.1:6379 (the port `ray start --head --port` printed)")
-        try:
-            socket.create_connection((host, int(port)), timeout=timeout).close()
-        except OSError as exc:
-            raise PosencError(f"cannot reach a Ray head at {address} ({exc}); start one there with `ray start --head "
-                              f"--port {port}` or pass --address auto on a machine that runs one") from exc
-    if ray.is_initialized():
-        return ray, False
-    try:
-        ray.init(address=None if address == "local" else address, log_to_driver=False, logging_level="ERROR",
-                 include_dashboard=False, configure_logging=False)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise PosencError(f"cannot connect to Ray at {address!r} ({str(exc).splitlines()[0]}); start a cluster with "
-                          f"`ray start --head` or pass --address HOST:PORT") from exc
-    return ray, True
-
-
 def _ray_task(config: dict[str, Any], seed: int, threads: int | None, device: str = "auto") -> RunResult:
     return _execute(config, seed, False, None, threads, device)
 
@@ -191,8 +149,7 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         one :class:`RunResult` per ``(config, seed)`` of the grid, in grid order; ``skipped=True`` marks results that
         were already in the store.
     """
-    if executor not in EXECUTORS:
-        raise PosencError(f"unknown executor {executor!r}; valid executors are: {', '.join(EXECUTORS)}")
+    check_executor(executor)
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise PosencError(f"workers must be a positive integer, got {workers!r}")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
@@ -247,38 +204,8 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     return [results[i] for i in sorted(results)]
 
 
-#: how often a worker checks that the sweep that started it is still alive
-PARENT_POLL_S = 0.5
-
-
-def _watch_parent(parent_pid: int) -> None:
-    while os.getppid() == parent_pid:
-        time.sleep(PARENT_POLL_S)
-    os._exit(1)  # the sweep is gone (killed, even with SIGKILL): nobody will read this run
-
-
-def _worker_init(parent_pid: int) -> None:
-    """Make a pool worker exit when the sweep process dies, whatever killed it.
-
-    Linux: ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` asks the kernel to signal the worker when its parent dies. Everywhere:
-    a daemon thread that polls the parent's pid (a dead parent's children are re-parented, so ``getppid`` changes).
-    A run cut short this way is simply missing from the store, and the next sweep runs it.
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-        except (OSError, AttributeError):  # no libc symbol: the watchdog below still works
-            pass
-    if os.getppid() != parent_pid:  # the parent died before the line above took effect
-        os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="posenc-parent-watch").start()
-
-
 def _run_pool(pending, store, workers, progress, threads, results, bar, device="auto") -> None:
-    context = mp.get_context("spawn")  # fork after torch has started its thread pools can deadlock
-    with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context, initializer=_worker_init,
-                             initargs=(os.getpid(),)) as pool:
+    with process_pool(min(workers, len(pending))) as pool:
         futures = {pool.submit(_execute_and_store, config, seed, str(store.path), progress, 1 + i % workers,
                                threads, device): index for i, (index, config, seed) in enumerate(pending)}
         remaining = set(futures)

@@ -234,9 +234,13 @@ def _where(report: ReportResult) -> str:
     device and dtype beside the CPU's for the rest."""
     where = getattr(report, "setup", None) or {"device": "cpu", "dtype": "float32"}
     device = where["device"] + (f" ({where['gpu']})" if where.get("gpu") else "")
+    if where.get("executor") == "ray" and where["device"] == "auto":
+        device = "each Ray worker's own device (auto)"
+    ray = f"; every experiment and lab run a task on the Ray cluster at {where['address']}" \
+        if where.get("executor") == "ray" else ""
     if where["device"] == "cpu" and where["dtype"] == "float32":
-        return "device cpu, float32"
-    return f"lab and extend experiments on {device} in {where['dtype']}, the others on cpu in float32"
+        return "device cpu, float32" + ray
+    return f"lab and extend experiments on {device} in {where['dtype']}, the others on cpu in float32" + ray
 
 
 def render_html(report: ReportResult) -> str:

@@ -13,6 +13,14 @@ before anything runs and handed to the experiments that train or run long infere
 runs, :data:`~posenc.report.experiments.base.DEVICE_AWARE`); the others are small and run on the CPU in float32.
 A dtype other than float32 joins those experiments' store keys; the device does not (it is recorded in each row's
 ``setup`` column). ``report.json`` and the page's header say both.
+
+Executors: locally (``executor="local"``) the experiments run one after another in this process and the lab
+sweeps use one process per core. On a Ray cluster (``executor="ray"``, ``address=``; docs/cluster.md) every
+missing experiment is submitted as one Ray task (one CPU; a GPU when it computes on ``cuda``), and the experiments
+that dispatch lab sweeps (:data:`~posenc.report.experiments.base.ON_DRIVER`) run in this process with each of their
+runs a Ray task. Workers keep nothing: this process writes every result into the one SQLite store as it arrives. A
+Ray task computes with the one thread Ray gives it, so its numbers agree with a local run's within float round-off
+(the tolerance of ``tests/report/test_reproducible.py``) and its verdicts are the same.
 """
 
 from __future__ import annotations
@@ -26,10 +34,11 @@ from pathlib import Path
 from typing import Any
 
 import posenc
-from posenc.device import resolve_device, resolve_dtype, setup
+from posenc.cluster import check_address, check_executor
+from posenc.device import dtype_name, parse_device, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.report.claim import Claim
-from posenc.report.experiments.base import DEVICE_AWARE, Context, Measurement, get_experiment
+from posenc.report.experiments.base import DEVICE_AWARE, ON_DRIVER, Context, Measurement, get_experiment
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.result import ClaimResult, ReportResult
 from posenc.report.verdict import Verdict, failed, judge
@@ -60,11 +69,6 @@ def _device_aware(name: str) -> bool:
     from posenc.report import experiments  # noqa: F401  (registers every experiment, filling DEVICE_AWARE)
 
     return name in DEVICE_AWARE
-
-
-def _setup(claim: Claim, ctx: Context) -> dict[str, str]:
-    """Where the claim's experiment computes: the report's device and dtype, or the CPU in float32."""
-    return setup(ctx.device, ctx.dtype) if _device_aware(claim.experiment) else setup("cpu", "float32")
 
 
 def judge_claim(claim: Claim, measurement: Measurement) -> tuple[Verdict, dict[str, Verdict]]:
@@ -157,34 +161,159 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
-def _measure(claim: Claim, ctx: Context, store: ResultStore | None, memo: dict[str, Measurement]
-             ) -> tuple[Measurement, bool, float]:
-    """The claim's measurement from the store, from this run's memo, or by running the experiment."""
-    config = store_config(claim, ctx.quick, ctx.seeds, ctx.dtype)
-    if store is not None:
-        record = store.get(f"report:{claim.id}", config)
-        if record is not None and record.status == "done":
-            return Measurement.from_json(record.metrics), True, record.wall_s
-    if claim.experiment in memo:
-        measurement, wall = memo[claim.experiment], 0.0
-    else:
-        start = time.perf_counter()
-        measurement = get_experiment(claim.experiment)(ctx)
-        if not isinstance(measurement, Measurement):
-            raise PosencError(f"experiment {claim.experiment!r} returned {type(measurement).__name__}, expected a "
-                              f"Measurement")
-        measurement.figure_png = measurement.to_json()["figure_png"]
-        measurement.figure = None  # the PNG is kept; drop the Figure's memory
-        wall = time.perf_counter() - start
-        memo[claim.experiment] = measurement
-    if store is not None:
-        store.put(f"report:{claim.id}", config, 0, measurement.to_json(), wall, setup=_setup(claim, ctx))
-    return measurement, False, wall
+def _stored(claim: Claim, ctx: Context, store: ResultStore | None) -> tuple[Measurement, float] | None:
+    """The claim's measurement and its wall time from the store, if a finished one is there."""
+    if store is None:
+        return None
+    record = store.get(f"report:{claim.id}", store_config(claim, ctx.quick, ctx.seeds, ctx.dtype))
+    if record is None or record.status != "done":
+        return None
+    return Measurement.from_json(record.metrics), record.wall_s
+
+
+def _compute(name: str, ctx: Context) -> Measurement:
+    """Run experiment ``name``; the figure is kept as its PNG (the Figure's memory is dropped)."""
+    measurement = get_experiment(name)(ctx)
+    if not isinstance(measurement, Measurement):
+        raise PosencError(f"experiment {name!r} returned {type(measurement).__name__}, expected a Measurement")
+    measurement.figure_png = measurement.to_json()["figure_png"]
+    measurement.figure = None
+    return measurement
+
+
+@dataclasses.dataclass
+class _Outcome:
+    """One experiment's result in this run: its measurement (or the error it raised), wall time, and where it ran."""
+
+    measurement: Measurement | None
+    wall_s: float
+    where: dict[str, str]
+    error: str | None = None
+
+
+def _setup(name: str, ctx: Context) -> dict[str, str]:
+    """Where experiment ``name`` computes: the report's device and dtype, or the CPU in float32. Called where it
+    runs (a Ray worker resolves ``"auto"`` itself); an experiment that sends its runs to Ray says so (each run's own
+    row in the store records the worker's device)."""
+    if name not in DEVICE_AWARE:
+        return setup("cpu", "float32")
+    if ctx.executor == "ray" and name in ON_DRIVER:
+        return {"device": ctx.device, "dtype": ctx.dtype, "executor": "ray"}
+    return setup(resolve_device(ctx.device), ctx.dtype)
+
+
+def _run_here(name: str, ctx: Context) -> _Outcome:
+    """Run experiment ``name`` in this process; an exception becomes the outcome's error."""
+    start = time.perf_counter()
+    try:
+        measurement = _compute(name, ctx)
+    except Exception as exc:  # any failure of one experiment fails only its claims
+        return _Outcome(None, time.perf_counter() - start, {}, _error_text(exc))
+    return _Outcome(measurement, time.perf_counter() - start, _setup(name, ctx))
+
+
+def _experiment_task(name: str, ctx: Context) -> dict[str, Any]:
+    """One experiment as a cluster task: the outcome as JSON (Ray workers may not share the driver's disk, so the
+    task keeps nothing itself; the driver stores what it returns)."""
+    outcome = _run_here(name, ctx)
+    return {"measurement": outcome.measurement.to_json() if outcome.measurement is not None else None,
+            "wall_s": outcome.wall_s, "where": outcome.where, "error": outcome.error}
+
+
+class _RayExperiments:
+    """The experiments of one report run as Ray tasks: one task per experiment, a GPU asked for when an experiment
+    computes on ``cuda``. Connecting happens in the constructor, before any work."""
+
+    def __init__(self, address: str):
+        from posenc.cluster import connect_ray
+
+        self.ray, self.started = connect_ray(address)
+        self.refs: dict[Any, str] = {}
+
+    def submit(self, name: str, ctx: Context) -> None:
+        """Start experiment ``name`` as a task; the task keeps no files (``store_path`` and ``work_dir`` unset)."""
+        gpus = 1 if name in DEVICE_AWARE and ctx.device.startswith("cuda") else 0
+        task = self.ray.remote(num_cpus=1, num_gpus=gpus)(_experiment_task)
+        self.refs[task.remote(name, dataclasses.replace(ctx, store_path=None, work_dir=None, progress=False))] = name
+
+    def ready(self, wait: bool) -> list[tuple[str, _Outcome]]:
+        """The outcomes finished so far (``wait``: block until at least one is, unless none is pending)."""
+        if not self.refs:
+            return []
+        done, _ = self.ray.wait(list(self.refs), num_returns=1 if wait else len(self.refs),
+                                timeout=None if wait else 0)
+        out = []
+        for ref in done:
+            name = self.refs.pop(ref)
+            try:
+                data = self.ray.get(ref)
+            except Exception as exc:  # the worker died (out of memory, node lost): the claims fail, the page renders
+                out.append((name, _Outcome(None, 0.0, {}, f"Ray task failed: {str(exc).splitlines()[0]}")))
+                continue
+            measurement = Measurement.from_json(data["measurement"]) if data["measurement"] is not None else None
+            out.append((name, _Outcome(measurement, data["wall_s"], data["where"], data["error"])))
+        return out
+
+    def close(self) -> None:
+        for ref in self.refs:
+            self.ray.cancel(ref)
+        self.refs.clear()
+        if self.started:
+            self.ray.shutdown()
+
+
+def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None, bar: Any,
+                 cluster: _RayExperiments | None) -> dict[str, tuple[Measurement | None, bool, float, str | None]]:
+    """Every selected claim's ``(measurement, cached, wall_s, error)``, by claim id.
+
+    Claims already in the store are read; each missing experiment runs once (claims sharing it share its
+    measurement) and its claims are stored the moment it finishes, so an interrupted run keeps what it finished.
+    Locally experiments run one after the other in ledger order. On Ray every experiment is submitted as a task
+    first; then the experiments that send their own runs to the cluster (the lab sweeps) run here, and the rest are
+    collected as they finish.
+    """
+    from posenc.report import experiments  # noqa: F401  (registers every experiment, filling ON_DRIVER)
+
+    out: dict[str, tuple[Measurement | None, bool, float, str | None]] = {}
+    waiting: dict[str, list[Claim]] = {}
+    for claim in selected:
+        found = _stored(claim, ctx, store)
+        if found is not None:
+            out[claim.id] = (found[0], True, found[1], None)
+            bar.update(1)
+        else:
+            waiting.setdefault(claim.experiment, []).append(claim)
+
+    def finish(name: str, outcome: _Outcome) -> None:
+        for i, claim in enumerate(waiting.pop(name)):
+            wall = outcome.wall_s if i == 0 else 0.0  # the time is the experiment's, counted once
+            if outcome.measurement is not None and store is not None:
+                store.put(f"report:{claim.id}", store_config(claim, ctx.quick, ctx.seeds, ctx.dtype), 0,
+                          outcome.measurement.to_json(), wall, setup=outcome.where)
+            out[claim.id] = (outcome.measurement, False, wall, outcome.error)
+            bar.update(1)
+
+    here = list(waiting)
+    if cluster is not None:
+        here = [name for name in waiting if name in ON_DRIVER]
+        for name in waiting:
+            if name not in ON_DRIVER:
+                cluster.submit(name, ctx)
+    for name in here:
+        bar.set_postfix_str(name)
+        finish(name, _run_here(name, ctx))
+        for done in cluster.ready(wait=False) if cluster is not None else ():
+            finish(*done)
+    while cluster is not None and cluster.refs:
+        for done in cluster.ready(wait=True):
+            finish(*done)
+    return out
 
 
 def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_path: str | Path | None = None,
                progress: bool = True, claims: list[str | Claim] | None = None, seeds: int | None = None,
-               thresholds: str | Path | None = None, device: str = "auto", dtype: str = "float32") -> ReportResult:
+               thresholds: str | Path | None = None, device: str = "auto", dtype: str = "float32",
+               executor: str = "local", address: str | None = None) -> ReportResult:
     """Run (or read) every claim's experiment, judge it, and write ``out_dir/index.html`` and ``report.json``.
 
     Args:
@@ -199,14 +328,25 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
             ``"cuda"``, ``"cuda:N"``, ``"mps"``; checked before anything runs.
         dtype: their precision, ``"float32"`` (default), ``"bfloat16"`` or ``"float16"`` (float16 needs a GPU:
             the lab trains).
+        executor: ``"local"`` (this machine: experiments one after another, the lab's runs in one process per
+            core) or ``"ray"``: every experiment a Ray task and every lab run a Ray task, results stored by this
+            process (:mod:`posenc.cluster`). On Ray, ``device`` is checked for form here and resolved on each worker.
+        address: the Ray cluster: ``"auto"`` (default: the one ``ray start`` runs on this machine), ``"HOST:PORT"``,
+            or ``"local"`` (a private one-machine Ray for this call); an unreachable head fails before any work.
 
     Returns:
         a :class:`ReportResult` (paths, one :class:`ClaimResult` per claim, counts).
     """
     start = time.perf_counter()
-    target = resolve_device(device)
-    precision = resolve_dtype(dtype, target, training=True)  # the lab trains in it: float16 on the CPU is refused
-    where = setup(target, precision)
+    check_executor(executor)
+    if executor == "ray":  # the workers resolve the device; here only its form, and the dtype's, are checked
+        target = parse_device(device)
+        precision = resolve_dtype(dtype, "cpu", training=True) if target == "cpu" else resolve_dtype(dtype)
+        where = {"device": target, "dtype": dtype_name(precision), "executor": "ray", "address": check_address(address)}
+    else:
+        target = str(resolve_device(device))
+        precision = resolve_dtype(dtype, target, training=True)  # the lab trains in it: float16 on the CPU is refused
+        where = setup(target, precision)
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1):
         raise PosencError(f"seeds must be a whole number >= 1, got {seeds!r}; the default is 2 (quick) or 3 (full)")
     if seeds is not None and seeds > MAX_SEEDS:
@@ -217,24 +357,30 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
     overrides = load_thresholds(thresholds) if thresholds is not None else {}
     selected = [apply_thresholds(c, overrides) for c in selected]
     out = check_output_dir(out_dir)
-    store_file = Path(store_path).expanduser() if store_path is not None else out / "results.sqlite"
-    store, store_note = _open_store(store_file)
-    memo: dict[str, Measurement] = {}
-    ctx = Context(quick=quick, store_path=store_file if store is not None else None, work_dir=out / "work",
-                  progress=progress, seeds=seeds, device=str(target), dtype=where["dtype"])
+    cluster = _RayExperiments(where["address"]) if executor == "ray" else None  # unreachable: fails before work
+    try:
+        store_file = Path(store_path).expanduser() if store_path is not None else out / "results.sqlite"
+        store, store_note = _open_store(store_file)
+        ctx = Context(quick=quick, store_path=store_file if store is not None else None, work_dir=out / "work",
+                      progress=progress, seeds=seeds, device=target, dtype=where["dtype"], executor=executor,
+                      address=where.get("address"))
+
+        from posenc.progress import progress as progress_bar
+
+        bar = progress_bar(total=len(selected), desc="report", disable=not progress, unit="claim")
+        try:
+            measured = _measure_all(selected, ctx, store, bar, cluster)
+        finally:
+            bar.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
     results: list[ClaimResult] = []
     computed: list[str] = []
-
-    from posenc.progress import progress as progress_bar
-
-    bar = progress_bar(total=len(selected), desc="report", disable=not progress, unit="claim")
     for claim in selected:
-        bar.set_postfix_str(f"{claim.id} ({claim.experiment})")
-        try:
-            measurement, cached, wall = _measure(claim, ctx, store, memo)
-        except Exception as exc:  # any failure of one experiment fails only its claim
-            results.append(ClaimResult(claim, failed(_error_text(exc)), None, quick, error=_error_text(exc)))
-            bar.update(1)
+        measurement, cached, wall, error = measured[claim.id]
+        if measurement is None:
+            results.append(ClaimResult(claim, failed(error or "no measurement"), None, quick, error=error))
             continue
         if not cached:
             computed.append(claim.id)
@@ -245,8 +391,6 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
         except Exception as exc:
             verdict, error = failed(_error_text(exc)), _error_text(exc)
         results.append(ClaimResult(claim, verdict, measurement, quick, wall, cached, error, variants))
-        bar.update(1)
-    bar.close()
 
     from posenc.report.render import render_html
 

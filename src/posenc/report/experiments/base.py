@@ -32,8 +32,8 @@ from matplotlib.figure import Figure
 from posenc.errors import PosencError
 from posenc.stats import Estimate
 
-__all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "get_experiment",
-           "figure_to_png"]
+__all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "ON_DRIVER",
+           "get_experiment", "figure_to_png"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,8 @@ class Context:
             sweeps and the extend runs, :data:`DEVICE_AWARE`) compute: a resolved device (``"cpu"``, ``"cuda"``,
             ``"cuda:1"``, ``"mps"``) and ``"float32"``, ``"bfloat16"`` or ``"float16"``. The other experiments are
             small and run on the CPU in float32 (or float64).
+        executor, address: where the lab sweeps send their runs: ``"local"`` (this machine's processes) or
+            ``"ray"`` (the cluster at ``address``, :mod:`posenc.cluster`).
     """
 
     quick: bool = True
@@ -59,6 +61,8 @@ class Context:
     seeds: int | None = None
     device: str = "cpu"
     dtype: str = "float32"
+    executor: str = "local"
+    address: str | None = None
 
     @property
     def seed_count(self) -> int:
@@ -156,12 +160,15 @@ def _jsonable(value: Any) -> Any:
 EXPERIMENTS: dict[str, Callable[[Context], Measurement]] = {}
 #: the experiments that compute on ``ctx.device`` in ``ctx.dtype`` (the others run on the CPU in float32)
 DEVICE_AWARE: set[str] = set()
+#: the experiments that send their own runs to ``ctx.executor`` (the lab sweeps) and keep them in the store: on a
+#: cluster they run on the driver, their runs are the cluster's tasks; every other experiment is one task
+ON_DRIVER: set[str] = set()
 
 
-def experiment(name: str, device: bool = False) -> Callable[[Callable[[Context], Measurement]],
-                                                            Callable[[Context], Measurement]]:
+def experiment(name: str, device: bool = False, driver: bool = False
+               ) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
     """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises); ``device=True``: it runs on
-    ``ctx.device`` in ``ctx.dtype``."""
+    ``ctx.device`` in ``ctx.dtype``; ``driver=True``: it dispatches its own runs (:data:`ON_DRIVER`)."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
         if name in EXPERIMENTS:
@@ -169,6 +176,8 @@ def experiment(name: str, device: bool = False) -> Callable[[Callable[[Context],
         EXPERIMENTS[name] = fn
         if device:
             DEVICE_AWARE.add(name)
+        if driver:
+            ON_DRIVER.add(name)
         return fn
 
     return decorate

@@ -207,10 +207,30 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
             "cpu_s": time.process_time() - started}
 
 
+def _train_job(job: tuple[str, str, int, int | None]) -> dict[str, Any]:
+    return train_traced(*job)
+
+
 @lru_cache(maxsize=2)
-def lab_runs(seeds: int) -> dict[tuple[str, str, int], dict[str, Any]]:
-    """Every run of :data:`RUNS` for seeds ``0..seeds-1``. Cached per process: the four claims share them."""
-    return {(task, label, seed): train_traced(task, label, seed) for seed in range(seeds) for task, label in RUNS}
+def lab_runs(seeds: int, workers: int = 1, runs: tuple[tuple[str, str], ...] = RUNS, cap: int | None = None
+             ) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """Every run of ``runs`` (``(task, label)`` pairs, default :data:`RUNS`) for seeds ``0..seeds-1``, in
+    ``workers`` processes; ``cap``: most steps per run (default :data:`CAP`, :data:`NOPE_CAP` for NoPE). Each run
+    uses one thread, so the results do not depend on ``workers``. Cached per process: the four claims share them."""
+    jobs = [(task, label, seed) for seed in range(seeds) for task, label in runs]
+    if workers <= 1:
+        return {job: train_traced(*job, cap) for job in jobs}
+    from posenc.cluster import process_pool
+
+    with process_pool(min(workers, len(jobs))) as pool:
+        return dict(zip(jobs, pool.map(_train_job, [(*job, cap) for job in jobs]), strict=True))
+
+
+def _workers(ctx: Context) -> int:
+    """Processes for :func:`lab_runs`: one per usable core locally; one inside a Ray task (it was given one CPU)."""
+    from posenc.resources import usable_cores
+
+    return 1 if ctx.executor == "ray" else usable_cores()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -283,7 +303,7 @@ def seed_add_vs_concat_training(ctx: Context) -> Measurement:
     from posenc.plots.seed_training import validation_curves_figure
 
     seeds = ctx.seed_count
-    runs = lab_runs(seeds)
+    runs = lab_runs(seeds, _workers(ctx))
     ratio, detail = _paired(runs, ("copy", "local"), "sinusoidal-concat", "sinusoidal", seeds)
     pairs = [(t, e) for t in ("copy", "local") for e in ("sinusoidal", "sinusoidal-concat")]
     estimates = {"concat_over_add_steps": ratio,
@@ -304,7 +324,7 @@ def seed_learned_convergence(ctx: Context) -> Measurement:
     from posenc.plots.seed_training import validation_curves_figure
 
     seeds = ctx.seed_count
-    runs = lab_runs(seeds)
+    runs = lab_runs(seeds, _workers(ctx))
     ratio, detail = _paired(runs, ("copy", "local"), "learned", "sinusoidal", seeds)
     pairs = [(t, e) for t in ("copy", "local") for e in ("sinusoidal", "learned")]
     estimates = {"learned_over_sinusoid_steps": ratio,
@@ -327,7 +347,7 @@ def seed_local_dependency(ctx: Context) -> Measurement:
     from posenc.plots.seed_training import validation_curves_figure
 
     seeds = ctx.seed_count
-    runs = lab_runs(seeds)
+    runs = lab_runs(seeds, _workers(ctx))
     ratio, detail = _paired(runs, ("local",), "sinusoidal", "learned", seeds)
     nope_best = max(max(a for _, a in runs[("local", "nope", s)]["curve"]) for s in range(seeds))
     pairs = [("local", e) for e in ("sinusoidal", "learned", "nope")]
@@ -356,7 +376,7 @@ def seed_orthogonality_training(ctx: Context) -> Measurement:
     from posenc.plots.seed_training import orthogonality_figure
 
     seeds = ctx.seed_count
-    runs = lab_runs(seeds)
+    runs = lab_runs(seeds, _workers(ctx))
     chance = chance_abs_cos(D_MODEL)
     units = [(t, s) for t in ("copy", "local") for s in range(seeds)]
     variants, detail = {}, {}

@@ -16,7 +16,6 @@ judged only on models that learned the task in distribution (:data:`LEARNED`).
 from __future__ import annotations
 
 import math
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -69,20 +68,20 @@ def lm_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
             "seeds": list(range(seeds))}
 
 
-def _workers(quick: bool) -> int:
+def _workers(ctx: Context) -> int:
     """Lab processes for the report: one per usable core (quick mode too: its 2 seeds x 9 configurations take
     about a minute of one core, far more than the worker start-up)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+    from posenc.resources import usable_cores
+
+    return usable_cores()
 
 
 def _run(sweep: dict[str, Any], ctx: Context) -> list[Any]:
     """Run (or read from the store) every run of ``sweep``.
 
     Each run uses one torch thread: these models are tiny, and on a busy machine two OpenMP threads fighting for
-    cores are many times slower than one. Full mode runs one process per core (:func:`_workers`). The process's
+    cores are many times slower than one. Locally, one process per core (:func:`_workers`); on Ray
+    (``ctx.executor``), one task per run on the cluster at ``ctx.address``, stored by this process. The process's
     thread count is restored afterwards.
     """
     import torch
@@ -94,8 +93,8 @@ def _run(sweep: dict[str, Any], ctx: Context) -> list[Any]:
         store = Path(tempfile.mkdtemp(prefix="posenc-lab-")) / "lab.sqlite"
     threads = torch.get_num_threads()
     try:
-        results = run_sweep(sweep, store, executor="local", workers=_workers(ctx.quick), progress=ctx.progress,
-                            threads=1, device=ctx.device, dtype=ctx.dtype)
+        results = run_sweep(sweep, store, executor=ctx.executor, workers=_workers(ctx), address=ctx.address,
+                            progress=ctx.progress, threads=1, device=ctx.device, dtype=ctx.dtype)
     finally:
         torch.set_num_threads(threads)
     errors = [r for r in results if r.status != "done"]
@@ -201,7 +200,7 @@ def _share_bounds(wins: int, ties_or_losses: int, total: int) -> Estimate:
     return Estimate((value_low + value_high) / 2, value_low, value_high, total, "bounds")
 
 
-@experiment("lab_learned_vs_fixed", device=True)
+@experiment("lab_learned_vs_fixed", device=True, driver=True)
 def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     """Seed 003 §14.8.3: a learned table vs the sinusoid, in distribution (sizes up to the trained length).
 
@@ -249,7 +248,7 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, fig, _setup(sweep), estimates=estimates)
 
 
-@experiment("lab_rope_extrapolation", device=True)
+@experiment("lab_rope_extrapolation", device=True, driver=True)
 def lab_rope_extrapolation(ctx: Context) -> Measurement:
     """Seed 003 §14.6.3: RoPE trained on sizes up to L, tested past L: the share of its in-distribution token
     accuracy it keeps, per seed, over tasks RoPE learned."""
@@ -323,7 +322,7 @@ def _ranking_estimates(table: Table, L: float, metric: str, ind: dict[str, dict[
             {"usable": usable, "mrr": mrr})
 
 
-@experiment("lab_nope_ranking", device=True)
+@experiment("lab_nope_ranking", device=True, driver=True)
 def lab_nope_ranking(ctx: Context) -> Measurement:
     """Kazemnejad et al. 2023: rank encodings per task by accuracy past the trained length; mean reciprocal rank,
     and its rank correlation with the paper's. Only encodings that learned a task in distribution rank on it.
@@ -355,7 +354,7 @@ ALIBI_PAPER_GROWTH = {"sinusoidal": 341.53 / 20.05, "rope": 60.77 / 20.07, "t5":
                       "alibi": 18.32 / 19.73}
 
 
-@experiment("lab_alibi_shape", device=True)
+@experiment("lab_alibi_shape", device=True, driver=True)
 def lab_alibi_shape(ctx: Context) -> Measurement:
     """Press et al. 2022: perplexity at evaluation lengths past the training context, per encoding.
 

@@ -1,0 +1,117 @@
+"""Executors: where many independent pieces of work run (this machine's processes, or a Ray cluster): the one
+process pool posenc starts (:func:`process_pool`) and the one way it connects to Ray (:func:`connect_ray`).
+
+``posenc sweep`` and ``posenc report`` take ``--executor local|ray`` and ``--address``. Ray is optional
+(``pip install 'posenc[ray]'``); nothing imports it until a Ray executor is asked for.
+
+Addresses: ``"auto"`` is the cluster started on this machine with ``ray start``; ``"HOST:PORT"`` a head node (the
+port ``ray start --head --port`` printed); ``"local"`` a private one-machine Ray started for this call. Ray Client
+addresses (``ray://``) are refused: results are written to a SQLite file on the driver, so the driver must be a
+node of the cluster (docs/cluster.md).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing as mp
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from posenc.errors import PosencError
+
+__all__ = ["EXECUTORS", "RAY_CONNECT_TIMEOUT_S", "check_executor", "check_address", "connect_ray", "process_pool"]
+
+EXECUTORS = ("local", "ray")
+#: how long an unreachable head may take to answer before the call fails (seconds)
+RAY_CONNECT_TIMEOUT_S = 5.0
+
+
+def check_executor(executor: Any) -> str:
+    """``executor`` if it is one of :data:`EXECUTORS`; anything else raises, naming the valid ones."""
+    if executor not in EXECUTORS:
+        raise PosencError(f"unknown executor {executor!r}; valid executors are: {', '.join(EXECUTORS)}")
+    return executor
+
+
+def check_address(address: str | None) -> str:
+    """The Ray address in its checked form (``None`` means ``"auto"``); a malformed one raises before any work."""
+    address = "auto" if address is None else address
+    if not isinstance(address, str):
+        raise PosencError(f"Ray address must be a string such as '127.0.0.1:6379' or 'auto', got {address!r}")
+    if address in ("auto", "local"):
+        return address
+    host, _, port = address.rpartition(":")
+    if address.startswith("ray://") or not host or not port.isdigit():
+        raise PosencError(f"Ray address {address!r} is not HOST:PORT or 'auto'; pass e.g. --address 127.0.0.1:6379 "
+                          f"(the port `ray start --head --port` printed)")
+    return address
+
+
+def connect_ray(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> tuple[Any, bool]:
+    """``(ray, started)``: the ``ray`` module, connected to ``address`` (see the module docstring).
+
+    An unreachable head fails within ``timeout`` seconds with a clear error. ``started`` is ``False`` when this
+    process was already connected (the caller then leaves the connection open for its owner).
+    """
+    try:
+        import ray
+    except ImportError as exc:
+        raise PosencError("the Ray executor needs ray: pip install 'posenc[ray]'") from exc
+    address = check_address(address)
+    if address not in ("auto", "local"):
+        host, _, port = address.rpartition(":")
+        try:
+            socket.create_connection((host, int(port)), timeout=timeout).close()
+        except OSError as exc:
+            raise PosencError(f"cannot reach a Ray head at {address} ({exc}); start one there with `ray start --head "
+                              f"--port {port}` or pass --address auto on a machine that runs one") from exc
+    if ray.is_initialized():
+        return ray, False
+    try:
+        ray.init(address=None if address == "local" else address, log_to_driver=False, logging_level="ERROR",
+                 include_dashboard=False, configure_logging=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise PosencError(f"cannot connect to Ray at {address!r} ({str(exc).splitlines()[0]}); start a cluster with "
+                          f"`ray start --head` or pass --address HOST:PORT") from exc
+    return ray, True
+
+
+#: how often a pool worker checks that the process that started it is still alive (seconds)
+PARENT_POLL_S = 0.5
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` fresh processes (``spawn``: forking after torch has started its thread pools can
+    deadlock) that exit when this process dies, whatever killed it (:func:`_worker_init`)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_worker_init,
+                               initargs=(os.getpid(),))
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)  # the parent is gone (killed, even with SIGKILL): nobody will read this work
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Make a pool worker exit when its parent dies.
+
+    Linux: ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` asks the kernel to signal the worker when its parent dies. Everywhere:
+    a daemon thread that polls the parent's pid (a dead parent's children are re-parented, so ``getppid`` changes).
+    Work cut short this way is simply missing (a sweep's next call runs it again).
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no libc symbol: the watchdog below still works
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the line above took effect
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="posenc-parent-watch").start()
