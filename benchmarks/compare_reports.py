@@ -1,10 +1,15 @@
 """Compare the verdicts of two reports claim by claim (quick against full, or one run against its re-run).
 
     python benchmarks/compare_reports.py QUICK/report.json FULL/report.json [--markdown]
+    python benchmarks/compare_reports.py BEFORE/report.json AFTER/report.json --same   # a restructuring changed nothing
 
 For every claim: the two verdicts, and whether the pair is faithful (equal, or the first is inconclusive: quick mode
 may be less decided than full mode, never decided differently). With --markdown, prints the table docs/report.md
 shows. Exit status 1 when a pair is not faithful.
+
+With --same: the two reports must be the same report, claim by claim: every field of report.json but the ones that
+say how it ran (its wall time, whether it was read from the store). Prints each difference; exit status 1 when there
+is one.
 """
 
 from __future__ import annotations
@@ -24,12 +29,46 @@ def faithful(first: str, second: str) -> bool:
     return first == second or first == "inconclusive"
 
 
+#: report.json claim fields that say how a run went, not what it found
+RUN_FIELDS = ("wall_s", "cached")
+
+
+def differences(first: Path, second: Path) -> list[str]:
+    """Every place where the two reports' claims differ, outside :data:`RUN_FIELDS`."""
+    a = {c["id"]: c for c in json.loads(first.read_text())["claims"]}
+    b = {c["id"]: c for c in json.loads(second.read_text())["claims"]}
+    out = [f"{cid}: only in {'the first' if cid in a else 'the second'}" for cid in sorted(set(a) ^ set(b))]
+
+    def walk(x, y, where: str) -> None:
+        if isinstance(x, dict) and isinstance(y, dict):
+            for key in sorted(set(x) | set(y)):
+                walk(x.get(key, "<absent>"), y.get(key, "<absent>"), f"{where}.{key}")
+        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for i, (u, v) in enumerate(zip(x, y, strict=True)):
+                walk(u, v, f"{where}[{i}]")
+        elif x != y:
+            out.append(f"{where}: {x!r} != {y!r}")
+
+    for cid in [c for c in a if c in b]:
+        walk({k: v for k, v in a[cid].items() if k not in RUN_FIELDS},
+             {k: v for k, v in b[cid].items() if k not in RUN_FIELDS}, cid)
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("first", type=Path)
     p.add_argument("second", type=Path)
     p.add_argument("--markdown", action="store_true")
+    p.add_argument("--same", action="store_true", help="require the same report (every finding), not just faithful "
+                                                       "verdicts")
     args = p.parse_args()
+    if args.same:
+        found = differences(args.first, args.second)
+        for line in found:
+            print(line)
+        print(f"{len(found)} differences")
+        return 1 if found else 0
     a, b = verdicts(args.first), verdicts(args.second)
     ids = list(a) + [c for c in b if c not in a]
     broken = 0
