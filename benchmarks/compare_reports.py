@@ -33,6 +33,11 @@ def faithful(first: str, second: str) -> bool:
 RUN_FIELDS = ("wall_s", "cached")
 
 
+def _timing(key: str) -> bool:
+    """A measured time inside a claim's numbers (``cpu_s_all_runs``, ``wall_s``): differs on every run."""
+    return key == "wall_s" or key.startswith("cpu_s")
+
+
 def differences(first: Path, second: Path) -> list[str]:
     """Every place where the two reports' claims differ, outside :data:`RUN_FIELDS`."""
     a = {c["id"]: c for c in json.loads(first.read_text())["claims"]}
@@ -41,7 +46,7 @@ def differences(first: Path, second: Path) -> list[str]:
 
     def walk(x, y, where: str) -> None:
         if isinstance(x, dict) and isinstance(y, dict):
-            for key in sorted(set(x) | set(y)):
+            for key in sorted((set(x) | set(y)) - {k for k in set(x) | set(y) if _timing(str(k))}):
                 walk(x.get(key, "<absent>"), y.get(key, "<absent>"), f"{where}.{key}")
         elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
             for i, (u, v) in enumerate(zip(x, y, strict=True)):
