@@ -14,10 +14,10 @@ report: setup
 
 ## the test suite (slow experiments excluded; `make test-all` runs them too)
 test: setup
-	$(BIN)/python -m pytest -m "not slow" -n 2 -q
+	$(BIN)/python -m pytest -m "not slow" -n 2 --dist loadgroup -q
 
 test-all: setup
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 lint:
 	$(BIN)/ruff check src tests benchmarks

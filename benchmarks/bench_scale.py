@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private Ray: no token written to ~/.ray
 
 from posenc.errors import PosencError  # noqa: E402
 from posenc.lab.sweep import run_sweep  # noqa: E402

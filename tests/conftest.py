@@ -5,6 +5,9 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+# the tests' Ray clusters are private to this machine: no token (a private ray.init() would otherwise write
+# ~/.ray/auth_token, and every cluster started after it would then ask for the token)
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 
 import pytest  # noqa: E402
 import torch  # noqa: E402

@@ -73,12 +73,21 @@ def connect_ray(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> 
                               f"--port {port}` or pass --address auto on a machine that runs one") from exc
     if ray.is_initialized():
         return ray, False
+    # a private Ray needs no token; left to Ray, starting one writes ~/.ray/auth_token, and every cluster that
+    # `ray start` brings up afterwards on this machine then asks for it
+    private = address == "local" and "RAY_AUTH_MODE" not in os.environ
+    if private:
+        os.environ["RAY_AUTH_MODE"] = "disabled"
     try:
         ray.init(address=None if address == "local" else address, log_to_driver=False, logging_level="ERROR",
                  include_dashboard=False, configure_logging=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise PosencError(f"cannot connect to Ray at {address!r} ({str(exc).splitlines()[0]}); start a cluster with "
-                          f"`ray start --head` or pass --address HOST:PORT") from exc
+                          f"`ray start --head` or pass --address HOST:PORT (a cluster with token authentication "
+                          f"needs its token here too: RAY_AUTH_TOKEN or ~/.ray/auth_token)") from exc
+    finally:
+        if private:
+            os.environ.pop("RAY_AUTH_MODE", None)
     return ray, True
 
 

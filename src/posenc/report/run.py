@@ -38,7 +38,7 @@ from posenc.cluster import check_address, check_executor
 from posenc.device import dtype_name, parse_device, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.report.claim import Claim
-from posenc.report.experiments.base import DEVICE_AWARE, ON_DRIVER, Context, Measurement, get_experiment
+from posenc.report.experiments.base import DEVICE_AWARE, ON_DRIVER, PREPARE, Context, Measurement, get_experiment
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.result import ClaimResult, ReportResult
 from posenc.report.verdict import Verdict, failed, judge
@@ -299,15 +299,68 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
         for name in waiting:
             if name not in ON_DRIVER:
                 cluster.submit(name, ctx)
-    for name in here:
-        bar.set_postfix_str(name)
-        finish(name, _run_here(name, ctx))
-        for done in cluster.ready(wait=False) if cluster is not None else ():
-            finish(*done)
+    ahead = _TrainAhead(here, ctx) if cluster is None else None
+    try:
+        for name in here:
+            bar.set_postfix_str(name)
+            if ahead is not None:
+                ahead.wait(name)
+            finish(name, _run_here(name, ctx))
+            for done in cluster.ready(wait=False) if cluster is not None else ():
+                finish(*done)
+    finally:
+        if ahead is not None:
+            ahead.close()
     while cluster is not None and cluster.refs:
         for done in cluster.ready(wait=True):
             finish(*done)
     return out
+
+
+class _TrainAhead:
+    """The training that a local report's experiments will read (:data:`PREPARE`), started at once in one
+    background thread, in ledger order, while the cheap experiments run in the foreground: the lab sweeps train in
+    their own processes, so the machine's cores stay busy. An experiment waits for its training before it runs
+    (it then finds the runs in the store or this process's cache); a failed preparation is left for the experiment
+    to meet and report. Only with a results store (the sweeps keep their runs there) and more than one core.
+
+    The thread is a daemon: an interrupted report exits at once (the lab's worker processes exit with it, and every
+    run they finished is already in the store)."""
+
+    def __init__(self, names: list[str], ctx: Context):
+        import threading
+
+        from posenc.resources import usable_cores
+
+        self.done: dict[Any, threading.Event] = {}
+        self.stop = threading.Event()
+        jobs = list(dict.fromkeys(PREPARE[n] for n in names if n in PREPARE))
+        if not jobs or ctx.store_path is None or usable_cores() < 2:
+            return
+        self.done = {job: threading.Event() for job in jobs}
+        quiet = dataclasses.replace(ctx, progress=False)
+        threading.Thread(target=self._train, args=(jobs, quiet), daemon=True, name="posenc-train-ahead").start()
+
+    def _train(self, jobs: list[Any], ctx: Context) -> None:
+        for job in jobs:
+            if self.stop.is_set():
+                break
+            try:
+                job(ctx)
+            except Exception:  # noqa: BLE001 - the experiment runs it again and reports the error itself
+                pass
+            finally:
+                self.done[job].set()
+        for event in self.done.values():  # stopped early: nobody waits for the rest
+            event.set()
+
+    def wait(self, name: str) -> None:
+        event = self.done.get(PREPARE.get(name))
+        if event is not None:
+            event.wait()
+
+    def close(self) -> None:
+        self.stop.set()
 
 
 def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_path: str | Path | None = None,

@@ -33,7 +33,7 @@ from posenc.errors import PosencError
 from posenc.stats import Estimate
 
 __all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "ON_DRIVER",
-           "get_experiment", "figure_to_png"]
+           "PREPARE", "get_experiment", "figure_to_png"]
 
 
 @dataclass(frozen=True)
@@ -163,12 +163,18 @@ DEVICE_AWARE: set[str] = set()
 #: the experiments that send their own runs to ``ctx.executor`` (the lab sweeps) and keep them in the store: on a
 #: cluster they run on the driver, their runs are the cluster's tasks; every other experiment is one task
 ON_DRIVER: set[str] = set()
+#: experiment name -> ``prepare(ctx)``: the training the experiment will read (a lab sweep into the store, the seed
+#: runs into this process's cache), which a local report starts in the background while the cheap experiments run;
+#: experiments that share a ``prepare`` share its work
+PREPARE: dict[str, Callable[[Context], Any]] = {}
 
 
-def experiment(name: str, device: bool = False, driver: bool = False
+def experiment(name: str, device: bool = False, driver: bool = False,
+               prepare: Callable[[Context], Any] | None = None
                ) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
     """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises); ``device=True``: it runs on
-    ``ctx.device`` in ``ctx.dtype``; ``driver=True``: it dispatches its own runs (:data:`ON_DRIVER`)."""
+    ``ctx.device`` in ``ctx.dtype``; ``driver=True``: it dispatches its own runs (:data:`ON_DRIVER`);
+    ``prepare``: what it trains, startable ahead of it (:data:`PREPARE`)."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
         if name in EXPERIMENTS:
@@ -178,6 +184,8 @@ def experiment(name: str, device: bool = False, driver: bool = False
             DEVICE_AWARE.add(name)
         if driver:
             ON_DRIVER.add(name)
+        if prepare is not None:
+            PREPARE[name] = prepare
         return fn
 
     return decorate

@@ -104,6 +104,16 @@ def _run(sweep: dict[str, Any], ctx: Context) -> list[Any]:
     return [r for r in results if r.status == "done"]
 
 
+def _train_tasks(ctx: Context) -> None:
+    """Train (or find in the store) every run of the task sweep, ahead of the claims that read it."""
+    _run(task_sweep(ctx.quick, ctx.seed_count), ctx)
+
+
+def _train_lm(ctx: Context) -> None:
+    """Train (or find in the store) every run of the char-LM sweep, ahead of the claim that reads it."""
+    _run(lm_sweep(ctx.quick, ctx.seed_count), ctx)
+
+
 #: a model "learned" a task when its in-distribution token accuracy (sizes <= L), mean over seeds, reaches this;
 #: below it an extrapolation number says nothing (the model never solved the task where it was trained)
 LEARNED = 0.95
@@ -200,7 +210,7 @@ def _share_bounds(wins: int, ties_or_losses: int, total: int) -> Estimate:
     return Estimate((value_low + value_high) / 2, value_low, value_high, total, "bounds")
 
 
-@experiment("lab_learned_vs_fixed", device=True, driver=True)
+@experiment("lab_learned_vs_fixed", device=True, driver=True, prepare=_train_tasks)
 def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     """Seed 003 §14.8.3: a learned table vs the sinusoid, in distribution (sizes up to the trained length).
 
@@ -248,7 +258,7 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, fig, _setup(sweep), estimates=estimates)
 
 
-@experiment("lab_rope_extrapolation", device=True, driver=True)
+@experiment("lab_rope_extrapolation", device=True, driver=True, prepare=_train_tasks)
 def lab_rope_extrapolation(ctx: Context) -> Measurement:
     """Seed 003 §14.6.3: RoPE trained on sizes up to L, tested past L: the share of its in-distribution token
     accuracy it keeps, per seed, over tasks RoPE learned."""
@@ -322,7 +332,7 @@ def _ranking_estimates(table: Table, L: float, metric: str, ind: dict[str, dict[
             {"usable": usable, "mrr": mrr})
 
 
-@experiment("lab_nope_ranking", device=True, driver=True)
+@experiment("lab_nope_ranking", device=True, driver=True, prepare=_train_tasks)
 def lab_nope_ranking(ctx: Context) -> Measurement:
     """Kazemnejad et al. 2023: rank encodings per task by accuracy past the trained length; mean reciprocal rank,
     and its rank correlation with the paper's. Only encodings that learned a task in distribution rank on it.
@@ -354,7 +364,7 @@ ALIBI_PAPER_GROWTH = {"sinusoidal": 341.53 / 20.05, "rope": 60.77 / 20.07, "t5":
                       "alibi": 18.32 / 19.73}
 
 
-@experiment("lab_alibi_shape", device=True, driver=True)
+@experiment("lab_alibi_shape", device=True, driver=True, prepare=_train_lm)
 def lab_alibi_shape(ctx: Context) -> Measurement:
     """Press et al. 2022: perplexity at evaluation lengths past the training context, per encoding.
 
