@@ -422,8 +422,7 @@ def _overhead_one(device: str, B: int, H: int, Hk: int, T: int) -> dict:
     import io
     import pstats
 
-    from posenc.kernels import triton_rope
-    from posenc.kernels.dispatch import validate_rope_inputs
+    from posenc.kernels import triton_rope, validate_rope_inputs
 
     q = torch.randn(B, H, T, 128, device=device, dtype=torch.bfloat16)
     k = torch.randn(B, Hk, T, 128, device=device, dtype=torch.bfloat16)

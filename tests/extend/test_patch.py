@@ -150,6 +150,20 @@ def test_fixed_length_rope_uses_the_frequencies_of_its_length():
     assert not torch.allclose(early, rope.rotate(q, k, positions, positions)[0])
 
 
+def test_fixed_length_rope_is_the_inner_rotate_at_its_length():
+    # the wrapper goes through the inner encoding's own rotate: its checks, and an xPos inner keeps its decay
+    xpos = posenc.build("xpos", head_dim=16)
+    frozen = FixedLengthRope(xpos, 3 * NATIVE)
+    q, k = torch.randn(1, 4, 5, 16), torch.randn(1, 2, 5, 16)
+    positions = torch.arange(5) + 700
+    got, expected = frozen.rotate(q, k, positions, positions), xpos.rotate(q, k, positions, positions)
+    assert torch.equal(got[0], expected[0]) and torch.equal(got[1], expected[1])
+    with pytest.raises(posenc.PosencError, match="k has head_dim 8 but this encoding was built for head_dim 16"):
+        frozen.rotate(q, k[..., :8], positions, positions)
+    with pytest.raises(posenc.PosencError, match="FixedLengthRope wraps a RoPE encoding, got MRoPE"):
+        FixedLengthRope(posenc.build("mrope", head_dim=12), 64)
+
+
 def test_qwen3_layout_with_qk_norm_matches_library(ids):
     from transformers import Qwen3Config, Qwen3ForCausalLM
 

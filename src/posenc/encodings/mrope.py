@@ -30,7 +30,7 @@ import torch
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
-from posenc.kernels import apply_rope
+from posenc.kernels import apply_rope, check_qk
 
 __all__ = ["MRoPE", "SectionedRotary", "axis_positions", "mrope_axes"]
 
@@ -82,9 +82,7 @@ class SectionedRotary(PositionalEncoding):
     def rotate(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor,
                inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
         """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` at positions ``[T]``, ``[B, T]`` or ``[A, B, T]``."""
-        for label, x in (("q", q), ("k", k)):
-            if x.dim() != 4 or x.shape[-1] != self.head_dim:
-                raise PosencError(f"{label} must have shape [batch, heads, seq, {self.head_dim}], got {list(x.shape)}")
+        check_qk(q, k, head_dim=self.head_dim)
         q_cos, q_sin = self.axis_tables(self.to_axes(q_positions, q.shape[2], q.shape[0], "q_positions").to(q.device))
         k_cos, k_sin = self.axis_tables(self.to_axes(k_positions, k.shape[2], k.shape[0], "k_positions").to(k.device))
         return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace)

@@ -21,7 +21,7 @@ import torch
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
-from posenc.kernels import apply_rope
+from posenc.kernels import PAIRINGS, apply_rope, check_qk
 
 __all__ = ["RoPE", "rope_angles", "rope_tables", "positions_span", "convert_qk_weights", "pairing_permutation"]
 
@@ -122,7 +122,7 @@ class RoPE(PositionalEncoding):
         if rotary_dim > head_dim:
             raise PosencError(f"rotary_dim ({rotary_dim}) cannot exceed head_dim ({head_dim}); "
                               f"use rotary_dim <= {head_dim} (e.g. {head_dim // 4} for 25% partial rotary)")
-        if pairing not in ("half", "interleaved"):
+        if pairing not in PAIRINGS:
             raise PosencError(f"pairing must be 'half' (GPT-NeoX / Hugging Face) or 'interleaved' (GPT-J / Meta), "
                               f"got {pairing!r}")
         self.head_dim, self.base, self.pairing, self.rotary_dim = head_dim, float(base), pairing, rotary_dim
@@ -168,31 +168,34 @@ class RoPE(PositionalEncoding):
 
     # -- the hook ----------------------------------------------------------------------------------------------
     def rotate(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor,
-               inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` at their integer positions."""
-        self._check_qk(q, k)
+               inplace: bool = False, *, seq_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` at their integer positions ``[T]`` or ``[B, T]``.
+
+        The rotary path of every RoPE-family encoding: the arguments are checked once
+        (:func:`posenc.kernels.check_qk`, :func:`~posenc.encodings.base.check_positions`), the tables come from
+        :meth:`tables`, the per-pair factors from :meth:`scales`, and :func:`posenc.kernels.apply_rope` rotates.
+        ``seq_len``: the length a length-dependent scaling is evaluated at (default: 1 + the largest position).
+        """
+        check_qk(q, k, head_dim=self.head_dim)
         q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0])
         k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
-        seq_len = max(positions_span(q_positions, k_positions), 1)  # what length-dependent scalings measure
-        q_cos, q_sin = self._q_tables(q_positions.to(q.device), seq_len)
-        k_cos, k_sin = self._k_tables(k_positions.to(k.device), seq_len)
-        return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace)
+        if seq_len is None:
+            seq_len = max(positions_span(q_positions, k_positions), 1)  # what length-dependent scalings measure
+        elif isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1:
+            raise PosencError(f"seq_len must be a positive integer (the length a length-dependent scaling is "
+                              f"evaluated at), got {seq_len!r}; pass None to use 1 + the largest position")
+        q_positions, k_positions = q_positions.to(q.device), k_positions.to(k.device)
+        q_cos, q_sin = self.tables(q_positions, seq_len)
+        k_cos, k_sin = self.tables(k_positions, seq_len)
+        q_scale, k_scale = self.scales(q_positions, k_positions)
+        return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace,
+                          q_scale=q_scale, k_scale=k_scale)
 
-    def _q_tables(self, positions: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.tables(positions, seq_len)
-
-    def _k_tables(self, positions: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.tables(positions, seq_len)
-
-    def _check_qk(self, q: torch.Tensor, k: torch.Tensor) -> None:
-        for name, x in (("q", q), ("k", k)):
-            if x.dim() != 4:
-                raise PosencError(f"{name} must have shape [batch, heads, seq, head_dim], got {list(x.shape)}")
-            if x.shape[-1] != self.head_dim:
-                raise PosencError(f"{name} has head_dim {x.shape[-1]} but this RoPE was built for head_dim "
-                                  f"{self.head_dim}; build it with head_dim={x.shape[-1]}")
-        if q.shape[0] != k.shape[0]:
-            raise PosencError(f"q and k must have the same batch size, got {q.shape[0]} and {k.shape[0]}")
+    def scales(self, q_positions: torch.Tensor,
+               k_positions: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """Factors ``[..., T, R/2]`` multiplying each rotated pair of q and of k; ``(None, None)`` for RoPE itself
+        (xPos returns its decay here)."""
+        return None, None
 
     def extra_repr(self) -> str:
         return (f"head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, base={self.base:g}, "

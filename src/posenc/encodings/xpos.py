@@ -5,16 +5,17 @@
 
 so the logit of ``(n, m)`` carries ``zeta^((n - m) / scale_base)``: a decay with distance on top of RoPE's rotation.
 The centre ``c`` (half the longest position in the call) keeps both factors near 1; it cancels in every logit.
+xPos is RoPE's ``rotate`` with the factors of :meth:`XPos.scales`, which the one rotation
+(:func:`posenc.kernels.apply_rope`) applies with the pair's cos and sin.
 """
 
 from __future__ import annotations
 
 import torch
 
-from posenc.encodings.base import EncodingInfo, check_positions
+from posenc.encodings.base import EncodingInfo
 from posenc.encodings.rope import RoPE, positions_span
 from posenc.errors import PosencError
-from posenc.kernels import apply_rope
 
 __all__ = ["XPos", "xpos_zeta"]
 
@@ -51,18 +52,13 @@ class XPos(RoPE):
         exponent = (positions.to(torch.float64) - center)[..., None] / self.scale_base
         return self.zeta.to(positions.device) ** exponent
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor,
-               inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-        self._check_qk(q, k)
-        q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0]).to(q.device)
-        k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0]).to(k.device)
+    def scales(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """float32 ``(zeta^((n - c) / scale_base), zeta^(-(m - c) / scale_base))`` ``[..., T, R/2]`` for q at ``n``
+        and k at ``m``, ``c`` half the longest position; :meth:`RoPE.rotate` multiplies the rotated pairs by them."""
         center = positions_span(q_positions, k_positions) // 2
-        q_cos, q_sin = self.tables(q_positions)
-        k_cos, k_sin = self.tables(k_positions)
         q_scale = self.decay(q_positions, center).float()  # [..., Tq, R/2]
         k_scale = (1.0 / self.decay(k_positions, center)).float()
-        return apply_rope(q, k, q_cos * q_scale, q_sin * q_scale, k_cos * k_scale, k_sin * k_scale,
-                          pairing=self.pairing, inplace=inplace)
+        return q_scale, k_scale
 
     def extra_repr(self) -> str:
         return super().extra_repr() + f", scale_base={self.scale_base:g}, gamma={self.gamma:g}"

@@ -34,11 +34,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding
+from posenc.encodings.rope import RoPE
 from posenc.errors import PosencError
 from posenc.extend.factors import scaling_spec
 from posenc.hf import from_hf_config, rope_options_from_hf_config
-from posenc.kernels import apply_rope
 from posenc.registry import build
 
 __all__ = ["PosencAttention", "FixedLengthRope", "patch_model", "set_encoding", "scaled_rope", "native_length", "check_rope_model",
@@ -112,16 +112,17 @@ def _bottom_right_causal(t_q: int, t_k: int, device: torch.device) -> torch.Tens
 class FixedLengthRope(PositionalEncoding):
     """A RoPE whose length-dependent scaling is evaluated at one fixed length ``seq_len`` for every call.
 
-    ``rotate`` uses ``inner.tables(positions, seq_len)`` for queries and keys, so a dynamic-NTK model decodes with
-    the frequencies of its target length throughout (see the module docstring for why).
+    ``rotate`` is ``inner.rotate(..., seq_len=seq_len)``, so a dynamic-NTK model decodes with the frequencies of its
+    target length throughout (see the module docstring for why).
     """
 
     info = EncodingInfo(family="rotary", paper="Su et al. 2021, RoFormer (arXiv:2104.09864)", hooks=("rotate",))
 
     def __init__(self, inner: PositionalEncoding, seq_len: int):
         super().__init__()
-        if not hasattr(inner, "tables") or not hasattr(inner, "pairing"):
-            raise PosencError(f"FixedLengthRope wraps a RoPE encoding, got {type(inner).__name__}")
+        if not isinstance(inner, RoPE):
+            raise PosencError(f"FixedLengthRope wraps a RoPE encoding, got {type(inner).__name__}; build one with "
+                              f"posenc.build('rope', ...) or scaled_rope(config, scaling, factor)")
         if not isinstance(seq_len, int) or seq_len < 1:
             raise PosencError(f"seq_len must be a positive integer, got {seq_len!r}")
         self.inner, self.seq_len = inner, seq_len
@@ -132,12 +133,9 @@ class FixedLengthRope(PositionalEncoding):
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor,
                inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` with the frequencies at ``seq_len``."""
-        q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0]).to(q.device)
-        k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0]).to(k.device)
-        q_cos, q_sin = self.inner.tables(q_positions, self.seq_len)
-        k_cos, k_sin = self.inner.tables(k_positions, self.seq_len)
-        return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.inner.pairing, inplace=inplace)
+        """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` with the frequencies at ``seq_len``: the inner
+        RoPE's own ``rotate`` (its checks, tables and the one rotation), evaluated at that length."""
+        return self.inner.rotate(q, k, q_positions, k_positions, inplace=inplace, seq_len=self.seq_len)
 
 
 class PosencAttention(nn.Module):

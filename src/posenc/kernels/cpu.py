@@ -1,14 +1,16 @@
 """Fused CPU RoPE: a small C++ library built on first use, called through ``ctypes``.
 
-The source (:mod:`posenc.kernels.cpu_source`) is built once per machine type by one call of the system C++
-compiler (with OpenMP) into a cache directory (``$POSENC_CACHE_DIR`` or ``~/.cache/posenc/extensions``), written under
-a temporary name and renamed into place, and reused by later processes. The instruction set is picked
-at run time from ``torch.backends.cpu.get_cpu_capability()`` (AVX-512, AVX2 or the compiler's baseline) and is part
-of the build's name, so machines of different kinds sharing a cache never load each other's binary.
+The source, ``rope_cpu.cpp`` beside this module (shipped as package data, read by :func:`source`), is built once per
+machine type by one call of the system C++ compiler (with OpenMP) into a cache directory (``$POSENC_CACHE_DIR`` or
+``~/.cache/posenc/extensions``), written under a temporary name and renamed into place, and reused by later
+processes. The instruction set is picked at run time from ``torch.backends.cpu.get_cpu_capability()`` (AVX-512, AVX2
+or the compiler's baseline) and is part of the build's name, so machines of different kinds sharing a cache never
+load each other's binary; so is a digest of the source and the compiler flags (:func:`library_name`), so an edited
+source is built afresh.
 
-Where no compiler is available (``$CXX`` or ``c++``),
-the build fails, or ``POSENC_DISABLE_CPP=1`` is set, :func:`load_library` returns ``None``, a warning says so once,
-and the dispatcher uses the torch path.
+Where no compiler is available (``$CXX`` or ``c++``), the source cannot be read, the build fails, or
+``POSENC_DISABLE_CPP=1`` is set, :func:`load_library` returns ``None``, a warning says so once, and the dispatcher
+uses the torch path.
 """
 
 from __future__ import annotations
@@ -24,19 +26,21 @@ import subprocess
 import sys
 import threading
 import warnings
+from importlib import resources
 from pathlib import Path
 
 import torch
 
-from posenc.kernels.cpu_source import SOURCE
-
-__all__ = ["cache_dir", "isa_flags", "load_library", "build_error", "supports", "rope_cpu", "rope_cpu_pair",
-           "empty_output", "CPU_DTYPES"]
+__all__ = ["cache_dir", "isa_flags", "source", "library_name", "load_library", "build_error", "supports", "rope_cpu",
+           "rope_cpu_pair", "empty_output", "CPU_DTYPES", "SOURCE_FILE"]
 
 log = logging.getLogger(__name__)
 
 #: storage dtypes the C++ kernel handles (code passed to ``posenc_rope_apply``)
 CPU_DTYPES = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
+
+#: the kernel's C++ source, a file of this package
+SOURCE_FILE = "rope_cpu.cpp"
 
 _lock = threading.Lock()
 _state: dict[str, object] = {}
@@ -60,6 +64,18 @@ def isa_flags() -> tuple[str, list[str]]:
     return "x86-64", []
 
 
+def source() -> str:
+    """The C++ source of the kernel: :data:`SOURCE_FILE`, read from the installed package."""
+    return resources.files(__package__).joinpath(SOURCE_FILE).read_text(encoding="utf-8")
+
+
+def library_name(isa: str, cflags: list[str], text: str) -> str:
+    """The build's name, ``posenc_rope_cpu_<isa>_<digest>``: the digest covers the source ``text`` and the flags, so
+    a changed source or flag gives a new name (a new build), never a stale library."""
+    digest = hashlib.sha256((text + " ".join(cflags)).encode()).hexdigest()[:12]
+    return f"posenc_rope_cpu_{isa}_{digest}"
+
+
 def build_error() -> str | None:
     """Why the C++ kernel is not available (``None`` when it is, or before the first build attempt)."""
     return _state.get("error")  # type: ignore[return-value]
@@ -71,8 +87,8 @@ def _build() -> ctypes.CDLL:
     compiler = os.environ.get("CXX", "c++")
     isa, flags = isa_flags()
     cflags = ["-O3", "-fopenmp", "-fno-math-errno", *flags]
-    digest = hashlib.sha256((SOURCE + " ".join(cflags)).encode()).hexdigest()[:12]
-    name = f"posenc_rope_cpu_{isa}_{digest}"
+    text = source()
+    name = library_name(isa, cflags, text)
     directory = cache_dir() / name
     library = directory / f"{name}.so"
     if not library.exists():
@@ -82,17 +98,18 @@ def _build() -> ctypes.CDLL:
             raise RuntimeError(f"no C++ compiler ({compiler!r} not on PATH)")
         log.info("building the posenc CPU RoPE kernel (%s) in %s", isa, directory)
         directory.mkdir(parents=True, exist_ok=True)
-        source = directory / f"rope_cpu.{os.getpid()}.cpp"
-        source.write_text(SOURCE)
+        # the compiler reads a copy of the very text the name was hashed from (the package may live in a zip)
+        copy = directory / f"rope_cpu.{os.getpid()}.cpp"
+        copy.write_text(text, encoding="utf-8")
         tmp = library.with_suffix(f".tmp{os.getpid()}.so")
         try:
-            done = subprocess.run([compiler, *cflags, "-shared", "-fPIC", str(source), "-o", str(tmp)],
+            done = subprocess.run([compiler, *cflags, "-shared", "-fPIC", str(copy), "-o", str(tmp)],
                                   capture_output=True, text=True, timeout=600)
             if done.returncode:
                 raise RuntimeError(f"{compiler} failed: {done.stderr.strip()[-1500:]}")
             tmp.replace(library)
         finally:
-            source.unlink(missing_ok=True)
+            copy.unlink(missing_ok=True)
             tmp.unlink(missing_ok=True)
     lib = ctypes.CDLL(str(library))
     i64, ptr = ctypes.c_int64, ctypes.c_void_p

@@ -1,4 +1,7 @@
-"""Pick the fastest correct path for applying RoPE, and validate inputs before any kernel runs.
+"""The one RoPE rotation: validate the inputs (:mod:`posenc.kernels.validate`), then run the fastest correct path.
+
+Every rotary encoding reaches the kernels through :func:`apply_rope` (RoPE and its scalings, xPos with its per-pair
+scale, M-RoPE and axial RoPE, and through RoPE's ``rotate`` the Hugging Face attention of :mod:`posenc.extend.patch`).
 
 Paths (``provider=``):
 
@@ -21,63 +24,12 @@ from posenc.kernels import cpu, triton_rope
 from posenc.kernels.autograd import RopeFunction, new_output_like
 from posenc.kernels.packed import check_cu_seqlens, positions_from_cu_seqlens
 from posenc.kernels.reference import rope_apply_reference
+from posenc.kernels.validate import validate_rope_inputs
 
-__all__ = ["apply_rope", "apply_rope_packed", "available_providers", "select_provider", "validate_rope_inputs",
-           "PROVIDERS"]
+__all__ = ["apply_rope", "apply_rope_packed", "available_providers", "select_provider", "PROVIDERS"]
 
 #: every path name, fastest first
 PROVIDERS = ("cpp", "triton", "reference")
-
-
-def validate_rope_inputs(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: torch.Tensor,
-                         k_cos: torch.Tensor, k_sin: torch.Tensor, pairing: str, inplace: bool = False) -> None:
-    """Clear errors for wrong shapes, dtypes and devices before any kernel runs."""
-    if pairing not in ("half", "interleaved"):
-        raise PosencError(f"pairing must be 'half' or 'interleaved', got {pairing!r}")
-    for name, x in (("q", q), ("k", k), ("q_cos", q_cos), ("q_sin", q_sin), ("k_cos", k_cos), ("k_sin", k_sin)):
-        if not isinstance(x, torch.Tensor):
-            raise PosencError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-        if not x.is_floating_point():
-            raise PosencError(f"{name} must be a floating-point tensor, got {x.dtype}")
-        if x.device != q.device:
-            raise PosencError(f"{name} is on {x.device} but q is on {q.device}; move both to one device")
-    for name, x in (("q", q), ("k", k)):
-        if x.dim() != 4:
-            raise PosencError(f"{name} must have shape [batch, heads, seq, head_dim], got {list(x.shape)}; "
-                              f"reshape with .view(B, T, H, Dh).transpose(1, 2)")
-    if q.shape[0] != k.shape[0]:
-        raise PosencError(f"q and k must have the same batch, got {q.shape[0]} and {k.shape[0]}")
-    if q.shape[-1] != k.shape[-1]:
-        raise PosencError(f"q and k must have the same head_dim, got {q.shape[-1]} and {k.shape[-1]}")
-    if k.shape[1] == 0 or q.shape[1] % k.shape[1]:
-        raise PosencError(f"q heads ({q.shape[1]}) must be a multiple of k heads ({k.shape[1]}) for grouped-query "
-                          f"attention")
-    for name, x, c, s in (("q", q, q_cos, q_sin), ("k", k, k_cos, k_sin)):
-        if c.shape != s.shape:
-            raise PosencError(f"{name} cos and sin tables differ in shape: {list(c.shape)} vs {list(s.shape)}")
-        if c.dim() not in (2, 3):
-            raise PosencError(f"{name} angle tables must be [T, R/2] or [B, T, R/2], got {list(c.shape)}")
-        if c.shape[-2] != x.shape[2]:
-            raise PosencError(f"{name} has {x.shape[2]} positions but its angle table has {c.shape[-2]}; "
-                              f"pass one position per token")
-        if c.dim() == 3 and c.shape[0] not in (1, x.shape[0]):
-            raise PosencError(f"{name} angle table has batch {c.shape[0]} but {name} has batch {x.shape[0]}; "
-                              f"pass [T, R/2] shared by the batch or one table per row")
-        if c.shape[-1] < 1 or 2 * c.shape[-1] > x.shape[-1]:
-            raise PosencError(f"rotary width {2 * c.shape[-1]} must be in 2..{name}'s head_dim {x.shape[-1]}; "
-                              f"tables hold R/2 angles per token")
-    if inplace:
-        for name, x in (("q", q), ("k", k)):
-            if torch.is_grad_enabled() and x.requires_grad and x.is_leaf:
-                raise PosencError(f"inplace=True would overwrite {name}, a leaf tensor that requires grad; "
-                                  f"use inplace=False, or rotate a non-leaf (e.g. the projection's output)")
-        for name, x in (("q", q), ("k", k)):
-            if any(st == 0 and n > 1 for st, n in zip(x.stride(), x.shape, strict=True)):
-                raise PosencError(f"inplace=True cannot write into {name}: it is a broadcast (expanded) view whose "
-                                  f"rows share memory; pass inplace=False or {name}.contiguous()")
-        if q.data_ptr() == k.data_ptr() and q.numel():
-            raise PosencError("inplace=True needs q and k in separate memory, but they share storage; "
-                              "pass inplace=False or separate tensors")
 
 
 def _triton_usable(device: torch.device) -> bool:
@@ -128,8 +80,9 @@ def _kernel(name: str):
 
 
 def apply_rope(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: torch.Tensor, k_cos: torch.Tensor,
-               k_sin: torch.Tensor, *, pairing: str = "half", inplace: bool = False,
-               provider: str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+               k_sin: torch.Tensor, *, pairing: str = "half", inplace: bool = False, provider: str | None = None,
+               q_scale: torch.Tensor | None = None,
+               k_scale: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` (``H`` a multiple of ``Hk``) by float32 half-width
     tables ``[T, R/2]`` or ``[B, T, R/2]`` (one row per token: offsets and per-row positions are in the tables).
 
@@ -137,6 +90,10 @@ def apply_rope(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: tor
     ``R..Dh-1`` pass through. ``inplace=True`` writes into q and k and returns them. Differentiable in q and k on
     every path (backward is the rotation by ``-theta``). Empty inputs (``B = 0``, ``Tq = 0`` or ``Tk = 0``) give
     empty outputs of the same shapes.
+
+    ``q_scale``/``k_scale`` (optional, shaped like their tables): a factor per token and pair that multiplies the
+    rotated pair, ``(x1', x2') = a (x1 cos - x2 sin, x2 cos + x1 sin)`` (xPos's decay, Sun et al. 2023). It is
+    folded into the tables (``a cos``, ``a sin``), so every path applies it in the same single pass.
 
     Example::
 
@@ -148,7 +105,11 @@ def apply_rope(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: tor
         >>> bool(torch.equal(qr[..., 4:], q[..., 4:]))  # channels past the rotary width pass through
         True
     """
-    validate_rope_inputs(q, k, q_cos, q_sin, k_cos, k_sin, pairing, inplace)
+    validate_rope_inputs(q, k, q_cos, q_sin, k_cos, k_sin, pairing, inplace, q_scale=q_scale, k_scale=k_scale)
+    if q_scale is not None:
+        q_cos, q_sin = q_cos * q_scale, q_sin * q_scale
+    if k_scale is not None:
+        k_cos, k_sin = k_cos * k_scale, k_sin * k_scale
     name = select_provider(q.device, q.dtype, provider)
     if k.dtype != q.dtype and select_provider(k.device, k.dtype, provider) != name:
         name = "reference"

@@ -1,16 +1,14 @@
-"""C++ source of the fused CPU RoPE kernel (compiled on first use by :mod:`posenc.kernels.cpu`).
+// Fused CPU RoPE kernel, compiled on first use by posenc/kernels/cpu.py (shipped as package data).
+//
+// One pass over memory: each row x[b, h, t, :] is read once and written once,
+//
+//     (x1', x2') = (x1 cos - s x2 sin, x2 cos + s x1 sin),   s = +1 forward, -1 backward (rotation by -theta)
+//
+// with float32 math for float32 / bfloat16 / float16 storage. Rows are split over OpenMP threads; the inner loops over
+// the R/2 pairs are plain loops marked `omp simd` so the compiler vectorises them for the ISA chosen at build time.
+// The code includes no torch header (it is called through ctypes with data pointers and element strides), so it
+// builds in about a second.
 
-One pass over memory: each row ``x[b, h, t, :]`` is read once and written once,
-
-    (x1', x2') = (x1 cos - s x2 sin, x2 cos + s x1 sin),   s = +1 forward, -1 backward (rotation by -theta)
-
-with float32 math for float32 / bfloat16 / float16 storage. Rows are split over OpenMP threads; the inner loops over
-the ``R/2`` pairs are plain loops marked ``omp simd`` so the compiler vectorises them for the ISA chosen at build time.
-The code includes no torch header (it is called through ``ctypes`` with data pointers and element strides), so it
-builds in about a second.
-"""
-
-SOURCE = r"""
 #include <cstdint>
 #include <cstring>
 #include <algorithm>
@@ -288,4 +286,3 @@ int posenc_rope_apply(int dtype, const void* x, void* out, const float* cs, cons
 }
 
 }  // extern "C"
-"""
