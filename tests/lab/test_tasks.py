@@ -68,6 +68,38 @@ def test_addition_digits_least_significant_first():
         assert value(row_y - SYMBOL0) == a + b
 
 
+#: seed 2 draws the symbols [[8, 7, 1], [4, 8, 9]] from randint(0, 10, (2, 3)), the bits [[0, 1, 1], [0, 0, 1]] from
+#: randint(0, 2, (2, 3)), and the digits a = [[8, 7], [1, 4]] then b = [[8, 9], [2, 5]] from two randint(0, 10, (2, 2));
+#: each row below is those draws worked through by hand, as token ids (symbol s is 4 + s, PLUS is 3)
+SEED2 = {
+    "copy": (3, [[12, 11, 5], [8, 12, 13]], [[12, 11, 5], [8, 12, 13]]),
+    "reverse": (3, [[12, 11, 5], [8, 12, 13]], [[5, 11, 12], [13, 12, 8]]),
+    "sort": (3, [[12, 11, 5], [8, 12, 13]], [[5, 11, 12], [8, 12, 13]]),
+    "duplicate": (3, [[12, 11, 5], [8, 12, 13]], [[12, 11, 5, 12, 11, 5], [8, 12, 13, 8, 12, 13]]),
+    "parity": (3, [[4, 5, 5], [4, 4, 5]], [[4], [5]]),  # two ones: even (0); one one: odd (1)
+    # 78 + 98 = 176 -> digits 6, 7, 1;  41 + 52 = 93 -> digits 3, 9, 0 (least significant first)
+    "addition": (2, [[12, 11, PLUS, 12, 13], [5, 8, PLUS, 6, 9]], [[10, 11, 5], [7, 13, 4]]),
+}
+
+
+def test_seed_draws_are_the_ones_the_hand_examples_use():
+    g = torch.Generator().manual_seed(2)
+    assert torch.randint(0, 10, (2, 3), generator=g).tolist() == [[8, 7, 1], [4, 8, 9]]
+    g = torch.Generator().manual_seed(2)
+    assert torch.randint(0, 2, (2, 3), generator=g).tolist() == [[0, 1, 1], [0, 0, 1]]
+    g = torch.Generator().manual_seed(2)
+    assert torch.randint(0, 10, (2, 2), generator=g).tolist() == [[8, 7], [1, 4]]
+    assert torch.randint(0, 10, (2, 2), generator=g).tolist() == [[8, 9], [2, 5]]
+
+
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_every_task_samples_the_hand_worked_batch(name):
+    assert set(SEED2) == set(TASKS)  # a new task needs its hand-worked row here
+    n, inputs, outputs = SEED2[name]
+    x, y = _sample(name, n, batch=2, seed=2)
+    assert x.tolist() == inputs and y.tolist() == outputs
+
+
 def test_decoder_format_hand_example():
     inputs, outputs = torch.tensor([[4, 6, 5]]), torch.tensor([[4, 6, 5]])
     ids, targets = format_batch(inputs, outputs, "decoder")

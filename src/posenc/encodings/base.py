@@ -24,11 +24,20 @@ An encoding acts at one or more of three places in a Transformer:
 offsets, left padding, packed sequences, randomized positions all go through this one path).
 
 Every hook defaults to identity / ``None``, so attention code calls all three and never branches on the encoding.
+
+Capabilities: each encoding declares what it does in its ``info`` (:class:`EncodingInfo`), and code that depends on
+it asks there, never compares names. The hooks it overrides give ``rotates_qk``, ``acts_on_input``,
+``biases_logits`` and ``biases_from_content``; three flags say the rest: ``length_limited`` (positions at or past its
+``max_len`` are refused), ``randomized`` (positions drawn at random per sequence) and ``constant_across_channels``
+(``embed`` adds one value to every channel of a token). A wrapper (``family="wrapper"``) names the encoding it wraps
+through :meth:`PositionalEncoding.wrapped`, read from its options before anything is built.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import nn
@@ -40,11 +49,48 @@ __all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_posi
 
 @dataclass(frozen=True)
 class EncodingInfo:
-    """What ``posenc list`` shows about an encoding family."""
+    """What an encoding is and what it does: what ``posenc list`` shows, and the capabilities code asks instead of
+    comparing names.
 
-    family: str  # "absolute", "rotary", "bias", "none", "wrapper"
-    paper: str  # short citation
-    hooks: tuple[str, ...]  # the hooks this encoding overrides
+    ``hooks`` lists the hooks the encoding overrides; the properties read from it say where it acts. The flags say
+    what the hooks cannot: each defaults to ``False`` and an encoding sets the ones that hold for it.
+
+    Attributes:
+        family: ``"absolute"``, ``"rotary"``, ``"bias"``, ``"contextual"``, ``"none"`` or ``"wrapper"``.
+        paper: short citation.
+        hooks: the hooks this encoding overrides (``"embed"``, ``"rotate"``, ``"bias"``, ``"contextual_bias"``).
+        length_limited: positions at or past the encoding's ``max_len`` are refused with a
+            :class:`~posenc.errors.PosencError` (a learned table has no row for them); ``False``: any position runs.
+        randomized: positions are drawn at random per sequence (a new draw per call), not used as given.
+        constant_across_channels: ``embed`` adds the same value to every channel of a token (with ``combine="add"``).
+    """
+
+    family: str
+    paper: str
+    hooks: tuple[str, ...]
+    length_limited: bool = False
+    randomized: bool = False
+    constant_across_channels: bool = False
+
+    @property
+    def rotates_qk(self) -> bool:
+        """``rotate`` turns queries and keys; the input and the logits' bias are left alone."""
+        return "rotate" in self.hooks
+
+    @property
+    def acts_on_input(self) -> bool:
+        """``embed`` adds (or concatenates) a position vector to the token embeddings."""
+        return "embed" in self.hooks
+
+    @property
+    def biases_logits(self) -> bool:
+        """``bias`` returns a bias ``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``) from positions alone."""
+        return "bias" in self.hooks
+
+    @property
+    def biases_from_content(self) -> bool:
+        """``contextual_bias`` returns a bias ``[B, H, Tq, Tk]`` from each layer's queries and keys."""
+        return "contextual_bias" in self.hooks
 
 
 def default_positions(length: int, device: torch.device | None = None, offset: int = 0) -> torch.Tensor:
@@ -82,12 +128,20 @@ def check_positions(positions: torch.Tensor, length: int | None = None, name: st
 class PositionalEncoding(nn.Module):
     """Base class: every hook is the identity (or ``None``) until a subclass overrides it.
 
-    Subclasses set ``info`` and override the hooks they use. ``needs`` names the model sizes a builder may pass
-    (``d_model``, ``n_heads``, ``head_dim``, ``max_len``); :func:`posenc.build_for_model` passes only those.
+    Subclasses set ``info`` (family, paper, the hooks they override and their capabilities, see
+    :class:`EncodingInfo`) and override the hooks they use. The model sizes a builder may pass (``d_model``,
+    ``n_heads``, ``head_dim``, ``max_len``) are those ``__init__`` names; :func:`posenc.build_for_model` passes only
+    those.
     """
 
     info: EncodingInfo = EncodingInfo(family="none", paper="", hooks=())
     name: str = "base"
+
+    @classmethod
+    def wrapped(cls, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The encoding this one wraps, as ``(name, options)`` read from this encoding's ``options``; ``None`` for an
+        encoding that wraps none (the default). Lets code ask what a wrapper will build without building it."""
+        return None
 
     def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         """Token embeddings ``x [B, T, D]`` -> ``[B, T, D']``. Identity by default."""

@@ -33,7 +33,7 @@ class LearnedPE(AbsoluteEncoding):
 
     name = "learned"
     info = EncodingInfo(family="absolute", paper="Gehring et al. 2017, ConvS2S; Devlin et al. 2019, BERT",
-                        hooks=("embed",))
+                        hooks=("embed",), length_limited=True)
 
     def __init__(self, dim: int = 512, max_len: int = 512, combine: str = "add", init_std: float = 0.02):
         super().__init__(dim, combine)

@@ -32,7 +32,7 @@ class IntegerPE(AbsoluteEncoding):
     """``PE[p] = p + start`` repeated across channels (seed 000 §2.1). Grows without bound."""
 
     name = "integer"
-    info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",))
+    info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",), constant_across_channels=True)
 
     def __init__(self, dim: int | None = None, combine: str = "add", start: int = 1):
         super().__init__(dim, combine)
@@ -52,7 +52,7 @@ class NormalizedPE(AbsoluteEncoding):
     """
 
     name = "normalized"
-    info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",))
+    info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",), constant_across_channels=True)
 
     def __init__(self, dim: int | None = None, combine: str = "add", length: int | None = None):
         super().__init__(dim, combine)

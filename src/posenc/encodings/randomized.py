@@ -8,11 +8,18 @@ on short sequences, so longer test sequences fall inside the range it knows.
 The draw is keyed on the positions tensor itself: the same tensor object (a model computes it once per forward and
 passes it to every hook) maps to the same random positions in ``embed``, ``rotate`` and ``bias``; a new tensor object
 gets a new draw. With ``at_eval=False`` evaluation uses the plain positions.
+
+Capabilities (:class:`~posenc.encodings.base.EncodingInfo`): ``randomized``, and ``length_limited`` (while it draws,
+a sequence whose positions reach ``max_len`` cannot get distinct positions from ``[0, max_len)`` and is refused); the
+hooks are those of the wrapped encoding that this wrapper passes on (``embed``, ``rotate``, ``bias``), and
+:meth:`Randomized.wrapped` reads the wrapped encoding's name and options from the options.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -22,6 +29,11 @@ from posenc.encodings.catalog import build_for_model
 from posenc.errors import PosencError
 
 __all__ = ["Randomized", "sorted_random_positions"]
+
+#: the encoding wrapped when none is named
+DEFAULT_WRAPPED = "rope"
+#: the hooks the wrapper passes on, with randomized positions
+_PASSED_ON = ("embed", "rotate", "bias")
 
 
 def sorted_random_positions(n: int, max_len: int, rows: int = 1, generator: torch.Generator | None = None,
@@ -49,9 +61,14 @@ class Randomized(PositionalEncoding):
 
     name = "randomized"
     info = EncodingInfo(family="wrapper", paper="Ruoss et al. 2023, Randomized Positional Encodings (ACL)",
-                        hooks=("embed", "rotate", "bias"))
+                        hooks=_PASSED_ON, length_limited=True, randomized=True)
 
-    def __init__(self, encoding: str = "rope", max_len: int = 2048, options: dict[str, Any] | None = None,
+    @classmethod
+    def wrapped(cls, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """``(encoding, options)`` of the wrapped encoding, from this wrapper's ``options``."""
+        return options.get("encoding", DEFAULT_WRAPPED), dict(options.get("options") or {})
+
+    def __init__(self, encoding: str = DEFAULT_WRAPPED, max_len: int = 2048, options: dict[str, Any] | None = None,
                  at_eval: bool = True, seed: int = 0, d_model: int | None = None, n_heads: int | None = None,
                  head_dim: int | None = None):
         super().__init__()
@@ -67,7 +84,10 @@ class Randomized(PositionalEncoding):
         self.max_len, self.at_eval = max_len, at_eval
         self.generator = torch.Generator().manual_seed(seed)
         self._last: tuple[weakref.ref, torch.Tensor] | None = None
-        self.info = EncodingInfo(family="wrapper", paper=Randomized.info.paper, hooks=self.inner.info.hooks)
+        # the wrapped encoding's capabilities, with the hooks this wrapper passes on and its own flags
+        self.info = replace(self.inner.info, family="wrapper", paper=Randomized.info.paper,
+                            hooks=tuple(hook for hook in self.inner.info.hooks if hook in _PASSED_ON),
+                            length_limited=True, randomized=True)
 
     def randomize(self, positions: torch.Tensor) -> torch.Tensor:
         """Map integer positions ``[T]`` or ``[B, T]`` to sorted random positions in ``[0, max_len)``."""

@@ -57,7 +57,7 @@ def check_rope_model(config: Any) -> None:
     except PosencError as exc:
         raise PosencError(f"model type {model_type!r} has no rotary position embedding posenc can read ({exc}); "
                           f"context extension by RoPE scaling needs a RoPE model such as smollm2") from exc
-    if encoding.name != "rope":
+    if not encoding.info.rotates_qk:
         raise PosencError(f"model type {model_type!r} uses {encoding.name!r} positions "
                           f"({type(encoding).info.family} encoding), not RoPE; RoPE scaling does not apply to it. "
                           f"Use a RoPE decoder such as smollm2 (or any {', '.join(SUPPORTED_MODEL_TYPES)} model)")

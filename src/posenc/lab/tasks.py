@@ -4,6 +4,9 @@ Every task maps an input string of symbols to an output string. ``n`` is the tas
 symbols (copy, reverse, sort, duplicate, parity) or of digits per operand (addition). A model trained on sizes
 ``1..L`` is tested on sizes up to ``4L`` and beyond; the score is exact match (every output token right).
 
+Each task is one small subclass of :class:`Task` (its lengths and its answer) and one row of :data:`TASKS`; a new
+task is a new subclass and a new row, and no code outside its class asks which task it is.
+
 Token ids, shared by every task (so one vocabulary of :data:`VOCAB_SIZE` serves them all)::
 
     0 PAD   1 SEP (end of input)   2 BLANK (an output slot, encoder format)   3 PLUS   4.. symbols 0..9
@@ -33,8 +36,8 @@ import torch
 
 from posenc.errors import PosencError
 
-__all__ = ["Task", "TASKS", "get_task", "format_batch", "sequence_length", "exact_match", "PAD", "SEP", "BLANK",
-           "PLUS", "SYMBOL0", "N_SYMBOLS", "VOCAB_SIZE", "IGNORE", "FORMATS"]
+__all__ = ["Task", "Copy", "Reverse", "Sort", "Duplicate", "Parity", "Addition", "TASKS", "get_task", "format_batch",
+           "sequence_length", "exact_match", "PAD", "SEP", "BLANK", "PLUS", "SYMBOL0", "N_SYMBOLS", "VOCAB_SIZE", "IGNORE", "FORMATS"]
 
 PAD, SEP, BLANK, PLUS = 0, 1, 2, 3
 SYMBOL0 = 4  #: id of symbol 0; symbol s has id SYMBOL0 + s
@@ -46,7 +49,11 @@ FORMATS = ("decoder", "encoder")
 
 @dataclass(frozen=True)
 class Task:
-    """A string-to-string task of size ``n``.
+    """A string-to-string task of size ``n``: one subclass per task says how long its strings are and what its
+    answer is; the table :data:`TASKS` holds one of each.
+
+    The base class draws ``n`` input symbols uniformly from the task's ``alphabet`` and asks :meth:`answer` for the
+    output; a task whose inputs are not ``n`` plain symbols (addition) overrides :meth:`draw` instead.
 
     Attributes:
         name: registry name.
@@ -61,58 +68,102 @@ class Task:
     source: str
 
     def input_length(self, n: int) -> int:
-        """Number of input tokens at size ``n``."""
-        return 2 * n + 1 if self.name == "addition" else n
+        """Number of input tokens at size ``n``: ``n`` unless the task says otherwise."""
+        return n
 
     def output_length(self, n: int) -> int:
-        """Number of output tokens at size ``n``."""
-        return {"addition": n + 1, "parity": 1, "duplicate": 2 * n}.get(self.name, n)
+        """Number of output tokens at size ``n``: ``n`` unless the task says otherwise."""
+        return n
 
     def sample(self, batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``batch`` random examples of size ``n``: ``(inputs [B, m], outputs [B, k])`` as token ids."""
         if not isinstance(n, int) or n < 1:
             raise PosencError(f"task {self.name!r}: size n must be a positive integer, got {n!r}")
-        if self.name == "addition":
-            return _addition(batch, n, generator)
+        return self.draw(batch, n, generator)
+
+    def draw(self, batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        """Token ids ``(inputs [B, n], outputs [B, k])``: symbols drawn uniformly, outputs from :meth:`answer`."""
         x = torch.randint(0, self.alphabet, (batch, n), generator=generator)  # [B, n] symbols
-        if self.name == "copy":
-            y = x
-        elif self.name == "reverse":
-            y = x.flip(1)
-        elif self.name == "sort":
-            y = x.sort(dim=1).values
-        elif self.name == "duplicate":
-            y = torch.cat([x, x], dim=1)  # [B, 2n]
-        elif self.name == "parity":
-            y = x.sum(dim=1, keepdim=True) % 2  # [B, 1]
-        else:  # pragma: no cover - TASKS and this switch are edited together
-            raise PosencError(f"task {self.name!r} has no generator")
-        return x + SYMBOL0, y + SYMBOL0
+        return x + SYMBOL0, self.answer(x) + SYMBOL0
+
+    def answer(self, x: torch.Tensor) -> torch.Tensor:
+        """The output symbols ``[B, k]`` for input symbols ``x [B, n]`` (symbols, not token ids)."""
+        raise NotImplementedError(f"task {self.name!r} defines neither answer nor draw")
 
 
-def _addition(batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+class Copy(Task):
+    """The input string unchanged."""
+
+    def answer(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
+
+class Reverse(Task):
+    """The input string backwards."""
+
+    def answer(self, x: torch.Tensor) -> torch.Tensor:
+        return x.flip(1)
+
+
+class Sort(Task):
+    """The input symbols in ascending order."""
+
+    def answer(self, x: torch.Tensor) -> torch.Tensor:
+        return x.sort(dim=1).values
+
+
+class Duplicate(Task):
+    """The input string twice: ``2n`` output tokens."""
+
+    def output_length(self, n: int) -> int:
+        return 2 * n
+
+    def answer(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cat([x, x], dim=1)  # [B, 2n]
+
+
+class Parity(Task):
+    """The parity of the number of ones in a bit string: one output token."""
+
+    def output_length(self, n: int) -> int:
+        return 1
+
+    def answer(self, x: torch.Tensor) -> torch.Tensor:
+        return x.sum(dim=1, keepdim=True) % 2  # [B, 1]
+
+
+class Addition(Task):
     """``a + b`` of two ``n``-digit numbers, digits least significant first (Kazemnejad et al. 2023 use the same
-    reversed order so that each output digit depends on the digits to its left)."""
-    a = torch.randint(0, 10, (batch, n), generator=generator)  # [B, n] digits, a[:, 0] the ones
-    b = torch.randint(0, 10, (batch, n), generator=generator)
-    out = torch.zeros(batch, n + 1, dtype=torch.long)
-    carry = torch.zeros(batch, dtype=torch.long)
-    for i in range(n):
-        s = a[:, i] + b[:, i] + carry
-        out[:, i], carry = s % 10, s // 10
-    out[:, n] = carry
-    plus = torch.full((batch, 1), PLUS, dtype=torch.long)
-    return torch.cat([a + SYMBOL0, plus, b + SYMBOL0], dim=1), out + SYMBOL0  # [B, 2n+1], [B, n+1]
+    reversed order so that each output digit depends on the digits to its left): ``a PLUS b`` in, ``n + 1`` digits
+    out."""
+
+    def input_length(self, n: int) -> int:
+        return 2 * n + 1
+
+    def output_length(self, n: int) -> int:
+        return n + 1
+
+    def draw(self, batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        a = torch.randint(0, self.alphabet, (batch, n), generator=generator)  # [B, n] digits, a[:, 0] the ones
+        b = torch.randint(0, self.alphabet, (batch, n), generator=generator)
+        out = torch.zeros(batch, n + 1, dtype=torch.long)
+        carry = torch.zeros(batch, dtype=torch.long)
+        for i in range(n):
+            s = a[:, i] + b[:, i] + carry
+            out[:, i], carry = s % 10, s // 10
+        out[:, n] = carry
+        plus = torch.full((batch, 1), PLUS, dtype=torch.long)
+        return torch.cat([a + SYMBOL0, plus, b + SYMBOL0], dim=1), out + SYMBOL0  # [B, 2n+1], [B, n+1]
 
 
 TASKS: dict[str, Task] = {t.name: t for t in (
-    Task("copy", "repeat the input string", N_SYMBOLS, "Kazemnejad et al. 2023"),
-    Task("reverse", "the input string backwards", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
-    Task("sort", "the input symbols in ascending order", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
-    Task("addition", "sum of two n-digit numbers, digits least significant first", 10, "Kazemnejad et al. 2023"),
-    Task("parity", "parity of the number of ones in a bit string (one output token)", 2,
-         "Kazemnejad et al. 2023; Deletang et al. 2023"),
-    Task("duplicate", "the input string twice (duplicate_string)", N_SYMBOLS, "Deletang et al. 2023"),
+    Copy("copy", "repeat the input string", N_SYMBOLS, "Kazemnejad et al. 2023"),
+    Reverse("reverse", "the input string backwards", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
+    Sort("sort", "the input symbols in ascending order", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
+    Addition("addition", "sum of two n-digit numbers, digits least significant first", 10, "Kazemnejad et al. 2023"),
+    Parity("parity", "parity of the number of ones in a bit string (one output token)", 2,
+           "Kazemnejad et al. 2023; Deletang et al. 2023"),
+    Duplicate("duplicate", "the input string twice (duplicate_string)", N_SYMBOLS, "Deletang et al. 2023"),
 )}
 
 

@@ -43,17 +43,24 @@ from posenc.lab.tasks import FORMATS, IGNORE, TASKS, VOCAB_SIZE, format_batch, g
 from posenc.model import Transformer, TransformerConfig
 from posenc.progress import progress as progress_bar
 from posenc.protocols import PROTOCOLS, normalize_protocols
-from posenc.registry import build_for_model, get_class
+from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import GB, check_memory, format_bytes
 
 __all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run",
-           "refuse_constant_encoding", "CHARLM", "KIND", "CONSTANT_ACROSS_CHANNELS"]
+           "refuse_constant_encoding", "acting_encoding", "CHARLM", "KIND", "CONSTANT_ACROSS_CHANNELS"]
 
 CHARLM = "charlm"  #: the character-level Shakespeare language model
 KIND = "lab"  #: the results-store kind of lab runs
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
-#: encodings that add one value to every channel of a token (seed 000 §2.1-2.2)
-CONSTANT_ACROSS_CHANNELS = ("integer", "normalized")
+#: encodings that add one value to every channel of a token (seed 000 §2.1-2.2): those that declare it
+CONSTANT_ACROSS_CHANNELS = tuple(name for name in available() if get_class(name).info.constant_across_channels)
+
+
+def acting_encoding(encoding: str, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The encoding that acts on the positions, as ``(name, options)``: the wrapped one when ``encoding`` is a wrapper
+    (``randomized``: the one it names in its options), else ``encoding`` itself."""
+    wrapped = get_class(encoding).wrapped(options)
+    return wrapped if wrapped is not None else (encoding, options)
 
 
 def refuse_constant_encoding(encoding: str, options: dict[str, Any]) -> None:
@@ -66,11 +73,9 @@ def refuse_constant_encoding(encoding: str, options: dict[str, Any]) -> None:
     would report NoPE's numbers under another name. With ``combine="concat"`` the value gets channels of its own and
     survives normalisation.
     """
-    inner, inner_options = encoding, options
-    if encoding == "randomized":
-        inner = options.get("encoding", "rope")
-        inner_options = options.get("options") or {}
-    if inner in CONSTANT_ACROSS_CHANNELS and inner_options.get("combine", "add") == "add":
+    inner, inner_options = acting_encoding(encoding, options)
+    constant = inner in available() and get_class(inner).info.constant_across_channels  # unknown: refused later
+    if constant and inner_options.get("combine", "add") == "add":
         raise PosencError(
             f"encoding {inner!r} added to the token embedding is NoPE in the lab's model: it adds the same value to "
             f"every channel of a token, and the pre-norm Transformer's LayerNorm subtracts each token's mean over "
@@ -194,7 +199,8 @@ class RunConfig:
         if self.max_len is not None and self.max_len < needed:
             raise PosencError(f"max_len={self.max_len} does not fit the training sequences: train_len={self.train_len}"
                               f" gives {needed} tokens; raise max_len to at least {needed} or lower train_len")
-        randomized_range = self.encoding_options.get("max_len", RANDOMIZED_RANGE) if self.encoding == "randomized" else None
+        randomized = get_class(self.encoding).info.randomized  # positions drawn from [0, max_len)
+        randomized_range = self.encoding_options.get("max_len", RANDOMIZED_RANGE) if randomized else None
         longest = max(self.sequence_length(n) for n in self.eval_lengths + [self.train_len])
         if randomized_range is not None and randomized_range < longest:
             raise PosencError(f"randomized positions are drawn from [0, {randomized_range}) but the longest sequence "
@@ -248,9 +254,10 @@ class RunResult:
 def _model_options(config: RunConfig, seed: int) -> tuple[dict[str, Any], int]:
     """The encoding options the model gets, and its position range ``max_len``."""
     options = dict(config.encoding_options)
-    if config.encoding == "t5" and "bidirectional" not in options:
+    # an encoding with a `bidirectional` option (t5) is told the run's direction unless the config sets it
+    if "bidirectional" in options_of(config.encoding) and "bidirectional" not in options:
         options["bidirectional"] = config.fmt == "encoder"  # a causal decoder only sees keys at r <= 0
-    if config.encoding == "randomized":
+    if get_class(config.encoding).info.randomized:
         options.setdefault("seed", seed)
         options.setdefault("max_len", RANDOMIZED_RANGE)  # not the model's max_len: the paper draws from [0, 2048)
     # the model passes its own sizes to the encoding; a size also given as an option would be passed twice
@@ -315,12 +322,6 @@ class RunEstimate:
                 f"margin x{MEMORY_MARGIN} on activations")
 
 
-def _inner(config: RunConfig) -> tuple[str, dict[str, Any]]:
-    if config.encoding == "randomized":
-        return config.encoding_options.get("encoding", "rope"), config.encoding_options.get("options") or {}
-    return config.encoding, config.encoding_options
-
-
 def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     """Peak memory and time of :func:`train_run` for ``config``, from arithmetic on its sizes (nothing allocated).
 
@@ -342,7 +343,7 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     Measured against the peak resident memory of whole processes (copy task, d_model 64, 2 layers, batch 32,
     sequences of 256 to 2048 tokens, rope, alibi and nope), the total is 1.2 to 1.4 times the peak.
     """
-    inner, inner_options = _inner(config)
+    inner, inner_options = acting_encoding(config.encoding, config.encoding_options)
     concat = inner_options.get("combine") == "concat"
     dim = int(inner_options.get("dim") or 0) if concat else 0
     W, L, H = config.d_model + dim, config.n_layers, config.n_heads
@@ -355,10 +356,11 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
         T_e = max(T_e, T)
     B = config.batch_size
     B_e = LM_EVAL_BATCH if charlm else min(TASK_EVAL_BATCH, max(config.eval_samples, config.val_samples))
-    bias = "bias" in get_class(inner).info.hooks
-    per_row = config.encoding == "randomized"  # positions drawn per sequence: a bias per batch row
+    inner_info = get_class(inner).info
+    bias = inner_info.biases_logits
+    per_row = get_class(config.encoding).info.randomized  # positions drawn per sequence: a bias per batch row
     table = 0
-    if inner == "learned":
+    if inner_info.acts_on_input and inner_info.length_limited:  # a learned table: one row per position
         rows = config.encoding_options.get("max_len") or config.max_len or T
         table = int(rows) * (dim or config.d_model)
     dense = L * (4 * W * W + 2 * W * F + F + 6 * W) + 2 * W + W * V
