@@ -7,6 +7,9 @@
 
 Both read what :func:`posenc.extend.run_extend` returns, and draw into a new ``Figure`` or into a given one (a
 ``SubFigure`` of a larger page figure).
+
+- :func:`extension_summary_figure`: the two stacked in one figure, perplexity by length above the passkey heatmap
+  (what the report shows for a context-extension claim).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from posenc.errors import PosencError
 
-__all__ = ["extend_figure", "passkey_heatmap", "passkey_cells"]
+__all__ = ["extend_figure", "passkey_heatmap", "passkey_cells", "extension_summary_figure"]
 
 _TITLES = {"nonoverlap": "non-overlapping windows", "sliding": "sliding window (stride {f:g} L)"}
 
@@ -123,4 +126,30 @@ def passkey_heatmap(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]], nati
     fig.colorbar(image, ax=list(axes), label="accuracy", shrink=0.9)
     fig.suptitle(title or "passkey retrieval by depth and length" + (f" (native {native_len})" if native_len
                                                                       else ""), fontsize=9)
+    return fig
+
+
+def extension_summary_figure(ppl: Mapping[str, Mapping[str, Mapping[str, Any]]], protocol: str, native_len: int,
+                             model: str, passkey: Mapping[str, Mapping[str, Mapping[str, Any]]],
+                             trials: int) -> Figure:
+    """Perplexity by length with intervals (top, :func:`extend_figure` for one protocol) and passkey accuracy by
+    depth and length (bottom, :func:`passkey_heatmap`), one figure.
+
+    Args:
+        ppl: ``{scaling: {length: {"ppl": value, "ppl_interval": [low, high]}}}``, the perplexity table of
+            ``protocol`` (as in run_extend's ``"ppl"``).
+        protocol: the protocol the table was measured with (``"nonoverlap"``, ``"sliding"``).
+        native_len: the model's native context, marked in both panels.
+        model: the model's name, in the title.
+        passkey: ``{scaling: {length: {...}}}`` as in run_extend's ``"passkey"``.
+        trials: passkey trials per cell, in the heatmap's title.
+    """
+    if not ppl or not all(ppl.values()):
+        raise PosencError(f"the {protocol} perplexity table has a scaling without lengths or no scaling at all (got "
+                          f"{dict(ppl)!r}); pass {{scaling: {{length: {{'ppl': value}}}}}}")
+    fig = Figure(figsize=(8.5, 7.5), layout="constrained")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1.0])
+    extend_figure({"ppl": {protocol: ppl}, "native_len": native_len, "config": {"model": model}}, figure=top)
+    passkey_heatmap(passkey, native_len, figure=bottom,
+                    title=f"passkey retrieval, {trials} trials per cell (grey: not run within the budget)")
     return fig

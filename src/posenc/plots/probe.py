@@ -7,9 +7,11 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from posenc.errors import PosencError
+
 __all__ = ["geometry_figure", "decodability_figure", "four_terms_figure", "heads_figure", "distance_figure",
            "rope_frequency_figure", "rope_distance_figure", "window_length_figure", "term_shares_figure",
-           "orthogonality_figure"]
+           "orthogonality_figure", "dimension_split_figure", "embedding_scale_figure"]
 
 
 def geometry_figure(geo: dict[str, Any], cos_raw: np.ndarray, cos_centred: np.ndarray,
@@ -296,4 +298,25 @@ def dimension_split_figure(share_per_dim: np.ndarray, blocks: list[tuple[int, in
     b.set_xticks(x, [f"{lo}-{hi - 1}" for lo, hi in blocks])
     b.set(xlabel="dimensions", ylabel="held-out R^2 of position", title="linear decoding by quarter")
     b.legend(fontsize=7)
+    return fig
+
+
+def embedding_scale_figure(word_norms: np.ndarray, position_norms: np.ndarray, model: str,
+                           rms: dict[str, float], colors: list[str]) -> Figure:
+    """The size of position vectors against word vectors.
+
+    Left: density histograms of the L2 norms of a model's trained word rows and of its position rows (``model``
+    titles the panel). Right: RMS per channel of the sinusoid against embedding scales, one bar each on a log axis
+    (``rms``: ``{label: value}``, left to right, in ``colors``: one matplotlib colour per bar).
+    """
+    if len(colors) != len(rms):
+        raise PosencError(f"{len(colors)} colours {colors} for {len(rms)} bars {list(rms)}; pass one colour per bar")
+    fig = Figure(figsize=(7, 3), layout="constrained")
+    a, b = fig.subplots(1, 2)
+    a.hist(word_norms, bins=60, alpha=0.7, density=True, label="trained word rows")
+    a.hist(position_norms, bins=60, alpha=0.7, density=True, label="position rows")
+    a.set(xlabel="L2 norm", ylabel="density", title=model)
+    a.legend(fontsize=7)
+    b.bar(list(rms), list(rms.values()), color=list(colors))
+    b.set(ylabel="RMS per channel", yscale="log", title="the sinusoid vs two embedding scales")
     return fig

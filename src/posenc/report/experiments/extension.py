@@ -235,19 +235,16 @@ def pi_yarn_measurement(model: str, plan: ExtensionPlan, ctx: Context, note: str
 
 
 def _figure(model: str, native: int, long_run: dict, passkey: dict, plan: ExtensionPlan) -> Figure:
-    """Perplexity by length with intervals (top) and the passkey heatmap by depth and length (bottom)."""
-    from posenc.plots.extend import extend_figure, passkey_heatmap
+    """Perplexity by length with intervals (top) and the passkey heatmap by depth and length (bottom): each scaling's
+    row gets the native-length point (the unscaled model on each window's first ``native`` tokens) before
+    :func:`posenc.plots.extend.extension_summary_figure` draws it."""
+    from posenc.plots.extend import extension_summary_figure
 
     cells = long_run["ppl"][PROTOCOL]
     within = window_ppl(cells["none"][str(plan.long)]["window_nll_within_native"])
     at_native = {"ppl": within.value, "ppl_interval": [within.low, within.high]}
     merged = {s: {str(native): at_native, **cells[s]} for s in SCALINGS}
-    fig = Figure(figsize=(8.5, 7.5), layout="constrained")
-    top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1.0])
-    extend_figure({"ppl": {PROTOCOL: merged}, "native_len": native, "config": {"model": model}}, figure=top)
-    passkey_heatmap(passkey, native, figure=bottom,
-                    title=f"passkey retrieval, {plan.trials} trials per cell (grey: not run within the budget)")
-    return fig
+    return extension_summary_figure(merged, PROTOCOL, native, model, passkey, plan.trials)
 
 
 # ---------------------------------------------------------------------------------------------------------------

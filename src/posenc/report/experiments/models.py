@@ -72,17 +72,10 @@ def word_order(ctx: Context) -> Measurement:
                         r["equivariance_max"], 0.0, "cannot tell the orders apart"))
         rows.append(Row(f"{labels[key]}: 'not' sentences, sentence-vector difference, smallest over seeds",
                         r["pooled_difference_min"], 0.0, "same bag of words"))
-    from matplotlib.figure import Figure
+    from posenc.plots.model_checks import word_order_figure
 
-    fig = Figure(figsize=(8, 3), layout="constrained")
-    ax = fig.subplots()
-    names = list(results)
-    ax.bar(range(len(names)), [max(results[k]["equivariance_max"], 1e-9) for k in names],
-           color=["C3", "C0", "C0", "C1"])
-    ax.set_xticks(range(len(names)), [labels[k] for k in names], fontsize=8)
-    ax.set(yscale="log", ylabel="relative difference", title="does the model see 'you love I' differently "
-                                                                "from 'I love you' reversed?")
-    ax.axhline(1e-5, color="k", lw=0.8, ls="--")
+    fig = word_order_figure({labels[k]: results[k]["equivariance_max"] for k in results}, ["C3", "C0", "C0", "C1"],
+                            SAME)
     numbers["positions_see_order"] = min(results["sinusoidal_encoder"]["equivariance_min"],
                                          results["rope_encoder"]["equivariance_min"])
     numbers["blind_encoder_difference"] = results["nope_encoder"]["equivariance_max"]
@@ -125,13 +118,10 @@ def ffn_position_blind(ctx: Context) -> Measurement:
     rows = [Row("FFN: |FFN(x[perm]) - FFN(x)[perm]|", ffn_err, block_err, "whole block with RoPE attention"),
             Row("FFN: same vector at positions 0 and 31, output difference", same_err, 0.0, "position-blind"),
             Row("mean |FFN output|", scale, None, "scale of the outputs")]
-    from matplotlib.figure import Figure
+    from posenc.plots.model_checks import ffn_permutation_figure
 
-    fig = Figure(figsize=(6, 3), layout="constrained")
-    ax = fig.subplots()
-    ax.bar(["FFN", "FFN, same vector", "block with RoPE"], [max(v, 1e-10) for v in (ffn_err, same_err, block_err)],
-           color=["C0", "C0", "C3"])
-    ax.set(yscale="log", ylabel="max abs difference", title="permute inputs: are outputs just permuted?")
+    fig = ffn_permutation_figure({"FFN": ffn_err, "FFN, same vector": same_err, "block with RoPE": block_err},
+                                 ["C0", "C0", "C3"])
     numbers["ffn_relative_error"] = max(ffn_err, same_err) / max(scale, 1.0)
     return Measurement(numbers, rows, fig, f"posenc.model.Block (width {width}, d_ff 256, GELU), random weights, "
                                            f"batch 2 x {length} tokens",
@@ -249,17 +239,9 @@ def add_vs_concat(ctx: Context) -> Measurement:
         rows.append(Row(f"d={d}: linear read-out accuracy (token, position) from the sum",
                         f"{r['add_token']:.3f}, {r['add_position']:.3f}",
                         f"{r['concat_token']:.3f}, {r['concat_position']:.3f}", "from the concatenation"))
-    from matplotlib.figure import Figure
+    from posenc.plots.model_checks import add_concat_readout_figure
 
-    fig = Figure(figsize=(6.5, 3), layout="constrained")
-    ax = fig.subplots()
-    for key, style in (("add_token", "-o"), ("add_position", "-s"), ("concat_token", "--o"),
-                       ("concat_position", "--s")):
-        ax.plot(widths, [readout[str(d)][key] for d in widths], style, label=key.replace("_", ": "))
-    ax.set(xscale="log", xlabel="width d", ylabel="linear read-out accuracy", title="what survives the sum?",
-           ylim=(0, 1.05))
-    ax.set_xticks(widths, [str(d) for d in widths])
-    ax.legend(fontsize=7)
+    fig = add_concat_readout_figure(widths, readout)
     gaps = {d: max(r["concat_token"] - r["add_token"], r["concat_position"] - r["add_position"])
             for d, r in readout.items()}
     numbers["width_change_by_adding"] = add_in.output_dim - d_model

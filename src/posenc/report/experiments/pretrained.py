@@ -350,17 +350,11 @@ def magnitude(ctx: Context) -> Measurement:
                       f"{sin_minilm_rms:.3f} / {word_rms:.4f} = {sin_minilm_rms / word_rms:.2f}", 1.0, "equal size"),
                   Row("|log10(sinusoid / MiniLM word rows)|", word_gap, COMPARABLE_LOG10,
                       "same order of magnitude below this")]
-    from matplotlib.figure import Figure
+    from posenc.plots.probe import embedding_scale_figure
 
-    fig = Figure(figsize=(7, 3), layout="constrained")
-    a, b = fig.subplots(1, 2)
-    a.hist(word_norms, bins=60, alpha=0.7, density=True, label="trained word rows")
-    a.hist(position_norms, bins=60, alpha=0.7, density=True, label="position rows")
-    a.set(xlabel="L2 norm", ylabel="density", title="all-MiniLM-L6-v2")
-    a.legend(fontsize=7)
-    b.bar(["sinusoid", "embedding\n(std 0.02 x sqrt d)", "MiniLM\nword rows"], [sin_rms, init_rms, word_rms],
-          color=["C1", "C0", "C2"])
-    b.set(ylabel="RMS per channel", yscale="log", title="the sinusoid vs two embedding scales")
+    fig = embedding_scale_figure(word_norms, position_norms, "all-MiniLM-L6-v2",
+                                 {"sinusoid": sin_rms, "embedding\n(std 0.02 x sqrt d)": init_rms,
+                                  "MiniLM\nword rows": word_rms}, ["C1", "C0", "C2"])
     return Measurement(numbers, table_rows, fig, "all-MiniLM-L6-v2: trained word rows (placeholders left out) and "
                                                  "position rows, two-way bootstrap over both; sinusoid at d=512 against "
                                                  "a GPT-2-style initial embedding scaled by sqrt(d), and at d=384 "

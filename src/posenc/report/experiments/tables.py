@@ -7,7 +7,6 @@ Shapes: a table ``PE`` is ``[T, d]`` (positions x channels).
 from __future__ import annotations
 
 import torch
-from matplotlib.figure import Figure
 
 import posenc
 from posenc.report.claim import Claim, Test
@@ -61,12 +60,6 @@ def _property_row(name: str, prop: str, d_model: int, length: int) -> tuple[Row,
     return row, {"verdict": result.verdict, "numbers": result.numbers}
 
 
-def _small_figure(ncols: int = 2, width: float = 8.0, height: float = 3.0) -> tuple[Figure, list]:
-    fig = Figure(figsize=(width, height), layout="constrained")
-    axes = fig.subplots(1, ncols)
-    return fig, list(axes) if ncols > 1 else [axes]
-
-
 @experiment("naive_integer")
 def naive_integer(ctx: Context) -> Measurement:
     """Seed 000 §2.1: PE[p] = p + 1 grows without bound, swamps a unit-scale embedding, and has no relative map."""
@@ -89,15 +82,9 @@ def naive_integer(ctx: Context) -> Measurement:
             Row("residual of best p-independent map PE[p] -> PE[p+1]", residual, sin_residual, "sinusoid")]
     row, numbers["property_check"] = _property_row("integer", "growth", dim, test_len)
     rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    fig, (a, b) = _small_figure()
-    p = torch.arange(test_len)
-    a.plot(p, pe[:, 0], label="integer PE[p, 0]")
-    a.axhline(1.0, color="k", lw=0.8, ls="--", label="|sin|, |cos| bound")
-    a.axvspan(0, train_len, color="C2", alpha=0.15, label="trained lengths")
-    a.set(xlabel="position p", ylabel="value", title="integer code grows with p")
-    a.legend(fontsize=7)
-    b.bar(["integer", "sinusoid"], [residual, max(sin_residual, 1e-16)], color=["C3", "C0"])
-    b.set(yscale="log", ylabel="relative residual", title="best linear map PE[p] -> PE[p+1]")
+    from posenc.plots.seed_checks import integer_growth_figure
+
+    fig = integer_growth_figure(pe[:, 0].numpy(), train_len, residual, sin_residual)
     numbers["growth_test_over_train"] = numbers["max_value_test"] / numbers["max_value_train"]
     numbers["residual_over_sinusoid"] = residual / max(sin_residual, 1e-12)
     return Measurement(numbers, rows, fig, f"integer encoding (start 1), d={dim}, positions 0..{test_len - 1}; "
@@ -125,14 +112,10 @@ def naive_normalized(ctx: Context) -> Measurement:
                     "equal", "a length-independent code"))
     row, numbers["property_check"] = _property_row("normalized", "length_independence", dim, 64)
     rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    fig, (a, b) = _small_figure()
-    for n in (3, 10, 100):
-        pe = _table("normalized", n, dim)
-        a.plot(torch.arange(n), pe[:, 0], marker="o" if n <= 10 else None, ms=3, label=f"n={n}")
-    a.set(xlabel="position p", ylabel="PE[p]", title="same position, different code", xlim=(-0.5, 20))
-    a.legend(fontsize=7)
-    b.loglog(lengths, [steps[n] for n in lengths], marker="o")
-    b.set(xlabel="sequence length n", ylabel="step between neighbours", title="step = 1/(n-1)")
+    from posenc.plots.seed_checks import normalized_step_figure
+
+    codes = {n: _table("normalized", n, dim)[:, 0].numpy() for n in (3, 10, 100)}
+    fig = normalized_step_figure(codes, steps)
     return Measurement(numbers, rows, fig, f"normalized encoding p/(n-1), lengths {lengths}",
                        estimates=exacts(numbers, "step_ratio_shortest_longest"))
 
@@ -159,13 +142,9 @@ def naive_binary(ctx: Context) -> Measurement:
             Row("residual of best p-independent map PE[p] -> PE[p+1]", residual, sin_residual, "sinusoid")]
     row, numbers["property_check"] = _property_row("binary", "continuity", dim, length)
     rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    fig, (a, b) = _small_figure()
-    a.imshow(pe[:64].T.numpy(), aspect="auto", cmap="Blues", interpolation="nearest")
-    a.set(xlabel="position p", ylabel="bit j", title="binary code, positions 0..63")
-    b.plot(torch.arange(1, 129), jumps[:128], drawstyle="steps-mid", label="binary")
-    b.plot(torch.arange(1, 129), sin_jumps[:128], label="sinusoid")
-    b.set(xlabel="p", ylabel="||PE[p] - PE[p-1]||", title="distance between neighbours")
-    b.legend(fontsize=7)
+    from posenc.plots.seed_checks import binary_jumps_figure
+
+    fig = binary_jumps_figure(pe[:64].numpy(), jumps[:128].numpy(), sin_jumps[:128].numpy())
     numbers["neighbour_distance_max_over_min"] = numbers["neighbour_distance_max"] / numbers["neighbour_distance_min"]
     return Measurement(numbers, rows, fig, f"binary encoding, d={dim}, positions 0..{length - 1}; sinusoid d={dim}",
                        estimates=exacts(numbers, "neighbour_distance_max_over_min", "neighbour_distance_cv",
@@ -189,12 +168,10 @@ def sinusoid_bounded(ctx: Context) -> Measurement:
             Row(f"integer encoding, same {len(near)} positions: largest value", integer_max, None, "")]
     row, numbers["property_check"] = _property_row("sinusoidal", "bounded", dim, len(near))
     rows.append(row)
-    fig, (a, b) = _small_figure()
-    table = enc.encode(torch.arange(256), dim)
-    a.imshow(table.numpy(), aspect="auto", cmap="Blues", interpolation="nearest")
-    a.set(xlabel="Col (encoding dim)", ylabel="Row (position)", title="PE[0..255], d=512")
-    b.hist(values.numpy(), bins=60, color="C0")
-    b.set(xlabel="value", ylabel="count", title=f"all values, {numbers['positions_checked']} positions")
+    from posenc.plots.seed_checks import bounded_values_figure
+
+    fig = bounded_values_figure(enc.encode(torch.arange(256), dim).numpy(), values.numpy(),
+                                numbers["positions_checked"])
     return Measurement(numbers, rows, fig, f"sinusoid d={dim} at positions 0..{len(near) - 1} and 1e5..2^40",
                        estimates=exacts(numbers, "max_abs"))
 
@@ -223,16 +200,11 @@ def sinusoid_unique(ctx: Context) -> Measurement:
             Row("binary code with 8 bits: distinct rows", binary_distinct, length, "one per position")]
     row, numbers["property_check"] = _property_row("sinusoidal", "uniqueness", dim, length)
     rows.append(row)
-    fig, (a, b) = _small_figure()
-    for anchor in (0, length // 2):
-        a.plot((pe.double() - pe[anchor].double()).norm(dim=1).numpy(), lw=0.7, label=f"from position {anchor}")
-    a.axhline(float(nearest.min()), color="k", lw=0.6, ls="--", label="smallest distance between any two")
-    a.set(xlabel="position p", ylabel="||PE[p] - PE[anchor]||", title="no other position comes close", ylim=(0, None))
-    a.legend(fontsize=7)
+    from posenc.plots.seed_checks import unique_positions_figure
+
+    distances = {anchor: (pe.double() - pe[anchor].double()).norm(dim=1).numpy() for anchor in (0, length // 2)}
     gram = (pe[:128].double() @ pe[:128].double().T).numpy()
-    a2 = b.imshow(gram, cmap="Blues")
-    b.set(title="PE[i] . PE[j], i, j < 128", xlabel="j", ylabel="i")
-    fig.colorbar(a2, ax=b, shrink=0.8)
+    fig = unique_positions_figure(distances, float(nearest.min()), gram)
     numbers["duplicate_rows_float32"] = length - distinct
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, float32 table",
                        estimates=exacts(numbers, "min_pairwise_distance", "duplicate_rows_float32"))
@@ -279,15 +251,12 @@ def sinusoid_relative_linear(ctx: Context) -> Measurement:
     rows.append(Row("largest |M_k - rotation R(k w_i)|", numbers["max_vs_rotation"], 0.0, "seed 001 derivation"))
     row, numbers["property_check"] = _property_row("sinusoidal", "relative", dim, length)
     rows.append(row)
-    fig, (a, b) = _small_figure()
-    for key, label in (("residual", "sinusoid"), ("binary_residual", "binary"), ("random_residual", "random table")):
-        a.semilogy(offsets, [max(results[k][key], 1e-17) for k in offsets], marker="o", label=label)
-    a.set(xlabel="offset k", ylabel="relative residual", title="one linear map per offset?")
-    a.legend(fontsize=7)
+    from posenc.plots.seed_checks import relative_map_figure
+
+    residuals = {label: [results[k][key] for k in offsets] for key, label in
+                 (("residual", "sinusoid"), ("binary_residual", "binary"), ("random_residual", "random table"))}
     _, m = relative_map_residual(sin, 4, paired=True)
-    image = b.imshow(m[:16, :16].numpy(), cmap="RdBu", vmin=-1, vmax=1)
-    b.set(title="fitted M_4, first 16 channels: 2x2 rotations", xlabel="out channel", ylabel="in channel")
-    fig.colorbar(image, ax=b, shrink=0.8)
+    fig = relative_map_figure(offsets, residuals, m[:16, :16].numpy(), 4)
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, offsets {offsets}; "
                                            f"baselines: N(0,1) table and binary code of the same size",
                        estimates=exacts(numbers, "max_residual", "max_half_difference", "max_vs_rotation",
@@ -325,18 +294,10 @@ def sinusoid_local_global(ctx: Context) -> Measurement:
                 out["high"]["position_r2"], "highest quarter"),
             Row("sign changes of the sin channels over the sequence, lowest quarter", out["low"]["sign_changes"],
                 out["high"]["sign_changes"], "highest quarter")]
-    fig, (a, b) = _small_figure()
-    positions = torch.arange(length)
-    a.plot(positions, pe[:, 2], lw=0.8, label="dim 2 (fast)")
-    a.plot(positions, pe[:, dim - 2], lw=1.5, label=f"dim {dim - 2} (slow)")
-    a.set(xlabel="position p", ylabel="PE[p, j]", title="fast and slow channels", xlim=(0, 200))
-    a.legend(fontsize=7)
+    from posenc.plots.seed_checks import local_global_figure
+
     steps = (pe[1:] - pe[:-1]).pow(2).mean(dim=0).sqrt()  # [d]
-    b.semilogy(torch.arange(dim), steps, lw=0.8)
-    b.axvspan(0, quarter, color="C1", alpha=0.15, label="low quarter")
-    b.axvspan(dim - quarter, dim, color="C2", alpha=0.15, label="high quarter")
-    b.set(xlabel="dimension j", ylabel="RMS change p -> p+1", title="how fast each dim moves")
-    b.legend(fontsize=7)
+    fig = local_global_figure(pe.numpy(), 2, dim - 2, steps.numpy(), quarter)
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}; quarters of {quarter} dims",
                        estimates=exacts(numbers, "step_ratio_low_high", "high_position_r2", "low_position_r2"))
 
@@ -368,12 +329,9 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
             Row("smallest distance between two far positions", numbers["far_min_distance"], None, "> 0: distinct"),
             Row("learned table (max_len 512) gives a vector at 100000", "yes" if learned_runs else "no (raises)",
                 None, "")]
-    fig, (a, b) = _small_figure()
-    a.imshow(inside[:, :32].T.numpy(), aspect="auto", cmap="Blues", interpolation="nearest")
-    a.set(title=f"trained range 0..{train_len - 1}", xlabel="position", ylabel="dim")
-    b.imshow(far[:, :32].T.numpy(), aspect="auto", cmap="Blues", interpolation="nearest",
-             extent=(far_start, far_start + train_len, 32, 0))
-    b.set(title="far past it: same structure", xlabel="position", ylabel="dim")
+    from posenc.plots.seed_checks import extrapolation_figure
+
+    fig = extrapolation_figure(inside[:, :32].numpy(), far[:, :32].numpy(), far_start)
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}; map fitted on 0..{train_len - 1}, tested at "
                                            f"{far_start}..{far_start + train_len - 1}",
                        estimates=exacts(numbers, "far_max_abs", "transfer_residual", "far_min_distance"))

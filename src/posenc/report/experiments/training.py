@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
 from posenc.report.claim import Choice, Claim, Test
@@ -176,31 +175,23 @@ def _setup(sweep: dict[str, Any]) -> str:
     return text + f"; tasks: {tasks}; {b['eval_samples']} test strings per size"
 
 
-def _by_length_figure(table: Table, L: float, title: str, encodings: list[str], metric: str = "token_accuracy"
-                      ) -> Figure:
-    fig = Figure(figsize=(7.5, 3.2), layout="constrained")
-    ax = fig.subplots()
+def _by_size_curves(table: Table, encodings: list[str], metric: str = "token_accuracy"
+                    ) -> dict[str, dict[float, tuple[float, float, float]]]:
+    """``{encoding: {size / L: (mean, low, high)}}``: per seed the mean over the tasks that ran the size, then the
+    mean and 95% t-interval over seeds (an encoding with no runs is left out)."""
     acc = table[metric]
+    curves: dict[str, dict[float, tuple[float, float, float]]] = {}
     for enc in encodings:
         lengths = sorted({n for t in acc.values() for n in t.get(enc, {})})
         if not lengths:
             continue
-        means, lows, highs = [], [], []
+        curves[enc] = {}
         for n in lengths:
             per_seed = [sum(vals) / len(vals) for vals in
                         zip(*(acc[t][enc][n] for t in acc if enc in acc[t] and n in acc[t][enc]), strict=False)]
             e = over_seeds(per_seed)
-            means.append(e.value)
-            lows.append(max(0.0, e.low) if math.isfinite(e.low) else e.value)
-            highs.append(min(1.0, e.high) if math.isfinite(e.high) else e.value)
-        line = ax.plot(lengths, means, marker="o", label=enc)[0]
-        ax.fill_between(lengths, lows, highs, color=line.get_color(), alpha=0.15, lw=0)
-    ax.axvline(L, color="k", lw=0.8, ls="--")
-    ax.text(L, 1.02, " trained up to here", fontsize=7, va="bottom")
-    ax.set(xlabel="task size / trained size L", ylabel=f"{metric.replace('_', ' ')} (mean over tasks)",
-           title=title, ylim=(0, 1.08))
-    ax.legend(fontsize=7, ncol=3)
-    return fig
+            curves[enc][n] = (e.value, e.low, e.high)
+    return curves
 
 
 def _share_bounds(wins: int, ties_or_losses: int, total: int) -> Estimate:
@@ -240,18 +231,11 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
             for t, d in diffs.items()]
     rows.append(Row(f"share of learned tasks (in-distribution >= {LEARNED:g}) where learned wins by > {TIE:g}",
                     share, 0.5, "most tasks"))
-    fig = Figure(figsize=(6, 3), layout="constrained")
-    ax = fig.subplots()
+    from posenc.plots.lab import in_distribution_bars_figure
+
     names = list(diffs)
-    for offset, enc in ((-0.2, "learned"), (0.2, "sinusoidal")):
-        values = [ind[t][enc] for t in names]
-        ax.bar([i + offset for i in range(len(names))], [v.value for v in values], width=0.4, label=enc,
-               yerr=[[v.value - max(0.0, v.low) if math.isfinite(v.low) else 0 for v in values],
-                     [min(1.0, v.high) - v.value if math.isfinite(v.high) else 0 for v in values]], capsize=2)
-    ax.axhline(LEARNED, color="k", lw=0.6, ls="--")
-    ax.set_xticks(list(range(len(names))), names)
-    ax.set(ylabel="token accuracy, sizes <= L", title="in distribution: learned vs fixed", ylim=(0, 1.05))
-    ax.legend(fontsize=7)
+    fig = in_distribution_bars_figure(names, {enc: [(ind[t][enc].value, ind[t][enc].low, ind[t][enc].high)
+                                                    for t in names] for enc in ("learned", "sinusoidal")}, LEARNED)
     numbers = {"differences": {t: d.as_dict() for t, d in diffs.items()}, "learned_tasks": learned_tasks,
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()},
                "wins": wins, "not_wins": not_wins}
@@ -287,7 +271,10 @@ def lab_rope_extrapolation(ctx: Context) -> Measurement:
         if e != "rope" and all(e in acc[t] for t in tasks):
             rows.append(Row(f"{e} token accuracy, sizes > L", over_seeds(over_tasks(e, lambda n: n > L, tasks)),
                             None, "for comparison"))
-    fig = _by_length_figure(table, L, "train short, test long (band: 95% interval over seeds)", TASK_ENCODINGS)
+    from posenc.plots.lab import accuracy_by_size_figure
+
+    fig = accuracy_by_size_figure(_by_size_curves(table, TASK_ENCODINGS), L,
+                                  "train short, test long (band: 95% interval over seeds)")
     numbers = {"tasks": tasks, "rope_learned_tasks": learned, "longest_over_L": longest,
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()}}
     return Measurement(numbers, rows, fig, _setup(sweep), estimates=estimates)
@@ -351,8 +338,10 @@ def lab_nope_ranking(ctx: Context) -> Measurement:
     ind = in_distribution(table, L, "exact_match")
     rows += [Row(f"{t}: exact match at sizes <= L, best encoding", max(r.values(), key=lambda e: e.value), LEARNED,
                  "did the task train?") for t, r in ind.items()]
-    fig = _by_length_figure(table, L, "length generalisation by encoding (exact match)", list(NOPE_PAPER_MRR),
-                            "exact_match")
+    from posenc.plots.lab import accuracy_by_size_figure
+
+    fig = accuracy_by_size_figure(_by_size_curves(table, list(NOPE_PAPER_MRR), "exact_match"), L,
+                                  "length generalisation by encoding (exact match)", "exact_match")
     numbers = {"by_metric": {o: {"usable_tasks": d["usable"], "mrr": d.get("mrr", {})}
                                              for o, d in detail.items()}}
     return Measurement(numbers, rows, fig, _setup(sweep) + "; ranked per task among encodings that learned it",
@@ -399,22 +388,11 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
             for e, g in growth[longest].items()]
     rows += [Row(f"{e}: perplexity at {L}", over_seeds(v[L]), None, "in distribution") for e, v in ppl.items()
              if L in v]
-    fig = Figure(figsize=(6.5, 3.2), layout="constrained")
-    ax = fig.subplots()
-    all_lengths = sorted({n for v in ppl.values() for n in v})
-    for e, v in ppl.items():
-        ns = sorted(v)
-        est = [over_seeds(v[n]) for n in ns]
-        line = ax.plot(ns, [x.value for x in est], marker="o", label=e)[0]
-        ax.fill_between(ns, [x.low if math.isfinite(x.low) else x.value for x in est],
-                        [x.high if math.isfinite(x.high) else x.value for x in est], color=line.get_color(),
-                        alpha=0.15, lw=0)
-    ax.axvline(L, color="k", lw=0.8, ls="--")
-    ax.set(xscale="log", yscale="log", xlabel="evaluation context (characters)", ylabel="perplexity",
-           title=f"char-LM trained at context {L} (band: 95% over seeds)")
-    ax.minorticks_off()  # log axes' minor labels would overprint the evaluation lengths
-    ax.set_xticks(all_lengths, [str(n) for n in all_lengths])
-    ax.legend(fontsize=7)
+    from posenc.plots.lab import perplexity_by_length_figure
+
+    bands = {e: {n: over_seeds(v[n]) for n in sorted(v)} for e, v in ppl.items()}
+    fig = perplexity_by_length_figure({e: {n: (x.value, x.low, x.high) for n, x in by.items()}
+                                       for e, by in bands.items()}, L)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()},
                "growth": {str(n): {e: g.as_dict() for e, g in by.items()} for n, by in growth.items()},
                "train_len": L, "longest": longest}
