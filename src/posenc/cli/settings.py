@@ -5,18 +5,12 @@
 
 - the option is ``--field-name`` (underscores become dashes); its help is the field's entry in the ``Attributes:``
   section of the class docstring (:mod:`posenc.cli.field_docs`); its default, shown by ``--help``, is the field's;
-- its type comes from the field's annotation (``X | None`` is read as ``X``):
-
-  ============================================ =========================================================
-  field                                        on the command line
-  ============================================ =========================================================
-  ``int``, ``float``, ``str``                  one value of that type
-  ``bool``                                     ``--name`` when the default is False, else ``--name/--no-name``
-  ``tuple[T, ...]``, ``list[T]`` (T int,       one comma-separated value, e.g. ``--depths 0.25,0.75``;
-  float or str)                                an empty one is None for an optional field, else empty
-  ``dict[str, Any]``                           ``KEY=VALUE``, repeatable (:func:`posenc.cli.options.parse_options`)
-  ============================================ =========================================================
-
+- its type comes from the field's annotation (``X | None`` is read as ``X``): ``int``, ``float`` and ``str`` take
+  one value of that type; ``bool`` is a flag, ``--name`` when the default is False, else ``--name/--no-name``;
+  ``tuple[T, ...]`` and ``list[T]`` (T int, float or str) take one comma-separated value, e.g.
+  ``--depths 0.25,0.75`` (an empty one is None for an optional field, else empty); ``dict[str, Any]`` takes
+  ``KEY=VALUE``, repeated (:func:`posenc.cli.options.parse_options`); any other type is refused when the command
+  is defined;
 - a field left off the command line is not passed on: the dataclass applies its own default (and its
   ``__post_init__`` its own rules, such as a ``quick`` plan's sizes).
 
