@@ -1,31 +1,30 @@
 """The ``posenc`` command line: thin wrappers, each subcommand calls a library function.
 
-Each file in this package adds its subcommands with ``register(app)``; :func:`main` is the entry point.
+Each file in this package adds its subcommands with ``register(app)``, and every one of them is imported and
+registered below by name, so a missing or broken module fails at once instead of silently dropping its commands.
+:func:`main` is the entry point.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import typer
 
+from posenc.cli import bench, check, encodings, extend, lab, probe, report
 from posenc.errors import PosencError
 
 app = typer.Typer(name="posenc", help="Positional encodings for Transformers: build, check, probe, train, report.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-#: subcommand modules, in the order ``posenc --help`` lists them
-_MODULES = ("encodings", "check", "probe", "lab", "extend", "report", "bench")
-
-for _name in _MODULES:
-    try:
-        _module = importlib.import_module(f"posenc.cli.{_name}")
-    except ModuleNotFoundError as _exc:  # a subcommand module not written yet
-        if _exc.name != f"posenc.cli.{_name}":
-            raise
-        continue
-    _module.register(app)
+# in the order ``posenc --help`` lists them
+encodings.register(app)  # list, show
+check.register(app)  # check, plot
+probe.register(app)  # probe
+lab.register(app)  # train, sweep
+extend.register(app)  # extend
+report.register(app)  # report
+bench.register(app)  # bench
 
 
 def _usage_error_types() -> tuple[type[BaseException], ...]:

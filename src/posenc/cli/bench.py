@@ -1,4 +1,7 @@
-"""``posenc bench``: every RoPE provider side by side, after a correctness gate."""
+"""``posenc bench``: every RoPE provider side by side, after a correctness gate.
+
+Its settings are the fields of :class:`~posenc.kernels.bench.BenchConfig` (:mod:`posenc.cli.settings`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.table import Table
+
+from posenc.cli.settings import CommandSettings, Flag, settings_command
+from posenc.kernels.bench import BenchConfig
 
 console = Console()
 if not console.is_terminal:  # logs and pipes: keep the table on one line per row
@@ -82,32 +88,17 @@ def result_table(result: dict) -> Table:
     return table
 
 
-def bench(batch: int = typer.Option(1, help="batch size B"),
-          q_heads: int = typer.Option(32, "--q-heads", help="query heads H"),
-          kv_heads: int = typer.Option(8, "--kv-heads", help="key/value heads Hk (H must be a multiple)"),
-          seq_len: int = typer.Option(4096, "--seq-len", help="tokens T"),
-          head_dim: int = typer.Option(128, "--head-dim", help="channels per head Dh"),
-          rotary_dim: int = typer.Option(None, "--rotary-dim", help="rotary width R (default: head_dim)"),
-          dtype: str = typer.Option("float32", help="float32, bfloat16 or float16"),
-          pairing: str = typer.Option("half", help="half (GPT-NeoX / HF) or interleaved (GPT-J / Meta)"),
-          device: str = typer.Option("auto", help="auto (cuda when present, else cpu), cpu, cuda or cuda:N"),
-          mode: list[str] = typer.Option(["out-of-place", "in-place"], "--mode",
-                                         help="out-of-place, in-place, backward (repeatable)"),
-          repeats: int = typer.Option(21, help="timed rounds on CPU (median reported)"),
-          warmup: int = typer.Option(3, help="untimed rounds first"),
-          threads: int = typer.Option(None, help="torch / OpenMP threads (default: torch's)"),
-          compile: bool = typer.Option(True, "--compile/--no-compile", help="include torch.compile providers"),
-          only: list[str] = typer.Option(None, "--only", help="provider name prefix to keep (repeatable)"),
+@settings_command(BenchConfig, flags={"modes": Flag(names=("--mode",), repeatable=True),
+                                     "only": Flag(repeatable=True), "device": Flag(default="auto")})
+def bench(settings: CommandSettings,
           json_path: Path = typer.Option(None, "--json", help="write the full result as JSON here")) -> None:
     """Time every available RoPE provider on the same q and k, after a float64 correctness gate."""
     from posenc.cli.paths import output_file
-    from posenc.kernels.bench import BenchConfig, run_benchmark, write_json
+    from posenc.kernels.bench import run_benchmark, write_json
 
     if json_path is not None:
         json_path = output_file(json_path, "--json", (".json",))
-    cfg = BenchConfig(batch=batch, q_heads=q_heads, kv_heads=kv_heads, seq_len=seq_len, head_dim=head_dim,
-                      rotary_dim=rotary_dim, dtype=dtype, pairing=pairing, device=device, modes=tuple(mode),
-                      repeats=repeats, warmup=warmup, threads=threads, compile=compile, only=tuple(only or ()))
+    cfg = settings.build()
     check_bench_fits(cfg)
     result = run_benchmark(cfg)
     console.print(result_table(result))

@@ -1,4 +1,8 @@
-"""``posenc extend``: perplexity and passkey retrieval of a pretrained RoPE model by length and RoPE scaling."""
+"""``posenc extend``: perplexity and passkey retrieval of a pretrained RoPE model by length and RoPE scaling.
+
+Its settings are the fields of :class:`~posenc.extend.ExtendConfig` (:mod:`posenc.cli.settings`); the options
+below them say where results go and how the run shows itself.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from posenc.device import DEVICE_HELP, DTYPE_HELP
+from posenc.cli.settings import CommandSettings, Flag, settings_command
 from posenc.errors import PosencError
+from posenc.extend import ExtendConfig
 
 console = Console()
 
@@ -17,9 +22,8 @@ def register(app: typer.Typer) -> None:
     app.command("extend")(extend)
 
 
-def _ints(text: str | None, name: str) -> list[int] | None:
-    if not text:
-        return None
+def token_counts(text: str, option: str) -> list[int]:
+    """``"2048,4k,8K"`` -> ``[2048, 4096, 8192]``: token counts, ``k`` for 1024."""
     out = []
     for part in text.split(","):
         part = part.strip().lower()
@@ -28,41 +32,22 @@ def _ints(text: str | None, name: str) -> list[int] | None:
         try:
             out.append(int(float(part[:-1]) * 1024) if part.endswith("k") else int(part))
         except ValueError as exc:
-            raise PosencError(f"{name} must be comma-separated token counts such as 2048,4096 or 2k,4k, "
+            raise PosencError(f"{option} must be comma-separated token counts such as 2048,4096 or 2k,4k, "
                               f"got {text!r}") from exc
     return out
 
 
-def _floats(text: str | None, name: str) -> list[float] | None:
-    if not text:
-        return None
-    try:
-        return [float(part) for part in text.split(",") if part.strip()]
-    except ValueError as exc:
-        raise PosencError(f"{name} must be comma-separated numbers such as 0.25,0.75, got {text!r}") from exc
+#: ExtendConfig's fields that run_extend does not take, so the command line cannot set them either
+NOT_ON_THE_COMMAND_LINE = ("stride_fraction", "seed")
 
 
-def extend(model: str = typer.Argument("smollm2", help="smollm2, a model folder, a .gguf file or a cached hub id"),
-           lengths: str = typer.Option(None, "--lengths", help="comma-separated lengths, e.g. 2k,4k,8k,16k,32k "
-                                       "(default 2k,4k,8k,16k; --quick 4k,8k,12k)"),
-           scalings: str = typer.Option(None, "--scalings", help="comma-separated: none, linear, ntk, dynamic, yarn, "
-                                        "llama3 (default all; --quick none,linear,yarn)"),
-           protocols: str = typer.Option("nonoverlap,sliding", "--protocols", help="nonoverlap and/or sliding"),
-           factor: float = typer.Option(None, "--factor", help="fix the scaling factor (default max(1, L / native))"),
-           windows: int = typer.Option(None, "--windows", help="windows per length and protocol (default by length)"),
-           passkey: bool = typer.Option(None, "--passkey/--no-passkey", help="passkey retrieval (default on; off "
-                                        "with --quick)"),
-           depths: str = typer.Option(None, "--depths", help="passkey depths in [0, 1] (default 0.25,0.75)"),
-           trials: int = typer.Option(1, "--trials", help="passkey trials per depth"),
-           quick: bool = typer.Option(False, "--quick", help="the small plan: a few minutes"),
-           device: str = typer.Option("auto", "--device", help=DEVICE_HELP),
-           dtype: str = typer.Option("float32", "--dtype", help=DTYPE_HELP + ": the model's weights (part of the "
-                                     "store keys)"),
-           text: Path = typer.Option(None, "--text", help="a UTF-8 text file instead of the Shakespeare plays"),
+@settings_command(ExtendConfig, exclude=NOT_ON_THE_COMMAND_LINE,
+                  flags={"model": Flag(argument=True), "lengths": Flag(parse=token_counts),
+                         "device": Flag(default="auto"), "text": Flag(metavar="<path>")})
+def extend(settings: CommandSettings,
            store: Path = typer.Option(Path("runs/extend.sqlite"), "--store", help="SQLite results store"),
            out: Path = typer.Option(Path("runs/extend"), "--out", help="folder for extend.json, extend.md, "
                                     "extend.png"),
-           max_memory_gb: float = typer.Option(None, "--max-memory-gb", help="refuse lengths estimated above this"),
            threads: int = typer.Option(None, "--threads", help="torch CPU threads (default: torch's choice)"),
            no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar"),
            plan: bool = typer.Option(False, "--plan", help="print the plan and what the store holds; run nothing")) -> None:
@@ -70,13 +55,14 @@ def extend(model: str = typer.Argument("smollm2", help="smollm2, a model folder,
     import torch
 
     from posenc.cli.paths import output_dir, output_file
-    from posenc.device import resolve_device, resolve_dtype
+    from posenc.device import dtype_name, resolve_device, resolve_dtype
     from posenc.extend import run_extend, to_markdown
 
-    target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
-    resolve_dtype(dtype, target)
+    target = resolve_device(settings["device"])  # before anything else: a device this machine lacks is refused at once
+    precision = resolve_dtype(settings["dtype"], target)
     if threads is not None and threads < 1:
         raise PosencError(f"--threads must be a positive integer, got {threads}; leave it out for torch's choice")
+    text = Path(settings["text"]) if settings["text"] is not None else None
     if text is not None and not text.is_file():
         problem = "does not exist" if not text.exists() else "is not a file"
         raise PosencError(f"--text {text} {problem}; pass a UTF-8 text file, or leave --text out for "
@@ -84,15 +70,11 @@ def extend(model: str = typer.Argument("smollm2", help="smollm2, a model folder,
     store = output_file(store, "--store")
     if not plan:
         out = output_dir(out, "--out")
+    config = settings.build(device=str(target), dtype=dtype_name(precision), text=str(text) if text else None)
     if threads:
         torch.set_num_threads(threads)
-    result = run_extend(model=model, lengths=_ints(lengths, "--lengths"),
-                        scalings=[s for s in scalings.split(",") if s.strip()] if scalings else None,
-                        protocols=[p.strip() for p in protocols.split(",") if p.strip()], passkey=passkey,
-                        store_path=store, quick=quick, factor=factor, windows=windows,
-                        depths=_floats(depths, "--depths"), trials=trials, device=str(target), dtype=dtype,
-                        text=str(text) if text else None, out_dir=out, max_memory_gb=max_memory_gb,
-                        progress=not no_progress, plan_only=plan, echo=console.print)
+    result = run_extend(**settings.of(config), store_path=store, out_dir=out, progress=not no_progress,
+                        plan_only=plan, echo=console.print)
     if plan:
         return
     console.print(to_markdown(result))

@@ -1,4 +1,9 @@
-"""``posenc train`` (one lab run) and ``posenc sweep`` (a grid of runs, resumable, local or Ray)."""
+"""``posenc train`` (one lab run) and ``posenc sweep`` (a grid of runs, resumable, local or Ray).
+
+``train``'s settings are the fields of :class:`~posenc.lab.RunConfig` (:mod:`posenc.cli.settings`), each its own
+option, and ``--set key=value`` for any of them. ``sweep`` takes a preset or a grid file, whose runs carry their
+settings, and ``--set`` to replace a base setting of every run; its options say how to execute the grid.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,10 @@ from rich.console import Console
 from rich.table import Table
 
 from posenc.cli.options import parse_options
+from posenc.cli.settings import CommandSettings, Flag, settings_command
 from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.errors import PosencError
+from posenc.lab.train import RunConfig
 
 console = Console()
 
@@ -24,40 +31,21 @@ def register(app: typer.Typer) -> None:
     app.command("sweep")(sweep)
 
 
-def _lengths(text: str | None) -> list[int]:
-    if not text:
-        return []
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError as exc:
-        raise PosencError(f"--eval-lengths must be comma-separated integers such as 10,20,40, got {text!r}") from exc
-
-
-def train(task: str = typer.Option("copy", "--task", help="copy, reverse, sort, addition, parity, duplicate, charlm"),
-          encoding: str = typer.Option("rope", "--encoding", "-e", help="encoding name (see `posenc list`)"),
-          option: list[str] = typer.Option(None, "--option", "-o",
-                                           help="encoding option key=value, e.g. -o combine=concat -o dim=16"),
-          train_len: int = typer.Option(20, "--train-len", help="largest training size (char-LM: context length)"),
-          eval_lengths: str = typer.Option(None, "--eval-lengths", help="comma-separated test sizes (default "
-                                           "L/2,L,2L,4L; char-LM L,2L,4L,8L)"),
-          steps: int = typer.Option(500, "--steps"),
-          d_model: int = typer.Option(64, "--d-model"),
-          n_layers: int = typer.Option(2, "--n-layers"),
-          n_heads: int = typer.Option(4, "--n-heads"),
-          fmt: str = typer.Option("decoder", "--fmt", help="decoder (causal) or encoder (bidirectional)"),
-          setting: list[str] = typer.Option(None, "--set", help="any other run setting key=value, e.g. --set lr=3e-3"),
-          seed: int = typer.Option(0, "--seed"),
+@settings_command(RunConfig, flags={"encoding": Flag(names=("--encoding", "-e")),
+                                   "encoding_options": Flag(names=("--option", "-o"))})
+def train(settings: CommandSettings,
+          setting: list[str] = typer.Option(None, "--set", help="any run setting key=value, e.g. --set lr=3e-3 (the "
+                                            "same as --lr 3e-3)"),
+          seed: int = typer.Option(0, "--seed", help="the run's seed"),
           store: Path = typer.Option(None, "--store", help="also write the run to this results store"),
           threads: int = typer.Option(1, "--threads", help="torch threads (1 avoids contention on busy machines)"),
-          device: str = typer.Option("auto", "--device", help=DEVICE_HELP),
-          dtype: str = typer.Option(None, "--dtype", help=DTYPE_HELP + " (default float32; autocast, with a "
-                                    "gradient scaler for float16, which needs a GPU)")) -> None:
+          device: str = typer.Option("auto", "--device", help=DEVICE_HELP)) -> None:
     """Train one model on a task at short lengths and print its metric at every test length."""
     import torch
 
     from posenc.cli.paths import output_file
     from posenc.device import resolve_device, resolve_dtype
-    from posenc.lab import KIND, RunConfig, to_markdown, train_run
+    from posenc.lab import KIND, to_markdown, train_run
     from posenc.lab.tables import summarize_records
     from posenc.lab.train import check_run
     from posenc.resources import format_seconds
@@ -66,13 +54,15 @@ def train(task: str = typer.Option("copy", "--task", help="copy, reverse, sort, 
     target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
     if threads < 0:
         raise PosencError(f"--threads must be >= 0 (0 keeps torch's default), got {threads}")
-    settings = {"task": task, "encoding": encoding, "encoding_options": parse_options(option), "train_len": train_len,
-                "eval_lengths": _lengths(eval_lengths), "steps": steps, "d_model": d_model, "n_layers": n_layers,
-                "n_heads": n_heads, "fmt": fmt, **parse_options(setting)}
-    if dtype is not None:
-        resolve_dtype(dtype)
-        settings["dtype"] = dtype
-    config = RunConfig.from_dict(settings)
+    values = settings.parsed()
+    extra = parse_options(setting)
+    for key in sorted(set(values) & set(extra)):
+        if settings.given(key) and values[key] != extra[key]:
+            raise PosencError(f"{settings.option(key)} and --set {key} give {key} two values ({values[key]!r} and "
+                              f"{extra[key]!r}); set it once")
+    if settings.given("dtype"):
+        resolve_dtype(values["dtype"])
+    config = RunConfig.from_dict({**values, **extra})
     resolve_dtype(config.dtype, target, training=True)
     if store is not None:
         store = output_file(store, "--store")

@@ -1,24 +1,31 @@
-"""``posenc probe MODEL``: every probe that applies to a pretrained model; summary, probe.json and figures."""
+"""``posenc probe MODEL``: every probe that applies to a pretrained model; summary, probe.json and figures.
+
+How much text it reads are the fields of :class:`~posenc.probe.run.ProbeConfig` (:mod:`posenc.cli.settings`);
+``--quick`` starts them from :meth:`~posenc.probe.run.ProbeConfig.quick` instead of the defaults.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import typer
 
+from posenc.cli.settings import CommandSettings, settings_command
 from posenc.device import DEVICE_HELP, DTYPE_HELP
+from posenc.probe.run import ProbeConfig
 
 
 def register(app: typer.Typer) -> None:
     app.command("probe")(probe)
 
 
-def probe(model: str = typer.Argument(..., help="minilm, smollm2, a model folder, a .gguf file, or a cached hub id"),
+@settings_command(ProbeConfig)
+def probe(settings: CommandSettings,
+          model: str = typer.Argument(..., help="minilm, smollm2, a model folder, a .gguf file, or a cached hub id"),
           text: Path = typer.Option(None, "--text", help="UTF-8 text file (default: Shakespeare's plays)"),
           out: Path = typer.Option(None, "--out", help="folder for probe.json and PNG figures (default: probe-MODEL)"),
           quick: bool = typer.Option(False, "--quick", help="one window of 256 tokens: a fast smoke run"),
-          window: int = typer.Option(None, "--window", help="tokens per window (default 512 or the model's limit)"),
-          windows: int = typer.Option(None, "--windows", help="number of windows of text (default 4)"),
           only: list[str] = typer.Option(None, "--only", help="run only this probe (repeatable): geometry, "
                                                               "decodability, four_terms, heads, rope"),
           no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars"),
@@ -30,16 +37,14 @@ def probe(model: str = typer.Argument(..., help="minilm, smollm2, a model folder
     from posenc.device import resolve_device, resolve_dtype
     from posenc.errors import PosencError
     from posenc.extend.run import model_config
-    from posenc.probe.run import PROBES, ProbeConfig, check_probe_fits, run_probe
+    from posenc.probe.run import PROBES, check_probe_fits, run_probe
 
     target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
     resolve_dtype(dtype, target)
     unknown = sorted(set(only or ()) - set(PROBES))
     if unknown:
         raise PosencError(f"unknown probe(s) {unknown} for --only; choose from {', '.join(PROBES)}")
-    base = ProbeConfig.quick() if quick else ProbeConfig()
-    config = ProbeConfig(window=base.window if window is None else window,
-                         windows=base.windows if windows is None else windows, n_pairs=base.n_pairs)
+    config = dataclasses.replace(ProbeConfig.quick() if quick else ProbeConfig(), **settings.parsed())
     if text is not None and not text.is_file():
         problem = "does not exist" if not text.exists() else "is not a file"
         raise PosencError(f"--text {text} {problem}; pass a UTF-8 text file, or leave --text out for "

@@ -77,7 +77,27 @@ def decode_seconds(context: int, config: Any | None = None) -> float:
 
 @dataclass
 class ExtendConfig:
-    """What to run. ``None`` fields take the defaults above (or the quick ones with ``quick=True``)."""
+    """What to run. ``None`` fields take the defaults above (or the quick ones with ``quick=True``).
+
+    Attributes:
+        model: smollm2, a model folder, a .gguf file or a cached hub id.
+        lengths: evaluation lengths in tokens, e.g. 2k,4k,8k,16k,32k (default 2k,4k,8k,16k; quick: 4k,8k,12k).
+        scalings: any of none, linear, ntk, dynamic, yarn, llama3 (default all; quick: none,linear,yarn).
+        protocols: perplexity protocols, nonoverlap and/or sliding (none: the passkey alone).
+        passkey: passkey retrieval (default on; off with quick).
+        factor: fix the scaling factor (default max(1, L / native)).
+        windows: windows per length and protocol (default by length).
+        stride_fraction: the sliding protocol's stride as a fraction of the length (0.5: every scored token sees
+            at least L / 2 tokens of context).
+        depths: passkey depths in [0, 1] (default 0.25,0.75; quick: 0.5).
+        trials: passkey trials per depth.
+        quick: the small plan: a few minutes.
+        device: auto (cuda when a GPU is visible, else mps, else cpu), cpu, cuda, cuda:N or mps.
+        dtype: float32, bfloat16 or float16: the model's weights (part of the store keys).
+        text: a UTF-8 text file instead of the Shakespeare plays.
+        max_memory_gb: refuse lengths estimated above this.
+        seed: the seed of the passkeys (the numbers to retrieve).
+    """
 
     model: str = "smollm2"
     lengths: tuple[int, ...] | None = None

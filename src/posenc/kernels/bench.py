@@ -54,7 +54,26 @@ def resolve_device(name: str) -> str:
 
 @dataclass
 class BenchConfig:
-    """Shapes and settings: q ``[batch, q_heads, seq_len, head_dim]``, k ``[batch, kv_heads, seq_len, head_dim]``."""
+    """Shapes and settings: q ``[batch, q_heads, seq_len, head_dim]``, k ``[batch, kv_heads, seq_len, head_dim]``.
+
+    Attributes:
+        batch: batch size B.
+        q_heads: query heads H.
+        kv_heads: key/value heads Hk (H must be a multiple).
+        seq_len: tokens T.
+        head_dim: channels per head Dh.
+        rotary_dim: rotary width R (default: head_dim).
+        dtype: float32, bfloat16 or float16.
+        pairing: half (GPT-NeoX / HF) or interleaved (GPT-J / Meta).
+        device: auto (cuda when present, else cpu), cpu, cuda or cuda:N.
+        modes: out-of-place, in-place, backward.
+        repeats: timed rounds on CPU (median reported).
+        warmup: untimed rounds first.
+        threads: torch / OpenMP threads (default: torch's).
+        compile: include torch.compile providers.
+        seed: seed of the random q and k.
+        only: provider name prefixes to keep; every provider when empty.
+    """
 
     batch: int = 1
     q_heads: int = 32

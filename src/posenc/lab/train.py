@@ -89,18 +89,28 @@ class RunConfig:
     """Everything that defines a lab run except the seed (the store keys runs on this config's hash and the seed).
 
     Attributes:
-        task: a synthetic task (:data:`posenc.lab.tasks.TASKS`) or ``"charlm"``.
-        encoding, encoding_options: a registry name and its options (model sizes are filled in), e.g.
-            ``"sinusoidal", {"combine": "concat", "dim": 16}``.
+        task: a synthetic task (:data:`posenc.lab.tasks.TASKS`: copy, reverse, sort, addition, parity, duplicate)
+            or ``"charlm"``.
+        encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
+        encoding_options: the encoding's options (model sizes are filled in), e.g.
+            ``{"combine": "concat", "dim": 16}``.
         label: the name in tables and plots (default: the encoding, plus ``-concat`` for concatenation).
         fmt: ``"decoder"`` (causal) or ``"encoder"`` (bidirectional; synthetic tasks only).
-        d_model, n_layers, n_heads, d_ff, dropout: model sizes (``d_ff`` default ``4 * width``).
+        d_model: model width.
+        n_layers: Transformer layers.
+        n_heads: attention heads.
+        d_ff: feed-forward width (default ``4 * width``).
+        dropout: dropout probability.
         train_len: largest task size ``n`` in training (char-LM: the context length ``L``).
         min_train_len: smallest task size in training.
         eval_lengths: task sizes (char-LM: context lengths) to test; default ``L/2, L, 2L, 4L`` (char-LM
             ``L, 2L, 4L, 8L``).
-        steps, batch_size, lr, warmup, weight_decay, grad_clip: optimisation (``steps`` is the most steps when
-            training to the ceiling).
+        steps: optimisation steps (the most steps when training to the ceiling).
+        batch_size: sequences per optimisation step.
+        lr: peak learning rate (AdamW).
+        warmup: steps of linear warm-up before the cosine decay.
+        weight_decay: AdamW's weight decay.
+        grad_clip: largest gradient norm (0: no clipping).
         val_every: validate in distribution every this many steps and stop at the ceiling (0: train all ``steps``).
         patience: validations without improvement before stopping.
         val_samples: validation strings per size.

@@ -88,10 +88,10 @@ PROBES = ("geometry", "decodability", "four_terms", "heads", "rope")
 class ProbeConfig:
     """How much text the probe reads.
 
-    Args:
-        window: tokens per window (``None``: 512, or the model's position limit if smaller).
-        windows: number of windows of text.
-        n_pairs: sampled position pairs for the relative-order decoder.
+    Attributes:
+        window: tokens per window (default 512, or the model's position limit if smaller; :meth:`quick`: 256).
+        windows: number of windows of text (:meth:`quick`: 1).
+        n_pairs: sampled position pairs for the relative-order decoder (:meth:`quick`: 1000).
         seed: for baselines, folds and random controls.
     """
 

@@ -1,0 +1,162 @@
+"""The commands built on a settings dataclass: every field is an option with its help and default, and the command
+passes exactly the settings it was given on to the library (the work function is replaced, so nothing runs)."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import MISSING, fields
+from types import SimpleNamespace
+
+import pytest
+
+from posenc.cli import app, main
+from posenc.cli.extend import NOT_ON_THE_COMMAND_LINE
+from posenc.device import resolve_device
+from posenc.extend import ExtendConfig
+from posenc.extend.plan import DEFAULT_DEPTHS, DEFAULT_LENGTHS, QUICK_LENGTHS
+from posenc.kernels.bench import BenchConfig
+from posenc.lab import RunConfig
+from posenc.probe.run import ProbeConfig
+
+#: command -> (its settings dataclass, fields it leaves off the command line, command-line defaults of its own)
+SETTINGS = {
+    "extend": (ExtendConfig, set(NOT_ON_THE_COMMAND_LINE), {"device": "auto"}),
+    "train": (RunConfig, set(), {}),
+    "probe": (ProbeConfig, set(), {}),
+    "bench": (BenchConfig, set(), {"device": "auto"}),
+}
+
+
+class Reached(Exception):
+    """Raised by a stand-in work function, carrying what it was called with."""
+
+
+def _stop(*args, **kwargs):
+    raise Reached(args, kwargs)
+
+
+def _callback(command: str):
+    return next(info.callback for info in app.registered_commands if info.name == command)
+
+
+@pytest.mark.parametrize("command", list(SETTINGS))
+def test_every_field_is_an_option_with_help_and_the_dataclass_default(command):
+    cls, left_out, cli_defaults = SETTINGS[command]
+    callback = _callback(command)
+    assert callback.settings_class is cls
+    options = callback.settings_options
+    assert set(options) == {f.name for f in fields(cls)} - left_out
+    params = inspect.signature(callback).parameters
+    for f in fields(cls):
+        if f.name in left_out:
+            continue
+        spec = options[f.name]
+        assert params[f.name].default is spec.info  # what typer builds the option from
+        assert spec.info.help, f"{cls.__name__}.{f.name} has no entry in the class docstring's Attributes section"
+        default = cli_defaults.get(f.name, f.default if f.default is not MISSING else f.default_factory())
+        shown = spec.info.default
+        if isinstance(default, tuple | list) and isinstance(shown, str):  # comma-separated
+            shown = [type(default[0])(part) for part in shown.split(",")] if shown else []
+        if isinstance(default, dict) or (isinstance(default, tuple | list) and not default):
+            assert shown in (None, []), f.name
+        else:
+            assert shown == (list(default) if isinstance(default, tuple | list) else default), f.name
+
+
+def test_extend_takes_every_command_line_field_and_only_those():
+    from posenc.extend import run_extend
+
+    takes = set(inspect.signature(run_extend).parameters)
+    names = {f.name for f in fields(ExtendConfig)}
+    assert names - set(NOT_ON_THE_COMMAND_LINE) <= takes  # each option reaches run_extend
+    assert set(NOT_ON_THE_COMMAND_LINE) == names - takes  # and a field is left out only when it cannot
+
+
+@pytest.fixture
+def stand_ins(monkeypatch, tmp_path):
+    """Replace every command's work function with one that stops and reports its arguments."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("posenc.extend.run_extend", _stop)
+    monkeypatch.setattr("posenc.lab.train_run", _stop)
+    monkeypatch.setattr("posenc.kernels.bench.run_benchmark", _stop)
+    monkeypatch.setattr("posenc.probe.run.run_probe", _stop)
+    monkeypatch.setattr("posenc.probe.run.check_probe_fits", lambda *args: None)
+    monkeypatch.setattr("posenc.extend.run.model_config", lambda spec: SimpleNamespace(max_position_embeddings=512))
+
+
+def _reached(argv: list[str]):
+    with pytest.raises(Reached) as caught:
+        main(argv)
+    return caught.value.args
+
+
+def _extend_config(kwargs: dict) -> ExtendConfig:
+    names = {f.name for f in fields(ExtendConfig)}
+    return ExtendConfig(**{k: v for k, v in kwargs.items() if k in names})
+
+
+def test_extend_passes_its_settings_on(stand_ins):
+    _, kwargs = _reached(["extend", "smollm2", "--lengths", "4k, 6144,", "--scalings", "none, YaRN", "--protocols", "",
+                          "--depths", "0.5", "--trials", "2", "--factor", "2", "--device", "cpu", "--plan"])
+    assert kwargs["lengths"] == (4096, 6144) and kwargs["scalings"] == ("none", "yarn") and kwargs["protocols"] == ()
+    assert kwargs["passkey"] is True and kwargs["depths"] == (0.5,) and kwargs["trials"] == 2
+    assert kwargs["factor"] == 2.0 and kwargs["device"] == "cpu" and kwargs["dtype"] == "float32"
+    assert kwargs["plan_only"] is True and str(kwargs["store_path"]) == "runs/extend.sqlite"
+    assert _extend_config(kwargs) == ExtendConfig(model="smollm2", lengths=(4096, 6144), scalings=("none", "yarn"),
+                                                  protocols=(), depths=(0.5,), trials=2, factor=2.0)
+
+
+def test_extend_defaults_are_the_dataclass_defaults(stand_ins):
+    _, kwargs = _reached(["extend"])
+    assert kwargs["model"] == "smollm2" and kwargs["lengths"] == DEFAULT_LENGTHS
+    assert kwargs["depths"] == DEFAULT_DEPTHS and kwargs["passkey"] is True and kwargs["windows"] is None
+    assert kwargs["device"] == str(resolve_device("auto")) and kwargs["text"] is None
+    assert _extend_config(kwargs) == ExtendConfig(device=str(resolve_device("auto")))
+    _, kwargs = _reached(["extend", "--quick", "--dtype", "bf16"])
+    assert kwargs["lengths"] == QUICK_LENGTHS and kwargs["passkey"] is False and kwargs["dtype"] == "bfloat16"
+
+
+def test_extend_list_errors_keep_their_messages(stand_ins, capsys):
+    assert main(["extend", "--lengths", "4k,lots"]) == 2
+    assert "--lengths must be comma-separated token counts such as 2048,4096 or 2k,4k, got '4k,lots'" in \
+        capsys.readouterr().err
+    assert main(["extend", "--depths", "0.5,deep"]) == 2
+    assert "--depths must be comma-separated numbers such as 0.25,0.75, got '0.5,deep'" in capsys.readouterr().err
+    assert main(["extend", "--lengths", "16"]) == 2
+    assert "lengths must be integers >= 64 tokens, got 16" in capsys.readouterr().err
+
+
+def test_train_builds_its_run_config_from_options_and_set(stand_ins):
+    (config, seed), kwargs = _reached(["train", "-e", "sinusoidal", "-o", "combine=concat", "-o", "dim=16", "--lr",
+                                       "0.003", "--eval-lengths", "4,8", "--protocols", "sliding", "--set", "warmup=5",
+                                       "--seed", "2", "--device", "cpu"])
+    assert seed == 2 and str(kwargs["device"]) == "cpu"
+    assert config == RunConfig(encoding="sinusoidal", encoding_options={"combine": "concat", "dim": 16}, lr=0.003,
+                               eval_lengths=[4, 8], protocols=["sliding"], warmup=5)
+    (config, _), _ = _reached(["train"])
+    assert config == RunConfig()
+
+
+def test_train_refuses_an_option_and_set_that_disagree(stand_ins, capsys):
+    assert main(["train", "--steps", "5", "--set", "steps=10"]) == 2
+    assert "--steps and --set steps give steps two values (5 and 10); set it once" in capsys.readouterr().err
+    (config, _), _ = _reached(["train", "--steps", "5", "--set", "steps=5"])  # the same value twice is no clash
+    assert config.steps == 5
+    assert main(["train", "--eval-lengths", "4,x"]) == 2
+    assert "--eval-lengths must be comma-separated integers such as 10,20,40, got '4,x'" in capsys.readouterr().err
+
+
+def test_bench_builds_its_config(stand_ins):
+    (cfg,), _ = _reached(["bench", "--seq-len", "8", "--mode", "backward", "--mode", "in-place", "--only", "posenc",
+                          "--seed", "3", "--no-compile"])
+    assert cfg == BenchConfig(seq_len=8, modes=("backward", "in-place"), only=("posenc",), seed=3, compile=False,
+                              device="auto")
+    (cfg,), _ = _reached(["bench", "--seq-len", "8"])
+    assert cfg == BenchConfig(seq_len=8, device="auto")
+
+
+def test_probe_settings_start_from_the_quick_ones_with_quick(stand_ins):
+    _, kwargs = _reached(["probe", "minilm", "--quick", "--windows", "2"])
+    assert kwargs["config"] == ProbeConfig(window=256, windows=2, n_pairs=1000) and kwargs["quick"] is True
+    _, kwargs = _reached(["probe", "minilm", "--n-pairs", "500", "--seed", "7"])
+    assert kwargs["config"] == ProbeConfig(n_pairs=500, seed=7)
