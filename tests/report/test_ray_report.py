@@ -26,13 +26,13 @@ pytestmark = pytest.mark.xdist_group("ray")
 CLAIMS = ["sin-bounded", "word-order", "alibi-table"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster():
     with ray_cluster(workers=1) as address:  # two nodes, one CPU each
         yield address
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once per test process, whatever order the tests run in
 def runs(cluster, tmp_path_factory):
     base = tmp_path_factory.mktemp("ray-report")
     local = run_report(base / "local", quick=True, progress=False, claims=CLAIMS)

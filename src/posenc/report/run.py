@@ -25,6 +25,7 @@ Ray task computes with the one thread Ray gives it, so its numbers agree with a 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
@@ -305,7 +306,9 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
             bar.set_postfix_str(name)
             if ahead is not None:
                 ahead.wait(name)
-            finish(name, _run_here(name, ctx))
+            with ahead.one_thread() if ahead is not None else contextlib.nullcontext():
+                outcome = _run_here(name, ctx)
+            finish(name, outcome)
             for done in cluster.ready(wait=False) if cluster is not None else ():
                 finish(*done)
     finally:
@@ -322,7 +325,9 @@ class _TrainAhead:
     background thread, in ledger order, while the cheap experiments run in the foreground: the lab sweeps train in
     their own processes, so the machine's cores stay busy. An experiment waits for its training before it runs
     (it then finds the runs in the store or this process's cache); a failed preparation is left for the experiment
-    to meet and report. Only with a results store (the sweeps keep their runs there) and more than one core.
+    to meet and report. Only with a results store (the sweeps keep their runs there) and more than one core. A lab
+    sweep is prepared in a process of its own, so that nothing in this process draws from torch's global random
+    generator while a foreground experiment seeds it and builds its models.
 
     The thread is a daemon: an interrupted report exits at once (the lab's worker processes exit with it, and every
     run they finished is already in the store)."""
@@ -341,12 +346,19 @@ class _TrainAhead:
         quiet = dataclasses.replace(ctx, progress=False)
         threading.Thread(target=self._train, args=(jobs, quiet), daemon=True, name="posenc-train-ahead").start()
 
-    def _train(self, jobs: list[Any], ctx: Context) -> None:
+    def _train(self, jobs: list[tuple[Any, bool]], ctx: Context) -> None:
+        from posenc.cluster import process_pool
+
         for job in jobs:
             if self.stop.is_set():
                 break
+            prepare, here = job
             try:
-                job(ctx)
+                if here:
+                    prepare(ctx)
+                else:  # its own process: its random draws and model builds stay out of this one
+                    with process_pool(1) as pool:
+                        pool.submit(prepare, ctx).result()
             except Exception:  # noqa: BLE001 - the experiment runs it again and reports the error itself
                 pass
             finally:
@@ -358,6 +370,30 @@ class _TrainAhead:
         event = self.done.get(PREPARE.get(name))
         if event is not None:
             event.wait()
+
+    @contextlib.contextmanager
+    def one_thread(self):
+        """While training runs in the background, the foreground computes on one thread (torch and BLAS): the
+        training processes hold the other cores, and more threads than cores spin against each other. Results
+        differ from a two-thread run by float round-off only (tests/report/test_reproducible.py)."""
+        if not self.done or all(e.is_set() for e in self.done.values()):
+            yield
+            return
+        import torch
+
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # without the models extra: torch's threads alone
+            blas = contextlib.nullcontext()
+        else:
+            blas = threadpool_limits(limits=1)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with blas:
+                yield
+        finally:
+            torch.set_num_threads(threads)
 
     def close(self) -> None:
         self.stop.set()

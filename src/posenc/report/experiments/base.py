@@ -163,18 +163,21 @@ DEVICE_AWARE: set[str] = set()
 #: the experiments that send their own runs to ``ctx.executor`` (the lab sweeps) and keep them in the store: on a
 #: cluster they run on the driver, their runs are the cluster's tasks; every other experiment is one task
 ON_DRIVER: set[str] = set()
-#: experiment name -> ``prepare(ctx)``: the training the experiment will read (a lab sweep into the store, the seed
-#: runs into this process's cache), which a local report starts in the background while the cheap experiments run;
-#: experiments that share a ``prepare`` share its work
-PREPARE: dict[str, Callable[[Context], Any]] = {}
+#: experiment name -> ``(prepare(ctx), here)``: the training the experiment will read, which a local report starts
+#: in the background while the cheap experiments run. ``here=False`` (a lab sweep, which keeps its runs in the
+#: store): it runs in a process of its own, so it cannot touch this process's random state while a foreground
+#: experiment seeds and draws. ``here=True`` (the seed runs, kept in this process's cache): it runs in a thread of
+#: this process and must draw no random numbers here (its runs train in worker processes). Experiments that share a
+#: ``prepare`` share its work.
+PREPARE: dict[str, tuple[Callable[[Context], Any], bool]] = {}
 
 
 def experiment(name: str, device: bool = False, driver: bool = False,
-               prepare: Callable[[Context], Any] | None = None
+               prepare: Callable[[Context], Any] | None = None, prepare_here: bool = False
                ) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
     """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises); ``device=True``: it runs on
     ``ctx.device`` in ``ctx.dtype``; ``driver=True``: it dispatches its own runs (:data:`ON_DRIVER`);
-    ``prepare``: what it trains, startable ahead of it (:data:`PREPARE`)."""
+    ``prepare``, ``prepare_here``: what it trains, startable ahead of it (:data:`PREPARE`)."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
         if name in EXPERIMENTS:
@@ -185,7 +188,7 @@ def experiment(name: str, device: bool = False, driver: bool = False,
         if driver:
             ON_DRIVER.add(name)
         if prepare is not None:
-            PREPARE[name] = prepare
+            PREPARE[name] = (prepare, prepare_here)
         return fn
 
     return decorate

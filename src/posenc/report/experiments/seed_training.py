@@ -227,7 +227,9 @@ def lab_runs(seeds: int, workers: int = 1, runs: tuple[tuple[str, str], ...] = R
 
 
 def _train_all(ctx: Context) -> None:
-    """Train every run the four claims read (:func:`lab_runs`), ahead of them."""
+    """Train every run the four claims read (:func:`lab_runs`), ahead of them: in worker processes, filling this
+    process's cache (a report starts it in a thread only when there are workers, so nothing here draws random
+    numbers)."""
     lab_runs(ctx.seed_count, _workers(ctx))
 
 
@@ -301,7 +303,7 @@ def _cpu(runs: dict) -> float:
 _TASKS_TEXT = f"copy (sizes 1..{COPY_LEN}) and a local task ((x_t + x_(t-1)) mod 10, {LOCAL_LEN} tokens)"
 
 
-@experiment("seed_add_vs_concat_training", prepare=_train_all)
+@experiment("seed_add_vs_concat_training", prepare=_train_all, prepare_here=True)
 def seed_add_vs_concat_training(ctx: Context) -> Measurement:
     """Seed 003: "adding makes learning easier" than concatenating. Steps to the validation bar with the sinusoid
     concatenated (its own 32 channels, width 64) / added (width 32), paired by task and seed."""
@@ -321,7 +323,7 @@ def seed_add_vs_concat_training(ctx: Context) -> Measurement:
                        estimates=estimates)
 
 
-@experiment("seed_learned_convergence", prepare=_train_all)
+@experiment("seed_learned_convergence", prepare=_train_all, prepare_here=True)
 def seed_learned_convergence(ctx: Context) -> Measurement:
     """Seed 002: a learned table (max_len x d_model parameters) makes training harder to converge. Steps to the
     validation bar with a learned table (GPT-2's initialisation, std 0.02) / with the fixed sinusoid, paired by task
@@ -344,7 +346,7 @@ def seed_learned_convergence(ctx: Context) -> Measurement:
                        estimates=estimates)
 
 
-@experiment("seed_local_dependency", prepare=_train_all)
+@experiment("seed_local_dependency", prepare=_train_all, prepare_here=True)
 def seed_local_dependency(ctx: Context) -> Measurement:
     """Seed 002: the fixed sinusoid is weaker than a learned table at local dependencies. The local task (every
     answer is the sum of a token and its neighbour): steps to the validation bar with the sinusoid / with a learned
@@ -372,7 +374,7 @@ def seed_local_dependency(ctx: Context) -> Measurement:
 MEASURES = ("raw cosine", "centred cosine")
 
 
-@experiment("seed_orthogonality_training", prepare=_train_all)
+@experiment("seed_orthogonality_training", prepare=_train_all, prepare_here=True)
 def seed_orthogonality_training(ctx: Context) -> Measurement:
     """Seed 001 §4: word and position embeddings are not near-orthogonal at the start of training, and training
     makes them so. Mean |cos| between the word rows a task uses and every row of a learned position table, at

@@ -1,0 +1,40 @@
+"""A local report trains ahead (posenc.report.run._TrainAhead): the lab sweeps and seed runs start in the background
+while the cheap experiments run. The foreground's numbers must not depend on it: the background draws nothing from
+this process's random generator, and the claims it prepares read the same runs."""
+
+from __future__ import annotations
+
+import json
+
+import torch
+from agreement import close
+
+from posenc.report.experiments.base import Context
+from posenc.report.run import _TrainAhead, run_report
+from posenc.store import ResultStore
+
+
+def test_preparing_a_sweep_leaves_this_process_random_state_alone(tmp_path):
+    ctx = Context(quick=True, store_path=tmp_path / "results.sqlite")
+    ResultStore(ctx.store_path)
+    torch.manual_seed(1234)
+    before = torch.random.get_rng_state()
+    ahead = _TrainAhead(["lab_alibi_shape"], ctx)
+    assert ahead.done, "training ahead needs a store and two cores"
+    ahead.wait("lab_alibi_shape")
+    ahead.close()
+    assert torch.equal(torch.random.get_rng_state(), before)
+    runs = list(ResultStore(ctx.store_path).runs("lab"))
+    assert len(runs) == 6 and all(r.status == "done" for r in runs)  # 3 encodings x 2 seeds, stored for the claim
+
+
+def test_a_claim_beside_training_equals_the_claim_alone(tmp_path):
+    alone = run_report(tmp_path / "alone", quick=True, progress=False, claims=["word-order"])
+    beside = run_report(tmp_path / "beside", quick=True, progress=False, claims=["word-order", "alibi-table"])
+    a = json.loads(alone.report_json.read_text())["claims"][0]
+    b = json.loads(beside.report_json.read_text())["claims"][0]
+    # same seeds, same draws; the foreground computes on one thread while training runs, so float round-off only
+    for case, values in a["numbers"]["cases"].items():
+        for key, value in values.items():
+            assert close(value, b["numbers"]["cases"][case][key]), (case, key)
+    assert beside.computed == ["word-order", "alibi-table"]
