@@ -27,6 +27,7 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
@@ -130,7 +131,7 @@ class MRoPE(SectionedRotary):
             third = pairs // 3
             mrope_section = (pairs - 2 * third, third, third)
         sections = list(mrope_section)
-        if (not sections or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in sections)):
+        if not sections or not all(whole_number(s, 0) for s in sections):
             raise PosencError(f"mrope_section must be a list of non-negative integers (pairs per axis), "
                               f"got {mrope_section!r}")
         if sum(sections) != pairs:

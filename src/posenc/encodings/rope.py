@@ -18,6 +18,7 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
@@ -181,7 +182,7 @@ class RoPE(PositionalEncoding):
         k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
         if seq_len is None:
             seq_len = max(positions_span(q_positions, k_positions), 1)  # what length-dependent scalings measure
-        elif isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1:
+        elif not whole_number(seq_len):
             raise PosencError(f"seq_len must be a positive integer (the length a length-dependent scaling is "
                               f"evaluated at), got {seq_len!r}; pass None to use 1 + the largest position")
         q_positions, k_positions = q_positions.to(q.device), k_positions.to(k.device)

@@ -31,6 +31,7 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError, PosencWarning
 
 __all__ = [
@@ -256,7 +257,7 @@ class RopeScaling:
             _check_factor(self.params["factor"])
         if "original_max_len" in self.params:
             length = self.params["original_max_len"]
-            if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+            if not whole_number(length):
                 raise PosencError(f"RoPE scaling {self.type!r}: original_max_len must be a positive integer (the "
                                   f"context the model was trained at), got {length!r}; e.g. 2048 or 8192")
         self._explain_defaults()
