@@ -22,6 +22,7 @@ from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, check_positions
 from posenc.encodings.mrope import SectionedRotary, axis_positions
 from posenc.errors import PosencError
+from posenc.kernels import check_pairing
 
 __all__ = ["AxialRoPE", "axial_inv_freq"]
 
@@ -68,8 +69,7 @@ class AxialRoPE(SectionedRotary):
                                   f"a multiple of 4, got {value!r}")
         if rotary_dim > head_dim:
             raise PosencError(f"rotary_dim ({rotary_dim}) cannot exceed head_dim ({head_dim})")
-        if pairing not in ("half", "interleaved"):
-            raise PosencError(f"pairing must be 'half' or 'interleaved', got {pairing!r}")
+        check_pairing(pairing)
         if not whole_number(grid_width):
             raise PosencError(f"grid_width (patches per row) must be a positive integer, got {grid_width!r}")
         if not base > 1:

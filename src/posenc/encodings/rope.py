@@ -22,7 +22,7 @@ from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
-from posenc.kernels import PAIRINGS, apply_rope, check_qk
+from posenc.kernels import PAIRINGS, apply_rope, check_pairing, check_qk
 
 __all__ = ["RoPE", "rope_angles", "rope_tables", "positions_span", "convert_qk_weights", "pairing_permutation"]
 
@@ -54,8 +54,7 @@ def pairing_permutation(rotary_dim: int, head_dim: int, source: str, target: str
     half pairs ``i`` with ``i + R/2``; interleaved pairs ``2i`` with ``2i + 1``. Channels ``R..head_dim-1`` stay.
     """
     for name, value in (("source", source), ("target", target)):
-        if value not in ("half", "interleaved"):
-            raise PosencError(f"{name} pairing must be 'half' or 'interleaved', got {value!r}")
+        check_pairing(value, f"{name} pairing")
     half = rotary_dim // 2
     if source == target:
         return torch.arange(head_dim)
