@@ -186,3 +186,22 @@ def test_edge_estimates_carry_their_count_and_method():
     assert Estimate(0.123456, 0.1, 0.2345, 4, "t").text() == "0.123 [0.1, 0.234]"  # 3 significant digits
     assert Estimate(0.123456, 0.1, 0.2345, 4, "t").text(2) == "0.12 [0.1, 0.23]"
     assert Estimate(1.0, -math.inf, math.inf).as_dict()["low"] == "-inf"
+
+
+def test_jsonable_gives_plain_json_for_estimates_arrays_and_non_finite_numbers():
+    import json
+
+    import torch
+
+    from posenc.stats import jsonable
+
+    value = {1: np.float64(0.5), "e": exact(2.0), "t": torch.tensor([1.0, float("inf")]), "n": (np.int64(3), None),
+             "nan": float("nan"), "flag": True, "other": object}
+    out = jsonable(value)
+    assert out["1"] == 0.5 and type(out["1"]) is float
+    assert out["e"] == exact(2.0).as_dict()
+    assert out["t"] == [1.0, "inf"]
+    assert out["n"] == [3, None] and type(out["n"][0]) is int
+    assert out["nan"] == "nan" and out["flag"] is True
+    assert out["other"] == str(object)
+    json.dumps(out, allow_nan=False)

@@ -13,6 +13,9 @@ One type, :class:`Estimate` (value, interval, sample count, method), and the few
 And the rank statistics the report needs: :func:`spearman` (ties share their mean rank) and
 :func:`mean_reciprocal_rank` (Kazemnejad et al. 2023's summary). The tests compare each with scipy.
 
+Where numbers are written out, :func:`jsonable` gives their JSON form: estimates as :meth:`Estimate.as_dict`, numpy
+and torch scalars and arrays as plain Python (through their ``tolist``), infinities and NaN as strings.
+
 Everything here is pure numpy/scipy on plain numbers: no torch, no posenc imports.
 """
 
@@ -28,7 +31,7 @@ import numpy as np
 from posenc.errors import PosencError
 
 __all__ = ["Estimate", "exact", "wilson", "bootstrap", "bootstrap_weights", "over_seeds", "ratio_over_seeds",
-           "spearman", "mean_reciprocal_rank", "CONFIDENCE", "BOOTSTRAP_RESAMPLES"]
+           "spearman", "mean_reciprocal_rank", "jsonable", "CONFIDENCE", "BOOTSTRAP_RESAMPLES"]
 
 #: every interval in posenc is a 95% interval
 CONFIDENCE = 0.95
@@ -239,3 +242,22 @@ def mean_reciprocal_rank(scores: Mapping[str, Mapping[str, float]]) -> dict[str,
             rank = 1 + sum(other > value for other in group.values())
             reciprocal.setdefault(name, []).append(1.0 / rank)
     return {name: sum(v) / len(v) for name, v in reciprocal.items()}
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON: an :class:`Estimate` as its dict, dicts (keys as strings), lists and tuples element
+    by element, numpy / torch scalars and arrays through ``tolist``, NaN and infinities as strings, anything else
+    not JSON as its ``str``."""
+    if isinstance(value, Estimate):
+        return value.as_dict()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return jsonable(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    return str(value)

@@ -147,3 +147,12 @@ def test_hf_config_with_unknown_rope_type():
               "rope_parameters": {"rope_type": "wobbly", "rope_theta": 10000.0}}
     with pytest.raises(PosencError, match="wobbly"):
         from_hf_config(config)
+
+
+@pytest.mark.parametrize("factor, expected", [(1, True), (1.0, True), (4, True), (2.5, True), (0.99, False), (0, False),
+                                              (-2, False), (True, False), (float("inf"), False), (float("nan"), False),
+                                              ("2", False), (None, False)])
+def test_is_stretch_factor_accepts_finite_numbers_from_one_up(factor, expected):
+    from posenc.encodings.rope_scaling import is_stretch_factor
+
+    assert is_stretch_factor(factor) is expected

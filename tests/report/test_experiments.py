@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
+from posenc.properties import relative_map_residual
 from posenc.report.experiments import Context, get_experiment
-from posenc.report.experiments.tables import relative_map_residual
 
 QUICK = Context(quick=True)
 

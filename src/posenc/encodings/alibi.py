@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.errors import PosencError
 
@@ -62,13 +63,13 @@ class ALiBi(PositionalEncoding):
 
     def __init__(self, n_heads: int = 8, slopes: Sequence[float] | None = None, heads: Sequence[int] | None = None):
         super().__init__()
-        if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
+        if not whole_number(n_heads):
             raise PosencError(f"ALiBi needs a positive number of heads, got {n_heads!r}")
         if heads is None:
             chosen = list(range(n_heads))
         else:
             chosen = list(heads)
-            bad = [h for h in chosen if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h < n_heads]
+            bad = [h for h in chosen if not whole_number(h, 0, n_heads)]
             if bad or not chosen:
                 raise PosencError(f"heads must be a non-empty list of head indices in 0..{n_heads - 1} (n_heads = "
                                   f"{n_heads}), got {list(heads)!r}" + (f"; out of range: {bad}" if bad else ""))

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, check_positions
 from posenc.encodings.mrope import SectionedRotary, axis_positions
 from posenc.errors import PosencError
+from posenc.kernels import check_pairing
 
 __all__ = ["AxialRoPE", "axial_inv_freq"]
 
@@ -62,14 +64,13 @@ class AxialRoPE(SectionedRotary):
         super().__init__()
         rotary_dim = head_dim if rotary_dim is None else rotary_dim
         for label, value in (("head_dim", head_dim), ("rotary_dim", rotary_dim)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 4 or value % 4:
+            if not whole_number(value, 4) or value % 4:
                 raise PosencError(f"axial RoPE splits the rotary pairs between rows and columns, so {label} must be "
                                   f"a multiple of 4, got {value!r}")
         if rotary_dim > head_dim:
             raise PosencError(f"rotary_dim ({rotary_dim}) cannot exceed head_dim ({head_dim})")
-        if pairing not in ("half", "interleaved"):
-            raise PosencError(f"pairing must be 'half' or 'interleaved', got {pairing!r}")
-        if isinstance(grid_width, bool) or not isinstance(grid_width, int) or grid_width < 1:
+        check_pairing(pairing)
+        if not whole_number(grid_width):
             raise PosencError(f"grid_width (patches per row) must be a positive integer, got {grid_width!r}")
         if not base > 1:
             raise PosencError(f"base must be > 1, got {base!r}")

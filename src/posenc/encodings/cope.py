@@ -27,6 +27,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.errors import PosencError
 
@@ -76,7 +77,7 @@ class CoPE(PositionalEncoding):
     def __init__(self, head_dim: int = 64, max_len: int = 512):
         super().__init__()
         for label, value in (("head_dim", head_dim), ("max_len", max_len)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if not whole_number(value):
                 raise PosencError(f"CoPE needs a positive integer {label}, got {value!r}")
         self.head_dim, self.max_len = head_dim, max_len
         self.table = nn.Parameter(torch.zeros(max_len, head_dim))  # e[0..n_pos-1]; zeros: starts as NoPE

@@ -25,6 +25,7 @@ import math
 import torch
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.offsets import Offsets, gather_offsets, offsets_of
 from posenc.errors import PosencError
@@ -70,7 +71,7 @@ class FIRE(PositionalEncoding):
     def __init__(self, n_heads: int = 8, hidden: int = 32, c: float = 1.0, threshold: float = 512.0):
         super().__init__()
         for label, value in (("n_heads", n_heads), ("hidden", hidden)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if not whole_number(value):
                 raise PosencError(f"FIRE needs a positive integer {label}, got {value!r}")
         if not (isinstance(c, (int, float)) and c > 0):
             raise PosencError(f"FIRE's c must be > 0 (psi(x) = log(c x + 1)), got {c!r}; the paper starts at 1")

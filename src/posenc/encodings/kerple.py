@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.offsets import offset_bias
 from posenc.errors import PosencError
@@ -70,7 +71,7 @@ class KERPLE(PositionalEncoding):
 
     def __init__(self, n_heads: int = 8, kernel: str = "log", r1: float = 1.0, r2: float = 1.0):
         super().__init__()
-        if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
+        if not whole_number(n_heads):
             raise PosencError(f"KERPLE needs a positive number of heads, got {n_heads!r}")
         if kernel not in KERNELS:
             raise PosencError(f"KERPLE kernel must be one of {', '.join(KERNELS)}, got {kernel!r}")

@@ -27,10 +27,11 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
-from posenc.kernels import apply_rope, check_qk
+from posenc.kernels import apply_rope, check_pairing, check_qk
 
 __all__ = ["MRoPE", "SectionedRotary", "axis_positions", "mrope_axes"]
 
@@ -123,14 +124,13 @@ class MRoPE(SectionedRotary):
         rotary_dim = head_dim if rotary_dim is None else rotary_dim
         if not isinstance(rotary_dim, int) or rotary_dim < 2 or rotary_dim % 2 or rotary_dim > head_dim:
             raise PosencError(f"rotary_dim must be an even integer in 2..head_dim ({head_dim}), got {rotary_dim!r}")
-        if pairing not in ("half", "interleaved"):
-            raise PosencError(f"pairing must be 'half' or 'interleaved', got {pairing!r}")
+        check_pairing(pairing)
         pairs = rotary_dim // 2
         if mrope_section is None:
             third = pairs // 3
             mrope_section = (pairs - 2 * third, third, third)
         sections = list(mrope_section)
-        if (not sections or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in sections)):
+        if not sections or not all(whole_number(s, 0) for s in sections):
             raise PosencError(f"mrope_section must be a list of non-negative integers (pairs per axis), "
                               f"got {mrope_section!r}")
         if sum(sections) != pairs:

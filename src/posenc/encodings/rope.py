@@ -18,10 +18,11 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
-from posenc.kernels import PAIRINGS, apply_rope, check_qk
+from posenc.kernels import PAIRINGS, apply_rope, check_pairing, check_qk
 
 __all__ = ["RoPE", "rope_angles", "rope_tables", "positions_span", "convert_qk_weights", "pairing_permutation"]
 
@@ -53,8 +54,7 @@ def pairing_permutation(rotary_dim: int, head_dim: int, source: str, target: str
     half pairs ``i`` with ``i + R/2``; interleaved pairs ``2i`` with ``2i + 1``. Channels ``R..head_dim-1`` stay.
     """
     for name, value in (("source", source), ("target", target)):
-        if value not in ("half", "interleaved"):
-            raise PosencError(f"{name} pairing must be 'half' or 'interleaved', got {value!r}")
+        check_pairing(value, f"{name} pairing")
     half = rotary_dim // 2
     if source == target:
         return torch.arange(head_dim)
@@ -181,7 +181,7 @@ class RoPE(PositionalEncoding):
         k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
         if seq_len is None:
             seq_len = max(positions_span(q_positions, k_positions), 1)  # what length-dependent scalings measure
-        elif isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1:
+        elif not whole_number(seq_len):
             raise PosencError(f"seq_len must be a positive integer (the length a length-dependent scaling is "
                               f"evaluated at), got {seq_len!r}; pass None to use 1 + the largest position")
         q_positions, k_positions = q_positions.to(q.device), k_positions.to(k.device)

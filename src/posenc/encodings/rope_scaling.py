@@ -31,12 +31,13 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError, PosencWarning
 
 __all__ = [
     "default_inv_freq", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope",
     "SCALINGS", "RopeScaling", "compute_inv_freq", "yarn_ramp", "yarn_correction_range", "proportional",
-    "yarn_mscale", "yarn_logit_scale",
+    "yarn_mscale", "yarn_logit_scale", "is_stretch_factor",
 ]
 
 
@@ -46,8 +47,13 @@ def _check_dim(dim: int) -> None:
                           f"use an even head_dim / rotary_dim")
 
 
+def is_stretch_factor(factor: object) -> bool:
+    """Whether ``factor`` is a scaling factor: a finite real number (not a bool) >= 1, the context's stretch."""
+    return isinstance(factor, (int, float)) and not isinstance(factor, bool) and math.isfinite(factor) and factor >= 1
+
+
 def _check_factor(factor: float, name: str = "factor") -> float:
-    if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not math.isfinite(factor) or factor < 1:
+    if not is_stretch_factor(factor):
         raise PosencError(f"scaling {name} must be a number >= 1 (it stretches the context), got {factor!r}; "
                           f"use factor = target_length / original_length, e.g. 4.0")
     return float(factor)
@@ -256,7 +262,7 @@ class RopeScaling:
             _check_factor(self.params["factor"])
         if "original_max_len" in self.params:
             length = self.params["original_max_len"]
-            if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+            if not whole_number(length):
                 raise PosencError(f"RoPE scaling {self.type!r}: original_max_len must be a positive integer (the "
                                   f"context the model was trained at), got {length!r}; e.g. 2048 or 8192")
         self._explain_defaults()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.offsets import Offsets, gather_offsets, offset_bias
 from posenc.encodings.sinusoidal import sinusoidal_frequencies
@@ -69,7 +70,7 @@ class Sandwich(PositionalEncoding):
 
     def __init__(self, n_heads: int = 8, dim: int = 128, compress: bool = True):
         super().__init__()
-        if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
+        if not whole_number(n_heads):
             raise PosencError(f"Sandwich needs a positive number of heads, got {n_heads!r}")
         sinusoidal_frequencies(dim)  # validates an even width
         self.n_heads, self.dim, self.compress = n_heads, dim, bool(compress)

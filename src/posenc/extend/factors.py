@@ -25,9 +25,9 @@ llama3   Llama 3.1 bands (low_freq_factor 1, high_freq_factor 4)
 from __future__ import annotations
 
 import difflib
-import math
 from typing import Any
 
+from posenc.encodings.rope_scaling import is_stretch_factor
 from posenc.errors import PosencError
 
 __all__ = ["SCALING_NAMES", "DEFAULT_SCALINGS", "check_scalings", "factor_for", "scaling_spec"]
@@ -58,8 +58,7 @@ def check_scalings(names: list[str] | tuple[str, ...]) -> list[str]:
 def factor_for(length: int, native_len: int, factor: float | None = None) -> float:
     """``s = max(1, length / native_len)``, or ``factor`` when given (it must be >= 1)."""
     if factor is not None:
-        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not math.isfinite(factor) \
-                or factor < 1:
+        if not is_stretch_factor(factor):
             raise PosencError(f"--factor must be a number >= 1, got {factor!r}; e.g. --factor 2 stretches the "
                               f"context twofold (leave it out to use max(1, length / native length))")
         return float(factor)

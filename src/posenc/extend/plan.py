@@ -30,6 +30,7 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
 from posenc.extend.perplexity import window_offsets
@@ -123,7 +124,7 @@ class ExtendConfig:
             self.lengths = (self.lengths,)
         lengths = []
         for n in self.lengths:
-            if isinstance(n, bool) or not isinstance(n, int) or n < 64:
+            if not whole_number(n, 64):
                 raise PosencError(f"lengths must be integers >= 64 tokens, got {n!r}; e.g. --lengths 2048,4096")
             lengths.append(int(n))
         self.lengths = tuple(sorted(set(lengths)))

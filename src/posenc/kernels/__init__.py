@@ -12,8 +12,8 @@ package), ``triton`` (fused Triton kernel on CUDA) and ``reference`` (plain torc
 from posenc.kernels.dispatch import PROVIDERS, apply_rope, apply_rope_packed, available_providers, select_provider
 from posenc.kernels.packed import check_cu_seqlens, positions_from_cu_seqlens
 from posenc.kernels.reference import rope_apply_reference
-from posenc.kernels.validate import PAIRINGS, check_qk, validate_rope_inputs
+from posenc.kernels.validate import PAIRINGS, check_pairing, check_qk, validate_rope_inputs
 
 __all__ = ["PROVIDERS", "PAIRINGS", "apply_rope", "apply_rope_packed", "available_providers", "select_provider",
-           "validate_rope_inputs", "check_qk", "check_cu_seqlens", "positions_from_cu_seqlens",
+           "validate_rope_inputs", "check_pairing", "check_qk", "check_cu_seqlens", "positions_from_cu_seqlens",
            "rope_apply_reference"]

@@ -40,6 +40,7 @@ from posenc.device import resolve_device as _resolve_device
 from posenc.errors import PosencError
 from posenc.kernels.dispatch import apply_rope, available_providers
 from posenc.kernels.reference import rope_apply_reference
+from posenc.kernels.validate import check_pairing
 
 __all__ = ["BenchConfig", "Provider", "resolve_device", "make_inputs", "collect_providers", "run_benchmark",
            "write_json"]
@@ -104,8 +105,7 @@ class BenchConfig:
                                   f"{getattr(BenchConfig, name)}")
         if self.dtype not in _DTYPES:
             raise PosencError(f"dtype must be one of {list(_DTYPES)}, got {self.dtype!r}")
-        if self.pairing not in ("half", "interleaved"):
-            raise PosencError(f"pairing must be 'half' or 'interleaved', got {self.pairing!r}")
+        check_pairing(self.pairing)
         for mode in self.modes:
             if mode not in ("out-of-place", "in-place", "backward"):
                 raise PosencError(f"mode must be out-of-place, in-place or backward, got {mode!r}")

@@ -1,5 +1,6 @@
 """The one validation of a rotation's arguments: every RoPE entry point calls it before anything is computed.
 
+- :func:`check_pairing`: the pairing's name, one of :data:`PAIRINGS`; what every option named ``pairing`` goes through.
 - :func:`check_qk`: the rotated tensors themselves (torch tensors, floating point, one device, ``[B, H, T, Dh]``, one
   batch, one head size, query heads a multiple of key heads, and the head size an encoding was built for). Encodings
   call it first, since building their angle tables needs the shapes it vouches for.
@@ -15,10 +16,16 @@ import torch
 
 from posenc.errors import PosencError
 
-__all__ = ["PAIRINGS", "check_qk", "validate_rope_inputs"]
+__all__ = ["PAIRINGS", "check_pairing", "check_qk", "validate_rope_inputs"]
 
 #: the two ways of pairing channels: ``i`` with ``i + R/2`` (GPT-NeoX / Hugging Face), ``2i`` with ``2i + 1`` (GPT-J)
 PAIRINGS = ("half", "interleaved")
+
+
+def check_pairing(pairing: object, name: str = "pairing") -> None:
+    """Raise ``PosencError`` unless ``pairing`` is one of :data:`PAIRINGS`; ``name`` is what the message calls it."""
+    if pairing not in PAIRINGS:
+        raise PosencError(f"{name} must be 'half' or 'interleaved', got {pairing!r}")
 
 
 def _check_tensor(name: str, x: object, device: torch.device) -> None:
@@ -98,8 +105,7 @@ def validate_rope_inputs(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, 
                          q_scale: torch.Tensor | None = None, k_scale: torch.Tensor | None = None) -> None:
     """Clear errors for wrong shapes, dtypes and devices of :func:`posenc.kernels.apply_rope`'s arguments, before
     any kernel runs (``q_scale``/``k_scale``: optional factors shaped like their tables)."""
-    if pairing not in PAIRINGS:
-        raise PosencError(f"pairing must be 'half' or 'interleaved', got {pairing!r}")
+    check_pairing(pairing)
     check_qk(q, k)
     tables = [("q_cos", q_cos), ("q_sin", q_sin), ("k_cos", k_cos), ("k_sin", k_sin)]
     tables += [(name, x) for name, x in (("q_scale", q_scale), ("k_scale", k_scale)) if x is not None]

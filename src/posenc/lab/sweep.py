@@ -31,6 +31,7 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from pathlib import Path
 from typing import Any
 
+from posenc.checks import whole_number
 from posenc.cluster import check_executor, connect_ray, process_pool
 from posenc.device import parse_device, resolve_device, resolve_dtype
 from posenc.errors import PosencError
@@ -150,9 +151,9 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         were already in the store.
     """
     check_executor(executor)
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+    if not whole_number(workers):
         raise PosencError(f"workers must be a positive integer, got {workers!r}")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+    if limit is not None and not whole_number(limit, 0):
         raise PosencError(f"limit must be an integer >= 0 (the most missing runs to run now; 0 runs none), got "
                           f"{limit!r}; leave it out to run every missing run")
     if executor == "ray":  # resolved on each worker; only the form is checked here

@@ -36,6 +36,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from posenc.checks import whole_number
 from posenc.device import autocast, dtype_name, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.lab.evaluate import evaluate_lm, evaluate_task
@@ -171,9 +172,9 @@ class RunConfig:
         for name in ("d_model", "n_layers", "n_heads", "train_len", "min_train_len", "steps", "batch_size",
                      "eval_samples", "eval_tokens", "patience", "val_samples"):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            if not whole_number(value):
                 raise PosencError(f"RunConfig.{name} must be a positive integer, got {value!r}")
-        if not isinstance(self.val_every, int) or isinstance(self.val_every, bool) or self.val_every < 0:
+        if not whole_number(self.val_every, 0):
             raise PosencError(f"RunConfig.val_every must be an integer >= 0 (0: no early stopping), got "
                               f"{self.val_every!r}")
         if self.val_every and self.task == CHARLM:
@@ -183,7 +184,7 @@ class RunConfig:
             raise PosencError(f"min_train_len ({self.min_train_len}) must be <= train_len ({self.train_len})")
         for name, low in (("warmup", 0), ("d_ff", 1), ("max_len", 1)):
             value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
+            if value is not None and not whole_number(value, low):
                 raise PosencError(f"RunConfig.{name} must be an integer >= {low}"
                                   + (" or None" if name != "warmup" else "") + f", got {value!r}")
         for name, low, high, example in (("lr", 0.0, None, "lr=1e-3"), ("weight_decay", 0.0, None, "weight_decay=0.01"),
@@ -197,8 +198,7 @@ class RunConfig:
         if self.label is not None and (not isinstance(self.label, str) or not self.label.strip()):
             raise PosencError(f"RunConfig.label must be a non-empty string or None, got {self.label!r}")
         lengths = self.eval_lengths or self.default_eval_lengths()
-        if not isinstance(lengths, list | tuple) or any(not isinstance(n, int) or isinstance(n, bool) or n < 1
-                                                        for n in lengths):
+        if not isinstance(lengths, list | tuple) or not all(whole_number(n) for n in lengths):
             raise PosencError(f"eval_lengths must be a list of positive integers, got {lengths!r}; e.g. "
                               f"eval_lengths=[10, 20, 40]")
         self.eval_lengths = list(lengths)

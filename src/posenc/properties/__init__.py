@@ -14,7 +14,13 @@ from posenc.properties.check import PROPERTIES, VARIANTS, build_checked, check_a
 from posenc.properties.decay import decay, decay_curve, roformer_bound
 from posenc.properties.naive_flaws import continuity, growth, length_independence
 from posenc.properties.precision import first_aliased_position, precision
-from posenc.properties.relative import fit_pair_blocks, linear_map_residuals, relative
+from posenc.properties.relative import (
+    fit_pair_blocks,
+    linear_map_residuals,
+    relative,
+    relative_map_residual,
+    relative_residual,
+)
 from posenc.properties.result import ERROR, FAILS, HOLDS, NA, CheckReport, NotApplicable, PropertyResult
 from posenc.properties.scaling_ramps import frequency_ratio, scaling_ramp
 from posenc.properties.translation import translation
@@ -29,5 +35,5 @@ __all__ = [
     "bounded", "uniqueness", "relative", "translation", "wavelength", "growth", "length_independence", "continuity",
     "decay", "scaling_ramp", "precision",
     "roformer_bound", "decay_curve", "frequency_ratio", "first_aliased_position", "first_duplicate_length",
-    "min_distance_by_length", "fit_pair_blocks", "linear_map_residuals",
+    "min_distance_by_length", "fit_pair_blocks", "linear_map_residuals", "relative_map_residual", "relative_residual",
 ]

@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError
 from posenc.progress import progress as progress_bar
 from posenc.properties.bounded import bounded
@@ -73,7 +74,7 @@ def torch_threads(threads: int | None) -> Iterator[None]:
     if threads is None:
         yield
         return
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+    if not whole_number(threads):
         raise PosencError(f"threads must be a positive integer or None, got {threads!r}")
     before = torch.get_num_threads()
     torch.set_num_threads(threads)

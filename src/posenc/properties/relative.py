@@ -28,7 +28,8 @@ import torch
 from posenc.properties.result import FAILS, HOLDS, PropertyResult
 from posenc.properties.view import EncodingView
 
-__all__ = ["relative", "offsets_for", "fit_pair_blocks", "pair_angles", "linear_map_residuals"]
+__all__ = ["relative", "offsets_for", "fit_pair_blocks", "pair_angles", "linear_map_residuals", "relative_residual",
+           "relative_map_residual"]
 
 CLAIM = "PE[p + k] is a fixed linear map (a block rotation) of PE[p], the same for every p"
 SOURCE = "seed 001 §3.3; Vaswani et al. 2017 §3.5"
@@ -56,6 +57,16 @@ def _solve(gram: torch.Tensor, cross: torch.Tensor) -> torch.Tensor:
     return torch.linalg.pinv(gram, hermitian=True, rtol=1e-15) @ cross  # [P, 2, 2]
 
 
+def relative_residual(residual: torch.Tensor, target: torch.Tensor) -> float:
+    """``||residual|| / ||target||`` (Frobenius norms): how much of ``target`` a fitted map leaves unexplained."""
+    return float(residual.norm() / target.norm().clamp(min=1e-300))
+
+
+def _block_residual(x: torch.Tensor, y: torch.Tensor, blocks: torch.Tensor) -> torch.Tensor:
+    """``y - x @ B`` pair by pair, ``[m, P, 2]``, for ``x, y [m, P, 2]`` and blocks ``[P, 2, 2]``."""
+    return y - x[..., 0, None] * blocks[:, 0] - x[..., 1, None] * blocks[:, 1]
+
+
 def fit_pair_blocks(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Least-squares 2x2 blocks ``B [P, 2, 2]`` with ``y[:, i] ~ x[:, i] @ B_i``, and the residual ``[m, P, 2]``.
 
@@ -63,8 +74,7 @@ def fit_pair_blocks(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, tor
     of equal columns gives the minimum-norm block); elementwise, no batched matmul.
     """
     blocks = _solve(*_pair_sums(x, y))
-    residual = y - x[..., 0, None] * blocks[:, 0] - x[..., 1, None] * blocks[:, 1]  # [m, P, 2]
-    return blocks, residual
+    return blocks, _block_residual(x, y, blocks)
 
 
 def pair_angles(blocks: torch.Tensor) -> torch.Tensor:
@@ -106,6 +116,33 @@ def linear_map_residuals(table: torch.Tensor, offsets: list[int]) -> list[float]
     return ((total - explained).clamp(min=0) / total.clamp(min=1e-300)).sqrt().tolist()
 
 
+def relative_map_residual(pe: torch.Tensor, offset: int, rows: slice | None = None,
+                          paired: bool = False) -> tuple[float, torch.Tensor]:
+    """Least-squares fit of one matrix ``M`` with ``PE[p + k] ~= PE[p] M`` over all ``p`` (seed 001 §3.3).
+
+    Returns ``(relative residual ||PE[p+k] - PE[p] M||_F / ||PE[p+k]||_F, M [d, d])``. Zero residual means a single
+    linear map, independent of ``p``, moves every position ``k`` steps.
+
+    Args:
+        pe: table ``[T, d]`` (float64).
+        offset: ``k >= 1``.
+        rows: which starting positions to fit on (default all ``p < T - k``).
+        paired: fit one 2x2 map per channel pair ``(2i, 2i+1)`` (block-diagonal ``M``), as seed 001 derives it.
+            A full ``d x d`` fit is ill-conditioned when slow channels barely move over the table (many ``M`` fit
+            equally well), so only the paired fit can be compared with the rotation or carried to other positions.
+    """
+    source, target = pe[:-offset], pe[offset:]  # [T - k, d] each
+    if rows is not None:
+        source, target = source[rows], target[rows]
+    if paired:
+        m, dim = source.shape
+        blocks, _ = fit_pair_blocks(source.reshape(m, dim // 2, 2), target.reshape(m, dim // 2, 2))  # [d/2, 2, 2]
+        solution = torch.block_diag(*blocks)  # [d, d]
+    else:
+        solution = torch.linalg.lstsq(source, target, driver="gelsd").solution  # [d, d]
+    return relative_residual(target - source @ solution, target), solution
+
+
 def relative(view: EncodingView) -> PropertyResult:
     """Fit ``M(k)`` for each offset and test that it is a block rotation independent of p."""
     if view.family == "rotary":
@@ -127,8 +164,7 @@ def relative(view: EncodingView) -> PropertyResult:
         gram_a, cross_a = _pair_sums(x[:half], y[:half])  # first half of the positions
         gram_b, cross_b = _pair_sums(x[half:], y[half:])  # second half
         blocks = _solve(gram_a + gram_b, cross_a + cross_b)  # all positions: the sums add
-        residual = y - x[..., 0, None] * blocks[:, 0] - x[..., 1, None] * blocks[:, 1]  # [m, P, 2]
-        block_res.append(float(residual.norm() / y.norm().clamp(min=1e-300)))
+        block_res.append(relative_residual(_block_residual(x, y, blocks), y))
         dev, s_lo, s_hi = _rotation_deviation(blocks)
         deviation.append(dev)
         scales.append((s_lo, s_hi))

@@ -10,9 +10,10 @@ Every property answers one claim about an encoding (e.g. "values stay in [-1, 1]
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from posenc.stats import jsonable
 
 __all__ = ["HOLDS", "FAILS", "NA", "ERROR", "VERDICTS", "PropertyResult", "CheckReport", "NotApplicable", "jsonable"]
 
@@ -22,21 +23,6 @@ VERDICTS = (HOLDS, FAILS, NA, ERROR)
 
 class NotApplicable(Exception):  # noqa: N818  (a verdict, not a failure)
     """Raised inside a property when its claim does not apply to the encoding; the message is the reason."""
-
-
-def jsonable(value: Any) -> Any:
-    """Plain Python numbers/lists/dicts from numpy / torch scalars and arrays; non-finite floats become strings."""
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        value = value.tolist()
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    return str(value)
 
 
 @dataclass

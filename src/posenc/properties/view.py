@@ -18,6 +18,7 @@ from functools import cached_property
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import AbsoluteEncoding, PositionalEncoding, default_positions
 from posenc.errors import PosencError
 from posenc.properties.result import NotApplicable
@@ -30,10 +31,10 @@ MIN_LENGTH = 8
 
 def check_size(length: int, d_model: int) -> None:
     """Validate the sizes properties are measured at; raise ``PosencError`` naming the value and the fix."""
-    if isinstance(length, bool) or not isinstance(length, int) or length < MIN_LENGTH:
+    if not whole_number(length, MIN_LENGTH):
         raise PosencError(f"length must be an integer >= {MIN_LENGTH} (properties compare positions at offsets up to "
                           f"length/4), got {length!r}; use e.g. --length 1024")
-    if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model < 2 or d_model % 2:
+    if not whole_number(d_model, 2) or d_model % 2:
         raise PosencError(f"d_model must be an even integer >= 2 (sinusoidal and rotary encodings pair channels), "
                           f"got {d_model!r}; use e.g. --d-model 512")
 

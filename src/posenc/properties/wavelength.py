@@ -21,7 +21,7 @@ import math
 
 import torch
 
-from posenc.properties.relative import fit_pair_blocks, pair_angles
+from posenc.properties.relative import fit_pair_blocks, pair_angles, relative_residual
 from posenc.properties.result import FAILS, HOLDS, NotApplicable, PropertyResult
 from posenc.properties.view import EncodingView
 
@@ -59,7 +59,7 @@ def table_wavelengths(view: EncodingView) -> tuple[list[float], str]:
         x = table[:-1].view(n - 1, width // 2, 2)
         y = table[1:].view(n - 1, width // 2, 2)
         blocks, residual = fit_pair_blocks(x, y)
-        exact = float(residual.norm() / y.norm().clamp(min=1e-300)) <= 10 * view.tolerance
+        exact = relative_residual(residual, y) <= 10 * view.tolerance
         det = torch.linalg.det(blocks)
         orthogonal = bool((det > 0).all()) and float(
             (blocks.transpose(1, 2) @ blocks / det.abs()[:, None, None] - torch.eye(2, dtype=blocks.dtype)).abs().amax()

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import posenc
+from posenc.checks import whole_number
 from posenc.cluster import check_address, check_executor
 from posenc.device import dtype_name, parse_device, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
@@ -436,7 +437,7 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
         target = str(resolve_device(device))
         precision = resolve_dtype(dtype, target, training=True)  # the lab trains in it: float16 on the CPU is refused
         where = setup(target, precision)
-    if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1):
+    if seeds is not None and not whole_number(seeds):
         raise PosencError(f"seeds must be a whole number >= 1, got {seeds!r}; the default is 2 (quick) or 3 (full)")
     if seeds is not None and seeds > MAX_SEEDS:
         raise PosencError(f"seeds={seeds} would train {seeds} copies of every lab configuration (the full report's "

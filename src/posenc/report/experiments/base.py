@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import io
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.stats import Estimate
+from posenc.stats import Estimate, jsonable
 
 __all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "ON_DRIVER",
            "PREPARE", "get_experiment", "figure_to_png"]
@@ -80,7 +79,7 @@ class Row:
     anchor_label: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"quantity": self.quantity, "measured": _jsonable(self.measured), "anchor": _jsonable(self.anchor),
+        return {"quantity": self.quantity, "measured": jsonable(self.measured), "anchor": jsonable(self.anchor),
                 "anchor_label": self.anchor_label}
 
 
@@ -104,7 +103,7 @@ class Measurement:
             png = figure_to_png(self.figure)
         return {"estimates": {k: e.as_dict() for k, e in self.estimates.items()},
                 "variants": {o: {k: e.as_dict() for k, e in v.items()} for o, v in self.variants.items()},
-                "missing": self.missing, "numbers": _jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows],
+                "missing": self.missing, "numbers": jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows],
                 "setup": self.setup, "figure_png": png}
 
     @classmethod
@@ -137,23 +136,6 @@ def _estimate_back(value: Any) -> Any:
     if isinstance(value, dict) and {"value", "low", "high", "n", "method"} <= set(value):
         return Estimate.from_dict(value)
     return value
-
-
-def _jsonable(value: Any) -> Any:
-    """numpy / torch scalars and arrays to plain Python; NaN and infinities to strings JSON can hold."""
-    if isinstance(value, Estimate):
-        return value.as_dict()
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return _jsonable(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, (bool, int, float, str)) or value is None:
-        return value
-    return str(value)
 
 
 #: experiment name -> function(ctx) -> Measurement

@@ -22,9 +22,10 @@ import torch
 
 import posenc
 from posenc.errors import PosencError
+from posenc.properties.relative import relative_map_residual
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
-from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME, relative_map_residual
+from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME
 from posenc.stats import exact
 
 __all__ = ["offset_distances", "nearest_by_length", "shift_match_share", "best_affine_share", "sinusoid_dims_needed",

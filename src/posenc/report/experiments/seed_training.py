@@ -303,24 +303,34 @@ def _cpu(runs: dict) -> float:
 _TASKS_TEXT = f"copy (sizes 1..{COPY_LEN}) and a local task ((x_t + x_(t-1)) mod 10, {LOCAL_LEN} tokens)"
 
 
-@experiment("seed_add_vs_concat_training", prepare=_train_all, prepare_here=True)
-def seed_add_vs_concat_training(ctx: Context) -> Measurement:
-    """Seed 003: "adding makes learning easier" than concatenating. Steps to the validation bar with the sinusoid
-    concatenated (its own 32 channels, width 64) / added (width 32), paired by task and seed."""
+def _paired_steps(ctx: Context, numerator: str, denominator: str, keys: tuple[str, str], ratio_label: str,
+                  expected: str, extra_rows: tuple[Row, ...] = ()) -> Measurement:
+    """Steps to the validation bar with ``numerator`` / with ``denominator`` on the copy and local tasks, paired by
+    task and seed: the ratio under ``keys[0]`` and the share of ``denominator``'s runs that reached the bar under
+    ``keys[1]``, one row per task and encoding, then the ratio's row (``ratio_label``, anchored at 1 with
+    ``expected``) and ``extra_rows``."""
     from posenc.plots.seed_training import validation_curves_figure
 
     seeds = ctx.seed_count
     runs = lab_runs(seeds, _workers(ctx))
-    ratio, detail = _paired(runs, ("copy", "local"), "sinusoidal-concat", "sinusoidal", seeds)
-    pairs = [(t, e) for t in ("copy", "local") for e in ("sinusoidal", "sinusoidal-concat")]
-    estimates = {"concat_over_add_steps": ratio,
-                 "add_reached": exact(_reached(runs, ("copy", "local"), "sinusoidal", seeds))}
+    tasks = ("copy", "local")
+    ratio, detail = _paired(runs, tasks, numerator, denominator, seeds)
+    pairs = [(t, e) for t in tasks for e in (denominator, numerator)]
+    estimates = {keys[0]: ratio, keys[1]: exact(_reached(runs, tasks, denominator, seeds))}
     rows = _step_rows(runs, pairs, seeds)
-    rows.append(Row("steps to the bar, concatenated / added (geometric mean over tasks and seeds)", ratio, 1.0,
-                    "equally easy"))
+    rows.append(Row(f"steps to the bar, {ratio_label} (geometric mean over tasks and seeds)", ratio, 1.0, expected))
+    rows.extend(extra_rows)
     fig = validation_curves_figure(_curves(runs, pairs, seeds), BAR)
     return Measurement({"pairs": detail, "cpu_s_all_runs": _cpu(runs)}, rows, fig, _setup(seeds, _TASKS_TEXT),
                        estimates=estimates)
+
+
+@experiment("seed_add_vs_concat_training", prepare=_train_all, prepare_here=True)
+def seed_add_vs_concat_training(ctx: Context) -> Measurement:
+    """Seed 003: "adding makes learning easier" than concatenating. Steps to the validation bar with the sinusoid
+    concatenated (its own 32 channels, width 64) / added (width 32), paired by task and seed."""
+    return _paired_steps(ctx, "sinusoidal-concat", "sinusoidal", ("concat_over_add_steps", "add_reached"),
+                         "concatenated / added", "equally easy")
 
 
 @experiment("seed_learned_convergence", prepare=_train_all, prepare_here=True)
@@ -328,22 +338,10 @@ def seed_learned_convergence(ctx: Context) -> Measurement:
     """Seed 002: a learned table (max_len x d_model parameters) makes training harder to converge. Steps to the
     validation bar with a learned table (GPT-2's initialisation, std 0.02) / with the fixed sinusoid, paired by task
     and seed."""
-    from posenc.plots.seed_training import validation_curves_figure
-
-    seeds = ctx.seed_count
-    runs = lab_runs(seeds, _workers(ctx))
-    ratio, detail = _paired(runs, ("copy", "local"), "learned", "sinusoidal", seeds)
-    pairs = [(t, e) for t in ("copy", "local") for e in ("sinusoidal", "learned")]
-    estimates = {"learned_over_sinusoid_steps": ratio,
-                 "sinusoid_reached": exact(_reached(runs, ("copy", "local"), "sinusoidal", seeds))}
-    rows = _step_rows(runs, pairs, seeds)
-    rows.append(Row("steps to the bar, learned / sinusoid (geometric mean over tasks and seeds)", ratio, 1.0,
-                    "converge alike"))
-    rows.append(Row("learned table parameters (copy: 12 x 32; local: 12 x 32)", 12 * D_MODEL, None,
-                    "a small model: seed 002 speaks of large ones"))
-    fig = validation_curves_figure(_curves(runs, pairs, seeds), BAR)
-    return Measurement({"pairs": detail, "cpu_s_all_runs": _cpu(runs)}, rows, fig, _setup(seeds, _TASKS_TEXT),
-                       estimates=estimates)
+    return _paired_steps(ctx, "learned", "sinusoidal", ("learned_over_sinusoid_steps", "sinusoid_reached"),
+                         "learned / sinusoid", "converge alike",
+                         (Row("learned table parameters (copy: 12 x 32; local: 12 x 32)", 12 * D_MODEL, None,
+                              "a small model: seed 002 speaks of large ones"),))
 
 
 @experiment("seed_local_dependency", prepare=_train_all, prepare_here=True)

@@ -9,45 +9,16 @@ from __future__ import annotations
 import torch
 
 import posenc
+from posenc.properties.relative import relative_map_residual, relative_residual
 from posenc.report.claim import Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
 
-__all__ = ["relative_map_residual", "CLAIMS"]
+__all__ = ["CLAIMS"]
 
 
 def _table(name: str, length: int, dim: int, **options) -> torch.Tensor:
     """``PE[0..length-1]`` of encoding ``name`` as float64 ``[length, dim]``."""
     return posenc.build(name, dim=dim, **options).table(length, dim).detach().to(torch.float64)
-
-
-def relative_map_residual(pe: torch.Tensor, offset: int, rows: slice | None = None,
-                          paired: bool = False) -> tuple[float, torch.Tensor]:
-    """Least-squares fit of one matrix ``M`` with ``PE[p + k] ~= PE[p] M`` over all ``p`` (seed 001 §3.3).
-
-    Returns ``(relative residual ||PE[p+k] - PE[p] M||_F / ||PE[p+k]||_F, M [d, d])``. Zero residual means a single
-    linear map, independent of ``p``, moves every position ``k`` steps.
-
-    Args:
-        pe: table ``[T, d]`` (float64).
-        offset: ``k >= 1``.
-        rows: which starting positions to fit on (default all ``p < T - k``).
-        paired: fit one 2x2 map per channel pair ``(2i, 2i+1)`` (block-diagonal ``M``), as seed 001 derives it.
-            A full ``d x d`` fit is ill-conditioned when slow channels barely move over the table (many ``M`` fit
-            equally well), so only the paired fit can be compared with the rotation or carried to other positions.
-    """
-    source, target = pe[:-offset], pe[offset:]  # [T - k, d] each
-    if rows is not None:
-        source, target = source[rows], target[rows]
-    if paired:
-        from posenc.properties import fit_pair_blocks
-
-        m, dim = source.shape
-        blocks, _ = fit_pair_blocks(source.reshape(m, dim // 2, 2), target.reshape(m, dim // 2, 2))  # [d/2, 2, 2]
-        solution = torch.block_diag(*blocks)  # [d, d]
-    else:
-        solution = torch.linalg.lstsq(source, target, driver="gelsd").solution  # [d, d]
-    residual = torch.linalg.norm(target - source @ solution) / torch.linalg.norm(target).clamp_min(1e-300)
-    return float(residual), solution
 
 
 def _property_row(name: str, prop: str, d_model: int, length: int) -> tuple[Row, dict]:
@@ -312,7 +283,7 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
     inside = sin.encode(torch.arange(train_len), dim).double()  # [L, d]
     far = sin.encode(torch.arange(far_start, far_start + train_len), dim).double()  # [L, d]
     _, m = relative_map_residual(inside, 1, paired=True)  # the 2x2 maps fitted on trained positions only
-    transfer = float(torch.linalg.norm(far[1:] - far[:-1] @ m) / torch.linalg.norm(far[1:]))
+    transfer = relative_residual(far[1:] - far[:-1] @ m, far[1:])
     distances = torch.cdist(far, far) + torch.eye(train_len, dtype=torch.float64) * 1e9
     learned = posenc.build("learned", dim=dim, max_len=train_len)
     try:

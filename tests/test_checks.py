@@ -1,0 +1,34 @@
+"""posenc.checks.whole_number: which values count as whole numbers within bounds."""
+
+import numpy as np
+import pytest
+
+from posenc.checks import whole_number
+
+
+@pytest.mark.parametrize("value", [1, 2, 10**12])
+def test_positive_ints_pass_the_default_bound(value):
+    assert whole_number(value) is True
+
+
+@pytest.mark.parametrize("value", [0, -1, -(10**12)])
+def test_ints_below_the_default_bound_fail(value):
+    assert whole_number(value) is False
+
+
+@pytest.mark.parametrize("value", [True, False, 1.0, 2.5, float("nan"), "3", None, np.int64(3), [3]])
+def test_non_ints_fail_even_when_their_value_is_in_range(value):
+    assert whole_number(value, 0) is False
+
+
+def test_the_low_bound_itself_passes_and_one_below_fails():
+    assert whole_number(64, 64) is True
+    assert whole_number(63, 64) is False
+    assert whole_number(0, 0) is True
+    assert whole_number(-1, 0) is False
+
+
+def test_the_high_bound_is_exclusive():
+    assert whole_number(7, 0, 8) is True
+    assert whole_number(8, 0, 8) is False
+    assert whole_number(-1, 0, 8) is False
