@@ -270,7 +270,8 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
 
     Claims already in the store are read; each missing experiment runs once (claims sharing it share its
     measurement) and its claims are stored the moment it finishes, so an interrupted run keeps what it finished.
-    Locally experiments run one after the other in ledger order. On Ray every experiment is submitted as a task
+    Locally experiments run one after the other in ledger order, their training started ahead in the background
+    (:class:`_TrainAhead`). On Ray every experiment is submitted as a task
     first; then the experiments that send their own runs to the cluster (the lab sweeps) run here, and the rest are
     collected as they finish.
     """
