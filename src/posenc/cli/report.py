@@ -39,18 +39,9 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
     the thresholds fixed before the run, and inconclusive when one straddles a threshold.
     """
     from posenc.cli.paths import output_dir, output_file
-    from posenc.cluster import check_address, check_executor
-    from posenc.device import parse_device, resolve_device, resolve_dtype
-    from posenc.report.run import run_report
+    from posenc.report.run import check_setup, run_report
 
-    check_executor(executor)
-    if executor == "ray":  # the workers resolve the device: here its form, the dtype's and the address's
-        target = parse_device(device)
-        resolve_dtype(dtype, "cpu", training=True) if target == "cpu" else resolve_dtype(dtype)
-        check_address(address)
-    else:  # before anything else: a device this machine lacks is refused at once
-        target = resolve_device(device)
-        resolve_dtype(dtype, target, training=True)
+    target = check_setup(device, dtype, executor, address)["device"]  # before anything else, nothing created yet
     out = output_dir(out, "--out")  # before any experiment runs
     if store is not None:
         store = output_file(store, "--store")

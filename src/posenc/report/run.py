@@ -46,7 +46,7 @@ from posenc.report.result import ClaimResult, ReportResult
 from posenc.report.verdict import Verdict, failed, judge
 from posenc.store import ResultStore, StoreError
 
-__all__ = ["ClaimResult", "ReportResult", "run_report", "store_config", "check_output_dir", "judge_claim",
+__all__ = ["ClaimResult", "ReportResult", "run_report", "check_setup", "store_config", "check_output_dir", "judge_claim",
            "load_thresholds", "apply_thresholds"]
 
 
@@ -401,6 +401,20 @@ class _TrainAhead:
         self.stop.set()
 
 
+def check_setup(device: str = "auto", dtype: str = "float32", executor: str = "local",
+                address: str | None = None) -> dict[str, str]:
+    """Where and how a report computes, checked before any work: locally the resolved device and its dtype
+    (:func:`posenc.device.setup`; float16 on the CPU is refused, the lab trains in it); on Ray the device's and the
+    address's form only (each worker resolves the device), with ``executor`` and ``address`` added."""
+    check_executor(executor)
+    if executor == "ray":
+        target = parse_device(device)
+        precision = resolve_dtype(dtype, "cpu", training=True) if target == "cpu" else resolve_dtype(dtype)
+        return {"device": target, "dtype": dtype_name(precision), "executor": "ray", "address": check_address(address)}
+    target = str(resolve_device(device))
+    return setup(target, resolve_dtype(dtype, target, training=True))
+
+
 def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_path: str | Path | None = None,
                progress: bool = True, claims: list[str | Claim] | None = None, seeds: int | None = None,
                thresholds: str | Path | None = None, device: str = "auto", dtype: str = "float32",
@@ -429,15 +443,8 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
         a :class:`ReportResult` (paths, one :class:`ClaimResult` per claim, counts).
     """
     start = time.perf_counter()
-    check_executor(executor)
-    if executor == "ray":  # the workers resolve the device; here only its form, and the dtype's, are checked
-        target = parse_device(device)
-        precision = resolve_dtype(dtype, "cpu", training=True) if target == "cpu" else resolve_dtype(dtype)
-        where = {"device": target, "dtype": dtype_name(precision), "executor": "ray", "address": check_address(address)}
-    else:
-        target = str(resolve_device(device))
-        precision = resolve_dtype(dtype, target, training=True)  # the lab trains in it: float16 on the CPU is refused
-        where = setup(target, precision)
+    where = check_setup(device, dtype, executor, address)
+    target = where["device"]
     if seeds is not None and not whole_number(seeds):
         raise PosencError(f"seeds must be a whole number >= 1, got {seeds!r}; the default is 2 (quick) or 3 (full)")
     if seeds is not None and seeds > MAX_SEEDS:
