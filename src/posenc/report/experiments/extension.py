@@ -4,7 +4,7 @@ no fine-tuning. Perplexity on Shakespeare (non-overlapping windows) and passkey 
 
 What is measured (:data:`FULL`):
 
-- perplexity at ``long`` = 12288 tokens (factor s = 1.5) on 4 windows per scaling. Per window ``w`` the mean token
+- perplexity at ``long`` = 10240 tokens (factor s = 1.25) on 4 windows per scaling. Per window ``w`` the mean token
   loss ``nll[w]``; a scaling's effect is the paired log-ratio ``d[w] = nll_scaling[w] - nll_none[w]`` on the same
   window, reported as the perplexity ratio ``exp(mean d)`` with a Student-t 95% interval over windows (the windows
   are the independent units; with 4 of them a percentile bootstrap would be too narrow);
@@ -13,17 +13,19 @@ What is measured (:data:`FULL`):
   tokens is the native model's, on 4 windows (the perplexity at 8192). The perplexity at each length has a
   percentile-bootstrap interval over its windows;
 - passkey retrieval, 20 trials per (length, depth) with a Wilson interval: at 2048 tokens (the native model; every
-  scaling is the identity there) at depths 0.5 and 0.95, and at 12288 with YaRN at depth 0.95 (the needle about 600
-  tokens before the question). Depth 1 puts the needle against the question ("... K is the pass key. What is the
-  pass key? The pass key is") and the model continues the pattern instead of answering at every length (0/20 at
-  2048 in the first full run), so 0.95 replaced it; 2048 at 0.95 is the control that the prompt works.
+  scaling is the identity there) at depth 0.95, the control that the prompt works, and at 10240 with YaRN at the
+  same depth (the needle about 500 tokens before the question). Depth 1 puts the needle against the question
+  ("... K is the pass key. What is the pass key? The pass key is") and the model continues the pattern instead of
+  answering at every length (0/20 at 2048 in the first full run), so 0.95 replaced it.
 
-The budget: the whole full report must stay under 60 minutes on 2 cores, this experiment about 25. Forward passes
-measured on that machine: 8 s at 2048 tokens, 40 s at 8192, 92-98 s at 12288, 152 s at 16384 (the time model of
-:mod:`posenc.extend.plan` is fitted to them). The 12 windows at 12288 take about 17.5 minutes; the passkey cells
-above about 7.5 (trials of one length and depth share the cached text before the needle). 16384 tokens does not fit
-(the windows alone take 28 minutes), nor do other scalings or shallower needles past the native length (at 12288 a
-needle at depth 0 or 0.5 costs 40 to 50 minutes per scaling); :data:`MORE` runs them.
+The budget: the whole full report must stay under 60 minutes on 2 cores. Forward passes measured on that machine:
+8 s at 2048 tokens, 40 s at 8192, 92-98 s at 12288, 152 s at 16384 (the time model of :mod:`posenc.extend.plan` is
+fitted to them). Until revision 4 of the claim the full plan ran at 12288 tokens (s = 1.5) with a second control depth (0.5) at
+2048; the whole report then took 65 minutes on an idle machine (docs/report.md), this experiment 27.6 of them
+(twelve windows 18.8, sixty passkey trials 8). The issue's minima (4 windows per scaling, 20 trials per cell) leave
+only the length to shrink: at 10240 the time model gives about 66 s per window, so the twelve windows take about
+14 minutes and the two passkey cells about 5. 16384 tokens, other scalings, shallower needles and the 12288 plan
+are :data:`MORE`.
 
 Sequences past 8192 tokens cost a minute and a half of CPU each, more than the whole quick report may take, so quick
 mode does not run this experiment and says so: the claim is then inconclusive in quick mode.
@@ -96,24 +98,25 @@ class ExtensionPlan:
         self.control(native)
 
 
-#: the report's full-mode plan for SmolLM2-135M (native 8192): about 25 minutes on 2 cores (module docstring)
-FULL = ExtensionPlan(long=12288, windows=4, depth=0.95,
-                     passkey=(PasskeyCells(2048, (0.5, 0.95)), PasskeyCells(12288, (0.95,), ("yarn",))), trials=20)
+#: the report's full-mode plan for SmolLM2-135M (native 8192): about 19 minutes on 2 cores (module docstring)
+FULL = ExtensionPlan(long=10240, windows=4, depth=0.95,
+                     passkey=(PasskeyCells(2048, (0.95,)), PasskeyCells(10240, (0.95,), ("yarn",))), trials=20)
 
 #: what the budget leaves out, and the command that runs it
 MORE = ("`posenc extend smollm2 --lengths 12k --scalings none,linear,yarn --protocols nonoverlap --windows 4 "
-        "--depths 0,0.5,0.95 --trials 20 --store DIR/results.sqlite` runs the passkey at 12288 tokens at three depths "
-        "for every scaling (about 3 hours on 2 cores; the report's windows and YaRN trials come from its store)")
+        "--depths 0,0.5,0.95 --trials 20 --store DIR/results.sqlite` runs the perplexity and the passkey at 12288 "
+        "tokens (s = 1.5) at three depths for every scaling (about 3 hours on 2 cores)")
 
 #: why the full plan is what it is (the end of the page's setup line)
-FULL_NOTE = ("Sizes fixed from the 25-minute budget on 2 cores (forward passes measured there: 40 s at 8192 tokens, "
-             "about 95 s at 12288, 152 s at 16384): 16384 tokens (2x) does not fit, nor do other scalings or "
-             "shallower needles past the native length; depth 0.95 replaced depth 1, where the needle touches the "
-             "question and the model loops at every length. " + MORE + ".")
+FULL_NOTE = ("Sizes fixed from the budget of the whole full report (60 minutes on 2 cores) with 4 windows per "
+             "scaling and 20 passkey trials per cell: forward passes measured there take 40 s at 8192 tokens, about "
+             "95 s at 12288 and 152 s at 16384, so the long length is 10240 (s = 1.25); 12288 (s = 1.5) put the "
+             "report at 65 minutes. Depth 0.95 replaced depth 1, where the needle touches the question and the model "
+             "loops at every length. " + MORE + ".")
 
-QUICK_REASON = ("not run in quick mode: SmolLM2 past its 8192-token context costs about a minute and a half of CPU per "
+QUICK_REASON = ("not run in quick mode: SmolLM2 past its 8192-token context costs more than a minute of CPU per "
                 "forward pass, more than the whole quick report; run `posenc report --claim pi-yarn` (full mode, about "
-                "25 minutes on 2 cores)")
+                "19 minutes on 2 cores)")
 
 
 @experiment("extend_pi_yarn", device=True)
@@ -282,5 +285,5 @@ CLAIMS: tuple[Claim, ...] = (
                          "the model retrieves the key: the prompt works", "else a failure past the context says "
                          "nothing about the context (depth 1 failed this way at every length)",
                          otherwise="not testable"),),
-          revision=3),
+          revision=4),
 )

@@ -164,7 +164,7 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
     torch.manual_seed(seed)
     model = Transformer(TransformerConfig(vocab_size=VOCAB_SIZE, d_model=D_MODEL, n_layers=N_LAYERS, n_heads=N_HEADS,
                                           causal=True, encoding=name, encoding_options=dict(options), max_len=length))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.0)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.0, foreach=True)  # as posenc.lab.train
     generator = torch.Generator().manual_seed(seed)
     val_ids, val_targets = validation_set(task, seed)
     mask = val_targets != IGNORE
