@@ -160,7 +160,6 @@ def test_given_values_are_parsed_into_the_fields_types():
     assert settings.build() == Toy(size=5, name="x", strict=False, passkey=True, lengths=(4, 8), names=["p", "q"],
                                    depths=(0.5, 1.0), options={"k": 1, "s": "text"}, device="cpu")
     assert settings.build(size=9).size == 9  # values the command resolved go on top
-    assert settings.of(settings.build()) == {name: getattr(settings.build(), name) for name in settings.names}
 
 
 def test_an_empty_list_is_none_for_an_optional_field_and_empty_otherwise():

@@ -10,7 +10,6 @@ from types import SimpleNamespace
 import pytest
 
 from posenc.cli import app, main
-from posenc.cli.extend import NOT_ON_THE_COMMAND_LINE
 from posenc.device import resolve_device
 from posenc.extend import ExtendConfig
 from posenc.extend.plan import DEFAULT_DEPTHS, DEFAULT_LENGTHS, QUICK_LENGTHS
@@ -20,7 +19,7 @@ from posenc.probe.run import ProbeConfig
 
 #: command -> (its settings dataclass, fields it leaves off the command line, command-line defaults of its own)
 SETTINGS = {
-    "extend": (ExtendConfig, set(NOT_ON_THE_COMMAND_LINE), {"device": "auto"}),
+    "extend": (ExtendConfig, set(), {}),
     "train": (RunConfig, set(), {}),
     "probe": (ProbeConfig, set(), {}),
     "bench": (BenchConfig, set(), {"device": "auto"}),
@@ -63,13 +62,20 @@ def test_every_field_is_an_option_with_help_and_the_dataclass_default(command):
             assert shown == (list(default) if isinstance(default, tuple | list) else default), f.name
 
 
-def test_extend_takes_every_command_line_field_and_only_those():
-    from posenc.extend import run_extend
+def test_run_extend_takes_one_config_and_refuses_unknown_settings():
+    from posenc.errors import PosencError
+    from posenc.extend import extend_config
 
-    takes = set(inspect.signature(run_extend).parameters)
-    names = {f.name for f in fields(ExtendConfig)}
-    assert names - set(NOT_ON_THE_COMMAND_LINE) <= takes  # each option reaches run_extend
-    assert set(NOT_ON_THE_COMMAND_LINE) == names - takes  # and a field is left out only when it cannot
+    config = ExtendConfig(model="smollm2", lengths=(4096,), trials=3)
+    assert extend_config(config) is config
+    assert extend_config(config, trials=5) == ExtendConfig(model="smollm2", lengths=(4096,), trials=5)
+    assert extend_config("smollm2", lengths=[4096], trials=3) == config  # lists are taken for tuples
+    with pytest.raises(PosencError, match=r"unknown extend setting\(s\) trails; .*trials"):
+        extend_config("smollm2", trails=3)
+    with pytest.raises(PosencError, match="model is given twice"):
+        extend_config("smollm2", model="other")
+    with pytest.raises(PosencError, match="ExtendConfig or a model name"):
+        extend_config(4096)
 
 
 @pytest.fixture
@@ -90,30 +96,24 @@ def _reached(argv: list[str]):
     return caught.value.args
 
 
-def _extend_config(kwargs: dict) -> ExtendConfig:
-    names = {f.name for f in fields(ExtendConfig)}
-    return ExtendConfig(**{k: v for k, v in kwargs.items() if k in names})
-
-
 def test_extend_passes_its_settings_on(stand_ins):
-    _, kwargs = _reached(["extend", "smollm2", "--lengths", "4k, 6144,", "--scalings", "none, YaRN", "--protocols", "",
-                          "--depths", "0.5", "--trials", "2", "--factor", "2", "--device", "cpu", "--plan"])
-    assert kwargs["lengths"] == (4096, 6144) and kwargs["scalings"] == ("none", "yarn") and kwargs["protocols"] == ()
-    assert kwargs["passkey"] is True and kwargs["depths"] == (0.5,) and kwargs["trials"] == 2
-    assert kwargs["factor"] == 2.0 and kwargs["device"] == "cpu" and kwargs["dtype"] == "float32"
+    (config,), kwargs = _reached(["extend", "smollm2", "--lengths", "4k, 6144,", "--scalings", "none, YaRN",
+                                  "--protocols", "", "--depths", "0.5", "--trials", "2", "--factor", "2", "--device",
+                                  "cpu", "--stride-fraction", "0.25", "--seed", "3", "--plan"])
+    assert config == ExtendConfig(model="smollm2", lengths=(4096, 6144), scalings=("none", "yarn"), protocols=(),
+                                  depths=(0.5,), trials=2, factor=2.0, device="cpu", stride_fraction=0.25, seed=3)
+    assert config.passkey is True and config.dtype == "float32"
     assert kwargs["plan_only"] is True and str(kwargs["store_path"]) == "runs/extend.sqlite"
-    assert _extend_config(kwargs) == ExtendConfig(model="smollm2", lengths=(4096, 6144), scalings=("none", "yarn"),
-                                                  protocols=(), depths=(0.5,), trials=2, factor=2.0)
 
 
 def test_extend_defaults_are_the_dataclass_defaults(stand_ins):
-    _, kwargs = _reached(["extend"])
-    assert kwargs["model"] == "smollm2" and kwargs["lengths"] == DEFAULT_LENGTHS
-    assert kwargs["depths"] == DEFAULT_DEPTHS and kwargs["passkey"] is True and kwargs["windows"] is None
-    assert kwargs["device"] == str(resolve_device("auto")) and kwargs["text"] is None
-    assert _extend_config(kwargs) == ExtendConfig(device=str(resolve_device("auto")))
-    _, kwargs = _reached(["extend", "--quick", "--dtype", "bf16"])
-    assert kwargs["lengths"] == QUICK_LENGTHS and kwargs["passkey"] is False and kwargs["dtype"] == "bfloat16"
+    (config,), _ = _reached(["extend"])
+    assert config.model == "smollm2" and config.lengths == DEFAULT_LENGTHS
+    assert config.depths == DEFAULT_DEPTHS and config.passkey is True and config.windows is None
+    assert config.device == str(resolve_device("auto")) and config.text is None
+    assert config == ExtendConfig(device=str(resolve_device("auto")))
+    (config,), _ = _reached(["extend", "--quick", "--dtype", "bf16"])
+    assert config.lengths == QUICK_LENGTHS and config.passkey is False and config.dtype == "bfloat16"
 
 
 def test_extend_list_errors_keep_their_messages(stand_ins, capsys):

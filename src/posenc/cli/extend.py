@@ -37,13 +37,8 @@ def token_counts(text: str, option: str) -> list[int]:
     return out
 
 
-#: ExtendConfig's fields that run_extend does not take, so the command line cannot set them either
-NOT_ON_THE_COMMAND_LINE = ("stride_fraction", "seed")
-
-
-@settings_command(ExtendConfig, exclude=NOT_ON_THE_COMMAND_LINE,
-                  flags={"model": Flag(argument=True), "lengths": Flag(parse=token_counts),
-                         "device": Flag(default="auto"), "text": Flag(metavar="<path>")})
+@settings_command(ExtendConfig, flags={"model": Flag(argument=True), "lengths": Flag(parse=token_counts),
+                                      "text": Flag(metavar="<path>")})
 def extend(settings: CommandSettings,
            store: Path = typer.Option(Path("runs/extend.sqlite"), "--store", help="SQLite results store"),
            out: Path = typer.Option(Path("runs/extend"), "--out", help="folder for extend.json, extend.md, "
@@ -73,8 +68,8 @@ def extend(settings: CommandSettings,
     config = settings.build(device=str(target), dtype=dtype_name(precision), text=str(text) if text else None)
     if threads:
         torch.set_num_threads(threads)
-    result = run_extend(**settings.of(config), store_path=store, out_dir=out, progress=not no_progress,
-                        plan_only=plan, echo=console.print)
+    result = run_extend(config, store_path=store, out_dir=out, progress=not no_progress, plan_only=plan,
+                        echo=console.print)
     if plan:
         return
     console.print(to_markdown(result))

@@ -256,10 +256,6 @@ class CommandSettings(Generic[S]):
         """The settings dataclass from :meth:`parsed`, with ``overrides`` (values the command resolved) on top."""
         return self.cls(**{**self.parsed(), **overrides})
 
-    def of(self, settings: S) -> dict[str, Any]:
-        """The command-line fields of a built dataclass, as keyword arguments for a function taking them."""
-        return {name: getattr(settings, name) for name in self.options}
-
 
 def _given(ctx: Any, name: str) -> bool:
     source = ctx.get_parameter_source(name)

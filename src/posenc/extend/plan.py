@@ -24,6 +24,7 @@ read it); passkey only when asked, then one trial at depth 0.5. About 6 minutes 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from typing import Any
 import torch
 
 from posenc.checks import whole_number
+from posenc.device import dtype_name
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
 from posenc.extend.perplexity import window_offsets
@@ -93,7 +95,8 @@ class ExtendConfig:
         depths: passkey depths in [0, 1] (default 0.25,0.75; quick: 0.5).
         trials: passkey trials per depth.
         quick: the small plan: a few minutes.
-        device: auto (cuda when a GPU is visible, else mps, else cpu), cpu, cuda, cuda:N or mps.
+        device: auto (cuda when a GPU is visible, else mps, else cpu), cpu, cuda, cuda:N or mps; run_extend
+            resolves it before anything is read.
         dtype: float32, bfloat16 or float16: the model's weights (part of the store keys).
         text: a UTF-8 text file instead of the Shakespeare plays.
         max_memory_gb: refuse lengths estimated above this.
@@ -111,7 +114,7 @@ class ExtendConfig:
     depths: tuple[float, ...] | None = None
     trials: int = 1
     quick: bool = False
-    device: str = "cpu"
+    device: str = "auto"
     dtype: str = "float32"
     text: str | None = None
     max_memory_gb: float | None = None
@@ -148,8 +151,7 @@ class ExtendConfig:
                               f"second half of every window")
         if not isinstance(self.trials, int) or self.trials < 1:
             raise PosencError(f"trials must be a positive integer, got {self.trials!r}")
-        if self.dtype not in ("float32", "bfloat16", "float16"):
-            raise PosencError(f"dtype must be float32, bfloat16 or float16, got {self.dtype!r}")
+        self.dtype = dtype_name(self.dtype)  # float32, bfloat16 or float16 (aliases such as bf16 taken)
         factor_for(1, 1, self.factor)  # validates --factor
 
     def windows_for(self, length: int, native_len: int) -> int:
@@ -162,6 +164,26 @@ class ExtendConfig:
     def stride_for(self, length: int) -> int:
         return max(1, int(round(length * self.stride_fraction)))
 
+
+def extend_config(config: ExtendConfig | str | None = None, **settings: Any) -> ExtendConfig:
+    """The one :class:`ExtendConfig` of a run: ``config`` itself, a copy of it with ``settings`` replaced, or a new
+    one from ``settings`` (its fields; lists are taken for tuples) for the model named ``config`` (or
+    ``settings["model"]``, default smollm2)."""
+    names = [f.name for f in dataclasses.fields(ExtendConfig)]
+    unknown = sorted(set(settings) - set(names))
+    if unknown:
+        raise PosencError(f"unknown extend setting(s) {', '.join(unknown)}; the settings are ExtendConfig's fields: "
+                          f"{', '.join(names)}")
+    if isinstance(config, ExtendConfig):
+        return dataclasses.replace(config, **settings) if settings else config
+    if config is None:
+        return ExtendConfig(**settings)
+    if not isinstance(config, str):
+        raise PosencError(f"the first argument must be an ExtendConfig or a model name (e.g. 'smollm2'), got "
+                          f"{type(config).__name__} {config!r}")
+    if "model" in settings:
+        raise PosencError(f"the model is given twice: {config!r} and model={settings['model']!r}; pass one")
+    return ExtendConfig(model=config, **settings)
 
 def rope_fingerprint(encoding: Any, seq_lens: list[int]) -> str:
     """A short hash of what a RoPE does at the given sequence lengths: ``inv_freq`` (float64 bytes), attention

@@ -29,6 +29,7 @@ recorded in each row's ``setup`` column. The result's ``setup`` says where this 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
@@ -47,7 +48,7 @@ from posenc.extend.memory import GB, check_fits
 from posenc.extend.passkey import SharedPrefix, build_passkey_prompt, passkey_key, passkey_trial
 from posenc.extend.patch import FixedLengthRope, check_rope_model, native_length, patch_model, scaled_rope, set_encoding
 from posenc.extend.perplexity import WindowNLL, decode_nll, encode_nll, protocol_ppl, token_nll
-from posenc.extend.plan import MAX_NEW_TOKENS, ExtendConfig, Plan, make_plan
+from posenc.extend.plan import MAX_NEW_TOKENS, ExtendConfig, Plan, extend_config, make_plan
 from posenc.stats import bootstrap, wilson
 from posenc.store import ResultStore, config_hash
 
@@ -143,35 +144,31 @@ def _store_keys(cfg: ExtendConfig, corpus: str) -> tuple[dict, dict]:
     return {**base, "corpus": corpus}, {**base, "prompt": _PROMPT_VERSION, "max_new_tokens": MAX_NEW_TOKENS}
 
 
-def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | None = None,
-               scalings: list[str] | tuple[str, ...] | None = None,
-               protocols: list[str] | tuple[str, ...] = ("nonoverlap", "sliding"), passkey: bool | None = None,
-               store_path: str | os.PathLike | None = "runs/extend.sqlite", quick: bool = False,
-               factor: float | None = None, windows: int | None = None, depths: list[float] | None = None,
-               trials: int = 1, device: str = "auto", dtype: str = "float32", text: str | None = None,
-               out_dir: str | os.PathLike | None = None, max_memory_gb: float | None = None,
-               progress: bool = True, plan_only: bool = False, echo=print) -> dict[str, Any]:
+def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os.PathLike | None = "runs/extend.sqlite",
+               out_dir: str | os.PathLike | None = None, progress: bool = True, plan_only: bool = False, echo=print,
+               **settings: Any) -> dict[str, Any]:
     """Perplexity (both protocols) and passkey accuracy by length x scaling; returns every number as a dict.
 
+    What runs is one :class:`~posenc.extend.plan.ExtendConfig`: pass it whole, or a model name with any of its fields
+    as keywords (``run_extend("smollm2", lengths=[4096, 12288], scalings=["none", "yarn"], trials=20)``), or a
+    config and keywords that replace some of its fields (:func:`~posenc.extend.plan.extend_config`). Its fields:
+    ``model`` (``"smollm2"``, a model folder, a ``.gguf`` file or a cached hub id of a Llama-family model),
+    ``lengths`` (tokens; default 2k, 4k, 8k, 16k; quick: 4k, 8k, 12k), ``scalings`` (any of none, linear, ntk,
+    dynamic, yarn, llama3), ``protocols`` (``"nonoverlap"`` and / or ``"sliding"``, see
+    :mod:`posenc.extend.perplexity`; ``()`` runs the passkey alone), ``passkey``, ``factor`` (default
+    ``max(1, L / L0)``), ``windows``, ``stride_fraction``, ``depths``, ``trials``, ``quick``, ``device`` (``"auto"``:
+    CUDA, else MPS, else the CPU; checked before anything is read), ``dtype`` (the weights, part of the store keys),
+    ``text`` (a UTF-8 file instead of the Shakespeare plays), ``max_memory_gb`` (default: the memory available now)
+    and ``seed`` (of the passkeys).
+
     Args:
-        model: ``"smollm2"`` (default), a model folder, a ``.gguf`` file or a cached hub id of a Llama-family model.
-        lengths: evaluation lengths in tokens (default 2k, 4k, 8k, 16k; quick: 4k, 8k, 12k).
-        scalings: any of none, linear, ntk, dynamic, yarn, llama3 (default all; quick: none, linear, yarn).
-        protocols: ``"nonoverlap"`` and / or ``"sliding"`` (see :mod:`posenc.extend.perplexity`).
-        passkey: run passkey retrieval (default: yes, except in quick mode).
+        config: an :class:`ExtendConfig`, or the model (default: ``settings``' ``model``, else smollm2).
         store_path: the SQLite results store; ``None`` keeps results in memory only.
-        quick: the small plan of :mod:`posenc.extend.plan` (a few minutes).
-        factor: fix the scaling factor for every length (default ``max(1, L / L0)``).
-        windows: windows per length and protocol (default by length, see the plan).
-        depths, trials: passkey depths in [0, 1] and trials per depth.
-        device: where to run: ``"auto"`` (CUDA, else MPS, else the CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"``,
-            ``"mps"``; checked before anything is read.
-        dtype: the model's weights, ``"float32"``, ``"bfloat16"`` or ``"float16"`` (part of the store keys).
-        text: a UTF-8 text file instead of the Shakespeare plays.
         out_dir: write ``extend.json``, ``extend.md`` and ``extend.png`` there (``None``: write nothing).
-        max_memory_gb: refuse lengths whose estimate exceeds this (default: the memory available now).
+        progress: show a progress bar.
         plan_only: print the plan and what the store already holds, compute nothing, return the plan.
         echo: where to print the plan and notes (``None`` for silence).
+        **settings: fields of :class:`ExtendConfig`; an unknown name is refused with the list of fields.
 
     Returns:
         ``{"config", "setup", "setups", "plan", "native_len", "factors",
@@ -183,16 +180,13 @@ def run_extend(model: str = "smollm2", lengths: list[int] | tuple[int, ...] | No
         non-overlapping cell past the native length also holds ``window_nll_within_native``: each window's mean loss
         over its first ``native_len`` tokens (for the unscaled model, by causality, exactly the loss of the
         native-length window at that offset).
-        ``protocols=()`` runs the passkey alone.
     """
     say = echo or (lambda *_: None)
-    target = resolve_device(device)
-    precision = resolve_dtype(dtype, target)
-    device, dtype = str(target), next(name for name, d in _DTYPES.items() if d == precision)
-    cfg = ExtendConfig(model=model, lengths=tuple(lengths) if lengths else None,
-                       scalings=tuple(scalings) if scalings else None, protocols=tuple(protocols), passkey=passkey,
-                       factor=factor, windows=windows, depths=tuple(depths) if depths else None, trials=trials,
-                       quick=quick, device=device, dtype=dtype, text=text, max_memory_gb=max_memory_gb)
+    cfg = extend_config(config, **settings)
+    target = resolve_device(cfg.device)
+    precision = resolve_dtype(cfg.dtype, target)
+    cfg = dataclasses.replace(cfg, device=str(target),
+                              dtype=next(name for name, d in _DTYPES.items() if d == precision))
     started = time.time()
     hf_config = model_config(cfg.model)
     check_rope_model(hf_config)
