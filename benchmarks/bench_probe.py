@@ -34,7 +34,8 @@ def _cpu_s() -> float:
 
 
 def _full(spec: str) -> dict:
-    from posenc.probe import load_model, run_probe
+    from posenc.hub import load_model
+    from posenc.probe import run_probe
 
     load_model(spec)  # warms the GGUF cache if it is cold (not timed)
     start, cpu = time.perf_counter(), _cpu_s()
@@ -48,9 +49,9 @@ def _full(spec: str) -> dict:
 def _capture(mode: str, tokens: int = 1024) -> dict:
     import torch
 
-    from posenc.probe import load_model
+    from posenc.corpora import shakespeare_text
+    from posenc.hub import load_model
     from posenc.probe.capture import capture
-    from posenc.probe.corpus import shakespeare_text
     from posenc.probe.heads import HeadAccumulator
 
     lm = load_model("smollm2")

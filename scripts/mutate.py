@@ -46,6 +46,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "posenc.kernels": ("tests/kernels",),
     "posenc.properties": ("tests/properties",),
     "posenc.probe": ("tests/probe",),
+    "posenc.corpora": ("tests/test_corpora.py",),
     "posenc.lab.train": ("tests/lab",),
     "posenc.lab.evaluate": ("tests/lab",),
     "posenc.lab.sweep": ("tests/lab",),

@@ -17,6 +17,14 @@ from hypothesis_profiles import load_profile  # noqa: E402
 HYPOTHESIS_PROFILE = load_profile()  # "ci" unless HYPOTHESIS_PROFILE says otherwise (tests/hypothesis_profiles.py)
 
 
+@pytest.fixture(scope="session")
+def minilm():
+    """MiniLM (the offline package), loaded once per session."""
+    from posenc.hub import load_model
+
+    return load_model("minilm")
+
+
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)

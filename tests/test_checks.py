@@ -32,3 +32,30 @@ def test_the_high_bound_is_exclusive():
     assert whole_number(7, 0, 8) is True
     assert whole_number(8, 0, 8) is False
     assert whole_number(-1, 0, 8) is False
+
+
+def _callers():
+    """Counts given by a caller, each checked through whole_number: True (== 1) used to pass several of them."""
+    import posenc
+    from posenc.extend.plan import ExtendConfig
+    from posenc.model.input import InputEmbedding
+    from posenc.probe.run import ProbeConfig
+
+    return {
+        "alibi n_heads": lambda: posenc.build("alibi", n_heads=True),
+        "t5 n_heads": lambda: posenc.build("t5", n_heads=True),
+        "learned max_len": lambda: posenc.build("learned", dim=8, max_len=True),
+        "randomized max_len": lambda: posenc.build("randomized", encoding="rope", head_dim=8, max_len=True),
+        "extend trials": lambda: ExtendConfig(trials=True),
+        "extend windows": lambda: ExtendConfig(windows=True),
+        "probe windows": lambda: ProbeConfig(windows=True),
+        "embedding vocab": lambda: InputEmbedding(vocab_size=True, d_model=8, encoding=posenc.build("nope")),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_callers()))
+def test_a_bool_is_refused_where_a_count_is_asked_for(name):
+    from posenc.errors import PosencError
+
+    with pytest.raises(PosencError, match="True"):
+        _callers()[name]()

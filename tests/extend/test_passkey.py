@@ -14,7 +14,7 @@ from posenc.extend.passkey import build_passkey_prompt, greedy_decode, passkey_k
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from posenc.probe.load import minilm_dir
+    from posenc.hub import minilm_dir
 
     return AutoTokenizer.from_pretrained(minilm_dir())
 

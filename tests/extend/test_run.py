@@ -28,7 +28,7 @@ def _config(vocab: int) -> LlamaConfig:
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    from posenc.probe.load import minilm_dir
+    from posenc.hub import minilm_dir
 
     folder = tmp_path_factory.mktemp("tiny-llama")
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir())  # a real tokenizer, shipped offline
@@ -66,7 +66,7 @@ def test_every_job_is_stored_and_a_rerun_computes_nothing(run):
 
 def test_numbers_match_the_model_library_at_native_length(run, model_dir):
     # "none" at s = 1 is the unmodified model: Hugging Face's own forward on the first 128 Shakespeare tokens
-    from posenc.probe.corpus import load_text
+    from posenc.corpora import load_text
 
     first, _, _ = run
     tokenizer = AutoTokenizer.from_pretrained(model_dir)

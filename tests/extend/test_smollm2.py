@@ -17,13 +17,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from posenc.probe.load import load_model
+    from posenc.hub import load_model
 
     return load_model("smollm2", attn_implementation="sdpa")
 
 
 def test_patched_smollm2_matches_the_library(smollm2):
-    from posenc.probe.corpus import shakespeare_text
+    from posenc.corpora import shakespeare_text
 
     ids = torch.tensor(smollm2.tokenizer(shakespeare_text(8000), add_special_tokens=False)["input_ids"][:512])
     ours = patch_model(copy.deepcopy(smollm2.model), scaled_rope(smollm2.config, "none", 1.0))

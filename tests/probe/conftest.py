@@ -1,13 +1,6 @@
-"""Shared fixtures of the probe tests: MiniLM, loaded once per session."""
+"""Shared fixtures of the probe tests (MiniLM itself, loaded once per session, is in tests/conftest.py)."""
 
 import pytest
-
-from posenc.probe.load import load_model
-
-
-@pytest.fixture(scope="session")
-def minilm():
-    return load_model("minilm")
 
 
 @pytest.fixture(scope="session")

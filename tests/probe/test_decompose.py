@@ -7,8 +7,8 @@ import pytest
 import torch
 from transformers import BertConfig, BertModel, LlamaConfig, LlamaModel
 
+from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
-from posenc.probe.corpus import shakespeare_text
 from posenc.probe.decompose import TERMS, four_term_split, term_statistics
 
 

@@ -8,10 +8,10 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from posenc.cli import main
+from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
+from posenc.hub import LoadedModel
 from posenc.probe import run_probe
-from posenc.probe.corpus import shakespeare_text
-from posenc.probe.load import LoadedModel
 from posenc.probe.run import ProbeConfig
 
 PNG = b"\x89PNG\r\n\x1a\n"

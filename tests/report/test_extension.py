@@ -26,7 +26,7 @@ def tiny(tmp_path_factory):
     """A 1-layer random Llama with a 128-token context and MiniLM's tokenizer (offline package)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from posenc.probe.load import minilm_dir
+    from posenc.hub import minilm_dir
 
     folder = tmp_path_factory.mktemp("tiny")
     torch.manual_seed(0)
@@ -65,8 +65,8 @@ def test_window_losses_match_the_model_library(measured, tiny):
     """At the long length "none" is the unmodified model (the library's own rotary code, no posenc patch)."""
     from transformers import AutoTokenizer, LlamaForCausalLM
 
+    from posenc.corpora import load_text
     from posenc.extend.perplexity import token_nll
-    from posenc.probe.corpus import load_text
 
     m, _ = measured
     tokenizer = AutoTokenizer.from_pretrained(tiny)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.probe.load import load_model
+from posenc.hub import load_model
 from posenc.report.claim import Claim
 from posenc.report.experiments import pretrained
 from posenc.report.experiments.base import Context, Measurement
@@ -129,7 +129,7 @@ def test_the_headline_window_rests_on_the_choice_and_the_others_show():
 
 def test_the_headline_length_is_the_packages_fine_tuning_length():
     """Read independently from the package: tokenizer.json truncates at 128, sentence-transformers at 256."""
-    from posenc.probe.load import minilm_dir
+    from posenc.hub import minilm_dir
 
     folder = minilm_dir()
     truncation = json.loads((folder / "tokenizer.json").read_text())["truncation"]["max_length"]
@@ -289,8 +289,8 @@ def test_dimension_split_against_numpy(minilm, monkeypatch):
 def test_probe_and_report_judge_positional_heads_alike(minilm, monkeypatch):
     """The same four 64-token windows through `posenc probe` and through the report's experiment code: the same
     positional heads, the same count, and the claim's verdict follows it."""
+    from posenc.corpora import shakespeare_text
     from posenc.probe import corpus
-    from posenc.probe.corpus import shakespeare_text
     from posenc.probe.heads import positional_heads
     from posenc.probe.run import ProbeConfig, run_probe, token_windows
 

@@ -32,7 +32,7 @@ def _power_of_two_slopes(n: int) -> list[float]:
 
 def alibi_slopes(n_heads: int) -> torch.Tensor:
     """Head slopes ``[n_heads]`` (float64) following Press et al. 2022."""
-    if not isinstance(n_heads, int) or n_heads < 1:
+    if not whole_number(n_heads):
         raise PosencError(f"ALiBi needs a positive number of heads, got {n_heads!r}")
     p = 2 ** int(math.floor(math.log2(n_heads)))
     slopes = _power_of_two_slopes(p)

@@ -42,6 +42,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError
 
 __all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "default_positions"]
@@ -193,7 +194,7 @@ class AbsoluteEncoding(PositionalEncoding):
         super().__init__()
         if combine not in ("add", "concat"):
             raise PosencError(f"combine must be 'add' or 'concat', got {combine!r}")
-        if dim is not None and (not isinstance(dim, int) or dim < 1):
+        if dim is not None and not whole_number(dim):
             raise PosencError(f"dim must be a positive integer or None, got {dim!r}")
         if combine == "concat" and dim is None:
             raise PosencError("combine='concat' needs an explicit dim (the width of the position part); "

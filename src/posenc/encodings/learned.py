@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.errors import PosencError
 
@@ -37,7 +38,7 @@ class LearnedPE(AbsoluteEncoding):
 
     def __init__(self, dim: int = 512, max_len: int = 512, combine: str = "add", init_std: float = 0.02):
         super().__init__(dim, combine)
-        if not isinstance(max_len, int) or max_len < 1:
+        if not whole_number(max_len):
             raise PosencError(f"max_len must be a positive integer, got {max_len!r}")
         self.max_len = max_len
         self.weight = nn.Parameter(torch.randn(max_len, dim) * init_std)  # [max_len, dim]

@@ -118,11 +118,11 @@ class MRoPE(SectionedRotary):
                  base: float = 10000.0, pairing: str = "half", rotary_dim: int | None = None,
                  scaling: dict[str, Any] | str | RopeScaling | None = None):
         super().__init__()
-        if not isinstance(head_dim, int) or head_dim < 2 or head_dim % 2:
+        if not whole_number(head_dim, 2) or head_dim % 2:
             raise PosencError(f"M-RoPE rotates pairs of channels, so head_dim must be an even integer >= 2, "
                               f"got {head_dim!r}")
         rotary_dim = head_dim if rotary_dim is None else rotary_dim
-        if not isinstance(rotary_dim, int) or rotary_dim < 2 or rotary_dim % 2 or rotary_dim > head_dim:
+        if not whole_number(rotary_dim, 2) or rotary_dim % 2 or rotary_dim > head_dim:
             raise PosencError(f"rotary_dim must be an even integer in 2..head_dim ({head_dim}), got {rotary_dim!r}")
         check_pairing(pairing)
         pairs = rotary_dim // 2

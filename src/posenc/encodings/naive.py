@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.errors import PosencError
 
@@ -56,7 +57,7 @@ class NormalizedPE(AbsoluteEncoding):
 
     def __init__(self, dim: int | None = None, combine: str = "add", length: int | None = None):
         super().__init__(dim, combine)
-        if length is not None and (not isinstance(length, int) or length < 1):
+        if length is not None and not whole_number(length):
             raise PosencError(f"length must be a positive integer or None, got {length!r}")
         self.length = length
 

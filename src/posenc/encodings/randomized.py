@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.catalog import build_for_model
 from posenc.errors import PosencError
@@ -74,7 +75,7 @@ class Randomized(PositionalEncoding):
         super().__init__()
         if encoding == "randomized":
             raise PosencError("randomized cannot wrap itself; pass encoding='rope', 'sinusoidal', ...")
-        if not isinstance(max_len, int) or max_len < 1:
+        if not whole_number(max_len):
             raise PosencError(f"max_len must be a positive integer, got {max_len!r}")
         options = dict(options or {})
         sizes = {key: value for key, value in

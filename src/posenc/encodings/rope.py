@@ -113,11 +113,11 @@ class RoPE(PositionalEncoding):
     def __init__(self, head_dim: int = 64, base: float = 10000.0, pairing: str = "half", rotary_dim: int | None = None,
                  scaling: dict[str, Any] | str | RopeScaling | None = None, scale_logits: bool = False):
         super().__init__()
-        if not isinstance(head_dim, int) or head_dim < 2 or head_dim % 2:
+        if not whole_number(head_dim, 2) or head_dim % 2:
             raise PosencError(f"RoPE rotates pairs of channels, so head_dim must be an even integer >= 2, "
                               f"got {head_dim!r}; use an even head_dim such as 64")
         rotary_dim = head_dim if rotary_dim is None else rotary_dim
-        if not isinstance(rotary_dim, int) or rotary_dim < 2 or rotary_dim % 2:
+        if not whole_number(rotary_dim, 2) or rotary_dim % 2:
             raise PosencError(f"rotary_dim must be an even integer >= 2, got {rotary_dim!r}")
         if rotary_dim > head_dim:
             raise PosencError(f"rotary_dim ({rotary_dim}) cannot exceed head_dim ({head_dim}); "

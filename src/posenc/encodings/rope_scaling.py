@@ -42,7 +42,7 @@ __all__ = [
 
 
 def _check_dim(dim: int) -> None:
-    if not isinstance(dim, int) or dim < 2 or dim % 2:
+    if not whole_number(dim, 2) or dim % 2:
         raise PosencError(f"rotary dim must be an even integer >= 2 (RoPE rotates pairs), got {dim!r}; "
                           f"use an even head_dim / rotary_dim")
 

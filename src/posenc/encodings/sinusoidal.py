@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.errors import PosencError
 
@@ -51,7 +52,7 @@ def convert_sinusoidal_layout(table: torch.Tensor, source: str, target: str) -> 
 
 def sinusoidal_frequencies(dim: int, base: float = 10000.0) -> torch.Tensor:
     """``w_i = base^(-2i/d)`` for i = 0..d/2-1 (float64)."""
-    if not isinstance(dim, int) or dim < 2 or dim % 2:
+    if not whole_number(dim, 2) or dim % 2:
         raise PosencError(f"the sinusoidal encoding pairs sin and cos channels, so its width must be an even "
                           f"integer >= 2, got {dim!r}; use an even d_model such as 512")
     return 1.0 / float(base) ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)

@@ -19,6 +19,7 @@ import math
 import torch
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.offsets import offset_bias
 from posenc.errors import PosencError
@@ -66,9 +67,9 @@ class T5Bias(PositionalEncoding):
     def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,
                  scale: float = 1.0):
         super().__init__()
-        if not isinstance(n_heads, int) or n_heads < 1:
+        if not whole_number(n_heads):
             raise PosencError(f"t5 needs a positive number of heads, got {n_heads!r}")
-        if not isinstance(num_buckets, int) or num_buckets < 4 or (bidirectional and num_buckets % 2):
+        if not whole_number(num_buckets, 4) or (bidirectional and num_buckets % 2):
             raise PosencError(f"num_buckets must be an integer >= 4 (even when bidirectional), got {num_buckets!r}")
         if max_distance <= num_buckets // (4 if bidirectional else 2):
             raise PosencError(f"max_distance ({max_distance}) must exceed the exact range "

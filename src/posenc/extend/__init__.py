@@ -19,10 +19,10 @@ from posenc.extend.passkey import build_passkey_prompt, greedy_decode, passkey_t
 from posenc.extend.patch import PosencAttention, check_rope_model, native_length, patch_model, scaled_rope, set_encoding
 from posenc.extend.perplexity import PROTOCOLS, protocol_ppl, token_nll, window_offsets
 from posenc.extend.plan import ExtendConfig, extend_config, make_plan
-from posenc.extend.run import model_config, run_extend, to_markdown
+from posenc.extend.run import run_extend, to_markdown
 
 __all__ = [
-    "run_extend", "to_markdown", "model_config", "ExtendConfig", "extend_config", "make_plan",
+    "run_extend", "to_markdown", "ExtendConfig", "extend_config", "make_plan",
     "patch_model", "set_encoding", "scaled_rope", "native_length", "check_rope_model", "PosencAttention",
     "token_nll", "window_offsets", "protocol_ppl", "PROTOCOLS",
     "build_passkey_prompt", "greedy_decode", "passkey_trial",

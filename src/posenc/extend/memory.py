@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError
 from posenc.resources import GB, available_memory
 
@@ -58,7 +59,7 @@ def _get(config: Any, name: str, default: Any = None) -> Any:
 def estimate_memory(config: Any, length: int, dtype: torch.dtype = torch.float32, kv_cache: bool = True,
                     logits_chunk: int = 1024, device: str | torch.device = "cpu") -> MemoryEstimate:
     """Peak memory for a forward pass over ``length`` tokens of the model ``config`` describes (see module doc)."""
-    if not isinstance(length, int) or length < 1:
+    if not whole_number(length):
         raise PosencError(f"length must be a positive integer, got {length!r}")
     d = int(_get(config, "hidden_size"))
     heads = int(_get(config, "num_attention_heads"))

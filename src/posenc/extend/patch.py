@@ -34,6 +34,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding
 from posenc.encodings.rope import RoPE
 from posenc.errors import PosencError
@@ -123,7 +124,7 @@ class FixedLengthRope(PositionalEncoding):
         if not isinstance(inner, RoPE):
             raise PosencError(f"FixedLengthRope wraps a RoPE encoding, got {type(inner).__name__}; build one with "
                               f"posenc.build('rope', ...) or scaled_rope(config, scaling, factor)")
-        if not isinstance(seq_len, int) or seq_len < 1:
+        if not whole_number(seq_len):
             raise PosencError(f"seq_len must be a positive integer, got {seq_len!r}")
         self.inner, self.seq_len = inner, seq_len
         self.name = f"{inner.name}@{seq_len}"

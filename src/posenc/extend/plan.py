@@ -144,12 +144,12 @@ class ExtendConfig:
             if not 0.0 <= float(d) <= 1.0:
                 raise PosencError(f"passkey depths must be in [0, 1], got {d!r}")
         self.depths = tuple(float(d) for d in self.depths)
-        if self.windows is not None and (not isinstance(self.windows, int) or self.windows < 1):
+        if self.windows is not None and not whole_number(self.windows):
             raise PosencError(f"windows must be a positive integer, got {self.windows!r}")
         if not 0 < self.stride_fraction <= 1:
             raise PosencError(f"stride_fraction must be in (0, 1], got {self.stride_fraction!r}; 0.5 scores the "
                               f"second half of every window")
-        if not isinstance(self.trials, int) or self.trials < 1:
+        if not whole_number(self.trials):
             raise PosencError(f"trials must be a positive integer, got {self.trials!r}")
         self.dtype = dtype_name(self.dtype)  # float32, bfloat16 or float16 (aliases such as bf16 taken)
         factor_for(1, 1, self.factor)  # validates --factor

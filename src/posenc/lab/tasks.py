@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import torch
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError
 
 __all__ = ["Task", "Copy", "Reverse", "Sort", "Duplicate", "Parity", "Addition", "TASKS", "get_task", "format_batch",
@@ -77,7 +78,7 @@ class Task:
 
     def sample(self, batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``batch`` random examples of size ``n``: ``(inputs [B, m], outputs [B, k])`` as token ids."""
-        if not isinstance(n, int) or n < 1:
+        if not whole_number(n):
             raise PosencError(f"task {self.name!r}: size n must be a positive integer, got {n!r}")
         return self.draw(batch, n, generator)
 

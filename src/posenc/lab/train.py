@@ -203,7 +203,7 @@ class RunConfig:
                               f"eval_lengths=[10, 20, 40]")
         self.eval_lengths = list(lengths)
         self.protocols = list(normalize_protocols(self.protocols))
-        if self.stride is not None and (not isinstance(self.stride, int) or self.stride < 1):
+        if self.stride is not None and not whole_number(self.stride):
             raise PosencError(f"stride must be a positive integer or None, got {self.stride!r}")
         needed = self.sequence_length(self.train_len)
         if self.max_len is not None and self.max_len < needed:

@@ -12,6 +12,7 @@ import math
 import torch
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.encodings.base import PositionalEncoding, default_positions
 from posenc.errors import PosencError
 
@@ -32,9 +33,9 @@ class TransformerInput(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, encoding: PositionalEncoding, scale: bool = False,
                  dropout: float = 0.0):
         super().__init__()
-        if not isinstance(vocab_size, int) or vocab_size < 1:
+        if not whole_number(vocab_size):
             raise PosencError(f"vocab_size must be a positive integer, got {vocab_size!r}")
-        if not isinstance(d_model, int) or d_model < 1:
+        if not whole_number(d_model):
             raise PosencError(f"d_model must be a positive integer, got {d_model!r}")
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.encoding = encoding

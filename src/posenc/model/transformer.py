@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from posenc.checks import whole_number
 from posenc.encodings.base import PositionalEncoding, check_positions, default_positions
 from posenc.errors import PosencError
 from posenc.model.input import TransformerInput
@@ -45,7 +46,7 @@ class TransformerConfig:
     def __post_init__(self) -> None:
         for name in ("vocab_size", "d_model", "n_layers", "n_heads", "max_len"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
+            if not whole_number(value):
                 raise PosencError(f"TransformerConfig.{name} must be a positive integer, got {value!r}")
         if self.d_model % self.n_heads:
             raise PosencError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads}); "

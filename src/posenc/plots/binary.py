@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 from matplotlib.figure import Figure
 
+from posenc.checks import whole_number
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.plots.common import position_table
@@ -25,7 +26,7 @@ def bits(n: int) -> torch.Tensor:
 
 def binary_figure(encoding: PositionalEncoding, length: int = 64, d_model: int = 32, n: int = 8) -> Figure:
     """Bits of ``0..n-1`` (left) beside ``PE[0..length-1, 0..d_model-1]`` (right)."""
-    if not isinstance(n, int) or n < 2:
+    if not whole_number(n, 2):
         raise PosencError(f"n must be an integer >= 2 (the numbers 0..n-1 are written in binary), got {n!r}")
     table, what = position_table(encoding, length, d_model, "binary")
     fig = Figure(figsize=(8, 4), layout="constrained")

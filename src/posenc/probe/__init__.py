@@ -1,8 +1,9 @@
-"""Probe pretrained models: load them, measure word/position geometry against chance, decode positions, split the
-first layer's attention logits into word/position terms, find positional heads, and see which RoPE frequencies a
-trained model uses. :func:`run_probe` runs everything and writes ``probe.json`` and figures.
+"""Probe pretrained models: measure word/position geometry against chance, decode positions, split the first layer's
+attention logits into word/position terms, find positional heads, and see which RoPE frequencies a trained model
+uses. :func:`run_probe` runs everything and writes ``probe.json`` and figures. Models come from :mod:`posenc.hub`
+and text from :mod:`posenc.corpora`.
 
-    >>> from posenc.probe import load_model, run_probe
+    >>> from posenc.probe import run_probe
     >>> result = run_probe("minilm", out_dir="probe-minilm")  # doctest: +SKIP
 """
 
@@ -10,13 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["run_probe", "load_model", "LoadedModel", "ProbeConfig", "shakespeare_text", "load_text"]
+__all__ = ["run_probe", "ProbeConfig"]
 
-_WHERE = {"run_probe": "run", "ProbeConfig": "run", "load_model": "load", "LoadedModel": "load",
-          "shakespeare_text": "corpus", "load_text": "corpus"}
+_WHERE = {"run_probe": "run", "ProbeConfig": "run"}
 
 
-def __getattr__(name: str) -> Any:  # imported on first use: loading a model should not import the probes
+def __getattr__(name: str) -> Any:  # imported on first use: the probes' dependencies load only when asked for
     if name in _WHERE:
         import importlib
 

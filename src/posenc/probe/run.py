@@ -56,10 +56,12 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from posenc.checks import whole_number
+from posenc.corpora import load_text, special_tokens
 from posenc.device import resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
+from posenc.hub import LoadedModel, load_model
 from posenc.probe.capture import attention_modules, capture
-from posenc.probe.corpus import load_text, special_tokens
 from posenc.probe.decodability import decodability
 from posenc.probe.decompose import TERMS, four_term_split
 from posenc.probe.geometry import (
@@ -71,7 +73,6 @@ from posenc.probe.geometry import (
     verdict,
 )
 from posenc.probe.heads import HeadAccumulator
-from posenc.probe.load import LoadedModel, load_model
 from posenc.probe.rope_usage import RopeAccumulator
 from posenc.resources import GB, check_memory, format_bytes
 
@@ -101,9 +102,9 @@ class ProbeConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.window is not None and (not isinstance(self.window, int) or self.window < MIN_TOKENS):
+        if self.window is not None and not whole_number(self.window, MIN_TOKENS):
             raise PosencError(f"window must be an integer >= {MIN_TOKENS} tokens, got {self.window!r}")
-        if not isinstance(self.windows, int) or self.windows < 1:
+        if not whole_number(self.windows):
             raise PosencError(f"windows must be a positive integer, got {self.windows!r}")
         if self.n_pairs < 100:
             raise PosencError(f"n_pairs must be >= 100, got {self.n_pairs}")
@@ -208,7 +209,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
     """Run every probe that applies to a model; write ``probe.json`` and PNG figures to ``out_dir`` if given.
 
     Args:
-        spec: a model spec for :func:`posenc.probe.load.load_model`, or an already loaded model.
+        spec: a model spec for :func:`posenc.hub.load_model`, or an already loaded model.
         text: the text itself (a ``str``), a path to a UTF-8 file (``os.PathLike``), or None for Shakespeare.
         out_dir: folder for ``probe.json`` and figures (created); None writes nothing.
         quick: one window of 256 tokens and fewer pairs (a smoke run), unless ``config`` is given.

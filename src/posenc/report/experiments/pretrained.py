@@ -5,7 +5,7 @@ experts among the heads (seed 001 §5.2, seed 003 §14.5.3) and positional heads
 Clark et al. 2019).
 
 Text: one window from the start of each of the 38 Shakespeare plays, the plays in a seeded random order
-(:func:`posenc.probe.corpus.play_windows`). Windows are the independent units of every interval on attention. The
+(:func:`posenc.corpora.play_windows`). Windows are the independent units of every interval on attention. The
 full report reads all 38 windows, the quick report the first 8: a random subsample of the same windows, so its
 intervals are wider and its verdicts are the full ones or inconclusive, never the opposite.
 
@@ -74,7 +74,7 @@ SAMPLE = Choice(
 @functools.lru_cache(maxsize=1)
 def minilm() -> Any:
     """The probe's loaded MiniLM, once per process (several claims read it)."""
-    from posenc.probe.load import load_model
+    from posenc.hub import load_model
 
     return load_model(MODEL)
 
@@ -90,7 +90,7 @@ def package_lengths() -> dict[str, int]:
     """Sequence lengths the model package itself declares: ``fine_tuned`` (tokenizer.json's truncation
     ``max_length``, the fine-tuning length), ``max_seq_length`` (sentence_bert_config.json) and ``positions``
     (config.json's ``max_position_embeddings``)."""
-    from posenc.probe.load import minilm_dir
+    from posenc.hub import minilm_dir
 
     folder = minilm_dir()
     try:
@@ -124,8 +124,8 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
     query ``argmax [W, L, H, T]``, and the four-term split's within-query sums of squares ``sums [W, H, 6]`` with
     the entries per window and the largest relative error of the split.
     """
+    from posenc.corpora import play_windows
     from posenc.probe.capture import capture
-    from posenc.probe.corpus import play_windows
     from posenc.probe.decompose import four_term_split
     from posenc.probe.heads import HeadAccumulator
 
@@ -158,7 +158,7 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
 
 
 def _setup_windows(count: int) -> str:
-    from posenc.probe.corpus import play_files
+    from posenc.corpora import play_files
 
     total = len(play_files())
     subsample = f"; the quick report reads the first {count} of the full report's {total}" if count < total else ""
@@ -170,7 +170,7 @@ def _setup_windows(count: int) -> str:
 # geometry and magnitude (tables only: quick and full are the same)
 # ---------------------------------------------------------------------------------------------------------------
 def _word_samples() -> dict[str, np.ndarray]:
-    from posenc.probe.corpus import play_texts
+    from posenc.corpora import play_texts
     from posenc.probe.geometry import frequent_rows, trained_rows
 
     tokenizer = minilm().tokenizer

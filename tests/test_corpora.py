@@ -2,8 +2,7 @@
 
 import pytest
 
-from posenc.errors import PosencError
-from posenc.probe.corpus import (
+from posenc.corpora import (
     clean_play,
     load_text,
     play_files,
@@ -12,6 +11,7 @@ from posenc.probe.corpus import (
     shakespeare_text,
     special_tokens,
 )
+from posenc.errors import PosencError
 
 
 def test_all_plays_are_read():

@@ -1,4 +1,6 @@
-"""Load a pretrained model for probing: an offline default, a local folder, a GGUF file, or a Hugging Face hub id.
+"""The model hub: a pretrained model's config (:func:`model_config`, no weights) and the model itself
+(:func:`load_model`), from an offline default, a local folder, a GGUF file, or a Hugging Face hub id. Used by the
+probes, the context extension and the report alike.
 
 ``load_model(spec)`` understands:
 
@@ -36,8 +38,8 @@ import torch
 
 from posenc.errors import PosencError
 
-__all__ = ["LoadedModel", "load_model", "cache_root", "smollm2_gguf_path", "minilm_dir", "gguf_architecture",
-           "DEFAULTS"]
+__all__ = ["LoadedModel", "load_model", "model_config", "cache_root", "smollm2_gguf_path", "minilm_dir",
+           "gguf_architecture", "DEFAULTS"]
 
 #: the offline defaults: name -> (PyPI package, what it holds)
 DEFAULTS = {
@@ -318,7 +320,7 @@ def load_model(spec: str | os.PathLike, *, dtype: torch.dtype = torch.float32, a
 
     Example::
 
-        >>> from posenc.probe.load import load_model
+        >>> from posenc.hub import load_model
         >>> lm = load_model("minilm")
         >>> lm.config.max_position_embeddings
         512
@@ -346,3 +348,32 @@ def load_model(spec: str | os.PathLike, *, dtype: torch.dtype = torch.float32, a
         raise PosencError(f"model folder {path} does not exist; pass an existing folder, a .gguf file, a hub id "
                           f"('org/name'), or one of {', '.join(DEFAULTS)}")
     return _load_hub(text, dtype, attn_implementation)
+
+
+def model_config(spec: str) -> Any:
+    """The Hugging Face config of a model spec, read without loading weights (cache, folder, GGUF header, hub cache)."""
+    import transformers
+
+    text = str(spec).strip()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # posenc never downloads
+    try:
+        if text.lower() in DEFAULTS:
+            cached = cache_root() / "models" / text.lower() / "config.json"
+            if cached.is_file():
+                return transformers.AutoConfig.from_pretrained(cached.parent)
+            if text.lower() == "minilm":
+                return transformers.AutoConfig.from_pretrained(minilm_dir())
+            gguf = smollm2_gguf_path()
+            return transformers.AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        path = Path(text).expanduser()
+        if path.suffix.lower() == ".gguf" and path.is_file():
+            return transformers.AutoConfig.from_pretrained(path.parent, gguf_file=path.name)
+        if path.is_dir():
+            return transformers.AutoConfig.from_pretrained(path)
+        if not path.exists() and (text.startswith(("/", ".", "~")) or text.count("/") > 1):
+            raise PosencError(f"model folder {path} does not exist; pass an existing folder, a .gguf file, a hub id "
+                              f"('org/name'), or one of {', '.join(DEFAULTS)}")
+        return transformers.AutoConfig.from_pretrained(text)
+    except (OSError, ValueError) as exc:
+        raise PosencError(f"cannot read the config of model {spec!r} ({exc}); pass 'smollm2', a model folder, "
+                          f"a .gguf file or a hub id in the local cache") from exc

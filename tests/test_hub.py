@@ -1,4 +1,5 @@
-"""Model loading: the offline defaults, folders, GGUF (with its float cache), hub ids, and every bad input."""
+"""The model hub: configs read without weights, model loading from the offline defaults, folders, GGUF (with its
+float cache) and hub ids, and every bad input."""
 
 import json
 import math
@@ -8,9 +9,9 @@ import pytest
 import torch
 from transformers import BertConfig, BertModel, LlamaConfig, LlamaForCausalLM
 
+from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
-from posenc.probe.corpus import shakespeare_text
-from posenc.probe.load import _write_cache, load_model, minilm_dir
+from posenc.hub import _write_cache, load_model, minilm_dir, model_config
 
 
 def _tokenizer():
@@ -157,7 +158,7 @@ def test_empty_spec():
 
 
 def test_cache_is_invalidated_when_the_gguf_changes(tmp_path):
-    from posenc.probe.load import _cache_valid, _gguf_fingerprint
+    from posenc.hub import _cache_valid, _gguf_fingerprint
 
     gguf_file = tmp_path / "m.gguf"
     gguf_file.write_bytes(b"x" * 10)
@@ -173,3 +174,19 @@ def test_cache_is_invalidated_when_the_gguf_changes(tmp_path):
 def test_attention_implementation_is_honoured():
     assert load_model("minilm", attn_implementation="sdpa").config._attn_implementation == "sdpa"
     assert load_model("minilm").config._attn_implementation == "eager"
+
+
+def test_model_config_reads_the_config_without_weights(tmp_path):
+    bert = model_config("minilm")
+    assert type(bert).__name__ == "BertConfig" and bert.max_position_embeddings == 512 and bert.hidden_size == 384
+    assert model_config("smollm2").max_position_embeddings == 8192  # from the GGUF header or the float cache
+    LlamaConfig(vocab_size=32, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                max_position_embeddings=96).save_pretrained(tmp_path)
+    assert model_config(str(tmp_path)).max_position_embeddings == 96  # a folder holding only a config is enough
+
+
+def test_model_config_names_what_was_wrong(tmp_path):
+    with pytest.raises(PosencError, match=r"model folder .*nowhere does not exist; pass an existing folder"):
+        model_config(str(tmp_path / "nowhere"))
+    with pytest.raises(PosencError, match=r"cannot read the config of model 'nobody/no-such-model'"):
+        model_config("nobody/no-such-model")

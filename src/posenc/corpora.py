@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError
 
 __all__ = ["shakespeare_text", "load_text", "play_files", "clean_play", "play_texts", "play_windows",
@@ -94,7 +95,7 @@ def _all_plays() -> str:
 
 def play_texts(max_chars: int | None = None) -> list[str]:
     """Each play as plain text (:func:`clean_play`), in :func:`play_files` order, or its first ``max_chars``."""
-    if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
+    if max_chars is not None and not whole_number(max_chars):
         raise PosencError(f"max_chars must be a positive integer or None, got {max_chars!r}")
     return [text if max_chars is None else text[:max_chars] for text in _cleaned_plays()]
 
@@ -106,7 +107,7 @@ def play_windows(tokenizer: Any, length: int, count: int | None = None, seed: in
     The plays come in a random order fixed by ``seed``, so the first ``count`` windows (default all) are a random
     subsample of every play's window, and windows of two lengths start on the same text.
     """
-    if not isinstance(length, int) or length < 8:
+    if not whole_number(length, 8):
         raise PosencError(f"length must be an integer >= 8 tokens, got {length!r}")
     texts = play_texts(max_chars=12 * length)  # English averages under 5 characters per token
     order = list(range(len(texts)))
@@ -137,7 +138,7 @@ def special_tokens(tokenizer: Any) -> tuple[list[int], list[int]]:
 
 def shakespeare_text(max_chars: int | None = None) -> str:
     """The 38 plays of the package as plain text (about 4.5 million characters), or its first ``max_chars`` characters."""
-    if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
+    if max_chars is not None and not whole_number(max_chars):
         raise PosencError(f"max_chars must be a positive integer or None, got {max_chars!r}")
     text = _all_plays()
     return text if max_chars is None else text[:max_chars]
