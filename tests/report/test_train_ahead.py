@@ -38,3 +38,36 @@ def test_a_claim_beside_training_equals_the_claim_alone(tmp_path):
         for key, value in values.items():
             assert close(value, b["numbers"]["cases"][case][key]), (case, key)
     assert beside.computed == ["word-order", "alibi-table"]
+
+
+def test_an_exclusive_experiment_starts_after_the_training_on_every_core(tmp_path, monkeypatch):
+    """An experiment marked exclusive (the context extension) waits for the background training, so it does not
+    spend its whole length on the one thread a foreground experiment gets beside training. Here word-order stands
+    in for it, and a slow stand-in preparation for the ALiBi table's sweep (ledger order runs word-order first)."""
+    import time
+
+    from posenc.report import run as report_run
+    from posenc.report.experiments import base
+
+    seen: dict[str, object] = {}
+
+    def slow_training(ctx):
+        time.sleep(1.5)
+        seen["trained"] = True
+
+    def spy(name, ctx):
+        if name == "word_order":
+            seen["trained_before_start"] = seen.get("trained", False)
+            seen["threads"] = torch.get_num_threads()
+            return real(name, ctx)
+        return report_run._Outcome(None, 0.0, {}, "not run in this test")
+
+    real = report_run._run_here
+    threads = torch.get_num_threads()
+    monkeypatch.setitem(base.PREPARE, "lab_alibi_shape", (slow_training, True))
+    monkeypatch.setattr(base, "EXCLUSIVE", {"word_order"})
+    monkeypatch.setattr(report_run, "EXCLUSIVE", base.EXCLUSIVE)
+    monkeypatch.setattr(report_run, "_run_here", spy)
+    result = run_report(tmp_path / "r", quick=True, progress=False, claims=["word-order", "alibi-table"])
+    assert [r.claim.id for r in result.results] == ["word-order", "alibi-table"]
+    assert seen["trained_before_start"] is True and seen["threads"] == threads

@@ -40,7 +40,15 @@ from posenc.cluster import check_address, check_executor
 from posenc.device import dtype_name, parse_device, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.report.claim import Claim
-from posenc.report.experiments.base import DEVICE_AWARE, ON_DRIVER, PREPARE, Context, Measurement, get_experiment
+from posenc.report.experiments.base import (
+    DEVICE_AWARE,
+    EXCLUSIVE,
+    ON_DRIVER,
+    PREPARE,
+    Context,
+    Measurement,
+    get_experiment,
+)
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.result import ClaimResult, ReportResult
 from posenc.report.verdict import Verdict, failed, judge
@@ -271,7 +279,8 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
     Claims already in the store are read; each missing experiment runs once (claims sharing it share its
     measurement) and its claims are stored the moment it finishes, so an interrupted run keeps what it finished.
     Locally experiments run one after the other in ledger order, their training started ahead in the background
-    (:class:`_TrainAhead`). On Ray every experiment is submitted as a task
+    (:class:`_TrainAhead`); an experiment marked :data:`~posenc.report.experiments.base.EXCLUSIVE` starts only when
+    all of that training has finished. On Ray every experiment is submitted as a task
     first; then the experiments that send their own runs to the cluster (the lab sweeps) run here, and the rest are
     collected as they finish.
     """
@@ -308,6 +317,8 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
             bar.set_postfix_str(name)
             if ahead is not None:
                 ahead.wait(name)
+                if name in EXCLUSIVE:
+                    ahead.wait_all()
             with ahead.one_thread() if ahead is not None else contextlib.nullcontext():
                 outcome = _run_here(name, ctx)
             finish(name, outcome)
@@ -371,6 +382,11 @@ class _TrainAhead:
     def wait(self, name: str) -> None:
         event = self.done.get(PREPARE.get(name))
         if event is not None:
+            event.wait()
+
+    def wait_all(self) -> None:
+        """Until every background training has finished (an :data:`EXCLUSIVE` experiment then gets every core)."""
+        for event in self.done.values():
             event.wait()
 
     @contextlib.contextmanager

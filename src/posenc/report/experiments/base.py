@@ -152,14 +152,19 @@ ON_DRIVER: set[str] = set()
 #: this process and must draw no random numbers here (its runs train in worker processes). Experiments that share a
 #: ``prepare`` share its work.
 PREPARE: dict[str, tuple[Callable[[Context], Any], bool]] = {}
+#: the experiments that compute for many minutes (the context extension): a local report starts one only after the
+#: background training has finished, so that it runs on every core instead of the one a foreground experiment gets
+#: while training runs beside it, and keeps for its whole length
+EXCLUSIVE: set[str] = set()
 
 
 def experiment(name: str, device: bool = False, driver: bool = False,
-               prepare: Callable[[Context], Any] | None = None, prepare_here: bool = False
+               prepare: Callable[[Context], Any] | None = None, prepare_here: bool = False, exclusive: bool = False
                ) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
     """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises); ``device=True``: it runs on
     ``ctx.device`` in ``ctx.dtype``; ``driver=True``: it dispatches its own runs (:data:`ON_DRIVER`);
-    ``prepare``, ``prepare_here``: what it trains, startable ahead of it (:data:`PREPARE`)."""
+    ``prepare``, ``prepare_here``: what it trains, startable ahead of it (:data:`PREPARE`); ``exclusive=True``: it
+    computes long enough to want every core (:data:`EXCLUSIVE`)."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
         if name in EXPERIMENTS:
@@ -171,6 +176,8 @@ def experiment(name: str, device: bool = False, driver: bool = False,
             ON_DRIVER.add(name)
         if prepare is not None:
             PREPARE[name] = (prepare, prepare_here)
+        if exclusive:
+            EXCLUSIVE.add(name)
         return fn
 
     return decorate

@@ -119,7 +119,7 @@ QUICK_REASON = ("not run in quick mode: SmolLM2 past its 8192-token context cost
                 "19 minutes on 2 cores)")
 
 
-@experiment("extend_pi_yarn", device=True)
+@experiment("extend_pi_yarn", device=True, exclusive=True)
 def extend_pi_yarn(ctx: Context) -> Measurement:
     """PI and YaRN on SmolLM2-135M past its native context (full mode only; quick mode says why not)."""
     if ctx.quick:
