@@ -38,7 +38,7 @@ def _callers():
     """Counts given by a caller, each checked through whole_number: True (== 1) used to pass several of them."""
     import posenc
     from posenc.extend.plan import ExtendConfig
-    from posenc.model.input import InputEmbedding
+    from posenc.model.input import TransformerInput
     from posenc.probe.run import ProbeConfig
 
     return {
@@ -49,7 +49,7 @@ def _callers():
         "extend trials": lambda: ExtendConfig(trials=True),
         "extend windows": lambda: ExtendConfig(windows=True),
         "probe windows": lambda: ProbeConfig(windows=True),
-        "embedding vocab": lambda: InputEmbedding(vocab_size=True, d_model=8, encoding=posenc.build("nope")),
+        "embedding vocab": lambda: TransformerInput(vocab_size=True, d_model=8, encoding=posenc.build("nope")),
     }
 
 

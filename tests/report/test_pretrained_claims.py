@@ -183,7 +183,7 @@ def test_position_bins_and_fraction_at_by_hand():
 def test_window_pass_against_the_models_own_outputs(minilm, monkeypatch):
     """On three short windows: each query's argmax offset equals the one from output_attentions=True, and the
     four-term sums are those of four_term_split on each window."""
-    from posenc.probe import corpus
+    from posenc import corpora as corpus
     from posenc.probe.decompose import four_term_split
 
     windows = corpus.play_windows(minilm.tokenizer, 24, 3)
@@ -290,7 +290,7 @@ def test_probe_and_report_judge_positional_heads_alike(minilm, monkeypatch):
     """The same four 64-token windows through `posenc probe` and through the report's experiment code: the same
     positional heads, the same count, and the claim's verdict follows it."""
     from posenc.corpora import shakespeare_text
-    from posenc.probe import corpus
+    from posenc import corpora as corpus
     from posenc.probe.heads import positional_heads
     from posenc.probe.run import ProbeConfig, run_probe, token_windows
 
