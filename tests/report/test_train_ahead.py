@@ -71,3 +71,23 @@ def test_an_exclusive_experiment_starts_after_the_training_on_every_core(tmp_pat
     result = run_report(tmp_path / "r", quick=True, progress=False, claims=["word-order", "alibi-table"])
     assert [r.claim.id for r in result.results] == ["word-order", "alibi-table"]
     assert seen["trained_before_start"] is True and seen["threads"] == threads
+
+
+def test_one_thread_gives_the_thread_count_back():
+    """The foreground's one thread while training runs is given back whole afterwards (threadpoolctl's limits apply
+    as they are made, so a count read after them was 1, and the report kept one thread to its end)."""
+    import threading
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        ahead = _TrainAhead([], Context(quick=True))
+        ahead.done = {"training": threading.Event()}  # still running
+        with ahead.one_thread():
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        ahead.done["training"].set()
+        with ahead.one_thread():  # training finished: every thread
+            assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

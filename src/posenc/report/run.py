@@ -399,13 +399,13 @@ class _TrainAhead:
             return
         import torch
 
+        threads = torch.get_num_threads()  # first: threadpoolctl's limits apply the moment they are made
         try:
             from threadpoolctl import threadpool_limits
         except ImportError:  # without the models extra: torch's threads alone
             blas = contextlib.nullcontext()
         else:
-            blas = threadpool_limits(limits=1)
-        threads = torch.get_num_threads()
+            blas = threadpool_limits(limits=1, user_api="blas")  # torch's own threads are set just below
         torch.set_num_threads(1)
         try:
             with blas:
