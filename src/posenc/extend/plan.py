@@ -185,6 +185,7 @@ def extend_config(config: ExtendConfig | str | None = None, **settings: Any) -> 
         raise PosencError(f"the model is given twice: {config!r} and model={settings['model']!r}; pass one")
     return ExtendConfig(model=config, **settings)
 
+
 def rope_fingerprint(encoding: Any, seq_lens: list[int]) -> str:
     """A short hash of what a RoPE does at the given sequence lengths: ``inv_freq`` (float64 bytes), attention
     factor, pairing and rotary width. Two scalings with equal fingerprints give the same model."""
