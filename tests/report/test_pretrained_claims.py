@@ -289,8 +289,8 @@ def test_dimension_split_against_numpy(minilm, monkeypatch):
 def test_probe_and_report_judge_positional_heads_alike(minilm, monkeypatch):
     """The same four 64-token windows through `posenc probe` and through the report's experiment code: the same
     positional heads, the same count, and the claim's verdict follows it."""
-    from posenc.corpora import shakespeare_text
     from posenc import corpora as corpus
+    from posenc.corpora import shakespeare_text
     from posenc.probe.heads import positional_heads
     from posenc.probe.run import ProbeConfig, run_probe, token_windows
 
