@@ -144,6 +144,16 @@ def mutmut(work: Path, *args: str, log: Path) -> int:
         return subprocess.run([str(exe), *args], cwd=work, stdout=out, stderr=subprocess.STDOUT).returncode
 
 
+def trace_failure(log: Path) -> str:
+    """The failing part of mutmut's log when its run of the tests on the unmutated code (the stats run) failed;
+    ``""`` when it passed. mutmut exits 0 either way, so its log is the only sign."""
+    text = log.read_text(errors="replace")
+    if "failed to collect stats" not in text:
+        return ""
+    lines = [ln for ln in text.splitlines() if ln.startswith(("ERROR", "FAILED", "E  "))]
+    return "\n".join(lines[:8]) or text.strip().splitlines()[-1]
+
+
 def read_meta(work: Path) -> dict[str, tuple[int | None, float]]:
     """``{mutant: (exit code or None, estimated seconds)}`` from mutmut's ``.meta`` files."""
     found = {}
@@ -252,6 +262,11 @@ def main(argv: list[str] | None = None) -> int:
     t = time.time()
     print("[mutate] generating mutants and tracing which tests reach which function ...", flush=True)
     mutmut(work, "run", "--max-children", str(args.workers), "__generate_only__", log=log)
+    failed = trace_failure(log)
+    if failed:
+        print(f"make mutate: the tests failed on the unmutated code, so no mutant can be judged:\n{failed}\n"
+              f"Fix them (the whole output is in {log}), then run again.", file=sys.stderr)
+        return 1
     meta = read_meta(work)
     mine = sorted(k for k in meta if any(fnmatch.fnmatch(k, m + ".*") for m in modules))
     seconds["generate+trace"] = time.time() - t

@@ -60,3 +60,21 @@ def test_a_mutant_belongs_to_the_longest_matching_module():
     mods = ["posenc.lab", "posenc.lab.train"]
     assert mutate.owner("posenc.lab.train.x_f__mutmut_1", mods) == "posenc.lab.train"
     assert mutate.owner("posenc.lab.sweep.x_f__mutmut_1", mods) == "posenc.lab"
+
+
+def test_a_failed_trace_is_reported_not_scored(tmp_path):
+    log = tmp_path / "mutmut.log"
+    log.write_text("running stats\nERROR tests/lab/test_ray.py - Failed: 'xdist_group' not found\n"
+                   "failed to collect stats. runner returned 1\n")
+    assert "tests/lab/test_ray.py" in mutate.trace_failure(log)
+    log.write_text("running stats\n    done\n")
+    assert mutate.trace_failure(log) == ""
+
+
+def test_the_mutation_run_collects_every_listed_test():
+    """mutmut runs pytest with :data:`PYTEST_ARGS` (one process, no xdist, strict markers): the listed tests must
+    collect that way, or the stats run fails and no mutant can be judged."""
+    tests = sorted({t for paths in mutate.TESTS.values() for t in paths})
+    run = subprocess.run([mutate.sys.executable, "-m", "pytest", "--collect-only", *mutate.PYTEST_ARGS, *tests],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
