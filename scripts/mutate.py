@@ -56,7 +56,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "posenc.report.verdict": ("tests/report/test_verdict_ledger.py",),
 }
 DEFAULT_MODULES = tuple(TESTS)
-PYTEST_ARGS = ["-m", "not slow and not browser", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-x"]
+PYTEST_ARGS = ["-m", "not slow and not browser and not ray", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-x"]
 # mutmut's exit-code meanings (mutmut/stats.py)
 STATUS = {0: "survived", 1: "killed", 3: "killed", 5: "no tests", 33: "no tests", 34: "skipped", 36: "timeout",
           37: "caught by type check", None: "not checked"}

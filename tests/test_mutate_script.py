@@ -78,3 +78,5 @@ def test_the_mutation_run_collects_every_listed_test():
     run = subprocess.run([mutate.sys.executable, "-m", "pytest", "--collect-only", *mutate.PYTEST_ARGS, *tests],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    # no test that starts a Ray cluster: a mutant killed on its time limit would leave the cluster running
+    assert "test_ray" not in run.stdout and "test_a_private_ray" not in run.stdout

@@ -12,7 +12,7 @@ from ray_cluster import free_port, ray_cluster
 pytest.importorskip("ray")
 
 #: one Ray cluster at a time on this machine: two starting at once share /tmp/ray and find each other's nodes
-pytestmark = pytest.mark.xdist_group("ray")
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.ray]
 
 TINY = {"task": "copy", "train_len": 3, "eval_lengths": [3, 6], "d_model": 16, "n_layers": 1, "n_heads": 2,
         "batch_size": 8, "eval_samples": 16, "steps": 3}

@@ -6,8 +6,10 @@ import torch
 from posenc.errors import PosencError
 from posenc.lab.tasks import (
     BLANK,
+    COUNT_MARK,
     IGNORE,
     PLUS,
+    SELECTIVE_BLANK,
     SEP,
     SYMBOL0,
     TASKS,
@@ -55,6 +57,24 @@ def test_parity_counts_ones():
     assert torch.equal(y[:, 0] - SYMBOL0, bits.sum(1) % 2)
 
 
+def test_selective_copy_is_the_input_without_its_blanks():
+    n = 7
+    x, y = _sample("selective_copy", n, batch=200)
+    blank = SYMBOL0 + SELECTIVE_BLANK
+    assert bool(((x == blank).sum(1) == n).all())  # exactly n blanks among 2n tokens
+    for row_x, row_y in zip(x, y, strict=True):
+        assert row_x[row_x != blank].tolist() == row_y.tolist()
+    assert len({tuple(r) for r in (x == blank).int().tolist()}) > 100  # the blanks' places vary
+
+
+def test_count_is_the_number_of_marks_and_stays_one_digit():
+    for n in (3, 40):
+        x, y = _sample("count", n, batch=400)
+        marks = (x == SYMBOL0 + COUNT_MARK).sum(1)
+        assert torch.equal(y[:, 0] - SYMBOL0, marks)
+        assert set(marks.tolist()) == set(range(min(9, n) + 1))  # every count up to the cap occurs
+
+
 def test_addition_digits_least_significant_first():
     x, y = _sample("addition", 4, batch=200)
     n = 4
@@ -79,6 +99,14 @@ SEED2 = {
     "parity": (3, [[4, 5, 5], [4, 4, 5]], [[4], [5]]),  # two ones: even (0); one one: odd (1)
     # 78 + 98 = 176 -> digits 6, 7, 1;  41 + 52 = 93 -> digits 3, 9, 0 (least significant first)
     "addition": (2, [[12, 11, PLUS, 12, 13], [5, 8, PLUS, 6, 9]], [[10, 11, 5], [7, 13, 4]]),
+    # content [[0, 6], [8, 0]] from randint(0, 9, (2, 2)); it goes to the places of the two smallest of the
+    # uniforms: row 0 [.714, .619, .443, .096] -> places {2, 3}, row 1 [.614, .057, .566, .533] -> places {1, 3};
+    # the other places hold the blank (symbol 9, id 13)
+    "selective_copy": (2, [[13, 13, 4, 10], [13, 12, 13, 4]], [[4, 10], [12, 4]]),
+    # counts [0, 3] from randint(0, 4, (2,)); ranks of the uniforms [[.637, .474, .714], [.619, .443, .096]] are
+    # [[1, 0, 2], [2, 1, 0]]; symbols [[8, 6, 6], [1, 2, 1]] from randint(0, 9, (2, 3)); the places ranked below the
+    # count become marks (symbol 9, id 13): row 0 keeps its symbols [8, 6, 6]; row 1 marks every place (rank < 3): [9, 9, 9] -> 3
+    "count": (3, [[12, 10, 10], [13, 13, 13]], [[4], [7]]),
 }
 
 
@@ -90,6 +118,13 @@ def test_seed_draws_are_the_ones_the_hand_examples_use():
     g = torch.Generator().manual_seed(2)
     assert torch.randint(0, 10, (2, 2), generator=g).tolist() == [[8, 7], [1, 4]]
     assert torch.randint(0, 10, (2, 2), generator=g).tolist() == [[8, 9], [2, 5]]
+    g = torch.Generator().manual_seed(2)
+    assert torch.randint(0, 9, (2, 2), generator=g).tolist() == [[0, 6], [8, 0]]
+    assert torch.rand(2, 4, generator=g).argsort(1)[:, :2].sort(1).values.tolist() == [[2, 3], [1, 3]]
+    g = torch.Generator().manual_seed(2)
+    assert torch.randint(0, 4, (2,), generator=g).tolist() == [0, 3]
+    assert torch.rand(2, 3, generator=g).argsort(1).argsort(1).tolist() == [[1, 0, 2], [2, 1, 0]]
+    assert torch.randint(0, 9, (2, 3), generator=g).tolist() == [[8, 6, 6], [1, 2, 1]]
 
 
 @pytest.mark.parametrize("name", sorted(TASKS))

@@ -1,6 +1,6 @@
 """The numbers of training.py's experiments on synthetic lab results (issue #19, item 3).
 
-The lab sweeps take minutes; the experiments' statistics do not need them. ``training._run`` is replaced by a table
+The lab sweeps take minutes; the experiments' statistics do not need them. ``training.run_lab`` is replaced by a table
 of made-up per-seed results, in the lab's own result format (tasks trained at different sizes L, an evaluation that
 could not run, tasks some encodings did not learn), and every statistic a claim reads is computed again here with
 plain loops, numpy and scipy (t-intervals: ``scipy.stats.t``; rank correlation: ``scipy.stats.spearmanr``).
@@ -71,7 +71,7 @@ def _results(sweep: dict, ctx: Context) -> list:
 
 @pytest.fixture(autouse=True)
 def fake_lab(monkeypatch):
-    monkeypatch.setattr(tr, "_run", _results)
+    monkeypatch.setattr(tr, "run_lab", _results)
 
 
 def _metric(task: str, encoding: str, seed: int, keep, metric: str = "token_accuracy") -> float:

@@ -20,7 +20,7 @@ from ray_cluster import free_port, ray_cluster
 pytest.importorskip("ray")
 
 #: one Ray cluster at a time on this machine: two starting at once share /tmp/ray and find each other's nodes
-pytestmark = pytest.mark.xdist_group("ray")
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.ray]
 
 #: two experiments that run as Ray tasks, and one whose lab sweep (6 runs) sends each run to the cluster
 CLAIMS = ["sin-bounded", "word-order", "alibi-table"]

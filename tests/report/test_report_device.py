@@ -72,7 +72,7 @@ def test_the_lab_and_extend_experiments_get_the_device(monkeypatch, tmp_path):
     monkeypatch.setattr("posenc.lab.sweep.run_sweep", fake_sweep)
     monkeypatch.setattr("posenc.extend.run.run_extend", fake_extend)
     ctx = Context(quick=True, store_path=tmp_path / "s.sqlite", device="cuda:1", dtype="bfloat16")
-    training._run({"name": "x"}, ctx)
+    training.run_lab({"name": "x"}, ctx)
     extension._run("smollm2", ctx)
     assert seen["sweep"]["device"] == "cuda:1" and seen["sweep"]["dtype"] == "bfloat16"
     assert seen["extend"]["device"] == "cuda:1" and seen["extend"]["dtype"] == "bfloat16"

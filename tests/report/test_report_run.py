@@ -140,3 +140,37 @@ def test_same_command_twice_gives_identical_numbers(tmp_path):
     ja, jb = (json.loads(read(r.report_json))["claims"] for r in (a, b))
     for x, y in zip(ja, jb, strict=True):
         assert x["estimates"] == y["estimates"] and x["verdict"] == y["verdict"]
+
+
+def test_a_claim_past_the_time_budget_runs_only_when_asked(tmp_path, monkeypatch):
+    """The research encodings' claims train past the hour: without --extended they show as not run (with the command
+    that runs them) and nothing is stored, so a later --extended run computes them; named with --claim they run."""
+    from types import SimpleNamespace
+
+    from posenc.report import run as rr
+    from posenc.report.experiments.base import PREPARE
+    from posenc.report.ledger import get_claim
+    from posenc.stats import Estimate
+
+    calls = []
+
+    def fake(ctx):
+        calls.append(ctx.extended)
+        return Measurement({}, estimates={"prope_minus_rope": Estimate(0.0, -0.01, 0.01, 3, "t")})
+
+    monkeypatch.setitem(EXPERIMENTS, "lab_prope", fake)
+    monkeypatch.delitem(PREPARE, "lab_prope")  # no background training
+    claim = get_claim("p-rope-in-distribution")
+    store = ResultStore(tmp_path / "s.sqlite")
+    bar = SimpleNamespace(update=lambda n: None, set_postfix_str=lambda s: None)
+    out = rr._measure_all([claim], Context(quick=True, store_path=store.path), store, bar, None)
+    measurement = out[claim.id][0]
+    assert calls == [] and measurement.missing
+    assert "posenc report --extended" in measurement.missing and f"--claim {claim.id}" in measurement.missing
+    assert store.get(f"report:{claim.id}", store_config(claim, True)) is None
+    assert rr.judge_claim(claim, measurement)[0].status == "inconclusive"
+
+    out = rr._measure_all([claim], Context(quick=True, store_path=store.path, extended=True), store, bar, None)
+    assert calls == [True] and out[claim.id][0].missing is None
+    result = run_report(tmp_path / "named", quick=True, progress=False, claims=[claim.id])
+    assert calls == [True, True] and result.results[0].verdict.status == "supported"

@@ -32,7 +32,10 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
            executor: str = typer.Option("local", "--executor", help="local (this machine) or ray (every experiment "
                                         "and every lab run a Ray task; results stored here)"),
            address: str = typer.Option("auto", "--address", help="Ray address: auto (the cluster `ray start` runs "
-                                       "here), HOST:PORT, or local (a private one-machine Ray)")) -> None:
+                                       "here), HOST:PORT, or local (a private one-machine Ray)"),
+           extended: bool = typer.Option(False, "--extended", help="also run the claims that train past the hour "
+                                         "(FIRE, KERPLE, p-RoPE, CoPE: about 15 min more on 2 cores); a claim named "
+                                         "with --claim runs either way")) -> None:
     """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json.
 
     Every sampled number carries a 95% interval; a verdict is supported or refuted only when the intervals clear
@@ -47,7 +50,7 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
         store = output_file(store, "--store")
     result = run_report(out, quick=quick, store_path=store, progress=not no_progress, claims=claim or None,
                         seeds=seeds, thresholds=thresholds, device=str(target), dtype=dtype, executor=executor,
-                        address=address)
+                        address=address, extended=extended)
     counts = ", ".join(f"{n} {status}" for status, n in result.counts.items() if n)
     if result.store_note:
         console.print(f"[yellow]note:[/yellow] {result.store_note}")

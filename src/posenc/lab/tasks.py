@@ -1,7 +1,8 @@
 """Synthetic length-generalisation tasks (Kazemnejad et al. 2023, NoPE; Deletang et al. 2023; Ruoss et al. 2023).
 
 Every task maps an input string of symbols to an output string. ``n`` is the task's *size*: the number of input
-symbols (copy, reverse, sort, duplicate, parity) or of digits per operand (addition). A model trained on sizes
+symbols (copy, reverse, sort, duplicate, parity, count), of digits per operand (addition) or of content symbols
+among as many blanks (selective_copy). A model trained on sizes
 ``1..L`` is tested on sizes up to ``4L`` and beyond; the score is exact match (every output token right).
 
 Each task is one small subclass of :class:`Task` (its lengths and its answer) and one row of :data:`TASKS`; a new
@@ -37,8 +38,9 @@ import torch
 from posenc.checks import whole_number
 from posenc.errors import PosencError
 
-__all__ = ["Task", "Copy", "Reverse", "Sort", "Duplicate", "Parity", "Addition", "TASKS", "get_task", "format_batch",
-           "sequence_length", "exact_match", "PAD", "SEP", "BLANK", "PLUS", "SYMBOL0", "N_SYMBOLS", "VOCAB_SIZE", "IGNORE", "FORMATS"]
+__all__ = ["Task", "Copy", "Reverse", "Sort", "Duplicate", "Parity", "Addition", "SelectiveCopy", "Count", "TASKS",
+           "get_task", "format_batch", "sequence_length", "exact_match", "PAD", "SEP", "BLANK", "PLUS", "SYMBOL0",
+           "N_SYMBOLS", "VOCAB_SIZE", "IGNORE", "FORMATS", "SELECTIVE_BLANK", "COUNT_MARK"]
 
 PAD, SEP, BLANK, PLUS = 0, 1, 2, 3
 SYMBOL0 = 4  #: id of symbol 0; symbol s has id SYMBOL0 + s
@@ -157,6 +159,52 @@ class Addition(Task):
         return torch.cat([a + SYMBOL0, plus, b + SYMBOL0], dim=1), out + SYMBOL0  # [B, 2n+1], [B, n+1]
 
 
+class SelectiveCopy(Task):
+    """The ``n`` content symbols of a string in which ``n`` blanks are mixed at random places, without the blanks.
+
+    Input: ``2n`` tokens, ``n`` of them content symbols drawn from ``0 .. alphabet - 1`` and ``n`` the blank symbol
+    (the last of the ten, :data:`SELECTIVE_BLANK`), the blanks' places drawn uniformly. Output: the ``n`` content
+    symbols in their order. The ``i``-th output is the ``i``-th *content* token, whose place in the input varies:
+    an encoding that counts every token must find it by content, one that counts chosen tokens (CoPE) can count to
+    it (the selective copying task of Gu and Dao 2023, §3.1, on which Golovneva et al. 2024 test CoPE).
+    """
+
+    def input_length(self, n: int) -> int:
+        return 2 * n
+
+    def draw(self, batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        content = torch.randint(0, self.alphabet, (batch, n), generator=generator)  # [B, n]
+        places = torch.rand(batch, 2 * n, generator=generator).argsort(dim=1)[:, :n].sort(dim=1).values  # [B, n]
+        x = torch.full((batch, 2 * n), SELECTIVE_BLANK, dtype=torch.long)
+        x.scatter_(1, places, content)  # content at the chosen places, in order
+        return x + SYMBOL0, content + SYMBOL0
+
+
+class Count(Task):
+    """How many marks are in a string of ``n`` symbols: one output token (the count, at most 9).
+
+    The count ``c`` is drawn uniformly from ``0 .. min(9, n)``, the ``c`` marks (the last of the ten symbols,
+    :data:`COUNT_MARK`) are put at random places, and the other places get symbols from ``0 .. alphabet - 1``.
+    The answer stays a single digit at every size, so a model tested past its training sizes meets longer strings
+    but no unseen answer: it must count the marks among more distractors. Golovneva et al. 2024 motivate CoPE with
+    counting (a position that counts only chosen tokens); this is the smallest counting task with that property.
+    """
+
+    def output_length(self, n: int) -> int:
+        return 1
+
+    def draw(self, batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        top = min(COUNT_MARK, n)
+        count = torch.randint(0, top + 1, (batch,), generator=generator)  # [B] marks per string
+        rank = torch.rand(batch, n, generator=generator).argsort(dim=1).argsort(dim=1)  # [B, n] a random order
+        x = torch.randint(0, self.alphabet, (batch, n), generator=generator)
+        x = torch.where(rank < count[:, None], torch.full_like(x, COUNT_MARK), x)  # the first `count` in that order
+        return x + SYMBOL0, count[:, None] + SYMBOL0
+
+
+#: the blank of :class:`SelectiveCopy` and the mark of :class:`Count`: the last symbol, outside their alphabets
+SELECTIVE_BLANK = COUNT_MARK = N_SYMBOLS - 1
+
 TASKS: dict[str, Task] = {t.name: t for t in (
     Copy("copy", "repeat the input string", N_SYMBOLS, "Kazemnejad et al. 2023"),
     Reverse("reverse", "the input string backwards", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
@@ -165,6 +213,10 @@ TASKS: dict[str, Task] = {t.name: t for t in (
     Parity("parity", "parity of the number of ones in a bit string (one output token)", 2,
            "Kazemnejad et al. 2023; Deletang et al. 2023"),
     Duplicate("duplicate", "the input string twice (duplicate_string)", N_SYMBOLS, "Deletang et al. 2023"),
+    SelectiveCopy("selective_copy", "the n content symbols of a string with n blanks mixed in, without the blanks",
+                  N_SYMBOLS - 1, "Gu and Dao 2023; Golovneva et al. 2024 (CoPE)"),
+    Count("count", "how many marks (at most 9) are among n symbols (one output token)", N_SYMBOLS - 1,
+          "Golovneva et al. 2024 (CoPE)"),
 )}
 
 

@@ -43,6 +43,7 @@ from posenc.report.claim import Claim
 from posenc.report.experiments.base import (
     DEVICE_AWARE,
     EXCLUSIVE,
+    EXTENDED,
     ON_DRIVER,
     PREPARE,
     Context,
@@ -272,6 +273,14 @@ class _RayExperiments:
             self.ray.shutdown()
 
 
+def not_extended(claim: Claim) -> Measurement:
+    """What a claim past the report's budget shows when it was not asked for: the reason and the command."""
+    reason = (f"not run: it {EXTENDED[claim.experiment]}, past the hour the full report keeps to on 2 cores; run "
+              f"`posenc report --extended` (every such claim) or `posenc report --claim {claim.id}`")
+    return Measurement({"ran": False, "reason": reason}, setup="not run (past the report's time budget)",
+                       missing=reason)
+
+
 def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None, bar: Any,
                  cluster: _RayExperiments | None) -> dict[str, tuple[Measurement | None, bool, float, str | None]]:
     """Every selected claim's ``(measurement, cached, wall_s, error)``, by claim id.
@@ -289,6 +298,10 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
     out: dict[str, tuple[Measurement | None, bool, float, str | None]] = {}
     waiting: dict[str, list[Claim]] = {}
     for claim in selected:
+        if claim.experiment in EXTENDED and not ctx.extended:
+            out[claim.id] = (not_extended(claim), False, 0.0, None)  # not stored: a later --extended run runs it
+            bar.update(1)
+            continue
         found = _stored(claim, ctx, store)
         if found is not None:
             out[claim.id] = (found[0], True, found[1], None)
@@ -434,7 +447,7 @@ def check_setup(device: str = "auto", dtype: str = "float32", executor: str = "l
 def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_path: str | Path | None = None,
                progress: bool = True, claims: list[str | Claim] | None = None, seeds: int | None = None,
                thresholds: str | Path | None = None, device: str = "auto", dtype: str = "float32",
-               executor: str = "local", address: str | None = None) -> ReportResult:
+               executor: str = "local", address: str | None = None, extended: bool = False) -> ReportResult:
     """Run (or read) every claim's experiment, judge it, and write ``out_dir/index.html`` and ``report.json``.
 
     Args:
@@ -454,6 +467,9 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
             process (:mod:`posenc.cluster`). On Ray, ``device`` is checked for form here and resolved on each worker.
         address: the Ray cluster: ``"auto"`` (default: the one ``ray start`` runs on this machine), ``"HOST:PORT"``,
             or ``"local"`` (a private one-machine Ray for this call); an unreachable head fails before any work.
+        extended: also run the claims whose training goes past the report's time budget (the research encodings'
+            claims, :data:`~posenc.report.experiments.base.EXTENDED`); a claim named in ``claims`` runs either way.
+            Otherwise they show as not run, with the command that runs them.
 
     Returns:
         a :class:`ReportResult` (paths, one :class:`ClaimResult` per claim, counts).
@@ -477,7 +493,7 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
         store, store_note = _open_store(store_file)
         ctx = Context(quick=quick, store_path=store_file if store is not None else None, work_dir=out / "work",
                       progress=progress, seeds=seeds, device=target, dtype=where["dtype"], executor=executor,
-                      address=where.get("address"))
+                      address=where.get("address"), extended=bool(extended or claims))
 
         from posenc.progress import progress as progress_bar
 

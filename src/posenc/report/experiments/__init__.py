@@ -8,6 +8,7 @@ from posenc.report.experiments import (  # noqa: F401  (registers experiments)
     extension,
     models,
     pretrained,
+    research,
     seed_tables,
     seed_training,
     tables,
@@ -17,7 +18,7 @@ from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Ro
 
 #: the experiment modules in the order their claims appear on the page (each holds its claims in ``CLAIMS``): models,
 #: tables, the further seed checks on tables and configurations, MiniLM, the lab, the seed claims that train small
-#: models, extension
-MODULES = (models, tables, seed_tables, pretrained, training, seed_training, extension)
+#: models, extension, the research encodings' claims
+MODULES = (models, tables, seed_tables, pretrained, training, seed_training, extension, research)
 
 __all__ = ["Context", "EXPERIMENTS", "MODULES", "Measurement", "Row", "experiment", "get_experiment"]

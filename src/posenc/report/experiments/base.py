@@ -32,7 +32,7 @@ from posenc.errors import PosencError
 from posenc.stats import Estimate, jsonable
 
 __all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "ON_DRIVER",
-           "PREPARE", "get_experiment", "figure_to_png"]
+           "PREPARE", "EXCLUSIVE", "EXTENDED", "get_experiment", "figure_to_png"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ class Context:
             small and run on the CPU in float32 (or float64).
         executor, address: where the lab sweeps send their runs: ``"local"`` (this machine's processes) or
             ``"ray"`` (the cluster at ``address``, :mod:`posenc.cluster`).
+        extended: also run the experiments past the report's time budget (:data:`EXTENDED`).
     """
 
     quick: bool = True
@@ -62,6 +63,7 @@ class Context:
     dtype: str = "float32"
     executor: str = "local"
     address: str | None = None
+    extended: bool = False
 
     @property
     def seed_count(self) -> int:
@@ -156,15 +158,21 @@ PREPARE: dict[str, tuple[Callable[[Context], Any], bool]] = {}
 #: background training has finished, so that it runs on every core instead of the one a foreground experiment gets
 #: while training runs beside it, and keeps for its whole length
 EXCLUSIVE: set[str] = set()
+#: experiment name -> how long it trains, for the experiments past the report's budget (the full report keeps to an
+#: hour on 2 cores): they run only with ``Context.extended`` (``posenc report --extended``, or their claim named
+#: with ``--claim``); otherwise their claims show as not run, with this sentence and the command
+EXTENDED: dict[str, str] = {}
 
 
 def experiment(name: str, device: bool = False, driver: bool = False,
-               prepare: Callable[[Context], Any] | None = None, prepare_here: bool = False, exclusive: bool = False
+               prepare: Callable[[Context], Any] | None = None, prepare_here: bool = False, exclusive: bool = False,
+               extended: str | None = None
                ) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
     """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises); ``device=True``: it runs on
     ``ctx.device`` in ``ctx.dtype``; ``driver=True``: it dispatches its own runs (:data:`ON_DRIVER`);
     ``prepare``, ``prepare_here``: what it trains, startable ahead of it (:data:`PREPARE`); ``exclusive=True``: it
-    computes long enough to want every core (:data:`EXCLUSIVE`)."""
+    computes long enough to want every core (:data:`EXCLUSIVE`); ``extended``: it trains past the report's time
+    budget and runs only when asked, this sentence saying for how long (:data:`EXTENDED`)."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
         if name in EXPERIMENTS:
@@ -178,6 +186,8 @@ def experiment(name: str, device: bool = False, driver: bool = False,
             PREPARE[name] = (prepare, prepare_here)
         if exclusive:
             EXCLUSIVE.add(name)
+        if extended is not None:
+            EXTENDED[name] = extended
         return fn
 
     return decorate

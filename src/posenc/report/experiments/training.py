@@ -75,7 +75,7 @@ def _workers(ctx: Context) -> int:
     return usable_cores()
 
 
-def _run(sweep: dict[str, Any], ctx: Context) -> list[Any]:
+def run_lab(sweep: dict[str, Any], ctx: Context) -> list[Any]:
     """Run (or read from the store) every run of ``sweep``.
 
     Each run uses one torch thread: these models are tiny, and on a busy machine two OpenMP threads fighting for
@@ -105,12 +105,12 @@ def _run(sweep: dict[str, Any], ctx: Context) -> list[Any]:
 
 def _train_tasks(ctx: Context) -> None:
     """Train (or find in the store) every run of the task sweep, ahead of the claims that read it."""
-    _run(task_sweep(ctx.quick, ctx.seed_count), ctx)
+    run_lab(task_sweep(ctx.quick, ctx.seed_count), ctx)
 
 
 def _train_lm(ctx: Context) -> None:
     """Train (or find in the store) every run of the char-LM sweep, ahead of the claim that reads it."""
-    _run(lm_sweep(ctx.quick, ctx.seed_count), ctx)
+    run_lab(lm_sweep(ctx.quick, ctx.seed_count), ctx)
 
 
 #: a model "learned" a task when its in-distribution token accuracy (sizes <= L), mean over seeds, reaches this;
@@ -133,17 +133,22 @@ def task_table(ctx: Context) -> tuple[Table, float, dict[str, Any]]:
     """Per-seed accuracies ``table[metric][task][encoding][size / L]`` (sizes as multiples of each task's trained
     size L, so tasks trained at different L line up), the trained size in those units (1.0), and the sweep."""
     sweep = task_sweep(ctx.quick, ctx.seed_count)
+    return accuracy_table(run_lab(sweep, ctx)), 1.0, sweep
+
+
+def accuracy_table(results: list[Any]) -> Table:
+    """``table[metric][task][encoding][size / L] -> [value per seed, in seed order]`` of task runs."""
     table: Table = {m: {} for m in METRICS}
-    for result in sorted(_run(sweep, ctx), key=lambda r: r.seed):
+    for result in sorted(results, key=lambda r: r.seed):
         c = result.config
         for metric in METRICS:
             by_length = table[metric].setdefault(c["task"], {}).setdefault(c["label"], {})
             for n, entry in result.metrics["by_length"].items():
                 by_length.setdefault(int(n) / c["train_len"], []).append(_value(entry, metric))
-    return table, 1.0, sweep
+    return table
 
 
-def _per_seed(by_length: dict[float, list[float]], keep) -> list[float]:
+def per_seed(by_length: dict[float, list[float]], keep) -> list[float]:
     """Per seed: the mean over the kept lengths."""
     lengths = [n for n in sorted(by_length) if keep(n)]
     if not lengths:
@@ -154,11 +159,11 @@ def _per_seed(by_length: dict[float, list[float]], keep) -> list[float]:
 
 def in_distribution(table: Table, L: float, metric: str = "token_accuracy") -> dict[str, dict[str, Estimate]]:
     """``{task: {encoding: accuracy at sizes <= L, over seeds}}``: did each model learn each task?"""
-    return {t: {e: over_seeds(_per_seed(v, lambda n: n <= L)) for e, v in by_enc.items()}
+    return {t: {e: over_seeds(per_seed(v, lambda n: n <= L)) for e, v in by_enc.items()}
             for t, by_enc in table[metric].items()}
 
 
-def _setup(sweep: dict[str, Any]) -> str:
+def lab_setup(sweep: dict[str, Any]) -> str:
     b = sweep["base"]
     variants = sweep["grid"].get("variant")
     seeds = len(sweep["seeds"])
@@ -175,7 +180,7 @@ def _setup(sweep: dict[str, Any]) -> str:
     return text + f"; tasks: {tasks}; {b['eval_samples']} test strings per size"
 
 
-def _by_size_curves(table: Table, encodings: list[str], metric: str = "token_accuracy"
+def by_size_curves(table: Table, encodings: list[str], metric: str = "token_accuracy"
                     ) -> dict[str, dict[float, tuple[float, float, float]]]:
     """``{encoding: {size / L: (mean, low, high)}}``: per seed the mean over the tasks that ran the size, then the
     mean and 95% t-interval over seeds (an encoding with no runs is left out)."""
@@ -217,8 +222,8 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     for task, by_enc in acc.items():
         if "learned" not in by_enc or "sinusoidal" not in by_enc:
             continue
-        a = _per_seed(by_enc["learned"], lambda n: n <= L)
-        b = _per_seed(by_enc["sinusoidal"], lambda n: n <= L)
+        a = per_seed(by_enc["learned"], lambda n: n <= L)
+        b = per_seed(by_enc["sinusoidal"], lambda n: n <= L)
         diffs[task] = over_seeds([x - y for x, y in zip(a, b, strict=False)])
         if max(ind[task]["learned"].value, ind[task]["sinusoidal"].value) >= LEARNED:
             learned_tasks.append(task)
@@ -239,7 +244,7 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     numbers = {"differences": {t: d.as_dict() for t, d in diffs.items()}, "learned_tasks": learned_tasks,
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()},
                "wins": wins, "not_wins": not_wins}
-    return Measurement(numbers, rows, fig, _setup(sweep), estimates=estimates)
+    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates=estimates)
 
 
 @experiment("lab_rope_extrapolation", device=True, driver=True, prepare=_train_tasks)
@@ -255,7 +260,7 @@ def lab_rope_extrapolation(ctx: Context) -> Measurement:
         raise PosencError("the lab sweep returned no RoPE runs")
 
     def over_tasks(enc: str, keep, names: list[str]) -> list[float]:
-        per_task = [_per_seed(acc[t][enc], keep) for t in names if enc in acc[t]]
+        per_task = [per_seed(acc[t][enc], keep) for t in names if enc in acc[t]]
         seeds = min(len(v) for v in per_task)
         return [sum(v[s] for v in per_task) / len(per_task) for s in range(seeds)]
 
@@ -273,11 +278,11 @@ def lab_rope_extrapolation(ctx: Context) -> Measurement:
                             None, "for comparison"))
     from posenc.plots.lab import accuracy_by_size_figure
 
-    fig = accuracy_by_size_figure(_by_size_curves(table, TASK_ENCODINGS), L,
+    fig = accuracy_by_size_figure(by_size_curves(table, TASK_ENCODINGS), L,
                                   "train short, test long (band: 95% interval over seeds)")
     numbers = {"tasks": tasks, "rope_learned_tasks": learned, "longest_over_L": longest,
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()}}
-    return Measurement(numbers, rows, fig, _setup(sweep), estimates=estimates)
+    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates=estimates)
 
 
 #: Kazemnejad et al. 2023, mean reciprocal rank over tasks (FACTS.md §4)
@@ -295,7 +300,7 @@ def _ranking_estimates(table: Table, L: float, metric: str, ind: dict[str, dict[
     usable = {t: es for t, es in usable.items() if len(es) >= 3}
     if not usable:
         return {"usable_tasks": exact(0), "rank_correlation": exact(float("nan"))}, {"usable": {}}
-    past = {t: {e: _per_seed(acc[t][e], lambda n: n > L) for e in es} for t, es in usable.items()}
+    past = {t: {e: per_seed(acc[t][e], lambda n: n > L) for e in es} for t, es in usable.items()}
 
     def rho(choose) -> tuple[float, dict[str, float]]:
         scores = {t: {e: float(np.mean(choose(v))) for e, v in by.items()} for t, by in past.items()}
@@ -340,12 +345,23 @@ def lab_nope_ranking(ctx: Context) -> Measurement:
                  "did the task train?") for t, r in ind.items()]
     from posenc.plots.lab import accuracy_by_size_figure
 
-    fig = accuracy_by_size_figure(_by_size_curves(table, list(NOPE_PAPER_MRR), "exact_match"), L,
+    fig = accuracy_by_size_figure(by_size_curves(table, list(NOPE_PAPER_MRR), "exact_match"), L,
                                   "length generalisation by encoding (exact match)", "exact_match")
     numbers = {"by_metric": {o: {"usable_tasks": d["usable"], "mrr": d.get("mrr", {})}
                                              for o, d in detail.items()}}
-    return Measurement(numbers, rows, fig, _setup(sweep) + "; ranked per task among encodings that learned it",
+    return Measurement(numbers, rows, fig, lab_setup(sweep) + "; ranked per task among encodings that learned it",
                        estimates=variants["exact match"], variants=variants)
+
+
+def lm_perplexities(results: list[Any]) -> dict[str, dict[int, list[float]]]:
+    """``{encoding label: {evaluation length: [perplexity per seed, in seed order]}}`` of char-LM runs, from the
+    non-overlapping protocol; a length a model cannot run is left out."""
+    ppl: dict[str, dict[int, list[float]]] = {}
+    for result in sorted(results, key=lambda r: r.seed):
+        for n, e in result.metrics["by_length"]["nonoverlap"].items():
+            if isinstance(e, dict):
+                ppl.setdefault(result.config["label"], {}).setdefault(int(n), []).append(float(e["ppl"]))
+    return ppl
 
 
 #: ALiBi paper, perplexity at 10512 / at 512 (Press et al. 2022, trained at L=512; FACTS.md §4)
@@ -364,12 +380,7 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
     """
     sweep = lm_sweep(ctx.quick, ctx.seed_count)
     L = sweep["base"]["train_len"]
-    ppl: dict[str, dict[int, list[float]]] = {}
-    for result in sorted(_run(sweep, ctx), key=lambda r: r.seed):
-        table = result.metrics["by_length"]["nonoverlap"]
-        for n, e in table.items():
-            if isinstance(e, dict):
-                ppl.setdefault(result.config["label"], {}).setdefault(int(n), []).append(float(e["ppl"]))
+    ppl = lm_perplexities(run_lab(sweep, ctx))
     lengths = sorted({n for v in ppl.values() for n in v if n > L})
     variants: dict[str, dict[str, Estimate]] = {}
     growth: dict[int, dict[str, Estimate]] = {}
@@ -396,7 +407,7 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()},
                "growth": {str(n): {e: g.as_dict() for e, g in by.items()} for n, by in growth.items()},
                "train_len": L, "longest": longest}
-    return Measurement(numbers, rows, fig, _setup(sweep), estimates=variants[f"{longest // L}L"], variants=variants)
+    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates=variants[f"{longest // L}L"], variants=variants)
 
 
 # ---------------------------------------------------------------------------------------------------------------

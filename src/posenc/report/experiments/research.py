@@ -1,0 +1,247 @@
+"""Experiments on the research encodings' own claims (FIRE, KERPLE, p-RoPE, CoPE), trained in :mod:`posenc.lab`.
+
+- char-LM: FIRE, KERPLE and p-RoPE trained exactly as the char-LM sweep of :mod:`.training` trains RoPE and ALiBi
+  (same model, data, steps and seeds; only the encoding differs). The RoPE and ALiBi runs are that sweep's own, read
+  from the store, so each comparison is paired by seed.
+- counting: ``selective_copy`` and ``count`` (:mod:`posenc.lab.tasks`), CoPE against two encodings that count every
+  token (RoPE and a learned table), with the task sweep's model, trained to the in-distribution ceiling the same way.
+
+Every encoding runs with its defaults (FIRE: hidden 32, threshold 512; KERPLE: the log kernel; p-RoPE: p = 0.75, the
+paper's best; CoPE: one learned vector per counted position); none was tuned on these tasks.
+
+These train past the hour the full report keeps to on 2 cores, so they run only when asked: ``posenc report
+--extended``, or the claim named with ``--claim`` (:data:`~posenc.report.experiments.base.EXTENDED`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from posenc.errors import PosencError
+from posenc.report.claim import Choice, Claim, Test
+from posenc.report.experiments import training
+from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.training import (
+    LEARNED,
+    accuracy_table,
+    by_size_curves,
+    in_distribution,
+    lab_setup,
+    lm_perplexities,
+    lm_sweep,
+    per_seed,
+    task_sweep,
+)
+from posenc.stats import Estimate, over_seeds
+
+#: the research encodings on the char-LM, and what each is compared with (the char-LM sweep's own runs)
+EXTRAPOLATORS = ["fire", "kerple"]
+BASELINES = ["rope", "alibi"]
+#: CoPE against the encodings whose positions count every token
+COUNTING_ENCODINGS = ["cope", "rope", "learned"]
+COUNTING_TASKS = ["selective_copy", "count"]
+#: p-RoPE "does not hurt": its perplexity at the trained length at most this factor above RoPE's (a margin of 2%,
+#: fixed before any run; in log-perplexity, log 1.02)
+PROPE_MARGIN = 1.02
+
+
+def research_lm_sweep(quick: bool, seeds: int = 1, encodings: list[str] | None = None) -> dict[str, Any]:
+    """The char-LM sweep's configuration with other encodings (default FIRE and KERPLE)."""
+    sweep = lm_sweep(quick, seeds)
+    name = "report-research-lm" + ("-quick" if quick else "")
+    return {**sweep, "name": name, "grid": {"encoding": list(encodings or EXTRAPOLATORS)}}
+
+
+def prope_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
+    """The char-LM sweep's configuration with p-RoPE."""
+    return {**research_lm_sweep(quick, seeds, ["p_rope"]), "name": "report-prope" + ("-quick" if quick else "")}
+
+
+def counting_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
+    """The task sweep's model and training, on the counting tasks, for CoPE and two token-counting encodings."""
+    sweep = task_sweep(quick, seeds)
+    return {**sweep, "name": "report-counting" + ("-quick" if quick else ""),
+            "grid": {"variant": [{"task": t} for t in COUNTING_TASKS], "encoding": list(COUNTING_ENCODINGS)}}
+
+
+def _baseline_runs(ctx: Context) -> list[Any]:
+    """RoPE's and ALiBi's runs of the char-LM sweep (trained there, or read from the store)."""
+    return [r for r in training.run_lab(lm_sweep(ctx.quick, ctx.seed_count), ctx) if r.config["label"] in BASELINES]
+
+
+def _train_research_lm(ctx: Context) -> None:
+    training.run_lab(lm_sweep(ctx.quick, ctx.seed_count), ctx)
+    training.run_lab(research_lm_sweep(ctx.quick, ctx.seed_count), ctx)
+
+
+def _train_prope(ctx: Context) -> None:
+    training.run_lab(lm_sweep(ctx.quick, ctx.seed_count), ctx)
+    training.run_lab(prope_sweep(ctx.quick, ctx.seed_count), ctx)
+
+
+def _train_counting(ctx: Context) -> None:
+    training.run_lab(counting_sweep(ctx.quick, ctx.seed_count), ctx)
+
+
+def log_ppl_margins(ppl: dict[str, dict[int, list[float]]], n: int, encoding: str, others: list[str]) -> list[float]:
+    """Per seed: ``log ppl(encoding, n) - min over others of log ppl(other, n)`` (< 0: ``encoding`` is lower than
+    every other); seeds paired by position in the lists."""
+    seeds = min(len(ppl[e][n]) for e in [encoding, *others])
+    return [math.log(ppl[encoding][n][s]) - min(math.log(ppl[o][n][s]) for o in others) for s in range(seeds)]
+
+
+def _curves(ppl: dict[str, dict[int, list[float]]]) -> dict[str, dict[int, tuple[float, float, float]]]:
+    bands = {e: {n: over_seeds(v) for n, v in sorted(by.items())} for e, by in ppl.items()}
+    return {e: {n: (x.value, x.low, x.high) for n, x in by.items()} for e, by in bands.items()}
+
+
+_LM_TIME = ("trains 6 char-LM models (FIRE and KERPLE, 3 seeds; about 9 min of CPU) besides the char-LM sweep the "
+            "report trains anyway")
+_PROPE_TIME = "trains 3 char-LM models (p-RoPE, 3 seeds; about 4 min of CPU) besides the char-LM sweep"
+_COUNTING_TIME = "trains 18 models (CoPE, RoPE and learned on two counting tasks, 3 seeds; about 15 min of CPU)"
+
+
+@experiment("lab_fire_kerple", device=True, driver=True, prepare=_train_research_lm, extended=_LM_TIME)
+def lab_fire_kerple(ctx: Context) -> Measurement:
+    """Li et al. 2023 (FIRE) and Chi et al. 2022 (KERPLE): perplexity past the training context, against RoPE and
+    ALiBi.
+
+    Per seed, at each evaluation length ``n > L``: the log-perplexity of FIRE (KERPLE) minus the lower of RoPE's and
+    ALiBi's (< 0: below both); mean and t-interval over seeds. Choice: the evaluation length (2L, 4L, 8L); the
+    headline is the longest, as both papers' claims are about lengths far past training.
+    """
+    sweep = research_lm_sweep(ctx.quick, ctx.seed_count)
+    ppl = lm_perplexities(_baseline_runs(ctx) + training.run_lab(sweep, ctx))
+    L = sweep["base"]["train_len"]
+    missing = [e for e in EXTRAPOLATORS + BASELINES if L not in ppl.get(e, {})]
+    if missing:
+        raise PosencError(f"the char-LM runs of {', '.join(missing)} are missing; every run failed")
+    lengths = sorted(n for n in ppl["rope"] if n > L)
+    variants = {f"{n // L}L": {f"{e}_minus_best": over_seeds(log_ppl_margins(ppl, n, e, BASELINES))
+                               for e in EXTRAPOLATORS} for n in lengths}
+    longest = max(lengths)
+    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L]), None, "trained length")
+            for e in EXTRAPOLATORS + BASELINES]
+    rows += [Row(f"{e}: perplexity at {longest}", over_seeds(ppl[e][longest]), None, "") for e in
+             EXTRAPOLATORS + BASELINES]
+    rows += [Row(f"{e}: log perplexity at {longest} minus the lower of RoPE's and ALiBi's",
+                 variants[f"{longest // L}L"][f"{e}_minus_best"], 0.0, "< 0: below both") for e in EXTRAPOLATORS]
+    from posenc.plots.lab import perplexity_by_length_figure
+
+    fig = perplexity_by_length_figure(_curves(ppl), L)
+    numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
+               "longest": longest}
+    return Measurement(numbers, rows, fig, lab_setup(sweep) + "; RoPE and ALiBi are the char-LM sweep's own runs",
+                       estimates=variants[f"{longest // L}L"], variants=variants)
+
+
+@experiment("lab_prope", device=True, driver=True, prepare=_train_prope, extended=_PROPE_TIME)
+def lab_prope(ctx: Context) -> Measurement:
+    """Barbero et al. 2024 (p-RoPE): RoPE on its highest frequencies only, against RoPE, in distribution.
+
+    Per seed: log-perplexity at the trained context L of p-RoPE (p = 0.75) minus RoPE's; mean and t-interval over
+    seeds. "Does not hurt" is non-inferiority: the whole interval below ``log(PROPE_MARGIN)``.
+    """
+    sweep = prope_sweep(ctx.quick, ctx.seed_count)
+    ppl = lm_perplexities([r for r in _baseline_runs(ctx) if r.config["label"] == "rope"] + training.run_lab(sweep, ctx))
+    L = sweep["base"]["train_len"]
+    if L not in ppl.get("p_rope", {}) or L not in ppl.get("rope", {}):
+        raise PosencError("the char-LM runs of p-RoPE or RoPE are missing; every run failed")
+    diff = over_seeds(log_ppl_margins(ppl, L, "p_rope", ["rope"]))
+    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L]), None, "") for e in ("p_rope", "rope")]
+    rows.append(Row(f"log perplexity at {L}: p-RoPE minus RoPE", diff, math.log(PROPE_MARGIN),
+                    f"non-inferiority margin (log {PROPE_MARGIN:g})"))
+    longest = max(ppl["rope"])
+    rows += [Row(f"{e}: perplexity at {longest} (for comparison; not judged)", over_seeds(ppl[e][longest]), None, "")
+             for e in ("p_rope", "rope") if longest in ppl[e]]
+    from posenc.plots.lab import perplexity_by_length_figure
+
+    fig = perplexity_by_length_figure(_curves(ppl), L)
+    numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L}
+    return Measurement(numbers, rows, fig, lab_setup(sweep) + "; RoPE is the char-LM sweep's own run",
+                       estimates={"prope_minus_rope": diff})
+
+
+@experiment("lab_cope_counting", device=True, driver=True, prepare=_train_counting, extended=_COUNTING_TIME)
+def lab_cope_counting(ctx: Context) -> Measurement:
+    """Golovneva et al. 2024 (CoPE): the counting tasks past the trained size, CoPE against RoPE and a learned table.
+
+    Per task and seed: CoPE's token accuracy at sizes > L minus the higher of RoPE's and the learned table's (> 0:
+    CoPE does better than both); mean and t-interval over seeds. Judged only where CoPE learned both tasks in
+    distribution (token accuracy >= LEARNED at sizes <= L); CoPE's own accuracy past L, the lower of the two tasks,
+    says whether it *solves* them there.
+    """
+    sweep = counting_sweep(ctx.quick, ctx.seed_count)
+    table = accuracy_table(training.run_lab(sweep, ctx))
+    acc = table["token_accuracy"]
+    absent = [f"{t}/{e}" for t in COUNTING_TASKS for e in COUNTING_ENCODINGS if e not in acc.get(t, {})]
+    if absent:
+        raise PosencError(f"the counting runs {', '.join(absent)} are missing; every run failed")
+    ind = in_distribution(table, 1.0)
+    others = [e for e in COUNTING_ENCODINGS if e != "cope"]
+    margins: dict[str, Estimate] = {}
+    past: dict[str, dict[str, Estimate]] = {}
+    for t in COUNTING_TASKS:
+        per = {e: per_seed(acc[t][e], lambda n: n > 1.0) for e in COUNTING_ENCODINGS}
+        seeds = min(len(v) for v in per.values())
+        margins[t] = over_seeds([per["cope"][s] - max(per[e][s] for e in others) for s in range(seeds)])
+        past[t] = {e: over_seeds(v) for e, v in per.items()}
+    lowest_in = min((ind[t]["cope"] for t in COUNTING_TASKS), key=lambda e: e.value)
+    lowest_past = min((past[t]["cope"] for t in COUNTING_TASKS), key=lambda e: e.value)
+    estimates = {"cope_in_distribution": lowest_in, "cope_past_L": lowest_past,
+                 **{f"{t}_margin": margins[t] for t in COUNTING_TASKS}}
+    rows = [Row(f"{t}: {e} token accuracy at sizes <= L", ind[t][e], LEARNED, "learned the task")
+            for t in COUNTING_TASKS for e in COUNTING_ENCODINGS]
+    rows += [Row(f"{t}: {e} token accuracy at sizes > L", past[t][e], None, "") for t in COUNTING_TASKS
+             for e in COUNTING_ENCODINGS]
+    rows += [Row(f"{t}: CoPE minus the better of RoPE and learned, sizes > L", margins[t], 0.0, "> 0: CoPE better")
+             for t in COUNTING_TASKS]
+    from posenc.plots.lab import accuracy_by_size_figure
+    fig = accuracy_by_size_figure(by_size_curves(table, COUNTING_ENCODINGS), 1.0,
+                                  "selective copy and count (band: 95% interval over seeds)")
+    numbers = {"in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()},
+               "past_L": {t: {e: v.as_dict() for e, v in r.items()} for t, r in past.items()},
+               "margins": {t: m.as_dict() for t, m in margins.items()}}
+    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates=estimates)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims these experiments test
+# ---------------------------------------------------------------------------------------------------------------
+_LENGTH = Choice("evaluation length", ("2L", "4L", "8L"), "8L",
+                 "the paper's claim is about lengths far past training; 8L is the longest measured")
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("fire-extrapolates", "Li et al. 2023 (FIRE)", "literature", "FIRE beats RoPE and ALiBi past L",
+          "Trained at length L, FIRE's perplexity at longer lengths is lower than RoPE's and ALiBi's.",
+          "lab_fire_kerple", (
+              Test("fire_minus_best", "<", 0.0, "FIRE's log perplexity past L is below both RoPE's and ALiBi's",
+                   "the paper's ordering"),),
+          choice=_LENGTH),
+    Claim("kerple-extrapolates", "Chi et al. 2022 (KERPLE)", "literature", "KERPLE beats RoPE and ALiBi past L",
+          "Trained at length L, KERPLE's (log kernel) perplexity at longer lengths is lower than RoPE's and ALiBi's.",
+          "lab_fire_kerple", (
+              Test("kerple_minus_best", "<", 0.0, "KERPLE's log perplexity past L is below both RoPE's and "
+                   "ALiBi's", "the paper's ordering"),),
+          choice=_LENGTH),
+    Claim("p-rope-in-distribution", "Barbero et al. 2024 (p-RoPE)", "literature",
+          "p-RoPE costs nothing in distribution",
+          "Keeping only RoPE's highest frequencies (p = 0.75) does not hurt perplexity at the trained length.",
+          "lab_prope", (
+              Test("prope_minus_rope", "<", math.log(PROPE_MARGIN), f"p-RoPE's perplexity at L is at most "
+                   f"{100 * (PROPE_MARGIN - 1):.0f}% above RoPE's", "non-inferiority margin fixed before the run"),)),
+    Claim("cope-counts", "Golovneva et al. 2024 (CoPE)", "literature", "CoPE counts where token positions fail",
+          "CoPE solves selective copy and counting past the trained size, where encodings that count every token "
+          "(RoPE, a learned table) fail.",
+          "lab_cope_counting", (
+              Test("selective_copy_margin", ">", 0.0, "CoPE beats RoPE and learned on selective copy past L",
+                   "the paper's ordering", unless="CoPE does better on counting only"),
+              Test("count_margin", ">", 0.0, "CoPE beats RoPE and learned on count past L", "the paper's ordering",
+                   unless="CoPE does better on selective copy only"),
+              Test("cope_past_L", ">", LEARNED, f"CoPE keeps token accuracy >= {LEARNED:g} past L on both tasks",
+                   "'solves': the in-distribution bar", role="condition",
+                   unless="CoPE does better than the token-counting encodings but does not solve the tasks past L")),
+          requires=(Test("cope_in_distribution", ">", LEARNED, f"CoPE learned both tasks in distribution (token "
+                         f"accuracy >= {LEARNED:g})", "the in-distribution bar fixed for every lab claim"),)),
+)
