@@ -281,7 +281,13 @@ def main(argv: list[str] | None = None) -> int:
 
     t = time.time()
     for start in range(0, len(sampled), 200):  # in batches: a command line of thousands of names is too long
-        mutmut(work, "run", "--max-children", str(args.workers), *sampled[start:start + 200], log=log)
+        batch = sampled[start:start + 200]
+        code = mutmut(work, "run", "--max-children", str(args.workers), *batch, log=log)
+        left = [m for m in batch if read_meta(work).get(m, (None, 0.0))[0] is None]
+        if code != 0 and left:  # mutmut stopped part way: run what it left once more
+            print(f"[mutate] mutmut stopped with exit code {code} and {len(left)} mutants unchecked (see {log}); "
+                  "running those again", flush=True)
+            mutmut(work, "run", "--max-children", str(args.workers), *left, log=log)
         print(f"[mutate] {min(start + 200, len(sampled))}/{len(sampled)} run ({time.time() - t:.0f} s)", flush=True)
     seconds["mutants"] = time.time() - t
 
