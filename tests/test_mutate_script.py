@@ -80,3 +80,10 @@ def test_the_mutation_run_collects_every_listed_test():
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     # no test that starts a Ray cluster: a mutant killed on its time limit would leave the cluster running
     assert "test_ray" not in run.stdout and "test_a_private_ray" not in run.stdout
+
+
+def test_modules_left_out_of_a_package_run_unless_named():
+    assert mutate.left_out(["posenc.kernels", "posenc.stats"]) == ["posenc.kernels.triton_rope", "posenc.kernels.bench"]
+    assert mutate.left_out(["posenc.kernels.triton_rope"]) == []  # named itself: it runs
+    assert mutate.left_out(["posenc.encodings"]) == []
+    assert all(mutate.module_path(m).is_file() for m in mutate.LEFT_OUT)
