@@ -183,7 +183,7 @@ def read_meta(work: Path) -> dict[str, tuple[int | None, float]]:
     found = {}
     for meta in (work / "mutants").rglob("*.meta"):
         data = json.loads(meta.read_text())
-        est = data.get("estimated_durations_by_key", {})
+        est = data.get("estimated_time_of_tests_by_mutant") or data.get("estimated_durations_by_key", {})
         for key, code in data["exit_code_by_key"].items():
             found[key] = (code, float(est.get(key, 0.0)))
     return found
@@ -237,6 +237,9 @@ def write_summary(out: Path, s: dict) -> None:
     lines = ["# Mutation testing summary", "",
              f"{s['sample']} mutants sampled (seed {s['seed']}) of {s['total_mutants']} in {', '.join(s['modules'])}.",
              *[f"Left out: {m} ({why})." for m, why in s.get("left_out", {}).items()],
+             *([f"Source at {s['commit'][:10]}; its {s['again']['rerun']} surviving mutants run again against the "
+                f"tests at {s['again']['tests_at'][:10]} (score before: {pct(s['again']['score_before'])})."]
+               if "again" in s else []),
              f"Score {pct(s['score'])} [{pct(s['interval'][0])}, {pct(s['interval'][1])}] (95% Wilson). "
              f"Counts: {', '.join(f'{k} {v}' for k, v in s['counts'].items())}.",
              "Seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in s["seconds"].items()) + ".", "",
@@ -258,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2, help="processes running mutants (default 2)")
     p.add_argument("--out", type=Path, default=ROOT / "mutation-report", help="where the summary goes")
     p.add_argument("--work", type=Path, default=ROOT / ".mutate", help="scratch folder (replaced on every run)")
+    p.add_argument("--again", action="store_true", help="run the last run's surviving mutants again against the "
+                   "tests committed since (same source, same sample), and score that sample anew")
     args = p.parse_args(argv)
     try:
         if args.sample < 0:
@@ -271,12 +276,14 @@ def main(argv: list[str] | None = None) -> int:
         tests = [t for t in tests if not any(t != u and t.startswith(u + "/") for u in tests)]  # inside another
         check_clean()
         check_writable(args.out)
+        work, log = args.work / "work", args.out / "mutmut.log"
+        if args.again:
+            return run_again(args, work, log)
     except UsageError as e:
         print(f"make mutate: {e}", file=sys.stderr)
         return 2
 
     seconds: dict[str, float] = {}
-    work, log = args.work / "work", args.out / "mutmut.log"
     log.write_text("")
     t = time.time()
     export_head(work)
@@ -308,22 +315,68 @@ def main(argv: list[str] | None = None) -> int:
           f"(tests alone about {estimate / 60:.0f} min, plus start-up per mutant) ...", flush=True)
 
     t = time.time()
-    for start in range(0, len(sampled), 200):  # in batches: a command line of thousands of names is too long
-        batch = sampled[start:start + 200]
-        code = mutmut(work, "run", "--max-children", str(args.workers), *batch, log=log)
-        left = [m for m in batch if read_meta(work).get(m, (None, 0.0))[0] is None]
-        if code != 0 and left:  # mutmut stopped part way: run what it left once more
-            print(f"[mutate] mutmut stopped with exit code {code} and {len(left)} mutants unchecked (see {log}); "
-                  "running those again", flush=True)
-            mutmut(work, "run", "--max-children", str(args.workers), *left, log=log)
-        print(f"[mutate] {min(start + 200, len(sampled))}/{len(sampled)} run ({time.time() - t:.0f} s)", flush=True)
+    run_mutants(work, sampled, args.workers, log)
     seconds["mutants"] = time.time() - t
 
     summary = summarize(work, sampled, modules, seconds, args)
-    write_summary(args.out, summary)
+    summary.update(commit=git("rev-parse", "HEAD"), src_tree=git("rev-parse", "HEAD:src"), sampled=sampled)
+    return report(args.out, summary)
+
+
+def run_mutants(work: Path, names: list[str], workers: int, log: Path) -> None:
+    """Run mutmut on ``names`` in batches (a command line of thousands of names is too long); a batch mutmut stops
+    part way is run again once for the mutants it left."""
+    t = time.time()
+    for start in range(0, len(names), 200):
+        batch = names[start:start + 200]
+        code = mutmut(work, "run", "--max-children", str(workers), *batch, log=log)
+        left = [m for m in batch if read_meta(work).get(m, (None, 0.0))[0] is None]
+        if code != 0 and left:
+            print(f"[mutate] mutmut stopped with exit code {code} and {len(left)} mutants unchecked (see {log}); "
+                  "running those again", flush=True)
+            mutmut(work, "run", "--max-children", str(workers), *left, log=log)
+        print(f"[mutate] {min(start + 200, len(names))}/{len(names)} run ({time.time() - t:.0f} s)", flush=True)
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
+    """``--again``: after tests were added, run the last run's surviving mutants once more against the committed
+    tests, and score the same sample. Refused when the source changed since (the mutants would be other ones)."""
+    previous = args.out / "summary.json"
+    if not previous.is_file() or not (work / "mutants").is_dir():
+        raise UsageError(f"--again needs a finished run to start from ({previous} and {work / 'mutants'}); run "
+                         "`make mutate` first")
+    prev = json.loads(previous.read_text())
+    if prev.get("src_tree") != git("rev-parse", "HEAD:src"):
+        raise UsageError(f"src/ changed since the run in {previous} (commit {prev.get('commit', '?')[:10]}), so its "
+                         "mutants are not this code's: run `make mutate` without --again")
+    t = time.time()
+    shutil.rmtree(work / "tests", ignore_errors=True)
+    archive = subprocess.run(["git", "archive", "HEAD", "tests"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(work, filter="data")
+    names = list(prev["survivors"])
+    print(f"[mutate] again: {len(names)} surviving mutants of the run at {prev['commit'][:10]}, against the tests "
+          f"at {git('rev-parse', 'HEAD')[:10]}", flush=True)
+    log.write_text("")
+    run_mutants(work, names, args.workers, log)
+    seconds = {**prev["seconds"], "again": time.time() - t}
+    summary = summarize(work, prev["sampled"], prev["modules"], seconds,
+                        argparse.Namespace(seed=prev["seed"], workers=prev["workers"]))
+    summary.update(commit=prev["commit"], src_tree=prev["src_tree"], sampled=prev["sampled"],
+                   again={"tests_at": git("rev-parse", "HEAD"), "rerun": len(names),
+                          "score_before": prev["score"], "interval_before": prev["interval"]})
+    return report(args.out, summary)
+
+
+def report(out: Path, summary: dict) -> int:
+    write_summary(out, summary)
     sc = summary["score"]
     print(f"[mutate] score {100 * sc:.1f}% [{100 * summary['interval'][0]:.1f}%, {100 * summary['interval'][1]:.1f}%]"
-          f" -> {args.out / 'summary.md'}" if sc is not None else f"[mutate] nothing checked -> {args.out}")
+          f" -> {out / 'summary.md'}" if sc is not None else f"[mutate] nothing checked -> {out}")
     return 0
 
 

@@ -87,3 +87,17 @@ def test_modules_left_out_of_a_package_run_unless_named():
     assert mutate.left_out(["posenc.kernels.triton_rope"]) == []  # named itself: it runs
     assert mutate.left_out(["posenc.encodings"]) == []
     assert all(mutate.module_path(m).is_file() for m in mutate.LEFT_OUT)
+
+
+def test_again_needs_a_finished_run_of_the_same_source(tmp_path):
+    import argparse
+
+    out, work = tmp_path / "out", tmp_path / "work"
+    out.mkdir()
+    args = argparse.Namespace(out=out, workers=1)
+    with pytest.raises(mutate.UsageError, match="--again needs a finished run"):
+        mutate.run_again(args, work, out / "mutmut.log")
+    (work / "mutants").mkdir(parents=True)
+    (out / "summary.json").write_text('{"src_tree": "0000", "commit": "1234567890ab"}')
+    with pytest.raises(mutate.UsageError, match=r"src/ changed since the run .* \(commit 1234567890\)"):
+        mutate.run_again(args, work, out / "mutmut.log")
