@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds["mutants"] = time.time() - t
 
     summary = summarize(work, sampled, modules, seconds, args)
-    summary.update(commit=git("rev-parse", "HEAD"), src_tree=git("rev-parse", "HEAD:src"), sampled=sampled)
+    summary.update(commit=git("rev-parse", "HEAD"), src_tree=source_of(modules), sampled=sampled)
     return report(args.out, summary)
 
 
@@ -338,6 +338,11 @@ def run_mutants(work: Path, names: list[str], workers: int, log: Path) -> None:
         print(f"[mutate] {min(start + 200, len(names))}/{len(names)} run ({time.time() - t:.0f} s)", flush=True)
 
 
+def source_of(modules: list[str]) -> dict[str, str]:
+    """The git object of each mutated module's source at the last commit: the same objects, the same mutants."""
+    return {m: git("rev-parse", f"HEAD:{module_path(m).relative_to(ROOT)}") for m in modules}
+
+
 def git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
 
@@ -350,9 +355,12 @@ def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
         raise UsageError(f"--again needs a finished run to start from ({previous} and {work / 'mutants'}); run "
                          "`make mutate` first")
     prev = json.loads(previous.read_text())
-    if prev.get("src_tree") != git("rev-parse", "HEAD:src"):
-        raise UsageError(f"src/ changed since the run in {previous} (commit {prev.get('commit', '?')[:10]}), so its "
-                         "mutants are not this code's: run `make mutate` without --again")
+    modules = prev.get("modules", [])
+    changed = [m for m in modules if prev.get("src_tree", {}).get(m) != source_of([m])[m]] if modules else ["?"]
+    if changed:
+        raise UsageError(f"the source of {', '.join(changed)} changed since the run in {previous} (commit "
+                         f"{prev.get('commit', '?')[:10]}), so its mutants are not this code's: run `make mutate` "
+                         "without --again")
     t = time.time()
     shutil.rmtree(work / "tests", ignore_errors=True)
     archive = subprocess.run(["git", "archive", "HEAD", "tests"], cwd=ROOT, capture_output=True, check=True).stdout

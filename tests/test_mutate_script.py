@@ -4,6 +4,7 @@ module-to-tests table points at files that exist."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 from pathlib import Path
 
@@ -98,6 +99,8 @@ def test_again_needs_a_finished_run_of_the_same_source(tmp_path):
     with pytest.raises(mutate.UsageError, match="--again needs a finished run"):
         mutate.run_again(args, work, out / "mutmut.log")
     (work / "mutants").mkdir(parents=True)
-    (out / "summary.json").write_text('{"src_tree": "0000", "commit": "1234567890ab"}')
-    with pytest.raises(mutate.UsageError, match=r"src/ changed since the run .* \(commit 1234567890\)"):
+    stats = mutate.source_of(["posenc.stats"])
+    (out / "summary.json").write_text(json.dumps({"modules": ["posenc.stats", "posenc.store"], "commit": "1234567890ab",
+                                                  "src_tree": {**stats, "posenc.store": "0000"}}))
+    with pytest.raises(mutate.UsageError, match=r"source of posenc.store changed since the run .* \(commit 1234567890\)"):
         mutate.run_again(args, work, out / "mutmut.log")
