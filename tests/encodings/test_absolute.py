@@ -36,6 +36,16 @@ def test_sinusoidal_odd_dim_is_a_clear_error():
         posenc.build("sinusoidal").embed(torch.zeros(1, 3, 5), torch.arange(3))
 
 
+@pytest.mark.parametrize("dim", [0, -2, 4.0, None])
+def test_sinusoidal_frequencies_refuse_a_width_that_is_not_an_even_integer_from_2(dim):
+    from posenc.encodings.sinusoidal import sinusoidal_frequencies
+
+    with pytest.raises(PosencError, match=f"even integer >= 2, got {dim!r}"):
+        sinusoidal_frequencies(dim)
+    # d = 2 is the smallest width: one frequency, base^0 = 1
+    assert sinusoidal_frequencies(2).tolist() == [1.0]
+
+
 def test_sinusoidal_is_exact_at_large_positions():
     # float64 angles: position 2^24 in channel 0 is sin(2^24) exactly (to float32 rounding)
     p = 2 ** 24
@@ -53,6 +63,14 @@ def test_normalized_three_tokens_give_zero_half_one():
     torch.testing.assert_close(pe[:, 0], torch.tensor([0.0, 0.5, 1.0]))
     pe5 = posenc.build("normalized", dim=2).table(5)
     assert float(pe5[1, 0]) == 0.25  # the step depends on the length
+
+
+def test_normalized_fixed_length_sets_the_step_and_must_be_positive():
+    pe = posenc.build("normalized", dim=2, length=5).table(3)  # p / (5 - 1) whatever the call's length
+    torch.testing.assert_close(pe[:, 0], torch.tensor([0.0, 0.25, 0.5]))
+    for bad in (0, 2.5):
+        with pytest.raises(PosencError, match="length must be a positive integer or None"):
+            posenc.build("normalized", dim=2, length=bad)
 
 
 def test_binary_bits_low_bit_first():

@@ -97,6 +97,14 @@ def _t5_with_bucket_ids(**options):
     return t5
 
 
+def test_t5_position_errors_name_the_argument():
+    t5 = posenc.build("t5", n_heads=2)
+    with pytest.raises(PosencError, match="^q_positions must hold integers"):
+        t5.bias(torch.arange(3.0), torch.arange(3))
+    with pytest.raises(PosencError, match="^k_positions must hold integers"):
+        t5.bias(torch.arange(3), torch.arange(3.0))
+
+
 def test_t5_bias_unequal_query_and_key_lengths_against_hand_buckets():
     # bidirectional, 32 buckets, max_distance 128: r = key - query; |r| < 8 exact, else 8 + floor(log(|r|/8) /
     # log(16) * 8) capped at 15; r > 0 adds 16. Row q=40: r = -40 -30 -12 -3 0 4 10 60 103, e.g. |r| = 40:
@@ -174,3 +182,16 @@ def test_offset_table_finds_every_pair_its_offset_and_stays_small(case):
     assert offsets.values.numel() <= min(relative.numel(), span)
     assert (offsets.starts is not None) == (case in ("consecutive keys, shifted", "keys after the queries",
                                                      "per-row, a KV cache each", "per-row queries, shared keys"))
+
+
+def test_offset_rows_keep_the_table_columns_and_find_their_offsets():
+    from posenc.encodings.offsets import offsets_of
+
+    for q, k, consecutive in [(torch.tensor([[4, 5, 6], [0, 1, 2]]), torch.tensor([[1, 2], [3, 4]]), True),
+                              (torch.tensor([[4, 5, 6], [0, 1, 2]]), torch.tensor([[1, 3], [3, 0]]), False)]:
+        offsets = offsets_of(q, k)
+        assert (offsets.starts is not None) == consecutive  # whole rows (starts) or a column per pair (index)
+        part = offsets.rows(1, 1, 3)  # row 1, queries 1 and 2
+        assert torch.equal(part.values, offsets.values) and (part.Tq, part.Tk, part.batch) == (2, 2, torch.Size())
+        # the part's pairs read the offsets q - k of those queries: (1 - k, 2 - k)
+        assert torch.equal(part.values[part.full_index()][0], q[1, 1:, None] - k[1, None, :])

@@ -67,6 +67,26 @@ def test_mrope_bad_sections_name_what_fits():
         m.rotate(x, x, torch.zeros(2, 1, 3, dtype=torch.long), torch.arange(3))
 
 
+def test_mrope_partial_rotary_turns_only_the_rotary_width():
+    # head 8, rotary_dim 4, base 100: inv = (1, 100^(-2/4)) = (1, 0.1); sections (1, 1, 0): pair 0 by t, pair 1 by h
+    m = posenc.build("mrope", head_dim=8, rotary_dim=4, mrope_section=[1, 1, 0], base=100.0)
+    assert m.rotary_dim == 4
+    t, h, w = 3, 5, 7
+    theta = torch.tensor([t * 1.0, h * 0.1], dtype=torch.float64)
+    x = torch.randn(1, 1, 1, 8, dtype=torch.float64)
+    pos = torch.tensor([[[t]], [[h]], [[w]]])  # [3, 1, 1]
+    got = m.rotate(x.float(), x.float(), pos, pos)[0].double()
+    torch.testing.assert_close(got[..., :4], _rot_half(x[..., :4], theta), atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(got[..., 4:], x[..., 4:], atol=1e-6, rtol=0)  # channels 4..7 pass through
+
+
+def test_mrope_position_errors_name_the_query_positions():
+    m = posenc.build("mrope", head_dim=8, mrope_section=[2, 1, 1])
+    x = torch.randn(1, 1, 3, 8)
+    with pytest.raises(PosencError, match="^q_positions has 2 entries but the sequence has 3 tokens"):
+        m.rotate(x, x, torch.arange(2), torch.arange(3))
+
+
 # -- axial ---------------------------------------------------------------------------------------------------------
 
 def test_axial_angles_by_hand():
@@ -105,6 +125,16 @@ def test_axial_errors():
         posenc.build("axial_rope", head_dim=6)
     with pytest.raises(PosencError, match="grid_width"):
         posenc.build("axial_rope", head_dim=8, grid_width=0)
+
+
+def test_axial_frequencies_are_float64_to_full_precision():
+    from posenc.encodings.axial import axial_inv_freq
+
+    # R = 16: f_i = base^(-4i/16), i = 0..3, once for rows (axis 0) and once for columns (axis 1)
+    inv, axis = axial_inv_freq(16, 10000.0)
+    f = [1.0 / 10000.0 ** (4 * i / 16) for i in range(4)]
+    torch.testing.assert_close(inv, torch.tensor(f + f, dtype=torch.float64), rtol=1e-15, atol=0)
+    assert axis.tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
 
 
 # -- p-RoPE / proportional, DeepSeek's factor ---------------------------------------------------------------------------
@@ -248,6 +278,19 @@ def test_cope_by_hand():
         many.table.copy_(torch.tensor([[0.0], [10.0]]))
     assert float(many.contextual_bias(torch.ones(1, 1, 6, 1) * 20, torch.ones(1, 1, 6, 1), torch.arange(6),
                                       torch.arange(6))[0, 0, 5, 0].detach()) == pytest.approx(200.0)
+
+
+def test_cope_errors_name_the_argument():
+    with pytest.raises(PosencError, match="^CoPE needs a positive integer head_dim, got 0"):
+        posenc.build("cope", head_dim=0)
+    with pytest.raises(PosencError, match="^CoPE needs a positive integer max_len, got 0"):
+        posenc.build("cope", head_dim=4, max_len=0)
+    cope = posenc.build("cope", head_dim=4, max_len=8)
+    q = torch.randn(1, 1, 3, 4)
+    with pytest.raises(PosencError, match="^q_positions has 2 entries but the sequence has 3 tokens"):
+        cope.contextual_bias(q, q, torch.arange(2), torch.arange(3))
+    with pytest.raises(PosencError, match="^q_positions has 1 entries but the sequence has 3 tokens"):
+        cope.contextual_bias(q, q, torch.tensor([2]), torch.arange(3))
 
 
 def test_cope_in_the_model_gets_gradients_and_respects_causality():

@@ -200,6 +200,19 @@ def test_errors():
         rope.rotate(torch.randn(2, 3, 4, 16), torch.randn(2, 2, 4, 16), torch.arange(4), torch.arange(4))
 
 
+def test_errors_name_the_argument():
+    from posenc.encodings.rope import pairing_permutation
+
+    rope = posenc.build("rope", head_dim=8)
+    q = torch.randn(1, 1, 3, 8)
+    with pytest.raises(PosencError, match="^q_positions has 2 entries but the sequence has 3 tokens"):
+        rope.rotate(q, q, torch.arange(2), torch.arange(3))
+    with pytest.raises(PosencError, match="^source pairing must be 'half' or 'interleaved', got 'zigzag'"):
+        pairing_permutation(8, 8, "zigzag", "half")
+    with pytest.raises(PosencError, match="^target pairing must be 'half' or 'interleaved', got 'zigzag'"):
+        pairing_permutation(8, 8, "half", "zigzag")
+
+
 def test_yarn_attention_factor_scales_the_output():
     rope = posenc.build("rope", head_dim=16, scaling={"type": "yarn", "factor": 8, "original_max_len": 64})
     q = torch.randn(1, 1, 1, 16)

@@ -140,6 +140,14 @@ def test_unknown_scaling_and_parameter():
         rs.RopeScaling.parse({"type": "linear", "factr": 2})
 
 
+def test_base_is_not_a_scaling_parameter():
+    # base is RoPE's own option (posenc.build("rope", base=...)), never a scaling's: the signature's dim, base and
+    # seq_len are filled in by compute_inv_freq
+    with pytest.raises(PosencError, match=r"unknown parameter\(s\) 'base' for RoPE scaling 'linear'; valid parameters "
+                                          r"are: factor$"):
+        rs.RopeScaling.parse({"type": "linear", "factor": 2, "base": 500000.0})
+
+
 def test_hf_config_with_unknown_rope_type():
     from posenc.hf import from_hf_config
 
