@@ -153,3 +153,33 @@ def test_every_head_group_remainder(heads, pairing):
     q_in = q.clone()
     apply_rope(q_in, q[:, :1].clone(), c, s, c, s, pairing=pairing, inplace=True, provider="cpp")
     assert_matches(q_in, expected, torch.float32)
+
+
+def test_cache_dir_is_the_variable_or_under_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("POSENC_CACHE_DIR", str(tmp_path / "mine"))
+    assert cpu_kernel.cache_dir() == tmp_path / "mine"
+    monkeypatch.delenv("POSENC_CACHE_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cpu_kernel.cache_dir() == tmp_path / ".cache" / "posenc" / "extensions"
+
+
+FAILING_COMPILER = """#!/bin/sh
+for arg in "$@"; do case "$arg" in *.cpp) cp "$arg" "$(dirname "$0")/seen.cpp";; esac; done
+echo "fake-c++: error: no such luck" >&2
+exit 1
+"""
+
+
+def test_a_failed_build_reports_the_compiler_error_and_leaves_nothing(tmp_path, monkeypatch):
+    # a compiler that keeps the file it was given and fails: the build hands it the very source text, raises with
+    # the compiler's message, and removes its copy of the source and the temporary output
+    compiler = tmp_path / "fake-c++"
+    compiler.write_text(FAILING_COMPILER)
+    compiler.chmod(0o755)
+    monkeypatch.delenv("POSENC_DISABLE_CPP", raising=False)
+    monkeypatch.setenv("CXX", str(compiler))
+    monkeypatch.setenv("POSENC_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(RuntimeError, match=r"fake-c\+\+ failed: fake-c\+\+: error: no such luck$"):
+        cpu_kernel._build()
+    assert (tmp_path / "seen.cpp").read_text(encoding="utf-8") == cpu_kernel.source()
+    assert [p.suffix for p in (tmp_path / "cache").rglob("*") if p.is_file()] == []

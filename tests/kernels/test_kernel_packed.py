@@ -15,6 +15,13 @@ def test_positions_restart_at_each_sequence():
     assert positions_from_cu_seqlens(torch.tensor([0, 4], dtype=torch.int32)).dtype == torch.int64
 
 
+def test_positions_go_to_the_device_asked_for():
+    # an explicit device wins over the list's (none) and the tensor's (the CPU); the meta device holds no data
+    assert positions_from_cu_seqlens([0, 3, 5], device="meta").device.type == "meta"
+    assert positions_from_cu_seqlens(torch.tensor([0, 3, 5]), device="meta").device.type == "meta"
+    assert positions_from_cu_seqlens([0, 3, 5]).device.type == "cpu"
+
+
 @pytest.mark.parametrize("cu, total, match", [
     ([1, 3, 5], None, "start at 0"),
     ([0, 3, 2, 5], None, "entry 2 .2. is smaller than entry 1 .3."),

@@ -27,6 +27,14 @@ def test_windows_score_every_target_once(length, stride, chunks, protocol):
     assert sorted(scored) == list(range(1, n_tokens + 1))
 
 
+def test_nonoverlapping_windows_tile_the_text_and_sliding_ones_step_by_the_stride():
+    # 12 targets, windows of 4: three disjoint windows, each scoring all 4 of its predictions
+    assert lm_windows(12, 4, "nonoverlap", 1) == [(0, 4), (4, 4), (8, 4)]
+    assert lm_windows(12, 4, "nonoverlapping", 1) == [(0, 4), (4, 4), (8, 4)]  # the alias
+    # sliding with stride 2: the first window scores 4, each later one moves by 2 and scores its last 2
+    assert lm_windows(12, 4, "sliding", 2) == [(0, 4), (2, 2), (4, 2), (6, 2), (8, 2)]
+
+
 def _uniform_model(encoding="nope", max_len=16, vocab=12):
     model = Transformer(TransformerConfig(vocab_size=vocab, d_model=16, n_heads=2, n_layers=1, encoding=encoding,
                                           max_len=max_len))

@@ -1,5 +1,6 @@
 """One run: every encoding trains and evaluates; chance before training; learning on copy; honest "cannot run"."""
 
+import inspect
 import math
 
 import pytest
@@ -9,7 +10,8 @@ import posenc
 from posenc.errors import PosencError
 from posenc.lab import CANNOT_RUN, RunConfig, build_model, train_run
 from posenc.lab.evaluate import evaluate_task
-from posenc.lab.tasks import N_SYMBOLS, get_task
+from posenc.lab.tasks import N_SYMBOLS, VOCAB_SIZE, get_task
+from posenc.lab.train import FLOPS_PER_THREAD, STEP_OVERHEAD_S, estimate_run
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 8, "eval_samples": 16}
 CONSTANT = ("integer", "normalized")  # NoPE when added in a pre-norm model: the lab runs them concatenated
@@ -98,6 +100,8 @@ def test_charlm_run():
     ({"fmt": "seq2seq"}, "fmt must be"),
     ({"protocols": ["strided"]}, "protocols"),
     ({"learning_rate": 1}, "unknown run setting"),
+    ({"weight_decay": -1}, r"weight_decay must be a number >= 0, got -1"),  # 0 allowed: not "> 0" as lr
+    ({"grad_clip": -0.5}, r"grad_clip must be a number >= 0, got -0.5"),
 ])
 def test_bad_settings(settings, match):
     with pytest.raises(PosencError, match=match):
@@ -118,3 +122,63 @@ def test_positions_seen_by_random_model_are_seeded():
     a = train_run(config, seed=1, progress=False).metrics["loss_curve"]
     torch.manual_seed(999)
     assert train_run(config, seed=1, progress=False).metrics["loss_curve"] == a
+
+
+def test_task_models_have_the_task_vocabulary():
+    model = build_model(RunConfig(task="copy", encoding="nope", train_len=3, **TINY))
+    assert model.config.vocab_size == VOCAB_SIZE == N_SYMBOLS + 4  # not the char-LM's
+
+
+def test_encoder_sequences_have_one_token_more_than_decoder_ones():
+    # copy of size 5: 5 input + 5 output tokens; the encoder adds a separator, the decoder shifts it into the output
+    assert RunConfig(task="copy", fmt="decoder").sequence_length(5) == 10
+    assert RunConfig(task="copy", fmt="encoder").sequence_length(5) == 11
+    assert RunConfig(task="charlm").sequence_length(5) == 5
+
+
+def test_estimate_of_a_bias_run_by_hand():
+    # alibi on copy of size 2 (T = T_e = 4 tokens): W = 8, F = 32, V = 14, L = 1, H = 2, B = 3, B_e = 5
+    config = RunConfig(task="copy", encoding="alibi", d_model=8, n_layers=1, n_heads=2, train_len=2, eval_lengths=[2],
+                       batch_size=3, eval_samples=5, val_samples=5, steps=2)
+    estimate = estimate_run(config)
+    dense = 1 * (4 * 64 + 2 * 8 * 32 + 32 + 6 * 8) + 2 * 8 + 8 * 14  # 976
+    assert estimate.params == 14 * 8 + dense == 1088
+    # B T (L (16 W + 3 F) + 4 W + 3 V) = 12 * 298, plus 3 L B H T^2 = 288, 2 H T^2 = 64 and 8 T^2 = 128
+    assert estimate.train_bytes == 4 * (12 * 298 + 288 + 64 + 128) == 16224
+    # B_e T_e (6 W + 2 F + 3 V) = 20 * 154, plus 2 B_e H T_e^2 = 320, 2 H T_e^2 = 64 and 8 T_e^2 = 128
+    assert estimate.eval_bytes == 4 * (20 * 154 + 320 + 64 + 128) == 14368
+    # 2 steps of 6 P_dense B T + 12 L B T^2 W, then 5 strings of 4 tokens at 2 P_dense + 4 L T W each
+    flops = 2 * (6 * dense * 12 + 12 * 3 * 16 * 8) + 5 * 4 * (2 * dense + 4 * 4 * 8)
+    assert estimate.seconds == pytest.approx(flops / FLOPS_PER_THREAD + 2 * 1 * STEP_OVERHEAD_S, rel=1e-12)
+
+
+def test_charlm_estimate_counts_every_evaluation_window_by_hand():
+    # W = 8, F = 32, V = 128 (the char-LM bound), L = 1, B = 2, T = 4; evaluation at n = 4 over 8 characters:
+    # nonoverlap 8 / 4 = 2 windows, sliding (stride max(1, 4 // 8) = 1) 1 + 8 / 1 = 9 windows
+    config = RunConfig(task="charlm", encoding="nope", d_model=8, n_layers=1, n_heads=2, train_len=4, eval_lengths=[4],
+                       batch_size=2, eval_tokens=8, steps=1)
+    estimate = estimate_run(config)
+    dense = 1 * (4 * 64 + 2 * 8 * 32 + 32 + 6 * 8) + 2 * 8 + 8 * 128  # 1888
+    assert estimate.params == 128 * 8 + dense
+    train = 1 * (6 * dense * 2 * 4 + 12 * 1 * 2 * 16 * 8)  # 93,696
+    evaluation = (2 + 9) * 4 * (2 * dense + 4 * 1 * 4 * 8)  # windows * n tokens * (2 P_dense + 4 L n W) = 171,776
+    assert (estimate.seconds - 1 * 1 * STEP_OVERHEAD_S) * FLOPS_PER_THREAD == pytest.approx(train + evaluation)
+
+
+def test_the_loss_scaler_is_made_for_the_device_the_run_trains_on(monkeypatch):
+    # float16 runs scale their loss; a scaler made for another device than the run's (torch's default is CUDA)
+    # switches itself off, so a float16 run on MPS would train unscaled. On the CPU it is made, disabled, for "cpu".
+    made = []
+    real = torch.amp.GradScaler
+
+    class Recording(real):
+        def __init__(self, *args, **kwargs):
+            bound = inspect.signature(real.__init__).bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            made.append((bound.arguments["device"], bound.arguments["enabled"]))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(torch.amp, "GradScaler", Recording)
+    config = RunConfig(task="copy", encoding="nope", train_len=2, eval_lengths=[2], steps=1, **TINY)
+    train_run(config, progress=False, device="cpu")
+    assert made == [("cpu", False)]

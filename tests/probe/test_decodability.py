@@ -60,3 +60,29 @@ def test_block_decoding_finds_the_block_that_holds_position():
     assert share[:4].min() > 0.8 and share[4:].max() == 0.0
     with pytest.raises(PosencError, match="blocks"):
         dimension_blocks(3, 4)
+
+
+def test_error_by_range_names_each_range_by_its_first_and_last_position():
+    # 200 positions: ranges [0, 128) and [128, 200), named by their first and last rows; each is the mean there
+    table = np.concatenate([np.arange(200)[:, None], np.random.default_rng(4).standard_normal((200, 3))], axis=1)
+    out = decodability(table, n_pairs=100)
+    assert out["model"]["absolute_mae_by_range"] == {"0-127": 0.0, "128-199": 0.0}  # decoded exactly
+    noise = out["random"]["absolute_mae_by_range"]
+    assert set(noise) == {"0-127", "128-199"}
+    assert (128 * noise["0-127"] + 72 * noise["128-199"]) / 200 == pytest.approx(out["random"]["absolute_mae"])
+
+
+def test_unseen_positions_of_noise_are_ordered_at_chance():
+    # random vectors carry no order that generalises to held-out positions: about half the pairs are wrong
+    table = np.random.default_rng(5).standard_normal((100, 8))
+    assert 30 < relative_error(table, n_pairs=500, unseen_positions=True) < 70
+
+
+def test_block_decoding_reports_its_settings():
+    from posenc.probe.decodability import block_position_decoding
+
+    rng = np.random.default_rng(6)
+    out = block_position_decoding(rng.standard_normal((10, 4)), rng.standard_normal((20, 4)), [(0, 2), (2, 4)],
+                                  n_samples=60, folds=3)
+    assert (out["blocks"], out["n_samples"], out["folds"]) == ([(0, 2), (2, 4)], 60, 3)
+    assert out["t"].shape == (60,) and out["squared_error"].shape == (60, 2)
