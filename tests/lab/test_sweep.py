@@ -7,15 +7,12 @@ import sqlite3
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from posenc.cli import main
 from posenc.errors import PosencError
 from posenc.lab import KIND, Sweep, get_preset, run_sweep, summarize
-from posenc.lab import sweep as lab_sweep
-from posenc.lab.train import RunResult
 from posenc.store import ResultStore
 
 TINY = {"task": "copy", "train_len": 3, "eval_lengths": [3, 6], "d_model": 16, "n_layers": 1, "n_heads": 2,
@@ -130,78 +127,6 @@ def test_process_pool_workers(tmp_path):
                         progress=False)
     assert [r.config["encoding"] for r in results] == ["nope", "rope", "xpos"]
     assert all(r.status == "done" for r in results) and len(_done(store)) == 3
-
-
-def _recording_train_run(seen):
-    """A stand-in for training that records, per encoding, the keyword arguments the run was given."""
-    def train(config, seed=0, **kwargs):
-        config = config if isinstance(config, dict) else config.as_dict()
-        seen[config["encoding"]] = kwargs
-        return RunResult(config, seed, {"trained": config["encoding"]}, 0.25)
-    return train
-
-
-def test_pool_runs_draw_their_bars_on_the_lines_below_the_sweep_bar(tmp_path, monkeypatch):
-    # the sweep's bar is line 0; with 2 workers, runs 0, 1, 2, 3 draw on lines 1, 2, 1, 2 (never on the sweep's)
-    seen = {}
-    monkeypatch.setattr(lab_sweep, "train_run", _recording_train_run(seen))
-    monkeypatch.setattr(lab_sweep, "process_pool", ThreadPoolExecutor)  # in-process workers see the stand-in
-    encodings = ["nope", "rope", "xpos", "alibi"]
-    results = run_sweep({"base": TINY, "grid": {"encoding": encodings}}, tmp_path / "runs.sqlite", workers=2,
-                        progress=False, threads=None)
-    assert [r.status for r in results] == ["done"] * 4 and len(_done(tmp_path / "runs.sqlite")) == 4
-    assert {name: seen[name]["position"] for name in encodings} == {"nope": 1, "rope": 2, "xpos": 1, "alibi": 2}
-
-
-class _InlineRay:
-    """What the sweep's driver calls on the ``ray`` module, with each task run in this process when submitted."""
-
-    def __init__(self):
-        self.gpus, self.shut = [], False
-
-    def remote(self, num_cpus, num_gpus):
-        self.gpus.append(num_gpus)
-        return _InlineTask
-
-    def wait(self, refs, num_returns=1):
-        return refs[:num_returns], refs[num_returns:]
-
-    def get(self, ref):
-        return ref.value
-
-    def cancel(self, ref):
-        raise AssertionError("nothing is left to cancel after a sweep that finishes")
-
-    def shutdown(self):
-        self.shut = True
-
-
-class _InlineTask:
-    def __init__(self, fn):
-        self.fn = fn
-
-    def remote(self, *args):
-        return _Ref(self.fn(*args))
-
-
-class _Ref:
-    def __init__(self, value):
-        self.value = value
-
-
-def test_ray_runs_get_the_device_asked_for_and_are_stored_by_the_driver(tmp_path, monkeypatch):
-    ray = _InlineRay()
-    seen = {}
-    monkeypatch.setattr(lab_sweep, "connect_ray", lambda address: (ray, True))
-    monkeypatch.setattr(lab_sweep, "train_run", _recording_train_run(seen))
-    store = tmp_path / "runs.sqlite"
-    results = run_sweep({"base": TINY, "grid": {"encoding": ["nope", "rope"]}}, store, executor="ray",
-                        address="auto", progress=False, device="cuda")  # checked for form only: no GPU needed
-    assert ray.gpus == [1] and ray.shut  # an explicit cuda asks Ray for one GPU per run
-    assert {name: kwargs["device"] for name, kwargs in seen.items()} == {"nope": "cuda", "rope": "cuda"}
-    assert [(r.config["encoding"], r.status, r.metrics) for r in results] == [
-        ("nope", "done", {"trained": "nope"}), ("rope", "done", {"trained": "rope"})]
-    assert len(_done(store)) == 2  # written by the driver
 
 
 @pytest.mark.parametrize("content", [b"this is a text file, not a store\n" * 4, "foreign"])
