@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import posenc
+from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.errors import PosencError
 from posenc.properties import (
     NA,
@@ -17,7 +18,9 @@ from posenc.properties import (
     check_encoding,
     check_view,
 )
+from posenc.properties.check import build_sized, check_fits, estimate_check
 from posenc.properties.result import VERDICTS
+from posenc.resources import GB
 
 TABLE_ONLY = ("uniqueness", "relative", "growth", "length_independence", "continuity")
 
@@ -121,3 +124,54 @@ def test_view_tables_match_the_hooks():
     cos, sin = view.inner.tables(torch.arange(64), 64)
     assert torch.allclose(view.rotation_table[:, 1::2].float(), cos, atol=1e-7)
     assert torch.allclose(view.rotation_table[:, 0::2].float(), sin, atol=1e-7)
+
+
+def test_build_sized_gives_tables_the_check_length():
+    # a learned table defaults to 512 rows; the check builds it with one row per measured position
+    assert build_sized("learned", 16, 64).max_len == 64
+    assert build_sized("learned", 16, 1000).max_len == 1000
+
+
+def test_estimate_check_memory_and_seconds_by_hand():
+    n, d = 1024, 64
+    cells = 128 * n * d  # BYTES_PER_CELL per (position, channel)
+    runtime = int(0.4 * GB)
+    # drawing: tables only; checking adds the pairwise blocks, 24 KiB per position
+    assert estimate_check(n, d, ["sinusoidal"], pairwise=False) == (runtime + cells, 0.0)
+    total, seconds = estimate_check(n, d, ["sinusoidal"])
+    assert total == runtime + cells + 24 * 1024 * n
+    assert seconds == pytest.approx(n * n * (5e-8 + 3e-10 * d))
+    # binary has bit_length(1024) + 1 = 12 distinct channels below 2^11 positions; integer one
+    assert estimate_check(n, d, ["binary"])[1] == pytest.approx(n * n * (5e-8 + 3e-10 * 12))
+    assert estimate_check(n, d, ["integer"])[1] == pytest.approx(n * n * (5e-8 + 3e-10 * 1))
+
+
+def test_check_fits_names_the_parts_of_the_estimate():
+    with pytest.raises(PosencError) as checking:
+        check_fits(4096, 512, limit_bytes=GB // 4)
+    assert ("checking sinusoidal at length 4096, d_model 512 does not fit in memory: estimated 762 MB (256 MB of "
+            "tables for 4096 x 512 float64 cells, 96 MB of pairwise distance blocks, runtime 410 MB), but only "
+            "256 MB is available") in str(checking.value)
+    with pytest.raises(PosencError) as drawing:
+        check_fits(4096, 512, pairwise=False, limit_bytes=GB // 4)
+    assert ("drawing sinusoidal at length 4096, d_model 512 does not fit in memory: estimated 666 MB (256 MB of "
+            "tables for 4096 x 512 float64 cells, runtime 410 MB)") in str(drawing.value)
+
+
+class _Float32Thirds(AbsoluteEncoding):
+    """A user encoding whose ``encode`` takes no ``dtype``: ``PE[p] = (p / 3, p / 3)`` in float32."""
+
+    name = "float32_thirds"
+    info = EncodingInfo(family="absolute", paper="test", hooks=("embed",))
+
+    def encode(self, positions, dim=None):
+        values = positions.to(torch.float32) / 3
+        return values[..., None].expand(*values.shape, dim)
+
+
+def test_view_of_an_encoding_without_dtype_reads_the_float32_hook():
+    view = EncodingView(_Float32Thirds(dim=2), 8, 2)
+    thirds = (torch.arange(8, dtype=torch.float32) / 3).double()
+    assert torch.equal(view.table, torch.stack([thirds, thirds], dim=-1))
+    assert view.table_dtype == "float32" and view.tolerance == 1e-5
+    assert torch.equal(view.table_at(torch.tensor([5, 2])), view.table[[5, 2]])

@@ -7,15 +7,21 @@ import pytest
 import torch
 
 import posenc
+from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.properties import (
     EncodingView,
+    bounded,
     check_encoding,
     decay,
     first_aliased_position,
     first_duplicate_length,
     linear_map_residuals,
+    precision,
     relative,
+    relative_map_residual,
+    translation,
     uniqueness,
+    wavelength,
 )
 from posenc.properties.relative import fit_pair_blocks, pair_angles
 
@@ -224,3 +230,140 @@ def test_yarn_gain_is_the_attention_factor():
     assert report["bounded"].verdict == "holds"
     assert report["scaling_ramp"].numbers["ratio_first"] == pytest.approx(1.0)
     assert report["scaling_ramp"].numbers["ratio_last"] == pytest.approx(0.25)
+
+
+def test_xpos_gain_at_first_and_last_position_by_hand():
+    # xPos, R = 4: zeta = (2i + 0.4 R) / (1.4 R) = (1.6/5.6, 3.6/5.6); the gain of pair i at p is zeta_i^((p - c)/512)
+    # with c = N/2 = 4. Before c the smallest zeta gains most, after c the largest: the largest gain per position
+    zeta = np.array([1.6, 3.6]) / 5.6
+    numbers = bounded(_view("xpos", 4, 8)).numbers
+    assert numbers["gain_at_first_position"] == pytest.approx(max(zeta ** (-4 / 512)), rel=1e-12)
+    assert numbers["gain_at_last_position"] == pytest.approx(max(zeta ** (3 / 512)), rel=1e-12)
+    assert numbers["gain_max"] == pytest.approx(zeta[0] ** (-4 / 512), rel=1e-12)
+    assert numbers["gain_min"] == pytest.approx(zeta[0] ** (3 / 512), rel=1e-12)
+
+
+def test_precision_reason_names_the_bfloat16_table():
+    # integer values p + 1 in bfloat16: 257 rounds to 256, so position 256 repeats position 255
+    aliased = precision(_view("integer", 2, 300))
+    assert aliased.reason == "from position 256 the bfloat16 table holds a row equal to an earlier one"
+    assert aliased.numbers["first_aliased_position_bfloat16"] == 256
+    assert precision(_view("sinusoidal", 16, 64)).reason == "no two positions share a row of the bfloat16 table below 64"
+
+
+def _pair_block_fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``[P, 2, 2]``: numpy least squares of each channel pair of ``y`` on the same pair of ``x`` (rows p)."""
+    return np.stack([np.linalg.lstsq(x[:, i:i + 2], y[:, i:i + 2], rcond=None)[0] for i in range(0, x.shape[1], 2)])
+
+
+def test_relative_numbers_of_a_random_table_against_numpy():
+    # a learned table set to fixed random values: the block maps of the two halves of p differ; both the residual
+    # of the block fit and the p-dependence max |B(first half) - B(second half)| / max |B| recomputed in numpy
+    n, d = 64, 4
+    values = np.random.default_rng(0).standard_normal((n, d)).astype(np.float32)
+    enc = posenc.build("learned", dim=d, max_len=n)
+    with torch.no_grad():
+        enc.weight.copy_(torch.from_numpy(values))
+    table = values.astype(np.float64)
+    result = relative(EncodingView(enc, n, d))
+    assert set(result.numbers) == {"linear_residual_max", "offsets", "linear_residual", "linear_residual_is_block_bound",
+                                   "block_residual", "rotation_deviation_max", "position_dependence_max",
+                                   "block_scale_range"}
+    assert result.numbers["offsets"] == [1, 16]
+    residuals, dependence = [], []
+    for k in (1, 16):
+        x, y = table[: n - k], table[k:]
+        half = (n - k) // 2
+        blocks = _pair_block_fit(x, y)
+        fitted = np.concatenate([x[:, i:i + 2] @ blocks[i // 2] for i in range(0, d, 2)], axis=1)
+        residuals.append(np.linalg.norm(y - fitted) / np.linalg.norm(y))
+        first, second = _pair_block_fit(x[:half], y[:half]), _pair_block_fit(x[half:], y[half:])
+        dependence.append(np.abs(first - second).max() / np.abs(blocks).max())
+    assert result.numbers["block_residual"] == pytest.approx(residuals, rel=1e-6)
+    assert result.numbers["position_dependence_max"] == pytest.approx(max(dependence), rel=1e-6)
+    assert result.verdict == "fails"
+
+
+def test_paired_relative_map_of_the_sinusoid_is_the_block_rotation():
+    # seed 001 §3.3: PE[p + k] = PE[p] M(k), M(k) block diagonal with the rotation by k w_i per pair (row vectors)
+    table = torch.from_numpy(_sinusoid(32, 4))  # w = (1, 0.01)
+    residual, m = relative_map_residual(table, 2, paired=True)
+    assert residual < 1e-12
+    expected = np.zeros((4, 4))
+    for i, w in enumerate((1.0, 0.01)):
+        c, s = math.cos(2 * w), math.sin(2 * w)
+        expected[2 * i: 2 * i + 2, 2 * i: 2 * i + 2] = [[c, -s], [s, c]]
+    assert np.allclose(m.numpy(), expected, rtol=0, atol=1e-9)
+
+
+def test_scaling_ramp_number_keys():
+    ramp = check_encoding("rope", d_model=4, length=64, properties=["scaling_ramp"],
+                          options={"scaling": {"type": "linear", "factor": 2.0}})["scaling_ramp"]
+    assert set(ramp.numbers) == {"n_kept", "n_divided", "n_ramp", "factor", "ratio_first", "ratio_last", "ratio_min",
+                                 "attention_factor", "scaling", "ratio"}
+    assert ramp.numbers["ratio_min"] == 0.5  # linear: every frequency halves
+
+
+def test_rope_self_logit_curve_is_the_cosine_of_the_offset():
+    # one pair turning 1 rad per position: <R(p + r) q, R(p) q> = |q|^2 cos r for every p
+    curve = translation(_view("rope", 2, 16)).numbers["self_logit_by_distance"]
+    assert curve == pytest.approx([1.0, math.cos(1), math.cos(2), math.cos(4), math.cos(8)], abs=1e-6)
+
+
+def test_rotary_translation_spread_is_relative_to_the_attention_factor():
+    # an attention factor of 2 doubles cos and sin exactly in float32, so every logit is 4 times larger; relative to
+    # |q| |k| g^2 the spread is unchanged
+    def spread(factor):
+        options = {"scaling": {"type": "yarn", "factor": 4.0, "original_max_len": 2048, "attention_factor": factor}}
+        report = check_encoding("rope", d_model=8, length=32, properties=["translation"], options=options)
+        return report["translation"].numbers["spread"]
+
+    one = spread(1.0)
+    assert max(one) > 0  # float32 rounding moves the logit a little with p
+    assert spread(2.0) == one
+
+
+def test_translation_reports_the_distance_with_the_largest_spread():
+    # integer table, N = 8, d = 2: PE[p] = (p + 1, p + 1), so PE[p] . PE[p + r] = 2 (p + 1)(p + 1 + r); mean |PE|^2 =
+    # 2 * 204 / 8 = 51. The spread (max - min over p) / 51 shrinks with r: r = 0 gives (128 - 2) / 51
+    result = translation(_view("integer", 2, 8))
+    assert result.numbers["spread"] == pytest.approx([126 / 51, (2 * 7 * 8 - 2 * 2) / 51, (2 * 6 * 8 - 2 * 3) / 51,
+                                                      (2 * 4 * 8 - 2 * 5) / 51])
+    assert result.numbers["spread_max"] == pytest.approx(126 / 51)
+    assert result.reason == "PE[p] . PE[p + r] changes with p: at distance 0 it spreads by 2.47 (relative)"
+
+
+def test_rope_wavelengths_are_rounded_to_six_decimals():
+    # RoFormer with R = 4: inv_freq = (1, 0.01), wavelengths 2 pi and 200 pi; 2 pi < 64 is local, 200 pi global
+    result = wavelength(_view("rope", 4, 64))
+    assert set(result.numbers) == {"n_local", "n_global", "unit", "first_global_index", "wavelength_min",
+                                   "wavelength_max_finite", "nondecreasing", "wavelengths"}
+    assert result.numbers["unit"] == "pair"
+    assert result.numbers["wavelengths"] == [6.283185, 628.318531]
+    assert result.numbers["wavelength_max_finite"] == pytest.approx(200 * math.pi)
+
+
+class _FixedColumn(AbsoluteEncoding):
+    """A float64 table ``PE[p] = (values[p], 0)``: chosen distances between positions."""
+
+    name = "fixed_column"
+    info = EncodingInfo(family="absolute", paper="test", hooks=("embed",))
+
+    def __init__(self, values: list[float]):
+        super().__init__(dim=2)
+        self.values = torch.tensor(values, dtype=torch.float64)
+
+    def encode(self, positions, dim=None, dtype=torch.float32):
+        column = self.values[positions]
+        return torch.stack([column, torch.zeros_like(column)], dim=-1).to(dtype)
+
+
+def test_uniqueness_distance_equal_to_the_tolerance_is_rounding():
+    # rows 0 and 1 are 1e-9 apart, every other pair at least 0.125; the mean norm is below 1, so the threshold is the
+    # float64 tolerance 1e-9 itself: a distance of exactly the tolerance is not "beyond rounding"
+    view = EncodingView(_FixedColumn([0.0, 1e-9, 0.25, -0.25, 0.5, -0.5, 0.125, -0.125]), 8, 2)
+    result = uniqueness(view)
+    assert view.tolerance == 1e-9
+    assert result.numbers["min_distance"] == 1e-9 and result.numbers["closest_pair"] == [0, 1]
+    assert result.numbers["first_duplicate_length_float32"] is None
+    assert result.verdict == "fails"
