@@ -62,3 +62,12 @@ def test_every_encoding_is_a_module_with_the_three_hooks():
             assert torch.equal(q2, q) and torch.equal(k2, k)
         if "bias" not in enc.info.hooks:
             assert bias is None
+
+
+def test_build_for_model_gives_d_model_as_dim_only_to_added_encodings():
+    # combine="add" needs the model's width; "concat" keeps the encoding's own dim (or asks for one)
+    assert posenc.build_for_model("learned", d_model=8, max_len=4).dim == 8
+    assert posenc.build_for_model("learned", d_model=8, max_len=4, combine="concat").dim == 512  # its default
+    assert posenc.build_for_model("learned", d_model=8, max_len=4, combine="concat", dim=3).dim == 3
+    with pytest.raises(PosencError, match="combine='concat' needs an explicit dim"):
+        posenc.build_for_model("sinusoidal", d_model=8, combine="concat")

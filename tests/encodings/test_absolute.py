@@ -58,6 +58,21 @@ def test_integer_grows_and_starts_at_one():
     torch.testing.assert_close(pe, torch.tensor([[1.0] * 3, [2.0] * 3, [3.0] * 3, [4.0] * 3]))
 
 
+@pytest.mark.parametrize("name", ["integer", "normalized", "binary"])
+def test_formula_encodings_without_a_width_name_themselves(name):
+    with pytest.raises(PosencError, match=f"^{name}: the encoding width is unknown; pass dim="):
+        posenc.build(name).table(3)
+
+
+def test_calling_the_encoding_adds_positions_0_to_T_minus_1():
+    # integer PE[p] = p + 1 in every channel; T = 3 tokens of width 2 (the width differs from T)
+    enc = posenc.build("integer")
+    want = torch.tensor([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    torch.testing.assert_close(enc(torch.zeros(1, 3, 2)), want[None])
+    torch.testing.assert_close(enc(torch.zeros(3, 2)), want)
+    torch.testing.assert_close(torch.nn.Sequential(enc)(torch.ones(2, 3, 2)), (want + 1).expand(2, 3, 2))
+
+
 def test_normalized_three_tokens_give_zero_half_one():
     pe = posenc.build("normalized", dim=2).table(3)  # seed 000 §2.2
     torch.testing.assert_close(pe[:, 0], torch.tensor([0.0, 0.5, 1.0]))

@@ -105,6 +105,13 @@ def test_t5_position_errors_name_the_argument():
         t5.bias(torch.arange(3), torch.arange(3.0))
 
 
+def test_t5_repr_lists_its_options_and_a_scale_only_when_not_one():
+    assert posenc.build("t5", n_heads=2).extra_repr() == (
+        "n_heads=2, num_buckets=32, max_distance=128, bidirectional=True")
+    assert posenc.build("t5", n_heads=2, num_buckets=8, max_distance=16, bidirectional=False,
+                        scale=0.5).extra_repr() == "n_heads=2, num_buckets=8, max_distance=16, bidirectional=False, scale=0.5"
+
+
 def test_t5_bias_unequal_query_and_key_lengths_against_hand_buckets():
     # bidirectional, 32 buckets, max_distance 128: r = key - query; |r| < 8 exact, else 8 + floor(log(|r|/8) /
     # log(16) * 8) capped at 15; r > 0 adds 16. Row q=40: r = -40 -30 -12 -3 0 4 10 60 103, e.g. |r| = 40:

@@ -261,6 +261,20 @@ def test_sandwich_by_hand():
     assert float(b[0, 0, 0]) == pytest.approx(math.cos(5 / 4) + math.cos(5 / 400) - 2, rel=1e-5)
 
 
+def test_sandwich_bias_of_relative_distances_by_hand_with_and_without_a_batch():
+    from posenc.encodings.sandwich import sandwich_bias
+
+    # d' = 2: one frequency w = 1, so b_h(r) = cos(r / rho_h) - 1; rho = (1, 2)
+    rho = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    relative = torch.tensor([[0, -1, -2], [1, 0, -1]])  # [Tq = 2, Tk = 3]
+    want = torch.tensor([[[math.cos(r / h) - 1 for r in row] for row in relative.tolist()] for h in (1.0, 2.0)])
+    torch.testing.assert_close(sandwich_bias(relative, 2, rho), want)  # [H, Tq, Tk]
+    batched = torch.stack([relative, relative + 3])  # [B = 2, Tq, Tk]
+    want_3 = torch.tensor([[[math.cos((r + 3) / h) - 1 for r in row] for row in relative.tolist()] for h in (1.0, 2.0)])
+    torch.testing.assert_close(sandwich_bias(batched, 2, rho), torch.stack([want, want_3]))  # [B, H, Tq, Tk]
+    assert sandwich_bias(torch.zeros(2, 0, 3, dtype=torch.long), 2, rho).shape == (2, 2, 0, 3)
+
+
 def test_cope_by_hand():
     # one head, Dh = 1, q = 1 and keys 0, 0, ln 3: gates 1/2, 1/2, 3/4; query at position 2
     cope = posenc.build("cope", head_dim=1, max_len=4)
