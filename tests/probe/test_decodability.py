@@ -86,3 +86,10 @@ def test_block_decoding_reports_its_settings():
                                   n_samples=60, folds=3)
     assert (out["blocks"], out["n_samples"], out["folds"]) == ([(0, 2), (2, 4)], 60, 3)
     assert out["t"].shape == (60,) and out["squared_error"].shape == (60, 2)
+
+
+def test_relative_order_ignores_a_shift_of_the_whole_table():
+    """Each channel is standardised first, so adding a large constant to the table changes no prediction."""
+    rng = np.random.default_rng(7)
+    table = np.concatenate([np.arange(60)[:, None] / 60, rng.standard_normal((60, 3))], axis=1)
+    assert relative_error(table + 1e6, n_pairs=200) == relative_error(table, n_pairs=200)

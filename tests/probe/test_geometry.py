@@ -235,3 +235,89 @@ def test_minilm_trained_rows_are_nearly_orthogonal_but_the_seed_sample_is_not(mi
     assert seed["angle_mean"].value == pytest.approx(82.71, abs=0.01) and seed["nearly_orthogonal"] == "no"
     real = np.setdiff1d(np.arange(100, 1100), placeholder_rows(minilm.tokenizer))
     assert orthogonality(words, positions, real)["nearly_orthogonal"] == "yes"
+
+
+PAIR_KEYS = {"cos_mean", "cos_std", "cos_abs_mean", "angle_mean", "angle_std", "angle_min", "angle_max"}
+EXAMPLE_KEYS = {"word0_pos0", "word0_pos1", "word10_pos5", "word10_all_positions", "pos5_all_words"}
+
+
+def test_geometry_result_has_exactly_the_documented_keys():
+    """Every key, nested ones included, of the dict probe.json stores (renaming one breaks readers)."""
+    rng = np.random.default_rng(0)
+    geo = geometry(rng.standard_normal((30, 8)), rng.standard_normal((10, 8)), word_rows=(2, 20))
+    assert set(geo) == {"dim", "word_rows", "n_positions", "raw", "examples", "baseline", "centred", "mean_vectors",
+                        "subspace", "norms", "orthogonality"}
+    assert set(geo["raw"]) == PAIR_KEYS
+    assert set(geo["examples"]) == EXAMPLE_KEYS
+    assert set(geo["baseline"]) == {"gaussian", "gaussian_expected", "shuffled_positions", "other_words"}
+    assert geo["baseline"]["gaussian_expected"] == {"cos_mean": 0.0, "cos_std": 1 / math.sqrt(8), "angle_mean": 90.0}
+    for name in ("gaussian", "shuffled_positions", "other_words"):
+        assert set(geo["baseline"][name]) == PAIR_KEYS
+    assert set(geo["centred"]) == PAIR_KEYS | {"examples"} and set(geo["centred"]["examples"]) == EXAMPLE_KEYS
+    assert set(geo["mean_vectors"]) == {"cos_word_mean_position_mean", "word_mean_norm_share",
+                                        "position_mean_norm_share"}
+    assert set(geo["norms"]) == {"word_mean", "word_std", "word_vocab_mean", "position_mean", "position_std"}
+    assert set(geo["subspace"]) == {"dim", "k"} and [s["k"] for s in geo["subspace"]["k"]] == [1, 5]
+    for entry in geo["subspace"]["k"]:
+        assert set(entry) == {"k", "angles", "angle_min", "angle_mean", "overlap", "random_overlap_mean",
+                              "random_overlap_std", "random_overlap_expected", "word_variance_share",
+                              "position_variance_share"}
+        assert entry["random_overlap_expected"] == entry["k"] / 8
+    assert set(geo["orthogonality"]) == {"angle_mean", "angle_offset", "cos_mean", "margin_deg", "nearly_orthogonal",
+                                         "n_words", "n_positions", "dim", "stats", "rows_label"}
+    assert set(geo["orthogonality"]["stats"]) == PAIR_KEYS
+
+
+def test_mean_vector_norm_shares_by_hand():
+    """|mean row| / mean |row|: positions (1, 0) and (0, 1) repeated have mean (1/2, 1/2), norm share sqrt(2)/2."""
+    rng = np.random.default_rng(1)
+    positions = np.tile(np.eye(2), (4, 1))  # 8 rows
+    words = rng.standard_normal((20, 2))
+    geo = geometry(words, positions, word_rows=(0, 12))
+    w = words[:12]
+    assert geo["mean_vectors"]["position_mean_norm_share"] == pytest.approx(math.sqrt(2) / 2)
+    assert geo["mean_vectors"]["word_mean_norm_share"] == pytest.approx(
+        np.linalg.norm(w.mean(0)) / np.mean([np.linalg.norm(row) for row in w]))
+
+
+def test_geometry_judges_the_seed_rows_by_default():
+    """Without judged_rows the judgement is on word rows lo..hi-1 themselves, labelled so."""
+    rng = np.random.default_rng(2)
+    words, positions = rng.standard_normal((40, 6)) + 0.3, rng.standard_normal((9, 6))
+    judged = geometry(words, positions, word_rows=(5, 25))["orthogonality"]
+    assert judged["n_words"] == 20 and judged["rows_label"] == "seed-sample rows 5..24"
+    assert judged["angle_mean"] == orthogonality(words, positions, np.arange(5, 25))["angle_mean"].as_dict()
+
+
+def test_geometry_statistics_are_float64_for_float32_input():
+    """A float32 table gives the numbers of the same values in float64 (every statistic is computed in float64)."""
+    rng = np.random.default_rng(3)
+    words, positions = rng.standard_normal((30, 8)).astype(np.float32), rng.standard_normal((10, 8)).astype(np.float32)
+    low = geometry(words, positions, word_rows=(2, 20))
+    wide = geometry(words.astype(np.float64), positions.astype(np.float64), word_rows=(2, 20))
+    for part in ("norms", "centred", "mean_vectors"):
+        for key, value in wide[part].items():
+            if key != "examples":
+                assert low[part][key] == pytest.approx(value, rel=1e-14, abs=1e-15), (part, key)
+    for a, b in zip(low["subspace"]["k"], wide["subspace"]["k"], strict=True):
+        assert a["word_variance_share"] == pytest.approx(b["word_variance_share"], rel=1e-13)
+
+
+def test_orthogonality_needs_two_rows_of_each_kind():
+    rng = np.random.default_rng(4)
+    words, positions = rng.standard_normal((5, 4)), rng.standard_normal((5, 4))
+    with pytest.raises(PosencError, match="at least 2 word rows and 2 position rows, got 1 and 5"):
+        orthogonality(words[:1], positions)
+    with pytest.raises(PosencError, match="got 5 and 1"):
+        orthogonality(words, positions[:1])
+    two = orthogonality(words[:2], positions[:2])  # the smallest accepted
+    assert (two["n_words"], two["n_positions"], two["dim"]) == (2, 2, 4)
+
+
+def test_subspace_random_baseline_is_seeded_with_fifty_draws():
+    """The random-subspace overlap is reproducible from the seed, and the default is 50 pairs of subspaces."""
+    rng = np.random.default_rng(5)
+    words, positions = rng.standard_normal((30, 6)), rng.standard_normal((12, 6))
+    default = subspace_comparison(words, positions, ks=(2,))
+    assert default == subspace_comparison(words, positions, ks=(2,), n_random=50, seed=0)
+    assert default != subspace_comparison(words, positions, ks=(2,), n_random=51, seed=0)

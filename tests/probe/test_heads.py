@@ -172,3 +172,25 @@ def test_hooks_capture_what_output_attentions_returns():
     for key in ("voita_fraction", "previous", "next", "mass_by_distance", "mean_distance"):
         np.testing.assert_allclose(a[key], b[key], atol=1e-6)
     assert len(attention_modules(model)) == 3
+
+
+def test_voita_fractions_stay_on_the_attentions_device():
+    """Every tensor is made on the attention's device (checked on the meta device, which mixes with no other)."""
+    hits, valid = voita_fractions(torch.ones(2, 5, 5, device="meta"), max_offset=2)
+    assert (hits.device.type, valid.device.type) == ("meta", "meta") and hits.shape == (2, 5)
+
+
+def test_windows_of_different_lengths_by_hand():
+    """A window of 2 tokens with all weight on the previous token and one of a single token (no previous token):
+    the previous-token share is 1/1, the mass by distance covers every bin even for these short windows."""
+    acc = HeadAccumulator(n_layers=1, n_heads=1, max_len=T)
+    acc.add(0, torch.tensor([[[1.0, 0.0], [1.0, 0.0]]]))  # [H, T, T]: query 1 on key 0
+    acc.add(0, torch.ones(1, 1, 1, 1))  # [B, H, T, T]
+    acc.add(0, torch.tensor([[[1.0, 0.0], [1.0, 0.0]]]))
+    out = acc.summary()
+    assert out["windows"] == 3
+    assert out["previous"] == [[1.0]] and out["next"] == [[0.0]]
+    mass = np.asarray(out["mass_by_distance"])  # [L, H, bins]
+    assert mass.shape == (1, 1, len(distance_bins(T - 1)) - 1)
+    # 5 queries: 3 keep their weight at distance 0, 2 at distance 1
+    np.testing.assert_allclose(mass[0, 0], [3 / 5, 2 / 5] + [0.0] * (mass.shape[-1] - 2))

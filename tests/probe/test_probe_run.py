@@ -1,6 +1,8 @@
 """The full probe: probe.json with the documented keys, figures, the CLI, and every bad input."""
 
 import json
+import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,7 +14,9 @@ from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
 from posenc.hub import LoadedModel
 from posenc.probe import run_probe
-from posenc.probe.run import ProbeConfig
+from posenc.probe.geometry import format_seed_layout
+from posenc.probe.run import ProbeConfig, estimate_probe_memory
+from posenc.resources import GB
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -103,3 +107,44 @@ def test_cli_bad_inputs(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["probe", "minilm", "--text", str(tmp_path / "missing.txt")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_minilm_result_model_entry_and_summary_layout(minilm_result):
+    result, _ = minilm_result
+    assert result["model"] == {"name": result["model"]["name"], "source": result["model"]["source"], "type": "bert",
+                               "class": "BertModel", "layers": 6, "heads": 12, "hidden": 384, "max_positions": 512,
+                               "parameters": result["model"]["parameters"]}
+    lines = result["summary"].split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
+    layout = format_seed_layout(result["geometry"]).split("\n")
+    assert lines[at - 1 - len(layout):at] == layout + [""]  # the seed's layout, one blank line, the verdict
+    assert lines[at] == "verdict: " + result["geometry"]["verdict"] and lines[at + 1] == ""
+
+
+def test_minilm_figures_are_written_at_110_dpi(minilm_result):
+    from PIL import Image
+
+    result, out = minilm_result
+    for name in result["files"]:
+        if name.endswith(".png"):
+            with Image.open(out / name) as image:
+                assert image.info["dpi"] == pytest.approx((110, 110), abs=0.01), name
+
+
+def test_probe_memory_estimate_by_hand():
+    """weights 4 * (2 V d + L (4 d^2 + 3 d I)) + 64 H T^2 + 32 T^2 + 1 GB runtime, from BERT- or GPT-2-style names."""
+    bert = SimpleNamespace(num_attention_heads=12, hidden_size=384, num_hidden_layers=6, intermediate_size=1536,
+                           vocab_size=30522)
+    weights = 4 * (2 * 30522 * 384 + 6 * (4 * 384 ** 2 + 3 * 384 * 1536))
+    assert estimate_probe_memory(bert, 256)[0] == weights + 64 * 12 * 256 ** 2 + 32 * 256 ** 2 + GB
+    gpt2 = SimpleNamespace(n_head=12, n_embd=768, n_layer=12, vocab_size=50257)  # no intermediate size: 4 d
+    weights = 4 * (2 * 50257 * 768 + 12 * (4 * 768 ** 2 + 3 * 768 * 4 * 768))
+    total, detail = estimate_probe_memory(gpt2, 128)
+    assert total == weights + 64 * 12 * 128 ** 2 + 32 * 128 ** 2 + GB
+    assert "one layer's attention of 12 heads x 128 x 128 tokens" in detail
+
+
+def test_progress_bars_name_the_windows(tiny_llama, capsys):
+    run_probe(tiny_llama, config=ProbeConfig(window=32, windows=1), probes=["heads"], progress=True)
+    err = capsys.readouterr().err
+    assert re.search(r"(^|\r)windows: ", err) and re.search(r"(^|\r)probe tiny-llama: ", err)

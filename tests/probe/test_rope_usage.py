@@ -104,3 +104,55 @@ def test_random_queries_show_no_distance_trend():
     random = np.asarray(out["logit_vs_distance"]["random"])[0]  # [H, D]
     for index, r in enumerate(out["distances"]):
         assert np.all(np.abs(random[:, index]) < 5 * unit.numpy() / math.sqrt(T - r))
+
+
+def _config():
+    return LlamaConfig(vocab_size=80, hidden_size=HEADS * DH, intermediate_size=64, num_hidden_layers=2,
+                       num_attention_heads=HEADS, num_key_value_heads=KV, max_position_embeddings=256)
+
+
+def test_distances_are_the_bin_edges_and_the_small_odd_ones():
+    # distance_bins(39) = 0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48: all but the last edge, with 5 and 7 added
+    assert RopeAccumulator(_config(), max_len=T).distances == [0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32]
+    assert RopeAccumulator(_config(), max_len=6).distances == [0, 1, 2, 3, 4, 5]
+
+
+def test_everything_stays_on_the_projections_device():
+    """Fed on the meta device (which mixes with no other), the tables, curves and check are made there too."""
+    acc = RopeAccumulator(_config(), max_len=12)
+    acc.add_qk(0, torch.ones(1, 12, HEADS * DH, device="meta"), torch.ones(1, 12, KV * DH, device="meta"))
+    acc.add_attention(0, torch.ones(1, HEADS, 12, 12, device="meta"))
+    assert acc._check.device.type == "meta"
+    assert {curve.device.type for curve in acc._curves[0].values()} == {"meta"}
+
+
+def _random_curves(q, k):
+    acc = RopeAccumulator(_config(), max_len=T)
+    acc.add_qk(0, q, k)
+    acc.add_attention(0, torch.zeros(1, HEADS, T, T))
+    return np.asarray(acc.summary()["logit_vs_distance"]["random"])[0]  # [H, D]
+
+
+def test_random_queries_take_each_heads_own_spread():
+    """The random q of head h has head h's per-channel std: scaling head 0's queries by 1000 scales its random curve
+    by 1000 (the draws are the same) and leaves the other heads' curves as they were."""
+    rng = torch.Generator().manual_seed(3)
+    q, k = torch.randn(1, T, HEADS * DH, generator=rng), torch.randn(1, T, KV * DH, generator=rng)
+    scaled = q.clone()
+    scaled[..., :DH] *= 1000.0
+    before, after = _random_curves(q, k), _random_curves(scaled, k)
+    np.testing.assert_allclose(after[1:], before[1:], rtol=1e-6)
+    np.testing.assert_allclose(after[0], 1000.0 * before[0], rtol=1e-4)
+
+
+def test_quarter_shares_are_per_layer_means_over_heads():
+    """q/k shares of the fastest and slowest quarter of pairs, summed over the quarter and averaged over heads,
+    one number per layer (here 2 layers and 2 kv heads, so averaging over the wrong axis would keep the shape)."""
+    out = _run(_llama(), torch.randint(0, 80, (1, T)))
+    quarter = DH // 2 // 4
+    for name in ("q", "k"):
+        share = np.asarray(out[f"{name}_pair_share"])  # [L, H, R/2]
+        np.testing.assert_allclose(out[f"{name}_share_fastest_quarter"], share[..., :quarter].sum(-1).mean(-1),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(out[f"{name}_share_slowest_quarter"], share[..., -quarter:].sum(-1).mean(-1),
+                                   rtol=1e-6)
