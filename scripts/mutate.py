@@ -291,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds: dict[str, float] = {}
     log.write_text("")
     t = time.time()
+    commit, source = git("rev-parse", "HEAD"), source_of(modules)  # what is exported, before anything can change
     export_head(work)
     write_settings(work, modules, tests)
     seconds["export"] = time.time() - t
@@ -323,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds["mutants"] = time.time() - t
 
     summary = summarize(work, sampled, modules, seconds, args)
-    summary.update(commit=git("rev-parse", "HEAD"), src_tree=source_of(modules), sampled=sampled)
+    summary.update(commit=commit, src_tree=source, sampled=sampled)
     return report(args.out, summary)
 
 
