@@ -1,11 +1,14 @@
 """The SQLite results store: round trips, refusal of foreign / corrupt / old files without touching them, concurrency."""
 
 import multiprocessing as mp
+import platform
 import sqlite3
 
 import pytest
+import torch
 
-from posenc.store import SCHEMA_VERSION, ResultStore, StoreError, config_hash
+import posenc
+from posenc.store import SCHEMA_VERSION, ResultStore, StoreError, config_hash, package_versions
 
 
 def test_round_trip_and_replace(tmp_path):
@@ -19,6 +22,12 @@ def test_round_trip_and_replace(tmp_path):
     assert store.get("lab", config, 0).metrics == {"acc": {"20": 0.5}}
     assert len(list(ResultStore(tmp_path / "r.sqlite").runs("lab"))) == 1  # reopened: nothing lost
 
+
+def test_package_versions_name_posenc_torch_and_python():
+    versions = package_versions()
+    assert set(versions) - {"transformers"} == {"posenc", "torch", "python"}
+    assert versions["posenc"] == posenc.__version__ and versions["torch"] == torch.__version__
+    assert versions["python"] == platform.python_version()
 
 def test_config_hash_ignores_key_order():
     assert config_hash({"a": 1, "b": [1, 2]}) == config_hash({"b": [1, 2], "a": 1})

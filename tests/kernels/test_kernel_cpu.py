@@ -183,3 +183,37 @@ def test_a_failed_build_reports_the_compiler_error_and_leaves_nothing(tmp_path, 
         cpu_kernel._build()
     assert (tmp_path / "seen.cpp").read_text(encoding="utf-8") == cpu_kernel.source()
     assert [p.suffix for p in (tmp_path / "cache").rglob("*") if p.is_file()] == []
+
+
+COPYING_COMPILER = """#!/bin/sh
+echo "$@" >> "$(dirname "$0")/calls.txt"
+while [ $# -gt 0 ]; do
+  if [ "$1" = "-o" ]; then cp "{prebuilt}" "$2"; exit 0; fi
+  shift
+done
+echo "fake-c++: no output named" >&2
+exit 1
+"""
+
+
+def test_a_successful_build_names_the_output_and_installs_it_under_the_hashed_name(tmp_path, monkeypatch, cpp_kernel):
+    # a compiler that writes the already built library to the path after -o: the build passes that temporary
+    # path, renames it to <cache>/<name>/<name>.so (the name hashing the flags and the source), loads it, keeps
+    # nothing else, and a second build finds the library and calls no compiler
+    compiler = tmp_path / "fake-c++"
+    compiler.write_text(COPYING_COMPILER.format(prebuilt=cpp_kernel._name))
+    compiler.chmod(0o755)
+    monkeypatch.delenv("POSENC_DISABLE_CPP", raising=False)
+    monkeypatch.setenv("CXX", str(compiler))
+    monkeypatch.setenv("POSENC_CACHE_DIR", str(tmp_path / "cache"))
+    isa, flags = cpu_kernel.isa_flags()
+    name = cpu_kernel.library_name(isa, ["-O3", "-fopenmp", "-fno-math-errno", *flags], cpu_kernel.source())
+    library = tmp_path / "cache" / name / f"{name}.so"
+    lib = cpu_kernel._build()
+    assert lib._name == str(library)
+    assert lib.posenc_rope_has_f16() in (0, 1)
+    assert [p for p in (tmp_path / "cache").rglob("*") if p.is_file()] == [library]
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert len(calls) == 1 and " -shared -fPIC " in calls[0] and " -o " in calls[0]
+    cpu_kernel._build()
+    assert len((tmp_path / "calls.txt").read_text().splitlines()) == 1

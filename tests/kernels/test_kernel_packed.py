@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from posenc.errors import PosencError
-from posenc.kernels import apply_rope, apply_rope_packed, dispatch, positions_from_cu_seqlens
+from posenc.kernels import apply_rope, apply_rope_packed, check_cu_seqlens, dispatch, positions_from_cu_seqlens
 
 
 def test_positions_restart_at_each_sequence():
@@ -14,6 +14,13 @@ def test_positions_restart_at_each_sequence():
     assert positions_from_cu_seqlens([0, 2, 2, 4], total_tokens=4).tolist() == [0, 1, 0, 1]
     assert positions_from_cu_seqlens(torch.tensor([0, 4], dtype=torch.int32)).dtype == torch.int64
 
+
+@pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.int64])
+def test_checked_cu_seqlens_is_an_int64_cpu_tensor(dtype):
+    cu = check_cu_seqlens(torch.tensor([0, 3, 5], dtype=dtype), total_tokens=5)
+    assert cu.dtype == torch.int64 and cu.device.type == "cpu"
+    assert cu.tolist() == [0, 3, 5]
+    assert check_cu_seqlens([0, 2, 2]).dtype == torch.int64
 
 def test_positions_go_to_the_device_asked_for():
     # an explicit device wins over the list's (none) and the tensor's (the CPU); the meta device holds no data

@@ -5,12 +5,14 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 import posenc
 from posenc.errors import PosencError
 from posenc.lab import CANNOT_RUN, RunConfig, build_model, train_run
+from posenc.lab.corpus import load_corpus
 from posenc.lab.evaluate import evaluate_task
-from posenc.lab.tasks import N_SYMBOLS, VOCAB_SIZE, get_task
+from posenc.lab.tasks import IGNORE, N_SYMBOLS, VOCAB_SIZE, format_batch, get_task
 from posenc.lab.train import FLOPS_PER_THREAD, STEP_OVERHEAD_S, estimate_run
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 8, "eval_samples": 16}
@@ -70,6 +72,32 @@ def test_loss_decreases_on_copy():
     assert first > math.log(N_SYMBOLS) * 0.8  # starts near the uniform loss over 10 symbols (2.30)
     assert last < first - 0.3
 
+
+def test_one_step_logs_the_loss_of_the_seeded_model_on_the_first_batch():
+    # every step is a logging point below 40 steps: the one point is the untrained model's loss on the first batch,
+    # whose size and strings the run's seed draws
+    config = RunConfig(task="copy", encoding="nope", train_len=3, steps=1, **TINY)
+    curve = train_run(config, seed=2, progress=False, device="cpu").metrics["loss_curve"]
+    model = build_model(config, seed=2)
+    generator = torch.Generator().manual_seed(2)
+    n = int(torch.randint(1, 4, (1,), generator=generator))
+    ids, targets = format_batch(*get_task("copy").sample(8, n, generator), "decoder")
+    loss = F.cross_entropy(model(ids).flatten(0, 1), targets.flatten(), ignore_index=IGNORE).item()
+    assert curve == [[1, pytest.approx(loss, rel=1e-5)]]
+
+
+def test_charlm_steps_train_on_windows_of_train_len_plus_one_characters():
+    # the first batch: windows of L + 1 characters at seeded starts, the model reading L and predicting the next L
+    config = RunConfig(task="charlm", encoding="nope", train_len=8, eval_lengths=[8], steps=1, eval_tokens=16,
+                       d_model=16, n_layers=1, n_heads=2, batch_size=4)
+    curve = train_run(config, seed=1, progress=False, device="cpu").metrics["loss_curve"]
+    corpus = load_corpus()
+    model = build_model(config, seed=1, vocab_size=corpus.vocab_size)
+    generator = torch.Generator().manual_seed(1)
+    starts = torch.randint(0, len(corpus.train) - 9, (4,), generator=generator)
+    window = torch.stack([corpus.train[s:s + 9] for s in starts.tolist()])  # [4, 9]
+    loss = F.cross_entropy(model(window[:, :-1]).flatten(0, 1), window[:, 1:].flatten()).item()
+    assert curve == [[1, pytest.approx(loss, rel=1e-5)]]
 
 def test_seed_reproducible():
     config = RunConfig(task="parity", encoding="alibi", train_len=4, steps=5, **TINY)
@@ -151,6 +179,18 @@ def test_estimate_of_a_bias_run_by_hand():
     flops = 2 * (6 * dense * 12 + 12 * 3 * 16 * 8) + 5 * 4 * (2 * dense + 4 * 4 * 8)
     assert estimate.seconds == pytest.approx(flops / FLOPS_PER_THREAD + 2 * 1 * STEP_OVERHEAD_S, rel=1e-12)
 
+
+def test_estimate_of_a_concat_run_widens_the_model_by_the_position_channels():
+    # learned positions concatenated in 4 channels of their own on copy of size 2 (T = 4 tokens): d_model = 8 but
+    # the blocks are W = 12 wide, F = 48, V = 14, L = 1, B = 3; the table has T rows of 4 channels
+    config = RunConfig(task="copy", encoding="learned", encoding_options={"combine": "concat", "dim": 4}, d_model=8,
+                       n_layers=1, n_heads=2, train_len=2, eval_lengths=[2], batch_size=3, eval_samples=5,
+                       val_samples=5, steps=2)
+    estimate = estimate_run(config)
+    dense = 1 * (4 * 144 + 2 * 12 * 48 + 48 + 6 * 12) + 2 * 12 + 12 * 14  # 2040
+    assert estimate.params == 14 * 8 + 4 * 4 + dense == 2168
+    # B T (L (16 W + 3 F) + 4 W + 3 V) = 12 * 426
+    assert estimate.train_bytes == 4 * 12 * 426 == 20448
 
 def test_charlm_estimate_counts_every_evaluation_window_by_hand():
     # W = 8, F = 32, V = 128 (the char-LM bound), L = 1, B = 2, T = 4; evaluation at n = 4 over 8 characters:

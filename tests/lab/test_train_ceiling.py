@@ -4,9 +4,13 @@ best weights are the ones tested."""
 from __future__ import annotations
 
 import pytest
+import torch
 
 from posenc.errors import PosencError
-from posenc.lab import RunConfig, train_run
+from posenc.lab import RunConfig, build_model, train_run
+from posenc.lab.evaluate import evaluate_task
+from posenc.lab.tasks import get_task
+from posenc.lab.train import VALIDATION_SEED_OFFSET, _Ceiling
 
 
 def test_no_improvement_stops_after_patience_validations():
@@ -31,6 +35,31 @@ def test_a_perfect_validation_score_stops_training_and_its_weights_are_tested():
     # the restored best model is the one evaluated: all ten strings of size 1 are in-distribution
     assert m["by_length"]["1"]["exact_match"] == 1.0
 
+
+def test_the_validation_summary_reports_the_best_scores_under_their_names():
+    # lr 1e-12: both validations score alike (exact match 0, token accuracy above it), the first is the best
+    config = RunConfig(task="copy", encoding="nope", train_len=2, steps=20, lr=1e-12, warmup=1, val_every=10,
+                       patience=5, d_model=16, n_heads=2, val_samples=16, eval_samples=8)
+    m = train_run(config, seed=0, progress=False, device="cpu").metrics
+    assert set(m) == {"by_length", "loss_curve", "final_loss", "params", "val_curve", "best_step", "steps_trained",
+                      "val_exact_match", "val_token_accuracy"}
+    (first, exact, token), second = m["val_curve"]
+    assert exact < token and second == [20, exact, token]
+    assert (m["best_step"], m["steps_trained"]) == (first, 20) == (10, 20)
+    assert (m["val_exact_match"], m["val_token_accuracy"]) == (exact, token)
+
+
+def test_a_ceiling_given_no_device_validates_on_the_cpu_in_its_dtype():
+    # the mean over sizes 1 and 2 of the seeded validation strings, scored under CPU autocast in bfloat16
+    config = RunConfig(task="copy", encoding="nope", train_len=2, val_every=1, d_model=16, n_heads=2, val_samples=8)
+    model, task = build_model(config, seed=0), get_task("copy")
+    ceiling = _Ceiling(config, task, 3, dtype=torch.bfloat16)
+    ceiling.check(model, 1)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        scores = evaluate_task(model, task, [1, 2], "decoder", 8, VALIDATION_SEED_OFFSET + 3)
+    exact = (scores["1"]["exact_match"] + scores["2"]["exact_match"]) / 2
+    token = (scores["1"]["token_accuracy"] + scores["2"]["token_accuracy"]) / 2
+    assert ceiling.curve == [[1, exact, token]]
 
 def test_without_val_every_all_steps_run_and_no_validation_is_reported():
     m = train_run(RunConfig(task="copy", encoding="nope", train_len=2, steps=5, d_model=16, n_heads=2,

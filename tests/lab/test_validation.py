@@ -150,3 +150,12 @@ def test_one_seed_is_not_shown_as_mean_and_std():
     assert "one seed" in one and "±" not in one
     two = to_markdown(summarize_records(records, name="x"))
     assert "mean ± std over 2 seeds" in two and "0.60 ± 0.14" in two
+
+
+@pytest.mark.parametrize("max_len", [-3, 2.5])
+def test_check_run_builds_the_encoding_with_the_max_len_option(max_len):
+    # the model would build the learned table with max_len rows; check_run refuses the same value before training
+    config = RunConfig(task="copy", encoding="learned", encoding_options={"max_len": max_len}, train_len=3,
+                       eval_lengths=[3], d_model=16, n_layers=1, n_heads=2)
+    with pytest.raises(PosencError, match=f"max_len must be a positive integer, got {max_len}"):
+        check_run(config)

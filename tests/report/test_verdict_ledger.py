@@ -58,6 +58,12 @@ def test_inconclusive_says_how_much_more_data_settles_it():
     assert one_seed.status == "inconclusive" and "at least 2 independent samples" in one_seed.reason
 
 
+def test_the_sample_needed_grows_with_the_square_of_half_width_over_gap():
+    # half-width 0.25, gap 0.0625 (exact in binary): (0.25 / 0.0625)^2 = 16x the sample of 10
+    v = judge(CLAIM, {"x": est(0.5625, 0.3125, 0.8125, n=10), "y": est(0.0, 0.0, 0.05)})
+    assert v.status == "inconclusive"
+    assert "x = " in v.reason and "straddles 0.5; about 160 samples instead of 10 would settle it" in v.reason
+
 def test_requirements_decide_before_the_tests():
     need = Test("learned", ">", 0.95, "the model learned the task", "bar")
     guard = Test("baseline", ">", 0.1, "the baseline can fail", "sanity", otherwise="not testable")
