@@ -222,3 +222,13 @@ def test_the_loss_scaler_is_made_for_the_device_the_run_trains_on(monkeypatch):
     config = RunConfig(task="copy", encoding="nope", train_len=2, eval_lengths=[2], steps=1, **TINY)
     train_run(config, progress=False, device="cpu")
     assert made == [("cpu", False)]
+
+
+def test_a_concat_run_without_dim_is_estimated_at_the_width_it_builds():
+    """Concatenated without a ``dim``, a learned table takes the encoding's default width (512 channels), and the
+    estimate must count them: it once counted none (3,808 parameters for a model of 3.36 million)."""
+    config = RunConfig(task="copy", encoding="learned", encoding_options={"combine": "concat"}, d_model=16,
+                       n_layers=1, n_heads=2, train_len=4, eval_lengths=[4], steps=1)
+    built = sum(p.numel() for p in build_model(config, 0).parameters())
+    assert built > 3_000_000
+    assert abs(estimate_run(config).params - built) / built < 0.01

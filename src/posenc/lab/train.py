@@ -28,6 +28,7 @@ the run's config (and its store key); the device is not: it is recorded in the r
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -332,6 +333,15 @@ class RunEstimate:
                 f"margin x{MEMORY_MARGIN} on activations")
 
 
+def concat_width(encoding: str, options: dict[str, Any]) -> int:
+    """The channels a concatenated encoding adds: its ``dim`` option, else the encoding's own default width (what
+    :func:`~posenc.encodings.catalog.build_for_model` builds when concat gives no ``dim``)."""
+    if options.get("dim") is not None:
+        return int(options["dim"])
+    default = inspect.signature(get_class(encoding)).parameters.get("dim")
+    return int(default.default) if default is not None and isinstance(default.default, int) else 0
+
+
 def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     """Peak memory and time of :func:`train_run` for ``config``, from arithmetic on its sizes (nothing allocated).
 
@@ -355,7 +365,7 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     """
     inner, inner_options = acting_encoding(config.encoding, config.encoding_options)
     concat = inner_options.get("combine") == "concat"
-    dim = int(inner_options.get("dim") or 0) if concat else 0
+    dim = concat_width(inner, inner_options) if concat else 0
     W, L, H = config.d_model + dim, config.n_layers, config.n_heads
     F = config.d_ff or 4 * W
     V = VOCAB_SIZE if config.task in TASKS else CHARLM_VOCAB_BOUND
