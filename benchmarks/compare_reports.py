@@ -76,18 +76,22 @@ def main() -> int:
         return 1 if found else 0
     a, b = verdicts(args.first), verdicts(args.second)
     ids = list(a) + [c for c in b if c not in a]
-    broken = 0
+    broken = absent = 0
     if args.markdown:
         print("| claim | quick | full | |\n|---|---|---|---|")
     for cid in ids:
         x, y = a.get(cid, "-"), b.get(cid, "-")
-        ok = faithful(x, y)
-        broken += not ok
-        mark = "same" if x == y else ("less decided" if ok else "CONTRADICTS")
+        if "-" in (x, y):  # a claim only one report has (added or removed between them): nothing to compare
+            absent += 1
+            mark = "in one report only"
+        else:
+            ok = faithful(x, y)
+            broken += not ok
+            mark = "same" if x == y else ("less decided" if ok else "CONTRADICTS")
         print(f"| `{cid}` | {x} | {y} | {mark} |" if args.markdown else f"{cid:36s} {x:13s} {y:13s} {mark}")
-    same = sum(a.get(c) == b.get(c) for c in ids)
-    print(f"\n{len(ids)} claims: {same} same, {len(ids) - same - broken} less decided in the first, {broken} "
-          "contradicting")
+    same = sum(c in a and c in b and a[c] == b[c] for c in ids)
+    print(f"\n{len(ids)} claims: {same} same, {len(ids) - same - broken - absent} less decided in the first, {broken} "
+          f"contradicting, {absent} in one report only")
     return 1 if broken else 0
 
 
