@@ -96,10 +96,10 @@ def _curves(ppl: dict[str, dict[int, list[float]]]) -> dict[str, dict[int, tuple
     return {e: {n: (x.value, x.low, x.high) for n, x in by.items()} for e, by in bands.items()}
 
 
-_LM_TIME = ("trains 6 char-LM models (FIRE and KERPLE, 3 seeds each; 18 min of one core in all, measured beside other "
-            "work) besides the char-LM sweep the report trains anyway")
-_PROPE_TIME = "trains 3 char-LM models (p-RoPE, 3 seeds; 9 min of one core in all) besides the char-LM sweep"
-_COUNTING_TIME = ("trains 18 models (CoPE, RoPE and a learned table on two counting tasks, 3 seeds; 23 min of one core "
+_LM_TIME = ("trains 6 char-LM models (FIRE and KERPLE, 3 seeds each; 11 min of one core in all) besides the char-LM "
+            "sweep the report trains anyway")
+_PROPE_TIME = "trains 3 char-LM models (p-RoPE, 3 seeds; 5 min of one core in all) besides the char-LM sweep"
+_COUNTING_TIME = ("trains 18 models (CoPE, RoPE and a learned table on two counting tasks, 3 seeds; 12 min of one core "
                   "in all)")
 
 
