@@ -31,6 +31,7 @@ from posenc.report.experiments.training import (
     lm_perplexities,
     lm_sweep,
     per_seed,
+    perplexity_bands,
     task_sweep,
 )
 from posenc.stats import Estimate, over_seeds
@@ -91,11 +92,6 @@ def log_ppl_margins(ppl: dict[str, dict[int, list[float]]], n: int, encoding: st
     return [math.log(ppl[encoding][n][s]) - min(math.log(ppl[o][n][s]) for o in others) for s in range(seeds)]
 
 
-def _curves(ppl: dict[str, dict[int, list[float]]]) -> dict[str, dict[int, tuple[float, float, float]]]:
-    bands = {e: {n: over_seeds(v) for n, v in sorted(by.items())} for e, by in ppl.items()}
-    return {e: {n: (x.value, x.low, x.high) for n, x in by.items()} for e, by in bands.items()}
-
-
 _LM_TIME = ("trains 6 char-LM models (FIRE and KERPLE, 3 seeds each; 11 min of one core in all) besides the char-LM "
             "sweep the report trains anyway")
 _PROPE_TIME = "trains 3 char-LM models (p-RoPE, 3 seeds; 5 min of one core in all) besides the char-LM sweep"
@@ -130,7 +126,7 @@ def lab_fire_kerple(ctx: Context) -> Measurement:
                  variants[f"{longest // L}L"][f"{e}_minus_best"], 0.0, "< 0: below both") for e in EXTRAPOLATORS]
     from posenc.plots.lab import perplexity_by_length_figure
 
-    fig = perplexity_by_length_figure(_curves(ppl), L)
+    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
                "longest": longest}
     return Measurement(numbers, rows, fig, lab_setup(sweep) + "; RoPE and ALiBi are the char-LM sweep's own runs",
@@ -158,7 +154,7 @@ def lab_prope(ctx: Context) -> Measurement:
              for e in ("p_rope", "rope") if longest in ppl[e]]
     from posenc.plots.lab import perplexity_by_length_figure
 
-    fig = perplexity_by_length_figure(_curves(ppl), L)
+    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L}
     return Measurement(numbers, rows, fig, lab_setup(sweep) + "; RoPE is the char-LM sweep's own run",
                        estimates={"prope_minus_rope": diff})

@@ -181,7 +181,7 @@ def lab_setup(sweep: dict[str, Any]) -> str:
 
 
 def by_size_curves(table: Table, encodings: list[str], metric: str = "token_accuracy"
-                    ) -> dict[str, dict[float, tuple[float, float, float]]]:
+                   ) -> dict[str, dict[float, tuple[float, float, float]]]:
     """``{encoding: {size / L: (mean, low, high)}}``: per seed the mean over the tasks that ran the size, then the
     mean and 95% t-interval over seeds (an encoding with no runs is left out)."""
     acc = table[metric]
@@ -364,6 +364,12 @@ def lm_perplexities(results: list[Any]) -> dict[str, dict[int, list[float]]]:
     return ppl
 
 
+def perplexity_bands(ppl: dict[str, dict[int, list[float]]]) -> dict[str, dict[int, tuple[float, float, float]]]:
+    """``{encoding: {length: (mean, low, high)}}`` over seeds, for :func:`~posenc.plots.lab.perplexity_by_length_figure`."""
+    bands = {e: {n: over_seeds(v[n]) for n in sorted(v)} for e, v in ppl.items()}
+    return {e: {n: (x.value, x.low, x.high) for n, x in by.items()} for e, by in bands.items()}
+
+
 #: ALiBi paper, perplexity at 10512 / at 512 (Press et al. 2022, trained at L=512; FACTS.md §4)
 ALIBI_PAPER_GROWTH = {"sinusoidal": 341.53 / 20.05, "rope": 60.77 / 20.07, "t5": 52.95 / 19.65,
                       "alibi": 18.32 / 19.73}
@@ -401,9 +407,7 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
              if L in v]
     from posenc.plots.lab import perplexity_by_length_figure
 
-    bands = {e: {n: over_seeds(v[n]) for n in sorted(v)} for e, v in ppl.items()}
-    fig = perplexity_by_length_figure({e: {n: (x.value, x.low, x.high) for n, x in by.items()}
-                                       for e, by in bands.items()}, L)
+    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()},
                "growth": {str(n): {e: g.as_dict() for e, g in by.items()} for n, by in growth.items()},
                "train_len": L, "longest": longest}
