@@ -9,8 +9,9 @@
 For each worker count: a private Ray started with that many CPUs (its start-up timed apart), the same runs in a new
 store through ``run_sweep(executor="ray")``, and where the time went: the sum of the runs' own training time (each
 run's ``wall_s``, measured on its worker) against the wall time times the workers (the rest is Ray's scheduling,
-worker start-up, process imports, and cores shared with the driver and Ray's own processes). The speed-up is the
-1-worker wall time over the 2-worker one, on the same runs. Ray must be installed (``pip install 'posenc[ray]'``).
+worker start-up, process imports, and cores shared with the driver and Ray's own processes), by task. The speed-up
+is the 1-worker wall time over the 2-worker one, on the same runs, and every run's metrics must be the same with 1
+and with 2 workers (the script says how many are). Ray must be installed (``pip install 'posenc[ray]'``).
 """
 
 from __future__ import annotations
@@ -56,9 +57,17 @@ def timed(workers: int, sweeps: list[dict], runs: int | None, device: str) -> di
     failed = [r for r in done if r.status != "done"]
     if failed:
         raise PosencError(f"{len(failed)} runs failed; first: {(failed[0].error or '').splitlines()[0]}")
+    by_task: dict[str, float] = {}
+    for r in done:
+        by_task[r.config["task"]] = by_task.get(r.config["task"], 0.0) + r.wall_s
     return {"workers": workers, "ray_start_s": started, "wall_s": wall, "runs": len(done),
-            "train_s": sum(r.wall_s for r in done), "per_run": {f"{r.config['task']}/{r.config['label']}/seed {r.seed}":
-                                                                 r.wall_s for r in done}}
+            "train_s": sum(r.wall_s for r in done), "by_task": by_task,
+            "per_run": {name(r): r.wall_s for r in done}, "metrics": {name(r): r.metrics for r in done}}
+
+
+def name(r) -> str:
+    """A run's name in the tables: task/encoding/seed."""
+    return f"{r.config['task']}/{r.config['label']}/seed {r.seed}"
 
 
 def main() -> None:
@@ -85,9 +94,14 @@ def main() -> None:
     one, two = rows
     print(f"\nspeed-up with 2 workers: {one['wall_s'] / two['wall_s']:.2f}x (ideal 2x); a run's training time with 2 "
           f"workers against 1: {two['train_s'] / one['train_s']:.2f}x (cores shared with the other worker)")
+    same = sum(one["metrics"][k] == two["metrics"].get(k) for k in one["metrics"])
+    print(f"the same metrics with 1 and 2 workers: {same} of {len(one['metrics'])} runs")
+    print("\ntraining time by task (s, sum over runs), 1 worker | 2 workers:")
+    for task, seconds in one["by_task"].items():
+        print(f"  {task:28s} {seconds:7.1f} | {two['by_task'].get(task, float('nan')):7.1f}")
     print("\nper run (s), 1 worker | 2 workers:")
-    for name, seconds in one["per_run"].items():
-        print(f"  {name:28s} {seconds:7.1f} | {two['per_run'].get(name, float('nan')):7.1f}")
+    for run, seconds in one["per_run"].items():
+        print(f"  {run:28s} {seconds:7.1f} | {two['per_run'].get(run, float('nan')):7.1f}")
 
 
 if __name__ == "__main__":
