@@ -1,5 +1,5 @@
 # posenc: the two quick-start commands are `make report` and `make test`; each sets everything up first.
-.PHONY: setup report test test-all lint bench mutate
+.PHONY: setup report test test-all test-latest test-oldest lock lint bench mutate
 
 VENV := .venv
 BIN := $(VENV)/bin
@@ -18,6 +18,18 @@ test: setup
 
 test-all: setup
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+## the Hugging Face, kernel and report-number tests on the newest release of every dependency (no constraints.txt)
+test-latest:
+	./scripts/test_versions.sh latest
+
+## the same tests on the floor of every range in pyproject.toml
+test-oldest:
+	./scripts/test_versions.sh oldest
+
+## regenerate constraints.txt (the versions `make setup` installs) with uv; then run `make test` and commit both
+lock: setup
+	./scripts/lock.sh
 
 lint:
 	$(BIN)/ruff check src tests benchmarks

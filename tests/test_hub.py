@@ -171,6 +171,27 @@ def test_cache_is_invalidated_when_the_gguf_changes(tmp_path):
     assert not _cache_valid(folder, _gguf_fingerprint(gguf_file))
 
 
+def test_the_cache_folder_depends_on_the_contents_and_the_dequantizing_libraries(tmp_path, monkeypatch):
+    from importlib import metadata
+
+    import posenc.hub as hub
+
+    monkeypatch.setenv("POSENC_CACHE", str(tmp_path / "cache"))
+    first, second = tmp_path / "a" / "m.gguf", tmp_path / "b" / "m.gguf"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_bytes(b"the same bytes")
+    folder, fingerprint = hub._gguf_cache(first, "m")
+    assert hub._gguf_cache(second, "m")[0] == folder  # two checkouts of one file share a copy
+    assert fingerprint["gguf"] == metadata.version("gguf") and fingerprint["transformers"] == \
+        metadata.version("transformers")
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda name: "0.0.1" if name == "gguf" else real(name))
+    older, older_fingerprint = hub._gguf_cache(first, "m")
+    assert older != folder and older_fingerprint["gguf"] == "0.0.1"  # another gguf: another copy, never this one
+    assert folder.parent == tmp_path / "cache" / "models" and folder.name.startswith("m-")
+
+
 def test_attention_implementation_is_honoured():
     assert load_model("minilm", attn_implementation="sdpa").config._attn_implementation == "sdpa"
     assert load_model("minilm").config._attn_implementation == "eager"

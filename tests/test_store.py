@@ -23,11 +23,53 @@ def test_round_trip_and_replace(tmp_path):
     assert len(list(ResultStore(tmp_path / "r.sqlite").runs("lab"))) == 1  # reopened: nothing lost
 
 
-def test_package_versions_name_posenc_torch_and_python():
+def test_package_versions_name_posenc_torch_transformers_and_python():
+    import transformers
+
     versions = package_versions()
-    assert set(versions) - {"transformers"} == {"posenc", "torch", "python"}
+    assert set(versions) == {"posenc", "torch", "transformers", "python"}
     assert versions["posenc"] == posenc.__version__ and versions["torch"] == torch.__version__
+    assert versions["transformers"] == transformers.__version__
     assert versions["python"] == platform.python_version()
+
+
+def _computed_under(path, **versions):
+    """Rewrite every row of the store at ``path`` as computed by other versions (as an older install would have)."""
+    import json
+
+    con = sqlite3.connect(path)
+    rows = con.execute("SELECT id, versions FROM runs").fetchall()
+    for row_id, stored in rows:
+        con.execute("UPDATE runs SET versions=? WHERE id=?", (json.dumps({**json.loads(stored), **versions}), row_id))
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("versions", [{"transformers": "0.0.1"}, {"torch": "0.0.1"}, {"code": 1}])
+def test_a_row_computed_by_other_versions_is_not_reused(tmp_path, versions):
+    path = tmp_path / "r.sqlite"
+    config = {"task": "copy"}
+    ResultStore(path).put("lab", config, 0, {"acc": 1.0}, wall_s=1.0, code=2)
+    assert ResultStore(path).get("lab", config, 0, code=2).metrics == {"acc": 1.0}
+    _computed_under(path, **versions)
+    store = ResultStore(path)
+    assert store.get("lab", config, 0, code=2) is None and not store.has("lab", config, 0, code=2)
+    old = store.get("lab", config, 0, code=2, any_version=True)  # still readable, and says what computed it
+    assert old.computed_by() == {**{"torch": torch.__version__, "transformers": package_versions()["transformers"],
+                                    "code": 2}, **versions}
+    assert not old.is_current(2)
+    store.put("lab", config, 0, {"acc": 0.5}, wall_s=1.0, code=2)  # recomputed: the new row replaces it
+    assert store.get("lab", config, 0, code=2).metrics == {"acc": 0.5}
+    assert len(list(store.runs("lab"))) == 1
+
+
+def test_the_code_version_is_part_of_what_must_match(tmp_path):
+    store = ResultStore(tmp_path / "r.sqlite")
+    store.put("extend.window", {"length": 64}, 0, {"nll": 1.0}, wall_s=1.0, code=2)
+    assert store.get("extend.window", {"length": 64}, 0, code=3) is None  # a bumped code version recomputes
+    assert store.get("extend.window", {"length": 64}, 0) is None  # a row with a code version is not code-less
+    store.put("plain", {"a": 1}, 0, {"x": 1}, wall_s=0.0)
+    assert store.get("plain", {"a": 1}, 0).versions.get("code") is None
 
 def test_config_hash_ignores_key_order():
     assert config_hash({"a": 1, "b": [1, 2]}) == config_hash({"b": [1, 2], "a": 1})

@@ -55,7 +55,8 @@ def test_a_store_from_before_the_setup_column_opens_and_keeps_its_rows(tmp_path)
     config = {"task": "copy", "encoding": "rope"}
     _old_store(path, config)
     store = ResultStore(path)
-    old = store.get("lab", config, 0)
+    assert store.get("lab", config, 0) is None  # it records no versions: not reused as valid
+    old = store.get("lab", config, 0, any_version=True)
     assert old is not None and old.metrics == {"acc": 1.0} and old.setup == {}  # found under its old key
     store.put("lab", {"task": "sort"}, 0, {}, 0.0, setup={"device": "cpu", "dtype": "float32"})
     assert store.get("lab", {"task": "sort"}, 0).setup == {"device": "cpu", "dtype": "float32"}

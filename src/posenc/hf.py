@@ -27,10 +27,15 @@ from posenc.errors import PosencError
 from posenc.registry import build
 
 __all__ = ["from_hf_config", "rope_options_from_hf_config", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES",
-           "M_ROPE_LAYOUTS", "AXIAL_MODEL_TYPES", "LOGIT_MSCALE_MODEL_TYPES", "HF_ROPE_TYPES"]
+           "M_ROPE_LAYOUTS", "AXIAL_MODEL_TYPES", "LOGIT_MSCALE_MODEL_TYPES", "HF_ROPE_TYPES", "POSENC_ROPE_TYPE"]
 
 _HF_ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 HF_ROPE_TYPES = _HF_ROPE_TYPES
+
+#: the rope type :func:`posenc.extend.patch_model` registers with transformers and writes into a config; the
+#: encoding's options are under ``rope_parameters[POSENC_ROPE_TYPE]``, so such a config reads back as that encoding
+POSENC_ROPE_TYPE = "posenc"
+_POSENC_OPTIONS = ("head_dim", "base", "pairing", "rotary_dim", "scaling")
 
 #: M-RoPE model types posenc reproduces: ``(interleaved, default mrope_section of the modeling code)``; checked
 #: against each model's rotary embedding at distinct temporal/height/width positions by tests/test_hf_rotary.py
@@ -141,7 +146,7 @@ def _check_rope_type(params: dict[str, Any], model_type: str) -> str:
                           f"patch rows and columns) in a layout posenc has not checked for this model type; posenc "
                           f"maps axial RoPE of {', '.join(sorted(AXIAL_MODEL_TYPES))} (posenc.build('axial_rope', "
                           f"...) for the row/column-halves layout), and 1-D rope types {supported}")
-    if kind not in _HF_ROPE_TYPES and kind != "axial" and not _is_m_rope(params, model_type):
+    if kind not in _HF_ROPE_TYPES and kind not in ("axial", POSENC_ROPE_TYPE) and not _is_m_rope(params, model_type):
         raise PosencError(f"the config asks for RoPE type {kind!r}, which posenc does not implement; "
                           f"supported types are: {supported} (plus M-RoPE and axial for the model types named in "
                           f"posenc.hf.M_ROPE_LAYOUTS and AXIAL_MODEL_TYPES)")
@@ -168,6 +173,13 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
     model_type = _get(config, "model_type", default="")
     params = _rope_params(config, layer_type)
     kind = _check_rope_type(params, model_type)
+    if kind == POSENC_ROPE_TYPE:
+        spec = params.get(POSENC_ROPE_TYPE)
+        if not isinstance(spec, dict) or not set(_POSENC_OPTIONS) <= set(spec):
+            raise PosencError(f"the config's rope type is {POSENC_ROPE_TYPE!r} but rope_parameters"
+                              f"[{POSENC_ROPE_TYPE!r}] does not hold the options {', '.join(_POSENC_OPTIONS)} "
+                              f"(got {spec!r}); patch the model with posenc.extend.patch_model(model, encoding)")
+        return {name: spec[name] for name in _POSENC_OPTIONS}
     pairing = _pairing(config, model_type)
     hidden = _get(config, "hidden_size", "n_embd", "d_model")
     heads = _get(config, "num_attention_heads", "n_head", "num_heads")

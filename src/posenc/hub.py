@@ -14,10 +14,13 @@ Safety: weights are read from safetensors only (``use_safetensors=True``: a pick
 is never trusted, and the hub is offline (``HF_HUB_OFFLINE=1``) while loading.
 
 GGUF cache: dequantizing takes tens of seconds, so the float weights are written once to
-``$POSENC_CACHE/models/<name>/`` (default ``~/.cache/posenc``): ``model.safetensors`` (the state dict; a weight tied to
-another, such as an output layer tied to the embedding, is stored once and re-tied on load by the config's
-``tie_word_embeddings``), ``config.json``, the tokenizer files and ``source.json`` (the GGUF file's path, size and
-mtime: a changed file invalidates the copy). ``save_pretrained`` cannot do this: it refuses GGUF-quantized models.
+``$POSENC_CACHE/models/<name>-<key>/`` (default ``~/.cache/posenc``): ``model.safetensors`` (the state dict; a weight
+tied to another, such as an output layer tied to the embedding, is stored once and re-tied on load by the config's
+``tie_word_embeddings``), ``config.json``, the tokenizer files and ``source.json`` (what the copy was made from).
+``<key>`` is a digest of the GGUF file's contents and of the versions of ``gguf`` and ``transformers`` that
+dequantized it: two checkouts or environments with the same file and libraries share one copy, a changed file or
+library makes a new one (a copy made by other versions is never read as this one's), and no two of them rebuild each
+other's. ``save_pretrained`` cannot do this: it refuses GGUF-quantized models.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ DEFAULTS = {
 }
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 @dataclass
@@ -208,8 +211,27 @@ def _check_gguf_supported(path: Path) -> str:
 
 
 def _gguf_fingerprint(path: Path) -> dict[str, Any]:
-    stat = path.stat()
-    return {"format": _CACHE_FORMAT, "gguf": str(path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    """What a dequantized copy depends on: the GGUF file's contents (SHA-256) and the libraries that dequantize it."""
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    versions = {}
+    for library in ("gguf", "transformers"):
+        try:
+            versions[library] = metadata.version(library)
+        except metadata.PackageNotFoundError:
+            versions[library] = None
+    return {"format": _CACHE_FORMAT, "sha256": digest.hexdigest(), "size": path.stat().st_size, **versions}
+
+
+def _gguf_cache(path: Path, name: str) -> tuple[Path, dict[str, Any]]:
+    """The folder of a GGUF file's dequantized copy, and the fingerprint that folder's copy must carry."""
+    fingerprint = _gguf_fingerprint(path)
+    key = hashlib.sha1(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()[:10]
+    return cache_root() / "models" / f"{name}-{key}", fingerprint
 
 
 def _tied_keys(model: Any, state: dict[str, torch.Tensor]) -> list[str]:
@@ -268,9 +290,7 @@ def _load_gguf(path: Path, name: str, dtype: torch.dtype, attn_implementation: s
     import transformers
 
     _check_gguf_supported(path)
-    fingerprint = _gguf_fingerprint(path)
-    key = hashlib.sha1(fingerprint["gguf"].encode()).hexdigest()[:10]
-    folder = cache_root() / "models" / (name if name in DEFAULTS else f"{name}-{key}")
+    folder, fingerprint = _gguf_cache(path, name)
     if use_cache and _cache_valid(folder, fingerprint):
         return _load_folder(folder, name, f"cache:{folder}", dtype, attn_implementation)
     with _offline(), _quiet_loading():
@@ -369,12 +389,12 @@ def model_config(spec: str) -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # posenc never downloads
     try:
         if kind == "default":
-            cached = cache_root() / "models" / where / "config.json"
-            if cached.is_file():
-                return transformers.AutoConfig.from_pretrained(cached.parent)
             if where == "minilm":
                 return transformers.AutoConfig.from_pretrained(minilm_dir())
             gguf = smollm2_gguf_path()
+            cached = _gguf_cache(gguf, where)[0] / "config.json"
+            if cached.is_file():
+                return transformers.AutoConfig.from_pretrained(cached.parent)
             return transformers.AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
         if kind == "gguf":
             return transformers.AutoConfig.from_pretrained(where.parent, gguf_file=where.name)

@@ -1,17 +1,25 @@
 """The results store: one SQLite file, one row per finished run, shared by the lab, extend and the report.
 
 A run is identified by ``(kind, config_hash, seed)``; ``config_hash`` is the SHA-256 of the config's canonical JSON.
-Beside its metrics, each row records the package versions (``versions``) and where it was computed (``setup``:
+Beside its metrics, each row records what computed it (``versions``: posenc, torch, transformers and Python, and
+``code``, the version of the experiment's own code its caller passes) and where it was computed (``setup``:
 ``{"device": "cpu", "dtype": "float32"}``, plus ``"gpu"`` on CUDA; see :func:`posenc.device.setup`). ``setup`` is
 metadata, not part of the key: a run computed on a GPU answers for the same config on the CPU. The ``setup`` column
 was added to schema version 1 without changing it: a store written before it gets the column on first open (old
 rows read ``{}``), and an older posenc still reads and writes the file.
+
+Provenance is checked on read: :meth:`ResultStore.get` returns a row only if the libraries that compute the numbers
+(:data:`PROVENANCE`: torch and transformers) and the caller's ``code`` version are the ones of this process, so a row
+computed by other versions is never reused as valid: the caller computes it again and its ``put`` replaces the row.
+``get(..., any_version=True)`` and :meth:`ResultStore.runs` still read every row, and :meth:`RunRecord.computed_by`
+tells which versions computed one.
 Writes are single transactions in WAL mode with a busy timeout, so concurrent workers (processes or Ray tasks on a
 shared file system) write safely, and a run killed part-way leaves every finished row intact.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import platform
@@ -24,7 +32,8 @@ from typing import Any
 
 from posenc.errors import PosencError
 
-__all__ = ["ResultStore", "RunRecord", "config_hash", "package_versions", "SCHEMA_VERSION", "StoreError"]
+__all__ = ["ResultStore", "RunRecord", "config_hash", "package_versions", "provenance", "PROVENANCE", "SCHEMA_VERSION",
+           "StoreError"]
 
 SCHEMA_VERSION = 1
 _APP_ID = 0x706F7365  # "pose": marks a SQLite file as a posenc store
@@ -62,19 +71,37 @@ def config_hash(config: dict[str, Any]) -> str:
 
 
 def package_versions() -> dict[str, str]:
-    """Versions that matter for reproducing a run."""
-    import torch
-
+    """Versions that matter for reproducing a run: posenc, Python, torch and (where installed) transformers."""
     from posenc._version import __version__
 
-    versions = {"posenc": __version__, "torch": torch.__version__, "python": platform.python_version()}
-    try:
-        import transformers
+    return {"posenc": __version__, "python": platform.python_version(), **_library_versions()}
 
-        versions["transformers"] = transformers.__version__
-    except ImportError:
+
+@functools.lru_cache(maxsize=1)
+def _library_versions() -> dict[str, str]:
+    """torch's own version string (it names the build: ``2.13.0+cpu``) and transformers' from its installed metadata
+    (no import: importing transformers takes seconds)."""
+    from importlib import metadata
+
+    import torch
+
+    versions = {"torch": torch.__version__}
+    try:
+        versions["transformers"] = metadata.version("transformers")
+    except metadata.PackageNotFoundError:
         pass
     return versions
+
+
+#: the packages whose versions a stored row must share with this process to be reused: the ones that compute numbers
+PROVENANCE = ("torch", "transformers")
+
+
+def provenance(code: int | str | None = None) -> dict[str, Any]:
+    """What computes a row in this process: the versions of :data:`PROVENANCE` (``None`` where not installed) and the
+    caller's ``code`` version."""
+    versions = package_versions()
+    return {**{name: versions.get(name) for name in PROVENANCE}, "code": code}
 
 
 @dataclass
@@ -89,6 +116,14 @@ class RunRecord:
     error: str | None
     created_at: float
     setup: dict[str, Any] = field(default_factory=dict)  #: where it ran: ``device``, ``dtype`` (``{}``: not recorded)
+
+    def computed_by(self) -> dict[str, Any]:
+        """The :func:`provenance` of the process that computed this row (``code`` ``None`` where none was given)."""
+        return {**{name: self.versions.get(name) for name in PROVENANCE}, "code": self.versions.get("code")}
+
+    def is_current(self, code: int | str | None = None) -> bool:
+        """Whether this row was computed by this process's versions of torch and transformers and by ``code``."""
+        return self.computed_by() == provenance(code)
 
 
 class ResultStore:
@@ -171,15 +206,20 @@ class ResultStore:
         return _Transaction(con)
 
     # -- reads -------------------------------------------------------------------------------------------------
-    def get(self, kind: str, config: dict[str, Any], seed: int = 0) -> RunRecord | None:
-        """The finished run for ``(kind, config, seed)``, or ``None``."""
+    def get(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None,
+            any_version: bool = False) -> RunRecord | None:
+        """The run stored for ``(kind, config, seed)``, or ``None``; ``None`` too for a row computed by other versions
+        of torch or transformers or by another ``code`` version (see the module docstring), unless ``any_version``."""
         with self._connect() as con:
             row = con.execute(f"SELECT {_COLUMNS} FROM runs WHERE kind=? AND config_hash=? AND seed=?",
                               (kind, config_hash(config), seed)).fetchone()
-        return _record(row) if row else None
+        if not row:
+            return None
+        record = _record(row)
+        return record if any_version or record.is_current(code) else None
 
-    def has(self, kind: str, config: dict[str, Any], seed: int = 0) -> bool:
-        return self.get(kind, config, seed) is not None
+    def has(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None) -> bool:
+        return self.get(kind, config, seed, code) is not None
 
     def runs(self, kind: str | None = None) -> Iterator[RunRecord]:
         """Every stored run (of one kind), oldest first."""
@@ -194,11 +234,14 @@ class ResultStore:
 
     # -- writes ------------------------------------------------------------------------------------------------
     def put(self, kind: str, config: dict[str, Any], seed: int, metrics: dict[str, Any], wall_s: float,
-            status: str = "done", error: str | None = None, setup: dict[str, Any] | None = None) -> None:
+            status: str = "done", error: str | None = None, setup: dict[str, Any] | None = None,
+            code: int | str | None = None) -> None:
         """Store one run atomically (replacing an earlier row for the same key); ``setup`` records where it ran
-        (:func:`posenc.device.setup`: ``{"device": "cpu", "dtype": "float32"}``), outside the key."""
+        (:func:`posenc.device.setup`: ``{"device": "cpu", "dtype": "float32"}``), outside the key; ``code`` the
+        version of the code that computed it (read back by :meth:`get`)."""
+        versions = {**package_versions(), **({"code": code} if code is not None else {})}
         payload = (kind, config_hash(config), int(seed), json.dumps(config, sort_keys=True, default=str), status,
-                   json.dumps(metrics, default=float), float(wall_s), json.dumps(package_versions()), error,
+                   json.dumps(metrics, default=float), float(wall_s), json.dumps(versions), error,
                    time.time(), json.dumps(dict(setup or {}), sort_keys=True, default=str))
         with self._connect() as con:
             con.execute("INSERT OR REPLACE INTO runs (kind, config_hash, seed, config, status, metrics, wall_s, "

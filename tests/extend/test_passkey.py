@@ -9,7 +9,7 @@ from transformers import AutoTokenizer
 
 from posenc import PosencError
 from posenc.extend import patch_model, scaled_rope
-from posenc.extend.passkey import build_passkey_prompt, greedy_decode, passkey_key, passkey_trial
+from posenc.extend.passkey import build_passkey_prompt, cache_kwargs, greedy_decode, passkey_key, passkey_trial
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_decoding_after_a_cached_prefix_equals_decoding_the_whole_prompt():
     prompt = torch.randint(0, 128, (NATIVE + 30,), generator=torch.Generator().manual_seed(6))
     cache = DynamicCache()
     with torch.no_grad():
-        model.model(input_ids=prompt[None, :70], use_cache=True, past_key_values=cache)  # past the native 64
+        model.model(input_ids=prompt[None, :70], use_cache=True, **cache_kwargs(model.model, cache))  # past the native 64
     assert greedy_decode(model, prompt[70:], 6, cache=cache) == greedy_decode(model, prompt, 6)
     assert cache.get_seq_length() == NATIVE + 30 + 5  # extended in place: the prompt and all but the last answer
 
@@ -104,3 +104,29 @@ def test_shared_prefix_belongs_to_one_model(tokenizer):
     other = SharedPrefix(tiny_llama(vocab_size=tokenizer.vocab_size))
     with pytest.raises(PosencError, match="another model"):
         passkey_trial(tiny_llama(vocab_size=tokenizer.vocab_size), tokenizer, prompt, 2, shared=other)
+
+
+def test_decoding_through_a_cache_the_model_ignores_is_an_error_naming_the_version():
+    """A model that drops the cache argument (as a replaced attention that swallowed a renamed keyword did) would
+    restart every step at position 0: the decoding stops with an error instead of answering."""
+    import transformers
+
+    model = tiny_llama()
+    forward = model.model.forward
+
+    def drops_the_cache(*args, cache=None, past_key_values=None, **kwargs):
+        return forward(*args, **kwargs)
+
+    model.model.forward = drops_the_cache
+    with pytest.raises(PosencError, match=rf"grew by 0 tokens for 5 tokens fed.*transformers version "
+                                          rf"\({transformers.__version__}\)"):
+        greedy_decode(model, torch.arange(5), max_new_tokens=2)
+
+
+def test_the_cache_grows_by_each_token_decoded():
+    from transformers import DynamicCache
+
+    model = patch_model(tiny_llama(), scaled_rope(tiny_llama().config, "none", 1.0))
+    cache = DynamicCache()
+    greedy_decode(model, torch.arange(7), max_new_tokens=4, cache=cache)
+    assert cache.get_seq_length() == 7 + 3  # the prompt, then every answer token but the last was fed back

@@ -11,7 +11,8 @@ from extend_models import BASE, NATIVE, tiny_llama
 
 import posenc
 from posenc.extend import patch_model, scaled_rope, set_encoding, token_nll
-from posenc.extend.patch import FixedLengthRope, PosencAttention
+from posenc.extend.passkey import cache_kwargs
+from posenc.extend.patch import ROPE_TYPE, FixedLengthRope
 
 S = 4.0  # windows of 4 * NATIVE tokens
 
@@ -40,8 +41,9 @@ def reference_state():
 def test_patched_model_matches_hugging_face_scaling(name, reference_state, ids):
     params, max_pos = HF_SCALINGS[name]
     library = tiny_llama(params, reference_state, max_position_embeddings=max_pos)
-    ours = patch_model(copy.deepcopy(library), scaled_rope(library.config, name, S if name != "none" else 1.0,
-                                                           native_len=NATIVE))
+    rope = scaled_rope(library.config, name, S if name != "none" else 1.0, native_len=NATIVE)
+    # dynamic NTK at the window's length, as the library evaluates it for a full pass
+    ours = patch_model(copy.deepcopy(library), rope, seq_len=len(ids) if name == "dynamic" else None)
     expected, got = ppl(library, ids), ppl(ours, ids)
     assert abs(got - expected) / expected < 1e-4
     if name != "none":  # the check can fail: this scaling moves perplexity far more than the tolerance
@@ -77,22 +79,60 @@ def test_static_ntk_is_default_rope_with_a_larger_base(reference_state, ids):
     assert abs(ppl(ours, ids) - ppl(library, ids)) / ppl(library, ids) < 1e-4
 
 
-def test_attention_rotates_through_the_encoding_hook(reference_state, ids):
-    model = patch_model(tiny_llama(None, reference_state), scaled_rope(tiny_llama().config, "none", 1.0))
-    assert all(isinstance(layer.self_attn, PosencAttention) for layer in model.model.layers)
-    assert model.model.rotary_emb(ids[None].float(), None) is None  # the library's tables are gone
-    encoding = model.model.layers[0].self_attn.encoding
-    calls = []
-    original = encoding.rotate
+def test_the_model_keeps_its_own_modules_and_rotates_with_the_encodings_frequencies(reference_state, ids):
+    from transformers.models.llama.modeling_llama import LlamaAttention, LlamaRotaryEmbedding
 
-    def spy(q, k, qp, kp, **kw):
-        calls.append((q.shape, k.shape))
-        return original(q, k, qp, kp, **kw)
+    rope = scaled_rope(tiny_llama().config, "yarn", S, native_len=NATIVE)
+    model = patch_model(tiny_llama(None, reference_state), rope)
+    # nothing of a layer is replaced: the library's attention runs, with its own cache and masks
+    assert all(type(layer.self_attn) is LlamaAttention for layer in model.model.layers)
+    rotary = model.model.rotary_emb
+    assert type(rotary) is LlamaRotaryEmbedding and model.config.rope_parameters["rope_type"] == ROPE_TYPE
+    inv_freq, factor = rope.frequencies()
+    torch.testing.assert_close(rotary.inv_freq, inv_freq.float(), rtol=0, atol=0)
+    # YaRN's attention factor at s = 4: 0.1 ln 4 + 1 (Peng et al. 2023, eq. 22), applied by the library to cos and sin
+    assert rotary.attention_scaling == pytest.approx(0.1 * math.log(4.0) + 1.0, rel=1e-12)
+    cos, _ = rotary(torch.zeros(1, 3, 64), torch.arange(3)[None])
+    assert float(cos[0, 0, 0]) == pytest.approx(0.1 * math.log(4.0) + 1.0, rel=1e-6)  # position 0: cos 0 = 1
 
-    encoding.rotate = spy
-    token_nll(model, ids[:32])
-    assert len(calls) == 2  # once per layer
-    assert calls[0] == (torch.Size([1, 4, 32, 16]), torch.Size([1, 2, 32, 16]))
+
+def test_patched_config_carries_the_encoding_and_its_native_length(reference_state):
+    from posenc.extend.patch import native_length, patched_encoding
+
+    config = tiny_llama(HF_SCALINGS["yarn"][0], max_position_embeddings=4 * NATIVE).config
+    model = patch_model(tiny_llama(HF_SCALINGS["yarn"][0], max_position_embeddings=4 * NATIVE),
+                        FixedLengthRope(scaled_rope(config, "dynamic", 2.0, native_len=NATIVE), 3 * NATIVE))
+    rope, seq_len = patched_encoding(model.config)
+    assert seq_len == 3 * NATIVE and rope.scaling.as_dict() == {"type": "dynamic", "factor": 2.0,
+                                                                 "original_max_len": NATIVE}
+    assert native_length(model.config) == NATIVE  # the config's own original_max_position_embeddings stays
+    assert patched_encoding(tiny_llama().config) is None
+
+
+def test_encodings_the_model_cannot_carry_are_refused(reference_state):
+    model = tiny_llama(None, reference_state)
+    with pytest.raises(posenc.PosencError, match="takes a plain RoPE .* got XPos"):
+        patch_model(model, posenc.build("xpos", head_dim=16))
+    with pytest.raises(posenc.PosencError, match="pairs channels 'interleaved' but llama models rotate with 'half'"):
+        patch_model(model, posenc.build("rope", head_dim=16, pairing="interleaved"))
+    with pytest.raises(posenc.PosencError, match="rotates 8 of 16 channels per head"):
+        patch_model(model, posenc.build("rope", head_dim=16, rotary_dim=8))
+    with pytest.raises(posenc.PosencError, match="seq_len must be a positive integer"):
+        patch_model(model, posenc.build("rope", head_dim=16), seq_len=0)
+    with pytest.raises(posenc.PosencError, match="'dynamic' scaling changes with the length.*seq_len=LENGTH"):
+        patch_model(model, scaled_rope(model.config, "dynamic", 2.0, native_len=NATIVE))
+    assert model.config.rope_parameters["rope_type"] == "default"  # refused before anything changed
+
+
+def test_the_registered_init_function_refuses_arguments_it_does_not_know(reference_state):
+    from posenc.extend.patch import rope_init
+
+    model = patch_model(tiny_llama(None, reference_state), scaled_rope(tiny_llama().config, "linear", 2.0))
+    inv_freq, factor = rope_init(model.config, None, seq_len=None)
+    torch.testing.assert_close(inv_freq, (1.0 / BASE ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16) / 2).float())
+    assert factor == 1.0
+    with pytest.raises(posenc.PosencError, match=r"arguments it does not know: \['cache_position'\]"):
+        rope_init(model.config, None, cache_position=3)
 
 
 def test_set_encoding_swaps_without_reloading(reference_state, ids):
@@ -106,13 +146,6 @@ def test_set_encoding_swaps_without_reloading(reference_state, ids):
     assert abs(linear - unscaled) / unscaled > 1e-3
     with pytest.raises(posenc.PosencError, match="not patched"):
         set_encoding(tiny_llama(), scaled_rope(config, "none", 1.0))
-
-
-def test_query_chunks_give_the_same_logits(reference_state, ids):
-    rope = scaled_rope(tiny_llama().config, "yarn", S, native_len=NATIVE)
-    whole = patch_model(tiny_llama(None, reference_state), rope)
-    chunked = patch_model(tiny_llama(None, reference_state), rope, query_chunk=48)
-    torch.testing.assert_close(token_nll(chunked, ids), token_nll(whole, ids), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", ["yarn", "dynamic"])
@@ -130,10 +163,11 @@ def test_cached_decoding_equals_full_forward(name, reference_state):
     seq = torch.randint(0, 128, (1, total), generator=torch.Generator().manual_seed(3))
     cache = DynamicCache()
     with torch.no_grad():
-        model(seq[:, :NATIVE - 2], past_key_values=cache, use_cache=True)
+        model(seq[:, :NATIVE - 2], use_cache=True, **cache_kwargs(model, cache))
         for t in range(NATIVE - 2, total):
-            step = model(seq[:, t:t + 1], past_key_values=cache, use_cache=True,
-                         position_ids=torch.tensor([[t]])).logits[0, -1]
+            step = model(seq[:, t:t + 1], use_cache=True, position_ids=torch.tensor([[t]]),
+                         **cache_kwargs(model, cache)).logits[0, -1]
+            assert cache.get_seq_length() == t + 1  # the cache grew by the one token fed
             full = model(seq[:, :t + 1], use_cache=False).logits[0, -1]
             torch.testing.assert_close(step, full, rtol=1e-4, atol=1e-4)
 
@@ -193,25 +227,18 @@ def test_unknown_scaling_lists_valid_ones():
         scaled_rope(tiny_llama().config, "ntk-by-parts", 2.0)
 
 
-@pytest.mark.parametrize("query_chunk", [None, 7])
-def test_new_tokens_after_cached_ones_see_what_a_full_pass_sees(reference_state, query_chunk):
-    """Several tokens after a cache (a passkey prompt after its shared prefix), in blocks of queries that each
-    attend only to the keys they may see: the hidden states of one full pass."""
+def test_new_tokens_after_cached_ones_see_what_a_full_pass_sees(reference_state):
+    """Several tokens after a cache (a passkey prompt after its shared prefix): the hidden states of one full pass."""
     from transformers import DynamicCache
 
-    import posenc.extend.patch as patch
-
     rope = scaled_rope(tiny_llama().config, "yarn", 2.0, native_len=NATIVE)
-    model = patch_model(tiny_llama(None, reference_state), rope, query_chunk=query_chunk)
+    model = patch_model(tiny_llama(None, reference_state), rope)
     seq = torch.randint(0, 128, (1, NATIVE + 20), generator=torch.Generator().manual_seed(4))
     cache = DynamicCache()
-    saved, patch._CACHED_QUERY_CHUNK = patch._CACHED_QUERY_CHUNK, 16  # several blocks for 50 new tokens
-    try:
-        with torch.no_grad():
-            model.model(input_ids=seq[:, :34], use_cache=True, past_key_values=cache)
-            after = model.model(input_ids=seq[:, 34:], position_ids=torch.arange(34, NATIVE + 20)[None],
-                                past_key_values=cache, use_cache=True).last_hidden_state
-            full = model.model(input_ids=seq, use_cache=False).last_hidden_state
-    finally:
-        patch._CACHED_QUERY_CHUNK = saved
+    with torch.no_grad():
+        model.model(input_ids=seq[:, :34], use_cache=True, **cache_kwargs(model.model, cache))
+        after = model.model(input_ids=seq[:, 34:], position_ids=torch.arange(34, NATIVE + 20)[None],
+                            use_cache=True, **cache_kwargs(model.model, cache)).last_hidden_state
+        full = model.model(input_ids=seq, use_cache=False).last_hidden_state
+    assert cache.get_seq_length() == NATIVE + 20
     torch.testing.assert_close(after, full[:, 34:], rtol=1e-5, atol=1e-5)

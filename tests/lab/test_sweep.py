@@ -83,6 +83,27 @@ def test_sweep_skips_finished_runs(tmp_path):
     assert summary["missing"] == 0 and summary["series"]["copy"]["nope"]["3"]["n"] == 3
 
 
+def test_runs_stored_by_another_version_of_the_lab_code_are_run_again(tmp_path):
+    import json
+    import sqlite3
+
+    from posenc.lab.train import CODE_VERSION
+
+    store = tmp_path / "runs.sqlite"
+    spec = {"base": TINY, "grid": {"encoding": ["nope"]}, "seeds": [0, 1]}
+    run_sweep(spec, store, progress=False)
+    con = sqlite3.connect(store)
+    row_id, versions = con.execute("SELECT id, versions FROM runs ORDER BY id").fetchone()
+    assert json.loads(versions)["code"] == CODE_VERSION
+    con.execute("UPDATE runs SET versions=? WHERE id=?", (json.dumps({**json.loads(versions), "code": -1}), row_id))
+    con.commit()
+    con.close()
+    assert summarize(store, spec)["missing"] == 1  # the table leaves it out
+    assert {cell["n"] for cell in summarize(store)["series"]["copy"]["nope"].values()} == {1}  # all rows: current only
+    again = run_sweep(spec, store, progress=False)
+    assert [r.skipped for r in again] == [False, True]
+
+
 def test_limit_leaves_the_rest_for_later(tmp_path):
     store = tmp_path / "runs.sqlite"
     spec = {"base": TINY, "grid": {"encoding": ["nope", "rope", "t5"]}}

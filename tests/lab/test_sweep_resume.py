@@ -10,7 +10,7 @@ import json
 
 from posenc.lab import KIND, run_sweep
 from posenc.lab import sweep as lab_sweep
-from posenc.lab.train import RunConfig, RunResult
+from posenc.lab.train import CODE_VERSION, RunConfig, RunResult
 from posenc.store import ResultStore
 
 BASE = {"task": "copy", "train_len": 3, "eval_lengths": [3], "d_model": 8, "n_layers": 1, "n_heads": 2,
@@ -34,8 +34,8 @@ def test_resume_reruns_failed_and_unfinished_runs_and_keeps_finished_ones(tmp_pa
     store = ResultStore(path)
     for encoding, status in BEFORE.items():
         if status is not None:
-            store.put(KIND, _config(encoding), 0, {"stored": encoding}, 1.5, status,
-                      None if status == "done" else "RuntimeError: killed\n")
+            store.put(KIND, _config(encoding), 0, {"stored": encoding}, 1.5, status, code=CODE_VERSION,
+                      error=None if status == "done" else "RuntimeError: killed\n")
     before = _rows(path)
     trained = []
 

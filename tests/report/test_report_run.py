@@ -174,3 +174,30 @@ def test_a_claim_past_the_time_budget_runs_only_when_asked(tmp_path, monkeypatch
     assert calls == [True] and out[claim.id][0].missing is None
     result = run_report(tmp_path / "named", quick=True, progress=False, claims=[claim.id])
     assert calls == [True, True] and result.results[0].verdict.status == "supported"
+
+
+def test_a_stored_claim_computed_by_another_transformers_is_recomputed_and_the_page_says_what_computed_it(tmp_path):
+    import transformers
+
+    from posenc.store import package_versions
+
+    first = run_report(tmp_path, progress=False, claims=["sin-bounded"])
+    now = package_versions()
+    assert first.results[0].provenance["versions"] == now
+    con = sqlite3.connect(tmp_path / "results.sqlite")
+    stored = json.loads(con.execute("SELECT versions FROM runs").fetchone()[0])
+    con.execute("UPDATE runs SET versions=?", (json.dumps({**stored, "transformers": "5.23.0"}),))
+    con.commit()
+    con.close()
+    again = run_report(tmp_path, progress=False, claims=["sin-bounded"])
+    assert again.computed == ["sin-bounded"] and not again.results[0].cached  # not reused as valid
+    third = run_report(tmp_path, progress=False, claims=["sin-bounded"])
+    assert third.results[0].cached and third.results[0].provenance["versions"]["transformers"] == \
+        transformers.__version__
+    report = json.loads(read(third.report_json))
+    assert report["versions"]["transformers"] == transformers.__version__
+    assert report["claims"][0]["provenance"]["versions"] == now
+    page = read(third.index_html)
+    assert f"transformers {transformers.__version__}" in page.split("<section")[0]  # the header
+    section = page.split('id="sin-bounded"')[1]
+    assert f"read from the results store (posenc {now['posenc']}, torch {now['torch']}" in section

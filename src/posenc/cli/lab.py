@@ -47,7 +47,7 @@ def train(settings: CommandSettings,
     from posenc.device import resolve_device, resolve_dtype
     from posenc.lab import KIND, to_markdown, train_run
     from posenc.lab.tables import summarize_records
-    from posenc.lab.train import check_run
+    from posenc.lab.train import CODE_VERSION, check_run
     from posenc.resources import format_seconds
     from posenc.store import ResultStore
 
@@ -75,7 +75,8 @@ def train(settings: CommandSettings,
         torch.set_num_threads(threads)
     result = train_run(config, seed, device=target)
     if results_store is not None:
-        results_store.put(KIND, result.config, seed, result.metrics, result.wall_s, setup=result.setup)
+        results_store.put(KIND, result.config, seed, result.metrics, result.wall_s, setup=result.setup,
+                          code=CODE_VERSION)
     console.print(to_markdown(summarize_records([(result.config, seed, result.metrics)], name=config.label)))
     console.print(f"wall time {result.wall_s:.1f} s on {result.setup['device']} in {result.setup['dtype']}, "
                   f"{result.metrics['params']} parameters, final training loss {result.metrics['final_loss']:.4f}")

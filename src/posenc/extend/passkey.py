@@ -29,7 +29,7 @@ from torch import nn
 
 from posenc.errors import PosencError
 
-__all__ = ["PasskeyPrompt", "SharedPrefix", "build_passkey_prompt", "greedy_decode", "passkey_trial", "passkey_key",
+__all__ = ["PasskeyPrompt", "SharedPrefix", "cache_kwargs", "build_passkey_prompt", "greedy_decode", "passkey_trial", "passkey_key",
            "INTRO", "FILLER", "QUESTION"]
 
 INTRO = ("There is an important piece of information hidden inside a lot of irrelevant text. Find it and memorize "
@@ -78,13 +78,45 @@ def build_passkey_prompt(tokenizer, length: int, depth: float, key: int, answer_
     return PasskeyPrompt(ids=torch.tensor(ids, dtype=torch.long), key=key, needle_at=len(head), depth=depth)
 
 
+def cache_kwargs(model: nn.Module, cache) -> dict:
+    """``{name: cache}`` under the name the model's public ``forward`` takes a KV cache by: ``cache`` (transformers
+    5.24 on) or ``past_key_values`` (earlier; kept by later ones behind a deprecation)."""
+    import inspect
+
+    parameters = inspect.signature(model.forward).parameters
+    for name in ("cache", "past_key_values"):
+        if name in parameters:
+            return {name: cache}
+    raise PosencError(f"{type(model).__name__}.forward takes neither 'cache' nor 'past_key_values' in transformers "
+                      f"{_transformers_version()}; posenc cannot pass it a KV cache (tested versions: "
+                      f"constraints.txt)")
+
+
+def _transformers_version() -> str:
+    import transformers
+
+    return transformers.__version__
+
+
 @torch.no_grad()
 def _forward_cached(model: nn.Module, tokens: torch.Tensor, cache) -> torch.Tensor:
-    """Run ``tokens [1, t]`` after the ``cache``'s positions, extend the cache; the last hidden state ``[D]``."""
+    """Run ``tokens [1, t]`` after the ``cache``'s positions, extend the cache; the last hidden state ``[D]``.
+
+    Raises when the cache did not grow by exactly ``t`` tokens: a cache the model ignored would make every step
+    restart at position 0 and give wrong answers with no error.
+    """
     start = cache.get_seq_length()
     positions = torch.arange(start, start + tokens.shape[1], device=tokens.device)[None]  # [1, t]
-    hidden = model.model(input_ids=tokens, position_ids=positions, past_key_values=cache,
-                         use_cache=True).last_hidden_state  # [1, t, D]
+    base = model.model
+    hidden = base(input_ids=tokens, position_ids=positions, use_cache=True,
+                  **cache_kwargs(base, cache)).last_hidden_state  # [1, t, D]
+    grown = cache.get_seq_length() - start
+    if grown != tokens.shape[1]:
+        raise PosencError(f"the KV cache grew by {grown} tokens for {tokens.shape[1]} tokens fed: the model did not "
+                          f"use it, so decoding would restart at position 0 and its answers would be wrong. This "
+                          f"transformers version ({_transformers_version()}) passes the cache differently from the "
+                          f"versions posenc was tested with (constraints.txt); install those "
+                          f"(pip install -c constraints.txt -e .)")
     return hidden[0, -1]
 
 

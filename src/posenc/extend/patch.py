@@ -1,26 +1,28 @@
-"""Put posenc's RoPE into a Hugging Face Llama-family model: its attention then rotates queries and keys with the
-encoding's ``rotate`` hook, never with the model library's rotary code.
+"""Put posenc's RoPE frequencies into a Hugging Face Llama-family model through transformers' public RoPE hook.
 
-What :func:`patch_model` changes, in place:
+transformers documents one extension point for new RoPE variants: the registry ``ROPE_INIT_FUNCTIONS`` in
+``transformers.modeling_rope_utils`` maps a ``rope_type`` of the config's ``rope_parameters`` to a function
+``fn(config, device=None, seq_len=None, ...) -> (inv_freq, attention_factor)``, and the model's rotary module builds
+its cos/sin tables from what that function returns (cos and sin multiplied by ``attention_factor``). That pair is
+exactly what :meth:`posenc.encodings.rope.RoPE.frequencies` gives, so posenc registers one such function under the
+type ``"posenc"`` (:data:`ROPE_TYPE`) and :func:`patch_model`:
 
-- every decoder layer's ``self_attn`` becomes a :class:`PosencAttention` that reuses the layer's own projections
-  (``q_proj``, ``k_proj``, ``v_proj``, ``o_proj`` and, for Qwen3, ``q_norm`` / ``k_norm``) and computes
+1. writes the encoding's options into ``config.rope_parameters`` (``rope_type = "posenc"`` and ``"posenc": {head_dim,
+   base, pairing, rotary_dim, scaling, seq_len}``; the config's other RoPE keys stay, so its native length still
+   reads), after checking that the model rotates what the encoding describes (its head width, its pairing);
+2. builds the model's rotary module anew from that config with the module's own constructor.
 
-      q, k, v = x W_q, x W_k, x W_v                       # [B, H, T, Dh], [B, Hk, T, Dh], [B, Hk, T, Dh]
-      q, k    = encoding.rotate(q, k, q_positions, k_positions)
-      out     = softmax(q k^T / sqrt(Dh) + causal) v W_o  # through torch's scaled_dot_product_attention
+The layers, the KV cache and the masks stay the model library's own: no module of a layer is replaced. The attention
+function is by default posenc's :func:`~posenc.extend.attention.causal_attention`, registered through the library's
+``AttentionInterface`` (the same softmax attention, computed over the causal triangle of a long prompt after a
+cache; see that module for why), or the model's own with ``attention=None``. The frequencies are computed in float64 by posenc and
+applied by the library in its own precision, as for its built-in scalings (which the tests compare against).
 
-- the model's rotary module (``model.model.rotary_emb``) is replaced by one that computes nothing, so the library's
-  cos/sin tables are neither built nor used.
-
-The KV cache holds keys after rotation, as in the model library. A length-dependent scaling (dynamic NTK) changes
-every layer's hidden states when the length grows, so no cache can reproduce a full pass under it (transformers
-#25306 is the key-side symptom). :class:`FixedLengthRope` therefore freezes such a scaling at one length (the target
-length of a passkey prompt): prefill and decoding then use the same frequencies, and cached decoding equals a full
-forward pass. Attention uses PyTorch SDPA with ``is_causal`` for a full pass, which on CPU and CUDA runs a fused kernel
-whose memory grows linearly with length; queries can also be processed in chunks (``query_chunk``). New tokens
-after cached ones (decoding, a passkey prompt after its shared prefix) fold each group of query heads into the query
-axis, so a grouped-query model's cached keys and values are read in place, not copied once per query head.
+A length-dependent scaling (dynamic NTK) changes every layer's hidden states when the length grows, so no KV cache can
+reproduce a full pass under it (transformers #25306 is the key-side symptom). The registered type never contains
+``"dynamic"``, so the library does not recompute the frequencies while it runs: :class:`FixedLengthRope` (or
+``seq_len=``) evaluates such a scaling at one length (a window's length, a passkey prompt's target length), and
+prefill and decoding then use the same frequencies.
 
 Supported: decoder-only models whose attention has the Llama layout (``llama``, ``mistral`` without a sliding window,
 ``qwen2``, ``qwen3``). Other models raise a :class:`~posenc.errors.PosencError` naming what was found.
@@ -31,23 +33,28 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding
 from posenc.encodings.rope import RoPE
 from posenc.errors import PosencError
+from posenc.extend.attention import ATTENTION, register_attention
 from posenc.extend.factors import scaling_spec
-from posenc.hf import from_hf_config, rope_options_from_hf_config
+from posenc.hf import POSENC_ROPE_TYPE, from_hf_config, rope_options_from_hf_config
 from posenc.registry import build
 
-__all__ = ["PosencAttention", "FixedLengthRope", "patch_model", "set_encoding", "scaled_rope", "native_length", "check_rope_model",
-           "SUPPORTED_MODEL_TYPES"]
+__all__ = ["FixedLengthRope", "patch_model", "set_encoding", "scaled_rope", "native_length", "check_rope_model",
+           "patched_encoding", "rope_init", "ROPE_TYPE", "SUPPORTED_MODEL_TYPES"]
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
-#: queries per block when several new tokens follow cached ones (a passkey prompt after its shared prefix)
-_CACHED_QUERY_CHUNK = 1024
+#: the ``rope_type`` posenc registers in transformers' ``ROPE_INIT_FUNCTIONS`` (never containing "dynamic", which
+#: would make the library recompute frequencies by length)
+ROPE_TYPE = POSENC_ROPE_TYPE
+#: the key of ``rope_parameters`` that holds the encoding's options (read back by :func:`posenc.from_hf_config`)
+_SPEC_KEY = POSENC_ROPE_TYPE
+#: the pairing of rotated channels in the supported models' rotary code (``rotate_half``)
+_MODEL_PAIRING = "half"
 
 
 def check_rope_model(config: Any) -> None:
@@ -97,24 +104,11 @@ def scaled_rope(config: Any, scaling: str, factor: float, native_len: int | None
     return build("rope", **options)
 
 
-class _NoLibraryRotary(nn.Module):
-    """Stands where the model's rotary module was: computes no tables (posenc's attention rotates instead)."""
-
-    def forward(self, x: torch.Tensor, position_ids: torch.Tensor | None = None, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-def _bottom_right_causal(t_q: int, t_k: int, device: torch.device) -> torch.Tensor:
-    """Boolean mask ``[Tq, Tk]``: query ``i`` (the ``Tk - Tq + i``-th token) sees keys ``0 .. Tk - Tq + i``."""
-    rows = torch.arange(t_q, device=device)[:, None] + (t_k - t_q)
-    return torch.arange(t_k, device=device)[None, :] <= rows
-
-
 class FixedLengthRope(PositionalEncoding):
     """A RoPE whose length-dependent scaling is evaluated at one fixed length ``seq_len`` for every call.
 
-    ``rotate`` is ``inner.rotate(..., seq_len=seq_len)``, so a dynamic-NTK model decodes with the frequencies of its
-    target length throughout (see the module docstring for why).
+    ``rotate`` is ``inner.rotate(..., seq_len=seq_len)`` and ``frequencies()`` those at ``seq_len``, so a
+    dynamic-NTK model decodes with the frequencies of its target length throughout (see the module docstring).
     """
 
     info = EncodingInfo(family="rotary", paper="Su et al. 2021, RoFormer (arXiv:2104.09864)", hooks=("rotate",))
@@ -126,7 +120,7 @@ class FixedLengthRope(PositionalEncoding):
                               f"posenc.build('rope', ...) or scaled_rope(config, scaling, factor)")
         if not whole_number(seq_len):
             raise PosencError(f"seq_len must be a positive integer, got {seq_len!r}")
-        self.inner, self.seq_len = inner, seq_len
+        self.inner, self.seq_len = inner, int(seq_len)
         self.name = f"{inner.name}@{seq_len}"
 
     def frequencies(self, seq_len: int | None = None) -> tuple[torch.Tensor, float]:
@@ -139,112 +133,109 @@ class FixedLengthRope(PositionalEncoding):
         return self.inner.rotate(q, k, q_positions, k_positions, inplace=inplace, seq_len=self.seq_len)
 
 
-class PosencAttention(nn.Module):
-    """A Llama-layout attention whose positions come from a posenc encoding's ``rotate`` hook.
+# -- the registered RoPE type ------------------------------------------------------------------------------------
+def _spec(encoding: RoPE, seq_len: int | None) -> dict[str, Any]:
+    """The JSON-able options that rebuild ``encoding`` (and the length a length-dependent scaling is taken at)."""
+    scaling = encoding.scaling.as_dict() if encoding.scaling.type != "default" else None
+    return {"head_dim": encoding.head_dim, "base": encoding.base, "pairing": encoding.pairing,
+            "rotary_dim": encoding.rotary_dim, "scaling": scaling, "seq_len": seq_len}
 
-    Args:
-        original: the model's attention module; its projections (and q/k norms, if any) are reused, not copied.
-        encoding: a posenc encoding with a ``rotate`` hook (RoPE with any scaling).
-        query_chunk: process queries in chunks of this many tokens (``None``: all at once; the fused SDPA kernels
-            already keep memory linear in length, chunking only bounds it further).
+
+def _rope_parameters(config: Any, layer_type: str | None) -> dict[str, Any]:
+    params = getattr(config, "rope_parameters", None) or {}
+    if layer_type is not None and isinstance(params.get(layer_type), dict):
+        params = params[layer_type]
+    return params
+
+
+def patched_encoding(config: Any, layer_type: str | None = None) -> tuple[RoPE, int | None] | None:
+    """The encoding (and fixed length) a patched config carries, or ``None`` for a config posenc did not patch."""
+    params = _rope_parameters(config, layer_type)
+    if params.get("rope_type") != ROPE_TYPE:
+        return None
+    options = rope_options_from_hf_config(config, layer_type)  # checks the entry is whole
+    return RoPE(**options), params[_SPEC_KEY].get("seq_len")
+
+
+def rope_init(config: Any, device: Any = None, seq_len: int | None = None, layer_type: str | None = None,
+              **unknown: Any) -> tuple[torch.Tensor, float]:
+    """transformers' RoPE init function for ``rope_type = "posenc"``: ``(inv_freq [R/2] float32, attention_factor)``.
+
+    The frequencies are those of the encoding the config carries, at its fixed length when it has one (``seq_len``
+    is the length transformers asks for; posenc's type is never recomputed by length, so it is only a fallback).
     """
-
-    def __init__(self, original: nn.Module, encoding: PositionalEncoding, query_chunk: int | None = None):
-        super().__init__()
-        for name in ("q_proj", "k_proj", "v_proj", "o_proj"):
-            if not hasattr(original, name):
-                raise PosencError(f"attention module {type(original).__name__} has no {name}; it is not the Llama "
-                                  f"layout posenc patches")
-        self.q_proj, self.k_proj, self.v_proj, self.o_proj = (original.q_proj, original.k_proj, original.v_proj,
-                                                              original.o_proj)
-        self.q_norm = getattr(original, "q_norm", None)
-        self.k_norm = getattr(original, "k_norm", None)
-        self.head_dim = int(original.head_dim)
-        self.scaling = float(getattr(original, "scaling", self.head_dim ** -0.5))
-        self.layer_idx = original.layer_idx
-        self.num_key_value_groups = int(original.num_key_value_groups)
-        self.config = original.config
-        self.encoding = encoding
-        self.query_chunk = query_chunk
-
-    def forward(self, hidden_states: torch.Tensor, position_embeddings: Any = None,
-                attention_mask: torch.Tensor | None = None, past_key_values: Any = None,
-                position_ids: torch.Tensor | None = None, **kwargs: Any) -> tuple[torch.Tensor, None]:
-        b, t, _ = hidden_states.shape
-        shape = (b, t, -1, self.head_dim)
-        q = self.q_proj(hidden_states).view(shape)  # [B, T, H, Dh]
-        k = self.k_proj(hidden_states).view(shape)  # [B, T, Hk, Dh]
-        if self.q_norm is not None:
-            q, k = self.q_norm(q), self.k_norm(k)
-        q, k = q.transpose(1, 2), k.transpose(1, 2)  # [B, H, T, Dh], [B, Hk, T, Dh]
-        v = self.v_proj(hidden_states).view(shape).transpose(1, 2)  # [B, Hk, T, Dh]
-        cached = past_key_values.get_seq_length(self.layer_idx) if past_key_values is not None else 0
-        if position_ids is None:
-            position_ids = torch.arange(cached, cached + t, device=hidden_states.device)
-        q, k = self.encoding.rotate(q, k, position_ids, position_ids)
-        if past_key_values is not None:
-            k, v = past_key_values.update(k, v, self.layer_idx)  # [B, Hk, Tk, Dh]
-        out = self._attend(q, k, v, attention_mask)  # [B, H, T, Dh]
-        out = out.transpose(1, 2).reshape(b, t, -1)  # [B, T, H * Dh]
-        return self.o_proj(out), None
-
-    def _attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                mask: torch.Tensor | None) -> torch.Tensor:
-        """Causal attention of ``q [B, H, Tq, Dh]`` (the last ``Tq`` of ``Tk`` tokens) over ``k, v [B, Hk, Tk, Dh]``:
-        ``[B, H, Tq, Dh]``. Query head ``h`` reads key/value head ``h // G`` (``G = H / Hk``, grouped-query)."""
-        g = self.num_key_value_groups
-        b, h, t_q, d = q.shape
-        t_k = k.shape[2]
-        if mask is None and t_q == t_k and not self.query_chunk:  # a whole sequence: the fused causal kernel
-            return F.scaled_dot_product_attention(q, _expand_kv(k, g), _expand_kv(v, g), is_causal=t_q > 1,
-                                                  scale=self.scaling)
-        if mask is not None:  # the model's own mask, in chunks of queries
-            k, v = _expand_kv(k, g), _expand_kv(v, g)  # [B, H, Tk, Dh]
-            chunk = self.query_chunk or t_q
-            outs = []
-            for start in range(0, t_q, chunk):
-                block_mask = mask[..., start:start + chunk, :]
-                if block_mask.dtype != torch.bool:
-                    block_mask = block_mask.to(q.dtype)
-                outs.append(F.scaled_dot_product_attention(q[:, :, start:start + chunk], k, v, attn_mask=block_mask,
-                                                           scale=self.scaling))
-            return torch.cat(outs, dim=2)  # [B, H, Tq, Dh]
-        # queries after cached keys (decoding; a passkey prompt after its shared prefix), or chunked on request.
-        # The G query heads of a group are folded into the query axis ([B, Hk, G * c, Dh], row = group * c + i), so
-        # the keys and values are read in place instead of copied G times; each chunk of queries attends only to the
-        # keys it can see, so the work is the causal triangle, not the rectangle (a masked kernel computes every pair
-        # it is given)
-        chunk = self.query_chunk or _CACHED_QUERY_CHUNK
-        outs = []
-        for start in range(0, t_q, chunk):
-            stop = min(start + chunk, t_q)
-            c, visible = stop - start, t_k - t_q + stop  # chunk queries see keys 0 .. visible - 1
-            folded = q[:, :, start:stop].reshape(b, h // g, g * c, d)  # [B, Hk, G * c, Dh]
-            block_mask = None if c == 1 else _bottom_right_causal(c, visible, q.device).repeat(g, 1)  # [G * c, vis]
-            out = F.scaled_dot_product_attention(folded, k[:, :, :visible], v[:, :, :visible], attn_mask=block_mask,
-                                                 scale=self.scaling)  # [B, Hk, G * c, Dh]
-            outs.append(out.reshape(b, h, c, d))  # [B, H, c, Dh]
-        return torch.cat(outs, dim=2)  # [B, H, Tq, Dh]
+    if unknown:
+        raise PosencError(f"posenc's RoPE init function got arguments it does not know: {sorted(unknown)}; this "
+                          f"transformers version ({_transformers_version()}) calls RoPE init functions differently "
+                          f"from the versions posenc was tested with (see constraints.txt)")
+    found = patched_encoding(config, layer_type)
+    if found is None:
+        raise PosencError(f"rope_init was called for a config whose rope_type is not {ROPE_TYPE!r}")
+    encoding, fixed = found
+    inv_freq, factor = encoding.frequencies(fixed if fixed is not None else seq_len)
+    return inv_freq.to(device=device, dtype=torch.float32), float(factor)
 
 
-def _expand_kv(x: torch.Tensor, groups: int) -> torch.Tensor:
-    """``[B, Hk, T, Dh] -> [B, Hk * groups, T, Dh]``: each key/value head repeated for its group of query heads."""
-    return x if groups == 1 else x.repeat_interleave(groups, dim=1)
+def _transformers_version() -> str:
+    import transformers
+
+    return transformers.__version__
 
 
-def _decoder_layers(model: nn.Module) -> nn.ModuleList:
+def _register() -> None:
+    """Add posenc's type to transformers' registry (its documented extension point); idempotent."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    ROPE_INIT_FUNCTIONS[ROPE_TYPE] = rope_init
+
+
+# -- patching ----------------------------------------------------------------------------------------------------
+def _unwrap(encoding: PositionalEncoding) -> tuple[RoPE, int | None]:
+    if isinstance(encoding, FixedLengthRope):
+        return encoding.inner, encoding.seq_len
+    if isinstance(encoding, RoPE) and type(encoding).scales is RoPE.scales:
+        return encoding, None
+    raise PosencError(f"patch_model puts RoPE frequencies into the model's own rotary code, so it takes a plain "
+                      f"RoPE (posenc.build('rope', ...) or scaled_rope(config, scaling, factor)), got "
+                      f"{type(encoding).__name__} {getattr(encoding, 'name', '')!r}")
+
+
+def _check_matches(model: nn.Module, rope: RoPE) -> None:
+    """The model rotates all of each head with half pairing; the encoding must describe that."""
+    config = model.config
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    if rope.head_dim != head_dim or rope.rotary_dim != head_dim:
+        raise PosencError(f"the encoding rotates {rope.rotary_dim} of {rope.head_dim} channels per head but this "
+                          f"model's heads have {head_dim} channels, all rotated; build it from the model's config "
+                          f"(scaled_rope(model.config, scaling, factor))")
+    if rope.pairing != _MODEL_PAIRING:
+        raise PosencError(f"the encoding pairs channels {rope.pairing!r} but {config.model_type} models rotate "
+                          f"with {_MODEL_PAIRING!r} pairing; build it from the model's config "
+                          f"(scaled_rope(model.config, scaling, factor))")
+    if rope.scale_logits:
+        raise PosencError("an encoding with scale_logits=True changes the softmax scale, which the model's rotary "
+                          "code cannot carry; build it with scale_logits=False")
+
+
+def _rotary_module(model: nn.Module) -> tuple[nn.Module, nn.Module]:
     base = getattr(model, "model", model)
-    layers = getattr(base, "layers", None)
-    if layers is None:
-        raise PosencError(f"{type(model).__name__} has no .model.layers; posenc patches Llama-family models "
-                          f"({', '.join(SUPPORTED_MODEL_TYPES)})")
-    return layers
+    rotary = getattr(base, "rotary_emb", None)
+    if rotary is None or not hasattr(rotary, "inv_freq"):
+        raise PosencError(f"{type(model).__name__} has no rotary module at .model.rotary_emb in transformers "
+                          f"{_transformers_version()}; posenc patches Llama-family models "
+                          f"({', '.join(SUPPORTED_MODEL_TYPES)}) through their rotary module")
+    return base, rotary
 
 
-def patch_model(model: nn.Module, encoding: PositionalEncoding, query_chunk: int | None = None) -> nn.Module:
-    """Make every attention of ``model`` rotate with ``encoding`` (in place; returns the model).
+def patch_model(model: nn.Module, encoding: PositionalEncoding, seq_len: int | None = None,
+                attention: str | None = ATTENTION) -> nn.Module:
+    """Make ``model`` rotate with ``encoding``'s frequencies (in place; returns the model).
 
-    Patching a model twice only swaps the encoding (see :func:`set_encoding`).
+    ``encoding``: a plain RoPE with any scaling (:func:`scaled_rope`), or a :class:`FixedLengthRope`; ``seq_len``
+    fixes the length a length-dependent scaling is evaluated at (as :class:`FixedLengthRope` does). ``attention``:
+    the attention implementation to run (:data:`posenc.extend.attention.ATTENTION`, registered with transformers'
+    ``AttentionInterface``, by default; ``None`` keeps the model's own). Patching a patched model swaps the encoding
+    (no reload: the weights stay where they are).
 
     Example::
 
@@ -253,32 +244,44 @@ def patch_model(model: nn.Module, encoding: PositionalEncoding, query_chunk: int
         ...                                       intermediate_size=64, vocab_size=100))
         >>> rope = scaled_rope(model.config, "yarn", factor=2.0)
         >>> _ = patch_model(model, rope)
+        >>> model.config.rope_parameters["rope_type"]
+        'posenc'
     """
     check_rope_model(model.config)
-    if not hasattr(encoding, "rotate"):
-        raise PosencError(f"encoding {encoding!r} has no rotate hook; build a RoPE encoding (posenc.build('rope'))")
-    device = next(model.parameters()).device
-    encoding = encoding.to(device)
-    layers = _decoder_layers(model)
-    for layer in layers:
-        if isinstance(layer.self_attn, PosencAttention):
-            layer.self_attn.encoding = encoding
-            layer.self_attn.query_chunk = query_chunk
-        else:
-            layer.self_attn = PosencAttention(layer.self_attn, encoding, query_chunk)
-    base = getattr(model, "model", model)
-    if hasattr(base, "rotary_emb"):
-        base.rotary_emb = _NoLibraryRotary()
+    rope, fixed = _unwrap(encoding)
+    if seq_len is not None:
+        if not whole_number(seq_len):
+            raise PosencError(f"seq_len must be a positive integer (the length a length-dependent scaling is "
+                              f"evaluated at), got {seq_len!r}")
+        fixed = int(seq_len)
+    if rope.scaling.length_dependent and fixed is None:
+        raise PosencError(f"the {rope.scaling.type!r} scaling changes with the length, and a model's KV cache cannot "
+                          f"follow that; fix the length it is evaluated at: patch_model(model, encoding, "
+                          f"seq_len=LENGTH) or FixedLengthRope(encoding, LENGTH)")
+    _check_matches(model, rope)
+    base, rotary = _rotary_module(model)
+    _register()
+    params = dict(_rope_parameters(model.config, None))
+    params.update({"rope_type": ROPE_TYPE, _SPEC_KEY: _spec(rope, fixed)})
+    model.config.rope_parameters = params
+    device = rotary.inv_freq.device
+    try:
+        new = type(rotary)(config=model.config)
+    except TypeError as exc:
+        raise PosencError(f"the rotary module {type(rotary).__name__} of transformers {_transformers_version()} "
+                          f"cannot be built from its config ({exc}); posenc was tested with the versions in "
+                          f"constraints.txt") from exc
+    base.rotary_emb = new.to(device)
+    if attention == ATTENTION:
+        model.set_attn_implementation(register_attention())
+    elif attention is not None:
+        model.set_attn_implementation(attention)
     return model
 
 
-def set_encoding(model: nn.Module, encoding: PositionalEncoding) -> nn.Module:
-    """Swap the encoding of an already patched model (no reload: weights stay where they are)."""
-    layers = _decoder_layers(model)
-    if not all(isinstance(layer.self_attn, PosencAttention) for layer in layers):
+def set_encoding(model: nn.Module, encoding: PositionalEncoding, seq_len: int | None = None) -> nn.Module:
+    """Swap the encoding of an already patched model (no reload: weights stay where they are; the attention
+    implementation stays as it is)."""
+    if patched_encoding(model.config) is None:
         raise PosencError("the model is not patched yet; call patch_model(model, encoding) first")
-    device = next(model.parameters()).device
-    encoding = encoding.to(device)
-    for layer in layers:
-        layer.self_attn.encoding = encoding
-    return model
+    return patch_model(model, encoding, seq_len, attention=None)

@@ -57,6 +57,10 @@ __all__ = ["run_extend", "to_markdown", "WINDOW_KIND", "PASSKEY_KIND"]
 WINDOW_KIND = "extend.window"
 PASSKEY_KIND = "extend.passkey"
 _PROMPT_VERSION = 1
+#: the version of this module's measuring code, stored with every row (a row of another version is recomputed).
+#: 2: the frequencies go in through transformers' RoPE registry and the KV cache is checked to grow; rows of version 1
+#: computed under transformers 5.24 decoded passkeys with the cache ignored
+CODE_VERSION = 2
 
 
 def _peak_memory_bytes(device: torch.device) -> int:
@@ -192,7 +196,7 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
 
     def lookup(kind: str, key: dict) -> dict | None:
         if store is not None:
-            record = store.get(kind, key)
+            record = store.get(kind, key, code=CODE_VERSION)
             if record is None or record.status != "done":
                 return None
             if record.setup:
@@ -205,7 +209,7 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
 
     def save(kind: str, key: dict, metrics: dict, wall_s: float) -> None:
         if store is not None:
-            store.put(kind, key, 0, metrics, wall_s, setup=here)
+            store.put(kind, key, 0, metrics, wall_s, setup=here, code=CODE_VERSION)
         memory[(kind, config_hash(key))] = {**metrics, "wall_s": wall_s}
 
     missing_w = [j for j in plan.windows if lookup(WINDOW_KIND, key_window(j)) is None]
@@ -232,14 +236,14 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
         current = None
         shared = SharedPrefix(runner.model)
         for kind, job in jobs:
-            if (job.rope, kind) != current:
+            if (job.rope, job.length, kind) != current:
                 scaling, s = by_rope[job.rope]
                 encoding = build_rope(scaling, s)
-                if kind == "p" and encoding.scaling.length_dependent:  # prefill and decoding at one length
+                if encoding.scaling.length_dependent:  # a window, or a prompt's prefill and decoding, at one length
                     encoding = FixedLengthRope(encoding, job.length)
                 runner.use(encoding)
                 shared.reset()  # cached keys were rotated by the previous encoding
-                current = (job.rope, kind)
+                current = (job.rope, job.length, kind)
             bar.set_postfix_str(f"{job.length} tok, {'/'.join(job.scalings)}")
             t0 = time.time()
             if kind == "w":

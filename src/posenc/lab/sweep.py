@@ -40,6 +40,7 @@ from posenc.lab.presets import PRESETS, get_preset
 from posenc.lab.train import (
     CHARLM,
     CHARLM_VOCAB_BOUND,
+    CODE_VERSION,
     KIND,
     RunConfig,
     RunResult,
@@ -117,7 +118,7 @@ def _execute_and_store(config: dict[str, Any], seed: int, store_path: str, progr
                        threads: int | None, device: str = "auto") -> RunResult:
     result = _execute(config, seed, progress, position, threads, device)
     ResultStore(store_path).put(KIND, result.config, seed, result.metrics, result.wall_s, result.status, result.error,
-                                setup=result.setup)
+                                setup=result.setup, code=CODE_VERSION)
     return result
 
 
@@ -172,7 +173,7 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     results: dict[int, RunResult] = {}
     pending: list[tuple[int, dict[str, Any], int]] = []
     for index, (config, seed) in enumerate(runs):
-        record = store.get(KIND, config.as_dict(), seed)
+        record = store.get(KIND, config.as_dict(), seed, code=CODE_VERSION)
         if record is not None and record.status == "done":
             results[index] = RunResult(record.config, seed, record.metrics, record.wall_s, record.status,
                                        record.error, skipped=True, setup=record.setup)
@@ -227,7 +228,7 @@ def _run_ray(pending, store, address, threads, results, bar, device="auto") -> N
             index = refs.pop(done[0])
             result = ray.get(done[0])
             store.put(KIND, result.config, result.seed, result.metrics, result.wall_s, result.status, result.error,
-                      setup=result.setup)
+                      setup=result.setup, code=CODE_VERSION)
             results[index] = result
             bar.update()
     finally:

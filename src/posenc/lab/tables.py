@@ -24,7 +24,7 @@ from typing import Any
 from posenc.errors import PosencError
 from posenc.lab.evaluate import CANNOT_RUN
 from posenc.lab.sweep import Sweep, resolve_sweep
-from posenc.lab.train import CHARLM, KIND
+from posenc.lab.train import CHARLM, CODE_VERSION, KIND
 from posenc.store import ResultStore
 
 __all__ = ["summarize", "summarize_records", "alibi_table", "to_markdown", "default_metric", "check_metric",
@@ -121,14 +121,15 @@ def summarize(store_path: str | Path, preset: str | Path | dict | Sweep | None =
         raise PosencError(f"no results store at {store_path}; run a sweep first (posenc sweep --store {store_path})")
     store = ResultStore(store_path)
     if preset is None:
-        records = [(r.config, r.seed, r.metrics) for r in store.runs(KIND) if r.status == "done"]
+        records = [(r.config, r.seed, r.metrics) for r in store.runs(KIND)
+                   if r.status == "done" and r.is_current(CODE_VERSION)]
         summary = summarize_records(records, metric, name="all")
         summary["missing"] = 0
         return summary
     sweep = resolve_sweep(preset)
     records, missing = [], 0
     for config, seed in sweep.runs():
-        record = store.get(KIND, config.as_dict(), seed)
+        record = store.get(KIND, config.as_dict(), seed, code=CODE_VERSION)
         if record is None or record.status != "done":
             missing += 1
             continue

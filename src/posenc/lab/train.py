@@ -49,10 +49,12 @@ from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import GB, check_memory, format_bytes
 
 __all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run",
-           "refuse_constant_encoding", "acting_encoding", "CHARLM", "KIND", "CONSTANT_ACROSS_CHANNELS"]
+           "refuse_constant_encoding", "acting_encoding", "CHARLM", "KIND", "CODE_VERSION", "CONSTANT_ACROSS_CHANNELS"]
 
 CHARLM = "charlm"  #: the character-level Shakespeare language model
 KIND = "lab"  #: the results-store kind of lab runs
+#: the version of the training and evaluation code, stored with every run: a run stored under another is recomputed
+CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
 #: encodings that add one value to every channel of a token (seed 000 §2.1-2.2): those that declare it
 CONSTANT_ACROSS_CHANNELS = tuple(name for name in available() if get_class(name).info.constant_across_channels)

@@ -14,9 +14,9 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-import posenc
 from posenc.report.verdict import STATUSES
 from posenc.stats import Estimate
+from posenc.store import package_versions
 
 if TYPE_CHECKING:
     from posenc.report.result import ClaimResult, ReportResult
@@ -196,10 +196,18 @@ def _numbers_table(result: ClaimResult) -> str:
             f'<th>Anchor is</th></tr></thead><tbody>{body}</tbody></table>')
 
 
+def _versions_text(versions: dict[str, Any]) -> str:
+    """``posenc 0.1.0, torch 2.13.0+cpu, transformers 5.24.0, Python 3.11.7`` (what a row or a run was computed by)."""
+    names = {"posenc": "posenc", "torch": "torch", "transformers": "transformers", "python": "Python"}
+    return ", ".join(f"{label} {versions[key]}" for key, label in names.items() if versions.get(key))
+
+
 def _section(i: int, result: ClaimResult) -> str:
     c, v, m = result.claim, result.verdict, result.measurement
     bg, fg = _COLOURS[v.status]
     how = "read from the results store" if result.cached else f"computed in {result.wall_s:.1f} s"
+    if result.provenance:
+        how += f" ({_versions_text(result.provenance['versions'])}, {result.provenance['computed_at']})"
     mode = "quick mode" if result.quick else "full mode"
     setup = f"<dd>{_e(m.setup)}</dd>" if m is not None and m.setup else "<dd>—</dd>"
     quote = f'<p class="quote" lang="zh">{_e(c.quote)}</p>' if c.quote else ""
@@ -269,7 +277,7 @@ def render_html(report: ReportResult) -> str:
 <p class="lede">Claims about positional encodings, from four tutorials (seeds 000-003) and from the papers, each
 tested by an experiment run with <code>posenc</code>. Every verdict below is computed from the measured numbers by the
 claim's criterion; the baseline or published figure stands beside each number.</p>
-<p class="meta">posenc {_e(posenc.__version__)} · {mode} · {len(report.results)} claims · generated {created} in
+<p class="meta">{_e(_versions_text(package_versions()))} · {mode} · {len(report.results)} claims · generated {created} in
 {report.wall_s:.0f} s ({len(report.computed)} computed, {stored} read from the results store) · {_e(_where(report))}</p>
 {banner}
 <div class="counts">{count_pills}</div>

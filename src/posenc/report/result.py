@@ -30,6 +30,8 @@ class ClaimResult:
     cached: bool = False
     error: str | None = None
     variants: dict[str, Verdict] = field(default_factory=dict)
+    #: what computed the numbers and when, ``{"versions": {...}, "computed_at": ...}`` (``None``: not run)
+    provenance: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Everything but the figure (report.json)."""
@@ -44,7 +46,8 @@ class ClaimResult:
                 "quick": self.quick, "wall_s": round(self.wall_s, 3), "cached": self.cached, "error": self.error,
                 "setup": m["setup"] if m else None, "estimates": m["estimates"] if m else None,
                 "estimates_by_choice": m["variants"] if m else None, "missing": m["missing"] if m else None,
-                "numbers": m["numbers"] if m else None, "rows": m["rows"] if m else None}
+                "numbers": m["numbers"] if m else None, "rows": m["rows"] if m else None,
+                "provenance": self.provenance}
 
 
 @dataclass

@@ -172,14 +172,20 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
-def _stored(claim: Claim, ctx: Context, store: ResultStore | None) -> tuple[Measurement, float] | None:
-    """The claim's measurement and its wall time from the store, if a finished one is there."""
+def _stored(claim: Claim, ctx: Context, store: ResultStore | None) -> tuple[Measurement, float, dict] | None:
+    """The claim's measurement, its wall time and its provenance from the store, if a finished one is there that
+    this process's versions of torch and transformers computed (:meth:`posenc.store.ResultStore.get`)."""
     if store is None:
         return None
     record = store.get(f"report:{claim.id}", store_config(claim, ctx.quick, ctx.seeds, ctx.dtype))
     if record is None or record.status != "done":
         return None
-    return Measurement.from_json(record.metrics), record.wall_s
+    return Measurement.from_json(record.metrics), record.wall_s, _provenance(record.versions, record.created_at)
+
+
+def _provenance(versions: Mapping[str, Any], created_at: float) -> dict[str, Any]:
+    """What computed a claim's numbers and when: ``{"versions": {...}, "computed_at": "YYYY-mm-ddTHH:MM:SSZ"}``."""
+    return {"versions": dict(versions), "computed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(created_at))}
 
 
 def _compute(name: str, ctx: Context) -> Measurement:
@@ -299,15 +305,19 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
     waiting: dict[str, list[Claim]] = {}
     for claim in selected:
         if claim.experiment in EXTENDED and not ctx.extended:
-            out[claim.id] = (not_extended(claim), False, 0.0, None)  # not stored: a later --extended run runs it
+            out[claim.id] = (not_extended(claim), False, 0.0, None, None)  # not stored: an --extended run runs it
             bar.update(1)
             continue
         found = _stored(claim, ctx, store)
         if found is not None:
-            out[claim.id] = (found[0], True, found[1], None)
+            out[claim.id] = (found[0], True, found[1], None, found[2])
             bar.update(1)
         else:
             waiting.setdefault(claim.experiment, []).append(claim)
+
+    from posenc.store import package_versions
+
+    computed_now = _provenance(package_versions(), time.time())
 
     def finish(name: str, outcome: _Outcome) -> None:
         for i, claim in enumerate(waiting.pop(name)):
@@ -315,7 +325,7 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
             if outcome.measurement is not None and store is not None:
                 store.put(f"report:{claim.id}", store_config(claim, ctx.quick, ctx.seeds, ctx.dtype), 0,
                           outcome.measurement.to_json(), wall, setup=outcome.where)
-            out[claim.id] = (outcome.measurement, False, wall, outcome.error)
+            out[claim.id] = (outcome.measurement, False, wall, outcome.error, computed_now)
             bar.update(1)
 
     here = list(waiting)
@@ -508,7 +518,7 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
     results: list[ClaimResult] = []
     computed: list[str] = []
     for claim in selected:
-        measurement, cached, wall, error = measured[claim.id]
+        measurement, cached, wall, error, provenance = measured[claim.id]
         if measurement is None:
             results.append(ClaimResult(claim, failed(error or "no measurement"), None, quick, error=error))
             continue
@@ -520,7 +530,7 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
             error = None
         except Exception as exc:
             verdict, error = failed(_error_text(exc)), _error_text(exc)
-        results.append(ClaimResult(claim, verdict, measurement, quick, wall, cached, error, variants))
+        results.append(ClaimResult(claim, verdict, measurement, quick, wall, cached, error, variants, provenance))
 
     from posenc.report.render import render_html
 
