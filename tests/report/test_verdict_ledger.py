@@ -107,6 +107,19 @@ def test_claim_records_validate():
     assert "0.5" in CLAIM.criterion_text and "qualified" in CLAIM.criterion_text
 
 
+def test_a_claim_marked_untestable_is_not_testable_whatever_was_measured():
+    vague = Claim("vague", "by hand", "seed", "vague", "x may not complement y well", "none", (),
+                  untestable="'may not complement well' names no measure")
+    for estimates, missing in (({}, None), ({"x": exact(1.0)}, None), ({}, "not run in quick mode")):
+        v = judge(vague, estimates, missing)
+        assert v.status == "not testable" and "names no measure" in v.reason
+    assert vague.criterion_text == "Not testable as written: 'may not complement well' names no measure"
+    with pytest.raises(PosencError, match="marked not testable"):
+        Claim("c", "s", "seed", "t", "c", "e", (ABOVE,), untestable="vague")
+    with pytest.raises(PosencError, match="untestable="):
+        Claim("c", "s", "seed", "t", "c", "e", ())
+
+
 def test_verdict_validates_status_and_condition():
     with pytest.raises(PosencError, match="must be one of"):
         Verdict("true", "x")

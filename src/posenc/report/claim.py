@@ -92,6 +92,10 @@ class Claim:
         choice: a methodological choice whose options the page shows side by side (``None``: none).
         quote: the document's sentence in the original language, where the claim comes from a seed.
         revision: bump when the experiment or its sizes change, so stored results are recomputed.
+        untestable: why the claim cannot be tested as written (too vague, hedged, a counterfactual with no measure),
+            or ``""``. A claim with a reason has no tests: its verdict is ``not testable`` with this reason, and its
+            experiment shows what can be measured nearby, if anything. Register a vague claim this way rather than
+            testing a stronger one in its place.
     """
 
     id: str
@@ -105,18 +109,26 @@ class Claim:
     choice: Choice | None = None
     quote: str = ""
     revision: int = 1
+    untestable: str = ""
 
     def __post_init__(self) -> None:
-        if not self.tests:
-            raise PosencError(f"claim {self.id} has no tests: a claim needs at least one threshold")
+        if self.untestable:
+            if self.tests or self.requires or self.choice is not None:
+                raise PosencError(f"claim {self.id} is marked not testable ({self.untestable}) but has tests, "
+                                  f"requirements or a choice, which would never be read; drop them or the reason")
+        elif not self.tests:
+            raise PosencError(f"claim {self.id} has no tests: a claim needs at least one threshold, or "
+                              f"untestable='why it cannot be tested as written'")
         if self.origin not in ("seed", "literature"):
             raise PosencError(f"claim {self.id}: origin must be 'seed' or 'literature', got {self.origin!r}")
-        if not any(t.role == "core" for t in self.tests):
+        if self.tests and not any(t.role == "core" for t in self.tests):
             raise PosencError(f"claim {self.id} has only conditions; at least one test must be 'core'")
 
     @property
     def criterion_text(self) -> str:
         """The pass criterion in words, from the tests (shown on the page)."""
+        if self.untestable:
+            return f"Not testable as written: {self.untestable}"
         core = [t for t in self.tests if t.role == "core"]
         cond = [t for t in self.tests if t.role == "condition"]
         text = "Supported if every 95% interval clears its bar: " + "; ".join(

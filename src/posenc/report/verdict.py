@@ -8,7 +8,8 @@ Five outcomes come from :func:`judge`:
 - ``inconclusive``: an interval straddles a threshold so that the outcome could go either way (the reason says by how
   much the sample would have to grow), or a requirement (the model learned the task in distribution, the experiment
   ran at all) is not met;
-- ``not testable``: the test cannot tell the cases apart here (a requirement marked so failed), with the reason.
+- ``not testable``: the test cannot tell the cases apart here (a requirement marked so failed), with the reason; or
+  the claim cannot be tested as written (:attr:`~posenc.report.claim.Claim.untestable`), with its reason.
 
 A sixth, ``failed``, is set by the runner when the experiment raised: the claim has no numbers, only the error.
 
@@ -128,8 +129,11 @@ def _describe(test: Test, estimate: Estimate, result: bool | None) -> str:
 def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None = None) -> Verdict:
     """The verdict of ``claim`` from ``estimates`` (statistic name -> :class:`Estimate`).
 
-    ``missing``: the experiment did not run here (its reason), so nothing can be judged: inconclusive.
+    ``missing``: the experiment did not run here (its reason), so nothing can be judged: inconclusive. A claim
+    marked :attr:`~posenc.report.claim.Claim.untestable` is not testable whatever was measured.
     """
+    if claim.untestable:
+        return not_testable(f"not testable as written: {claim.untestable}")
     if missing:
         return inconclusive(missing)
     absent = [t.statistic for t in (*claim.requires, *claim.tests) if t.statistic not in estimates]
