@@ -9,6 +9,7 @@ from posenc.report.experiments import (  # noqa: F401  (registers experiments)
     models,
     pretrained,
     research,
+    seed_mechanics,
     seed_tables,
     seed_training,
     tables,
@@ -17,8 +18,8 @@ from posenc.report.experiments import (  # noqa: F401  (registers experiments)
 from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row, experiment, get_experiment
 
 #: the experiment modules in the order their claims appear on the page (each holds its claims in ``CLAIMS``): models,
-#: tables, the further seed checks on tables and configurations, MiniLM, the lab, the seed claims that train small
-#: models, extension, the research encodings' claims
-MODULES = (models, tables, seed_tables, pretrained, training, seed_training, extension, research)
+#: tables, the further seed checks on tables and configurations, the remaining seed claims on mechanisms, MiniLM, the
+#: lab, the seed claims that train small models, extension, the research encodings' claims
+MODULES = (models, tables, seed_tables, seed_mechanics, pretrained, training, seed_training, extension, research)
 
 __all__ = ["Context", "EXPERIMENTS", "MODULES", "Measurement", "Row", "experiment", "get_experiment"]

@@ -1,0 +1,650 @@
+"""The documents' remaining claims about mechanisms, checked exactly or on small real models (no pretrained model,
+no training; every number is computed, so every estimate is exact unless it is a timing):
+
+- seed 000 intro: a recurrent network carries word order by construction (random-weight RNN, GRU and LSTM against a
+  position-free self-attention);
+- seed 000 §2.3: a binary code of d_model = 512 bits can mark every position;
+- seed 001 §3.2: the binary code's bits alternate every 1, 2, 4 numbers, and the sinusoid lowers its frequency
+  along the encoding dimension the same way;
+- seed 002: the sinusoid's compute and memory grow with the dimension and affect the model's efficiency (timed);
+- seed 003 §14.4: the worked update 0.9 - 0.1 x (-0.4) = 0.94 as one real SGD step, the fixed encoding taking no
+  gradient; §14.6.3: RoPE makes relative position explicit (the score depends on the offset only); §14.7.2: the
+  input layer's shapes;
+- claims that cannot be tested as written (seed 001 §5.1, §5.2; seed 002), registered with the reason.
+
+Shapes: ids ``[B, T]``, hidden states ``[B, T, D]``, a table ``[T, d]``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+import posenc
+from posenc.errors import PosencError
+from posenc.report.claim import Claim, Test
+from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
+from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME
+from posenc.stats import bootstrap
+
+__all__ = ["order_effect", "position_gap", "decode_binary", "pair_frequencies", "order_violations",
+           "bit_flip_violations", "offset_spread", "CLAIMS"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pure functions (the tests compare each with an independent computation)
+# ---------------------------------------------------------------------------------------------------------------
+def order_effect(h: torch.Tensor, h_permuted: torch.Tensor, perm: torch.Tensor) -> float:
+    """``max |h(x[perm]) - h(x)[perm]| / mean |h(x)|`` for outputs ``[T, D]``: 0 when the model only reorders its
+    outputs with its inputs (it cannot tell the orders apart), above 0 when the order changes what it computes."""
+    return float((h_permuted - h[perm]).abs().max() / h.abs().mean())
+
+
+def position_gap(h: torch.Tensor) -> float:
+    """``min_t max |h[t + 1] - h[t]| / mean |h|`` over outputs ``[T, D]`` of one repeated token: how far apart the
+    model keeps two neighbouring positions when nothing but the position differs (0: some two coincide)."""
+    return float((h[1:] - h[:-1]).abs().amax(dim=1).min() / h.abs().mean())
+
+
+def decode_binary(codes: torch.Tensor) -> torch.Tensor:
+    """The integers whose bits (channel ``j`` = bit ``j``, lowest first) are the rows of ``codes [N, d]``, in int64
+    (channels past 62 must be 0: an int64 position has no bit 63 set)."""
+    bits = codes.round().long()  # [N, d]
+    if bool((bits[:, 63:] != 0).any()):
+        raise PosencError("decode_binary reads int64 positions: channels 63 and above must be 0")
+    width = min(codes.shape[1], 63)
+    return (bits[:, :width] << torch.arange(width)).sum(dim=1)  # [N]
+
+
+def bit_flip_violations(table: torch.Tensor) -> int:
+    """Count of (position, bit) where bit ``j`` of a binary table ``[T, d]`` changes and ``p`` is not a multiple of
+    ``2^j``, or stays and ``p`` is one: bit ``j`` must alternate exactly every ``2^j`` numbers (seed 001 §3.2)."""
+    length, width = table.shape
+    p = torch.arange(1, length)[:, None]  # [T - 1, 1]
+    flips = table[1:] != table[:-1]  # [T - 1, d]
+    expected = (p % (2 ** torch.arange(width))[None, :]) == 0  # [T - 1, d]
+    return int((flips != expected).sum())
+
+
+def pair_frequencies(table: torch.Tensor) -> torch.Tensor:
+    """Each channel pair's angular step per position, read off an interleaved sin/cos table ``[T, d]``: the angle
+    between ``(PE[p, 2i], PE[p, 2i+1])`` and the same pair at ``p + 1``, averaged over ``p`` -> ``[d/2]`` (float64).
+    For the sinusoid it is ``w_i = 10000^(-2i/d)``; a table whose pairs do not rotate gives other numbers."""
+    pairs = table.double().reshape(table.shape[0], -1, 2)  # [T, d/2, (sin, cos)]
+    a, b = pairs[:-1], pairs[1:]
+    cross = a[..., 1] * b[..., 0] - a[..., 0] * b[..., 1]  # sin(step) for (sin, cos) pairs
+    dot = (a * b).sum(-1)  # cos(step)
+    return torch.atan2(cross, dot).mean(dim=0)  # [d/2]
+
+
+def order_violations(values: torch.Tensor) -> int:
+    """How many neighbours ``values[i + 1] >= values[i]``: 0 when ``values`` falls strictly along the index."""
+    return int((values[1:] >= values[:-1]).sum())
+
+
+def offset_spread(score: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], starts: torch.Tensor, offset: int,
+                  scale: float) -> float:
+    """``(max_p - min_p) score(p + offset, p) / scale`` over key positions ``starts``: 0 when the score of a query
+    ``offset`` places after its key is the same wherever the pair sits (it depends on the offset only)."""
+    values = score(starts + offset, starts)  # [S]
+    return float((values.max() - values.min()) / scale)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 000 intro: recurrent networks and word order
+# ---------------------------------------------------------------------------------------------------------------
+#: seed 000's sentences: the "not" pair (same words, "not" moved) and "I love you" / "you love I"
+NOT_SENTENCES = ("I do not like the story of the movie , but I do like the cast .",
+                 "I do like the story of the movie , but I do not like the cast .")
+RNN_KINDS = {"Elman RNN (tanh)": nn.RNN, "GRU": nn.GRU, "LSTM": nn.LSTM}
+RNN_WIDTH, RNN_SEEDS, RANDOM_PERMUTATIONS, RUN_LENGTH = 32, 5, 3, 16
+
+
+def _order_inputs() -> tuple[dict[str, int], list[tuple[str, torch.Tensor, torch.Tensor]]]:
+    """The vocabulary of the sentences and ``(name, ids [T], perm [T])`` with ``ids[perm]`` the reordered input."""
+    vocab: dict[str, int] = {}
+
+    def ids(sentence: str) -> torch.Tensor:
+        return torch.tensor([vocab.setdefault(w, len(vocab)) for w in sentence.split()])
+
+    love = ids("I love you")
+    first, second = ids(NOT_SENTENCES[0]), ids(NOT_SENTENCES[1])
+    # the permutation that turns the first 'not' sentence into the second: each position takes the first unused
+    # position of the first sentence holding the same word
+    used: set[int] = set()
+    not_perm = []
+    for word in second.tolist():
+        j = next(i for i, w in enumerate(first.tolist()) if w == word and i not in used)
+        used.add(j)
+        not_perm.append(j)
+    inputs = [("'I love you' -> 'you love I'", love, torch.tensor([2, 1, 0])),
+              ("the 'not' sentences", first, torch.tensor(not_perm))]
+    gen = torch.Generator().manual_seed(0)
+    for i in range(RANDOM_PERMUTATIONS):
+        inputs.append((f"random permutation {i + 1} of the first 'not' sentence", first,
+                       torch.randperm(len(first), generator=gen)))
+    return vocab, inputs
+
+
+@experiment("rnn_order")
+def rnn_order(ctx: Context) -> Measurement:
+    """Seed 000 intro: a recurrent network is a sequential structure and carries word order by construction.
+
+    Random-weight Elman RNN, GRU and LSTM (``torch.nn``, width 32, an N(0, 1) embedding), 5 seeds each: their
+    outputs for a sentence and for a reordering (:func:`order_effect`), and along a run of one repeated token
+    (:func:`position_gap`: the state tells positions apart with nothing else differing). The same for posenc's
+    Transformer without positions (bidirectional), which must show no effect: the measure can fail.
+    """
+    from posenc.model import Transformer, TransformerConfig
+
+    vocab, inputs = _order_inputs()
+    results: dict[str, dict[str, float]] = {}
+    with torch.no_grad():
+        for kind, cls in RNN_KINDS.items():
+            effects, gaps = [], []
+            for seed in range(RNN_SEEDS):
+                torch.manual_seed(seed)
+                embed, rnn = nn.Embedding(len(vocab), RNN_WIDTH), cls(RNN_WIDTH, RNN_WIDTH, batch_first=True)
+
+                def run(ids: torch.Tensor, embed=embed, rnn=rnn) -> torch.Tensor:
+                    return rnn(embed(ids)[None])[0][0]  # [T, D]
+
+                effects += [order_effect(run(ids), run(ids[perm]), perm) for _, ids, perm in inputs]
+                gaps.append(position_gap(run(torch.zeros(RUN_LENGTH, dtype=torch.long))))
+            results[kind] = {"min_order_effect": min(effects), "min_position_gap": min(gaps)}
+        attention_effects, attention_gaps = [], []
+        for seed in range(RNN_SEEDS):
+            torch.manual_seed(seed)
+            model = Transformer(TransformerConfig(vocab_size=len(vocab), d_model=RNN_WIDTH, n_layers=2, n_heads=4,
+                                                  encoding="nope", max_len=64)).eval()
+
+            def attend(ids: torch.Tensor, model=model) -> torch.Tensor:
+                return model(ids[None], return_hidden=True)[0]  # [T, D]
+
+            attention_effects += [order_effect(attend(ids), attend(ids[perm]), perm) for _, ids, perm in inputs]
+            attention_gaps.append(position_gap(attend(torch.zeros(RUN_LENGTH, dtype=torch.long))))
+    numbers = {"by_kind": results, "rnn_min_order_effect": min(r["min_order_effect"] for r in results.values()),
+               "rnn_min_position_gap": min(r["min_position_gap"] for r in results.values()),
+               "attention_max_order_effect": max(attention_effects),
+               "attention_max_position_gap": max(attention_gaps), "inputs": [name for name, _, _ in inputs]}
+    rows = []
+    for kind, r in results.items():
+        rows.append(Row(f"{kind}: smallest order effect over seeds and reorderings", r["min_order_effect"],
+                        numbers["attention_max_order_effect"], "self-attention without positions (largest)"))
+        rows.append(Row(f"{kind}: smallest gap between neighbouring positions of one repeated token",
+                        r["min_position_gap"], numbers["attention_max_position_gap"],
+                        "self-attention without positions (largest)"))
+    from posenc.plots.seed_mechanics import order_effect_figure
+
+    fig = order_effect_figure({k: r["min_order_effect"] for k, r in results.items()},
+                              numbers["attention_max_order_effect"], DIFFERENT)
+    return Measurement(numbers, rows, fig, f"torch.nn RNN / GRU / LSTM and posenc's Transformer without positions "
+                                           f"(2 layers, 4 heads), width {RNN_WIDTH}, random weights, {RNN_SEEDS} "
+                                           f"seeds; inputs: {', '.join(numbers['inputs'])}; a run of "
+                                           f"{RUN_LENGTH} equal tokens",
+                       estimates=exacts(numbers, "rnn_min_order_effect", "rnn_min_position_gap",
+                                        "attention_max_order_effect"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 000 §2.3: a 512-bit binary code
+# ---------------------------------------------------------------------------------------------------------------
+BINARY_WIDTH = 512  #: seed 000 §2.3: "d_model一般比较大(512, 1024…)"
+CONSECUTIVE = 8192  #: positions 0..8191 checked one by one (longer than any context the documents mention)
+
+
+def _binary_positions() -> torch.Tensor:
+    """0..8191, and every 2^k - 1, 2^k, 2^k + 1 up to the largest int64 position 2^63 - 1 (where carries and new
+    bits start)."""
+    edges = {2 ** k + o for k in range(63) for o in (-1, 0, 1)} | {2 ** 63 - 1}
+    return torch.tensor(sorted(set(range(CONSECUTIVE)) | {e for e in edges if 0 <= e < 2 ** 63}), dtype=torch.long)
+
+
+@experiment("binary_capacity")
+def binary_capacity(ctx: Context) -> Measurement:
+    """Seed 000 §2.3: with d_model = 512 bits the binary code "can basically encode every token's position".
+
+    Exact: 512 bits give 2^512 codes. posenc's binary table at d = 512 for positions 0..8191 and around every
+    power of two up to 2^63 - 1 (the largest int64 position): every code read back as an integer
+    (:func:`decode_binary`) must give its position, so no two positions share a code. Baseline that can fail: the
+    document's own d_model = 3, whose 8 codes repeat from position 8 on.
+    """
+    positions = _binary_positions()
+    codes = posenc.build("binary", dim=BINARY_WIDTH).encode(positions, BINARY_WIDTH, dtype=torch.float64)  # [N, d]
+    decoded = decode_binary(codes)
+    block = codes[:CONSECUTIVE]
+    small = posenc.build("binary", dim=3).table(16, 3, dtype=torch.float64)  # positions 0..15 at d_model = 3
+    numbers = {"positions_checked": len(positions), "largest_position": int(positions.max()),
+               "decode_errors": int((decoded != positions).sum()) + CONSECUTIVE - len(torch.unique(block, dim=0)),
+               "values_outside_0_1": int(((codes != 0) & (codes != 1)).sum()),
+               "code_bits": BINARY_WIDTH, "codes_available_log2": float(BINARY_WIDTH),
+               "channels_in_use": int((codes != 0).any(dim=0).sum()),
+               "small_code_duplicates": 16 - len(torch.unique(small, dim=0))}
+    rows = [Row("distinct codes of 512 bits (log2)", numbers["codes_available_log2"], 63.0,
+                "log2 of the largest int64 position + 1"),
+            Row(f"positions checked (0..{CONSECUTIVE - 1} and around every power of 2 up to 2^63 - 1), decode "
+                f"errors or shared codes", numbers["decode_errors"], 0, "every position its own code"),
+            Row("values other than 0 and 1", numbers["values_outside_0_1"], 0, "a binary code"),
+            Row("channels that are ever 1 (positions below 2^63 use 63 bits)", numbers["channels_in_use"],
+                BINARY_WIDTH, "d_model"),
+            Row("d_model = 3 (the document's example): positions 0..15 sharing a code", numbers["small_code_duplicates"],
+                8, "16 positions, 8 codes")]
+    return Measurement(numbers, rows, None, f"posenc binary table, d = {BINARY_WIDTH}, {len(positions)} positions "
+                                            f"up to 2^63 - 1; d = 3 for positions 0..15",
+                       estimates=exacts(numbers, "decode_errors", "small_code_duplicates"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 001 §3.2: bits alternate every 1, 2, 4 numbers; the sinusoid lowers its frequency the same way
+# ---------------------------------------------------------------------------------------------------------------
+@experiment("frequency_order")
+def frequency_order(ctx: Context) -> Measurement:
+    """Seed 001 §3.2: in binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four (higher bits
+    alternate less often); the sinusoid lowers its frequency along the encoding dimension in the same way.
+
+    posenc's binary table (positions 0..255, 8 bits): every flip where it must be (:func:`bit_flip_violations`).
+    posenc's sinusoid (d = 512, positions 0..64): each pair's frequency read off the table
+    (:func:`pair_frequencies`), which must fall strictly along the dimension (:func:`order_violations`). Baseline
+    that can fail: the same table with its pairs in a random order.
+    """
+    binary = posenc.build("binary", dim=8).table(256, 8, dtype=torch.float64)  # [256, 8]
+    sin = posenc.build("sinusoidal", dim=512).table(65, 512)  # float32 [65, 512]
+    w = pair_frequencies(sin)  # [256]
+    gen = torch.Generator().manual_seed(0)
+    shuffled = sin.reshape(65, -1, 2)[:, torch.randperm(256, generator=gen)].reshape(65, 512)
+    formula = 10000.0 ** (-torch.arange(0, 512, 2, dtype=torch.float64) / 512)
+    flips = (binary[1:] != binary[:-1]).sum(dim=0)  # [8]
+    numbers = {"binary_violations": bit_flip_violations(binary), "binary_flips_per_bit": flips.tolist(),
+               "sinusoid_order_violations": order_violations(w),
+               "shuffled_order_violations": order_violations(pair_frequencies(shuffled)),
+               "frequency_vs_formula": float(((w - formula).abs() / formula).max()),
+               "first_frequencies": w[:3].tolist(), "last_frequency": float(w[-1])}
+    rows = [Row(f"bit {j}: flips over positions 0..255", int(flips[j]), 255 // 2 ** j, "every 2^j numbers")
+            for j in range(4)]
+    rows += [Row("(position, bit) where a flip is missing or extra", numbers["binary_violations"], 0, "none"),
+             Row("sinusoid d=512: pairs whose frequency does not fall below the previous pair's",
+                 numbers["sinusoid_order_violations"], 0, "falls along the dimension"),
+             Row("the same with the pairs shuffled", numbers["shuffled_order_violations"], None, "the check can fail"),
+             Row("frequencies read off the table vs 10000^(-2i/d), largest relative difference",
+                 numbers["frequency_vs_formula"], 0.0, "formula")]
+    from posenc.plots.seed_mechanics import frequency_order_figure
+
+    fig = frequency_order_figure(binary.numpy(), w.numpy())
+    return Measurement(numbers, rows, fig, "posenc binary table (8 bits, positions 0..255); posenc sinusoid "
+                                           "(d = 512, positions 0..64), frequencies read off the float32 table",
+                       estimates=exacts(numbers, "binary_violations", "sinusoid_order_violations",
+                                        "shuffled_order_violations"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 002: the sinusoid's cost against the dimension and against a model step
+# ---------------------------------------------------------------------------------------------------------------
+COST_WIDTHS = (64, 128, 256, 512, 1024, 2048)
+COST_LENGTH = 512  #: seed 002 names max_len = 512; the original Transformer's d_model is 512 too
+COST_LAYERS, COST_HEADS = 6, 8  #: the original Transformer's base model (Vaswani et al. 2017, Table 3)
+
+
+def _seconds(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+@experiment("sinusoid_cost")
+def sinusoid_cost(ctx: Context) -> Measurement:
+    """Seed 002: the sinusoid's compute and memory grow with the dimension and affect the model's running efficiency.
+
+    Memory: the table of ``T = 512`` positions holds ``T x d`` float32 numbers (exact). Time: posenc builds the
+    table for ``d = 64 .. 2048``, timed in the same process, interleaved, repeated (7 quick, 30 full); the interval
+    comes from a bootstrap over the repeats. "Affects efficiency": at d_model = 512 the table against one forward
+    pass of the original's six blocks (posenc blocks, 8 heads, d_ff 2048, batch 1, 512 tokens; one block timed,
+    times six: the blocks are identical), and its bytes against the six blocks' weights.
+    """
+    from posenc.model import Block
+
+    repeats = 7 if ctx.quick else 30
+    encoders = {d: posenc.build("sinusoidal", dim=d) for d in COST_WIDTHS}
+    torch.manual_seed(0)
+    block = Block(512, n_heads=COST_HEADS, n_kv_heads=COST_HEADS, d_ff=4 * 512, dropout=0.0).eval()
+    x, positions, nope = torch.randn(1, COST_LENGTH, 512), torch.arange(COST_LENGTH), posenc.build("nope")
+    table_times = {d: [] for d in COST_WIDTHS}
+    block_times = []
+    with torch.no_grad():
+        for d in COST_WIDTHS:  # warm-up: first calls allocate
+            encoders[d].table(COST_LENGTH, d)
+        block(x, positions, nope, None, False)
+        for _ in range(repeats):
+            for d in COST_WIDTHS:
+                table_times[d].append(_seconds(lambda d=d: encoders[d].table(COST_LENGTH, d)))
+            block_times.append(_seconds(lambda: block(x, positions, nope, None, False)))
+    lo, hi = COST_WIDTHS[0], COST_WIDTHS[-1]
+    growth = bootstrap(np.column_stack([table_times[lo], table_times[hi]]),
+                       lambda a: float(np.median(a[:, 1]) / np.median(a[:, 0])))
+    share = bootstrap(np.column_stack([table_times[512], block_times]),
+                      lambda a: float(np.median(a[:, 0]) / (np.median(a[:, 0]) + COST_LAYERS * np.median(a[:, 1]))))
+    table_bytes = {d: COST_LENGTH * d * 4 for d in COST_WIDTHS}
+    block_bytes = COST_LAYERS * sum(p.numel() for p in block.parameters()) * 4
+    numbers = {"widths": list(COST_WIDTHS), "length": COST_LENGTH, "repeats": repeats,
+               "table_ms": {str(d): 1e3 * float(np.median(t)) for d, t in table_times.items()},
+               "block_ms": 1e3 * float(np.median(block_times)), "table_bytes": table_bytes,
+               "blocks_bytes": block_bytes, "memory_growth": table_bytes[hi] / table_bytes[lo],
+               "time_growth": growth.value, "step_share": share.value,
+               "memory_share": table_bytes[512] / block_bytes,
+               "memory_share_by_length": {str(n): n * 512 * 4 / block_bytes for n in (512, 2048, 8192, 32768)}}
+    rows = [Row(f"d={d}: table time (median of {repeats}), bytes", f"{numbers['table_ms'][str(d)]:.3f} ms, "
+                f"{table_bytes[d] / 2 ** 20:.3g} MiB", None, "") for d in COST_WIDTHS]
+    rows += [Row(f"time d={hi} / d={lo}", growth, hi / lo, "proportional to d"),
+             Row(f"memory d={hi} / d={lo}", numbers["memory_growth"], hi / lo, "proportional to d"),
+             Row(f"d=512: table / (table + forward of {COST_LAYERS} blocks), time", share, 0.01,
+                 "1%: visible in a step"),
+             Row(f"d=512: table bytes / the {COST_LAYERS} blocks' weights ({block_bytes / 2 ** 20:.0f} MiB)",
+                 numbers["memory_share"], 0.1, "a tenth: 'a lot of memory'")]
+    rows += [Row(f"table bytes / blocks' weights at {n} positions (not judged: the document names 512)", v, None, "")
+             for n, v in numbers["memory_share_by_length"].items() if n != str(COST_LENGTH)]
+    from posenc.plots.seed_mechanics import table_cost_figure
+
+    fig = table_cost_figure(list(COST_WIDTHS), [numbers["table_ms"][str(d)] for d in COST_WIDTHS],
+                            COST_LAYERS * numbers["block_ms"])
+    estimates = exacts(numbers, "memory_growth", "memory_share")
+    estimates.update({"time_growth": growth, "step_share": share})
+    return Measurement(numbers, rows, fig, f"posenc sinusoid tables of {COST_LENGTH} positions, d = "
+                                           f"{', '.join(map(str, COST_WIDTHS))}, {repeats} interleaved repeats on "
+                                           f"{torch.get_num_threads()} torch thread(s); one posenc block (d 512, "
+                                           f"{COST_HEADS} heads, d_ff 2048) forward, times {COST_LAYERS}",
+                       estimates=estimates)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 003 §14.4: the worked update, and the fixed encoding takes no gradient
+# ---------------------------------------------------------------------------------------------------------------
+LR, GRADIENT, OLD_VALUE, DOCUMENT_PE = 0.1, -0.4, 0.9, 0.1  #: seed 003 §14.4.1's numbers
+
+
+def _one_step(encoding: torch.nn.Module, token: int, position: int, channel: int) -> dict[str, float]:
+    """One SGD step (lr 0.1) on a posenc input layer whose embedding entry is 0.9, with a loss whose gradient with
+    respect to the combined value is -0.4 (``loss = -0.4 x combined``)."""
+    from posenc.model import TransformerInput
+
+    torch.manual_seed(0)
+    layer = TransformerInput(8, 4, encoding)
+    with torch.no_grad():
+        layer.token_embedding.weight[token, channel] = OLD_VALUE
+    ids = torch.tensor([[0] * position + [token]])  # [1, position + 1]: the token at ``position``
+    pe_before = encoding.encode(torch.arange(position + 1), 4).detach().clone()  # [T, 4]
+    trainable = sum(p.numel() for p in encoding.parameters() if p.requires_grad)
+    optimiser = torch.optim.SGD(layer.parameters(), lr=LR)
+    combined = layer(ids)[0, position, channel]
+    (GRADIENT * combined).backward()
+    grad = float(layer.token_embedding.weight.grad[token, channel])
+    optimiser.step()
+    with torch.no_grad():
+        after = float(layer.token_embedding.weight[token, channel])
+        pe_after = encoding.encode(torch.arange(position + 1), 4)
+        combined_after = float(layer(ids)[0, position, channel])
+    return {"combined_before": float(combined), "gradient": grad, "embedding_after": after,
+            "pe_value": float(pe_before[position, channel]), "pe_value_after": float(pe_after[position, channel]),
+            "pe_change": float((pe_after - pe_before).abs().max()), "combined_after": combined_after,
+            "trainable_parameters": trainable}
+
+
+@experiment("worked_update")
+def worked_update(ctx: Context) -> Measurement:
+    """Seed 003 §14.4: embedding 0.9, learning rate 0.1, gradient -0.4: ``0.9 - 0.1 x (-0.4) = 0.94``, and the next
+    forward pass adds the same, untouched position value (the sinusoid is fixed, it takes no gradient).
+
+    One real SGD step on posenc's input layer (d_model 4, token 3 at position 2, channel 0) with the sinusoid; the
+    same with a learned table whose entry is the document's 0.1, whose row does move (by lr x gradient): the check
+    can fail.
+    """
+    token, position, channel = 3, 2, 0
+    fixed = _one_step(posenc.build("sinusoidal", dim=4), token, position, channel)
+    learned_pe = posenc.build("learned", dim=4, max_len=position + 1)
+    with torch.no_grad():
+        learned_pe.weight[position, channel] = DOCUMENT_PE
+    learned = _one_step(learned_pe, token, position, channel)
+    expected = OLD_VALUE - LR * GRADIENT  # float64: the document's arithmetic
+    numbers = {"sinusoid": fixed, "learned": learned, "document_new_value": expected,
+               "document_new_combined": expected + DOCUMENT_PE,
+               "embedding_error": abs(fixed["embedding_after"] - 0.94),
+               "combined_error": abs(fixed["combined_after"] - (0.94 + fixed["pe_value"])),
+               "gradient_error": abs(fixed["gradient"] - GRADIENT),
+               "sinusoid_trainable_parameters": fixed["trainable_parameters"],
+               "sinusoid_change": fixed["pe_change"],
+               "learned_change": learned["pe_change"],
+               "learned_step_error": abs(learned["pe_change"] - LR * abs(GRADIENT))}
+    rows = [Row("gradient of the loss w.r.t. the embedding entry", fixed["gradient"], GRADIENT, "seed 003"),
+            Row("embedding entry after one SGD step (lr 0.1)", fixed["embedding_after"], 0.94,
+                "0.9 - 0.1 x (-0.4) = 0.94"),
+            Row("the document's arithmetic in float64", expected, 0.94, "0.94"),
+            Row("sinusoid: position value before and after the step (PE[2, 0] = sin 2)",
+                f"{fixed['pe_value']:.7f} -> {fixed['pe_value_after']:.7f}", "unchanged", "fixed, not trained"),
+            Row("sinusoid: trainable parameters of the encoding", fixed["trainable_parameters"], 0, "none"),
+            Row("next forward pass: embedding + position", fixed["combined_after"], 0.94 + fixed["pe_value"],
+                "0.94 + PE (the document: 0.94 + 0.1 = 1.04)"),
+            Row("learned table (entry 0.1): combined before, after", f"{learned['combined_before']:.6f} -> "
+                f"{learned['combined_after']:.6f}", "1.0 -> 1.04", "seed 003, if the position value were fixed"),
+            Row("learned table: its entry moves by", learned["pe_change"], LR * abs(GRADIENT), "lr x |gradient|")]
+    return Measurement(numbers, rows, None, "posenc TransformerInput (vocabulary 8, d_model 4), token 3 at position "
+                                            "2, loss -0.4 x combined[2, 0], torch.optim.SGD lr 0.1, one step; "
+                                            "sinusoid vs a learned table",
+                       estimates=exacts(numbers, "embedding_error", "combined_error", "sinusoid_trainable_parameters",
+                                        "sinusoid_change", "learned_change"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 003 §14.6.3: RoPE's score depends on the offset only
+# ---------------------------------------------------------------------------------------------------------------
+ROPE_HEAD_DIM, ROPE_VECTORS = 64, 16
+ROPE_OFFSETS = (0, 1, 5, 64, 1000)
+ROPE_STARTS = torch.arange(64) * 61  #: 64 key positions from 0 to 3843
+
+
+@experiment("rope_offset_only")
+def rope_offset_only(ctx: Context) -> Measurement:
+    """Seed 003 §14.6.3: RoPE makes relative position explicit: the score of a query at ``p + r`` and a key at ``p``
+    is the same for every ``p``. posenc's RoPE (head 64, base 10000) through its ``rotate`` hook, 16 random q/k
+    pairs, offsets 0, 1, 5, 64, 1000, 64 key positions up to 3843 (:func:`offset_spread`). The contrast the section
+    draws: the sinusoid added to q and k (§14.6.1), whose score depends on where the pair sits too."""
+    rope = posenc.build("rope", head_dim=ROPE_HEAD_DIM)
+    pe = posenc.build("sinusoidal", dim=ROPE_HEAD_DIM)
+    gen = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, ROPE_VECTORS, ROPE_HEAD_DIM, generator=gen)
+    rope_spreads, added_spreads = [], []
+    for v in range(ROPE_VECTORS):
+        qv, kv = q[v], k[v]
+
+        def rope_score(qp: torch.Tensor, kp: torch.Tensor, qv=qv, kv=kv) -> torch.Tensor:
+            n = len(qp)
+            qr, kr = rope.rotate(qv.expand(1, 1, n, -1).contiguous(), kv.expand(1, 1, n, -1).contiguous(), qp, kp)
+            return (qr[0, 0] * kr[0, 0]).sum(-1)  # [S]: each query with the key at the same index
+
+        def added_score(qp: torch.Tensor, kp: torch.Tensor, qv=qv, kv=kv) -> torch.Tensor:
+            return ((qv + pe.encode(qp, ROPE_HEAD_DIM)) * (kv + pe.encode(kp, ROPE_HEAD_DIM))).sum(-1)
+
+        scale_rope = float(qv.norm() * kv.norm())
+        scale_added = float((qv.norm() ** 2 + ROPE_HEAD_DIM / 2) ** 0.5 * (kv.norm() ** 2 + ROPE_HEAD_DIM / 2) ** 0.5)
+        for r in ROPE_OFFSETS:
+            rope_spreads.append(offset_spread(rope_score, ROPE_STARTS, r, scale_rope))
+            added_spreads.append(offset_spread(added_score, ROPE_STARTS, r, scale_added))
+    numbers = {"rope_max_spread": max(rope_spreads), "added_min_spread": min(added_spreads),
+               "added_max_spread": max(added_spreads), "offsets": list(ROPE_OFFSETS),
+               "key_positions": [int(ROPE_STARTS[0]), int(ROPE_STARTS[-1])], "vectors": ROPE_VECTORS}
+    rows = [Row("RoPE: largest spread of the score over positions with one offset, / |q||k|", numbers["rope_max_spread"],
+                0.0, "depends on the offset only"),
+            Row("sinusoid added to q and k: smallest spread, / |q + PE||k + PE|", numbers["added_min_spread"], None,
+                "depends on where the pair sits"),
+            Row("sinusoid added: largest spread", numbers["added_max_spread"], None, "")]
+    return Measurement(numbers, rows, None, f"posenc RoPE (head_dim {ROPE_HEAD_DIM}, base 10000, float32 tables), "
+                                            f"{ROPE_VECTORS} N(0, 1) q/k pairs, offsets {list(ROPE_OFFSETS)}, 64 key "
+                                            f"positions 0..3843; sinusoid of width {ROPE_HEAD_DIM} added instead",
+                       estimates=exacts(numbers, "rope_max_spread", "added_min_spread"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 003 §14.7.2: the input layer's shapes
+# ---------------------------------------------------------------------------------------------------------------
+PRINTED_SHAPES = {"token embedding": (4, 16, 512), "position embedding": (16, 512), "combined": (4, 16, 512)}
+
+
+def _input_shapes(combine: str) -> dict[str, tuple[int, ...]]:
+    from posenc.model import TransformerInput
+
+    torch.manual_seed(0)
+    encoding = posenc.build("learned", dim=512, max_len=16, combine=combine)
+    layer = TransformerInput(1000, 512, encoding, scale=True).eval()
+    ids = torch.randint(0, 1000, (4, 16))  # 4 sentences of 16 tokens
+    with torch.no_grad():
+        return {"token embedding": tuple(layer.token_embedding(ids).shape),
+                "position embedding": tuple(encoding.encode(torch.arange(16)).shape),
+                "combined": tuple(layer(ids).shape)}
+
+
+@experiment("input_shapes")
+def input_shapes(ctx: Context) -> Measurement:
+    """Seed 003 §14.7.2's dimension tracking: ids ``[4, 16]`` -> token embedding ``[4, 16, 512]``, position
+    embedding ``[16, 512]`` broadcast over the batch, sum ``[4, 16, 512]``. posenc's input layer with a learned
+    table (the section's code), against the printed shapes; concatenating instead must give another shape."""
+    added, concatenated = _input_shapes("add"), _input_shapes("concat")
+    numbers = {"added": {k: list(v) for k, v in added.items()},
+               "concatenated": {k: list(v) for k, v in concatenated.items()},
+               "shape_mismatches": sum(added[k] != v for k, v in PRINTED_SHAPES.items()),
+               "concat_mismatches": sum(concatenated[k] != v for k, v in PRINTED_SHAPES.items())}
+    rows = [Row(name, str(list(added[name])), str(list(shape)), "seed 003 §14.7.2") for name, shape in
+            PRINTED_SHAPES.items()]
+    rows.append(Row("combined, if concatenated", str(list(concatenated["combined"])), None, "the check can fail"))
+    return Measurement(numbers, rows, None, "posenc TransformerInput (vocabulary 1000, d_model 512, sqrt(d) scale, "
+                                            "learned table of 16 rows), ids [4, 16]",
+                       estimates=exacts(numbers, "shape_mismatches", "concat_mismatches"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# claims that cannot be tested as written
+# ---------------------------------------------------------------------------------------------------------------
+@experiment("nothing_measured")
+def nothing_measured(ctx: Context) -> Measurement:
+    """For claims that cannot be tested as written and have nothing nearby to measure: no numbers, the reason is the
+    verdict."""
+    return Measurement({}, [Row("measured", "nothing: the claim cannot be tested as written (see the verdict)",
+                                None, "")], None, "nothing measured")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims these experiments test
+# ---------------------------------------------------------------------------------------------------------------
+EXACT = "exact, so any bar between the alternatives gives the same verdict"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("rnn-word-order", "seed 000 intro", "seed", "An RNN carries word order by construction",
+          "A recurrent network is itself a sequential structure: with any weights, reordering its input changes what "
+          "it computes, and its state tells positions apart.",
+          "rnn_order", (
+              Test("rnn_min_order_effect", ">", DIFFERENT, "reordering the words changes the outputs of every RNN, "
+                   "GRU and LSTM tried (smallest effect over 5 random initialisations and 5 reorderings)",
+                   "far above float32 round-off"),
+              Test("rnn_min_position_gap", ">", DIFFERENT, "along a run of one repeated token the state still tells "
+                   "neighbouring positions apart", "far above float32 round-off", role="condition",
+                   unless="it carries the order of different words, but along a run of one repeated token its state "
+                          "stops telling positions apart")),
+          requires=(Test("attention_max_order_effect", "<", SAME, "self-attention without positions shows no order "
+                         "effect (the measure can tell the cases apart)", ROUND_OFF, otherwise="not testable"),),
+          quote="循环神经网络本身就是一种顺序结构, 天然包含了词在序列中的位置信息"),
+    Claim("binary-512-positions", "seed 000 §2.3", "seed", "512 bits can mark every position",
+          "With d_model = 512 (or larger), the binary code can give basically every token's position a code of its "
+          "own.",
+          "binary_capacity", (
+              Test("decode_errors", "<", 0.5, "every position checked (0..8191 and around every power of two up to "
+                   "2^63 - 1) reads back from its code, so no two share one", "no error; " + EXACT),),
+          requires=(Test("small_code_duplicates", ">", 0.5, "a code too short (the document's d_model = 3) does "
+                         "repeat", "the check must be able to fail", otherwise="not testable"),),
+          quote="d_model一般比较大(512, 1024…), 基本可以把每个token的位置都编码出来"),
+    Claim("binary-alternation", "seed 001 §3.2", "seed", "Frequencies fall along the dimension, as in binary",
+          "In binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four: higher bits alternate "
+          "less often; the sinusoid likewise lowers its frequency along the encoding dimension.",
+          "frequency_order", (
+              Test("binary_violations", "<", 0.5, "every bit j flips exactly every 2^j numbers", "none; " + EXACT),
+              Test("sinusoid_order_violations", "<", 0.5, "every sinusoid pair (d = 512) has a lower frequency than "
+                   "the pair before it, read off the table", "none; " + EXACT)),
+          requires=(Test("shuffled_order_violations", ">", 0.5, "the same table with its pairs shuffled fails",
+                         "the check must be able to fail", otherwise="not testable"),),
+          quote="在二进制表示中,较高比特位的交替频率低于较低比特位,与下面的热图所示相似,只是位置编码通过使用三角函数在编码维度上降低频率。"),
+    Claim("sinusoid-cost", "seed 002", "seed", "The sinusoid's cost grows with d and affects efficiency",
+          "The sinusoid's compute and memory grow with the dimension, take more time and possibly a lot of memory, "
+          "and affect the model's running efficiency (judged at 512 positions, the length the document names).",
+          "sinusoid_cost", (
+              Test("memory_growth", ">", 1.5, "the table's memory grows with d (d = 2048 against 64)", EXACT),
+              Test("time_growth", ">", 1.5, "the time to compute the table grows with d (d = 2048 against 64)",
+                   "50%: beyond timer noise for a 32 times wider table"),
+              Test("step_share", ">", 0.01, "at d_model = 512 the table takes at least 1% of a forward pass of the "
+                   "six blocks", "1%: a smaller cost hides in a forward pass's run-to-run variation",
+                   role="condition", unless="its cost grows with d, but at d_model = 512 it takes under 1% of a "
+                                            "forward pass: no visible effect on efficiency"),
+              Test("memory_share", ">", 0.1, "at d_model = 512 the table's bytes are at least a tenth of the six "
+                   "blocks' weights", "'大量' (a lot of memory): a tenth of what the model's own weights take",
+                   role="condition", unless="its memory grows with d, but at 512 positions it is under a tenth of the "
+                                            "blocks' weights: not a lot of memory")),
+          quote="正弦余弦位置编码通常是高维向量，其计算量会随着维度的增加不仅需要更多的计算时间，还可能占用大量的内存空间，影响模型的运行效率。"),
+    Claim("worked-update", "seed 003 §14.4", "seed", "The worked update: 0.9 - 0.1 x (-0.4) = 0.94",
+          "One backpropagation step with learning rate 0.1 and gradient -0.4 moves an embedding value from 0.9 to "
+          "0.94, while the fixed (sinusoidal) position encoding takes no part in training: the next forward pass "
+          "adds the same position value again.",
+          "worked_update", (
+              Test("embedding_error", "<", 1e-6, "a real SGD step moves the entry from 0.9 to 0.94",
+                   "float32 round-off (0.94 is 6e-8 from the nearest float32)"),
+              Test("combined_error", "<", 1e-6, "the next forward pass gives 0.94 + the same position value",
+                   "float32 round-off"),
+              Test("sinusoid_trainable_parameters", "<", 0.5, "the sinusoid has nothing to train", EXACT),
+              Test("sinusoid_change", "<", SAME, "the position values are the same after the step", ROUND_OFF)),
+          requires=(Test("learned_change", ">", DIFFERENT, "a learned table's entry does move in the same step (by "
+                         "lr x gradient = 0.04)", "the check must be able to fail", otherwise="not testable"),),
+          quote="Positional Encoding 是固定的:不参与训练(使用正弦/余弦函数)"),
+    Claim("rope-relative-explicit", "seed 003 §14.6.3", "seed", "RoPE makes relative position explicit",
+          "With RoPE the attention score of a query and a key depends on their offset only, wherever the pair sits; "
+          "an added position table gives no such guarantee.",
+          "rope_offset_only", (
+              Test("rope_max_spread", "<", SAME, "RoPE's score is the same for every pair of positions with one "
+                   "offset (16 q/k pairs, 5 offsets, keys 0..3843)", ROUND_OFF + " (float32 tables)"),
+              Test("added_min_spread", ">", DIFFERENT, "with the sinusoid added to q and k instead, the score also "
+                   "depends on where the pair sits", "far above round-off", role="condition",
+                   unless="an added table's score depends on the offset only too: RoPE is no more explicit")),
+          quote="相对位置信息更明确"),
+    Claim("input-shapes", "seed 003 §14.7.2", "seed", "The input layer's shapes",
+          "Token ids [4, 16] give token embeddings [4, 16, 512]; the position embedding [16, 512] is broadcast over "
+          "the batch, and their sum is [4, 16, 512].",
+          "input_shapes", (
+              Test("shape_mismatches", "<", 0.5, "posenc's input layer gives every printed shape", "none; " + EXACT),),
+          requires=(Test("concat_mismatches", ">", 0.5, "concatenating instead gives another shape",
+                         "the check must be able to fail", otherwise="not testable"),),
+          quote="[4, 16, 512] + [4, 16, 512] = [4, 16, 512]"),
+    Claim("ffn-would-mix", "seed 001 §5.1", "seed", "Without separability the FFN would mix everything",
+          "The model must keep word and position separable inside each vector, otherwise the position-blind FFN "
+          "would confuse the information completely.",
+          "ffn_position_blind", (),
+          untestable="a counterfactual with no measure: it names neither how separable the vectors must be nor what "
+                     "'completely confused' means, and the FFN's part in a confusion cannot be isolated: a "
+                     "position-wise function's output is a function of its input, so whatever is confused after the "
+                     "FFN was already inseparable before it, or was merged by the FFN's own weights, which the "
+                     "sentence does not speak of. The measurable half, that the FFN is position-blind, is "
+                     "ffn-position-blind (its numbers are shown here)",
+          quote="否则经过FFN这个“盲处理”后,信息就会彻底混淆"),
+    Claim("start-attends-verbs", "seed 001 §5.2", "seed", "Sentence-initial words attend to verbs",
+          "In some tasks, the first word of a sentence may attend more to the sequence's verbs (the position-to-word "
+          "term at work).",
+          "nothing_measured", (),
+          untestable="hedged twice ('在某些任务中', in some tasks; '可能', may) and offered as an illustration of a "
+                     "logit term: no finite set of tasks and models could refute it, and it names no model, task or "
+                     "size of the preference",
+          quote="例如,在某些任务中,句首的词可能更倾向于关注序列中的动词。"),
+    Claim("static-vs-dynamic", "seed 002", "seed", "Static positions may not complement dynamic attention",
+          "The sinusoid is a static representation of position while attention captures dynamic semantic relations; "
+          "the two differ in form and focus, so they may not complement each other well when combined.",
+          "nothing_measured", (),
+          untestable="'may not complement each other well' names no measure of complementing and no alternative that "
+                     "would complement better, and it is hedged ('可能', may). Comparing the sinusoid with learned or "
+                     "rotary encodings on tasks measures something else (learned-beats-fixed, sinusoid-weak-local "
+                     "test those sentences)",
+          quote="这两种信息在表示形式和语义侧重点上存在差异，导致在融合时可能无法很好地相互补充。"),
+)
