@@ -10,6 +10,7 @@ from posenc.report.experiments import (  # noqa: F401  (registers experiments)
     pretrained,
     research,
     seed_mechanics,
+    seed_semantics,
     seed_tables,
     seed_training,
     tables,
@@ -19,7 +20,9 @@ from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Ro
 
 #: the experiment modules in the order their claims appear on the page (each holds its claims in ``CLAIMS``): models,
 #: tables, the further seed checks on tables and configurations, the remaining seed claims on mechanisms, MiniLM, the
-#: lab, the seed claims that train small models, extension, the research encodings' claims
-MODULES = (models, tables, seed_tables, seed_mechanics, pretrained, training, seed_training, extension, research)
+#: remaining seed claims on meaning (MiniLM too), the lab, the seed claims that train small models, extension, the
+#: research encodings' claims
+MODULES = (models, tables, seed_tables, seed_mechanics, pretrained, seed_semantics, training, seed_training, extension,
+           research)
 
 __all__ = ["Context", "EXPERIMENTS", "MODULES", "Measurement", "Row", "experiment", "get_experiment"]

@@ -20,6 +20,7 @@ need it.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from matplotlib.figure import Figure
 from posenc.errors import PosencError
 from posenc.stats import Estimate, jsonable
 
-__all__ = ["Context", "Row", "Measurement", "exacts", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "ON_DRIVER",
+__all__ = ["Context", "Row", "Measurement", "exacts", "one_thread", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "ON_DRIVER",
            "PREPARE", "EXCLUSIVE", "EXTENDED", "get_experiment", "figure_to_png"]
 
 
@@ -124,6 +125,30 @@ def exacts(numbers: dict[str, Any], *keys: str) -> dict[str, Estimate]:
     from posenc.stats import exact
 
     return {k: exact(numbers[k]) for k in keys}
+
+
+def one_thread(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
+    """Run an experiment on one torch thread and one BLAS thread (restored afterwards): for experiments of small
+    matrices, where on a busy machine two threads fighting for the cores make the work many times slower, and for
+    experiments that time work, whose ratios must not depend on how the threads were scheduled."""
+
+    @functools.wraps(fn)
+    def run(ctx: Context) -> Measurement:
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            try:
+                from threadpoolctl import threadpool_limits
+            except ImportError:  # the optional dependency is missing: numpy keeps its threads
+                return fn(ctx)
+            with threadpool_limits(limits=1, user_api="blas"):
+                return fn(ctx)
+        finally:
+            torch.set_num_threads(threads)
+
+    return run
 
 
 def figure_to_png(figure: Figure, dpi: int = 110) -> str:

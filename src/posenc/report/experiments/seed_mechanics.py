@@ -27,7 +27,7 @@ from torch import nn
 import posenc
 from posenc.errors import PosencError
 from posenc.report.claim import Claim, Test
-from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
+from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
 from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME
 from posenc.stats import bootstrap
 
@@ -131,6 +131,7 @@ def _order_inputs() -> tuple[dict[str, int], list[tuple[str, torch.Tensor, torch
 
 
 @experiment("rnn_order")
+@one_thread
 def rnn_order(ctx: Context) -> Measurement:
     """Seed 000 intro: a recurrent network is a sequential structure and carries word order by construction.
 
@@ -160,7 +161,7 @@ def rnn_order(ctx: Context) -> Measurement:
         for seed in range(RNN_SEEDS):
             torch.manual_seed(seed)
             model = Transformer(TransformerConfig(vocab_size=len(vocab), d_model=RNN_WIDTH, n_layers=2, n_heads=4,
-                                                  encoding="nope", max_len=64)).eval()
+                                                  encoding="nope", causal=False, max_len=64)).eval()
 
             def attend(ids: torch.Tensor, model=model) -> torch.Tensor:
                 return model(ids[None], return_hidden=True)[0]  # [T, D]
@@ -205,6 +206,7 @@ def _binary_positions() -> torch.Tensor:
 
 
 @experiment("binary_capacity")
+@one_thread
 def binary_capacity(ctx: Context) -> Measurement:
     """Seed 000 §2.3: with d_model = 512 bits the binary code "can basically encode every token's position".
 
@@ -242,6 +244,7 @@ def binary_capacity(ctx: Context) -> Measurement:
 # seed 001 §3.2: bits alternate every 1, 2, 4 numbers; the sinusoid lowers its frequency the same way
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("frequency_order")
+@one_thread
 def frequency_order(ctx: Context) -> Measurement:
     """Seed 001 §3.2: in binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four (higher bits
     alternate less often); the sinusoid lowers its frequency along the encoding dimension in the same way.
@@ -295,6 +298,7 @@ def _seconds(fn: Callable[[], object]) -> float:
 
 
 @experiment("sinusoid_cost")
+@one_thread
 def sinusoid_cost(ctx: Context) -> Measurement:
     """Seed 002: the sinusoid's compute and memory grow with the dimension and affect the model's running efficiency.
 
@@ -385,13 +389,14 @@ def _one_step(encoding: torch.nn.Module, token: int, position: int, channel: int
         after = float(layer.token_embedding.weight[token, channel])
         pe_after = encoding.encode(torch.arange(position + 1), 4)
         combined_after = float(layer(ids)[0, position, channel])
-    return {"combined_before": float(combined), "gradient": grad, "embedding_after": after,
+    return {"combined_before": float(combined.detach()), "gradient": grad, "embedding_after": after,
             "pe_value": float(pe_before[position, channel]), "pe_value_after": float(pe_after[position, channel]),
             "pe_change": float((pe_after - pe_before).abs().max()), "combined_after": combined_after,
             "trainable_parameters": trainable}
 
 
 @experiment("worked_update")
+@one_thread
 def worked_update(ctx: Context) -> Measurement:
     """Seed 003 §14.4: embedding 0.9, learning rate 0.1, gradient -0.4: ``0.9 - 0.1 x (-0.4) = 0.94``, and the next
     forward pass adds the same, untouched position value (the sinusoid is fixed, it takes no gradient).
@@ -444,6 +449,7 @@ ROPE_STARTS = torch.arange(64) * 61  #: 64 key positions from 0 to 3843
 
 
 @experiment("rope_offset_only")
+@one_thread
 def rope_offset_only(ctx: Context) -> Measurement:
     """Seed 003 §14.6.3: RoPE makes relative position explicit: the score of a query at ``p + r`` and a key at ``p``
     is the same for every ``p``. posenc's RoPE (head 64, base 10000) through its ``rotate`` hook, 16 random q/k
@@ -504,6 +510,7 @@ def _input_shapes(combine: str) -> dict[str, tuple[int, ...]]:
 
 
 @experiment("input_shapes")
+@one_thread
 def input_shapes(ctx: Context) -> Measurement:
     """Seed 003 §14.7.2's dimension tracking: ids ``[4, 16]`` -> token embedding ``[4, 16, 512]``, position
     embedding ``[16, 512]`` broadcast over the batch, sum ``[4, 16, 512]``. posenc's input layer with a learned

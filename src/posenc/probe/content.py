@@ -1,0 +1,64 @@
+"""Does a head's attention depend on the words, or on the positions alone? The same windows with their words
+swapped for another window's, at the same positions: a head that attends by position alone puts its attention in
+the same places; the change is the total-variation distance between the two attention distributions of each
+query, ``0.5 x sum_k |a[q, k] - a'[q, k]|`` (0: the same distribution, 1: disjoint), averaged over the queries.
+
+Shapes: attention ``[B, H, T, T]``; distances ``[W, L, H]`` (windows, layers, heads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from posenc.errors import PosencError
+
+__all__ = ["swap_words", "total_variation", "content_change"]
+
+
+def swap_words(windows: Sequence[Sequence[int]], prefix: int, suffix: int) -> list[list[int]]:
+    """Each window with the tokens between its first ``prefix`` and last ``suffix`` (the special tokens) taken from
+    the next window (the last from the first): the same length and positions, other words."""
+    if len(windows) < 2:
+        raise PosencError("swap_words needs at least two windows to swap words between")
+    lengths = {len(w) for w in windows}
+    if len(lengths) != 1:
+        raise PosencError(f"swap_words needs windows of one length, got lengths {sorted(lengths)}")
+    out = []
+    for i, window in enumerate(windows):
+        other = windows[(i + 1) % len(windows)]
+        end = len(window) - suffix
+        out.append(list(window[:prefix]) + list(other[prefix:end]) + list(window[end:]))
+    return out
+
+
+def total_variation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Mean over queries of ``0.5 x sum_k |a - b|`` for attention ``[..., T, T]`` -> ``[...]`` (float64)."""
+    return 0.5 * (a.double() - b.double()).abs().sum(-1).mean(-1)
+
+
+def content_change(model: Any, windows: Sequence[Sequence[int]], swapped: Sequence[Sequence[int]]) -> np.ndarray:
+    """``[W, L, H]``: each head's :func:`total_variation` between its attention on window ``w`` and on
+    ``swapped[w]``, for a model whose attention :func:`posenc.probe.capture.capture` reads."""
+    from posenc.probe.capture import capture
+
+    if len(windows) != len(swapped):
+        raise PosencError(f"content_change pairs windows: got {len(windows)} and {len(swapped)}")
+    current: dict[int, torch.Tensor] = {}
+
+    def on_attention(layer: int, weights: torch.Tensor) -> None:
+        current[layer] = weights[0]  # [H, T, T]
+
+    out = []
+    with torch.no_grad(), capture(model, on_attention):
+        for ids, other in zip(windows, swapped, strict=True):
+            batch = torch.tensor([ids])
+            model(input_ids=batch, attention_mask=torch.ones_like(batch))
+            first = dict(current)
+            batch = torch.tensor([other])
+            model(input_ids=batch, attention_mask=torch.ones_like(batch))
+            out.append(torch.stack([total_variation(first[layer], current[layer]) for layer in sorted(first)]))
+    return torch.stack(out).numpy()  # [W, L, H]

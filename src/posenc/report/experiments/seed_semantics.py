@@ -1,0 +1,567 @@
+"""The documents' remaining claims about meaning, words and positions, tested on the pretrained all-MiniLM-L6-v2
+(BERT architecture, d = 384, 512 learned positions) through :mod:`posenc.probe`:
+
+- seed 000 §3.2: adding vectors composes meaning ("king" ~ "man" + "royalty", "Paris" - "France" + "Italy" ~
+  "Rome"), and the same word at different positions points in slightly different directions;
+- seed 000 §3.3: a later linear layer can separate the sum into its word and position parts, and in a high
+  dimension the sum does not make the two overlap badly;
+- seed 001 §4: meaning is not spread evenly over the dimensions; position information has a space of its own;
+- seed 001 §5.2: a positional head still carries some content; §6: the later modules (attention and FFN) still
+  extract the word and its position;
+- seed 003 §14.2.1: "king" and "queen" are close, "king" and "apple" far.
+
+MiniLM stands in for the documents' models (seed 001 samples BERT-base, seed 003 an unnamed embedding table, seed
+000 the word2vec-style space its examples come from); its vocabulary is BERT's uncased English one, so the words are
+the English ones (king, queen, apple), and its width is 384, below the 512 the documents name. Word rows are every
+trained row (BERT's ``[unused]`` placeholders and special tokens left out); text is one window of 128 tokens (the
+length MiniLM was fine-tuned at) from the start of each Shakespeare play, the plays in a seeded random order, the
+quick report reading the first 8 of the full report's 38: windows are the units every interval on text rests on.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from posenc.errors import PosencError
+from posenc.report.claim import Choice, Claim, Test
+from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
+from posenc.stats import bootstrap, bootstrap_weights, exact, wilson
+
+__all__ = ["CLAIMS"]
+
+WINDOW_LENGTH = 128  #: what MiniLM was fine-tuned at (the pretrained claims' headline window)
+QUICK_WINDOWS = 8
+
+
+def _loaded() -> Any:
+    from posenc.report.experiments.pretrained import minilm  # one load per process, shared with those claims
+
+    return minilm()
+
+
+@functools.lru_cache(maxsize=1)
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(words [V, d], positions [512, d], candidates)``: MiniLM's tables (float64) and the word rows compared
+    (trained rows, special tokens left out)."""
+    from posenc.probe.geometry import embedding_tables, trained_rows
+
+    loaded = _loaded()
+    words, positions = embedding_tables(loaded.model)
+    rows = trained_rows(loaded.tokenizer, words.shape[0])
+    candidates = np.setdiff1d(rows, np.asarray(loaded.tokenizer.all_special_ids, dtype=np.int64))
+    return words.double().numpy(), positions.double().numpy(), candidates
+
+
+def _token(word: str) -> int:
+    ids = _loaded().tokenizer(word, add_special_tokens=False)["input_ids"]
+    if len(ids) != 1:
+        raise PosencError(f"{word!r} is not one token of MiniLM's vocabulary: {ids}")
+    return int(ids[0])
+
+
+def _windows(ctx: Context) -> list[list[int]]:
+    from posenc.corpora import play_windows
+
+    return play_windows(_loaded().tokenizer, WINDOW_LENGTH, QUICK_WINDOWS if ctx.quick else None)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 000 §3.2 and seed 003 §14.2.1: adding vectors, near and far words
+# ---------------------------------------------------------------------------------------------------------------
+#: the documents' examples: name -> (added words, subtracted words, target)
+ANALOGIES = {"king ~ man + royalty": (("man", "royalty"), (), "king"),
+             "paris - france + italy ~ rome": (("paris", "italy"), ("france",), "rome")}
+NEARNESS = {"nearest word (rank 1)": 1, "among the 10 nearest": 10, "top 1% of the vocabulary": None}
+
+
+@experiment("minilm_analogies")
+@one_thread
+def minilm_analogies(ctx: Context) -> Measurement:
+    """Seed 000 §3.2: "king" ~ "man" + "royalty" and "Paris" - "France" + "Italy" ~ "Rome", in MiniLM's input word
+    table (the word vectors the document then adds positions to), rows scaled to unit length. Each target's rank
+    among the ~29,000 trained tokens by cosine with the composed vector, the query words left out (3CosAdd,
+    Mikolov et al. 2013, :func:`posenc.probe.composition.analogy_rank`); the rank from each added word alone (the
+    composition must beat it, Linzen 2016); chance: random triples with a random target (200 quick, 1000 full).
+    Choice: how near counts as "~"."""
+    from posenc.plots.seed_semantics import analogy_figure
+    from posenc.probe.composition import analogy_rank, random_analogy_ranks, single_word_ranks, unit_rows
+
+    words, _, candidates = _tables()
+    unit = unit_rows(words)
+    found = {}
+    for name, (plus, minus, target) in ANALOGIES.items():
+        p, m, t = [_token(w) for w in plus], [_token(w) for w in minus], _token(target)
+        found[name] = {"rank": analogy_rank(unit, p, m, t, candidates),
+                       "single_word_ranks": dict(zip(plus, single_word_ranks(unit, p, m, t, candidates), strict=True))}
+    count = 200 if ctx.quick else 1000
+    chance = {"2+": random_analogy_ranks(unit, candidates, 2, 0, count, seed=0),
+              "2+1-": random_analogy_ranks(unit, candidates, 2, 1, count, seed=1)}
+    pooled = np.concatenate(list(chance.values()))
+    gains = [min(f["single_word_ranks"].values()) - f["rank"] for f in found.values()]
+    variants = {}
+    for option, k in NEARNESS.items():
+        k = k or int(np.ceil(0.01 * len(candidates)))
+        king, rome = (found[n]["rank"] <= k for n in ANALOGIES)
+        variants[option] = {"king_hit": exact(float(king)), "rome_hit": exact(float(rome)),
+                            "composition_gain": exact(float(min(gains))),
+                            "chance_hit_rate": wilson(int((pooled <= k).sum()), len(pooled))}
+    numbers = {"analogies": found, "candidates": len(candidates), "chance_median_rank": float(np.median(pooled)),
+               "chance_triples": len(pooled), "composition_gains": gains,
+               "top_percent_rank": int(np.ceil(0.01 * len(candidates)))}
+    rows = []
+    for name, f in found.items():
+        singles = ", ".join(f"{w} alone {r}" for w, r in f["single_word_ranks"].items())
+        rows.append(Row(f"{name}: the target's rank among {len(candidates):,} tokens", f["rank"], 1,
+                        f"nearest (Mikolov et al. 2013); {singles}"))
+    rows.append(Row("chance: median rank of a random target for a random triple", numbers["chance_median_rank"],
+                    len(candidates) / 2, "half the vocabulary"))
+    for option in NEARNESS:
+        rows.append(Row(f"chance of a hit, {option}", variants[option]["chance_hit_rate"], None, "random triples"))
+    fig = analogy_figure({n: f["rank"] for n, f in found.items()},
+                         {n: f["single_word_ranks"] for n, f in found.items()}, pooled, len(candidates))
+    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 input word embeddings, unit rows, {len(candidates):,} "
+                                           f"trained tokens (placeholders and special tokens left out), cosine; "
+                                           f"{len(pooled)} random triples for chance",
+                       estimates=dict(variants["nearest word (rank 1)"]), variants=variants)
+
+
+#: seed 003 §14.2.1's words
+PAIR_WORDS = ("king", "queen", "apple")
+
+
+@experiment("minilm_word_pairs")
+@one_thread
+def minilm_word_pairs(ctx: Context) -> Measurement:
+    """Seed 003 §14.2.1: "国王" (king) and "王后" (queen) are close, "国王" and "苹果" (apple) far, in the embedding
+    lookup table. MiniLM's input word table stands in (English words: its vocabulary is English); each pair's cosine
+    placed among the cosines of 20,000 random pairs of trained tokens (a share with a Wilson interval)."""
+    from posenc.probe.composition import pair_cosine, random_pair_cosines, unit_rows
+
+    words, _, candidates = _tables()
+    unit = unit_rows(words)
+    king, queen, apple = (_token(w) for w in PAIR_WORDS)
+    random_cos = random_pair_cosines(unit, candidates, 20_000, seed=0)
+    cos_queen, cos_apple = pair_cosine(unit, king, queen), pair_cosine(unit, king, apple)
+    below_queen, below_apple = int((random_cos < cos_queen).sum()), int((random_cos < cos_apple).sum())
+    numbers = {"cos_king_queen": cos_queen, "cos_king_apple": cos_apple, "random_pairs": len(random_cos),
+               "random_quantiles": {str(q): float(np.quantile(random_cos, q)) for q in (0.5, 0.9, 0.99, 0.999)}}
+    estimates = {"queen_percentile": wilson(below_queen, len(random_cos)),
+                 "apple_percentile": wilson(below_apple, len(random_cos))}
+    rows = [Row("cos(king, queen)", cos_queen, numbers["random_quantiles"]["0.99"], "99th percentile of random pairs"),
+            Row("cos(king, apple)", cos_apple, numbers["random_quantiles"]["0.5"], "median of random pairs"),
+            Row("share of random pairs less similar than king-queen", estimates["queen_percentile"], 0.99, "close"),
+            Row("share of random pairs less similar than king-apple", estimates["apple_percentile"], 0.9,
+                "no closer than a typical unrelated pair")]
+    return Measurement(numbers, rows, None, f"all-MiniLM-L6-v2 input word embeddings (English: king, queen, apple), "
+                                            f"cosine, {len(random_cos):,} random pairs of {len(candidates):,} trained "
+                                            f"tokens", estimates=estimates)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 001 §4: how variance spreads over dimensions (words) and how much room positions take
+# ---------------------------------------------------------------------------------------------------------------
+CONCENTRATION_OPTIONS = ("coordinate dimensions", "principal directions")
+TOP_FRACTION = 0.1
+
+
+@experiment("minilm_spectra")
+@one_thread
+def minilm_spectra(ctx: Context) -> Measurement:
+    """Seed 001 §4: meaning is not spread evenly over the dimensions; and position information has a space of its
+    own. MiniLM's trained word rows and its 512 position rows, centred: the share of the words' variance in the
+    tenth of dimensions that hold most (:func:`posenc.probe.concentration.top_share`), against isotropic tables of
+    the same shape (5 quick, 20 full); the fewest principal directions holding 90% of the positions' variance
+    (:func:`posenc.probe.concentration.dims_for_share`), against isotropic tables of 512 rows. Choice (words):
+    coordinate dimensions, as the document speaks of the values on each dimension, or principal directions."""
+    from posenc.plots.seed_semantics import spectra_figure
+    from posenc.probe.concentration import dims_for_share, isotropic_spectra, spectra, top_share
+
+    words, positions, candidates = _tables()
+    seeds = 5 if ctx.quick else 20
+    word_diag, word_eig = spectra(words[candidates])
+    n, d = len(candidates), words.shape[1]
+    iso_words = isotropic_spectra(n, d, seeds)
+    variants, detail = {}, {}
+    for option, index in zip(CONCENTRATION_OPTIONS, (0, 1), strict=True):
+        measured = top_share((word_diag, word_eig)[index], TOP_FRACTION)
+        baseline = [top_share(s[index], TOP_FRACTION) for s in iso_words]
+        mean = float(np.mean(baseline))
+        detail[option] = {"top_share": measured, "isotropic_top_share": mean, "ratio": measured / mean,
+                          "isotropic_ratio_max": max(baseline) / mean}
+        variants[option] = {"concentration_ratio": exact(measured / mean),
+                            "isotropic_ratio_max": exact(max(baseline) / mean)}
+    _, pos_eig = spectra(positions)
+    iso_pos = isotropic_spectra(positions.shape[0], d, seeds, start=1000)
+    pos_dims = dims_for_share(pos_eig, 0.9)
+    iso_dims = [dims_for_share(s[1], 0.9) for s in iso_pos]
+    numbers = {"words": detail, "word_rows": n, "dim": d, "position_dims_90": pos_dims,
+               "isotropic_position_dims_90": iso_dims, "position_dims_share": pos_dims / d,
+               "isotropic_position_dims_share": min(iso_dims) / d, "seeds": seeds,
+               "word_dims_90": dims_for_share(word_eig, 0.9)}
+    position_estimates = exacts(numbers, "position_dims_share", "isotropic_position_dims_share")
+    for option in variants:
+        variants[option].update(position_estimates)
+    rows = [Row(f"words, {o}: share of variance in the top 10%", f"{detail[o]['top_share']:.4f}",
+                f"{detail[o]['isotropic_top_share']:.4f}", "isotropic table, same shape") for o in CONCENTRATION_OPTIONS]
+    rows += [Row(f"words, {o}: ratio to isotropic", detail[o]["ratio"], 1.0, "evenly spread")
+             for o in CONCENTRATION_OPTIONS]
+    rows += [Row("positions: principal directions holding 90% of the variance", pos_dims, min(iso_dims),
+                 "isotropic 512-row table (fewest over seeds)"),
+             Row("words: principal directions holding 90% of the variance", numbers["word_dims_90"], d, "all")]
+    fig = spectra_figure(word_diag, [s[0] for s in iso_words], pos_eig, [s[1] for s in iso_pos])
+    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2: {n:,} trained word rows and 512 position rows, d = "
+                                           f"{d}, centred; {seeds} isotropic Gaussian tables of each shape (Wishart "
+                                           f"covariances)", estimates=dict(variants[CONCENTRATION_OPTIONS[0]]),
+                       variants=variants)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 000 §3.2-3.3: the sum of a word and a position
+# ---------------------------------------------------------------------------------------------------------------
+SHIFT_OPTIONS = ("E + P (the document's formula)", "after the embedding LayerNorm")
+
+
+def _draw_pairs(count: int, candidates: np.ndarray, n_positions: int, seed: int) -> tuple[np.ndarray, ...]:
+    """``count`` independent draws of (word, other word, position, other position), uniform."""
+    rng = np.random.default_rng(seed)
+    w, v = rng.choice(candidates, size=count), rng.choice(candidates, size=count)
+    p, q = rng.integers(0, n_positions, size=count), rng.integers(0, n_positions, size=count)
+    clash_w, clash_p = w == v, p == q
+    v[clash_w] = rng.choice(candidates, size=int(clash_w.sum()))  # a rare clash left in would give angle 0
+    q[clash_p] = (q[clash_p] + 1) % n_positions
+    return w, v, p, q
+
+
+@experiment("minilm_shifted_words")
+@one_thread
+def minilm_shifted_words(ctx: Context) -> Measurement:
+    """Seed 000 §3.2: adding the position does not destroy the word's meaning, it leaves the same word "in slightly
+    different directions at different positions". MiniLM, random (word, position) draws (500 quick, 2000 full):
+    is the word still the nearest word in direction (a Wilson share), and the mean angle between the same word at
+    two positions over the mean angle between two words at one position (bootstrap over draws). Choice: the
+    document's E + P, or what MiniLM's first layer reads (LayerNorm of E + P + the token-type row), compared with
+    the words through the same LayerNorm without a position."""
+    from posenc.probe.separation import angles_deg, nearest_by_cosine
+
+    words, positions, candidates = _tables()
+    embeddings = _loaded().model.embeddings
+    count = 500 if ctx.quick else 2000
+    w, v, p, q = _draw_pairs(count, candidates, positions.shape[0], seed=0)
+    token_type = embeddings.token_type_embeddings.weight[0].detach().double().numpy()
+    norm = embeddings.LayerNorm
+    gamma, beta = norm.weight.detach().double().numpy(), norm.bias.detach().double().numpy()
+
+    def layer_norm(x: np.ndarray) -> np.ndarray:
+        """BERT's embedding LayerNorm of ``x`` plus the token-type row (float64)."""
+        y = x + token_type
+        y = (y - y.mean(axis=-1, keepdims=True)) / np.sqrt(y.var(axis=-1, keepdims=True) + norm.eps)
+        return y * gamma + beta
+
+    paths = {SHIFT_OPTIONS[0]: lambda x: x, SHIFT_OPTIONS[1]: layer_norm}
+    variants, detail = {}, {}
+    for option, path in paths.items():
+        x = path(words[w] + positions[p])  # [n, d]
+        same = angles_deg(x, path(words[w] + positions[q]))
+        other = angles_deg(x, path(words[v] + positions[p]))
+        kept = candidates[nearest_by_cosine(x, path(words[candidates]))] == w
+        shift = angles_deg(x, path(words[w]))
+        ratio = bootstrap(np.column_stack([same, other]), lambda a: float(a[:, 0].mean() / a[:, 1].mean()))
+        variants[option] = {"word_kept": wilson(int(kept.sum()), count), "angle_ratio": ratio}
+        detail[option] = {"word_kept": float(kept.mean()), "angle_ratio": ratio.value,
+                          "same_word_angle_mean": float(same.mean()), "other_word_angle_mean": float(other.mean()),
+                          "shift_angle_mean": float(shift.mean()), "same_word_angle_min": float(same.min())}
+    rows = []
+    for option in SHIFT_OPTIONS:
+        d = detail[option]
+        rows += [Row(f"{option}: the word is still the nearest word in direction", variants[option]["word_kept"],
+                     0.95, "meaning kept"),
+                 Row(f"{option}: mean angle, same word at two positions (smallest)",
+                     f"{d['same_word_angle_mean']:.2f} deg ({d['same_word_angle_min']:.2f})",
+                     f"{d['other_word_angle_mean']:.2f} deg", "two words at one position"),
+                 Row(f"{option}: mean angle between the word and word + position", d["shift_angle_mean"], None, "")]
+    return Measurement({"by_option": detail, "draws": count}, rows, None,
+                       f"all-MiniLM-L6-v2 tables, {count} random draws of two words and two positions (0..511)",
+                       estimates=dict(variants[SHIFT_OPTIONS[0]]), variants=variants)
+
+
+@experiment("minilm_sum_readout")
+@one_thread
+def minilm_sum_readout(ctx: Context) -> Measurement:
+    """Seed 000 §3.3: a later linear layer can separate E + P into its word and position (if the two are drawn
+    independently, as here), and the sum does not make them overlap badly in a high dimension. MiniLM's tables,
+    random (word, position) draws: a least-squares affine map from the sums to each part, fitted on 4000 draws and
+    tested on others (500 quick, 2000 full), each part read as the nearest row of its table
+    (:func:`posenc.probe.separation.fit_linear`); and a decoder that searches both tables by turns
+    (:func:`posenc.probe.separation.alternating_decode`). Baseline that can fail: the second part drawn from the
+    word table itself (E + E'), where the sum cannot say which word is which."""
+    from posenc.probe.separation import alternating_decode, apply_linear, fit_linear, nearest_by_distance
+
+    words, positions, candidates = _tables()
+    n_test = 500 if ctx.quick else 2000
+    table = words[candidates]  # [C, d]: index into candidates
+    second_tables = {"positions": positions, "words (E + E')": table[:positions.shape[0]]}
+    detail, estimates = {}, {}
+    for name, second in second_tables.items():
+        rng = np.random.default_rng(0)
+        w = rng.integers(0, len(table), size=4000 + n_test)
+        p = rng.integers(0, second.shape[0], size=4000 + n_test)
+        x = table[w] + second[p]
+        train, test = slice(0, 4000), slice(4000, None)
+        to_word, to_second = fit_linear(x[train], table[w[train]]), fit_linear(x[train], second[p[train]])
+        word_ok = nearest_by_distance(apply_linear(x[test], to_word), table) == w[test]
+        second_ok = nearest_by_distance(apply_linear(x[test], to_second), second) == p[test]
+        w_hat, p_hat = alternating_decode(x[test], table, second)
+        decoded = (w_hat == w[test]) & (p_hat == p[test])
+        detail[name] = {"linear_word": float(word_ok.mean()), "linear_second": float(second_ok.mean()),
+                        "linear_both": float((word_ok & second_ok).mean()), "decoded_both": float(decoded.mean())}
+        if name == "positions":
+            estimates["linear_both"] = wilson(int((word_ok & second_ok).sum()), n_test)
+            estimates["decoded_both"] = wilson(int(decoded.sum()), n_test)
+        else:
+            estimates["collision_linear_both"] = exact(detail[name]["linear_both"])
+            estimates["collision_decoded_both"] = exact(detail[name]["decoded_both"])
+    rows = []
+    for name, d in detail.items():
+        rows += [Row(f"E + {name}: linear maps, word / second part / both identified",
+                     f"{d['linear_word']:.3f} / {d['linear_second']:.3f} / {d['linear_both']:.3f}",
+                     None if name != "positions" else 0.9, "separated" if name == "positions" else "baseline"),
+                 Row(f"E + {name}: both decoded by searching the tables", d["decoded_both"],
+                     None if name != "positions" else 0.95, "no bad overlap" if name == "positions" else "baseline")]
+    return Measurement({"by_second_part": detail, "train": 4000, "test": n_test, "candidates": len(candidates)},
+                       rows, None, f"all-MiniLM-L6-v2 tables (d = 384): {len(candidates):,} trained words x 512 "
+                                   f"positions, uniform independent draws; maps fitted on 4000, tested on {n_test}",
+                       estimates=estimates)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# seed 001 §5.2, §6: what later modules and positional heads carry, on text
+# ---------------------------------------------------------------------------------------------------------------
+@experiment("minilm_layer_probes")
+@one_thread
+def minilm_layer_probes(ctx: Context) -> Measurement:
+    """Seed 001 §6: the later modules, attention and FFN alike, still extract the word and its position from the
+    sum. MiniLM on Shakespeare windows of 128 tokens (8 quick, 38 full): the output of every attention block and
+    every FFN block (:func:`posenc.probe.layers.sublayer_outputs`), and linear probes fitted on held-out folds of
+    windows that read each token's position (one of 128) and its token (the candidate whose embedding row is nearest
+    to the probe's prediction of it, among every token of the windows). The statistic is the worst of the 12 module
+    outputs, with a bootstrap interval over windows. This shows what the modules' outputs still carry, which is
+    what a module downstream can extract."""
+    import torch
+
+    from posenc.plots.seed_semantics import layer_probe_figure
+    from posenc.probe.layers import position_probe, sublayer_outputs, token_probe, window_folds
+
+    loaded = _loaded()
+    words, _, _ = _tables()
+    windows = np.asarray(_windows(ctx))  # [W, T]
+    outputs = sublayer_outputs(loaded.model, torch.from_numpy(windows))
+    folds = window_folds(len(windows))
+    candidates = np.unique(windows)
+    points = list(outputs)
+    position_correct, token_correct = {}, {}
+    for name, h in outputs.items():
+        features = h.double().numpy()
+        position_correct[name] = position_probe(features, folds)
+        token_correct[name] = token_probe(features, windows, words, candidates, folds)
+    later = [n for n in points if n != "embeddings"]
+    totals = np.full(len(windows), float(WINDOW_LENGTH))
+    counts = {kind: np.stack([c[n].sum(axis=1) for n in later], axis=1).astype(np.float64)  # [W, 12]
+              for kind, c in (("position", position_correct), ("token", token_correct))}
+
+    def worst(kind: str) -> Any:
+        def statistic(w: np.ndarray) -> np.ndarray:  # [r, W] -> [r]
+            return ((w @ counts[kind]) / (w @ totals)[:, None]).min(axis=1)
+        return bootstrap_weights((len(windows),), statistic)[0]
+
+    estimates = {"min_position_accuracy": worst("position"), "min_token_accuracy": worst("token")}
+    ids, freq = np.unique(windows, return_counts=True)
+    numbers = {"windows": len(windows), "length": WINDOW_LENGTH, "candidates": len(candidates),
+               "position_accuracy": {n: float(position_correct[n].mean()) for n in points},
+               "token_accuracy": {n: float(token_correct[n].mean()) for n in points},
+               "majority_token_share": float(freq.max() / windows.size), "position_chance": 1 / WINDOW_LENGTH}
+    rows = [Row(f"{n}: position / token read by the probe",
+                f"{numbers['position_accuracy'][n]:.3f} / {numbers['token_accuracy'][n]:.3f}", None, "")
+            for n in points]
+    rows += [Row("worst later module, position", estimates["min_position_accuracy"], numbers["position_chance"],
+                 "chance: 1/128"),
+             Row("worst later module, token", estimates["min_token_accuracy"], numbers["majority_token_share"],
+                 f"chance: the most frequent token ({loaded.tokenizer.convert_ids_to_tokens(int(ids[freq.argmax()]))!r})")]
+    fig = layer_probe_figure(points, [numbers["position_accuracy"][n] for n in points],
+                             [numbers["token_accuracy"][n] for n in points], 1 / WINDOW_LENGTH,
+                             numbers["majority_token_share"])
+    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2, {len(windows)} windows of {WINDOW_LENGTH} tokens "
+                                           f"(one per play); ridge probes (penalty 1% of the mean eigenvalue) fitted "
+                                           f"on {len(folds)} folds of windows, each tested on the windows it left out",
+                       estimates=estimates)
+
+
+@experiment("minilm_head_content")
+@one_thread
+def minilm_head_content(ctx: Context) -> Measurement:
+    """Seed 001 §5.2: a head that mainly attends by position still carries some semantic or syntactic information.
+    MiniLM's positional heads at 128 tokens (Voita et al.'s rule with its interval,
+    :func:`posenc.probe.heads.positional_heads`, as the positional-heads claims find them), and how much of their
+    attention moves when each window's words are swapped for another window's at the same positions
+    (:func:`posenc.probe.content.content_change`, total-variation distance averaged over queries); a head that
+    attends by position alone moves none. Mean over the positional heads, bootstrap over windows (8 quick, 38
+    full)."""
+    import torch
+
+    from posenc.corpora import special_tokens
+    from posenc.probe.capture import capture
+    from posenc.probe.content import content_change, swap_words
+    from posenc.probe.heads import HeadAccumulator, positional_heads
+
+    loaded = _loaded()
+    model, config = loaded.model, loaded.model.config
+    windows = _windows(ctx)
+    heads = HeadAccumulator(config.num_hidden_layers, config.num_attention_heads, max_len=WINDOW_LENGTH)
+    with torch.no_grad(), capture(model, lambda layer, weights: heads.add(layer, weights)):
+        for ids in windows:
+            batch = torch.tensor([ids])
+            model(input_ids=batch, attention_mask=torch.ones_like(batch))
+    judgement = positional_heads(heads.per_window())
+    prefix, suffix = special_tokens(loaded.tokenizer)
+    change = content_change(model, windows, swap_words(windows, len(prefix), len(suffix)))  # [W, L, H]
+    found = [(layer, head) for layer, head, _ in judgement.positional]
+    mask = np.zeros(change.shape[1:], dtype=bool)
+    for layer, head in found:
+        mask[layer, head] = True
+    numbers = {"positional_heads": [list(x) for x in judgement.positional], "positional_heads_found": len(found),
+               "windows": len(windows),
+               "per_head": {f"L{l}H{h}": float(change[:, l, h].mean()) for l, h in found},
+               "other_heads_mean": float(change[:, ~mask].mean())}
+    estimates = {"positional_heads_found": exact(len(found))}
+    if found:
+        estimates["content_change"] = bootstrap(change[:, mask].mean(axis=1))
+    else:
+        estimates["content_change"] = exact(float("nan"))
+    rows = [Row(f"positional head L{l}H{h} (offset {o:+d}): attention moved by the word swap",
+                numbers["per_head"][f"L{l}H{h}"], 0.0, "position alone") for l, h, o in judgement.positional]
+    rows += [Row("mean over the positional heads", estimates["content_change"], 0.05, "some content"),
+             Row("mean over every other head", numbers["other_heads_mean"], None, "")]
+    return Measurement(numbers, rows, None, f"all-MiniLM-L6-v2, {len(windows)} windows of {WINDOW_LENGTH} tokens; "
+                                            f"each window's words replaced by the next window's, special tokens and "
+                                            f"positions kept", estimates=estimates)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims these experiments test
+# ---------------------------------------------------------------------------------------------------------------
+EXACT = "exact, so any bar between the alternatives gives the same verdict"
+STANDS_IN = "all-MiniLM-L6-v2 stands in for the document's model"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("vector-composition", "seed 000 §3.2", "seed", "Adding vectors composes meaning",
+          "In the embedding space addition superposes meanings: \"king\" ~ \"man\" + \"royalty\" and \"Paris\" - "
+          "\"France\" + \"Italy\" ~ \"Rome\" (tested in MiniLM's input word table: " + STANDS_IN + ").",
+          "minilm_analogies", (
+              Test("king_hit", ">", 0.5, "'king' is the nearest word to 'man' + 'royalty' (query words left out)",
+                   "Mikolov et al. 2013's criterion for '~': the nearest word; " + EXACT,
+                   unless="'king' ~ 'man' + 'royalty' does not hold here"),
+              Test("rome_hit", ">", 0.5, "'rome' is the nearest word to 'paris' - 'france' + 'italy'",
+                   "Mikolov et al. 2013's criterion; " + EXACT,
+                   unless="'Paris' - 'France' + 'Italy' ~ 'Rome' does not hold here"),
+              Test("composition_gain", ">", 0, "in both examples the sum ranks the target above where its best "
+                   "single word does", "Linzen 2016: an analogy is only shown when the sum does better than one "
+                   "word alone", role="condition",
+                   unless="the sum finds its target no better than one of its words alone does")),
+          requires=(Test("chance_hit_rate", "<", 0.05, "random triples rarely hit a random target",
+                         "the test must be able to fail", otherwise="not testable"),),
+          choice=Choice("nearness", tuple(NEARNESS), "nearest word (rank 1)",
+                        "the examples come from word-analogy work (Mikolov et al. 2013), where an analogy holds only "
+                        "when the target is the nearest word; the looser readings are shown beside"),
+          quote="在向量空间中,加法表示叠加不同的语义因素"),
+    Claim("same-word-shifted", "seed 000 §3.2", "seed", "Positions shift a word's direction slightly",
+          "Adding the position does not destroy the word's meaning: the same word at different positions points in "
+          "slightly different directions (MiniLM's tables).",
+          "minilm_shifted_words", (
+              Test("word_kept", ">", 0.95, "the word is still the nearest word in direction to word + position",
+                   "'不是词义被破坏' (meaning not destroyed): for 19 pairs in 20"),
+              Test("angle_ratio", "<", 0.5, "the same word at two positions is less than half as far apart in angle "
+                   "as two different words at one position", "'略微' (slightly), against the angle that separates "
+                   "different words")),
+          choice=Choice("vector", SHIFT_OPTIONS, SHIFT_OPTIONS[0],
+                        "the sentence speaks of new_embedding = semantic_embedding + position_offset; what MiniLM's "
+                        "first layer reads after its LayerNorm is shown beside"),
+          quote="所以模型看到的不是“词义被破坏”,而是“相同词在不同位置处于略微不同的方向”。"),
+    Claim("linear-separation", "seed 000 §3.3", "seed", "A linear layer can separate the sum",
+          "If the word and position distributions are relatively independent, a later linear layer can separate "
+          "E_word + E_pos back into its two parts (MiniLM's tables, independent draws).",
+          "minilm_sum_readout", (
+              Test("linear_both", ">", 0.9, "affine maps fitted by least squares recover both the word and the "
+                   "position of held-out sums", "'分离' (separated) for nine sums in ten"),),
+          requires=(Test("collision_linear_both", "<", 0.5, "the same maps fail on the sum of two words, which cannot "
+                         "say which is which", "the test must be able to fail", otherwise="not testable"),),
+          quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离"),
+    Claim("sum-capacity", "seed 000 §3.3, seed 003 §14.8.1", "seed", "High dimension: the sum keeps both",
+          "In 512 or more dimensions the sum does not make word and position information overlap badly: both can "
+          "still be told apart and extracted (MiniLM's tables, d = 384).",
+          "minilm_sum_readout", (
+              Test("decoded_both", ">", 0.95, "searching both tables recovers the word and the position of held-out "
+                   "sums", "'不会导致严重的信息重叠' (no serious overlap): at most one sum in twenty confused"),),
+          requires=(Test("collision_decoded_both", "<", 0.5, "the same search fails on the sum of two words",
+                         "the test must be able to fail", otherwise="not testable"),),
+          quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。"),
+    Claim("semantic-concentration", "seed 001 §4", "seed", "Meaning is not spread evenly over dimensions",
+          "The values of a word vector are not evenly distributed over its dimensions: some dimensions are rich in "
+          "meaning, others sparse (MiniLM's word table against isotropic tables of the same shape).",
+          "minilm_spectra", (
+              Test("concentration_ratio", ">", 1.1, "the tenth of dimensions that vary most hold at least 10% more "
+                   "of the words' variance than an isotropic table puts there", "isotropic tables of this shape differ "
+                   "from their mean by about 1%; " + EXACT),),
+          requires=(Test("isotropic_ratio_max", "<", 1.05, "no isotropic table reaches the bar",
+                         "the test must be able to fail", otherwise="not testable"),),
+          choice=Choice("dimensions", CONCENTRATION_OPTIONS, CONCENTRATION_OPTIONS[0],
+                        "the sentence speaks of the values on a vector's 512 dimensions (its coordinates); directions "
+                        "found by PCA are shown beside"),
+          quote="一定有一部分是语义的富集,一些值的语义是稀疏的。"),
+    Claim("position-own-space", "seed 001 §4", "seed", "Position information has its own space",
+          "Position information occupies a space of its own: MiniLM's position table holds 90% of its variance in "
+          "a small part of the dimensions. (Whether that space lies apart from the words' is near-orthogonal.)",
+          "minilm_spectra", (
+              Test("position_dims_share", "<", 0.5, "under half of the principal directions hold 90% of the position "
+                   "table's variance", "a space of its own is a part of the whole: under half of it; " + EXACT),),
+          requires=(Test("isotropic_position_dims_share", ">", 0.5, "isotropic tables of the same shape need more "
+                         "than half", "the test must be able to fail", otherwise="not testable"),),
+          quote="位置信息有自己的空间"),
+    Claim("positional-head-content", "seed 001 §5.2", "seed", "Positional heads also carry content",
+          "A head that mainly attends by position is not purely positional: part of its attention follows the "
+          "words (MiniLM's positional heads at 128 tokens).",
+          "minilm_head_content", (
+              Test("content_change", ">", 0.05, "swapping the words (positions kept) moves at least 5% of a "
+                   "positional head's attention, on average over those heads",
+                   "'部分' (some): 5% of the attention, far above the 0 of a purely positional head"),),
+          requires=(Test("positional_heads_found", ">", 0.5, "MiniLM has positional heads (Voita et al.'s rule)",
+                         "the claim is about such heads", otherwise="not testable"),),
+          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。"),
+    Claim("later-modules-extract", "seed 001 §6, seed 003 §14.3.2", "seed", "Later modules still extract word and "
+          "position", "In the later modules, attention and FFN alike can correctly extract both the word and its "
+          "position from the summed vector (MiniLM on Shakespeare: what every module's output still carries).",
+          "minilm_layer_probes", (
+              Test("min_token_accuracy", ">", 0.2, "after every attention and FFN block a linear probe reads the "
+                   "token far above chance", "chance: the most frequent token's share (shown beside)",
+                   unless="after some module the token is not read beyond chance"),
+              Test("min_position_accuracy", ">", 0.2, "and the position (one of 128) far above chance",
+                   "chance: 1/128", unless="after some module the position is not read beyond chance"),
+              Test("min_token_accuracy", ">", 0.9, "correctly: the token for nine tokens in ten after every module",
+                   "'正确的提取' (extracted correctly)", role="condition",
+                   unless="after some module the token is read beyond chance but not correctly"),
+              Test("min_position_accuracy", ">", 0.9, "and the position for nine tokens in ten",
+                   "'正确的提取' (extracted correctly)", role="condition",
+                   unless="after some module the position is read beyond chance but not correctly")),
+          quote="后续的模块中,不论是Attention还是FFN都能正确的提取到给定向量中的语义和位置信息。"),
+    Claim("king-queen-apple", "seed 003 §14.2.1", "seed", "King is near queen, far from apple",
+          "In the embedding table the vectors of 国王 (king) and 王后 (queen) are close, those of 国王 and 苹果 (apple) "
+          "far apart (MiniLM's input table with the English words: " + STANDS_IN + ").",
+          "minilm_word_pairs", (
+              Test("queen_percentile", ">", 0.99, "king and queen are more similar than 99% of random word pairs",
+                   "'接近' (close): the top 1% of random pairs", unless="king and queen are not close"),
+              Test("apple_percentile", "<", 0.9, "king and apple are no more similar than 90% of random pairs",
+                   "'很远(没有关系)' (far: unrelated): within the bulk of random pairs",
+                   unless="king and apple are closer than unrelated words typically are")),
+          quote="\"国王\"和\"王后\"的向量接近(都是皇室)"),
+)
