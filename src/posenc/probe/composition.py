@@ -18,7 +18,7 @@ import numpy as np
 
 from posenc.errors import PosencError
 
-__all__ = ["unit_rows", "analogy_rank", "single_word_ranks", "random_analogy_ranks", "random_pair_cosines",
+__all__ = ["unit_rows", "analogy_rank", "nearest_words", "single_word_ranks", "random_analogy_ranks", "random_pair_cosines",
            "pair_cosine"]
 
 
@@ -31,21 +31,33 @@ def unit_rows(table: np.ndarray) -> np.ndarray:
 
 def _rank(unit: np.ndarray, query: np.ndarray, target: int, candidates: np.ndarray, exclude: Sequence[int]) -> int:
     """1 + how many candidates (``exclude`` left out) have a higher cosine with ``query`` than ``target``."""
-    pool = np.setdiff1d(candidates, np.asarray(list(exclude), dtype=np.int64))
-    if target not in pool:
+    skip = np.asarray(list(exclude), dtype=np.int64)
+    if target in skip or not np.any(candidates == target):
         raise PosencError(f"the target row {target} is not among the candidates (or is a query word)")
     norm = np.linalg.norm(query)
     if norm == 0:
         raise PosencError("the analogy's vector is zero; its words cancel")
-    sims = unit[pool] @ (query / norm)  # [C]
-    return int(1 + np.sum(sims > unit[target] @ (query / norm)))
+    sims = unit @ (query / norm)  # [V]
+    higher = sims[candidates] > sims[target]  # [C]
+    return int(1 + higher.sum() - np.isin(candidates[higher], skip).sum())
+
+
+def nearest_words(unit: np.ndarray, positive: Sequence[int], negative: Sequence[int], candidates: np.ndarray,
+                  count: int = 5) -> list[int]:
+    """The ``count`` candidates nearest to the analogy's vector, the query words left out (what outranks a target)."""
+    positive, negative = [int(w) for w in positive], [int(w) for w in negative]
+    query = unit[positive].sum(axis=0) - (unit[negative].sum(axis=0) if negative else 0.0)
+    pool = candidates[~np.isin(candidates, [*positive, *negative])]
+    sims = unit[pool] @ query
+    return [int(i) for i in pool[np.argsort(-sims)[:count]]]
 
 
 def analogy_rank(unit: np.ndarray, positive: Sequence[int], negative: Sequence[int], target: int,
                  candidates: np.ndarray) -> int:
     """Rank (1 = nearest) of ``target`` among ``candidates`` by cosine with ``sum(unit[positive]) -
     sum(unit[negative])``, the query words excluded (3CosAdd)."""
-    query = unit[list(positive)].sum(axis=0) - (unit[list(negative)].sum(axis=0) if negative else 0.0)
+    positive, negative = [int(w) for w in positive], [int(w) for w in negative]
+    query = unit[positive].sum(axis=0) - (unit[negative].sum(axis=0) if negative else 0.0)
     return _rank(unit, query, target, candidates, [*positive, *negative])
 
 

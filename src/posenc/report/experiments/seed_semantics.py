@@ -84,21 +84,31 @@ def minilm_analogies(ctx: Context) -> Measurement:
     table (the word vectors the document then adds positions to), rows scaled to unit length. Each target's rank
     among the ~29,000 trained tokens by cosine with the composed vector, the query words left out (3CosAdd,
     Mikolov et al. 2013, :func:`posenc.probe.composition.analogy_rank`); the rank from each added word alone (the
-    composition must beat it, Linzen 2016); chance: random triples with a random target (200 quick, 1000 full).
+    composition must beat it, Linzen 2016); chance: random analogies of both shapes with a random target (200 quick,
+    1000 full).
     Choice: how near counts as "~"."""
     from posenc.plots.seed_semantics import analogy_figure
-    from posenc.probe.composition import analogy_rank, random_analogy_ranks, single_word_ranks, unit_rows
+    from posenc.probe.composition import (
+        analogy_rank,
+        nearest_words,
+        random_analogy_ranks,
+        single_word_ranks,
+        unit_rows,
+    )
 
     words, _, candidates = _tables()
     unit = unit_rows(words)
     found = {}
     for name, (plus, minus, target) in ANALOGIES.items():
         p, m, t = [_token(w) for w in plus], [_token(w) for w in minus], _token(target)
+        nearest = nearest_words(unit, p, m, candidates)
         found[name] = {"rank": analogy_rank(unit, p, m, t, candidates),
-                       "single_word_ranks": dict(zip(plus, single_word_ranks(unit, p, m, t, candidates), strict=True))}
-    count = 200 if ctx.quick else 1000
-    chance = {"2+": random_analogy_ranks(unit, candidates, 2, 0, count, seed=0),
-              "2+1-": random_analogy_ranks(unit, candidates, 2, 1, count, seed=1)}
+                       "single_word_ranks": dict(zip(plus, single_word_ranks(unit, p, m, t, candidates), strict=True)),
+                       "nearest": _loaded().tokenizer.convert_ids_to_tokens(nearest)}
+    count = 100 if ctx.quick else 500  # per shape of analogy
+    fast = unit.astype(np.float32)  # chance needs no float64
+    chance = {"2+": random_analogy_ranks(fast, candidates, 2, 0, count, seed=0),
+              "2+1-": random_analogy_ranks(fast, candidates, 2, 1, count, seed=1)}
     pooled = np.concatenate(list(chance.values()))
     gains = [min(f["single_word_ranks"].values()) - f["rank"] for f in found.values()]
     variants = {}
@@ -116,6 +126,7 @@ def minilm_analogies(ctx: Context) -> Measurement:
         singles = ", ".join(f"{w} alone {r}" for w, r in f["single_word_ranks"].items())
         rows.append(Row(f"{name}: the target's rank among {len(candidates):,} tokens", f["rank"], 1,
                         f"nearest (Mikolov et al. 2013); {singles}"))
+        rows.append(Row(f"{name}: the nearest words", ", ".join(f["nearest"]), None, ""))
     rows.append(Row("chance: median rank of a random target for a random triple", numbers["chance_median_rank"],
                     len(candidates) / 2, "half the vocabulary"))
     for option in NEARNESS:
@@ -295,25 +306,26 @@ def minilm_sum_readout(ctx: Context) -> Measurement:
     random (word, position) draws: a least-squares affine map from the sums to each part, fitted on 4000 draws and
     tested on others (500 quick, 2000 full), each part read as the nearest row of its table
     (:func:`posenc.probe.separation.fit_linear`); and a decoder that searches both tables by turns
-    (:func:`posenc.probe.separation.alternating_decode`). Baseline that can fail: the second part drawn from the
-    word table itself (E + E'), where the sum cannot say which word is which."""
+    (:func:`posenc.probe.separation.alternating_decode`). Baseline that can fail: both parts drawn from one table of
+    512 words (E + E'), where the sum cannot say which word is which."""
     from posenc.probe.separation import alternating_decode, apply_linear, fit_linear, nearest_by_distance
 
     words, positions, candidates = _tables()
     n_test = 500 if ctx.quick else 2000
     table = words[candidates]  # [C, d]: index into candidates
-    second_tables = {"positions": positions, "words (E + E')": table[:positions.shape[0]]}
+    few = table[:positions.shape[0]]  # 512 words: both parts of the baseline come from them
+    cases = {"positions": (table, positions), "words (E + E')": (few, few)}
     detail, estimates = {}, {}
-    for name, second in second_tables.items():
+    for name, (first, second) in cases.items():
         rng = np.random.default_rng(0)
-        w = rng.integers(0, len(table), size=4000 + n_test)
+        w = rng.integers(0, len(first), size=4000 + n_test)
         p = rng.integers(0, second.shape[0], size=4000 + n_test)
-        x = table[w] + second[p]
+        x = first[w] + second[p]
         train, test = slice(0, 4000), slice(4000, None)
-        to_word, to_second = fit_linear(x[train], table[w[train]]), fit_linear(x[train], second[p[train]])
-        word_ok = nearest_by_distance(apply_linear(x[test], to_word), table) == w[test]
+        to_word, to_second = fit_linear(x[train], first[w[train]]), fit_linear(x[train], second[p[train]])
+        word_ok = nearest_by_distance(apply_linear(x[test], to_word), first) == w[test]
         second_ok = nearest_by_distance(apply_linear(x[test], to_second), second) == p[test]
-        w_hat, p_hat = alternating_decode(x[test], table, second)
+        w_hat, p_hat = alternating_decode(x[test], first, second)
         decoded = (w_hat == w[test]) & (p_hat == p[test])
         detail[name] = {"linear_word": float(word_ok.mean()), "linear_second": float(second_ok.mean()),
                         "linear_both": float((word_ok & second_ok).mean()), "decoded_both": float(decoded.mean())}
@@ -376,7 +388,9 @@ def minilm_layer_probes(ctx: Context) -> Measurement:
             return ((w @ counts[kind]) / (w @ totals)[:, None]).min(axis=1)
         return bootstrap_weights((len(windows),), statistic)[0]
 
-    estimates = {"min_position_accuracy": worst("position"), "min_token_accuracy": worst("token")}
+    estimates = {"min_position_accuracy": worst("position"), "min_token_accuracy": worst("token"),
+                 "probe_on_sum": exact(min(float(position_correct["embeddings"].mean()),
+                                           float(token_correct["embeddings"].mean())))}
     ids, freq = np.unique(windows, return_counts=True)
     numbers = {"windows": len(windows), "length": WINDOW_LENGTH, "candidates": len(candidates),
                "position_accuracy": {n: float(position_correct[n].mean()) for n in points},
@@ -494,8 +508,9 @@ CLAIMS: tuple[Claim, ...] = (
           "minilm_sum_readout", (
               Test("linear_both", ">", 0.9, "affine maps fitted by least squares recover both the word and the "
                    "position of held-out sums", "'分离' (separated) for nine sums in ten"),),
-          requires=(Test("collision_linear_both", "<", 0.5, "the same maps fail on the sum of two words, which cannot "
-                         "say which is which", "the test must be able to fail", otherwise="not testable"),),
+          requires=(Test("collision_linear_both", "<", 0.75, "the same maps fail on the sum of two words of one table, "
+                         "which cannot say which is which", "the test must be able to fail: such a sum gets the order "
+                         "right no better than a coin (0.5)", otherwise="not testable"),),
           quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离"),
     Claim("sum-capacity", "seed 000 §3.3, seed 003 §14.8.1", "seed", "High dimension: the sum keeps both",
           "In 512 or more dimensions the sum does not make word and position information overlap badly: both can "
@@ -503,8 +518,9 @@ CLAIMS: tuple[Claim, ...] = (
           "minilm_sum_readout", (
               Test("decoded_both", ">", 0.95, "searching both tables recovers the word and the position of held-out "
                    "sums", "'不会导致严重的信息重叠' (no serious overlap): at most one sum in twenty confused"),),
-          requires=(Test("collision_decoded_both", "<", 0.5, "the same search fails on the sum of two words",
-                         "the test must be able to fail", otherwise="not testable"),),
+          requires=(Test("collision_decoded_both", "<", 0.75, "the same search fails on the sum of two words of one "
+                         "table", "the test must be able to fail: such a sum gets the order right no better than a "
+                         "coin (0.5)", otherwise="not testable"),),
           quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。"),
     Claim("semantic-concentration", "seed 001 §4", "seed", "Meaning is not spread evenly over dimensions",
           "The values of a word vector are not evenly distributed over its dimensions: some dimensions are rich in "
@@ -553,6 +569,9 @@ CLAIMS: tuple[Claim, ...] = (
               Test("min_position_accuracy", ">", 0.9, "and the position for nine tokens in ten",
                    "'正确的提取' (extracted correctly)", role="condition",
                    unless="after some module the position is read beyond chance but not correctly")),
+          requires=(Test("probe_on_sum", ">", 0.9, "the probe reads both the token and the position from the sum "
+                         "itself (the embeddings' output) for nine tokens in ten", "a probe that cannot read what the "
+                         "modules receive cannot say what they extract"),),
           quote="后续的模块中,不论是Attention还是FFN都能正确的提取到给定向量中的语义和位置信息。"),
     Claim("king-queen-apple", "seed 003 §14.2.1", "seed", "King is near queen, far from apple",
           "In the embedding table the vectors of 国王 (king) and 王后 (queen) are close, those of 国王 and 苹果 (apple) "
