@@ -1,0 +1,32 @@
+"""Swapping words at fixed positions (posenc.probe.content): the swap by hand, the distance by hand, and a head
+that attends by position alone, which must not move."""
+
+import numpy as np
+import pytest
+import torch
+
+from posenc.errors import PosencError
+from posenc.probe.content import content_change, swap_words, total_variation
+
+
+def test_swap_words_keeps_the_special_tokens_and_the_length():
+    windows = [[101, 1, 2, 102], [101, 3, 4, 102], [101, 5, 6, 102]]
+    assert swap_words(windows, 1, 1) == [[101, 3, 4, 102], [101, 5, 6, 102], [101, 1, 2, 102]]
+    with pytest.raises(PosencError):
+        swap_words([[1, 2, 3]], 1, 1)
+    with pytest.raises(PosencError):
+        swap_words([[1, 2, 3], [1, 2]], 1, 1)
+
+
+def test_total_variation_by_hand():
+    a = torch.tensor([[1.0, 0.0], [0.5, 0.5]])
+    b = torch.tensor([[0.0, 1.0], [0.5, 0.5]])
+    assert total_variation(a, b).item() == pytest.approx(0.5)  # query 1: 1, query 2: 0
+
+
+def test_content_change_is_zero_for_the_same_words_and_positive_otherwise(minilm):
+    windows = [[101, 2023, 2003, 1037, 3231, 102], [101, 1996, 4937, 2938, 2006, 102]]
+    same = content_change(minilm.model, windows, windows)
+    assert same.shape == (2, 6, 12) and np.abs(same).max() == 0.0
+    moved = content_change(minilm.model, windows, swap_words(windows, 1, 1))
+    assert moved.min() >= 0 and moved.max() <= 1 and moved.mean() > 0.01

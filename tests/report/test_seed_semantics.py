@@ -1,0 +1,251 @@
+"""The remaining seed claims on meaning (seed_semantics.py, on all-MiniLM-L6-v2): each experiment's numbers against
+an independent computation (numpy loops, an exhaustive search, drawn Gaussian tables), and each claim's verdict on
+hand-made estimates at the edges of its thresholds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from posenc.report.experiments import seed_semantics as ss
+from posenc.report.experiments.base import Context
+from posenc.report.ledger import get_claim
+from posenc.report.run import judge_claim
+from posenc.report.verdict import judge
+from posenc.stats import Estimate, exact
+
+CTX = Context(quick=True)
+CLAIMS = {c.id: c for c in ss.CLAIMS}
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return ss._tables()
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def est(value: float, low: float, high: float, n: int = 100) -> Estimate:
+    return Estimate(value, low, high, n, "bootstrap")
+
+
+def verdict(claim_id: str, **estimates: Estimate) -> str:
+    return judge(get_claim(claim_id), estimates).status
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the experiments
+# ---------------------------------------------------------------------------------------------------------------
+def test_candidates_leave_out_placeholders_and_special_tokens(tables):
+    words, positions, candidates = tables
+    tokens = ss._loaded().tokenizer.convert_ids_to_tokens(candidates.tolist())
+    assert not any(t.startswith("[unused") or t in ("[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]") for t in tokens)
+    assert words.shape == (30522, 384) and positions.shape == (512, 384)
+    assert len(candidates) == 30522 - 994 - 5
+
+
+def test_analogy_ranks_against_a_loop(tables):
+    words, _, candidates = tables
+    m = ss.minilm_analogies(CTX)
+    unit = _unit(words)
+    for name, (plus, minus, target) in ss.ANALOGIES.items():
+        ids = [ss._token(w) for w in (*plus, *minus)]
+        query = sum(unit[ss._token(w)] for w in plus) - sum((unit[ss._token(w)] for w in minus), np.zeros(384))
+        query /= np.linalg.norm(query)
+        t = ss._token(target)
+        sims = {int(c): float(unit[c] @ query) for c in candidates if c not in ids}
+        rank = 1 + sum(s > sims[t] for s in sims.values())
+        assert m.numbers["analogies"][name]["rank"] == rank
+        nearest = sorted(sims, key=lambda c: -sims[c])[:5]
+        assert m.numbers["analogies"][name]["nearest"] == ss._loaded().tokenizer.convert_ids_to_tokens(nearest)
+    gains = [min(f["single_word_ranks"].values()) - f["rank"] for f in m.numbers["analogies"].values()]
+    assert m.estimates["composition_gain"].value == min(gains)
+    for option, k in ss.NEARNESS.items():
+        k = k or int(np.ceil(0.01 * len(candidates)))
+        hits = [float(f["rank"] <= k) for f in m.numbers["analogies"].values()]
+        assert [m.variants[option]["king_hit"].value, m.variants[option]["rome_hit"].value] == hits
+
+
+def test_word_pairs_against_numpy(tables):
+    words, _, candidates = tables
+    m = ss.minilm_word_pairs(CTX)
+    king, queen, apple = (words[ss._token(w)] for w in ss.PAIR_WORDS)
+    assert m.numbers["cos_king_queen"] == pytest.approx(_unit(king) @ _unit(queen))
+    assert m.numbers["cos_king_apple"] == pytest.approx(_unit(king) @ _unit(apple))
+    rng = np.random.default_rng(99)  # another sample of random pairs: the same share within sampling error
+    a, b = rng.choice(candidates, 20_000), rng.choice(candidates, 20_000)
+    keep = a != b
+    cos = np.einsum("ij,ij->i", _unit(words[a[keep]]), _unit(words[b[keep]]))
+    share = float((cos < m.numbers["cos_king_apple"]).mean())
+    assert abs(share - m.estimates["apple_percentile"].value) < 0.02
+
+
+def test_spectra_against_numpy_and_drawn_gaussian_tables(tables):
+    words, positions, candidates = tables
+    m = ss.minilm_spectra(CTX)
+    x = words[candidates]
+    variances = np.sort(x.var(axis=0, ddof=1))[::-1]
+    top = variances[:39].sum() / variances.sum()  # ceil(0.1 x 384) = 39
+    assert m.numbers["words"]["coordinate dimensions"]["top_share"] == pytest.approx(top)
+    rng = np.random.default_rng(3)  # one drawn isotropic table of the same shape: the same baseline share
+    drawn = np.sort(rng.normal(size=x.shape).var(axis=0, ddof=1))[::-1]
+    assert m.numbers["words"]["coordinate dimensions"]["isotropic_top_share"] == pytest.approx(
+        drawn[:39].sum() / drawn.sum(), rel=0.005)
+    singular = np.linalg.svd(positions - positions.mean(axis=0), compute_uv=False) ** 2
+    assert m.numbers["position_dims_90"] == int(np.searchsorted(np.cumsum(singular) / singular.sum(), 0.9) + 1)
+
+
+def test_shifted_words_against_a_loop(tables):
+    words, positions, candidates = tables
+    m = ss.minilm_shifted_words(CTX)
+    w, v, p, q = ss._draw_pairs(500, candidates, 512, seed=0)
+
+    def angle(a, b):
+        return np.degrees(np.arccos(np.clip(_unit(a) @ _unit(b), -1, 1)))
+
+    same = [angle(words[w[i]] + positions[p[i]], words[w[i]] + positions[q[i]]) for i in range(500)]
+    other = [angle(words[w[i]] + positions[p[i]], words[v[i]] + positions[p[i]]) for i in range(500)]
+    assert m.estimates["angle_ratio"].value == pytest.approx(np.mean(same) / np.mean(other))
+    unit = _unit(words[candidates])
+    kept = [candidates[np.argmax(unit @ _unit(words[w[i]] + positions[p[i]]))] == w[i] for i in range(500)]
+    assert m.estimates["word_kept"].value == pytest.approx(np.mean(kept))
+
+
+def test_layer_norm_path_matches_the_model(tables):
+    words, positions, _ = tables
+    embeddings = ss._loaded().model.embeddings
+    ids = torch.tensor([[2332, 3035, 6207]])
+    with torch.no_grad():
+        expected = embeddings(input_ids=ids).double().numpy()[0]  # LayerNorm(E + P + token type 0)
+    token_type = embeddings.token_type_embeddings.weight[0].detach().double().numpy()
+    y = words[[2332, 3035, 6207]] + positions[:3] + token_type
+    y = (y - y.mean(-1, keepdims=True)) / np.sqrt(y.var(-1, keepdims=True) + embeddings.LayerNorm.eps)
+    y = y * embeddings.LayerNorm.weight.detach().double().numpy() + embeddings.LayerNorm.bias.detach().double().numpy()
+    np.testing.assert_allclose(y, expected, atol=1e-5)  # the formula the experiment applies
+
+
+def test_sum_readout_decoder_agrees_with_an_exhaustive_search(tables):
+    words, positions, candidates = tables
+    m = ss.minilm_sum_readout(CTX)
+    assert m.estimates["linear_both"].n == 500
+    from posenc.probe.separation import alternating_decode
+
+    table = words[candidates].astype(np.float32)
+    pos = positions.astype(np.float32)
+    rng = np.random.default_rng(0)  # the experiment's draws: words, then positions, 4500 each; tests from 4000 on
+    w = rng.integers(0, len(table), size=4500)[4000:4003]
+    p = rng.integers(0, 512, size=4500)[4000:4003]
+    cross = table @ pos.T  # [C, 512]
+    sq_w, sq_p = (table * table).sum(1), (pos * pos).sum(1)
+    for i in range(3):
+        x = table[w[i]] + pos[p[i]]
+        errors = sq_w[:, None] + sq_p[None, :] - 2 * (table @ x)[:, None] - 2 * (pos @ x)[None, :] + 2 * cross
+        best = np.unravel_index(np.argmin(errors), errors.shape)
+        assert best == (w[i], p[i])  # the exhaustive least-squares pair is the true one
+    got_w, got_p = alternating_decode(table[w] + pos[p], table, pos)
+    assert got_w.tolist() == w.tolist() and got_p.tolist() == p.tolist()  # and the decoder finds it
+    assert 0.3 < m.estimates["collision_linear_both"].value < 0.7  # two words of one table: a coin
+
+
+def test_layer_probes_numbers():
+    m = ss.minilm_layer_probes(CTX)
+    n = m.numbers
+    later = [k for k in n["position_accuracy"] if k != "embeddings"]
+    assert len(later) == 12
+    assert m.estimates["min_position_accuracy"].value == pytest.approx(min(n["position_accuracy"][k] for k in later))
+    assert m.estimates["min_token_accuracy"].value == pytest.approx(min(n["token_accuracy"][k] for k in later))
+    assert m.estimates["probe_on_sum"].value == min(n["position_accuracy"]["embeddings"],
+                                                    n["token_accuracy"]["embeddings"])
+    assert m.estimates["min_token_accuracy"].n == ss.QUICK_WINDOWS
+    windows = np.asarray(ss._windows(CTX))
+    ids, counts = np.unique(windows, return_counts=True)
+    assert n["majority_token_share"] == counts.max() / windows.size
+
+
+def test_head_content_numbers():
+    m = ss.minilm_head_content(CTX)
+    n = m.numbers
+    assert n["positional_heads_found"] == len(n["per_head"]) >= 1
+    assert m.estimates["content_change"].value == pytest.approx(np.mean(list(n["per_head"].values())))
+    assert 0 <= m.estimates["content_change"].low <= m.estimates["content_change"].high <= 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims
+# ---------------------------------------------------------------------------------------------------------------
+def test_the_claims_are_registered_seed_claims():
+    assert set(CLAIMS) == {"vector-composition", "same-word-shifted", "linear-separation", "sum-capacity",
+                           "semantic-concentration", "position-own-space", "positional-head-content",
+                           "later-modules-extract", "king-queen-apple"}
+    for claim in CLAIMS.values():
+        assert get_claim(claim.id) is claim and claim.origin == "seed" and claim.quote
+        assert all(t.basis for t in (*claim.tests, *claim.requires)), claim.id
+
+
+def test_vector_composition_edges_and_choice():
+    ok = {"king_hit": exact(1), "rome_hit": exact(1), "composition_gain": exact(3), "chance_hit_rate": est(0, 0, 0.02)}
+    assert verdict("vector-composition", **ok) == "supported"
+    assert verdict("vector-composition", **{**ok, "rome_hit": exact(0)}) == "qualified"
+    assert verdict("vector-composition", **{**ok, "king_hit": exact(0), "rome_hit": exact(0)}) == "refuted"
+    assert verdict("vector-composition", **{**ok, "composition_gain": exact(0)}) == "qualified"
+    assert verdict("vector-composition", **{**ok, "chance_hit_rate": est(0.2, 0.1, 0.3)}) == "not testable"
+    from posenc.report.experiments.base import Measurement
+
+    claim = get_claim("vector-composition")
+    variants = {o: dict(ok) for o in ss.NEARNESS}
+    variants["nearest word (rank 1)"] = {**ok, "king_hit": exact(0), "rome_hit": exact(0)}
+    head, per = judge_claim(claim, Measurement({}, variants=variants))
+    assert head.status == "refuted" and per["among the 10 nearest"].status == "supported"
+
+
+def test_sum_and_word_claims_edges():
+    assert verdict("linear-separation", linear_both=est(0.99, 0.98, 1.0), collision_linear_both=exact(0.5)) == \
+        "supported"
+    assert verdict("linear-separation", linear_both=est(0.8, 0.7, 0.85), collision_linear_both=exact(0.5)) == "refuted"
+    assert verdict("linear-separation", linear_both=est(0.99, 0.98, 1.0), collision_linear_both=exact(0.9)) == \
+        "not testable"
+    assert verdict("sum-capacity", decoded_both=est(0.95, 0.93, 0.97), collision_decoded_both=exact(0.5)) == \
+        "inconclusive"
+    ok = {"word_kept": est(1, 0.99, 1), "angle_ratio": est(0.39, 0.38, 0.40)}
+    assert verdict("same-word-shifted", **ok) == "supported"
+    assert verdict("same-word-shifted", **{**ok, "angle_ratio": est(0.7, 0.6, 0.8)}) == "qualified"
+    ok = {"queen_percentile": est(0.999, 0.998, 1.0), "apple_percentile": est(0.5, 0.49, 0.51)}
+    assert verdict("king-queen-apple", **ok) == "supported"
+    v = judge(get_claim("king-queen-apple"), {**ok, "apple_percentile": est(0.95, 0.94, 0.96)})
+    assert v.status == "qualified" and "closer than unrelated words" in v.condition
+
+
+def test_spectra_claims_edges():
+    assert verdict("semantic-concentration", concentration_ratio=exact(2.6), isotropic_ratio_max=exact(1.01)) == \
+        "supported"
+    assert verdict("semantic-concentration", concentration_ratio=exact(1.099), isotropic_ratio_max=exact(1.01)) == \
+        "refuted"
+    assert verdict("semantic-concentration", concentration_ratio=exact(2.6), isotropic_ratio_max=exact(1.2)) == \
+        "not testable"
+    assert verdict("position-own-space", position_dims_share=exact(0.03), isotropic_position_dims_share=exact(0.58)) \
+        == "supported"
+    assert verdict("position-own-space", position_dims_share=exact(0.6), isotropic_position_dims_share=exact(0.58)) \
+        == "refuted"
+
+
+def test_text_claims_edges():
+    ok = {"content_change": est(0.1, 0.08, 0.12), "positional_heads_found": exact(2)}
+    assert verdict("positional-head-content", **ok) == "supported"
+    assert verdict("positional-head-content", **{**ok, "content_change": est(0.002, 0.001, 0.003)}) == "refuted"
+    assert verdict("positional-head-content", positional_heads_found=exact(0),
+                   content_change=exact(float("nan"))) == "not testable"
+    ok = {"min_token_accuracy": est(0.95, 0.93, 0.97), "min_position_accuracy": est(0.95, 0.93, 0.97),
+          "probe_on_sum": exact(0.99)}
+    assert verdict("later-modules-extract", **ok) == "supported"
+    v = judge(get_claim("later-modules-extract"), {**ok, "min_position_accuracy": est(0.5, 0.4, 0.6)})
+    assert v.status == "qualified" and "not correctly" in v.condition
+    assert verdict("later-modules-extract", **{**ok, "min_position_accuracy": est(0.05, 0.03, 0.07)}) == "qualified"
+    assert verdict("later-modules-extract", **{**ok, "min_position_accuracy": est(0.05, 0.03, 0.07),
+                                               "min_token_accuracy": est(0.05, 0.03, 0.07)}) == "refuted"
+    v = judge(get_claim("later-modules-extract"), {**ok, "probe_on_sum": exact(0.5)})
+    assert v.status == "inconclusive" and "requirement not met" in v.reason
