@@ -33,9 +33,12 @@ def nearest_by_cosine(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def nearest_by_distance(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Index into ``rows [C, d]`` of the row nearest in Euclidean distance to each of ``x [n, d]`` -> ``[n]``."""
-    half = 0.5 * (rows * rows).sum(axis=1)  # [C]
-    return np.concatenate([(x[i:i + _CHUNK] @ rows.T - half).argmax(axis=1) for i in range(0, len(x), _CHUNK)])
+    """Index into ``rows [C, d]`` of the row nearest in Euclidean distance to each of ``x [n, d]`` -> ``[n]``
+    (``argmax x . r - |r|^2 / 2``, the products in float32: a search over tens of thousands of rows)."""
+    r = np.asarray(rows, dtype=np.float32)
+    v = np.asarray(x, dtype=np.float32)
+    half = 0.5 * (r * r).sum(axis=1)  # [C]
+    return np.concatenate([(v[i:i + _CHUNK] @ r.T - half).argmax(axis=1) for i in range(0, len(v), _CHUNK)])
 
 
 def angles_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -45,11 +48,12 @@ def angles_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def fit_linear(x: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Least-squares ``W [d + 1, k]`` with ``[x, 1] @ W ~ target`` (``x [n, d]``, ``target [n, k]``, n > d)."""
+    """Least-squares ``W [d + 1, k]`` with ``[x, 1] @ W ~ target`` (``x [n, d]``, ``target [n, k]``, n > d), by the
+    normal equations (float64; the sums of two tables are far from collinear)."""
     if x.shape[0] <= x.shape[1]:
         raise PosencError(f"fit_linear needs more pairs than dimensions, got {x.shape[0]} pairs of {x.shape[1]}")
     design = np.hstack([x, np.ones((len(x), 1))])
-    return np.linalg.lstsq(design, target, rcond=None)[0]
+    return np.linalg.solve(design.T @ design, design.T @ target)
 
 
 def apply_linear(x: np.ndarray, weights: np.ndarray) -> np.ndarray:

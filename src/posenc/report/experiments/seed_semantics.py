@@ -364,7 +364,14 @@ def minilm_layer_probes(ctx: Context) -> Measurement:
     import torch
 
     from posenc.plots.seed_semantics import layer_probe_figure
-    from posenc.probe.layers import position_probe, sublayer_outputs, token_probe, window_folds
+    from posenc.probe.layers import (
+        held_out_predictions,
+        position_targets,
+        read_positions,
+        read_tokens,
+        sublayer_outputs,
+        window_folds,
+    )
 
     loaded = _loaded()
     words, _, _ = _tables()
@@ -373,11 +380,12 @@ def minilm_layer_probes(ctx: Context) -> Measurement:
     folds = window_folds(len(windows))
     candidates = np.unique(windows)
     points = list(outputs)
+    targets = np.concatenate([position_targets(*windows.shape), words[windows]], axis=-1)  # [W, T, T + d]
     position_correct, token_correct = {}, {}
     for name, h in outputs.items():
-        features = h.double().numpy()
-        position_correct[name] = position_probe(features, folds)
-        token_correct[name] = token_probe(features, windows, words, candidates, folds)
+        predicted = held_out_predictions(h.double().numpy(), targets, folds)  # both probes in one fit
+        position_correct[name] = read_positions(predicted[..., :WINDOW_LENGTH])
+        token_correct[name] = read_tokens(predicted[..., WINDOW_LENGTH:], windows, words, candidates)
     later = [n for n in points if n != "embeddings"]
     totals = np.full(len(windows), float(WINDOW_LENGTH))
     counts = {kind: np.stack([c[n].sum(axis=1) for n in later], axis=1).astype(np.float64)  # [W, 12]
