@@ -71,3 +71,19 @@ def test_a_report_records_its_commit_and_machine():
     where = machine(gpu="NVIDIA H100")
     assert where["cpus"] == os.cpu_count() and where["gpu"] == "NVIDIA H100" and where["system"]
     assert set(run_identity()) == {"commit", "machine"}
+
+
+def test_compare_reports_reads_the_new_statuses_as_less_decided(tmp_path):
+    """benchmarks/compare_reports.py on a quick and a full report.json: a claim not decided in quick mode, or not run,
+    is less decided than any verdict, never a contradiction; a decided verdict against another one is."""
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "compare_reports.py"
+    quick = write_report(tmp_path, "quick.json", {"a": "not decided in quick mode", "b": "not run", "c": "supported",
+                                                  "d": "inconclusive"}, quick=True)
+    full = write_report(tmp_path, "full.json", {"a": "refuted", "b": "supported", "c": "supported", "d": "refuted"})
+    run = subprocess.run([sys.executable, str(script), str(quick), str(full)], capture_output=True, text=True)
+    assert run.returncode == 0 and "1 same, 3 less decided in the first, 0 contradicting" in run.stdout
+    wrong = write_report(tmp_path, "wrong.json", {"a": "supported", "b": "not run", "c": "refuted", "d": "refuted"})
+    run = subprocess.run([sys.executable, str(script), str(quick), str(wrong)], capture_output=True, text=True)
+    assert run.returncode == 1 and "CONTRADICTS" in run.stdout
