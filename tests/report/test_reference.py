@@ -31,6 +31,9 @@ def test_no_committed_file_says_so_and_how_to_make_one(tmp_path):
     assert refs.runs == {} and set(refs.notes) == {"full", "extended"}
     assert str(tmp_path / "full.json") in refs.notes["full"] and "does not exist" in refs.notes["full"]
     assert "posenc report --extended --out DIR" in refs.notes["extended"]
+    default = load_references()  # the source tree's folder: named relative to it, as the page shows it
+    if "full" not in default.runs:
+        assert "no committed full run: docs/reports/full.json does not exist" in default.notes["full"]
 
 
 def test_committed_runs_are_read_with_what_ran_them(tmp_path):

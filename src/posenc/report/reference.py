@@ -98,15 +98,24 @@ def load_references(folder: str | Path | None = None) -> References:
     notes: dict[str, str] = {}
     for kind, (name, command) in KINDS.items():
         path = where / name
-        make = f"run `{command} --out DIR` on an idle machine and commit DIR/report.json as {path}"
+        shown = _shown(path)
+        make = f"run `{command} --out DIR` on an idle machine and commit DIR/report.json as {shown}"
         if not path.is_file():
-            notes[kind] = f"no committed {kind} run: {path} does not exist ({make})"
+            notes[kind] = f"no committed {kind} run: {shown} does not exist ({make})"
             continue
         try:
             runs[kind] = _read(kind, path)
         except (OSError, UnicodeDecodeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
-            notes[kind] = f"the committed {kind} run {path} cannot be shown: {exc} ({make})"
+            notes[kind] = f"the committed {kind} run {shown} cannot be shown: {exc} ({make})"
     return References(where, runs, notes)
+
+
+def _shown(path: Path) -> str:
+    """``path`` as the page shows it: relative to the source tree when inside it (``docs/reports/full.json``)."""
+    try:
+        return str(path.resolve().relative_to(REFERENCE_DIR.parents[1]))
+    except ValueError:
+        return str(path)
 
 
 def source_commit() -> str | None:
