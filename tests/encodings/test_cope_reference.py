@@ -6,10 +6,10 @@ mask's log), then ``attn_logits += CoPE.forward(query, attn_logits)``, where the
 ``sigmoid(attn_logits)``: the gates read the *scaled* logits, and the position logits ``q . e[p]`` are added
 unscaled.
 
-x-transformers is optional: the test runs where it can be imported (the version compared last: 2.31.10, with
-einops 0.8.2, einx 0.4.3). It is not a dependency of posenc; to run this test beside the project's environment,
-``pip install --target DIR x-transformers einops einx frozendict loguru torch-einops-utils --no-deps`` and point
-``POSENC_XT_PATH`` at ``DIR``.
+x-transformers is optional: the test runs where it can be imported (:data:`COMPARED`: the version compared, with
+einops 0.8.2 and einx 0.4.3). It is not a dependency of posenc; to run this test beside the project's environment,
+``pip install --target /tmp/xt x-transformers einops einx frozendict loguru torch-einops-utils --no-deps`` (or another
+folder named by ``POSENC_XT_PATH``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -25,6 +26,8 @@ import posenc
 from posenc.model.transformer import Attention
 
 HEAD_DIM, HEADS, N_POS = 8, 2, 6
+#: the x-transformers release this test was last run against (equal to float32 round-off)
+COMPARED = "2.31.10"
 
 
 def _appendix_b(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, pos_emb: torch.Tensor,
@@ -95,9 +98,9 @@ def test_gates_read_the_scaled_logits_by_hand():
 
 
 def _x_transformers():
-    extra = os.environ.get("POSENC_XT_PATH")
-    if extra and extra not in sys.path:
-        sys.path.append(extra)
+    extra = os.environ.get("POSENC_XT_PATH", "/tmp/xt")
+    if Path(extra).is_dir() and extra not in sys.path:
+        sys.path.append(extra)  # after the environment's own packages: it adds x-transformers, never replaces one
     return pytest.importorskip("x_transformers", reason="x-transformers is not installed (optional reference)")
 
 
@@ -120,5 +123,9 @@ def test_posenc_attention_with_cope_equals_x_transformers():
     theirs = attention.out_proj(theirs.transpose(1, 2).reshape(b, t, h * d))
     # x-transformers takes its softmax in float32 even for float64 inputs: agreement to float32 round-off; the
     # gates on unscaled logits (the contrast above) miss by more than 1e-3
-    torch.testing.assert_close(out, theirs, rtol=1e-5, atol=1e-6)
-    assert x_transformers.__name__ == "x_transformers"
+    from importlib.metadata import version
+
+    compared = version("x-transformers")
+    torch.testing.assert_close(out, theirs, rtol=1e-5, atol=1e-6,
+                               msg=lambda m: f"x-transformers {compared} (last compared: {COMPARED}): {m}")
+    assert x_transformers.attend.Attend is Attend
