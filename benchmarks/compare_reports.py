@@ -3,9 +3,10 @@
     python benchmarks/compare_reports.py QUICK/report.json FULL/report.json [--markdown]
     python benchmarks/compare_reports.py BEFORE/report.json AFTER/report.json --same   # a restructuring changed nothing
 
-For every claim: the two verdicts, and whether the pair is faithful (equal, or the first is inconclusive: quick mode
-may be less decided than full mode, never decided differently). With --markdown, prints the table docs/report.md
-shows. Exit status 1 when a pair is not faithful.
+For every claim: the two verdicts, and whether the pair is faithful (equal, or the first is less decided: inconclusive,
+not decided in quick mode, or not run; quick mode may be less decided than full mode, never decided differently). A
+claim not run in the second report has nothing to compare. With --markdown, prints the table docs/report.md shows.
+Exit status 1 when a pair is not faithful.
 
 With --same: the two reports must be the same report, claim by claim: every field of report.json but the ones that
 say how it ran (its wall time, whether it was read from the store). Prints each difference; exit status 1 when there
@@ -25,8 +26,12 @@ def verdicts(path: Path) -> dict[str, str]:
     return {c["id"]: c["verdict"]["status"] for c in data["claims"]}
 
 
+#: statuses that decide nothing, so the other report may hold any verdict
+LESS_DECIDED = ("inconclusive", "not decided in quick mode", "not run")
+
+
 def faithful(first: str, second: str) -> bool:
-    return first == second or first == "inconclusive"
+    return first == second or first in LESS_DECIDED or second == "not run"
 
 
 #: report.json claim fields that say how a run went, not what it found
@@ -87,8 +92,9 @@ def main() -> int:
         else:
             ok = faithful(x, y)
             broken += not ok
-            mark = "same" if x == y else ("less decided" if ok else "CONTRADICTS")
-        print(f"| `{cid}` | {x} | {y} | {mark} |" if args.markdown else f"{cid:36s} {x:13s} {y:13s} {mark}")
+            mark = ("same" if x == y else "not run in the second" if y == "not run" else
+                    "less decided" if ok else "CONTRADICTS")
+        print(f"| `{cid}` | {x} | {y} | {mark} |" if args.markdown else f"{cid:36s} {x:25s} {y:25s} {mark}")
     same = sum(c in a and c in b and a[c] == b[c] for c in ids)
     print(f"\n{len(ids)} claims: {same} same, {len(ids) - same - broken - absent} less decided in the first, {broken} "
           f"contradicting, {absent} in one report only")

@@ -1,4 +1,5 @@
-"""posenc.stats against scipy and against values worked by hand."""
+"""posenc.stats against scipy and against values worked by hand; every interval inside its statistic's range, none
+from fewer than 3 units, none of zero width over units that vary."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ from scipy import stats as sp
 
 from posenc.errors import PosencError
 from posenc.stats import (
+    MIN_UNITS,
+    POSITIVE,
+    SHARE,
     Estimate,
     bootstrap,
     bootstrap_weights,
     exact,
     mean_reciprocal_rank,
+    observed,
     over_seeds,
     ratio_over_seeds,
     spearman,
@@ -52,29 +57,40 @@ def test_over_seeds_equals_scipy_t_interval():
     assert ours.n == 3 and ours.method == "t"
 
 
-def test_one_seed_has_no_interval():
-    e = over_seeds([0.5])
-    assert e.value == 0.5 and math.isinf(e.low) and math.isinf(e.high)
-    assert "no interval" in e.text()
+@pytest.mark.parametrize("values", [[0.5], [0.5, 0.7]])
+def test_fewer_than_three_units_have_no_interval(values):
+    e = over_seeds(values)
+    assert e.value == pytest.approx(np.mean(values)) and math.isinf(e.low) and math.isinf(e.high)
+    assert not e.has_interval and e.n == len(values)
+    assert f"no interval: n={len(values)}, an interval needs 3" in e.text()
+    assert not bootstrap(values).has_interval and not over_seeds(values, log=True).has_interval
+    (weighted,) = bootstrap_weights((len(values),), lambda w: w @ np.array(values))
+    assert not weighted.has_interval
+    assert over_seeds([0.5, 0.7, 0.6]).has_interval and MIN_UNITS == 3
 
 
-def test_ratio_over_seeds_pairs_by_seed():
-    e = ratio_over_seeds([2.0, 6.0], [1.0, 2.0])  # per seed: 2, 3
-    assert e.value == pytest.approx(2.5)
+def test_ratio_over_seeds_is_a_geometric_mean_with_a_log_scale_interval():
+    e = ratio_over_seeds([2.0, 6.0, 12.0], [1.0, 2.0, 3.0])  # per seed: 2, 3, 4
+    logs = np.log([2.0, 3.0, 4.0])
+    low, high = sp.t.interval(0.95, 2, loc=logs.mean(), scale=sp.sem(logs))
+    assert (e.value, e.low, e.high) == pytest.approx((24 ** (1 / 3), math.exp(low), math.exp(high)))
+    assert e.method == "t-log" and e.bounds == POSITIVE
     with pytest.raises(PosencError, match="pairs values by seed"):
         ratio_over_seeds([1.0], [1.0, 2.0])
 
 
-def test_bootstrap_agrees_with_scipy_percentile_interval():
+def test_bootstrap_is_scipys_percentile_bootstrap_with_the_draws_it_always_had():
     rng = np.random.default_rng(3)
     data = rng.normal(1.0, 2.0, size=200)
-    ours = bootstrap(data, resamples=4000)
-    theirs = sp.bootstrap((data,), np.mean, n_resamples=4000, method="percentile", random_state=1).confidence_interval
-    se = 2.0 / math.sqrt(200)
-    # two independent Monte Carlo runs of the same interval: endpoints agree to a small fraction of the SE
-    assert ours.low == pytest.approx(theirs.low, abs=0.1 * se)
-    assert ours.high == pytest.approx(theirs.high, abs=0.1 * se)
+    ours = bootstrap(data, resamples=4000, seed=1)
+    theirs = sp.bootstrap((data,), np.mean, n_resamples=4000, method="percentile",
+                          rng=np.random.default_rng(1)).confidence_interval
+    assert (ours.low, ours.high) == pytest.approx((theirs.low, theirs.high), rel=1e-12)
     assert ours.value == pytest.approx(float(data.mean()))
+    # the same unit indices, drawn by hand with the same generator: posenc's earlier percentile bootstrap
+    picks = np.random.default_rng(1).integers(0, 200, size=(4000, 200))
+    assert (ours.low, ours.high) == pytest.approx(tuple(np.quantile(data[picks].mean(1), [0.025, 0.975])),
+                                                  rel=1e-12)
 
 
 def test_bootstrap_is_reproducible_and_seeded():
@@ -92,6 +108,7 @@ def test_bootstrap_of_rows_resamples_units_together():
 
 def test_bootstrap_edges():
     assert math.isinf(bootstrap([1.0]).low)
+    assert not bootstrap([1.0, 2.0, 3.0], statistic=lambda x: math.nan).has_interval  # undefined: no interval
     with pytest.raises(PosencError, match="at least one"):
         bootstrap([])
     with pytest.raises(PosencError, match="1-D or 2-D"):
@@ -120,8 +137,11 @@ def test_mean_reciprocal_rank_by_hand():
 
 
 def test_estimate_round_trip_and_validation():
-    e = Estimate(0.5, 0.25, 0.75, 10, "bootstrap")
-    assert Estimate.from_dict(e.as_dict()) == e
+    e = Estimate(0.5, 0.25, 0.75, 10, "bootstrap", SHARE)
+    assert Estimate.from_dict(e.as_dict()) == e and e.as_dict()["bounds"] == [0.0, 1.0]
+    old = {k: v for k, v in e.as_dict().items() if k != "bounds"}  # stored before estimates knew their range
+    assert Estimate.from_dict(old).bounds == (-math.inf, math.inf)
+    assert Estimate.from_dict(over_seeds([1.0], log=True).as_dict()).bounds == (0.0, math.inf)
     inf = over_seeds([1.0])
     assert Estimate.from_dict(inf.as_dict()).high == math.inf
     assert exact(3).text() == "3"
@@ -172,6 +192,8 @@ def test_bootstrap_weights_agree_with_scipy_on_a_mean():
 def test_bootstrap_weights_edges():
     (one,) = bootstrap_weights((1,), lambda w: w @ np.array([2.5]))
     assert (one.value, one.low, one.high, one.n, one.method) == (2.5, -math.inf, math.inf, 1, "bootstrap")
+    with pytest.raises(PosencError, match="one range for every statistic"):
+        bootstrap_weights((5,), lambda w: np.stack([w @ np.ones(5)] * 3, axis=1), bounds=[SHARE, SHARE])
     with pytest.raises(PosencError, match="at least one unit of every kind"):
         bootstrap_weights((3, 0), lambda a, b: a.sum(1))
     with pytest.raises(PosencError, match="at least one unit"):
@@ -205,3 +227,90 @@ def test_jsonable_gives_plain_json_for_estimates_arrays_and_non_finite_numbers()
     assert out["nan"] == "nan" and out["flag"] is True
     assert out["other"] == str(object)
     json.dumps(out, allow_nan=False)
+
+
+# ---- every interval inside what its statistic can take, one test per kind --------------------------------------
+def test_an_estimate_outside_its_range_is_refused():
+    with pytest.raises(PosencError, match=r"interval must lie in its statistic's range \[0.0, 1.0\]"):
+        Estimate(0.947, 0.691, 1.2, 3, "t", SHARE)  # the page once showed 0.947 [0.691, 1.2] for an accuracy
+    with pytest.raises(PosencError, match="value must lie in its statistic's range"):
+        Estimate(-3.0, -3.0, -3.0, 1, "observed", POSITIVE)
+    with pytest.raises(PosencError, match="leave the statistic's range"):
+        over_seeds([0.9, 1.2, 1.0], bounds=SHARE)  # an accuracy of 1.2 is a bug upstream
+    assert not Estimate(0.5, -math.inf, math.inf, 2, "t", SHARE).has_interval  # no interval: nothing to check
+
+
+def test_accuracies_over_seeds_stay_in_zero_one():
+    """The t-interval is clipped to [0, 1]: where it would cross 1 (three seeds, one of them below the others) its
+    upper end is 1 and its lower end the t-interval's own."""
+    values = [1.0, 1.0, 0.85]
+    low, high = sp.t.interval(0.95, 2, loc=np.mean(values), scale=sp.sem(values))
+    assert high > 1  # unclipped, it leaves the range
+    e = over_seeds(values, bounds=SHARE)
+    assert (e.value, e.low, e.high) == pytest.approx((0.95, low, 1.0)) and e.bounds == SHARE
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # any few accuracies, any spread
+        sample = rng.choice([0.0, 1.0, rng.random()], size=int(rng.integers(3, 7)))
+        a = over_seeds(sample, bounds=SHARE)
+        assert 0.0 <= a.low <= a.value <= a.high <= 1.0
+        d = over_seeds(sample - rng.random(len(sample)), bounds=(-1.0, 1.0))  # differences of accuracies
+        assert -1.0 <= d.low <= d.high <= 1.0
+
+
+def test_accuracies_over_trials_stay_in_zero_one():
+    for n in range(1, 31):
+        for k in range(n + 1):
+            e = wilson(k, n)
+            assert 0.0 <= e.low <= e.value <= e.high <= 1.0 and e.bounds == SHARE
+
+
+def test_step_counts_stay_positive_on_a_log_scale():
+    """Steps to a bar from three runs: the arithmetic t-interval goes below 0 steps, the log-scale one cannot; its
+    value is the geometric mean and its ends exp of the t-interval of the logs."""
+    steps = [100.0, 900.0, 60.0]
+    low, _ = sp.t.interval(0.95, 2, loc=np.mean(steps), scale=sp.sem(steps))
+    assert low < 0
+    e = over_seeds(steps, log=True)
+    logs = np.log(steps)
+    lo, hi = sp.t.interval(0.95, 2, loc=logs.mean(), scale=sp.sem(logs))
+    assert (e.value, e.low, e.high) == pytest.approx((math.exp(logs.mean()), math.exp(lo), math.exp(hi)))
+    assert e.low > 0 and e.method == "t-log"
+    with pytest.raises(PosencError, match="needs positive values"):
+        over_seeds([0.0, 3.0, 4.0], log=True)
+
+
+def test_bootstrapped_shares_stay_in_zero_one():
+    rng = np.random.default_rng(2)
+    hits = (rng.random((12, 40)) < 0.97).astype(float)  # windows x queries, nearly all hits
+    e = bootstrap(hits, statistic=lambda rows: float(rows.mean()), bounds=SHARE)
+    assert 0.0 <= e.low <= e.value <= e.high <= 1.0 and e.bounds == SHARE
+    (w,) = bootstrap_weights((12,), lambda a: a @ hits.mean(1), bounds=SHARE)
+    assert 0.0 <= w.low <= w.high <= 1.0 and w.bounds == SHARE
+    assert observed(1.0, 4, SHARE).bounds == SHARE
+
+
+# ---- a bootstrap over units that vary never has zero width -------------------------------------------------------
+def test_a_bootstrap_that_does_not_reach_what_varies_raises():
+    """A statistic that ignores its resample (here: the full sample's answer whatever it is given) has a zero-width
+    interval although leaving one unit out moves it: the resampling is broken, and posenc says so."""
+    data = np.arange(8.0)
+    with pytest.raises(PosencError, match="zero-width interval .* leaving one unit out moves the statistic"):
+        bootstrap(data, statistic=lambda x: float(np.mean(x)) if len(x) < 8 else 0.0)
+
+    def whole_counts(w: np.ndarray) -> np.ndarray:  # 1 for resampled weights (multiples of 1/n), else 0
+        return (np.abs(w * 8 - np.round(w * 8)) < 1e-9).all(1).astype(float)
+
+    with pytest.raises(PosencError, match="zero-width"):
+        bootstrap_weights((8,), whole_counts)
+
+
+def test_zero_width_only_where_nothing_varies():
+    assert bootstrap(np.full(6, 0.25)).half_width < 1e-12  # every unit the same: honestly no spread
+    rows = np.column_stack([np.arange(1.0, 41.0), 2 * np.arange(1.0, 41.0)])  # a ratio the same for every unit
+    assert bootstrap(rows, statistic=lambda x: float(x[:, 1].mean() / x[:, 0].mean())).half_width == 0
+    rng = np.random.default_rng(4)
+    for _ in range(20):  # units that differ: never zero width
+        data = rng.normal(size=int(rng.integers(3, 30)))
+        assert bootstrap(data).half_width > 0
+        (w,) = bootstrap_weights((len(data),), lambda a, x=data: a @ x)
+        assert w.half_width > 0

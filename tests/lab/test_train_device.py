@@ -52,6 +52,22 @@ def test_float32_keeps_its_store_key_and_bfloat16_is_stored_apart():
     assert RunConfig.from_dict(low.as_dict()) == low
 
 
+def test_a_changed_encoding_gets_a_new_store_key_and_the_others_keep_theirs():
+    """CoPE's revision 2 (its gates read the scaled logits) joins its runs' key, so runs stored before are computed
+    again; an encoding at revision 1 keeps the key it always had; the key reads back as the same config."""
+    import posenc
+
+    assert posenc.registry.get_class("cope").revision == 2 and posenc.registry.get_class("rope").revision == 1
+    cope = RunConfig(**{**TINY, "encoding": "cope"})
+    assert cope.as_dict()["encoding_revision"] == 2
+    assert "encoding_revision" not in RunConfig(**TINY).as_dict()
+    before = {k: v for k, v in cope.as_dict().items() if k != "encoding_revision"}  # the key of a revision-1 run
+    assert config_hash(before) != config_hash(cope.as_dict())
+    assert RunConfig.from_dict(cope.as_dict()) == cope
+    wrapped = RunConfig(**{**TINY, "encoding": "randomized", "encoding_options": {"encoding": "cope"}})
+    assert wrapped.as_dict()["encoding_revision"] == 2  # the encoding that acts on the positions decides
+
+
 def test_sweep_records_the_device_and_reads_it_back(tmp_path):
     store = tmp_path / "lab.sqlite"
     spec = {"name": "tiny", "base": {**TINY, "steps": 20}, "grid": {"encoding": ["nope"]}, "seeds": [0]}

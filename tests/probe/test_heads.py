@@ -1,7 +1,6 @@
-"""Head statistics on hand-built attention patterns, the positional-head judgement with intervals over windows
-against an independent computation, and hooks that capture the same weights the model returns."""
+"""Head statistics on hand-built attention patterns, the positional-head judgement with intervals over windows and
+query positions against an independent computation, and hooks that capture the same weights the model returns."""
 
-import math
 
 import numpy as np
 import pytest
@@ -9,7 +8,8 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from posenc.probe.capture import attention_modules, capture
-from posenc.probe.heads import HeadAccumulator, distance_bins, positional_heads, voita_fractions
+from posenc.probe.heads import HeadAccumulator, distance_bins, positional_heads, query_shares, voita_fractions
+from posenc.stats import bootstrap_weights
 
 T = 20
 
@@ -67,42 +67,72 @@ def _mixed_head(rng: np.random.Generator, share: float) -> torch.Tensor:
 
 
 def test_positional_heads_against_an_independent_computation():
-    """Voita fractions, best offsets and their bootstrap intervals, recomputed with loops and index resampling."""
+    """Voita fractions, best offsets and their two-way bootstrap intervals (windows and query positions resampled
+    independently), recomputed with loops and index resampling."""
     rng = np.random.default_rng(7)
     windows = [torch.stack([_mixed_head(rng, s) for s in (0.97, 0.9, 0.3)]) for _ in range(12)]  # [H, T, T] each
     acc = HeadAccumulator(n_layers=1, n_heads=3, max_len=T, max_offset=3)
     for w in windows:
         acc.add(0, w)
-    judged = positional_heads(acc.summary())
-    # by hand: per window, per head, count queries whose argmax sits at offset o (only where i + o is inside)
-    offsets = range(-3, 4)
-    hits = np.zeros((12, 3, 7))
-    valid = np.zeros((12, 7))
+    judged = positional_heads(acc.summary(), query_offsets=acc.query_offsets())
+    # by hand: per window, query and head, whether its argmax sits at offset o (only where i + o is inside)
+    offsets = list(range(-3, 4))
+    hit = np.zeros((12, T, 3, 7))
+    inside = np.zeros((T, 7))
     for k, w in enumerate(windows):
         for oi, o in enumerate(offsets):
             for i in range(T):
                 if 0 <= i + o < T:
-                    valid[k, oi] += 1
+                    inside[i, oi] = 1
                     for h in range(3):
-                        hits[k, h, oi] += int(int(np.argmax(w[h, i].numpy())) == i + o)
-    pooled = hits.sum(0) / valid.sum(0)
+                        hit[k, i, h, oi] = int(int(np.argmax(w[h, i].numpy())) == i + o)
+    pooled = hit.sum((0, 1)) / (12 * inside.sum(0))  # [H, O]
     check = np.random.default_rng(12345)
-    draws = check.integers(0, 12, size=(4000, 12))
+    draws_w, draws_t = check.integers(0, 12, size=(4000, 12)), check.integers(0, T, size=(4000, T))
     for h in range(3):
         best = int(pooled[h].argmax())
         assert judged.offsets[0, h] == best - 3
         estimate = judged.fractions[0][h]
         assert estimate.value == pytest.approx(pooled[h, best], abs=1e-12)
-        resampled = hits[draws, h, best].sum(1) / valid[draws, best].sum(1)
+        resampled = np.array([hit[np.ix_(dw, dt)][:, :, h, best].sum() / (len(dw) * inside[dt, best].sum())
+                              for dw, dt in zip(draws_w, draws_t, strict=True)])
         low, high = np.quantile(resampled, [0.025, 0.975])
-        spread = hits[:, h, best].std() / valid[0, best] / math.sqrt(12)  # the fraction's standard error
-        assert estimate.low == pytest.approx(low, abs=0.5 * spread + 1e-9)
-        assert estimate.high == pytest.approx(high, abs=0.5 * spread + 1e-9)
+        width = high - low  # two Monte Carlo runs of one interval: their ends agree to a small part of its width
+        assert estimate.low == pytest.approx(low, abs=0.1 * width + 1e-9)
+        assert estimate.high == pytest.approx(high, abs=0.1 * width + 1e-9)
+        assert 0.0 <= estimate.low <= estimate.high <= 1.0
     # the judgement reads the intervals: positional only when the whole interval clears 0.9
     for h in range(3):
         e = judged.fractions[0][h]
         assert ((0, h, int(judged.offsets[0, h])) in judged.positional) == (e.low > 0.9)
         assert ((0, h, int(judged.offsets[0, h])) in judged.undecided) == (e.low <= 0.9 < e.high)
+
+
+def test_a_head_that_misses_the_same_query_in_every_window_has_an_interval_of_its_own():
+    """The 0.9921 [0.9921, 0.9921] of a head with 126 of 127 queries on the previous token in every window: its
+    per-window share never varies, so resampling windows alone gives zero width. What varies is which query
+    misses; the two-way bootstrap resamples query positions too and gives a real interval, inside [0, 1]."""
+    miss = 5  # query 5 looks at itself in every window; every other query at the previous token
+    head = _offset_head(-1)
+    head[miss] = 0
+    head[miss, miss] = 1.0
+    acc = HeadAccumulator(n_layers=1, n_heads=1, max_len=T)
+    for _ in range(8):
+        acc.add(0, head[None])
+    judged = positional_heads(acc.summary(), query_offsets=acc.query_offsets())
+    share = judged.fractions[0][0]
+    per_window = np.full(8, (T - 2) / (T - 1))  # 18 of the 19 queries that have a previous token, in every window
+    (windows_only,) = bootstrap_weights((8,), lambda w: w @ per_window)
+    assert windows_only.half_width < 1e-12  # the wrong unit: nothing varies between windows
+    assert share.value == pytest.approx((T - 2) / (T - 1)) and share.half_width > 0
+    assert 0.0 <= share.low < share.value <= share.high <= 1.0 and share.method == "bootstrap"
+
+
+def test_query_shares_checks_its_shapes():
+    from posenc.errors import PosencError
+
+    with pytest.raises(PosencError, match="one shape"):
+        query_shares(np.zeros((3, 4, 2)), np.zeros((3, 4)))
 
 
 def test_positional_count_brackets_straddling_heads():
@@ -120,7 +150,7 @@ def test_positional_count_brackets_straddling_heads():
 
     for k in range(10):
         acc.add(0, torch.stack([_offset_head(-1), exact_share(16 if k % 2 else 19), _uniform_causal_head()]))
-    judged = positional_heads(acc.summary())
+    judged = positional_heads(acc.summary(), query_offsets=acc.query_offsets())
     assert [p[:2] for p in judged.positional] == [(0, 0)]
     assert [p[:2] for p in judged.undecided] == [(0, 1)]
     count = judged.estimates["positional_heads"]

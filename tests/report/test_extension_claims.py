@@ -194,11 +194,12 @@ def test_thresholds_are_the_declared_constants():
         ("passkey_within_native", RETRIEVES, "not testable")]
 
 
-def test_quick_mode_is_inconclusive_with_the_command_that_runs_it():
+def test_quick_mode_does_not_decide_it_and_names_the_command_that_does():
     m = extend_pi_yarn(Context(quick=True))
     assert m.missing and not m.estimates
-    verdict = judge(CLAIM, m.estimates, m.missing)
-    assert verdict.status == "inconclusive" and "posenc report --claim pi-yarn" in verdict.reason
+    verdict = judge(CLAIM, m.estimates, m.missing, quick=True)
+    assert verdict.status == "not decided in quick mode" and verdict.command == "posenc report --claim pi-yarn"
+    assert "19 minutes" in verdict.reason
 
 
 def test_full_plan_keeps_one_length_within_the_context_and_one_past_it():

@@ -63,7 +63,7 @@ def test_heads_split_by_offset_counted_by_hand():
     acc = HeadAccumulator(n_layers=1, n_heads=5, max_len=T)
     for w in windows:
         acc.add(0, w)
-    judged = positional_heads(acc.summary())
+    judged = positional_heads(acc.summary(), query_offsets=acc.query_offsets())
     # by hand: each head's share of queries whose maximum sits on its best offset, over all windows
     best = []
     for h in range(5):

@@ -150,7 +150,7 @@ def test_experiments_give_every_statistic_the_claims_read():
     acc = HeadAccumulator(1, 2, max_len=8)
     for _ in range(2):
         acc.add(0, torch.softmax(torch.randn(2, 8, 8), -1))
-    heads = set(positional_heads(acc.summary()).estimates)
+    heads = set(positional_heads(acc.summary(), query_offsets=acc.query_offsets()).estimates)
     terms = set(term_statistics(np.random.default_rng(0).uniform(1, 2, (3, 2, 6)), np.full(3, 64.0))[0])
     for claim in CLAIMS.values():
         wanted = {t.statistic for t in claim.tests}
@@ -172,12 +172,14 @@ def test_position_bins_and_fraction_at_by_hand():
         valid = sum(1 for i in range(a, b) if i - 1 >= 0)
         hits = sum(int(argmax[w, 1, 2, i] == -1) for w in range(windows) for i in range(a, b) if i >= 1)
         assert bins[index].value == pytest.approx(hits / (valid * windows))
-    hits = np.zeros((windows, 2, 3, 5))
-    valid = np.zeros((windows, 2, 5))
-    hits[:, 1, 2, 1] = rng.integers(0, 5, size=windows)  # offset -1 among -2..2
-    valid[:, 1, 1] = 8
-    estimate = pretrained._fraction_at({"summary": {"per_window": {"hits": hits, "valid": valid}}}, 1, 2, -1)
-    assert estimate.value == pytest.approx(hits[:, 1, 2, 1].sum() / (8 * windows))
+        if b - a >= 3:
+            assert 0.0 <= bins[index].low <= bins[index].value <= bins[index].high <= 1.0
+        else:  # two query positions: too few for an interval
+            assert not bins[index].has_interval
+    estimate = pretrained._fraction_at({"argmax": argmax}, 1, 2, -1)  # queries 1..9 have a previous token
+    hits = sum(int(argmax[w, 1, 2, i] == -1) for w in range(windows) for i in range(1, t))
+    assert estimate.value == pytest.approx(hits / ((t - 1) * windows))
+    assert 0.0 <= estimate.low < estimate.value < estimate.high <= 1.0  # windows and query positions resampled
 
 
 def test_window_pass_against_the_models_own_outputs(minilm, monkeypatch):
@@ -240,7 +242,7 @@ def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_seed(
 def test_voita_claim_says_what_is_tested_and_what_is_not():
     voita = CLAIMS["voita-heads"]
     assert "definition" in voita.claim and "pruning" in voita.claim and "not tested" in voita.claim
-    assert voita.revision == 3
+    assert voita.revision == 4  # 4: the Voita fraction's interval resamples query positions beside windows
 
 
 def test_dimension_split_against_numpy(minilm, monkeypatch):
@@ -301,7 +303,8 @@ def test_probe_and_report_judge_positional_heads_alike(minilm, monkeypatch):
     assert windows[0][0] == minilm.tokenizer.cls_token_id and windows[0][-1] == minilm.tokenizer.sep_token_id
     monkeypatch.setattr(corpus, "play_windows", lambda tokenizer, length, count=None, seed=0: windows)
     monkeypatch.setattr(pretrained, "minilm", lambda: minilm)
-    judged = positional_heads(pretrained._window_pass.__wrapped__(64, 4)["summary"])
+    window_pass = pretrained._window_pass.__wrapped__(64, 4)
+    judged = positional_heads(window_pass["summary"], query_offsets=window_pass["argmax"])
     assert [list(p[:3]) for p in probed["positional_heads"]] == [list(p) for p in judged.positional]
     assert [list(p[:3]) for p in probed["undecided_heads"]] == [list(p) for p in judged.undecided]
     count = judged.estimates["positional_heads"]

@@ -81,3 +81,104 @@ def test_format_value():
     assert format_value(float("nan")) == "nan"
     assert format_value([1, 0.5]) == "1, 0.5"
     assert format_value("ran") == "ran"
+
+
+# ---- statuses, the QUICK mark and the reference runs on a page built by hand -----------------------------------
+def _page(tmp_path, references=None):
+    """A quick page with one claim per kind of outcome: decided, inconclusive, not decided in quick mode, not run."""
+    from posenc.report.experiments.base import Measurement, Row
+    from posenc.report.ledger import get_claim
+    from posenc.report.render import render_html
+    from posenc.report.result import ClaimResult, ReportResult
+    from posenc.report.verdict import inconclusive, not_decided_in_quick, not_run, supported
+    from posenc.stats import SHARE, exact, over_seeds, wilson
+
+    sampled = Measurement({}, rows=[Row("an accuracy over 3 seeds", over_seeds([0.9, 0.95, 1.0], bounds=SHARE)),
+                                    Row("a table's largest value", exact(1.0)),
+                                    Row("passkey trials", wilson(18, 20))])
+    results = [
+        ClaimResult(get_claim("sin-bounded"), supported("holds"), Measurement({}, rows=[Row("max", exact(1.0))]),
+                    True),
+        ClaimResult(get_claim("rope-extrapolates"), inconclusive("straddles"), sampled, True),
+        ClaimResult(get_claim("sinusoid-weak-local"), not_decided_in_quick("2 seeds", "posenc report --claim "
+                                                                                      "sinusoid-weak-local"),
+                    Measurement({}), True),
+        ClaimResult(get_claim("cope-counts"), not_run("trains for 10 min", "posenc report --claim cope-counts"),
+                    Measurement({}), True),
+        ClaimResult(get_claim("near-orthogonal"), supported("holds"),  # mode-free: quick computes what full does
+                    Measurement({}, rows=[Row("mean angle", over_seeds([88.0, 89.0, 90.0]))]), True),
+    ]
+    report = ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", results, True, None,
+                          references=references)
+    return render_html(report), results
+
+
+def _section(page: str, claim_id: str) -> str:
+    part = page[page.index(f'id="{claim_id}"'):]
+    return part[:part.index("</section>")]
+
+
+def test_not_run_and_not_decided_are_counted_apart_from_inconclusive(tmp_path):
+    page, _ = _page(tmp_path)
+    counts = page[page.index('<div class="counts">'):]
+    counts = counts[:counts.index("</div>")]
+    assert ">2 supported<" in counts and ">1 inconclusive<" in counts
+    assert ">1 not decided in quick mode<" in counts and ">1 not run<" in counts
+    assert "Run it: <code>posenc report --claim cope-counts</code>" in _section(page, "cope-counts")
+    assert "Run it: <code>posenc report --claim sinusoid-weak-local</code>" in _section(page, "sinusoid-weak-local")
+    assert 'data-verdict="not run"' in page and "run: posenc report --claim cope-counts" in page  # summary row
+
+
+def test_quick_marks_only_sampled_numbers_of_experiments_that_sample_less_in_quick_mode(tmp_path):
+    page, _ = _page(tmp_path)
+    sampled = _section(page, "rope-extrapolates")
+    rows = sampled[sampled.index("<tbody>"):].split("<tr>")[1:]
+    marked = {row.split("</td>")[0].removeprefix("<td>"): "QUICK" in row for row in rows}
+    assert marked == {"an accuracy over 3 seeds": True, "a table&#x27;s largest value": False,
+                      "passkey trials": True}
+    assert "QUICK" not in _section(page, "sin-bounded")  # exact arithmetic
+    assert "QUICK" not in _section(page, "near-orthogonal")  # the same tables in both modes
+
+
+def test_the_page_shows_the_full_and_extended_verdicts_and_marks_differences(tmp_path):
+    from test_reference import write_report
+
+    from posenc.report.reference import load_references
+
+    write_report(tmp_path, "full.json", {"sin-bounded": "supported", "rope-extrapolates": "refuted",
+                                         "sinusoid-weak-local": "refuted", "cope-counts": "not run"})
+    write_report(tmp_path, "extended.json", {"sin-bounded": "supported", "cope-counts": "qualified"}, extended=True)
+    page, _ = _page(tmp_path, load_references(tmp_path))
+    summary = page[page.index('<table class="summary">'):]
+    summary = summary[:summary.index("</table>")]
+    assert "Last full run" in summary and "Last extended run" in summary
+    row = summary[summary.index('href="#rope-extrapolates"'):]
+    row = row[:row.index("</tr>")]
+    assert 'data-kind="full" data-verdict="refuted" data-differs="yes"' in row and "&ne;" in row
+    same = summary[summary.index('href="#sin-bounded"'):]
+    same = same[:same.index("</tr>")]
+    assert 'data-kind="full" data-verdict="supported" data-differs="no"' in same and "&ne;" not in same
+    assert "not in that run" in row  # rope-extrapolates is not in the extended file
+    assert "full run of 2026-11-26 (commit 0123456789ab" in page
+    section = _section(page, "cope-counts")
+    assert "last extended run (2026-11-26)" in section and "qualified: at 128 tokens" in section
+    assert "differs from this run" in section
+
+
+def test_without_committed_runs_the_page_says_so(tmp_path):
+    from posenc.report.reference import load_references
+
+    page, _ = _page(tmp_path, load_references(tmp_path))
+    assert "no committed full run" in page and "no committed extended run" in page
+    assert "last full run: none committed" in _section(page, "sin-bounded")
+
+
+def test_the_small_report_reads_the_source_trees_reference_folder(small_report):
+    page = read(small_report.index_html)
+    refs = small_report.references
+    assert refs is not None and refs.folder.name == "reports"
+    for kind in ("full", "extended"):
+        if kind in refs.runs:
+            assert refs.runs[kind].describe() in page.replace("&#x27;", "'")
+        else:
+            assert "no committed" in refs.notes[kind] and "no committed" in page

@@ -166,9 +166,10 @@ def test_a_claim_past_the_time_budget_runs_only_when_asked(tmp_path, monkeypatch
     out = rr._measure_all([claim], Context(quick=True, store_path=store.path), store, bar, None)
     measurement = out[claim.id][0]
     assert calls == [] and measurement.missing
-    assert "posenc report --extended" in measurement.missing and f"--claim {claim.id}" in measurement.missing
+    assert "posenc report --extended" in measurement.missing and "5 min of one core" in measurement.missing
     assert store.get(f"report:{claim.id}", store_config(claim, True)) is None
-    assert rr.judge_claim(claim, measurement)[0].status == "inconclusive"
+    verdict = rr.judge_claim(claim, measurement, quick=True)[0]
+    assert verdict.status == "not run" and verdict.command == f"posenc report --claim {claim.id}"  # never inconclusive
 
     out = rr._measure_all([claim], Context(quick=True, store_path=store.path, extended=True), store, bar, None)
     assert calls == [True] and out[claim.id][0].missing is None
@@ -201,3 +202,16 @@ def test_a_stored_claim_computed_by_another_transformers_is_recomputed_and_the_p
     assert f"transformers {transformers.__version__}" in page.split("<section")[0]  # the header
     section = page.split('id="sin-bounded"')[1]
     assert f"read from the results store (posenc {now['posenc']}, torch {now['torch']}" in section
+
+
+def test_report_json_says_what_ran_it_so_it_can_serve_as_a_reference(small_report):
+    """Date, commit, machine and library versions: what the page's full and extended columns read back."""
+    import os
+
+    from posenc.report.reference import source_commit
+
+    data = json.loads(read(small_report.report_json))
+    assert data["commit"] == source_commit() and data["machine"]["cpus"] == os.cpu_count()
+    assert data["created_at"].endswith("Z") and data["versions"]["posenc"] == data["posenc"]
+    assert data["quick"] is True and data["extended"] is False
+    assert set(data["counts"]) >= {"not run", "not decided in quick mode", "inconclusive"}

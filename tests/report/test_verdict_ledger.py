@@ -13,8 +13,17 @@ from posenc.report.experiments import EXPERIMENTS
 from posenc.report.experiments.base import Measurement
 from posenc.report.ledger import LEDGER, claim_ids, claims_by_origin, get_claim
 from posenc.report.run import apply_thresholds, judge_claim, load_thresholds
-from posenc.report.verdict import STATUSES, Verdict, judge, outcome, qualified
-from posenc.stats import Estimate, exact, over_seeds
+from posenc.report.verdict import (
+    NOT_MEASURED,
+    NOT_RUN,
+    QUICK_UNDECIDED,
+    STATUSES,
+    Verdict,
+    judge,
+    outcome,
+    qualified,
+)
+from posenc.stats import SHARE, Estimate, exact, observed, over_seeds
 
 
 def est(value: float, low: float, high: float, n: int = 10) -> Estimate:
@@ -55,7 +64,7 @@ def test_inconclusive_says_how_much_more_data_settles_it():
     v = judge(CLAIM, {"x": est(0.55, 0.45, 0.65, n=10), "y": est(0.0, 0.0, 0.05)})
     assert "about 40 samples instead of 10" in v.reason
     one_seed = judge(CLAIM, {"x": over_seeds([0.9]), "y": exact(0.0)})
-    assert one_seed.status == "inconclusive" and "at least 2 independent samples" in one_seed.reason
+    assert one_seed.status == "inconclusive" and "at least 3 independent units" in one_seed.reason
 
 
 def test_the_sample_needed_grows_with_the_square_of_half_width_over_gap():
@@ -75,10 +84,46 @@ def test_requirements_decide_before_the_tests():
     assert judge(claim, {**good, "baseline": exact(0.01)}).status == "not testable"
 
 
-def test_missing_experiment_is_inconclusive_and_absent_statistics_raise():
-    assert judge(CLAIM, {}, missing="not run in quick mode").status == "inconclusive"
+def test_missing_experiment_is_not_measured_never_inconclusive_and_absent_statistics_raise():
+    quick = judge(CLAIM, {}, missing="not run in quick mode", quick=True)
+    assert quick.status == QUICK_UNDECIDED and quick.command == "posenc report --claim toy"
+    full = judge(CLAIM, {}, missing="trains for an hour", missing_status=NOT_RUN, command="posenc report --extended")
+    assert (full.status, full.reason, full.command) == (NOT_RUN, "trains for an hour", "posenc report --extended")
+    assert judge(CLAIM, {}, missing="skipped").status == NOT_RUN  # outside quick mode a skip is "not run"
+    with pytest.raises(PosencError, match="must be one of"):
+        judge(CLAIM, {}, missing="x", missing_status="inconclusive")
     with pytest.raises(PosencError, match="gave no estimate for y"):
         judge(CLAIM, {"x": exact(1.0)})
+
+
+def test_a_number_from_fewer_than_three_units_decides_nothing():
+    """Two seeds give no t-interval: the test is undecided even where the value is far from its bar; quick mode
+    (whose 2 seeds make it so by construction) says 'not decided in quick mode' with the command that decides it,
+    full mode 'inconclusive', each saying why."""
+    two = over_seeds([0.99, 0.98], bounds=SHARE)  # far above 0.5
+    assert not two.has_interval and outcome(ABOVE, two) is None
+    y = est(0.0, 0.0, 0.05)
+    quick = judge(CLAIM, {"x": two, "y": y}, quick=True)
+    assert quick.status == QUICK_UNDECIDED and quick.command == "posenc report --claim toy"
+    assert "n=2" in quick.reason and "at least 3" in quick.reason
+    full = judge(CLAIM, {"x": two, "y": y})
+    assert full.status == "inconclusive" and "rests on n=2, too few for an interval" in full.reason
+    three = over_seeds([0.99, 0.98, 0.97], bounds=SHARE)
+    assert judge(CLAIM, {"x": three, "y": y}, quick=True).status == "supported"
+    # a thin number that cannot change the verdict leaves it decided (x fails outright: refuted whatever y is)
+    assert judge(CLAIM, {"x": est(0.3, 0.2, 0.4), "y": over_seeds([0.0, 0.3])}, quick=True).status == "refuted"
+    # a requirement resting on two seeds: not decided in quick mode, inconclusive in full mode
+    need = Test("learned", ">", 0.95, "the model learned the task", "bar")
+    claim = Claim("req2", "by hand", "seed", "req", "...", "none", (ABOVE,), requires=(need,))
+    thin = {"x": est(0.7, 0.6, 0.8), "learned": over_seeds([1.0, 1.0], bounds=SHARE)}
+    assert judge(claim, thin, quick=True).status == QUICK_UNDECIDED
+    assert judge(claim, thin).status == "inconclusive" and "requirement undecided" in judge(claim, thin).reason
+
+
+def test_an_observed_number_is_judged_as_it_is():
+    # how many runs reached a bar: no interval of its own, read like an exact number
+    assert outcome(Test("reached", ">", 0.5, "most runs reach", "bar"), observed(0.75, 4, SHARE)) is True
+    assert observed(0.75, 4, SHARE).text() == "0.75"
 
 
 def test_choice_gives_a_verdict_per_option_and_the_headline_says_what_it_rests_on():
@@ -126,7 +171,13 @@ def test_verdict_validates_status_and_condition():
     with pytest.raises(PosencError, match="condition"):
         Verdict("qualified", "x")
     assert qualified("only at d >= 128", "numbers").label == "qualified: only at d >= 128"
-    assert set(STATUSES) == {"supported", "qualified", "refuted", "inconclusive", "not testable", "failed"}
+    assert set(STATUSES) == {"supported", "qualified", "refuted", "inconclusive", "not testable",
+                             "not decided in quick mode", "not run", "failed"}
+    assert set(NOT_MEASURED) == {"not decided in quick mode", "not run"} and "inconclusive" not in NOT_MEASURED
+    for status in NOT_MEASURED:  # never without the command that runs it
+        with pytest.raises(PosencError, match="must name the command"):
+            Verdict(status, "x")
+        assert Verdict(status, "x", command="posenc report --claim c").as_dict()["command"] == "posenc report --claim c"
 
 
 def test_ledger_ids_are_unique_and_name_registered_experiments():

@@ -137,6 +137,8 @@ class PositionalEncoding(nn.Module):
 
     info: EncodingInfo = EncodingInfo(family="none", paper="", hooks=())
     name: str = "base"
+    #: bumped when what the encoding computes changes, so that stored runs of it (the lab's) are recomputed
+    revision: int = 1
 
     @classmethod
     def wrapped(cls, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:

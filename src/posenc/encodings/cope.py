@@ -4,13 +4,17 @@ What's Important", §3, eqs. 3-5).
 Positions are counted by the content: query ``i`` decides with a gate which earlier keys count, and a key's position
 is the number of counted keys between it and the query::
 
-    g_ij = sigmoid(q_i . k_j)                 (eq. 3; keys j at or before i)
+    g_ij = sigmoid(q_i . k_j / sqrt(Dh))      (eq. 3; keys j at or before i)
     p_ij = sum_{t=j}^{i} g_it                 (eq. 4; fractional, at most the number of keys)
     e[p] = (p - floor p) e[ceil p] + (1 - p + floor p) e[floor p]     (eq. 5; e learned, one vector per integer)
     logit_ij += q_i . e[p_ij]
 
 computed as the paper suggests: ``z_i[n] = q_i . e[n]`` for the integers ``n < n_pos`` once, then interpolated, with
-``p`` clipped at ``n_pos - 1`` (its ``p_max``). "Earlier" means ``k_position <= q_position``, so a KV cache or left
+``p`` clipped at ``n_pos - 1`` (its ``p_max``). The gates read the attention logits as attention scales them: the
+paper's reference code (its Appendix B, ``SelfAttn.forward``) divides ``q k^T`` by ``sqrt(head_dim)`` before
+``CoPE.forward(query, attn_logits)`` takes their sigmoid, and adds the unscaled ``q . e[p]`` to the scaled logits;
+posenc's attention adds the bias after its own ``1/sqrt(Dh)`` scaling, so only the gates carry the scale here
+(x-transformers' ``Attend`` does the same; ``tests/encodings/test_cope_reference.py`` compares with it). "Earlier" means ``k_position <= q_position``, so a KV cache or left
 padding counts the same keys as the full sequence. Gates of keys at other positions are 0.
 
 The bias needs the queries and keys, so CoPE uses the ``contextual_bias`` hook, which attention calls in every layer
@@ -34,12 +38,13 @@ from posenc.errors import PosencError
 __all__ = ["CoPE", "cope_positions", "cope_bias"]
 
 
-def cope_positions(q: torch.Tensor, k: torch.Tensor, visible: torch.Tensor) -> torch.Tensor:
-    """``p_ij = sum_{t >= j, visible} sigmoid(q_i . k_t)`` ``[B, H, Tq, Tk]`` (eqs. 3-4).
+def cope_positions(q: torch.Tensor, k: torch.Tensor, visible: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
+    """``p_ij = sum_{t >= j, visible} sigmoid(scale * q_i . k_t)`` ``[B, H, Tq, Tk]`` (eqs. 3-4).
 
-    ``q [B, H, Tq, Dh]``, ``k [B, H, Tk, Dh]`` (heads already matched), ``visible [(B, 1,) Tq, Tk]`` bool.
+    ``q [B, H, Tq, Dh]``, ``k [B, H, Tk, Dh]`` (heads already matched), ``visible [(B, 1,) Tq, Tk]`` bool,
+    ``scale``: attention's logit scale (``1/sqrt(Dh)``), so the gates see the logits attention uses.
     """
-    gates = torch.sigmoid(q @ k.transpose(-1, -2)) * visible  # [B, H, Tq, Tk]
+    gates = torch.sigmoid((q @ k.transpose(-1, -2)) * scale) * visible  # [B, H, Tq, Tk]
     return gates.flip(-1).cumsum(-1).flip(-1)  # sum over t = j..Tk-1 of the visible gates
 
 
@@ -71,6 +76,8 @@ class CoPE(PositionalEncoding):
     """
 
     name = "cope"
+    #: 2: the gates read the scaled logits ``q k^T / sqrt(Dh)`` (Appendix B); 1 took the sigmoid of ``q k^T``
+    revision = 2
     info = EncodingInfo(family="contextual", paper="Golovneva et al. 2024, CoPE (arXiv:2405.18719)",
                         hooks=("contextual_bias",))
 
@@ -97,7 +104,8 @@ class CoPE(PositionalEncoding):
         visible = k_positions[..., None, :] <= q_positions[..., :, None]  # [(B,) Tq, Tk]
         if visible.dim() == 3:
             visible = visible[:, None]  # [B, 1, Tq, Tk]
-        positions = cope_positions(q, k, visible)
+        scale = self.logit_scale() / self.head_dim ** 0.5  # the scale attention gives its logits
+        positions = cope_positions(q, k, visible, scale)
         return cope_bias(q, positions, self.table) * visible
 
     def extra_repr(self) -> str:

@@ -148,7 +148,7 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
         "ppl": {protocol: {scaling: {length: {...}}}},
         "passkey": {scaling: {length: {...}}}, "timing": {length: {...}}, "jobs", "estimate_s", "wall_s",
         "files"}``. A perplexity cell holds ``window_nll`` (each window's mean loss, the units of its interval) and
-        ``ppl_interval`` (95% percentile bootstrap over windows; ``None`` from one window); a passkey cell holds
+        ``ppl_interval`` (95% percentile bootstrap over windows; ``None`` from fewer than 3 windows); a passkey cell holds
         ``correct``, ``n`` and ``interval`` (95% Wilson), overall and per depth (``by_depth_counts``). A
         non-overlapping cell past the native length also holds ``window_nll_within_native``: each window's mean loss
         over its first ``native_len`` tokens (for the unscaled model, by causality, exactly the loss of the
@@ -326,11 +326,10 @@ def _collect(cfg: ExtendConfig, plan: Plan, lookup, key_window, key_passkey, est
 
 
 def _ppl_interval(window_nll: list[float]) -> list[float] | None:
-    """95% percentile-bootstrap interval of ``exp(mean window loss)`` over windows; ``None`` from one window."""
-    if len(window_nll) < 2:
-        return None
-    est = bootstrap(window_nll, lambda x: float(np.exp(np.mean(x))))
-    return [est.low, est.high]
+    """95% percentile-bootstrap interval of ``exp(mean window loss)`` over windows; ``None`` from fewer than
+    :data:`~posenc.stats.MIN_UNITS` windows (too few for an interval)."""
+    est = bootstrap(window_nll, lambda x: float(np.exp(np.mean(x))), bounds=(1.0, float("inf")))
+    return [est.low, est.high] if est.has_interval else None
 
 
 def _passkey_counts(trials: list[dict]) -> dict[str, Any]:

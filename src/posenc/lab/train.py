@@ -234,15 +234,21 @@ class RunConfig:
         return n if self.task == CHARLM else sequence_length(get_task(self.task), n, self.fmt)
 
     def as_dict(self) -> dict[str, Any]:
-        """The config as plain JSON-able data (what the store hashes); ``dtype`` only when it is not float32."""
+        """The config as plain JSON-able data (what the store hashes); ``dtype`` only when it is not float32, and
+        ``encoding_revision`` only when the acting encoding's :attr:`~posenc.encodings.base.PositionalEncoding.revision`
+        is past 1 (a run stored before the encoding changed is then computed again)."""
         data = asdict(self)
         if data["dtype"] == "float32":
             del data["dtype"]
+        revision = get_class(acting_encoding(self.encoding, self.encoding_options)[0]).revision
+        if revision != 1:
+            data["encoding_revision"] = revision
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         names = {f.name for f in fields(cls)}
+        data = {k: v for k, v in data.items() if k != "encoding_revision"}  # derived from the encoding, not a setting
         unknown = sorted(set(data) - names)
         if unknown:
             raise PosencError(f"unknown run setting(s) {unknown}; valid settings are: {', '.join(sorted(names))}")

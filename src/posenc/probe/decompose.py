@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
-from posenc.stats import Estimate, bootstrap_weights
+from posenc.stats import POSITIVE, Estimate, bootstrap_weights
 
 __all__ = ["FourTermSplit", "four_term_split", "term_statistics", "TERMS", "FOUR"]
 
@@ -233,7 +233,7 @@ def term_statistics(sums: np.ndarray, entries: np.ndarray, seed: int = 0) -> tup
             names.extend(f"{key}@{h}" for key in per_head for h in range(heads))
         return np.concatenate([np.stack(list(columns.values()), axis=1), *per_head.values()], axis=1)
 
-    flat_estimates = bootstrap_weights((windows,), statistic, seed=seed)
+    flat_estimates = bootstrap_weights((windows,), statistic, seed=seed, bounds=POSITIVE)  # every part is >= 0
     by_name = dict(zip(names, flat_estimates, strict=True))
     estimates = {k: v for k, v in by_name.items() if "@" not in k}
     per_head: dict[str, list[Estimate]] = {}

@@ -249,7 +249,7 @@ def orthogonality(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np
             mean = ((a.astype(np.float32) @ angles) * b).sum(1, dtype=np.float64)  # [r]: a^T angles b
         return np.stack([mean, np.abs(mean - 90.0)], axis=1)  # [r, 2]
 
-    angle_mean, offset = bootstrap_weights((n, p.shape[0]), statistic, seed=seed)
+    angle_mean, offset = bootstrap_weights((n, p.shape[0]), statistic, seed=seed, bounds=[(0.0, 180.0), (0.0, 90.0)])
     return {"angle_mean": angle_mean, "angle_offset": offset, "cos_mean": float(cos.mean()),
             "margin_deg": margin, "nearly_orthogonal": _judge(offset, margin), "n_words": int(n),
             "n_positions": int(p.shape[0]), "dim": int(d), "stats": pair_stats(cos, angles64)}

@@ -14,11 +14,14 @@ Attention arrives one layer at a time (``[B, H, T, T]``, see :mod:`posenc.probe.
 per-window counts (each batch element of a forward pass is one window), so any number of windows costs the memory of
 one layer's weights plus a few numbers per window and head.
 
-Windows are the independent units: :func:`positional_heads` is the one judgement of "which heads are positional"
-(``posenc probe``, ``posenc report`` and the Python API all call it). Each head's Voita fraction and previous /
-next-token share get a 95% interval from a bootstrap over windows; a head is positional when the whole interval of
-its fraction lies above the threshold, not positional when it lies at or below it, and undecided otherwise (one
-window gives no interval: every head is undecided).
+:func:`positional_heads` is the one judgement of "which heads are positional" (``posenc probe``, ``posenc report``
+and the Python API all call it). A head's Voita fraction is a share of queries, and what varies is which queries
+hit: its 95% interval comes from the two-way bootstrap over windows and query positions (:func:`query_shares`;
+resampling windows alone gives a zero-width interval whenever every window has the same queries hit, e.g. a head
+that misses the same one query of every window). Previous / next-token shares (means of attention weights, which
+vary from window to window) get theirs from a bootstrap over windows. A head is positional when the whole interval
+of its fraction lies above the threshold, not positional when it lies at or below it, and undecided otherwise
+(fewer than 3 windows give no interval: every head is undecided).
 """
 
 from __future__ import annotations
@@ -31,10 +34,10 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
-from posenc.stats import Estimate, bootstrap_weights
+from posenc.stats import POSITIVE, SHARE, Estimate, bootstrap_weights
 
-__all__ = ["HeadAccumulator", "HeadJudgement", "positional_heads", "distance_bins", "VOITA_THRESHOLD",
-           "CLARK_THRESHOLD", "voita_fractions", "prev_next"]
+__all__ = ["HeadAccumulator", "HeadJudgement", "positional_heads", "query_shares", "distance_bins", "VOITA_THRESHOLD",
+           "CLARK_THRESHOLD", "voita_fractions", "prev_next", "PAD_OFFSET"]
 
 #: Voita et al. 2019: positional when the maximum sits on one fixed offset in at least 90% of queries
 VOITA_THRESHOLD = 0.9
@@ -42,6 +45,8 @@ VOITA_THRESHOLD = 0.9
 CLARK_THRESHOLD = 0.5
 #: offsets -MAX_OFFSET..MAX_OFFSET are candidates for the Voita rule
 MAX_OFFSET = 8
+#: the query offset stored for a position past a window's end (no query there)
+PAD_OFFSET = -128
 
 
 def _wide(device: torch.device) -> torch.dtype:
@@ -91,6 +96,8 @@ class HeadAccumulator:
     Each layer's ``k``-th batch element is window ``k`` of that layer (layers arrive in any order; every layer must
     see the same windows). The counts stay on the weights' device (float64 there, float32 on MPS, which has no
     float64) until :meth:`per_window` or :meth:`summary` reads them, so feeding a GPU's weights reads nothing back.
+    Besides the counts it keeps each query's argmax offset (one byte per query and head, :meth:`query_offsets`),
+    which the Voita fraction's interval resamples.
     """
 
     n_layers: int
@@ -134,8 +141,11 @@ class HeadAccumulator:
             a = weights[b]  # [H, T, T]
             hits, valid = voita_fractions(a, self.max_offset)
             prev, nxt = prev_next(a)
+            offsets = (a.argmax(-1) - torch.arange(t, device=a.device)).clamp(-self.max_offset - 1,
+                                                                               self.max_offset + 1)  # [H, T]
             self._windows[layer].append({"hits": hits.to(wide), "valid": valid.to(wide), "previous": prev.to(wide),
-                                         "next": nxt.to(wide), "neighbours": float(t - 1)})
+                                         "next": nxt.to(wide), "neighbours": float(t - 1),
+                                         "offsets": offsets.to(torch.int8)})
             flat = a.reshape(heads, t * t)  # [H, T*T]
             if layer not in self._mass:
                 self._mass[layer] = torch.zeros(heads, len(self.edges) - 1, dtype=wide, device=weights.device)
@@ -160,6 +170,18 @@ class HeadAccumulator:
 
         return {key: stack(key) for key in ("hits", "valid", "previous", "next", "neighbours")}
 
+    def query_offsets(self) -> np.ndarray:
+        """``[W, L, H, T]`` int8: the offset ``j - i`` of each query's largest weight (clipped to one past the
+        candidates, ``PAD_OFFSET`` past a shorter window's end), for :func:`positional_heads`."""
+        self.per_window()  # the same windows in every layer
+        longest = max(int(window["offsets"].shape[-1]) for layer in self._windows for window in layer)
+        out = np.full((len(self._windows[0]), self.n_layers, self.n_heads, longest), PAD_OFFSET, dtype=np.int8)
+        for l, layer in enumerate(self._windows):
+            for w, window in enumerate(layer):
+                offsets = window["offsets"].cpu().numpy()
+                out[w, l, :, :offsets.shape[-1]] = offsets
+        return out
+
     def summary(self, threshold: float = VOITA_THRESHOLD, seed: int = 0) -> dict[str, Any]:
         """Per layer and head: Voita offset, fraction (with its interval) and verdict; previous/next attention;
         mass by distance bin; the per-window counts (``per_window``) the judgement rests on."""
@@ -171,7 +193,7 @@ class HeadAccumulator:
                                "windows": int(per_window["hits"].shape[0]), "distance_bin_edges": self.edges,
                                "mass_by_distance": (mass / queries[..., None]).tolist(),
                                "mean_distance": (distance / queries).tolist()}
-        out.update(positional_heads(out, threshold, seed=seed).as_summary())
+        out.update(positional_heads(out, threshold, seed=seed, query_offsets=self.query_offsets()).as_summary())
         return out
 
 
@@ -242,8 +264,9 @@ class HeadJudgement:
 
 
 def _count(decided: int, undecided: int, point: int, windows: int) -> Estimate:
-    """A count of heads: the point count, and [heads decided, heads decided or undecided] as its interval."""
-    return Estimate(float(point), float(decided), float(decided + undecided), windows, "bootstrap")
+    """A count of heads: the point count, and [heads decided, heads decided or undecided] as its bounds (not a
+    sampled interval: each head's own interval decides it)."""
+    return Estimate(float(point), float(decided), float(decided + undecided), windows, "bounds", POSITIVE)
 
 
 def _decide(estimates: list[list[Estimate]], threshold: float) -> tuple[np.ndarray, np.ndarray]:
@@ -254,36 +277,73 @@ def _decide(estimates: list[list[Estimate]], threshold: float) -> tuple[np.ndarr
     return above, ~above & (high > threshold)
 
 
-def positional_heads(summary: Mapping[str, Any], threshold: float = VOITA_THRESHOLD,
-                     seed: int = 0) -> HeadJudgement:
-    """The one judgement of which heads are positional: Voita et al.'s rule with a 95% interval over windows.
+def query_shares(hits: np.ndarray, valid: np.ndarray, seed: int = 0) -> list[Estimate]:
+    """Shares of queries ``sum hits / sum valid`` for ``N`` heads (or query sets), with 95% intervals from the
+    two-way bootstrap over windows and query positions (both resampled, independently: :func:`bootstrap_weights`).
 
-    ``summary`` holds ``per_window`` counts (:meth:`HeadAccumulator.summary` or :meth:`HeadAccumulator.per_window`).
-    For each head the offset ``o`` with the highest pooled fraction ``sum_w hits_w[o] / sum_w valid_w[o]`` is its
-    candidate; the fraction's interval comes from :func:`posenc.stats.bootstrap_weights` over windows (the offset
-    stays fixed); the head is positional when the interval lies wholly above ``threshold``. Clark et al.'s
-    previous / next-token shares ``sum_w prev_w / sum_w (T_w - 1)`` are judged the same way against 0.5.
+    ``hits, valid``: ``[W, T, N]`` (0/1): whether query ``t`` of window ``w`` hits, and whether it counts at all
+    (its offset lies inside the window). The point estimate is the pooled share. Fewer than 3 windows or query
+    positions: no interval.
+    """
+    hits, valid = np.asarray(hits, np.float64), np.asarray(valid, np.float64)
+    if hits.ndim != 3 or hits.shape != valid.shape:
+        raise PosencError(f"query_shares needs hits and valid of one shape [windows, queries, heads], got "
+                          f"{hits.shape} and {valid.shape}")
+    hits = hits * valid  # a hit counts only where the query counts
+    windows, queries, n = hits.shape
+    flat_hits, flat_valid = hits.reshape(windows, -1), valid.reshape(windows, -1)  # [W, T*N]
+
+    def statistic(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # a [r, W], b [r, T] -> [r, N]
+        r = len(a)
+        num = np.einsum("rtn,rt->rn", (a @ flat_hits).reshape(r, queries, n), b)
+        den = np.einsum("rtn,rt->rn", (a @ flat_valid).reshape(r, queries, n), b)
+        return num / np.maximum(den, 1e-300)
+
+    chunk = int(max(1, min(250, 4_000_000 // max(1, queries * n))))  # at most ~32 MB per chunk of resamples
+    return bootstrap_weights((windows, queries), statistic, seed=seed, chunk=chunk, bounds=SHARE)
+
+
+def positional_heads(summary: Mapping[str, Any], threshold: float = VOITA_THRESHOLD,
+                     seed: int = 0, *, query_offsets: np.ndarray) -> HeadJudgement:
+    """The one judgement of which heads are positional: Voita et al.'s rule with a 95% interval.
+
+    ``summary`` holds ``per_window`` counts (:meth:`HeadAccumulator.summary` or :meth:`HeadAccumulator.per_window`);
+    ``query_offsets [W, L, H, T]`` each query's argmax offset (:meth:`HeadAccumulator.query_offsets`). For each head
+    the offset ``o`` with the highest pooled fraction ``sum_w hits_w[o] / sum_w valid_w[o]`` is its candidate; the
+    fraction's interval comes from :func:`query_shares`, the two-way bootstrap over windows and query positions (the
+    offset stays fixed); the head is positional when the interval lies wholly above ``threshold``. Clark et al.'s
+    previous / next-token shares ``sum_w prev_w / sum_w (T_w - 1)`` are judged the same way against 0.5, with
+    intervals from a bootstrap over windows.
     """
     raw = summary["per_window"] if "per_window" in summary else summary
     hits, valid = np.asarray(raw["hits"], np.float64), np.asarray(raw["valid"], np.float64)  # [W,L,H,O], [W,L,O]
     prev, nxt = np.asarray(raw["previous"], np.float64), np.asarray(raw["next"], np.float64)  # [W, L, H]
     neighbours = np.asarray(raw["neighbours"], np.float64)  # [W, L]
     windows, n_layers, n_heads, n_off = hits.shape
+    query_offsets = np.asarray(query_offsets)
+    if query_offsets.shape[:3] != (windows, n_layers, n_heads):
+        raise PosencError(f"query_offsets must be [windows, layers, heads, queries] = [{windows}, {n_layers}, "
+                          f"{n_heads}, T] like the counts, got {list(query_offsets.shape)}")
     max_offset = n_off // 2
     pooled = hits.sum(0) / np.maximum(valid.sum(0), 1)[:, None, :]  # [L, H, O]
     best = pooled.argmax(-1)  # [L, H]
-    chosen_hits = np.take_along_axis(hits, best[None, ..., None], -1)[..., 0].reshape(windows, -1)  # [W, L*H]
-    chosen_valid = np.take_along_axis(np.broadcast_to(valid[:, :, None, :], hits.shape), best[None, ..., None],
-                                      -1)[..., 0].reshape(windows, -1)  # [W, L*H]
+    offsets = best - max_offset
+    t = query_offsets.shape[-1]
+    length = neighbours[:, 0] + 1  # [W] tokens per window
+    position = np.arange(t)
+    flat_offsets = offsets.reshape(-1)  # [L*H]
+    chosen = query_offsets.reshape(windows, n_layers * n_heads, t).transpose(0, 2, 1)  # [W, T, L*H]
+    inside = (position[None, :, None] + flat_offsets[None, None, :] >= 0) & \
+             (position[None, :, None] + flat_offsets[None, None, :] < length[:, None, None])  # [W, T, L*H]
+    fractions_flat = query_shares(chosen == flat_offsets[None, None, :], inside, seed=seed)
     shared = np.repeat(neighbours, n_heads, axis=1)  # [W, L*H]
     flat_prev, flat_next = prev.reshape(windows, -1), nxt.reshape(windows, -1)
 
-    def statistic(w: np.ndarray) -> np.ndarray:  # w [r, W] -> [r, 3 * L * H]
-        denom_prev = np.maximum(w @ shared, 1e-300)
-        return np.concatenate([(w @ chosen_hits) / np.maximum(w @ chosen_valid, 1e-300),
-                               (w @ flat_prev) / denom_prev, (w @ flat_next) / denom_prev], axis=1)
+    def statistic(w: np.ndarray) -> np.ndarray:  # w [r, W] -> [r, 2 * L * H]
+        denom = np.maximum(w @ shared, 1e-300)
+        return np.concatenate([(w @ flat_prev) / denom, (w @ flat_next) / denom], axis=1)
 
-    flat = bootstrap_weights((windows,), statistic, seed=seed)
+    flat = fractions_flat + bootstrap_weights((windows,), statistic, seed=seed, bounds=SHARE)
     size = n_layers * n_heads
 
     def grid(part: int) -> list[list[Estimate]]:
@@ -291,7 +351,6 @@ def positional_heads(summary: Mapping[str, Any], threshold: float = VOITA_THRESH
         return [values[l * n_heads:(l + 1) * n_heads] for l in range(n_layers)]
 
     fractions, previous, following = grid(0), grid(1), grid(2)
-    offsets = best - max_offset
     above, open_ = _decide(fractions, threshold)
     point = np.array([[e.value for e in row] for row in fractions]) > threshold
     heads = [(l, h) for l in range(n_layers) for h in range(n_heads)]

@@ -1,10 +1,13 @@
 """The report as one self-contained HTML page: inline CSS, figures as base64 PNG, no script, no network.
 
-Layout: a header (mode, versions, counts), a summary table (claim, source, verdict) in two groups, the seed
-documents' claims and the literature's, the time each part took, then one section per claim: the claim (and the
-document's own sentence), its source, the experiment and its setup, the tests with their thresholds, a small table of
-measured numbers (each with its 95% interval) beside their baseline or published anchor, the verdict with its
-reason, the verdict under each option of a methodological choice, and the figure.
+Layout: a header (mode, versions, counts: the claims not run and not decided in quick mode counted apart from the
+inconclusive ones), a summary table (claim, source, verdict, and the verdicts of the last committed full and
+``--extended`` runs, :mod:`posenc.report.reference`, marked where they differ) in two groups, the seed documents'
+claims and the literature's, the time each part took, then one section per claim: the claim (and the document's own
+sentence), its source, the experiment and its setup, the tests with their thresholds, a small table of measured
+numbers (each with its 95% interval; in quick mode the sampled ones marked QUICK) beside their baseline or published
+anchor, the verdict with its reason (and, for a claim not run or not decided in quick mode, the command that runs
+it), the reference runs' verdicts, the verdict under each option of a methodological choice, and the figure.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from posenc.report.verdict import STATUSES
-from posenc.stats import Estimate
+from posenc.report.experiments.base import QUICK_IS_FULL
+from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
+from posenc.stats import MIN_UNITS, Estimate
 from posenc.store import package_versions
 
 if TYPE_CHECKING:
+    from posenc.report.reference import References
     from posenc.report.result import ClaimResult, ReportResult
 
 __all__ = ["render_html", "format_value"]
@@ -29,6 +34,8 @@ _COLOURS = {  # background, text
     "refuted": ("#fde2e1", "#a4161a"),
     "inconclusive": ("#e7eefc", "#1d3f8f"),
     "not testable": ("#e9ecef", "#495057"),
+    QUICK_UNDECIDED: ("#f1f3f5", "#3d4852"),
+    NOT_RUN: ("#ffffff", "#59636e"),
     "failed": ("#f3d9fa", "#6a1b9a"),
 }
 
@@ -78,6 +85,10 @@ ul.tests .role { font-size: 11px; font-weight: 700; text-transform: uppercase; c
 .choice tr.headline td { font-weight: 600; }
 details.timings { margin: 12px 0; font-size: 14px; }
 code, .verdict, td, dd { overflow-wrap: anywhere; }
+.pill.small { font-size: 11px; padding: 1px 7px; font-weight: 600; }
+.differs { font-size: 11px; font-weight: 700; color: #a4161a; margin-left: 4px; }
+.references { font-size: 14px; margin: 10px 0; }
+.references li { margin: 2px 0; }
 """
 
 
@@ -88,8 +99,10 @@ def format_value(value: Any) -> str:
     if isinstance(value, Estimate):
         if value.method == "exact":
             return format_value(value.value)
-        if not (math.isfinite(value.low) and math.isfinite(value.high)):
-            return f"{format_value(value.value)} (no interval, n={value.n})"
+        if value.method == "observed":
+            return format_value(value.value)
+        if not value.has_interval:
+            return f"{format_value(value.value)} (no interval: n={value.n} < {MIN_UNITS})"
         return f"{format_value(value.value)} [{format_value(value.low)}, {format_value(value.high)}]"
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -112,9 +125,11 @@ def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _pill(status: str, label: str | None = None) -> str:
+def _pill(status: str, label: str | None = None, small: bool = False) -> str:
     bg, fg = _COLOURS[status]
-    return f'<span class="pill" style="background:{bg};color:{fg}">{_e(label or status)}</span>'
+    border = ";border:1px dashed #8c959f" if status == NOT_RUN else ""
+    return (f'<span class="pill{" small" if small else ""}" style="background:{bg};color:{fg}{border}">'
+            f"{_e(label or status)}</span>")
 
 
 def _short(text: str, limit: int = 110) -> str:
@@ -125,23 +140,59 @@ _GROUPS = {"seed": "Claims of the four documents (seeds 000-003)",
            "literature": "Claims from the literature (papers the documents point to or that test them)"}
 
 
-def _summary(results: list[ClaimResult]) -> str:
+def _reference_cell(result: ClaimResult, references: References | None, kind: str) -> str:
+    """A summary cell: the claim's verdict in the committed ``kind`` run, marked where it differs from this run's."""
+    run = references.runs.get(kind) if references is not None else None
+    if run is None:
+        return '<td class="reference">—</td>'
+    found = run.verdicts.get(result.claim.id)
+    if found is None:
+        return '<td class="reference"><small>not in that run</small></td>'
+    differs = found["status"] != result.verdict.status
+    mark = '<span class="differs" title="differs from this run\'s verdict">&ne;</span>' if differs else ""
+    return (f'<td class="reference" data-kind="{kind}" data-verdict="{_e(found["status"])}" '
+            f'data-differs="{"yes" if differs else "no"}">{_pill(found["status"], small=True)}{mark}</td>')
+
+
+def _summary(results: list[ClaimResult], references: References | None = None) -> str:
     rows = []
     for origin, heading in _GROUPS.items():
         group = [(i, r) for i, r in enumerate(results, 1) if r.claim.origin == origin]
         if not group:
             continue
-        rows.append(f'<tr class="group"><th colspan="4">{_e(heading)}</th></tr>')
+        rows.append(f'<tr class="group"><th colspan="6">{_e(heading)}</th></tr>')
         for i, r in group:
             label = r.verdict.status
             note = r.verdict.condition or (_short(r.verdict.reason) if r.verdict.status in
                                            ("not testable", "failed", "inconclusive") else None)
+            if r.verdict.status in NOT_MEASURED:
+                note = f"run: {r.verdict.command}"
             condition = f"<br><small>{_e(note)}</small>" if note else ""
             rows.append(f'<tr data-origin="{origin}"><td>{i}</td><td><a href="#{_e(r.claim.id)}">'
                         f'{_e(r.claim.title)}</a></td><td>{_e(r.claim.source)}</td>'
-                        f'<td>{_pill(r.verdict.status, label)}{condition}</td></tr>')
-    return ('<table class="summary"><thead><tr><th>#</th><th>Claim</th><th>Source</th><th>Verdict</th></tr></thead>'
+                        f'<td>{_pill(r.verdict.status, label)}{condition}</td>'
+                        f'{_reference_cell(r, references, "full")}{_reference_cell(r, references, "extended")}</tr>')
+    return ('<table class="summary"><thead><tr><th>#</th><th>Claim</th><th>Source</th><th>Verdict (this run)</th>'
+            '<th>Last full run</th><th>Last extended run</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _references_note(references: References | None, results: list[ClaimResult]) -> str:
+    """Which committed runs the summary's last two columns come from, how many verdicts differ, or why one is
+    missing."""
+    if references is None:
+        return ""
+    items = []
+    for kind in ("full", "extended"):
+        run = references.runs.get(kind)
+        if run is None:
+            items.append(f"<li>{_e(references.notes.get(kind, f'no committed {kind} run'))}</li>")
+            continue
+        differs = sum(run.verdicts.get(r.claim.id, {}).get("status", r.verdict.status) != r.verdict.status
+                      for r in results)
+        items.append(f"<li>Last {_e(kind)} column: the {_e(run.describe())}, <code>{_e(run.path.name)}</code>; "
+                     f"{differs} verdict{'s' if differs != 1 else ''} differ from this run's (&ne;).</li>")
+    return f'<div class="references"><b>Reference runs</b><ul>{"".join(items)}</ul></div>'
 
 
 def _timings(results: list[ClaimResult]) -> str:
@@ -184,15 +235,24 @@ def _choice_panel(result: ClaimResult) -> str:
             f"<th>Verdict</th></tr></thead><tbody>{cells}</tbody></table></div>")
 
 
+def _quick_badge(result: ClaimResult, value: Any) -> str:
+    """QUICK beside a number whose precision depends on the mode: a sampled estimate (not exact arithmetic) of an
+    experiment whose quick mode samples less than its full mode."""
+    if not (result.quick and isinstance(value, Estimate) and value.sampled
+            and result.claim.experiment not in QUICK_IS_FULL):
+        return ""
+    return '<span class="badge" title="measured in quick mode: fewer samples than the full report">QUICK</span>'
+
+
 def _numbers_table(result: ClaimResult) -> str:
     m = result.measurement
     if m is None or not m.rows:
         return ""
-    quick = '<span class="badge" title="measured in quick mode: smaller sizes">QUICK</span>' if result.quick else ""
-    body = "".join(f'<tr><td>{_e(row.quantity)}</td><td class="num">{_e(format_value(row.measured))}</td>'
+    body = "".join(f'<tr><td>{_e(row.quantity)}</td><td class="num">{_e(format_value(row.measured))}'
+                   f'{_quick_badge(result, row.measured)}</td>'
                    f'<td class="num">{_e(format_value(row.anchor))}</td><td>{_e(row.anchor_label)}</td></tr>'
                    for row in m.rows)
-    return (f'<table class="numbers"><thead><tr><th>Quantity</th><th>Measured{quick}</th><th>Baseline / anchor</th>'
+    return ('<table class="numbers"><thead><tr><th>Quantity</th><th>Measured</th><th>Baseline / anchor</th>'
             f'<th>Anchor is</th></tr></thead><tbody>{body}</tbody></table>')
 
 
@@ -202,7 +262,30 @@ def _versions_text(versions: dict[str, Any]) -> str:
     return ", ".join(f"{label} {versions[key]}" for key, label in names.items() if versions.get(key))
 
 
-def _section(i: int, result: ClaimResult) -> str:
+def _reference_lines(result: ClaimResult, references: References | None) -> str:
+    """The claim's verdict in the last committed full and extended runs, each marked where it differs."""
+    if references is None:
+        return ""
+    items = []
+    for kind in ("full", "extended"):
+        run = references.runs.get(kind)
+        if run is None:
+            items.append(f"last {_e(kind)} run: none committed")
+            continue
+        found = run.verdicts.get(result.claim.id)
+        if found is None:
+            items.append(f"last {_e(kind)} run ({_e(run.created_at.split('T')[0])}): this claim was not in it")
+            continue
+        label = f"qualified: {found['condition']}" if found["status"] == "qualified" and found.get("condition") \
+            else found["status"]
+        differs = (' <span class="differs">differs from this run</span>' if found["status"] != result.verdict.status
+                   else " (the same)")
+        items.append(f"last {_e(kind)} run ({_e(run.created_at.split('T')[0])}): {_pill(found['status'], label, True)}"
+                     f"{differs}")
+    return f'<p class="meta reference-verdicts">{" · ".join(items)}</p>'
+
+
+def _section(i: int, result: ClaimResult, references: References | None = None) -> str:
     c, v, m = result.claim, result.verdict, result.measurement
     bg, fg = _COLOURS[v.status]
     how = "read from the results store" if result.cached else f"computed in {result.wall_s:.1f} s"
@@ -220,14 +303,16 @@ def _section(i: int, result: ClaimResult) -> str:
              f"<small>{_e(c.criterion_text)}</small></dd></dl>"]
     parts.append(_numbers_table(result))
     condition = f" — {_e(v.condition)}" if v.condition else ""
+    command = (f"<br>Run it: <code>{_e(v.command)}</code>" if v.status in NOT_MEASURED and v.command else "")
     if v.status == "failed":
         parts.append(f'<div class="verdict" style="background:{bg};color:{fg}"><strong>failed</strong>: the '
                      f'experiment did not produce numbers, so no verdict.</div>'
                      f'<pre class="error">{_e(v.reason)}</pre>')
     else:
         parts.append(f'<div class="verdict" style="background:{bg};color:{fg}"><strong>{_e(v.status)}</strong>'
-                     f'{condition}<br>{_e(v.reason)}</div>')
+                     f'{condition}<br>{_e(v.reason)}{command}</div>')
         parts.append(_choice_panel(result))
+    parts.append(_reference_lines(result, references))
     if m is not None and m.figure_png:
         parts.append(f'<figure><img alt="figure for {_e(c.title)}" src="data:image/png;base64,{m.figure_png}">'
                      f"<figcaption>{_e(c.title)} ({mode})</figcaption></figure>")
@@ -259,7 +344,8 @@ def render_html(report: ReportResult) -> str:
             if report.quick else "full mode")
     banner = f'<div class="banner">{_e(report.store_note)}</div>' if report.store_note else ""
     count_pills = "".join(_pill(s, f"{counts[s]} {s}") for s in STATUSES if counts[s])
-    sections = "".join(_section(i, r) for i, r in enumerate(report.results, 1))
+    references = getattr(report, "references", None)
+    sections = "".join(_section(i, r, references) for i, r in enumerate(report.results, 1))
     stored = sum(r.cached for r in report.results)
     created = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     return f"""<!DOCTYPE html>
@@ -281,14 +367,21 @@ claim's criterion; the baseline or published figure stands beside each number.</
 {report.wall_s:.0f} s ({len(report.computed)} computed, {stored} read from the results store) · {_e(_where(report))}</p>
 {banner}
 <div class="counts">{count_pills}</div>
-<p class="meta">Every sampled number carries its 95% interval in brackets (bootstrap over windows, words or
-sequences; Wilson for accuracies over trials; Student-t over training seeds); exact numbers stand alone. Verdicts,
-from the intervals and thresholds fixed before the run: <b>supported</b> (every interval clears its bar),
-<b>qualified</b> (true only under the named condition), <b>refuted</b> (the intervals lie on the other side),
-<b>inconclusive</b> (an interval straddles a bar, or the model never learned the task in distribution; the reason
-says how much more data would settle it), <b>not testable</b> (the test cannot tell the cases apart here),
-<b>failed</b> (the experiment raised; the error is shown).</p>
-{_summary(report.results)}
+<p class="meta">Every sampled number carries its 95% interval in brackets (bootstrap over windows, words,
+sequences or query positions; Wilson for accuracies over trials; Student-t over training seeds, on a log scale for
+step counts and ratios), inside what the number can take (accuracies and shares in [0, 1], counts and ratios above
+0); exact numbers stand alone. An interval rests on at least {MIN_UNITS} independent units: a number from fewer is
+shown without one and decides nothing. Verdicts, from the intervals and thresholds fixed before the run:
+<b>supported</b> (every interval clears its bar), <b>qualified</b> (true only under the named condition),
+<b>refuted</b> (the intervals lie on the other side), <b>inconclusive</b> (an interval straddles a bar, a number has
+too few units for an interval, or the model never learned the task in distribution; the reason says how much more
+data would settle it), <b>not testable</b> (the test cannot tell the cases apart here), <b>{QUICK_UNDECIDED}</b>
+(quick mode cannot decide it by construction; the command that decides it is shown), <b>{NOT_RUN}</b> (not run in
+this report: past its time budget; the command and its time are shown), <b>failed</b> (the experiment raised; the
+error is shown). The last two columns of the table are the verdicts of the last committed full and extended runs;
+&ne; marks where one differs from this run's.</p>
+{_references_note(references, report.results)}
+{_summary(report.results, references)}
 {_timings(report.results)}
 {sections}
 <footer>Written by <code>posenc report</code>. Every number is also in <code>report.json</code> next to this page.

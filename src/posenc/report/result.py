@@ -13,6 +13,7 @@ from typing import Any
 
 from posenc.report.claim import Claim
 from posenc.report.experiments.base import Measurement
+from posenc.report.reference import References
 from posenc.report.verdict import STATUSES, Verdict
 
 __all__ = ["ClaimResult", "ReportResult"]
@@ -67,6 +68,10 @@ class ReportResult:
     thresholds: str | None = None
     #: where the device-aware experiments (lab, extend) computed: ``{"device": "cpu", "dtype": "float32"}``
     setup: dict[str, str] = field(default_factory=lambda: {"device": "cpu", "dtype": "float32"})
+    #: the committed full and extended runs shown beside this one's verdicts (``None``: not looked for)
+    references: References | None = None
+    #: whether the claims past the report's time budget were run (``--extended``)
+    extended: bool = False
 
     @property
     def counts(self) -> dict[str, int]:

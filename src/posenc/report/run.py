@@ -51,8 +51,9 @@ from posenc.report.experiments.base import (
     get_experiment,
 )
 from posenc.report.ledger import LEDGER, get_claim
+from posenc.report.reference import load_references, run_identity
 from posenc.report.result import ClaimResult, ReportResult
-from posenc.report.verdict import Verdict, failed, judge
+from posenc.report.verdict import NOT_RUN, Verdict, failed, judge
 from posenc.store import ResultStore, StoreError
 
 __all__ = ["ClaimResult", "ReportResult", "run_report", "check_setup", "store_config", "check_output_dir", "judge_claim",
@@ -82,21 +83,24 @@ def _device_aware(name: str) -> bool:
     return name in DEVICE_AWARE
 
 
-def judge_claim(claim: Claim, measurement: Measurement) -> tuple[Verdict, dict[str, Verdict]]:
+def judge_claim(claim: Claim, measurement: Measurement, quick: bool = False) -> tuple[Verdict, dict[str, Verdict]]:
     """The headline verdict and, for a claim with a :class:`~posenc.report.claim.Choice`, the verdict under each
-    option. The headline rests on the choice's headline option, and its reason says so and why."""
+    option. The headline rests on the choice's headline option, and its reason says so and why. ``quick``: the
+    numbers come from quick mode (a number too thin for an interval then leaves the claim not decided in quick
+    mode)."""
     if claim.choice is None or measurement.missing:
-        return judge(claim, measurement.estimates, measurement.missing), {}
+        return judge(claim, measurement.estimates, measurement.missing, quick, measurement.missing_status,
+                     measurement.command), {}
     absent = [o for o in claim.choice.options if o not in measurement.variants]
     if absent:
         raise PosencError(f"claim {claim.id}: the experiment measured no estimates for {claim.choice.name} "
                           f"{', '.join(absent)}; it measured {', '.join(measurement.variants) or 'none'}")
-    variants = {o: judge(claim, measurement.variants[o]) for o in claim.choice.options}
+    variants = {o: judge(claim, measurement.variants[o], quick=quick) for o in claim.choice.options}
     head = variants[claim.choice.headline]
     others = ", ".join(f"{o}: {v.label}" for o, v in variants.items() if o != claim.choice.headline)
     note = (f" [Rests on {claim.choice.name} = {claim.choice.headline} ({claim.choice.why}); under the other "
             f"options: {others}.]")
-    return Verdict(head.status, head.reason + note, head.condition), variants
+    return Verdict(head.status, head.reason + note, head.condition, head.command), variants
 
 
 def load_thresholds(path: str | Path) -> dict[str, dict[str, float]]:
@@ -280,11 +284,12 @@ class _RayExperiments:
 
 
 def not_extended(claim: Claim) -> Measurement:
-    """What a claim past the report's budget shows when it was not asked for: the reason and the command."""
-    reason = (f"not run: it {EXTENDED[claim.experiment]}, past the hour the full report keeps to on 2 cores; run "
-              f"`posenc report --extended` (every such claim) or `posenc report --claim {claim.id}`")
+    """What a claim past the report's budget shows when it was not asked for: the reason (with how long it takes)
+    and the command that runs it."""
+    reason = (f"not run: it {EXTENDED[claim.experiment]}, past the hour the full report keeps to on 2 cores; "
+              f"`posenc report --extended` runs every such claim")
     return Measurement({"ran": False, "reason": reason}, setup="not run (past the report's time budget)",
-                       missing=reason)
+                       missing=reason, missing_status=NOT_RUN, command=f"posenc report --claim {claim.id}")
 
 
 def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None, bar: Any,
@@ -457,7 +462,8 @@ def check_setup(device: str = "auto", dtype: str = "float32", executor: str = "l
 def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_path: str | Path | None = None,
                progress: bool = True, claims: list[str | Claim] | None = None, seeds: int | None = None,
                thresholds: str | Path | None = None, device: str = "auto", dtype: str = "float32",
-               executor: str = "local", address: str | None = None, extended: bool = False) -> ReportResult:
+               executor: str = "local", address: str | None = None, extended: bool = False,
+               references: str | Path | None = None) -> ReportResult:
     """Run (or read) every claim's experiment, judge it, and write ``out_dir/index.html`` and ``report.json``.
 
     Args:
@@ -480,6 +486,8 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
         extended: also run the claims whose training goes past the report's time budget (the research encodings'
             claims, :data:`~posenc.report.experiments.base.EXTENDED`); a claim named in ``claims`` runs either way.
             Otherwise they show as not run, with the command that runs them.
+        references: the folder of the committed full and extended runs shown beside each verdict (``full.json``,
+            ``extended.json``; default ``docs/reports`` of the source tree, :mod:`posenc.report.reference`).
 
     Returns:
         a :class:`ReportResult` (paths, one :class:`ClaimResult` per claim, counts).
@@ -526,7 +534,7 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
             computed.append(claim.id)
         variants: dict[str, Verdict] = {}
         try:
-            verdict, variants = judge_claim(claim, measurement)
+            verdict, variants = judge_claim(claim, measurement, quick)
             error = None
         except Exception as exc:
             verdict, error = failed(_error_text(exc)), _error_text(exc)
@@ -537,7 +545,8 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
     result = ReportResult(out, out / "index.html", out / "report.json", results, quick,
                           store_file if store is not None else None, store_note,
                           time.perf_counter() - start, computed, seeds,
-                          str(thresholds) if thresholds is not None else None, where)
+                          str(thresholds) if thresholds is not None else None, where,
+                          load_references(references), bool(extended))
     result.index_html.write_text(render_html(result), encoding="utf-8")
     result.report_json.write_text(json.dumps(_report_json(result), indent=1, default=str), encoding="utf-8")
     return result
@@ -546,9 +555,10 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
 def _report_json(result: ReportResult) -> dict[str, Any]:
     from posenc.store import package_versions
 
-    return {"posenc": posenc.__version__, "versions": package_versions(), "quick": result.quick,
-            "seeds": result.seeds, "thresholds": result.thresholds, "device": result.setup["device"],
-            "dtype": result.setup["dtype"], "setup": result.setup,
+    return {"posenc": posenc.__version__, "versions": package_versions(), **run_identity(result.setup.get("gpu")),
+            "quick": result.quick, "extended": result.extended, "seeds": result.seeds,
+            "thresholds": result.thresholds, "device": result.setup["device"], "dtype": result.setup["dtype"],
+            "setup": result.setup,
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "wall_s": round(result.wall_s, 3),
             "store": str(result.store_path) if result.store_path else None, "store_note": result.store_note,
             "counts": result.counts, "computed": result.computed, "claims": [r.as_dict() for r in result.results]}

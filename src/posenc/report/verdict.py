@@ -6,16 +6,26 @@ Five outcomes come from :func:`judge`:
 - ``refuted``: every core test's interval lies wholly on the other side;
 - ``qualified``: some tests pass and some fail, each decided; the verdict names the condition;
 - ``inconclusive``: an interval straddles a threshold so that the outcome could go either way (the reason says by how
-  much the sample would have to grow), or a requirement (the model learned the task in distribution, the experiment
-  ran at all) is not met;
+  much the sample would have to grow), a number that could decide rests on fewer than
+  :data:`~posenc.stats.MIN_UNITS` units and so has no interval, or a requirement (the model learned the task in
+  distribution) is not met;
 - ``not testable``: the test cannot tell the cases apart here (a requirement marked so failed), with the reason; or
   the claim cannot be tested as written (:attr:`~posenc.report.claim.Claim.untestable`), with its reason.
 
-A sixth, ``failed``, is set by the runner when the experiment raised: the claim has no numbers, only the error.
+Two say that nothing was measured that could decide, and are never counted as evidence either way:
+
+- ``not decided in quick mode``: quick mode cannot decide the claim by construction (its experiment does not run in
+  quick mode, or a number that could decide rests on the quick mode's 2 seeds, too few for an interval); the
+  verdict carries the command that decides it;
+- ``not run``: the experiment was not run in this report (it trains past the report's time budget); the verdict
+  carries the command that runs it and the reason says how long it takes.
+
+A last one, ``failed``, is set by the runner when the experiment raised: the claim has no numbers, only the error.
 
 The rule: each :class:`~posenc.report.claim.Test` compares one statistic's interval with its threshold and gives
-pass, fail or undecided. Every way the undecided tests could fall is tried; if all give one status, that is the
-verdict, else it is inconclusive.
+pass, fail or undecided (a number without an interval is undecided). Every way the undecided tests could fall is
+tried; if all give one status, that is the verdict, else it is inconclusive (or not decided in quick mode, when an
+undecided test's number has no interval in quick mode).
 """
 
 from __future__ import annotations
@@ -27,31 +37,45 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from posenc.errors import PosencError
-from posenc.stats import Estimate
+from posenc.stats import MIN_UNITS, Estimate
 
 if TYPE_CHECKING:
     from posenc.report.claim import Claim, Test
 
-__all__ = ["Verdict", "STATUSES", "supported", "refuted", "qualified", "inconclusive", "not_testable", "failed",
-           "judge", "outcome"]
+__all__ = ["Verdict", "STATUSES", "DECIDED", "UNDECIDED", "NOT_MEASURED", "QUICK_UNDECIDED", "NOT_RUN",
+           "supported", "refuted", "qualified", "inconclusive", "not_testable", "not_run", "not_decided_in_quick",
+           "failed", "judge", "outcome", "decide_command"]
 
+QUICK_UNDECIDED = "not decided in quick mode"
+NOT_RUN = "not run"
 #: every status a verdict can have, in the order the summary counts them
-STATUSES = ("supported", "qualified", "refuted", "inconclusive", "not testable", "failed")
+STATUSES = ("supported", "qualified", "refuted", "inconclusive", "not testable", QUICK_UNDECIDED, NOT_RUN, "failed")
+#: the statuses that say something about the claim
+DECIDED = ("supported", "qualified", "refuted")
+#: measured, but the numbers do not decide (or the test cannot)
+UNDECIDED = ("inconclusive", "not testable")
+#: nothing was measured that could decide: never evidence, never counted among the inconclusive
+NOT_MEASURED = (QUICK_UNDECIDED, NOT_RUN)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """``status`` (one of :data:`STATUSES`), ``reason`` (the numbers that decided it), ``condition`` (qualified only)."""
+    """``status`` (one of :data:`STATUSES`), ``reason`` (the numbers that decided it), ``condition`` (qualified
+    only), ``command`` (not run and not decided in quick mode only: the command that runs or decides it)."""
 
     status: str
     reason: str
     condition: str | None = None
+    command: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise PosencError(f"verdict status must be one of {STATUSES}, got {self.status!r}")
         if self.status == "qualified" and not self.condition:
             raise PosencError("a qualified verdict must name its condition (condition='...')")
+        if self.status in NOT_MEASURED and not self.command:
+            raise PosencError(f"a {self.status!r} verdict must name the command that runs or decides it "
+                              f"(command='posenc report ...')")
 
     @property
     def label(self) -> str:
@@ -82,6 +106,19 @@ def not_testable(reason: str) -> Verdict:
     return Verdict("not testable", reason)
 
 
+def not_run(reason: str, command: str) -> Verdict:
+    return Verdict(NOT_RUN, reason, command=command)
+
+
+def not_decided_in_quick(reason: str, command: str) -> Verdict:
+    return Verdict(QUICK_UNDECIDED, reason, command=command)
+
+
+def decide_command(claim_id: str) -> str:
+    """The command that runs one claim's full experiment (into the default output folder's store)."""
+    return f"posenc report --claim {claim_id}"
+
+
 def failed(error: str) -> Verdict:
     return Verdict("failed", error)
 
@@ -91,8 +128,8 @@ def failed(error: str) -> Verdict:
 # ---------------------------------------------------------------------------------------------------------------
 def outcome(test: Test, estimate: Estimate) -> bool | None:
     """``True`` when the whole interval passes the test, ``False`` when the whole interval fails it, ``None`` when
-    it straddles the threshold (or the value is NaN)."""
-    if math.isnan(estimate.value):
+    it straddles the threshold, the value is NaN, or the number has no interval (too few units to decide)."""
+    if math.isnan(estimate.value) or not estimate.has_interval:
         return None
     low, high = estimate.low, estimate.high
     if test.op == ">":
@@ -104,9 +141,10 @@ def _more_data(test: Test, estimate: Estimate) -> str:
     """How much larger the sample would have to be for the interval to clear the threshold (width ~ 1/sqrt(n))."""
     gap = abs(estimate.value - test.threshold)
     half = estimate.half_width
-    if not math.isfinite(half):
-        return f"{test.statistic} has no interval from n={estimate.n}; at least 2 independent samples are needed"
-    if gap == 0 or math.isnan(gap):
+    if not estimate.has_interval:
+        return (f"{test.statistic} rests on n={estimate.n}, too few for an interval: at least {MIN_UNITS} "
+                f"independent units are needed")
+    if gap == 0 or math.isnan(gap) or not math.isfinite(half):
         return f"{test.statistic} sits on the threshold; no sample size would settle it"
     factor = (half / gap) ** 2
     return (f"{test.statistic} = {estimate.text()} straddles {test.threshold:.7g}; about {math.ceil(factor * estimate.n)}"
@@ -123,19 +161,39 @@ def _status(core: list[bool], conditions: list[bool]) -> str:
 
 def _describe(test: Test, estimate: Estimate, result: bool | None) -> str:
     mark = {True: "holds", False: "does not hold", None: "undecided"}[result]
+    if result is None and not estimate.has_interval:
+        mark = f"undecided (n={estimate.n}: no interval)"
     return f"{test.says}: {test.statistic} = {estimate.text()} (needs {test.op} {test.threshold:.7g}) — {mark}"
 
 
-def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None = None) -> Verdict:
+def _too_few(claim: Claim, quick: bool, reason: str) -> Verdict:
+    """Undecided because a number that could decide has no interval: in quick mode that is by construction (its 2
+    seeds), so the claim is not decided in quick mode; otherwise inconclusive."""
+    if quick:
+        return not_decided_in_quick(f"{reason}. Quick mode cannot decide this: its numbers rest on too few units "
+                                    f"for an interval (at least {MIN_UNITS}); the full report decides it",
+                                    decide_command(claim.id))
+    return inconclusive(reason)
+
+
+def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None = None, quick: bool = False,
+          missing_status: str | None = None, command: str | None = None) -> Verdict:
     """The verdict of ``claim`` from ``estimates`` (statistic name -> :class:`Estimate`).
 
-    ``missing``: the experiment did not run here (its reason), so nothing can be judged: inconclusive. A claim
-    marked :attr:`~posenc.report.claim.Claim.untestable` is not testable whatever was measured.
+    ``missing``: the experiment did not run here (its reason), so nothing can be judged: ``missing_status``, by
+    default "not decided in quick mode" in quick mode (the experiment does not run there) and "not run" otherwise,
+    with ``command`` (default: the claim's own ``posenc report --claim ID``). ``quick``: the numbers come from quick
+    mode, so an undecided test whose number has no interval makes the claim not decided in quick mode, not
+    inconclusive. A claim marked :attr:`~posenc.report.claim.Claim.untestable` is not testable whatever was measured.
     """
     if claim.untestable:
         return not_testable(f"not testable as written: {claim.untestable}")
     if missing:
-        return inconclusive(missing)
+        missing_status = missing_status or (QUICK_UNDECIDED if quick else NOT_RUN)
+        if missing_status not in NOT_MEASURED:
+            raise PosencError(f"claim {claim.id}: a missing measurement's status must be one of {NOT_MEASURED}, got "
+                              f"{missing_status!r}")
+        return Verdict(missing_status, missing, command=command or decide_command(claim.id))
     absent = [t.statistic for t in (*claim.requires, *claim.tests) if t.statistic not in estimates]
     if absent:
         raise PosencError(f"claim {claim.id}: the experiment {claim.experiment!r} gave no estimate for "
@@ -148,6 +206,8 @@ def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None =
             text = _describe(req, est, result)
             if req.otherwise == "not testable" and result is False:
                 return not_testable(f"requirement not met, so the test cannot tell the cases apart: {text}")
+            if result is None and not est.has_interval:
+                return _too_few(claim, quick, f"requirement undecided: {text}")
             return inconclusive(f"requirement not met: {text}")
     results = [(t, estimates[t.statistic], outcome(t, estimates[t.statistic])) for t in claim.tests]
     reason = "; ".join(_describe(t, e, r) for t, e, r in results)
@@ -162,7 +222,10 @@ def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None =
         statuses.add(_status(core, conditions))
     if len(statuses) > 1:
         settle = "; ".join(_more_data(t, e) for t, e, r in results if r is None)
-        return inconclusive(f"{reason}. Undecided: {settle}")
+        text = f"{reason}. Undecided: {settle}"
+        if any(not e.has_interval for _, e, r in results if r is None):
+            return _too_few(claim, quick, text)
+        return inconclusive(text)
     status = statuses.pop()
     if status == "qualified":
         failing = [t for t, _, r in results if r is False]

@@ -10,6 +10,9 @@ properties, probe, lab, extend), never decides a verdict, and returns:
 - ``rows``: the small table the page shows, each measured value (an ``Estimate`` where sampled) beside its baseline
   or published anchor;
 - ``missing``: set instead of estimates when the experiment did not run here (quick mode), with the reason;
+  ``command`` the command that runs it (default: the claim's own ``posenc report --claim ID``). An experiment that
+  returns ``missing`` in quick mode leaves its claims "not decided in quick mode"; the runner marks the claims past
+  the report's time budget "not run" (``missing_status``);
 - ``figure``: an optional matplotlib ``Figure`` (stored as a PNG);
 - ``setup``: one sentence saying what ran, with its sizes (quick and full mode differ here).
 
@@ -32,8 +35,8 @@ from matplotlib.figure import Figure
 from posenc.errors import PosencError
 from posenc.stats import Estimate, jsonable
 
-__all__ = ["Context", "Row", "Measurement", "exacts", "one_thread", "experiment", "EXPERIMENTS", "DEVICE_AWARE", "ON_DRIVER",
-           "PREPARE", "EXCLUSIVE", "EXTENDED", "get_experiment", "figure_to_png"]
+__all__ = ["Context", "Row", "Measurement", "exacts", "one_thread", "experiment", "EXPERIMENTS", "DEVICE_AWARE",
+           "ON_DRIVER", "PREPARE", "EXCLUSIVE", "EXTENDED", "QUICK_IS_FULL", "get_experiment", "figure_to_png"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class Measurement:
     estimates: dict[str, Estimate] = field(default_factory=dict)
     variants: dict[str, dict[str, Estimate]] = field(default_factory=dict)
     missing: str | None = None
+    missing_status: str | None = None
+    command: str | None = None
     figure_png: str | None = None  # base64 PNG: filled from ``figure`` when stored, or read back from the store
 
     def to_json(self) -> dict[str, Any]:
@@ -106,8 +111,9 @@ class Measurement:
             png = figure_to_png(self.figure)
         return {"estimates": {k: e.as_dict() for k, e in self.estimates.items()},
                 "variants": {o: {k: e.as_dict() for k, e in v.items()} for o, v in self.variants.items()},
-                "missing": self.missing, "numbers": jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows],
-                "setup": self.setup, "figure_png": png}
+                "missing": self.missing, "missing_status": self.missing_status, "command": self.command,
+                "numbers": jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows], "setup": self.setup,
+                "figure_png": png}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Measurement:
@@ -117,7 +123,8 @@ class Measurement:
                    estimates={k: Estimate.from_dict(e) for k, e in data.get("estimates", {}).items()},
                    variants={o: {k: Estimate.from_dict(e) for k, e in v.items()}
                              for o, v in data.get("variants", {}).items()},
-                   missing=data.get("missing"))
+                   missing=data.get("missing"), missing_status=data.get("missing_status"),
+                   command=data.get("command"))
 
 
 def exacts(numbers: dict[str, Any], *keys: str) -> dict[str, Estimate]:
@@ -187,17 +194,21 @@ EXCLUSIVE: set[str] = set()
 #: hour on 2 cores): they run only with ``Context.extended`` (``posenc report --extended``, or their claim named
 #: with ``--claim``); otherwise their claims show as not run, with this sentence and the command
 EXTENDED: dict[str, str] = {}
+#: the experiments whose numbers are the same in quick and full mode (computed from fixed tables, no sizes that the
+#: mode sets): the page marks none of their numbers QUICK
+QUICK_IS_FULL: set[str] = set()
 
 
 def experiment(name: str, device: bool = False, driver: bool = False,
                prepare: Callable[[Context], Any] | None = None, prepare_here: bool = False, exclusive: bool = False,
-               extended: str | None = None
+               extended: str | None = None, quick_is_full: bool = False
                ) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
     """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises); ``device=True``: it runs on
     ``ctx.device`` in ``ctx.dtype``; ``driver=True``: it dispatches its own runs (:data:`ON_DRIVER`);
     ``prepare``, ``prepare_here``: what it trains, startable ahead of it (:data:`PREPARE`); ``exclusive=True``: it
     computes long enough to want every core (:data:`EXCLUSIVE`); ``extended``: it trains past the report's time
-    budget and runs only when asked, this sentence saying for how long (:data:`EXTENDED`)."""
+    budget and runs only when asked, this sentence saying for how long (:data:`EXTENDED`); ``quick_is_full=True``:
+    quick mode computes exactly what full mode does (:data:`QUICK_IS_FULL`)."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
         if name in EXPERIMENTS:
@@ -213,6 +224,8 @@ def experiment(name: str, device: bool = False, driver: bool = False,
             EXCLUSIVE.add(name)
         if extended is not None:
             EXTENDED[name] = extended
+        if quick_is_full:
+            QUICK_IS_FULL.add(name)
         return fn
 
     return decorate

@@ -46,6 +46,9 @@ from posenc.report.claim import Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.stats import Estimate, bootstrap, over_seeds, wilson
 
+#: what a perplexity can take: at least 1
+PERPLEXITY = (1.0, float("inf"))
+
 SCALINGS = ("none", "linear", "yarn")
 PROTOCOL = "nonoverlap"
 
@@ -137,18 +140,18 @@ def _run(model: str, ctx: Context, scalings: tuple[str, ...] = SCALINGS, **kwarg
 
 
 def window_ppl(window_nll: list[float] | np.ndarray) -> Estimate:
-    """Perplexity ``exp(mean window loss)`` with a 95% percentile-bootstrap interval over windows."""
-    return bootstrap(np.asarray(window_nll, dtype=np.float64), lambda x: float(np.exp(np.mean(x))))
+    """Perplexity ``exp(mean window loss)`` with a 95% percentile-bootstrap interval over windows (at least 1)."""
+    return bootstrap(np.asarray(window_nll, dtype=np.float64), lambda x: float(np.exp(np.mean(x))), bounds=PERPLEXITY)
 
 
 def paired_ppl_ratio(nll: list[float] | np.ndarray, reference: list[float] | np.ndarray) -> Estimate:
     """``exp(mean_w (nll[w] - reference[w]))``, the perplexity ratio paired by window, with the Student-t 95%
-    interval of the mean log-ratio over windows (:func:`posenc.stats.over_seeds`: a mean over independent units)."""
+    interval of the mean log-ratio over windows (:func:`posenc.stats.over_seeds` on the log scale: a mean over
+    independent units, above 0)."""
     a, b = np.asarray(nll, dtype=np.float64), np.asarray(reference, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
         raise PosencError(f"paired windows must be two 1-D arrays of one length, got {a.shape} and {b.shape}")
-    d = over_seeds(a - b)
-    return Estimate(float(np.exp(d.value)), float(np.exp(d.low)), float(np.exp(d.high)), d.n, d.method)
+    return over_seeds(np.exp(a - b), log=True)
 
 
 def passkey_counts(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[tuple[str, int, float],

@@ -32,7 +32,7 @@ from posenc.errors import PosencError
 from posenc.probe.geometry import near_orthogonal_margin
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
-from posenc.stats import Estimate, exact
+from posenc.stats import POSITIVE, SHARE, UNBOUNDED, Estimate, exact
 
 MODEL = "minilm"
 #: all-MiniLM-L6-v2's width: the claims' margins are fixed for it (the experiments check the loaded model)
@@ -181,7 +181,7 @@ def _word_samples() -> dict[str, np.ndarray]:
                                                        FREQUENT_COUNT)}
 
 
-@experiment("minilm_geometry")
+@experiment("minilm_geometry", quick_is_full=True)
 def minilm_geometry(ctx: Context) -> Measurement:
     """Seed 001 §4.1 on all-MiniLM-L6-v2: is every word row nearly orthogonal to every position row?
 
@@ -294,7 +294,7 @@ def _angles(words: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return np.degrees(np.arccos(np.clip(cosine_matrix(words, positions), -1, 1))).ravel()
 
 
-@experiment("magnitude")
+@experiment("magnitude", quick_is_full=True)
 def magnitude(ctx: Context) -> Measurement:
     """Seeds 000 §3.3 (the position encoding is *small* next to the word vector) and 003 §14.8.2 (the sinusoid is
     *comparable* to the embedding): two claims, each against a named reference scale.
@@ -319,7 +319,7 @@ def magnitude(ctx: Context) -> Measurement:
     word_norms = words.double()[rows].norm(dim=1).numpy()
     position_norms = positions.double().norm(dim=1).numpy()
     ratio = bootstrap_weights((len(word_norms), len(position_norms)),
-                              lambda a, b: (b @ position_norms) / (a @ word_norms))[0]
+                              lambda a, b: (b @ position_norms) / (a @ word_norms), bounds=POSITIVE)[0]
     d = 512
     sin = posenc.build("sinusoidal", dim=d).table(1024, d).double()
     sin_rms = float(sin.pow(2).mean().sqrt())
@@ -330,7 +330,7 @@ def magnitude(ctx: Context) -> Measurement:
     word_sq = word_norms ** 2 / d_minilm  # each row's mean square per channel
     word_rms = float(np.sqrt(word_sq.mean()))
     word_gap = bootstrap_weights((len(word_sq),),
-                                 lambda a: np.abs(np.log10(sin_minilm_rms / np.sqrt(a @ word_sq))))[0]
+                                 lambda a: np.abs(np.log10(sin_minilm_rms / np.sqrt(a @ word_sq))), bounds=POSITIVE)[0]
     init_gap = abs(math.log10(sin_rms / init_rms))
     numbers = {"minilm_word_norm": float(word_norms.mean()), "minilm_position_norm": float(position_norms.mean()),
                "minilm_position_to_word_norm": ratio.value, "word_rows": int(len(rows)), "sinusoid_rms": sin_rms,
@@ -374,7 +374,7 @@ DIM_BLOCKS = 4
 DIM_WORD_ROWS, DIM_PAIRS = 4096, 4096
 
 
-@experiment("minilm_dimensions")
+@experiment("minilm_dimensions", quick_is_full=True)
 def minilm_dimensions(ctx: Context) -> Measurement:
     """Seed 002: does training put more position in the low dimensions and more meaning in the high ones?
 
@@ -414,7 +414,7 @@ def minilm_dimensions(ctx: Context) -> Measurement:
         per_block = 1.0 - (w @ se) / total[:, None]  # [r, B]
         return np.concatenate([per_block, (per_block[:, 0] - per_block[:, -1])[:, None]], axis=1)
 
-    r2_estimates = bootstrap_weights((len(y),), r2)
+    r2_estimates = bootstrap_weights((len(y),), r2, bounds=[(-np.inf, 1.0)] * len(blocks) + [UNBOUNDED])
     block_r2, r2_gap = r2_estimates[:-1], r2_estimates[-1]
     w1, w2, p1, p2 = words, words ** 2, positions, positions ** 2
     index = np.arange(d)
@@ -428,7 +428,8 @@ def minilm_dimensions(ctx: Context) -> Measurement:
         per_block = share @ masks.T  # [r, B]
         return np.concatenate([per_block, (per_block[:, 0] - per_block[:, -1])[:, None]], axis=1)
 
-    share_estimates = bootstrap_weights((len(words), len(positions)), shares)
+    share_estimates = bootstrap_weights((len(words), len(positions)), shares,
+                                        bounds=[SHARE] * len(blocks) + [(-1.0, 1.0)])
     block_share, share_gap = share_estimates[:-1], share_estimates[-1]
     per_dim = positions.var(0) / (positions.var(0) + words.var(0))
 
@@ -524,17 +525,23 @@ def minilm_four_terms(ctx: Context) -> Measurement:
 
 def _position_bins(argmax: np.ndarray, layer: int, head: int, offset: int, width: int) -> list[Estimate]:
     """Share of queries whose maximum sits on ``offset`` for one head, by query-position bin of ``width`` queries,
-    with a bootstrap over windows. ``argmax [W, L, H, T]`` holds each query's argmax offset."""
-    from posenc.stats import bootstrap_weights
+    with the two-way bootstrap over windows and the bin's query positions. ``argmax [W, L, H, T]`` holds each
+    query's argmax offset."""
+    from posenc.probe.heads import query_shares
 
+    hits, valid = _offset_hits(argmax, layer, head, offset)  # [W, T] each
+    t = argmax.shape[-1]
+    return [query_shares(hits[:, a:min(a + width, t), None], valid[:, a:min(a + width, t), None])[0]
+            for a in range(0, t, width)]
+
+
+def _offset_hits(argmax: np.ndarray, layer: int, head: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(hits, valid) [W, T]``: queries of one head whose maximum sits on ``offset``, and queries for which the
+    offset lies inside the window."""
     t = argmax.shape[-1]
     positions = np.arange(t)
-    valid = (positions + offset >= 0) & (positions + offset < t)  # [T] queries for which the offset exists
-    hits = (argmax[:, layer, head, :] == offset) & valid  # [W, T]
-    spans = [(a, min(a + width, t)) for a in range(0, t, width)]
-    hit_bins = np.stack([hits[:, a:b].sum(1) for a, b in spans], axis=1).astype(float)  # [W, nb]
-    valid_bins = np.array([valid[a:b].sum() for a, b in spans], dtype=float)  # [nb]
-    return bootstrap_weights((len(hits),), lambda w: (w @ hit_bins) / valid_bins)
+    valid = np.broadcast_to((positions + offset >= 0) & (positions + offset < t), argmax.shape[:1] + (t,))
+    return (argmax[:, layer, head, :] == offset) & valid, valid
 
 
 @experiment("minilm_heads")
@@ -544,7 +551,8 @@ def minilm_heads(ctx: Context) -> Measurement:
 
     Attention of every layer is captured with :func:`posenc.probe.capture.capture` and judged by
     :func:`posenc.probe.heads.positional_heads` (the probe's judgement): Voita's 90% rule over offsets -8..8 and
-    Clark's previous / next-token share, each head with a 95% interval from a bootstrap over windows.
+    Clark's previous / next-token share, each head with a 95% interval: the Voita fraction (a share of queries) from
+    the two-way bootstrap over windows and query positions, Clark's shares from a bootstrap over windows.
     """
     from posenc.plots.probe import window_length_figure
     from posenc.probe.heads import VOITA_THRESHOLD, positional_heads
@@ -553,7 +561,7 @@ def minilm_heads(ctx: Context) -> Measurement:
     _check_headline(lengths)
     count = _window_count(ctx)
     passes = {n: _window_pass(n, count) for n in LENGTHS}
-    judged = {n: positional_heads(passes[n]["summary"]) for n in LENGTHS}
+    judged = {n: positional_heads(passes[n]["summary"], query_offsets=passes[n]["argmax"]) for n in LENGTHS}
     variants = {window_option(n): dict(judged[n].estimates) for n in LENGTHS}
     headline = judged[HEADLINE_LENGTH]
     layer, head = headline.best
@@ -611,20 +619,19 @@ def minilm_heads(ctx: Context) -> Measurement:
                                HEADLINE_LENGTH)
     return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2, 6 layers x 12 heads, {_setup_windows(windows)}, "
                                            f"lengths {', '.join(map(str, LENGTHS))}; judged by "
-                                           f"posenc.probe.heads.positional_heads, 95% intervals from a bootstrap "
-                                           f"over windows",
+                                           f"posenc.probe.heads.positional_heads, 95% intervals from the two-way "
+                                           f"bootstrap over windows and query positions (shares of queries) and "
+                                           f"from a bootstrap over windows (attention on the previous / next token)",
                        estimates=variants[WINDOW.headline], variants=variants)
 
 
 def _fraction_at(window_pass: dict[str, Any], layer: int, head: int, offset: int) -> Estimate:
-    """One head's Voita fraction at a given offset (not its own best), with a bootstrap over windows."""
-    from posenc.stats import bootstrap_weights
+    """One head's Voita fraction at a given offset (not its own best), with the two-way bootstrap over windows and
+    query positions."""
+    from posenc.probe.heads import query_shares
 
-    raw = window_pass["summary"]["per_window"]
-    hits, valid = np.asarray(raw["hits"]), np.asarray(raw["valid"])  # [W, L, H, O], [W, L, O]
-    index = offset + hits.shape[-1] // 2
-    h, v = hits[:, layer, head, index], valid[:, layer, index]
-    return bootstrap_weights((len(h),), lambda w: (w @ h) / (w @ v))[0]
+    hits, valid = _offset_hits(window_pass["argmax"], layer, head, offset)
+    return query_shares(hits[..., None], valid[..., None])[0]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -736,7 +743,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "Voita et al. 2019: 90% of queries"),),
           choice=WINDOW,
           quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
-                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=2),
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=3),
     Claim("voita-heads", "Voita et al. 2019; Clark et al. 2019", "literature",
           "Positional heads by Voita's definition sit at ±1",
           "Heads that are positional by Voita et al.'s definition (the maximum attention weight on one fixed "
@@ -749,7 +756,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("other_positional_heads", "<", AT_LEAST_ONE, "no positional head sits at another offset",
                    "none may", role="condition",
                    unless="positional heads exist at +-1, but some look further than one token")),
-          choice=WINDOW, revision=3),
+          choice=WINDOW, revision=4),
     Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms carry little",
           "In BERT-family models the word-position and position-word terms of the first layer's logits look "
           "uniform (they carry little).",

@@ -24,6 +24,7 @@ from posenc.report.experiments import training
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.report.experiments.training import (
     LEARNED,
+    PERPLEXITY,
     accuracy_table,
     by_size_curves,
     in_distribution,
@@ -34,7 +35,7 @@ from posenc.report.experiments.training import (
     perplexity_bands,
     task_sweep,
 )
-from posenc.stats import Estimate, over_seeds
+from posenc.stats import SHARE, Estimate, over_seeds
 
 #: the research encodings on the char-LM, and what each is compared with (the char-LM sweep's own runs)
 EXTRAPOLATORS = ["fire", "kerple"]
@@ -118,9 +119,10 @@ def lab_fire_kerple(ctx: Context) -> Measurement:
     variants = {f"{n // L}L": {f"{e}_minus_best": over_seeds(log_ppl_margins(ppl, n, e, BASELINES))
                                for e in EXTRAPOLATORS} for n in lengths}
     longest = max(lengths)
-    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L]), None, "trained length")
+    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L], bounds=PERPLEXITY), None,
+                "trained length")
             for e in EXTRAPOLATORS + BASELINES]
-    rows += [Row(f"{e}: perplexity at {longest}", over_seeds(ppl[e][longest]), None, "") for e in
+    rows += [Row(f"{e}: perplexity at {longest}", over_seeds(ppl[e][longest], bounds=PERPLEXITY), None, "") for e in
              EXTRAPOLATORS + BASELINES]
     rows += [Row(f"{e}: log perplexity at {longest} minus the lower of RoPE's and ALiBi's",
                  variants[f"{longest // L}L"][f"{e}_minus_best"], 0.0, "< 0: below both") for e in EXTRAPOLATORS]
@@ -146,11 +148,13 @@ def lab_prope(ctx: Context) -> Measurement:
     if L not in ppl.get("p_rope", {}) or L not in ppl.get("rope", {}):
         raise PosencError("the char-LM runs of p-RoPE or RoPE are missing; every run failed")
     diff = over_seeds(log_ppl_margins(ppl, L, "p_rope", ["rope"]))
-    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L]), None, "") for e in ("p_rope", "rope")]
+    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L], bounds=PERPLEXITY), None, "")
+            for e in ("p_rope", "rope")]
     rows.append(Row(f"log perplexity at {L}: p-RoPE minus RoPE", diff, math.log(PROPE_MARGIN),
                     f"non-inferiority margin (log {PROPE_MARGIN:g})"))
     longest = max(ppl["rope"])
-    rows += [Row(f"{e}: perplexity at {longest} (for comparison; not judged)", over_seeds(ppl[e][longest]), None, "")
+    rows += [Row(f"{e}: perplexity at {longest} (for comparison; not judged)",
+                 over_seeds(ppl[e][longest], bounds=PERPLEXITY), None, "")
              for e in ("p_rope", "rope") if longest in ppl[e]]
     from posenc.plots.lab import perplexity_by_length_figure
 
@@ -182,8 +186,9 @@ def lab_cope_counting(ctx: Context) -> Measurement:
     for t in COUNTING_TASKS:
         per = {e: per_seed(acc[t][e], lambda n: n > 1.0) for e in COUNTING_ENCODINGS}
         seeds = min(len(v) for v in per.values())
-        margins[t] = over_seeds([per["cope"][s] - max(per[e][s] for e in others) for s in range(seeds)])
-        past[t] = {e: over_seeds(v) for e, v in per.items()}
+        margins[t] = over_seeds([per["cope"][s] - max(per[e][s] for e in others) for s in range(seeds)],
+                                bounds=(-1.0, 1.0))
+        past[t] = {e: over_seeds(v, bounds=SHARE) for e, v in per.items()}
     lowest_in = min((ind[t]["cope"] for t in COUNTING_TASKS), key=lambda e: e.value)
     lowest_past = min((past[t]["cope"] for t in COUNTING_TASKS), key=lambda e: e.value)
     estimates = {"cope_in_distribution": lowest_in, "cope_past_L": lowest_past,
@@ -215,19 +220,20 @@ CLAIMS: tuple[Claim, ...] = (
           "lab_fire_kerple", (
               Test("fire_minus_best", "<", 0.0, "FIRE's log perplexity past L is below both RoPE's and ALiBi's",
                    "the paper's ordering"),),
-          choice=_LENGTH),
+          choice=_LENGTH, revision=2),
     Claim("kerple-extrapolates", "Chi et al. 2022 (KERPLE)", "literature", "KERPLE beats RoPE and ALiBi past L",
           "Trained at length L, KERPLE's (log kernel) perplexity at longer lengths is lower than RoPE's and ALiBi's.",
           "lab_fire_kerple", (
               Test("kerple_minus_best", "<", 0.0, "KERPLE's log perplexity past L is below both RoPE's and "
                    "ALiBi's", "the paper's ordering"),),
-          choice=_LENGTH),
+          choice=_LENGTH, revision=2),
     Claim("p-rope-in-distribution", "Barbero et al. 2024 (p-RoPE)", "literature",
           "p-RoPE costs nothing in distribution",
           "Keeping only RoPE's highest frequencies (p = 0.75) does not hurt perplexity at the trained length.",
           "lab_prope", (
               Test("prope_minus_rope", "<", math.log(PROPE_MARGIN), f"p-RoPE's perplexity at L is at most "
-                   f"{100 * (PROPE_MARGIN - 1):.0f}% above RoPE's", "non-inferiority margin fixed before the run"),)),
+                   f"{100 * (PROPE_MARGIN - 1):.0f}% above RoPE's", "non-inferiority margin fixed before the run"),),
+          revision=2),
     Claim("cope-counts", "Golovneva et al. 2024 (CoPE)", "literature", "CoPE counts where token positions fail",
           "CoPE solves selective copy and counting past the trained size, where encodings that count every token "
           "(RoPE, a learned table) fail.",
@@ -240,5 +246,6 @@ CLAIMS: tuple[Claim, ...] = (
                    "'solves': the in-distribution bar", role="condition",
                    unless="CoPE does better than the token-counting encodings but does not solve the tasks past L")),
           requires=(Test("cope_in_distribution", ">", LEARNED, f"CoPE learned both tasks in distribution (token "
-                         f"accuracy >= {LEARNED:g})", "the in-distribution bar fixed for every lab claim"),)),
+                         f"accuracy >= {LEARNED:g})", "the in-distribution bar fixed for every lab claim"),),
+          revision=2),
 )

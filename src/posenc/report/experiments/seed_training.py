@@ -34,7 +34,7 @@ import torch.nn.functional as F
 
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
-from posenc.stats import Estimate, exact, over_seeds
+from posenc.stats import SHARE, Estimate, observed, over_seeds, ratio_over_seeds
 
 __all__ = ["local_batch", "validation_set", "steps_to_bar", "embedding_cosines", "chance_abs_cos", "train_traced",
            "lab_runs", "ratio_estimate", "CLAIMS"]
@@ -249,10 +249,9 @@ def _steps(run: dict[str, Any]) -> float:
 
 
 def ratio_estimate(numerators: list[float], denominators: list[float]) -> Estimate:
-    """Geometric mean of paired ratios with a Student-t interval on their logarithms (:func:`over_seeds`), back on
-    the ratio scale."""
-    logs = over_seeds([math.log(a / b) for a, b in zip(numerators, denominators, strict=True)])
-    return Estimate(math.exp(logs.value), math.exp(logs.low), math.exp(logs.high), logs.n, "t")
+    """Geometric mean of paired ratios with a Student-t interval on their logarithms, back on the ratio scale
+    (:func:`posenc.stats.ratio_over_seeds`)."""
+    return ratio_over_seeds(numerators, denominators)
 
 
 def _paired(runs: dict, tasks: tuple[str, ...], numerator: str, denominator: str, seeds: int
@@ -264,8 +263,10 @@ def _paired(runs: dict, tasks: tuple[str, ...], numerator: str, denominator: str
     return ratio_estimate(a, b), detail
 
 
-def _reached(runs: dict, tasks: tuple[str, ...], label: str, seeds: int) -> float:
-    return float(np.mean([runs[(t, label, s)]["steps_to_bar"] is not None for t in tasks for s in range(seeds)]))
+def _reached(runs: dict, tasks: tuple[str, ...], label: str, seeds: int) -> Estimate:
+    """The share of ``label``'s runs that reached the bar, as observed (the requirement reads the runs in hand)."""
+    hits = [runs[(t, label, s)]["steps_to_bar"] is not None for t in tasks for s in range(seeds)]
+    return observed(float(np.mean(hits)), len(hits), SHARE)
 
 
 def _step_rows(runs: dict, pairs: list[tuple[str, str]], seeds: int) -> list[Row]:
@@ -273,7 +274,8 @@ def _step_rows(runs: dict, pairs: list[tuple[str, str]], seeds: int) -> list[Row
     for task, label in pairs:
         values = [_steps(runs[(task, label, s)]) for s in range(seeds)]
         missed = sum(runs[(task, label, s)]["steps_to_bar"] is None for s in range(seeds))
-        rows.append(Row(f"{task}, {label}: steps to {BAR:g} validation accuracy", over_seeds(values), None,
+        rows.append(Row(f"{task}, {label}: steps to {BAR:g} validation accuracy (geometric mean)",
+                        over_seeds(values, log=True), None,
                         f"{missed} of {seeds} runs never reached it (counted at their last step)" if missed
                         else "every run reached it"))
     return rows
@@ -289,8 +291,8 @@ def _curves(runs: dict, pairs: list[tuple[str, str]], seeds: int) -> dict[str, d
 def _setup(seeds: int, tasks: str) -> str:
     return (f"posenc causal Transformer, d_model {D_MODEL}, {N_LAYERS} layers, {N_HEADS} heads; {tasks}; AdamW lr "
             f"{LR:g} (warm-up {WARMUP} steps), batch {BATCH}; validation every {VAL_EVERY} steps, stop at token "
-            f"accuracy {BAR:g} (at most {CAP} steps); {seeds} seeds, paired across encodings (mean and 95% "
-            f"t-interval over runs)")
+            f"accuracy {BAR:g} (at most {CAP} steps); {seeds} seeds, paired across encodings (step counts and their "
+            f"ratios as geometric means, 95% t-interval on the log scale over runs; an interval needs 3 runs)")
 
 
 def _cpu(runs: dict) -> float:
@@ -316,7 +318,7 @@ def _paired_steps(ctx: Context, numerator: str, denominator: str, keys: tuple[st
     tasks = ("copy", "local")
     ratio, detail = _paired(runs, tasks, numerator, denominator, seeds)
     pairs = [(t, e) for t in tasks for e in (denominator, numerator)]
-    estimates = {keys[0]: ratio, keys[1]: exact(_reached(runs, tasks, denominator, seeds))}
+    estimates = {keys[0]: ratio, keys[1]: _reached(runs, tasks, denominator, seeds)}
     rows = _step_rows(runs, pairs, seeds)
     rows.append(Row(f"steps to the bar, {ratio_label} (geometric mean over tasks and seeds)", ratio, 1.0, expected))
     rows.extend(extra_rows)
@@ -357,8 +359,8 @@ def seed_local_dependency(ctx: Context) -> Measurement:
     nope_best = max(max(a for _, a in runs[("local", "nope", s)]["curve"]) for s in range(seeds))
     pairs = [("local", e) for e in ("sinusoidal", "learned", "nope")]
     estimates = {"sinusoid_over_learned_steps": ratio,
-                 "learned_reached": exact(_reached(runs, ("local",), "learned", seeds)),
-                 "nope_best_accuracy": exact(nope_best)}
+                 "learned_reached": _reached(runs, ("local",), "learned", seeds),
+                 "nope_best_accuracy": observed(nope_best, seeds, SHARE)}
     rows = _step_rows(runs, pairs[:2], seeds)
     rows.append(Row(f"NoPE: best validation accuracy in {NOPE_CAP} steps (best run)", nope_best, BAR,
                     "the task needs positions"))
@@ -388,7 +390,7 @@ def seed_orthogonality_training(ctx: Context) -> Measurement:
     for column, option in enumerate(MEASURES, start=1):
         start = [runs[(t, "learned", s)]["trace"][0][column] for t, s in units]
         end = [runs[(t, "learned", s)]["trace"][-1][column] for t, s in units]
-        variants[option] = {"init_over_chance": over_seeds([a / chance for a in start]),
+        variants[option] = {"init_over_chance": ratio_over_seeds(start, [chance] * len(start)),
                             "final_over_init": ratio_estimate(end, start)}
         detail[option] = {"start": start, "end": end}
     rows = [Row("chance: mean |cos| of independent random directions, d=32", chance, None, "")]
@@ -429,7 +431,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("final_over_init", "<", 0.9, "training lowers the mean |cos| by at least 10%", "10%",
                    unless="training does not make them more orthogonal")),
           choice=Choice("measure", MEASURES, "raw cosine", "seed 001 §4.1's own code compares raw rows"),
-          quote="训练初期,他们确实不是近似正交的。"),
+          quote="训练初期,他们确实不是近似正交的。", revision=2),
     Claim("add-easier-to-learn", "seed 003 §14 (summary)", "seed", "Adding is easier to learn than concatenating",
           "Adding the position vector (rather than concatenating it) makes the model easier to train.",
           "seed_add_vs_concat_training", (
@@ -437,14 +439,14 @@ CLAIMS: tuple[Claim, ...] = (
                    "steps to the validation bar", _FASTER_BASIS),),
           requires=(Test("add_reached", ">", 0.5, "most runs with the added sinusoid reach the bar",
                          _REACHED_BASIS),),
-          quote="Transformer 把它们直接相加而不是拼接,因为相加既能保留两种信息,又不增加维度,还让模型更容易学习。"),
+          quote="Transformer 把它们直接相加而不是拼接,因为相加既能保留两种信息,又不增加维度,还让模型更容易学习。", revision=2),
     Claim("learned-slows-convergence", "seed 002", "seed", "A learned table converges slower",
           "Storing a max_len x d_model learned table makes training harder to converge than the fixed sinusoid.",
           "seed_learned_convergence", (
               Test("learned_over_sinusoid_steps", ">", FASTER, "with a learned table the model needs at least 10% "
                    "more steps to the validation bar", _FASTER_BASIS),),
           requires=(Test("sinusoid_reached", ">", 0.5, "most sinusoid runs reach the bar", _REACHED_BASIS),),
-          quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛"),
+          quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛", revision=2),
     Claim("sinusoid-weak-local", "seed 002", "seed", "The fixed sinusoid is weak on local dependencies",
           "Because it is fixed and not learned, the sinusoid models local dependencies worse than a learned table.",
           "seed_local_dependency", (
@@ -453,5 +455,5 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("learned_reached", ">", 0.5, "most learned-table runs reach the bar", _REACHED_BASIS),
                     Test("nope_best_accuracy", "<", BAR, "no NoPE run reaches the bar (the task needs positions)",
                          "the task must test positions", otherwise="not testable")),
-          quote="虽然正弦余弦位置编码能够隐含地表达一定的局部位置信息，但由于它是固定的、不可学习的，并没有专门针对局部依赖关系进行优化，因此在建模局部依赖关系时能力相对不足。"),
+          quote="虽然正弦余弦位置编码能够隐含地表达一定的局部位置信息，但由于它是固定的、不可学习的，并没有专门针对局部依赖关系进行优化，因此在建模局部依赖关系时能力相对不足。", revision=2),
 )

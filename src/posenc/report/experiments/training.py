@@ -8,9 +8,11 @@ Two sweeps, shared by several claims and cached in the report's store by the lab
   (the shape of the ALiBi paper's table, Press et al. 2022).
 
 Every configuration trains with several seeds (:attr:`Context.seed_count`: 2 in quick mode, 3 in full mode); each
-number is the mean over seeds with a Student-t 95% interval (:func:`posenc.stats.over_seeds`), so with fewer seeds
-quick mode gives wider intervals and more inconclusive verdicts, never different ones. An extrapolation claim is
-judged only on models that learned the task in distribution (:data:`LEARNED`).
+number is the mean over seeds with a Student-t 95% interval (:func:`posenc.stats.over_seeds`), clipped to what the
+number can take (accuracies in [0, 1], their differences in [-1, 1], perplexities at or above 1; ratios of
+perplexities on a log scale). A t-interval needs 3 seeds, so quick mode's 2 give numbers without intervals: its lab
+claims are not decided in quick mode, never decided differently. An extrapolation claim is judged only on models that
+learned the task in distribution (:data:`LEARNED`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,18 @@ import numpy as np
 from posenc.errors import PosencError
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
-from posenc.stats import Estimate, exact, mean_reciprocal_rank, over_seeds, spearman
+from posenc.stats import (
+    CORRELATION,
+    MIN_UNITS,
+    POSITIVE,
+    SHARE,
+    Estimate,
+    bootstrap,
+    mean_reciprocal_rank,
+    observed,
+    over_seeds,
+    spearman,
+)
 
 TASK_ENCODINGS = ["nope", "t5", "alibi", "rope", "sinusoidal", "learned"]
 LM_ENCODINGS = ["sinusoidal", "rope", "alibi"]
@@ -159,7 +172,7 @@ def per_seed(by_length: dict[float, list[float]], keep) -> list[float]:
 
 def in_distribution(table: Table, L: float, metric: str = "token_accuracy") -> dict[str, dict[str, Estimate]]:
     """``{task: {encoding: accuracy at sizes <= L, over seeds}}``: did each model learn each task?"""
-    return {t: {e: over_seeds(per_seed(v, lambda n: n <= L)) for e, v in by_enc.items()}
+    return {t: {e: over_seeds(per_seed(v, lambda n: n <= L), bounds=SHARE) for e, v in by_enc.items()}
             for t, by_enc in table[metric].items()}
 
 
@@ -183,7 +196,8 @@ def lab_setup(sweep: dict[str, Any]) -> str:
 def by_size_curves(table: Table, encodings: list[str], metric: str = "token_accuracy"
                    ) -> dict[str, dict[float, tuple[float, float, float]]]:
     """``{encoding: {size / L: (mean, low, high)}}``: per seed the mean over the tasks that ran the size, then the
-    mean and 95% t-interval over seeds (an encoding with no runs is left out)."""
+    mean and 95% t-interval over seeds (an encoding with no runs is left out; fewer than 3 seeds: infinite ends, which
+    the figures draw as no band)."""
     acc = table[metric]
     curves: dict[str, dict[float, tuple[float, float, float]]] = {}
     for enc in encodings:
@@ -194,16 +208,20 @@ def by_size_curves(table: Table, encodings: list[str], metric: str = "token_accu
         for n in lengths:
             per_seed = [sum(vals) / len(vals) for vals in
                         zip(*(acc[t][enc][n] for t in acc if enc in acc[t] and n in acc[t][enc]), strict=False)]
-            e = over_seeds(per_seed)
+            e = over_seeds(per_seed, bounds=SHARE)
             curves[enc][n] = (e.value, e.low, e.high)
     return curves
 
 
-def _share_bounds(wins: int, ties_or_losses: int, total: int) -> Estimate:
-    """The share of tasks won, as the interval between counting every undecided task as lost and as won."""
+def _share_bounds(wins: int, ties_or_losses: int, total: int, seeds: int) -> Estimate:
+    """The share of tasks won, as the interval between counting every undecided task as lost and as won; no
+    interval when the per-task differences rest on too few seeds to have intervals of their own."""
     value_low = wins / total
     value_high = (total - ties_or_losses) / total
-    return Estimate((value_low + value_high) / 2, value_low, value_high, total, "bounds")
+    value = (value_low + value_high) / 2
+    if seeds < MIN_UNITS:
+        return Estimate(value, -math.inf, math.inf, seeds, "bounds", SHARE)
+    return Estimate(value, value_low, value_high, total, "bounds", SHARE)
 
 
 @experiment("lab_learned_vs_fixed", device=True, driver=True, prepare=_train_tasks)
@@ -224,13 +242,15 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
             continue
         a = per_seed(by_enc["learned"], lambda n: n <= L)
         b = per_seed(by_enc["sinusoidal"], lambda n: n <= L)
-        diffs[task] = over_seeds([x - y for x, y in zip(a, b, strict=False)])
+        diffs[task] = over_seeds([x - y for x, y in zip(a, b, strict=False)], bounds=(-1.0, 1.0))
         if max(ind[task]["learned"].value, ind[task]["sinusoidal"].value) >= LEARNED:
             learned_tasks.append(task)
     wins = sum(diffs[t].low > TIE for t in learned_tasks)
     not_wins = sum(diffs[t].high <= TIE for t in learned_tasks)
-    share = _share_bounds(wins, not_wins, len(learned_tasks)) if learned_tasks else exact(float("nan"))
-    estimates = {"learned_tasks": exact(len(learned_tasks)), "win_share": share}
+    seeds = min((d.n for d in diffs.values()), default=0)
+    share = (_share_bounds(wins, not_wins, len(learned_tasks), seeds) if learned_tasks
+             else observed(float("nan"), seeds, SHARE))
+    estimates = {"learned_tasks": observed(len(learned_tasks), seeds, POSITIVE), "win_share": share}
     rows = [Row(f"{t}: learned - sinusoid, token accuracy at sizes <= L", d, 0.0,
                 f"tie (learned {ind[t]['learned'].text()}, sinusoid {ind[t]['sinusoidal'].text()})")
             for t, d in diffs.items()]
@@ -244,7 +264,11 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     numbers = {"differences": {t: d.as_dict() for t, d in diffs.items()}, "learned_tasks": learned_tasks,
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()},
                "wins": wins, "not_wins": not_wins}
-    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates=estimates)
+    tasks = len(sweep["grid"]["variant"])
+    missing = (f"quick mode trains {tasks} task; 'most tasks' needs at least 2 learned ones, so only the full report "
+               f"(4 tasks, 3 seeds) can decide it" if ctx.quick and tasks < 2 else None)
+    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates={} if missing else estimates,
+                       missing=missing)
 
 
 @experiment("lab_rope_extrapolation", device=True, driver=True, prepare=_train_tasks)
@@ -265,17 +289,17 @@ def lab_rope_extrapolation(ctx: Context) -> Measurement:
         return [sum(v[s] for v in per_task) / len(per_task) for s in range(seeds)]
 
     inside, past = over_tasks("rope", lambda n: n <= L, tasks), over_tasks("rope", lambda n: n > L, tasks)
-    kept = over_seeds([b / a if a > 0 else 0.0 for a, b in zip(inside, past, strict=False)])
-    rope_in = over_seeds(inside)
+    kept = over_seeds([b / a if a > 0 else 0.0 for a, b in zip(inside, past, strict=False)], bounds=POSITIVE)
+    rope_in = over_seeds(inside, bounds=SHARE)
     longest = max(n for t in acc.values() for e in t.values() for n in e)
     estimates = {"rope_in_distribution": rope_in, "kept_past_L": kept}
     rows = [Row(f"RoPE token accuracy, sizes <= L ({len(tasks)} task(s))", rope_in, LEARNED, "learned the task"),
-            Row(f"RoPE token accuracy, sizes > L (up to {longest:g} L)", over_seeds(past), None, ""),
+            Row(f"RoPE token accuracy, sizes > L (up to {longest:g} L)", over_seeds(past, bounds=SHARE), None, ""),
             Row("share of in-distribution accuracy kept past L", kept, 0.9, "holds (>= 0.9)")]
     for e in TASK_ENCODINGS:
         if e != "rope" and all(e in acc[t] for t in tasks):
-            rows.append(Row(f"{e} token accuracy, sizes > L", over_seeds(over_tasks(e, lambda n: n > L, tasks)),
-                            None, "for comparison"))
+            rows.append(Row(f"{e} token accuracy, sizes > L",
+                            over_seeds(over_tasks(e, lambda n: n > L, tasks), bounds=SHARE), None, "for comparison"))
     from posenc.plots.lab import accuracy_by_size_figure
 
     fig = accuracy_by_size_figure(by_size_curves(table, TASK_ENCODINGS), L,
@@ -293,35 +317,40 @@ NOPE_METRICS = {"exact match": "exact_match", "token accuracy": "token_accuracy"
 def _ranking_estimates(table: Table, L: float, metric: str, ind: dict[str, dict[str, Estimate]]
                        ) -> tuple[dict[str, Estimate], dict[str, Any]]:
     """Spearman correlation of the measured mean reciprocal ranks with the paper's, over tasks on which at least
-    three of the paper's encodings learned the task in distribution; interval by resampling seeds."""
+    three of the paper's encodings learned the task in distribution; interval from a bootstrap over seeds (a seed's
+    row holds its accuracy past L in every task and encoding, resampled together)."""
     ranked = list(NOPE_PAPER_MRR)
     acc = table[metric]
     usable = {t: [e for e in ranked if e in acc[t] and ind[t][e].value >= LEARNED] for t in acc}
     usable = {t: es for t, es in usable.items() if len(es) >= 3}
+    seeds = min((len(x) for by in acc.values() for lengths in by.values() for x in lengths.values()), default=0)
     if not usable:
-        return {"usable_tasks": exact(0), "rank_correlation": exact(float("nan"))}, {"usable": {}}
+        return ({"usable_tasks": observed(0, seeds, POSITIVE), "rank_correlation": observed(math.nan, seeds,
+                                                                                           CORRELATION)},
+                {"usable": {}})
     past = {t: {e: per_seed(acc[t][e], lambda n: n > L) for e in es} for t, es in usable.items()}
+    cells = [(t, e) for t, es in usable.items() for e in es]
+    seeds = min(len(past[t][e]) for t, e in cells)
+    by_seed = np.array([[past[t][e][s] for t, e in cells] for s in range(seeds)])  # [seeds, cells]
 
-    def rho(choose) -> tuple[float, dict[str, float]]:
-        scores = {t: {e: float(np.mean(choose(v))) for e, v in by.items()} for t, by in past.items()}
+    def rho(rows: np.ndarray) -> float:
+        means = rows.mean(axis=0)  # [cells]
+        scores: dict[str, dict[str, float]] = {}
+        for (t, e), m in zip(cells, means, strict=True):
+            scores.setdefault(t, {})[e] = float(m)
         mrr = mean_reciprocal_rank(scores)
         names = [e for e in ranked if e in mrr]
         if len(names) < 3:
-            return float("nan"), mrr
-        return spearman([mrr[e] for e in names], [NOPE_PAPER_MRR[e] for e in names]), mrr
+            return math.nan
+        return spearman([mrr[e] for e in names], [NOPE_PAPER_MRR[e] for e in names])
 
-    value, mrr = rho(lambda v: v)
-    rng = np.random.default_rng(0)
-    draws = [rho(lambda v: [v[i] for i in rng.integers(0, len(v), len(v))])[0] for _ in range(400)]
-    draws = [d for d in draws if math.isfinite(d)]
-    seeds = min(len(v) for by in past.values() for v in by.values())
-    if seeds < 2 or not draws or not math.isfinite(value):
-        estimate = Estimate(value, -math.inf, math.inf, seeds, "bootstrap")
-    else:
-        low, high = np.quantile(draws, [0.025, 0.975])
-        estimate = Estimate(value, min(float(low), value), max(float(high), value), seeds, "bootstrap")
-    return ({"usable_tasks": exact(len(usable)), "rank_correlation": estimate},
-            {"usable": usable, "mrr": mrr})
+    estimate = bootstrap(by_seed, rho, bounds=CORRELATION)
+    means = by_seed.mean(axis=0)
+    scores = {}
+    for (t, e), m in zip(cells, means, strict=True):
+        scores.setdefault(t, {})[e] = float(m)
+    return ({"usable_tasks": observed(len(usable), seeds, POSITIVE), "rank_correlation": estimate},
+            {"usable": usable, "mrr": mean_reciprocal_rank(scores)})
 
 
 @experiment("lab_nope_ranking", device=True, driver=True, prepare=_train_tasks)
@@ -366,10 +395,12 @@ def lm_perplexities(results: list[Any]) -> dict[str, dict[int, list[float]]]:
 
 def perplexity_bands(ppl: dict[str, dict[int, list[float]]]) -> dict[str, dict[int, tuple[float, float, float]]]:
     """``{encoding: {length: (mean, low, high)}}`` over seeds, for :func:`~posenc.plots.lab.perplexity_by_length_figure`."""
-    bands = {e: {n: over_seeds(v[n]) for n in sorted(v)} for e, v in ppl.items()}
+    bands = {e: {n: over_seeds(v[n], bounds=PERPLEXITY) for n in sorted(v)} for e, v in ppl.items()}
     return {e: {n: (x.value, x.low, x.high) for n, x in by.items()} for e, by in bands.items()}
 
 
+#: what a perplexity can take: at least 1
+PERPLEXITY = (1.0, math.inf)
 #: ALiBi paper, perplexity at 10512 / at 512 (Press et al. 2022, trained at L=512; FACTS.md §4)
 ALIBI_PAPER_GROWTH = {"sinusoidal": 341.53 / 20.05, "rope": 60.77 / 20.07, "t5": 52.95 / 19.65,
                       "alibi": 18.32 / 19.73}
@@ -392,7 +423,7 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
     growth: dict[int, dict[str, Estimate]] = {}
     for n in lengths:
         per_seed = {e: [a / b for a, b in zip(v[n], v[L], strict=False)] for e, v in ppl.items() if n in v and L in v}
-        growth[n] = {e: over_seeds(g) for e, g in per_seed.items()}
+        growth[n] = {e: over_seeds(g, log=True) for e, g in per_seed.items()}
         seeds = min(len(g) for g in per_seed.values())
         others = [e for e in per_seed if e != "alibi"]
         flattest = [per_seed["alibi"][s] - min(per_seed[e][s] for e in others) for s in range(seeds)]
@@ -403,8 +434,8 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
     longest = max(lengths)
     rows = [Row(f"{e}: perplexity at {longest} / at {L}", g, ALIBI_PAPER_GROWTH.get(e), "ALiBi paper, 10512 / 512")
             for e, g in growth[longest].items()]
-    rows += [Row(f"{e}: perplexity at {L}", over_seeds(v[L]), None, "in distribution") for e, v in ppl.items()
-             if L in v]
+    rows += [Row(f"{e}: perplexity at {L}", over_seeds(v[L], bounds=PERPLEXITY), None, "in distribution")
+             for e, v in ppl.items() if L in v]
     from posenc.plots.lab import perplexity_by_length_figure
 
     fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
@@ -427,7 +458,7 @@ CLAIMS: tuple[Claim, ...] = (
                    f"interval) on more than half of the learned tasks", "seed text: 'most tasks'"),),
           requires=(Test("learned_tasks", ">", 1.5, f"at least 2 tasks learned in distribution (token accuracy >= "
                          f"{LEARNED:g})", "'most tasks' needs several tasks"),),
-          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=2),
+          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=3),
     Claim("rope-extrapolates", "seed 003 §14.6.3", "seed", "RoPE extrapolates",
           "RoPE can extrapolate to sequences longer than those seen in training.",
           "lab_rope_extrapolation", (
@@ -437,7 +468,7 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only partly: it runs past the trained length but loses accuracy")),
           requires=(Test("rope_in_distribution", ">", LEARNED, "RoPE learned the tasks in distribution",
                          _LEARNED_BASIS),),
-          quote="可以外推到更长的序列", revision=2),
+          quote="可以外推到更长的序列", revision=3),
     Claim("alibi-table", "Press et al. 2022 (ALiBi)", "literature", "ALiBi's table: flat past L",
           "Trained at length L, ALiBi's perplexity stays flat at longer lengths while the sinusoid's explodes and "
           "rotary's grows.",
@@ -448,7 +479,7 @@ CLAIMS: tuple[Claim, ...] = (
                    role="condition", unless="ALiBi is flattest, but the sinusoid is not the steepest")),
           choice=Choice("evaluation length", ("2L", "4L", "8L"), "8L",
                         "the paper's claim is about lengths far past L; 8L is the longest measured"),
-          revision=2),
+          revision=3),
     Claim("nope-ranking", "Kazemnejad et al. 2023 (NoPE)", "literature", "NoPE ranks first at length generalisation",
           "On synthetic tasks, length generalisation ranks NoPE > T5 > ALiBi > Rotary > sinusoidal.",
           "lab_nope_ranking", (
@@ -457,5 +488,5 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("usable_tasks", ">", 0.5, f"at least one task on which >= 3 of the paper's encodings "
                          f"learned in distribution (>= {LEARNED:g})", _LEARNED_BASIS),),
           choice=Choice("metric", tuple(NOPE_METRICS), "exact match", "the paper ranks by exact-match accuracy"),
-          revision=2),
+          revision=3),
 )
