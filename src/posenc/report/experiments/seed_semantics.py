@@ -445,7 +445,7 @@ def minilm_head_content(ctx: Context) -> Measurement:
         for ids in windows:
             batch = torch.tensor([ids])
             model(input_ids=batch, attention_mask=torch.ones_like(batch))
-    judgement = positional_heads(heads.per_window())
+    judgement = positional_heads(heads.per_window(), query_offsets=heads.query_offsets())
     prefix, suffix = special_tokens(loaded.tokenizer)
     change = content_change(model, windows, swap_words(windows, len(prefix), len(suffix)))  # [W, L, H]
     found = [(layer, head) for layer, head, _ in judgement.positional]
