@@ -383,7 +383,7 @@ def _at(test, where: str) -> Estimate:
 
 
 #: statistics read by two tests at once: one value per case
-SHARED = {"concat-doubles-parameters": {"pass": exact(2.0), "fail": exact(4.0), "straddle": Estimate(2.2, 2.1, 2.3)}}
+SHARED = {"concat-doubles-parameters": {"pass": exact(2.0), "fail": exact(1.0), "straddle": Estimate(1.8, 1.7, 1.9)}}
 
 
 def _case(claim, where: str) -> dict[str, Estimate]:
@@ -430,3 +430,15 @@ def test_compactness_is_qualified_when_only_the_float_premise_holds():
     claim = CLAIMS["continuous-compact"]
     verdict = judge(claim, {"dims_ratio_float32": exact(0.2), "dims_ratio_one_bit": exact(1.6)})
     assert verdict.status == "qualified" and "binary code's own spacing" in verdict.condition
+
+
+def test_concat_larger_than_stated_is_qualified_with_its_factor():
+    """Issue 29: a cost in the claim's direction but larger than stated is qualified with the factor, not refuted;
+    a factor that straddles the upper bar is inconclusive between supported and qualified."""
+    claim = CLAIMS["concat-doubles-parameters"]
+    assert claim.revision == 2
+    four = judge(claim, {"later_layer_ratio": exact(4.0)})
+    assert four.status == "qualified" and "grow 4-fold, not twofold" in four.condition
+    fixed = judge(claim, {"later_layer_ratio": exact(8 / 3)})
+    assert fixed.status == "qualified" and "2.67-fold" in fixed.condition
+    assert judge(claim, {"later_layer_ratio": Estimate(2.2, 2.1, 2.3, 6, "t")}).status == "inconclusive"

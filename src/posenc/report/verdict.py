@@ -125,6 +125,14 @@ def _describe(test: Test, estimate: Estimate, result: bool | None) -> str:
     return f"{test.says}: {test.statistic} = {estimate.text()} (needs {test.op} {test.threshold:.7g}) — {mark}"
 
 
+def _unless(test: Test, estimate: Estimate) -> str:
+    """A failing test's wording in a qualified verdict: its ``unless`` with ``{value}`` replaced by the measured value
+    (3 significant digits), so the summary can say by how much ("grow 4-fold, not twofold")."""
+    if not test.unless:
+        return f"not: {test.says}"
+    return test.unless.replace("{value}", f"{estimate.value:.3g}")
+
+
 def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None = None) -> Verdict:
     """The verdict of ``claim`` from ``estimates`` (statistic name -> :class:`Estimate`).
 
@@ -161,7 +169,7 @@ def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None =
         return inconclusive(f"{reason}. Undecided: {settle}")
     status = statuses.pop()
     if status == "qualified":
-        failing = [t for t, _, r in results if r is False]
-        condition = "; ".join(t.unless or f"not: {t.says}" for t in failing) or "some tests undecided"
+        failing = [(t, e) for t, e, r in results if r is False]
+        condition = "; ".join(_unless(t, e) for t, e in failing) or "some tests undecided"
         return qualified(condition, reason)
     return Verdict(status, reason)
