@@ -214,27 +214,47 @@ def test_magnitude_against_numpy(minilm, monkeypatch):
     estimate = measured.estimates["position_to_word_norm"]
     assert estimate.value == pytest.approx(ratio, rel=1e-10)
     assert estimate.low < ratio < estimate.high and estimate.high - estimate.low < 0.05
-    assert measured.estimates["sinusoid_to_scaled_init_rms"].value == pytest.approx((0.5 ** 0.5) / (0.02 * 512 ** 0.5))
+    # the sinusoid's RMS per channel is 1/sqrt(2) (sin^2 + cos^2 = 1 per pair); each reference's RMS is its std
+    # times sqrt(512)
+    for name, std in (("N(0, 1/d) x sqrt(d)", 512 ** -0.5), ("N(0, 0.02^2) x sqrt(d)", 0.02),
+                      ("N(0, 1) x sqrt(d)", 1.0)):
+        ratio_ref = (0.5 ** 0.5) / (std * 512 ** 0.5)
+        variant = measured.variants[name]
+        assert variant["sinusoid_to_reference_rms"].value == pytest.approx(ratio_ref, rel=1e-4)
+        assert variant["sinusoid_reference_log10_gap"].value == pytest.approx(abs(np.log10(ratio_ref)), abs=1e-4)
+        assert variant["position_to_word_norm"] == estimate
+    assert measured.estimates == measured.variants[pretrained.REFERENCE.headline]
     gap = abs(np.log10((0.5 ** 0.5) / np.sqrt((words[keep] ** 2).mean())))
     word_gap = measured.estimates["sinusoid_minilm_word_log10_gap"]
     assert word_gap.value == pytest.approx(gap, rel=1e-6) and word_gap.low <= gap <= word_gap.high
-    assert measured.estimates["sinusoid_scaled_init_log10_gap"].value == pytest.approx(np.log10(1.5625))
 
 
 def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_seed():
-    """Seed 000 says 'small', seed 003 'comparable': two claims, each with its own document and reference scale."""
+    """Seed 000 says 'small', seed 003 'comparable': two claims, each with its own document, judged under each
+    reference embedding (issue 29: the verdict flips with the reference, so the page shows every one)."""
     small, comparable = CLAIMS["small-magnitude"], CLAIMS["comparable-magnitude"]
     assert small.source.startswith("seed 000") and comparable.source.startswith("seed 003")
     assert "较小" in small.quote and "量级相当" in comparable.quote
     for claim in (small, comparable):
-        assert claim.experiment == "magnitude"
+        assert claim.experiment == "magnitude" and claim.choice is pretrained.REFERENCE
         text = " ".join(t.says + t.basis for t in claim.tests)
         assert "sqrt(d)" in text and "MiniLM" in text, claim.id
-    assert CLAIMS["small-magnitude"].revision == 3
-    shaped = {"sinusoid_scaled_init_log10_gap": _e(0.194, 0.194, 0.194),
-              "sinusoid_minilm_word_log10_gap": _e(1.098, 1.097, 1.099)}
-    verdict = judge(comparable, shaped)
-    assert verdict.status == "qualified" and "sqrt(d)" in verdict.condition
+    assert (small.revision, comparable.revision) == (4, 2)
+    # the references' ratios, sinusoid RMS 0.707 over 1, 0.453 and 22.6: small under two, comparable under two
+    trained = {"position_to_word_norm": _e(0.436, 0.431, 0.445),
+               "sinusoid_minilm_word_log10_gap": _e(1.098, 1.097, 1.099)}
+    variants = {name: {**trained, "sinusoid_to_reference_rms": Estimate(r, r, r),
+                       "sinusoid_reference_log10_gap": Estimate(abs(np.log10(r)), abs(np.log10(r)),
+                                                                abs(np.log10(r)))}
+                for name, r in (("N(0, 1/d) x sqrt(d)", 0.5 ** 0.5), ("N(0, 0.02^2) x sqrt(d)", 1.5625),
+                                ("N(0, 1) x sqrt(d)", 0.5 ** 0.5 / 512 ** 0.5))}
+    measured = Measurement({}, estimates=variants[pretrained.REFERENCE.headline], variants=variants)
+    _, small_by = judge_claim(small, measured)
+    _, comparable_by = judge_claim(comparable, measured)
+    assert {k: v.status for k, v in small_by.items()} == {
+        "N(0, 1/d) x sqrt(d)": "supported", "N(0, 0.02^2) x sqrt(d)": "qualified", "N(0, 1) x sqrt(d)": "supported"}
+    assert {k: v.status for k, v in comparable_by.items()} == {
+        "N(0, 1/d) x sqrt(d)": "qualified", "N(0, 0.02^2) x sqrt(d)": "qualified", "N(0, 1) x sqrt(d)": "refuted"}
 
 
 def test_voita_claim_says_what_is_tested_and_what_is_not():
