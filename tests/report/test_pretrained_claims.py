@@ -64,8 +64,9 @@ def test_the_ported_claims_and_the_new_ones():
             assert claim.quote and claim.source.startswith("seed"), claim.id
         else:
             assert not claim.quote and "et al." in claim.source, claim.id
-    for claim_id in ("four-terms-weak", "head-experts", "positional-heads", "voita-heads", "tupe-uniform"):
+    for claim_id in ("four-terms-weak", "head-experts", "voita-heads", "tupe-uniform"):
         assert CLAIMS[claim_id].choice is pretrained.WINDOW
+    assert CLAIMS["positional-heads"].choice is None  # the lengths are its tests: the summary carries them
     assert CLAIMS["near-orthogonal"].choice is pretrained.SAMPLE
 
 
@@ -105,9 +106,10 @@ def test_real_shaped_verdicts():
     seed_rows = {**trained, "angle_offset_deg": _e(7.28, 7.1, 7.5)}
     assert judge(near, seed_rows).status == "refuted"
     heads = CLAIMS["positional-heads"]
-    assert judge(heads, {"positional_heads": _e(1, 1, 1)}).status == "supported"
-    assert judge(heads, {"positional_heads": _e(0, 0, 0)}).status == "refuted"
-    assert judge(heads, {"positional_heads": _e(1, 0, 2)}).status == "inconclusive"
+    every = {f"positional_heads_{n}": _e(1, 1, 1) for n in pretrained.LENGTHS}
+    assert judge(heads, every).status == "supported"
+    assert judge(heads, {k: _e(0, 0, 0) for k in every}).status == "refuted"
+    assert judge(heads, {**every, "positional_heads_128": _e(1, 0, 2)}).status == "inconclusive"
     voita = CLAIMS["voita-heads"]
     beyond = {"adjacent_positional_heads": _e(1, 1, 1), "other_positional_heads": _e(1, 1, 1)}
     assert judge(voita, beyond).condition.startswith("positional heads exist at +-1")
@@ -117,14 +119,29 @@ def test_real_shaped_verdicts():
 
 
 def test_the_headline_window_rests_on_the_choice_and_the_others_show():
-    claim = CLAIMS["positional-heads"]
-    variants = {"128 tokens": {"positional_heads": _e(1, 1, 1)}, "256 tokens": {"positional_heads": _e(0, 0, 0)},
-                "512 tokens": {"positional_heads": _e(0, 0, 1)}}
+    claim = CLAIMS["voita-heads"]
+    adjacent = {"adjacent_positional_heads": _e(1, 1, 1), "other_positional_heads": _e(0, 0, 0)}
+    variants = {"128 tokens": adjacent, "256 tokens": {**adjacent, "adjacent_positional_heads": _e(0, 0, 0)},
+                "512 tokens": {**adjacent, "adjacent_positional_heads": _e(0, 0, 1)}}
     measurement = Measurement({}, estimates=variants["128 tokens"], variants=variants)
     verdict, by_option = judge_claim(claim, measurement)
     assert verdict.status == "supported" and "window length = 128 tokens" in verdict.reason
     assert {o: v.status for o, v in by_option.items()} == {"128 tokens": "supported", "256 tokens": "refuted",
                                                            "512 tokens": "inconclusive"}
+
+
+def test_positional_heads_carry_the_window_length_in_the_summary():
+    """Issue 29: 'supported' held at 128-token windows only; the verdict itself (the summary row) says so."""
+    claim = CLAIMS["positional-heads"]
+    assert claim.revision == 3
+    verdict = judge(claim, {"positional_heads_128": _e(1, 1, 1), "positional_heads_256": _e(0, 0, 0),
+                            "positional_heads_512": _e(0, 0, 0)})
+    assert verdict.status == "qualified"
+    assert verdict.label == ("qualified: supported at 128 tokens (the fine-tuning length); refuted at 256 tokens; "
+                             "refuted at 512 tokens")
+    only_512 = judge(claim, {"positional_heads_128": _e(1, 1, 1), "positional_heads_256": _e(1, 1, 1),
+                             "positional_heads_512": _e(0, 0, 0)})
+    assert only_512.label == "qualified: refuted at 512 tokens"
 
 
 def test_the_headline_length_is_the_packages_fine_tuning_length():
@@ -150,7 +167,7 @@ def test_experiments_give_every_statistic_the_claims_read():
     acc = HeadAccumulator(1, 2, max_len=8)
     for _ in range(2):
         acc.add(0, torch.softmax(torch.randn(2, 8, 8), -1))
-    heads = set(positional_heads(acc.summary()).estimates)
+    heads = set(positional_heads(acc.summary()).estimates) | {f"positional_heads_{n}" for n in pretrained.LENGTHS}
     terms = set(term_statistics(np.random.default_rng(0).uniform(1, 2, (3, 2, 6)), np.full(3, 64.0))[0])
     for claim in CLAIMS.values():
         wanted = {t.statistic for t in claim.tests}
@@ -187,7 +204,8 @@ def test_window_pass_against_the_models_own_outputs(minilm, monkeypatch):
     from posenc.probe.decompose import four_term_split
 
     windows = corpus.play_windows(minilm.tokenizer, 24, 3)
-    monkeypatch.setattr(corpus, "play_windows", lambda tokenizer, length, count=None, seed=0: windows)
+    monkeypatch.setattr(corpus, "text_windows", lambda tokenizer, length, count=None, seed=0, longest=None:
+                        (windows, ["plays"] * len(windows)))
     monkeypatch.setattr(pretrained, "minilm", lambda: minilm)
     result = pretrained._window_pass.__wrapped__(24, 3)
     model = minilm.model
@@ -260,7 +278,7 @@ def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_seed(
 def test_voita_claim_says_what_is_tested_and_what_is_not():
     voita = CLAIMS["voita-heads"]
     assert "definition" in voita.claim and "pruning" in voita.claim and "not tested" in voita.claim
-    assert voita.revision == 3
+    assert voita.revision == 4
 
 
 def test_dimension_split_against_numpy(minilm, monkeypatch):
@@ -319,14 +337,15 @@ def test_probe_and_report_judge_positional_heads_alike(minilm, monkeypatch):
                        progress=False)["heads"]
     windows = [w.tolist() for w in token_windows(minilm.tokenizer, text, 64, 4)]
     assert windows[0][0] == minilm.tokenizer.cls_token_id and windows[0][-1] == minilm.tokenizer.sep_token_id
-    monkeypatch.setattr(corpus, "play_windows", lambda tokenizer, length, count=None, seed=0: windows)
+    monkeypatch.setattr(corpus, "text_windows", lambda tokenizer, length, count=None, seed=0, longest=None:
+                        (windows, ["plays"] * len(windows)))
     monkeypatch.setattr(pretrained, "minilm", lambda: minilm)
     judged = positional_heads(pretrained._window_pass.__wrapped__(64, 4)["summary"])
     assert [list(p[:3]) for p in probed["positional_heads"]] == [list(p) for p in judged.positional]
     assert [list(p[:3]) for p in probed["undecided_heads"]] == [list(p) for p in judged.undecided]
     count = judged.estimates["positional_heads"]
     assert Estimate.from_dict(probed["estimates"]["positional_heads"]) == count
-    verdict = judge(CLAIMS["positional-heads"], judged.estimates)
+    verdict = judge(CLAIMS["positional-heads"], {f"positional_heads_{n}": count for n in pretrained.LENGTHS})
     expected = "supported" if probed["positional_heads"] else (
         "inconclusive" if probed["undecided_heads"] else "refuted")
     assert verdict.status == expected
