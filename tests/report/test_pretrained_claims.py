@@ -57,14 +57,15 @@ def _expected(claim: Claim, flipped, where: str) -> str:
 
 def test_the_ported_claims_and_the_new_ones():
     assert set(CLAIMS) == {"near-orthogonal", "small-magnitude", "comparable-magnitude", "low-dims-position",
-                           "four-terms-weak", "head-experts", "positional-heads", "voita-heads", "tupe-uniform"}
+                           "four-terms-weak", "head-experts", "qk-dimension-experts", "positional-heads",
+                           "voita-heads", "tupe-uniform"}
     for claim in CLAIMS.values():
         assert all(t.basis for t in (*claim.tests, *claim.requires)), claim.id
         if claim.origin == "seed":
             assert claim.quote and claim.source.startswith("seed"), claim.id
         else:
             assert not claim.quote and "et al." in claim.source, claim.id
-    for claim_id in ("four-terms-weak", "head-experts", "voita-heads", "tupe-uniform"):
+    for claim_id in ("four-terms-weak", "head-experts", "qk-dimension-experts", "voita-heads", "tupe-uniform"):
         assert CLAIMS[claim_id].choice is pretrained.WINDOW
     assert CLAIMS["positional-heads"].choice is None  # the lengths are its tests: the summary carries them
     assert CLAIMS["near-orthogonal"].choice is pretrained.SAMPLE
@@ -161,14 +162,17 @@ def test_the_headline_length_is_the_packages_fine_tuning_length():
 def test_experiments_give_every_statistic_the_claims_read():
     """The head and four-term statistics come from the probe's functions: on tiny inputs they name every
     statistic the claims test."""
-    from posenc.probe.decompose import term_statistics
+    from posenc.probe.decompose import dimension_statistics, flatness_statistics, term_statistics
     from posenc.probe.heads import HeadAccumulator, positional_heads
 
     acc = HeadAccumulator(1, 2, max_len=8)
     for _ in range(2):
         acc.add(0, torch.softmax(torch.randn(2, 8, 8), -1))
     heads = set(positional_heads(acc.summary()).estimates) | {f"positional_heads_{n}" for n in pretrained.LENGTHS}
-    terms = set(term_statistics(np.random.default_rng(0).uniform(1, 2, (3, 2, 6)), np.full(3, 64.0))[0])
+    rng = np.random.default_rng(0)
+    terms = (set(term_statistics(rng.uniform(1, 2, (3, 2, 6)), np.full(3, 64.0))[0])
+             | set(flatness_statistics(rng.uniform(1, 2, (3, 2, 4)))) | set(dimension_statistics(
+                 rng.uniform(1, 2, (3, 2, 4, 4)))[0]))
     for claim in CLAIMS.values():
         wanted = {t.statistic for t in claim.tests}
         if claim.experiment == "minilm_heads":
@@ -401,3 +405,19 @@ def test_quick_verdicts_are_the_full_ones_or_inconclusive():
         assert quick_verdict.status in (full_verdict.status, "inconclusive"), claim_id
         for option, verdict in quick_options.items():
             assert verdict.status in (full_options[option].status, "inconclusive"), (claim_id, option)
+
+
+def test_tupe_uniform_means_flat_along_positions_and_dimensions_are_judged_apart_from_heads():
+    """Issue 29: 'uniform' is the share of the cross terms' variation along positions, not their share of the
+    logits' variance; seed 003's dimensions of W_q / W_k are a claim of their own, seed 001's heads another."""
+    tupe = CLAIMS["tupe-uniform"]
+    assert {t.statistic for t in tupe.tests} == {"cross_along_positions", "max_head_cross_along_positions"}
+    assert judge(tupe, {"cross_along_positions": _e(0.05, 0.04, 0.06),
+                        "max_head_cross_along_positions": _e(0.08, 0.07, 0.09)}).status == "supported"
+    assert judge(tupe, {"cross_along_positions": _e(0.45, 0.44, 0.46),
+                        "max_head_cross_along_positions": _e(0.77, 0.75, 0.79)}).status == "refuted"
+    dims, heads = CLAIMS["qk-dimension-experts"], CLAIMS["head-experts"]
+    assert dims.source == "seed 003 §14.5.3" and heads.source == "seed 001 §5.2"
+    assert {t.statistic for t in dims.tests} == {"max_dim_word_share", "max_dim_position_share"}
+    assert judge(dims, {"max_dim_word_share": _e(0.9, 0.88, 0.92),
+                        "max_dim_position_share": _e(0.3, 0.28, 0.32)}).condition == "no dimension is a position expert"

@@ -1,8 +1,9 @@
 """Experiments on the pretrained all-MiniLM-L6-v2 (BERT architecture, 512 learned positions, d=384), through
 :mod:`posenc.probe`, and the claims they test: word/position orthogonality (seed 001 §4.1), magnitudes (seeds 000
-§3.3, 003 §14.8.2), position and meaning by block of dimensions (seed 002), the four-term split of the first layer's logits (seed 001 §5.2, TUPE), word and position
-experts among the heads (seed 001 §5.2, seed 003 §14.5.3) and positional heads (seed 001 §5.2, Voita et al. 2019,
-Clark et al. 2019).
+§3.3, 003 §14.8.2), position and meaning by block of dimensions (seed 002), the four-term split of the first layer's
+logits (seed 001 §5.2; TUPE's "uniform" cross terms, read as flat along positions), word and position experts among
+the heads (seed 001 §5.2) and among the query/key dimensions (seed 003 §14.5.3), and positional heads (seed 001 §5.2,
+Voita et al. 2019, Clark et al. 2019).
 
 Text: two kinds (:func:`posenc.corpora.text_windows`): one window from the start of each of the 38 Shakespeare
 plays (verse dialogue) and one from the start of each of the 32 topics of the Python language reference long
@@ -134,8 +135,10 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
     """Run every window of ``length`` tokens once through MiniLM (``count`` windows; None: one per play).
 
     Returns the head summary (:meth:`posenc.probe.heads.HeadAccumulator.summary`), each head's argmax offset per
-    query ``argmax [W, L, H, T]``, and the four-term split's within-query sums of squares ``sums [W, H, 6]`` with
-    the entries per window and the largest relative error of the split.
+    query ``argmax [W, L, H, T]``, the four-term split's within-query sums of squares ``sums [W, H, 6]`` with
+    the entries per window, its cross terms' variation along positions ``flat_sums [W, H, 4]`` and its terms by
+    query/key dimension ``dim_sums [W, H, Dh, 4]``, the largest relative error of the split, and each window's kind
+    of text ``kinds``.
     """
     from posenc.corpora import text_windows
     from posenc.probe.capture import capture
@@ -160,12 +163,15 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
             batch = torch.tensor([ids])  # [1, T]
             model(input_ids=batch, attention_mask=torch.ones_like(batch))
             argmax.append(np.stack([layer_argmax[layer] for layer in range(n_layers)]))  # [L, H, T]
-    sums, errors = [], []
+    sums, flat, dims, errors = [], [], [], []
     for ids in windows:
         split = four_term_split(model, torch.tensor(ids))
         sums.append(split.sums())
+        flat.append(split.flatness_sums())
+        dims.append(split.dimension_sums())
         errors.append(split.relative_error)
     return {"summary": heads.summary(), "argmax": np.stack(argmax), "sums": np.stack(sums),
+            "flat_sums": np.stack(flat), "dim_sums": np.stack(dims),
             "entries": np.full(len(windows), float(length * length)), "split_error": float(max(errors)),
             "windows": len(windows), "kinds": kinds}
 
@@ -509,13 +515,15 @@ def minilm_four_terms(ctx: Context) -> Measurement:
     variation), variance shares of the logits, their largest value over heads, and each term's share of the four
     terms' variance per head (word experts, position experts).
     """
-    from posenc.probe.decompose import term_statistics
+    from posenc.probe.decompose import TERMS, dimension_statistics, flatness_statistics, term_statistics
 
     _check_headline(package_lengths())
     count = _window_count(ctx)
     passes = {n: _window_pass(n, count) for n in LENGTHS}
     stats = {n: term_statistics(passes[n]["sums"], passes[n]["entries"]) for n in LENGTHS}
-    variants = {window_option(n): stats[n][0] for n in LENGTHS}
+    flatness = {n: flatness_statistics(passes[n]["flat_sums"]) for n in LENGTHS}
+    by_dim = {n: dimension_statistics(passes[n]["dim_sums"], expert=EXPERT) for n in LENGTHS}
+    variants = {window_option(n): {**stats[n][0], **flatness[n], **by_dim[n][0]} for n in LENGTHS}
     head, per_head = stats[HEADLINE_LENGTH]
     windows = passes[HEADLINE_LENGTH]["windows"]
     error = max(p["split_error"] for p in passes.values())
@@ -523,7 +531,11 @@ def minilm_four_terms(ctx: Context) -> Measurement:
     def plain(e: Estimate) -> list[float]:
         return [e.value, e.low, e.high]
 
-    numbers = {"by_length": {str(n): {k: plain(e) for k, e in stats[n][0].items()} for n in LENGTHS},
+    share_sum = {n: sum(stats[n][0][f"{t}_share"].value for t in TERMS) for n in LENGTHS}
+    _, dim_heads, head_dim, _ = passes[HEADLINE_LENGTH]["dim_sums"].shape
+    numbers = {"by_length": {str(n): {k: plain(e) for k, e in variants[window_option(n)].items()} for n in LENGTHS},
+               "sum_of_variance_shares": {str(n): v for n, v in share_sum.items()},
+               "dimension_of_four_headline": by_dim[HEADLINE_LENGTH][1].tolist(),
                "per_head_headline": {k: [plain(e) for e in v] for k, v in per_head.items()},
                "reconstruction_error": error, "windows": windows, "lengths": list(LENGTHS),
                "headline_length": HEADLINE_LENGTH}
@@ -538,6 +550,24 @@ def minilm_four_terms(ctx: Context) -> Measurement:
              Row("... in the head where it is largest", head["max_head_cross_share"], LITTLE, "carries little below"),
              Row("share of logit variance: remainder (biases, LayerNorm)", head["rest_share"], LITTLE,
                  "left out by the four-term split"),
+             Row("the five variance shares (word-word, word-position, position-word, position-position, remainder) "
+                 "added up", share_sum[HEADLINE_LENGTH], 1.0, "not additive: the parts are correlated, so their "
+                 "shares of the logits' variance sum to more (or less) than 1"),
+             Row("cross terms: share of their variation along positions (mean over heads)",
+                 flatness[HEADLINE_LENGTH]["cross_along_positions"], UNIFORM, "uniform (flat) below this"),
+             Row("... word-position alone, along key positions / position-word alone, along query positions",
+                 f"{flatness[HEADLINE_LENGTH]['wp_along_positions'].text()} / "
+                 f"{flatness[HEADLINE_LENGTH]['pw_along_positions'].text()}", UNIFORM, "uniform below this"),
+             Row("... in the head where it is largest", flatness[HEADLINE_LENGTH]["max_head_cross_along_positions"],
+                 UNIFORM, "uniform below this"),
+             Row(f"largest word-word share of the four terms in one query/key dimension (of {dim_heads} heads x "
+                 f"{head_dim})",
+                 by_dim[HEADLINE_LENGTH][0]["max_dim_word_share"], EXPERT, "majority"),
+             Row("largest position-position share of the four terms in one query/key dimension",
+                 by_dim[HEADLINE_LENGTH][0]["max_dim_position_share"], EXPERT, "majority"),
+             Row("share of dimensions that are word experts / position experts (point shares above 0.5)",
+                 f"{by_dim[HEADLINE_LENGTH][0]['word_dims'].text()} / "
+                 f"{by_dim[HEADLINE_LENGTH][0]['position_dims'].text()}", None, ""),
              Row("largest word-word share of the four terms in one head", head["max_head_word_share"], EXPERT,
                  "majority"),
              Row("largest position-position share of the four terms in one head", head["max_head_position_share"],
@@ -693,6 +723,9 @@ NEAR_ORTHOGONAL_DEG = near_orthogonal_margin(MINILM_DIM)
 WEAK_RATIO = 0.5
 #: a part "carries little" of the logits' variance below this share
 LITTLE = 0.1
+#: TUPE's "uniform": a cross term is flat along positions when at most a tenth of its variation runs along them (the
+#: rest is a constant per word, which moves no attention along positions); the same tenth as LITTLE
+UNIFORM = 0.1
 #: a head is a word (position) expert when that term holds the majority of the four terms' variance
 EXPERT = 0.5
 #: a count of heads "is at least one" above this
@@ -772,7 +805,7 @@ CLAIMS: tuple[Claim, ...] = (
                    role="condition", unless="weak on average over heads, not in every head"),
               _REST_CONDITION),
           choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=3),
-    Claim("head-experts", "seed 001 §5.2, seed 003 §14.5.3", "seed", "Word experts and position experts",
+    Claim("head-experts", "seed 001 §5.2", "seed", "Word experts and position experts",
           "Some attention heads mainly follow word-word relations (word experts), others mainly position-position "
           "relations (position experts).",
           "minilm_four_terms", (
@@ -781,7 +814,20 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="no head is a word expert"),
               Test("max_head_position_share", ">", EXPERT, "some head draws the majority from position-position",
                    "majority: more than the other three terms together", unless="no head is a position expert")),
-          choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家"),
+          choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家",
+          revision=2),
+    Claim("qk-dimension-experts", "seed 003 §14.5.3", "seed", "Query/key dimensions specialise",
+          "W_q and W_k can learn that some dimensions mainly follow semantic similarity and others mainly position "
+          "(tested on the dimensions of all-MiniLM-L6-v2's layer-0 queries and keys, in the projections' own "
+          "basis, the one the sentence names).",
+          "minilm_four_terms", (
+              Test("max_dim_word_share", ">", EXPERT, "some query/key dimension draws the majority of its four "
+                   "terms' variance from word-word", "majority: more than the other three terms together",
+                   unless="no dimension is a word expert"),
+              Test("max_dim_position_share", ">", EXPERT, "some query/key dimension draws the majority from "
+                   "position-position", "majority: more than the other three terms together",
+                   unless="no dimension is a position expert")),
+          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系"),
     Claim("positional-heads", "seed 001 §5.2", "seed", "Some heads are positional",
           "Some attention heads specialise in position.",
           "minilm_heads", (
@@ -809,14 +855,16 @@ CLAIMS: tuple[Claim, ...] = (
                    "none may", role="condition",
                    unless="positional heads exist at +-1, but some look further than one token")),
           choice=WINDOW, revision=4),
-    Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms carry little",
-          "In BERT-family models the word-position and position-word terms of the first layer's logits look "
-          "uniform (they carry little).",
+    Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms look uniform",
+          "In BERT-family models the word-position and position-word terms of the first layer's logits look uniform: "
+          "flat along positions (word-position hardly changes with the key's position, position-word hardly with the "
+          "query's), so they carry little positional correlation.",
           "minilm_four_terms", (
-              Test("cross_share", "<", LITTLE, "the cross terms explain little of the logits' variance (mean over "
-                   "heads)", "10% of the variance"),
-              Test("max_head_cross_share", "<", LITTLE, "also in the head where they are largest", "the same bar",
-                   role="condition", unless="little on average, not in every head"),
-              _REST_CONDITION),
-          choice=WINDOW, revision=2),
+              Test("cross_along_positions", "<", UNIFORM, "at most a tenth of the cross terms' variation runs along "
+                   "positions (mean over heads): word-position along the key's position within each query, "
+                   "position-word along the query's position within each key",
+                   "uniform: flat along positions; the report's tenth for a share that matters (LITTLE)"),
+              Test("max_head_cross_along_positions", "<", UNIFORM, "also in the head where it is largest",
+                   "the same bar", role="condition", unless="flat on average over heads, not in every head")),
+          choice=WINDOW, revision=3),
 )
