@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from posenc.hub import load_model
-from posenc.report.claim import Claim
+from posenc.report.claim import Claim, Test
 from posenc.report.experiments import pretrained
 from posenc.report.experiments.base import Context, Measurement
 from posenc.report.run import judge_claim
@@ -101,11 +101,13 @@ def test_verdicts_at_the_edges_of_every_threshold(claim_id):
 def test_real_shaped_verdicts():
     """Hand-made estimates shaped like MiniLM's: the verdict each claim's rule gives them."""
     near = CLAIMS["near-orthogonal"]
-    trained = {"angle_offset_deg": _e(1.31, 1.28, 1.35), "init_angle_offset_deg": _e(0.001, 0.0, 0.003)}
-    verdict = judge(near, trained)
+    trained = {"position_enrichment": _e(0.063, 0.04, 0.096), "init_position_enrichment": _e(1.0, 0.994, 1.01)}
+    assert judge(near, trained).status == "supported"
+    already = {**trained, "init_position_enrichment": _e(0.2, 0.1, 0.3)}
+    verdict = judge(near, already)
     assert verdict.status == "qualified" and "not because of training" in verdict.condition
-    seed_rows = {**trained, "angle_offset_deg": _e(7.28, 7.1, 7.5)}
-    assert judge(near, seed_rows).status == "refuted"
+    assert judge(near, {**trained, "position_enrichment": _e(0.9, 0.8, 1.0)}).status == "refuted"
+    assert judge(near, {**trained, "position_enrichment": _e(0.3, 0.12, 0.58)}).status == "inconclusive"
     heads = CLAIMS["positional-heads"]
     every = {f"positional_heads_{n}": _e(1, 1, 1) for n in pretrained.LENGTHS}
     assert judge(heads, every).status == "supported"
@@ -379,9 +381,9 @@ def test_probe_and_report_judge_orthogonality_alike(minilm, monkeypatch):
     offset = measured.variants["trained rows"]["angle_offset_deg"]
     assert Estimate.from_dict(probed["angle_offset"]) == offset
     assert probed["n_words"] == len(full(minilm.tokenizer, 30522)[::8])
-    core = next(t for t in CLAIMS["near-orthogonal"].tests if t.role == "core")
-    assert probed["margin_deg"] == pytest.approx(core.threshold)
-    assert {True: "yes", False: "no", None: "undecided"}[outcome(core, offset)] == probed["nearly_orthogonal"]
+    angle_test = Test("angle_offset_deg", "<", pretrained.NEAR_ORTHOGONAL_DEG, "shown", "margin")
+    assert probed["margin_deg"] == pytest.approx(angle_test.threshold)
+    assert {True: "yes", False: "no", None: "undecided"}[outcome(angle_test, offset)] == probed["nearly_orthogonal"]
     for option in pretrained.SAMPLE_OPTIONS:
         assert {t.statistic for t in CLAIMS["near-orthogonal"].tests} <= set(measured.variants[option])
     assert measured.numbers["seed_sample"]["placeholders"] == 895
