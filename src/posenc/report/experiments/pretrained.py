@@ -832,20 +832,6 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only next to an embedding of the reference's scale: next to a trained, unscaled "
                           "BERT-style word table the sinusoid is not of the same order of magnitude")),
           choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=2),
-    Claim("low-dims-position", "seed 002", "seed", "Low dimensions position, high dimensions meaning",
-          "In training, a model may learn a division of labour: more position in the low dimensions, more meaning "
-          "in the high ones (tested on all-MiniLM-L6-v2's learned tables, lowest quarter of dimensions against "
-          "the highest).",
-          "minilm_dimensions", (
-              Test("low_minus_high_position_r2", ">", DIVISION, "position is read from the word + position sum "
-                   "better in dimensions 0-95 than in 288-383: held-out R^2 of a linear decoder (Wang & Chen "
-                   "2020) higher by more than 0.1", "a tenth of position's variance, the report's bar for a share "
-                   "that matters (LITTLE)", unless="position is not better decodable from the low quarter"),
-              Test("low_minus_high_position_share", ">", DIVISION, "position makes a larger share of the input's "
-                   "variance in dimensions 0-95 than in 288-383 (and the word a smaller one), by more than 0.1",
-                   "the same tenth", unless="the low quarter's variance is not more position than the high "
-                                            "quarter's")),
-          quote="虽然位置和语义在所有维度上混合，但在训练中，模型可能学到一种“低维更多位置，高维更多语义”的分工模式。"),
     Claim("four-terms-weak", "seed 001 §5.2", "seed", "Word-position logit terms are weak",
           "Attention logits split into word-word, word-position, position-word and position-position terms, and the "
           "word-position ones are weak.",
