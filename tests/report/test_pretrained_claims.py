@@ -221,8 +221,10 @@ def test_window_pass_against_the_models_own_outputs(minilm, monkeypatch):
             for layer, weights in enumerate(attentions):
                 expected = weights[0].argmax(-1) - torch.arange(24)  # [H, T]
                 np.testing.assert_array_equal(result["argmax"][k, layer], expected.numpy())
-            np.testing.assert_allclose(result["sums"][k], four_term_split(model, torch.tensor(ids)).sums(),
-                                       rtol=1e-12)
+            split = four_term_split(model, torch.tensor(ids))
+            np.testing.assert_allclose(result["sums"][k], split.sums(), rtol=1e-12)
+            np.testing.assert_allclose(result["flat_sums"][k], split.flatness_sums(), rtol=1e-12)
+            np.testing.assert_allclose(result["dim_sums"][k], split.dimension_sums(), rtol=1e-12)
     assert result["windows"] == 3 and result["split_error"] < 1e-4
 
 
