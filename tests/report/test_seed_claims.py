@@ -311,11 +311,11 @@ def test_one_short_run():
     assert len(run["trace"]) == 3 and all(0 < r[1] < 1 for r in run["trace"])
     from posenc.model import Transformer, TransformerConfig
 
-    torch.manual_seed(0)  # the trace at step 0 is the freshly initialised model's
+    torch.manual_seed(0)  # the trace at step 0 is the freshly initialised model's (24 rows: a capability run)
     model = Transformer(TransformerConfig(vocab_size=14, d_model=32, n_layers=2, n_heads=4, encoding="learned",
-                                          max_len=12))
+                                          max_len=24))
     raw, _ = sr.embedding_cosines(model.input.token_embedding.weight.detach()[list(range(4, 14))],
-                                  model.input.encoding.weight.detach())
+                                  model.input.encoding.weight.detach()[:12])
     assert run["trace"][0][1] == pytest.approx(raw)
 
 
@@ -341,9 +341,12 @@ def test_sparse_dims_share_and_quarters_by_hand():
 
 
 def test_one_short_capability_run():
-    run = sr.train_traced("back2@fixed", "learned", 0)
+    run = sr.train_traced("back2", "learned", 0)
     assert run["steps"] == sr.CAPABILITY_STEPS and set(run["accuracy"]) == {"12", "24"}
     assert all(0 <= a <= 1 for a in run["accuracy"].values()) and len(run["sparse_share"]) == 2
+    # the trace ends at the bar (or the last validation), though the run goes on to its fixed length
+    crossing = next((i for i, (_, a) in enumerate(run["curve"]) if a >= sr.BAR), len(run["curve"]) - 1)
+    assert len(run["trace"]) == crossing + 1
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -540,7 +540,7 @@ def minilm_dimensions(ctx: Context) -> Measurement:
                        f"all-MiniLM-L6-v2 (d={d}): {len(words)} trained word rows (seeded sample of {len(trained)}) "
                        f"and all {len(positions)} position rows, in {DIM_BLOCKS} quarters of dimensions; position "
                        f"decoded from {DIM_PAIRS} word + position sums by 5-fold linear regression (interval: "
-                       f"bootstrap over pairs); variance shares with a two-way bootstrap over words and positions",
+                       f"bootstrap over pairs); variance shares with a two-way bootstrap over words and positions. {STAND_IN}",
                        estimates={"low_minus_high_position_r2": r2_gap, "low_minus_high_position_share": share_gap})
 
 

@@ -14,14 +14,14 @@ NoPE):
 
 Every such run validates every :data:`VAL_EVERY` steps on a fixed in-distribution set (drawn apart from the training
 batches) and stops when its token accuracy reaches :data:`BAR` (or at its step cap); the claims time that crossing,
-interpolated between validations (:func:`steps_to_bar`). The capability runs (:data:`CAPABILITY_RUNS`: ``local`` and
-``back2``, the token two places back) train a fixed :data:`CAPABILITY_STEPS` steps and are then scored at the
-trained length and past it. The loop is written here rather than taken from :func:`posenc.lab.train.train_run`
+interpolated between validations (:func:`steps_to_bar`). The capability runs (the learned table and the sinusoid on
+``local`` and on ``back2``, the token two places back) train a fixed :data:`CAPABILITY_STEPS` steps, their bar
+crossing read from the curve, and are then scored at the trained length and past it. The loop is written here rather than taken from :func:`posenc.lab.train.train_run`
 because the orthogonality and division claims need the embeddings at the start and the end; it uses the lab's
 tasks, model builder and optimiser choices (AdamW, linear warm-up, gradient clipping at 1).
 
-Seeds: the step and embedding runs take the mode's seeds (:attr:`Context.seed_count`: 2 quick, 3 full; paired over
-two tasks, every statistic rests on at least 4 runs); the capability runs take 3 in every mode. Quick mode runs the
+Seeds: the mode's (:attr:`Context.seed_count`: 2 quick, 3 full); paired over two tasks, every statistic rests on
+at least 4 runs (6 in the full report, 3 seeds per task). Quick mode runs the
 first seeds of full mode with the same sizes, so quick intervals are wider and quick verdicts can only be less
 decided, never different. A seed fixes the model's initialisation, the training batches and the validation set, the
 same for every encoding (paired comparisons).
@@ -65,20 +65,19 @@ ENCODINGS = {"learned": ("learned", {}, D_MODEL), "sinusoidal": ("sinusoidal", {
              "sinusoidal-concat": ("sinusoidal", {"combine": "concat", "dim": D_MODEL}, D_MODEL),
              "sinusoidal-concat-half": ("sinusoidal", {"combine": "concat", "dim": D_MODEL // 2}, D_MODEL // 2),
              "sinusoidal-wide": ("sinusoidal", {}, 2 * D_MODEL), "nope": ("nope", {}, D_MODEL)}
-#: runs to the bar (the step counts and the embedding traces)
-RUNS = (("copy", "learned"), ("copy", "sinusoidal"), ("copy", "sinusoidal-concat"), ("copy", "sinusoidal-concat-half"),
-        ("copy", "sinusoidal-wide"), ("local", "learned"), ("local", "sinusoidal"), ("local", "sinusoidal-concat"),
-        ("local", "sinusoidal-concat-half"), ("local", "sinusoidal-wide"), ("local", "nope"))
-#: the capability runs (the sinusoid on local dependencies): a fixed number of steps, no stop at the bar, then token
-#: accuracy at the trained length and past it; ``@fixed`` marks the mode. The learned table has rows for the longest
-#: length tested (the rows past the trained length stay as initialised: what a learned table has there)
+#: the capability runs (the sinusoid on local dependencies): the learned table and the sinusoid on the two local
+#: tasks train a fixed number of steps (their crossing of the bar is read from the validation curve, and their
+#: embeddings are taken there), then token accuracy at the trained length and past it. The learned table has rows
+#: for the longest length tested (the rows past the trained length stay as initialised: what a learned table has)
 CAPABILITY_TASKS = ("local", "back2")
+CAPABILITY_LABELS = ("learned", "sinusoidal")
 CAPABILITY_STEPS = 400
 CAPABILITY_LENGTHS = (LOCAL_LEN, 2 * LOCAL_LEN)
-CAPABILITY_RUNS = tuple((f"{task}@fixed", label) for task in CAPABILITY_TASKS for label in ("learned", "sinusoidal"))
-#: the capability runs' seeds in every mode (the claim needs at least three); the other runs take the mode's seeds
-#: (2 quick, 3 full), so their statistics, paired over two tasks, rest on at least four runs
-CAPABILITY_SEEDS = 3
+#: every run: copy and local with each encoding (the step counts and the embeddings), back2 for the capability claim
+RUNS = (("copy", "learned"), ("copy", "sinusoidal"), ("copy", "sinusoidal-concat"), ("copy", "sinusoidal-concat-half"),
+        ("copy", "sinusoidal-wide"), ("local", "learned"), ("local", "sinusoidal"), ("local", "sinusoidal-concat"),
+        ("local", "sinusoidal-concat-half"), ("local", "sinusoidal-wide"), ("local", "nope"), ("back2", "learned"),
+        ("back2", "sinusoidal"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -198,9 +197,11 @@ def _word_rows(task: str) -> list[int]:
 
 
 def train_traced(task: str, label: str, seed: int, cap: int | None = None) -> dict[str, Any]:
-    """Train one model until its validation token accuracy reaches :data:`BAR` (or ``cap`` steps); a task ending in
-    ``@fixed`` (a capability run) trains :data:`CAPABILITY_STEPS` steps without stopping and then measures token
-    accuracy at each of :data:`CAPABILITY_LENGTHS`.
+    """Train one model until its validation token accuracy reaches :data:`BAR` (or ``cap`` steps); a capability run
+    (a task of :data:`CAPABILITY_TASKS` with an encoding of :data:`CAPABILITY_LABELS`) trains
+    :data:`CAPABILITY_STEPS` steps without stopping and then measures token accuracy at each of
+    :data:`CAPABILITY_LENGTHS`. The embedding statistics' end point is the first validation at the bar (the last one
+    when the run never reaches it).
 
     Returns ``{"curve": [[step, accuracy], ...] (from step 0), "steps_to_bar": float | None, "steps": int,
     "trace": [[step, raw |cos|, centred |cos|], ...] (learned tables only), "sparse_share": [start, end]
@@ -235,9 +236,9 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
     from posenc.model import Transformer, TransformerConfig
 
     name, options, d_model = ENCODINGS[label]
-    fixed = task.endswith("@fixed")
-    base = task.removesuffix("@fixed")
-    cap = CAPABILITY_STEPS if fixed else cap or (NOPE_CAP if label == "nope" else CAP)
+    base = task
+    fixed = task in CAPABILITY_TASKS and label in CAPABILITY_LABELS
+    cap = cap or (CAPABILITY_STEPS if fixed else NOPE_CAP if label == "nope" else CAP)
     length = 2 * COPY_LEN if base == "copy" else LOCAL_LEN
     max_len = max(CAPABILITY_LENGTHS) if fixed else length
     torch.manual_seed(seed)
@@ -262,7 +263,7 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
     def validate(step: int) -> float:
         accuracy = _accuracy(model, val_ids, val_targets)
         curve.append([step, accuracy])
-        if name == "learned":
+        if name == "learned" and len(quarters) == 1:  # the trace ends at the bar
             trace.append([step, *embedding_cosines(model.input.token_embedding.weight.detach()[rows],
                                                    model.input.encoding.weight.detach()[:length])])
         return accuracy
@@ -285,9 +286,12 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         step += 1
-        if step % VAL_EVERY == 0 and validate(step) >= BAR and not fixed:
-            break
-    tables()
+        if step % VAL_EVERY == 0 and validate(step) >= BAR and len(quarters) == 1:
+            tables()  # the embeddings at the bar
+            if not fixed:
+                break
+    if len(quarters) == 1:
+        tables()  # never reached the bar: at the end
     out = {"curve": curve, "steps_to_bar": steps_to_bar(curve), "steps": step, "trace": trace,
            "word_quarters": quarters, "sparse_share": sparse, "params": sum(p.numel() for p in model.parameters()),
            "word_change": float((model.input.token_embedding.weight.detach()[rows] - first_words).norm()
@@ -324,17 +328,11 @@ def _train_all(ctx: Context) -> None:
     process's cache (a report starts it in a thread only when there are workers, so nothing here draws random
     numbers)."""
     lab_runs(_seeds(ctx), _workers(ctx))
-    lab_runs(_capability_seeds(ctx), _workers(ctx), CAPABILITY_RUNS)
 
 
 def _seeds(ctx: Context) -> int:
-    """Seeds per configuration of :data:`RUNS`: the mode's (:attr:`Context.seed_count`)."""
+    """Seeds per configuration: the mode's (:attr:`Context.seed_count`: 2 quick, 3 full)."""
     return ctx.seed_count
-
-
-def _capability_seeds(ctx: Context) -> int:
-    """Seeds per capability run: :data:`CAPABILITY_SEEDS`, or the caller's count when it is larger."""
-    return max(CAPABILITY_SEEDS, ctx.seed_count)
 
 
 def _workers(ctx: Context) -> int:
@@ -521,10 +519,9 @@ def seed_local_dependency(ctx: Context) -> Measurement:
     NoPE run does (the tasks need positions)."""
     from posenc.plots.seed_training import validation_curves_figure
 
-    seeds = _capability_seeds(ctx)
-    runs = lab_runs(seeds, _workers(ctx), CAPABILITY_RUNS)
-    control = lab_runs(_seeds(ctx), _workers(ctx))
-    units = [(f"{t}@fixed", s) for t in CAPABILITY_TASKS for s in range(seeds)]
+    seeds = _seeds(ctx)
+    runs = control = lab_runs(seeds, _workers(ctx))
+    units = [(t, s) for t in CAPABILITY_TASKS for s in range(seeds)]
 
     def accuracy(label: str, n: int) -> list[float]:
         return [runs[(t, label, s)]["accuracy"][str(n)] for t, s in units]
@@ -547,8 +544,8 @@ def seed_local_dependency(ctx: Context) -> Measurement:
                  "the learned table solves the tasks: above this"),
              Row(f"best NoPE validation accuracy on the local task in {NOPE_CAP} steps (best run)", nope_best, BAR,
                  "the task needs positions: below this")]
-    curves = {t: {label: [runs[(f"{t}@fixed", label, s)]["curve"] for s in range(seeds)]
-                  for label in ("learned", "sinusoidal")} for t in CAPABILITY_TASKS}
+    curves = {t: {label: [runs[(t, label, s)]["curve"] for s in range(seeds)] for label in CAPABILITY_LABELS}
+              for t in CAPABILITY_TASKS}
     curves["local"]["nope"] = [control[("local", "nope", s)]["curve"] for s in range(_seeds(ctx))]
     fig = validation_curves_figure(curves, BAR)
     setup = (f"posenc causal Transformer, d_model {D_MODEL}, {N_LAYERS} layers, {N_HEADS} heads; two local tasks "
@@ -556,7 +553,8 @@ def seed_local_dependency(ctx: Context) -> Measurement:
              f"(AdamW lr {LR:g}, warm-up {WARMUP}, batch {BATCH}, no early stop), then token accuracy on "
              f"{4 * VAL_PER_SIZE} fresh sequences at {' and '.join(map(str, CAPABILITY_LENGTHS))} tokens (the learned "
              f"table has {max(CAPABILITY_LENGTHS)} rows; those past {LOCAL_LEN} stay as initialised); {seeds} seeds "
-             f"in every mode, paired across encodings (mean and 95% t-interval over the {len(units)} task-seed runs); "
+             f"(3 in the full report), paired across encodings (mean and 95% t-interval over the {len(units)} "
+             f"task-seed runs); "
              f"control: NoPE on the local task ({NOPE_CAP} steps, the runs of the step claims)")
     return Measurement({**numbers, "cpu_s_all_runs": _cpu(runs)}, rows, fig, setup,
                        estimates=dict(variants[EVALUATED.headline]), variants=variants)
