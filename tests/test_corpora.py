@@ -1,4 +1,5 @@
-"""The Shakespeare corpus: plain dialogue, no markdown, stage directions dropped; user files read as UTF-8."""
+"""The Shakespeare corpus: plain dialogue, no markdown, stage directions dropped; the Python language reference as a
+second kind of text; user files read as UTF-8."""
 
 import pytest
 
@@ -8,8 +9,10 @@ from posenc.corpora import (
     play_files,
     play_texts,
     play_windows,
+    reference_texts,
     shakespeare_text,
     special_tokens,
+    text_windows,
 )
 from posenc.errors import PosencError
 
@@ -67,3 +70,30 @@ def test_play_windows(minilm):
     assert play_windows(tokenizer, 64, seed=1) != full and sorted(play_windows(tokenizer, 64, seed=1)) == sorted(full)
     with pytest.raises(PosencError, match="count"):
         play_windows(tokenizer, 64, 39)
+
+
+def test_text_windows_alternate_two_kinds(minilm):
+    """Plays and language-reference topics alternate; a topic is kept when it has tokens for the longest window, so
+    every length reads the same texts; any count is a prefix of all."""
+    import pydoc_data.topics
+
+    tokenizer = minilm.tokenizer
+    windows, kinds = text_windows(tokenizer, 64, longest=512)
+    plays = play_windows(tokenizer, 64)
+    long_enough = [name for name, text in sorted(pydoc_data.topics.topics.items())
+                   if len(tokenizer(text[:6144], add_special_tokens=False)["input_ids"]) >= 510]
+    assert kinds.count("Shakespeare's plays") == 38 and kinds.count("the Python language reference") == len(
+        long_enough)
+    assert kinds[:8] == ["Shakespeare's plays", "the Python language reference"] * 4
+    assert [w for w, k in zip(windows, kinds, strict=True) if k == "Shakespeare's plays"] == plays
+    topics = reference_texts()
+    firsts = sorted(tokenizer(topics[n][:2000], add_special_tokens=False)["input_ids"][:62] for n in long_enough)
+    assert sorted(w[1:-1] for w, k in zip(windows, kinds, strict=True) if k != "Shakespeare's plays") == firsts
+    assert {len(w) for w in windows} == {64}
+    assert text_windows(tokenizer, 64, 8, longest=512) == (windows[:8], kinds[:8])
+    short, _ = text_windows(tokenizer, 32, 8, longest=512)
+    assert all(s[:-1] == f[:31] for s, f in zip(short, windows, strict=False))
+    with pytest.raises(PosencError, match="longest"):
+        text_windows(tokenizer, 64, longest=32)
+    with pytest.raises(PosencError, match="count"):
+        text_windows(tokenizer, 64, len(windows) + 1, longest=512)

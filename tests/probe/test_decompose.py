@@ -126,3 +126,59 @@ def test_a_pure_position_head_is_a_position_expert():
     assert estimates["max_head_word_share"].value == pytest.approx(1.0)
     assert per_head["pp_of_four"][1].value == 0.0 and per_head["ww_of_four"][0].value == 0.0
     assert estimates["cross_share"].value == 0.0
+
+
+def test_flatness_sums_by_hand():
+    """Word-position along each query's row (the key's position varies), position-word down each key's column (the
+    query's position varies), each beside the term's whole variation; recomputed with numpy from the terms."""
+    split = four_term_split(_tiny_bert(), torch.randint(0, 120, (25,)))
+    got = split.flatness_sums()
+    assert got.shape == (4, 4)
+    wp, pw = split.terms["wp"].numpy(), split.terms["pw"].numpy()
+    for h in range(4):
+        along_wp = sum(((wp[h, i] - wp[h, i].mean()) ** 2).sum() for i in range(25))
+        along_pw = sum(((pw[h, :, j] - pw[h, :, j].mean()) ** 2).sum() for j in range(25))
+        whole = [((x[h] - x[h].mean()) ** 2).sum() for x in (wp, pw)]
+        assert got[h] == pytest.approx([along_wp, whole[0], along_pw, whole[1]], rel=1e-10)
+
+
+def test_a_term_constant_along_positions_is_flat():
+    """A word-position term that depends on the query's word only (constant along key positions) has no variation
+    along positions; a pure position pattern has all of it there."""
+    from posenc.probe.decompose import flatness_statistics
+
+    flat = np.zeros((3, 2, 4))
+    flat[:, 0] = [0.0, 5.0, 0.0, 2.0]  # head 0: both terms constant along positions
+    flat[:, 1] = [4.0, 4.0, 1.0, 1.0]  # head 1: all their variation runs along positions
+    e = flatness_statistics(flat)
+    assert e["cross_along_positions"].value == pytest.approx(0.5)
+    assert e["max_head_cross_along_positions"].value == pytest.approx(1.0)
+    assert e["wp_along_positions"].value == pytest.approx(0.5) and e["pw_along_positions"].value == pytest.approx(0.5)
+
+
+def test_dimension_sums_by_hand():
+    """Each query/key dimension's share of a four term: the within-query sum of squares of s q^a_i[d] k^b_j[d],
+    from the projections by numpy; summed over dimensions with the cross-dimension products they add the head's."""
+    from posenc.probe.decompose import FOUR, dimension_statistics
+
+    model = _tiny_bert()
+    split = four_term_split(model, torch.randint(0, 120, (20,)))
+    got = split.dimension_sums()
+    assert got.shape == (4, 12, 4)
+    q, k = split.projected["q"], split.projected["k"]
+    for column, term in enumerate(FOUR):
+        a, b = q[term[0]].numpy(), k[term[1]].numpy()  # [H, T, Dh]
+        for h in (0, 3):
+            for d in (0, 7, 11):
+                x = split.scale * np.outer(a[h, :, d], b[h, :, d])  # [T, T]
+                expected = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum()
+                assert got[h, d, column] == pytest.approx(expected, rel=1e-10)
+        # the dimensions' products add up to the term itself
+        np.testing.assert_allclose(split.scale * np.einsum("hid,hjd->hij", a, b), split.terms[term].numpy(),
+                                   rtol=1e-10, atol=1e-12)
+    estimates, of_four = dimension_statistics(np.stack([got, got]))
+    pooled = got / got.sum(-1, keepdims=True)
+    np.testing.assert_allclose(of_four, pooled, rtol=1e-12)
+    assert estimates["max_dim_word_share"].value == pytest.approx(pooled[..., 0].max())
+    assert estimates["max_dim_position_share"].value == pytest.approx(pooled[..., 3].max())
+    assert estimates["position_dims"].value == pytest.approx((pooled[..., 3] > 0.5).mean())

@@ -321,3 +321,30 @@ def test_subspace_random_baseline_is_seeded_with_fifty_draws():
     default = subspace_comparison(words, positions, ks=(2,))
     assert default == subspace_comparison(words, positions, ks=(2,), n_random=50, seed=0)
     assert default != subspace_comparison(words, positions, ks=(2,), n_random=51, seed=0)
+
+
+
+def test_subspace_share_against_numpy():
+    """The positions' variance inside the words' principal subspace, redone with numpy's SVD: orthogonal tables give
+    0, isotropic random ones about k/d (enrichment about 1), a position table inside the subspace 1/chance."""
+    from posenc.probe.geometry import principal_k, subspace_share
+
+    rng = np.random.default_rng(0)
+    d = 24
+    scales = np.linspace(3.0, 0.5, d)
+    words = rng.normal(size=(400, d)) * scales  # principal directions: the coordinate axes, by falling scale
+    got = subspace_share(words, rng.normal(size=(300, d)), level=0.5)
+    centred = words - words.mean(0)
+    _, sv, vt = np.linalg.svd(centred, full_matrices=False)
+    var = sv ** 2 / (sv ** 2).sum()
+    k = int(np.argmax(np.cumsum(var) >= 0.5)) + 1
+    assert got["k"] == k == principal_k(var, 0.5)
+    assert got["chance"] == k / d and 0.6 < got["enrichment"].value < 1.4
+    positions = rng.normal(size=(300, d))
+    p = positions - positions.mean(0)
+    share = ((p @ vt[:k].T) ** 2).sum() / (p ** 2).sum()
+    assert subspace_share(words, positions)["share"].value == pytest.approx(share, rel=1e-9)
+    inside = positions @ vt[:k].T @ vt[:k]  # the positions projected on the words' subspace, and off it
+    assert subspace_share(words, positions - inside)["enrichment"].value == pytest.approx(0.0, abs=1e-12)
+    assert subspace_share(words, inside)["enrichment"].value == pytest.approx(d / k, rel=1e-9)
+    assert principal_k(np.array([0.5, 0.3, 0.2]), 0.8) == 2 and principal_k(np.array([0.5, 0.3, 0.2]), 0.81) == 3

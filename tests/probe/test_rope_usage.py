@@ -156,3 +156,40 @@ def test_quarter_shares_are_per_layer_means_over_heads():
                                    rtol=1e-6)
         np.testing.assert_allclose(out[f"{name}_share_slowest_quarter"], share[..., -quarter:].sum(-1).mean(-1),
                                    rtol=1e-6)
+
+
+def test_band_offset_shares_by_a_loop_over_pairs():
+    """Eta squared of each pair's logit contribution over the query-key offset, by a loop over the causal pairs; a
+    pair whose contribution depends on the offset alone gives 1, one that does not depend on it gives about 0."""
+    from posenc.probe.rope_usage import band_offset_shares
+
+    g = torch.Generator().manual_seed(3)
+    q, k = torch.randn(2, 12, 8, generator=g), torch.randn(2, 12, 8, generator=g)
+    got = band_offset_shares(q, k, "half", 6)
+    assert got.shape == (2, 4)
+    qn, kn = q.double().numpy(), k.double().numpy()
+    for h in range(2):
+        for b in range(4):
+            groups: dict[int, list[float]] = {}
+            for i in range(12):
+                for j in range(i + 1):
+                    if i - j <= 6:
+                        groups.setdefault(i - j, []).append(qn[h, i, b] * kn[h, j, b] + qn[h, i, b + 4] * kn[h, j, b + 4])
+            values = np.concatenate([np.array(v) for v in groups.values()])
+            between = sum(len(v) * (np.mean(v) - values.mean()) ** 2 for v in groups.values())
+            assert got[h, b].item() == pytest.approx(between / ((values - values.mean()) ** 2).sum(), rel=1e-10)
+    # a contribution cos(r w) of the offset alone: constant queries and keys rotated by RoPE, explained entirely
+    t = torch.arange(12, dtype=torch.float64)
+    angle = 0.7 * t
+    qr = torch.stack([torch.cos(angle), torch.sin(angle)], -1)[None]  # [1, T, 2]: one pair, half pairing
+    assert band_offset_shares(qr, qr, "half", 6)[0, 0].item() == pytest.approx(1.0)
+    inter = band_offset_shares(q, k, "interleaved", 6)
+    assert inter.shape == (2, 4) and not torch.allclose(inter, got)
+
+
+def test_band_position_shares_on_a_tiny_llama():
+    """Every layer and head of a random Llama on two windows, each share within [0, 1]."""
+    from posenc.probe.rope_usage import band_position_shares
+
+    out = band_position_shares(_llama(theta=500.0), [list(range(5, 25)), list(range(30, 50))], 8)
+    assert out.shape == (2, 2, HEADS, DH // 2) and (out >= 0).all() and (out <= 1 + 1e-12).all()

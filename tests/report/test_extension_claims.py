@@ -134,7 +134,7 @@ def _t(value: float, low: float, high: float, n: int = 4) -> Estimate:
 def _estimates(**overrides: Estimate) -> dict[str, Estimate]:
     good = {"linear_over_none_ppl": _t(0.6, 0.5, 0.7), "yarn_over_none_ppl": _t(0.55, 0.5, 0.6),
             "yarn_over_native_ppl": _t(1.05, 1.0, 1.1), "yarn_passkey_past_native": wilson(19, 20),
-            "passkey_within_native": wilson(20, 20)}
+            "passkey_within_native": wilson(20, 20), "none_over_native_ppl": _t(30.0, 12.0, 80.0)}
     return {**good, **overrides}
 
 
@@ -191,7 +191,20 @@ def test_thresholds_are_the_declared_constants():
                     "yarn_passkey_past_native": RETRIEVES}
     assert all(t.basis for t in CLAIM.tests + CLAIM.requires)
     assert [(t.statistic, t.threshold, t.otherwise) for t in CLAIM.requires] == [
-        ("passkey_within_native", RETRIEVES, "not testable")]
+        ("passkey_within_native", RETRIEVES, "not testable"), ("none_over_native_ppl", NEAR_NATIVE, "not testable")]
+
+
+def test_nothing_to_rescue_when_the_unscaled_model_holds_up():
+    """Issue 29: at 10240 tokens the unscaled SmolLM2 had not degraded (YaRN / none 1.003): then the claim is not
+    tested there, and the verdict says so and names the length that would test it."""
+    from posenc.report.experiments.extension import LONG, RESCUE_LENGTH
+
+    held = judge(CLAIM, _estimates(none_over_native_ppl=_t(1.02, 0.98, 1.06), yarn_over_none_ppl=_t(1.0, 0.99, 1.01),
+                                   linear_over_none_ppl=_t(1.01, 1.0, 1.02)))
+    assert held.status == "not testable"
+    assert f"{LONG} tokens" in held.reason and f"{RESCUE_LENGTH} tokens" in held.reason
+    assert judge(CLAIM, _estimates(none_over_native_ppl=_t(1.5, 1.3, 1.7))).status == "inconclusive"
+    assert CLAIM.revision == 6
 
 
 def test_quick_mode_does_not_decide_it_and_names_the_command_that_does():
@@ -203,7 +216,10 @@ def test_quick_mode_does_not_decide_it_and_names_the_command_that_does():
 
 
 def test_full_plan_keeps_one_length_within_the_context_and_one_past_it():
+    from posenc.report.experiments.extension import LONG
+
     FULL.check_native(8192)
+    assert FULL.long == LONG and any(c.length == LONG and "yarn" in c.scalings for c in FULL.passkey)
     assert FULL.windows >= 4 and FULL.trials >= 20 and FULL.control(8192) == 2048 < 8192 < FULL.long
     with pytest.raises(Exception, match="must pass the native context"):
         FULL.check_native(16384)

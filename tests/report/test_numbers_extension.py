@@ -80,6 +80,7 @@ def test_each_estimate_pairs_the_right_losses(measured):
     assert _triple(e["linear_over_none_ppl"]) == pytest.approx(_paired(NLL["linear"], NLL["none"]), rel=1e-9)
     assert _triple(e["yarn_over_none_ppl"]) == pytest.approx(_paired(NLL["yarn"], NLL["none"]), rel=1e-9)
     assert _triple(e["yarn_over_native_ppl"]) == pytest.approx(_paired(NLL["yarn"], NATIVE_NLL), rel=1e-9)
+    assert _triple(e["none_over_native_ppl"]) == pytest.approx(_paired(NLL["none"], NATIVE_NLL), rel=1e-9)
     assert measured.numbers["ppl_native"]["value"] == pytest.approx(math.exp(np.mean(NATIVE_NLL)))
     for s in extension.SCALINGS:
         assert measured.numbers["ppl_long"][s]["value"] == pytest.approx(math.exp(np.mean(NLL[s])))

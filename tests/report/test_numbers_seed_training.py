@@ -1,9 +1,10 @@
-"""The numbers of seed_training.py's experiments on runs that miss the bar (issue #19, item 3).
+"""The numbers of seed_training.py's experiments on made-up runs, against numpy and scipy by hand.
 
-test_seed_claims.py recomputes the step ratios and the cosine statistics on synthetic runs in which every run but
-NoPE's reaches the bar, and test_seed_training_chance.py the chance baseline. Left to this file: the requirements
-``add_reached``, ``sinusoid_reached`` and ``learned_reached`` (shares of runs that reach the bar) and the ratios when
-some runs never reach it (such a run counts at its last step), against numpy and scipy by hand.
+test_seed_claims.py checks the training loop on one short real run and the pieces (tasks, cosines, chance). Here
+``lab_runs`` is replaced by made-up runs in its format, so every statistic can be recomputed from them: the step
+ratios when some runs never reach the bar (such a run counts at its last step) under each comparison of adding
+and concatenating, the capability gaps of the local tasks at each length, the orthogonality premise and the
+mechanism (position variance moving into the dimensions where meaning is sparse), and the lab's division of labour.
 """
 
 from __future__ import annotations
@@ -12,18 +13,30 @@ import math
 
 import numpy as np
 import pytest
+import torch
 from scipy import stats as sps
 
 from posenc.report.experiments import seed_training as sr
 from posenc.report.experiments.base import Context
+from posenc.report.run import judge_claim
 
 SEEDS = 3
 FULL = Context(quick=False)  # three seeds
+QUICK = Context(quick=True)  # two seeds
 #: steps to the bar per (task, encoding): one per seed; None never reached it (the run stopped at CAP)
 STEPS = {("copy", "learned"): [410, 380, 455], ("copy", "sinusoidal"): [300, None, 330],
-         ("copy", "sinusoidal-concat"): [350, 290, 500], ("local", "learned"): [200, 240, None],
+         ("copy", "sinusoidal-concat"): [350, 290, 500], ("copy", "sinusoidal-concat-half"): [320, 300, 310],
+         ("copy", "sinusoidal-wide"): [280, 260, 240], ("local", "learned"): [200, 240, None],
          ("local", "sinusoidal"): [260, 310, 250], ("local", "sinusoidal-concat"): [None, 420, 380],
+         ("local", "sinusoidal-concat-half"): [270, 330, 300], ("local", "sinusoidal-wide"): [230, 220, 260],
          ("local", "nope"): [None, None, None]}
+PARAMS = {"learned": 26496, "sinusoidal": 26112, "sinusoidal-concat": 101000, "sinusoidal-concat-half": 25888,
+          "sinusoidal-wide": 101376, "nope": 26112}
+#: capability runs: token accuracy per (task, encoding) at 12 and 24 tokens, one per seed
+ACCURACY = {("local", "learned"): ([1.0, 0.99, 0.98], [0.5, 0.55, 0.6]),
+            ("local", "sinusoidal"): ([0.97, 0.99, 0.95], [0.58, 0.6, 0.57]),
+            ("back2", "learned"): ([1.0, 1.0, 0.97], [0.52, 0.5, 0.56]),
+            ("back2", "sinusoidal"): ([0.9, 0.96, 0.93], [0.7, 0.61, 0.66])}
 NOPE_BEST = [0.41, 0.63, 0.52]
 
 
@@ -31,12 +44,20 @@ def _runs() -> dict:
     out = {}
     for (task, label), steps in STEPS.items():
         for s, reached in enumerate(steps):
-            best = NOPE_BEST[s] if label == "nope" else 0.96
             off = 0.005 if task == "local" else 0.0  # a different trace for every learned run
             trace = [[0, 0.2 + 0.01 * s + off, 0.1 + 0.005 * s], [40, 0.1 + 0.02 * s, 0.05 + off]]
+            quarters = [[0.25 + 0.01 * s, 0.24 - off], [0.22 + 0.01 * s, 0.3 + 0.02 * s]]
+            best = NOPE_BEST[s] if label == "nope" else 0.96
             out[(task, label, s)] = {"curve": [[0, 0.1], [20, best - 0.05], [40, best]], "steps_to_bar": reached,
                                      "steps": sr.CAP if reached is None else int(reached) + 1, "cpu_s": 0.0,
-                                     "trace": trace if label == "learned" else []}
+                                     "trace": trace if label == "learned" else [], "word_quarters": quarters,
+                                     "sparse_share": [0.5 - off, 0.62 + 0.03 * s] if label == "learned" else [],
+                                     "params": PARAMS[label], "word_change": 0.1 + 0.01 * s}
+    for (task, label), (trained, past) in ACCURACY.items():
+        for s in range(SEEDS):
+            run = out.setdefault((task, label, s), {"curve": [[0, 0.1], [400, trained[s]]], "steps": 400,
+                                                    "steps_to_bar": None, "cpu_s": 0.0, "params": PARAMS[label]})
+            run["accuracy"] = {"12": trained[s], "24": past[s]}
     return out
 
 
@@ -51,50 +72,124 @@ def _geometric_t(a: list[float], b: list[float]) -> tuple[float, float, float]:
     return math.exp(logs.mean()), math.exp(low), math.exp(high)
 
 
+def _mean_t(values: list[float]) -> tuple[float, float, float]:
+    x = np.array(values)
+    low, high = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+    return x.mean(), low, high
+
+
+def _triple(e) -> tuple[float, float, float]:
+    return e.value, e.low, e.high
+
+
 @pytest.fixture
 def runs(monkeypatch) -> dict:
     fake = _runs()
-    monkeypatch.setattr(sr, "lab_runs", lambda seeds, workers=1: fake)
+    monkeypatch.setattr(sr, "lab_runs", lambda seeds, workers=1, runs=sr.RUNS: fake)
     return fake
 
 
-def test_add_vs_concat_with_runs_that_miss_the_bar(runs):
-    e = sr.seed_add_vs_concat_training(FULL).estimates
-    a = _counted("copy", "sinusoidal-concat") + _counted("local", "sinusoidal-concat")
-    b = _counted("copy", "sinusoidal") + _counted("local", "sinusoidal")
-    value, low, high = _geometric_t(a, b)
-    ratio = e["concat_over_add_steps"]
-    assert (ratio.value, ratio.low, ratio.high) == pytest.approx((value, low, high), rel=1e-12)
-    assert e["add_reached"].value == pytest.approx(5 / 6)  # copy seed 1 with the added sinusoid never reached it
+def test_seed_counts():
+    assert (sr._seeds(QUICK), sr._seeds(FULL), sr._seeds(Context(quick=True, seeds=5))) == (2, 3, 5)
+
+
+@pytest.mark.parametrize("option, concat, add", [
+    ("equal parameters (width 64)", "sinusoidal-concat", "sinusoidal-wide"),
+    ("equal block width (32)", "sinusoidal-concat-half", "sinusoidal"),
+    ("document's setting (concat doubles the width)", "sinusoidal-concat", "sinusoidal")])
+def test_add_vs_concat_under_each_comparison(runs, option, concat, add):
+    m = sr.seed_add_vs_concat_training(FULL)
+    e = m.variants[option]
+    value, low, high = _geometric_t(_counted("copy", concat) + _counted("local", concat),
+                                    _counted("copy", add) + _counted("local", add))
+    assert _triple(e["concat_over_add_steps"]) == pytest.approx((value, low, high), rel=1e-12)
+    reached = [x is not None for task in ("copy", "local") for x in STEPS[(task, add)]]
+    assert e["add_reached"].value == pytest.approx(np.mean(reached))
+    assert m.estimates == m.variants[sr.ADD_CONCAT.headline]
+    assert m.numbers["params"][concat] == PARAMS[concat] and m.numbers["block_width"]["sinusoidal-concat-half"] == 32
 
 
 def test_learned_convergence_with_runs_that_miss_the_bar(runs):
-    e = sr.seed_learned_convergence(FULL).estimates
+    m = sr.seed_learned_convergence(FULL)
+    e = m.estimates
     value, low, high = _geometric_t(_counted("copy", "learned") + _counted("local", "learned"),
                                     _counted("copy", "sinusoidal") + _counted("local", "sinusoidal"))
-    ratio = e["learned_over_sinusoid_steps"]
-    assert (ratio.value, ratio.low, ratio.high) == pytest.approx((value, low, high), rel=1e-12)
+    assert _triple(e["learned_over_sinusoid_steps"]) == pytest.approx((value, low, high), rel=1e-12)
     assert e["sinusoid_reached"].value == pytest.approx(5 / 6)
+    assert m.numbers["table_share"] == pytest.approx(12 * 32 / PARAMS["learned"])
+    assert m.numbers["large_table_shares"]["GPT-2 small"] == pytest.approx(0.00634, abs=1e-4)
 
 
-def test_local_dependency_with_runs_that_miss_the_bar(runs):
+@pytest.mark.parametrize("option, column", [("12 tokens", 0), ("24 tokens", 1)])
+def test_local_capability_at_each_length(runs, option, column):
     m = sr.seed_local_dependency(FULL)
-    value, low, high = _geometric_t(_counted("local", "sinusoidal"), _counted("local", "learned"))
-    ratio = m.estimates["sinusoid_over_learned_steps"]
-    assert (ratio.value, ratio.low, ratio.high) == pytest.approx((value, low, high), rel=1e-12)
-    assert m.estimates["learned_reached"].value == pytest.approx(2 / 3)  # local seed 2 never reached it
-    assert m.estimates["nope_best_accuracy"].value == max(NOPE_BEST)
-    assert [d["learned"] for d in m.numbers["pairs"]] == _counted("local", "learned")
+    e = m.variants[option]
+    gaps = [learned - sinusoid for task in ("local", "back2")
+            for learned, sinusoid in zip(ACCURACY[(task, "learned")][column], ACCURACY[(task, "sinusoidal")][column],
+                                         strict=True)]
+    assert _triple(e["learned_minus_sinusoid_accuracy"]) == pytest.approx(_mean_t(gaps), rel=1e-12)
+    assert e["learned_minus_sinusoid_accuracy"].n == 6
+    assert e["learned_accuracy_trained"].value == min(ACCURACY[("local", "learned")][0]
+                                                      + ACCURACY[("back2", "learned")][0]) == 0.97
+    assert e["nope_best_accuracy"].value == max(NOPE_BEST)
+    verdict, by_option = judge_claim(sr.CLAIMS[[c.id for c in sr.CLAIMS].index("sinusoid-weak-local")], m)
+    assert by_option["24 tokens"].status == "refuted"  # the sinusoid ahead past the length in these made-up runs
 
 
-def test_orthogonality_statistics_per_run(runs):
+def test_orthogonality_premise_and_mechanism_per_run(runs):
     m = sr.seed_orthogonality_training(FULL)
     chance = sr.chance_abs_cos(32)
+    units = [(t, s) for t in ("copy", "local") for s in range(SEEDS)]
     for option, column in (("raw cosine", 1), ("centred cosine", 2)):
-        start = [runs[(t, "learned", s)]["trace"][0][column] for t in ("copy", "local") for s in range(SEEDS)]
-        end = [runs[(t, "learned", s)]["trace"][-1][column] for t in ("copy", "local") for s in range(SEEDS)]
+        start = [runs[(t, "learned", s)]["trace"][0][column] for t, s in units]
+        end = [runs[(t, "learned", s)]["trace"][-1][column] for t, s in units]
         v = m.variants[option]
         assert v["init_over_chance"].value == pytest.approx(math.exp(np.mean(np.log(np.array(start) / chance))),
                                                             rel=1e-12)  # a ratio: geometric mean
         assert v["final_over_init"].value == pytest.approx(math.exp(np.mean(np.log(np.array(end) / start))),
                                                            rel=1e-12)
+    gains = [runs[u]["sparse_share"][1] - runs[u]["sparse_share"][0] for u in
+             [(t, "learned", s) for t, s in units]]
+    assert _triple(m.estimates["sparse_share_gain"]) == pytest.approx(_mean_t(gains), rel=1e-12)
+
+
+def test_a_premise_that_fails_decisively_refutes():
+    """Issue 29: at chance at initialisation (decided), the claim is refuted whatever training does afterwards."""
+    from posenc.report.verdict import judge
+    from posenc.stats import Estimate
+
+    claim = next(c for c in sr.CLAIMS if c.id == "orthogonality-learned")
+    at_chance = Estimate(1.01, 0.944, 1.08, 6, "t")
+    for final in (Estimate(1.02, 0.81, 1.28, 6, "t"), Estimate(0.5, 0.4, 0.6, 6, "t")):
+        estimates = {"init_over_chance": at_chance, "final_over_init": final,
+                     "sparse_share_gain": Estimate(0.0, -0.05, 0.05, 6, "t")}
+        assert judge(claim, estimates).status == "refuted"
+
+
+def test_lab_division_of_labour_from_the_word_quarters(runs, monkeypatch):
+    from posenc.report.experiments import pretrained
+    from posenc.report.experiments.base import Measurement
+    from posenc.stats import Estimate
+
+    shares = np.array([[0.3, 0.3, 0.1, 0.1], [0.32, 0.28, 0.12, 0.08], [0.31, 0.3, 0.1, 0.12]])  # [W, 4 pairs]
+    monkeypatch.setattr(sr, "_smollm2_bands", lambda quick: {"per_window": shares, "quarter": 1, "kinds": ["a"] * 3,
+                                                             "length": 64, "theta": 1e5, "head_dim": 64})
+    minilm = Measurement({}, estimates={"low_minus_high_position_share": Estimate(0.0, -0.01, 0.01, 4096, "bootstrap"),
+                                        "low_minus_high_position_r2": Estimate(-0.04, -0.06, -0.01, 4096,
+                                                                               "bootstrap")}, setup="MiniLM")
+    monkeypatch.setattr(pretrained, "minilm_dimensions", lambda ctx: minilm)
+    m = sr.dimension_division(FULL)
+    changes = [(end[1] - end[0]) - (start[1] - start[0]) for start, end in
+               (runs[(t, "sinusoidal", s)]["word_quarters"] for t in ("copy", "local") for s in range(SEEDS))]
+    lab = m.variants["sinusoid, trained in the lab"]["division"]
+    assert _triple(lab) == pytest.approx(_mean_t(changes), rel=1e-12)
+    rope = m.variants["SmolLM2's RoPE frequency bands"]["division"]
+    assert rope.value == pytest.approx(np.mean(shares[:, 0] - shares[:, -1]))
+    assert m.variants["MiniLM's learned table (index carries no frequency)"]["division"] == \
+        minilm.estimates["low_minus_high_position_share"]
+    # the sinusoid's own variance over the 12 trained positions sits in the low quarter (the fast pairs)
+    low, high = m.numbers["lab"]["sinusoid_variance_quarters"]
+    table = torch.tensor([[math.sin(p / 10000 ** (2 * (c // 2) / 32)) if c % 2 == 0 else
+                           math.cos(p / 10000 ** (2 * (c // 2) / 32)) for c in range(32)] for p in range(12)])
+    var = table.double().var(0, unbiased=False)
+    assert (low, high) == pytest.approx((float(var[:8].sum() / var.sum()), float(var[-8:].sum() / var.sum())))

@@ -79,7 +79,8 @@ def test_initial_tables_of_the_experiments_size_sit_at_chance():
 def _fake_runs(seeds: int, start: float) -> dict:
     trace = [[0, start, start], [40, start / 2, start / 2]]
     return {(task, label, s): {"curve": [[0, 0.1]], "steps_to_bar": None, "steps": 40, "cpu_s": 0.0,
-                               "trace": trace if label == "learned" else []}
+                               "trace": trace if label == "learned" else [],
+                               "sparse_share": [0.5, 0.5] if label == "learned" else []}
             for s in range(seeds) for task, label in sr.RUNS}
 
 

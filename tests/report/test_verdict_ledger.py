@@ -281,3 +281,14 @@ def test_failed_and_supported_verdicts_keep_their_words():
     assert (f.status, f.reason) == ("failed", "ValueError: boom") and f.status in STATUSES
     s = supported("because")
     assert (s.status, s.reason) == ("supported", "because")
+
+
+def test_a_qualified_verdict_names_the_measured_value_where_its_wording_asks():
+    claim = Claim("x", "seed 003", "seed", "t", "c", "word_order", (
+        Test("r", ">", 1.8, "grows", "b"),
+        Test("r", "<", 2.2, "about twofold", "b", role="condition", unless="grows {value}-fold, not twofold")))
+    verdict = judge(claim, {"r": exact(3.9999)})
+    assert verdict.status == "qualified" and verdict.condition == "grows 4-fold, not twofold"
+    plain = Claim("y", "seed 003", "seed", "t", "c", "word_order", (
+        Test("r", ">", 1.8, "grows", "b"), Test("r", "<", 2.2, "about twofold", "b", role="condition")))
+    assert judge(plain, {"r": exact(4.0)}).condition == "not: about twofold"

@@ -318,5 +318,5 @@ def embedding_scale_figure(word_norms: np.ndarray, position_norms: np.ndarray, m
     a.set(xlabel="L2 norm", ylabel="density", title=model)
     a.legend(fontsize=7)
     b.bar(list(rms), list(rms.values()), color=list(colors))
-    b.set(ylabel="RMS per channel", yscale="log", title="the sinusoid vs two embedding scales")
+    b.set(ylabel="RMS per channel", yscale="log", title="the sinusoid vs embedding scales")
     return fig

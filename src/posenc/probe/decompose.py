@@ -33,7 +33,8 @@ import torch
 from posenc.errors import PosencError
 from posenc.stats import POSITIVE, Estimate, bootstrap_weights
 
-__all__ = ["FourTermSplit", "four_term_split", "term_statistics", "TERMS", "FOUR"]
+__all__ = ["FourTermSplit", "four_term_split", "term_statistics", "flatness_statistics", "dimension_statistics",
+           "TERMS", "FOUR"]
 
 TERMS = ("ww", "wp", "pw", "pp", "rest")
 #: the seed's four terms (the remainder left out)
@@ -57,6 +58,10 @@ class FourTermSplit:
     terms: dict[str, torch.Tensor]
     reference: torch.Tensor
     relative_error: float
+    #: the projected parts ``{"q": {"w", "p", "r"}, "k": {...}}``, each ``[H, T, Dh]`` (remainder with its bias),
+    #: and the logits' scale: what :meth:`dimension_sums` splits by query/key dimension
+    projected: dict[str, dict[str, torch.Tensor]] | None = None
+    scale: float = 1.0
 
     def total(self) -> torch.Tensor:
         return sum(self.terms.values())
@@ -88,6 +93,34 @@ class FourTermSplit:
         variation across keys moves attention."""
         parts = [*(self.terms[name] for name in TERMS), self.reference.to(torch.float64)]
         return np.stack([(x - x.mean(-1, keepdim=True)).pow(2).sum(dim=(-1, -2)).numpy() for x in parts], axis=1)
+
+
+    def flatness_sums(self) -> np.ndarray:
+        """``[H, 4]`` how much of each cross term runs along positions: for word-position ``wp[i, j] = q^w_i . k^p_j``
+        the key's position varies along a query's row, so ``sum_ij (wp_ij - mean_j wp_ij)^2`` (along positions)
+        beside ``sum_ij (wp_ij - mean wp)^2`` (its whole variation); for position-word the query's position varies
+        down a key's column, so ``sum_ij (pw_ij - mean_i pw_ij)^2`` beside the whole. Columns: wp along, wp whole,
+        pw along, pw whole. A term flat along positions (uniform) is a constant per query word (per key word): its
+        along share is 0."""
+        wp, pw = self.terms["wp"], self.terms["pw"]  # [H, T, T]
+
+        def whole(x: torch.Tensor) -> torch.Tensor:
+            return (x - x.mean(dim=(-1, -2), keepdim=True)).pow(2).sum(dim=(-1, -2))
+
+        return torch.stack([(wp - wp.mean(-1, keepdim=True)).pow(2).sum(dim=(-1, -2)), whole(wp),
+                            (pw - pw.mean(-2, keepdim=True)).pow(2).sum(dim=(-1, -2)), whole(pw)], dim=1).numpy()
+
+    def dimension_sums(self) -> np.ndarray:
+        """``[H, Dh, 4]`` within-query sums of squares of each four term's contribution through one query/key
+        dimension ``d`` (seed 003 §14.5.3: dimensions of W_q and W_k): the term ``a_b`` adds
+        ``x_ij = s q^a_i[d] k^b_j[d]`` to logit ``(i, j)``, and ``sum_ij (x_ij - mean_j x_ij)^2
+        = s^2 (sum_i q^a_i[d]^2) (sum_j (k^b_j[d] - mean_j k^b[d])^2)``. Columns: ww, wp, pw, pp (``FOUR``)."""
+        if self.projected is None:
+            raise PosencError("this split kept no projected parts; build it with four_term_split")
+        q, k = self.projected["q"], self.projected["k"]
+        rows = {a: q[a].pow(2).sum(1) for a in ("w", "p")}  # [H, Dh]
+        cols = {b: (k[b] - k[b].mean(1, keepdim=True)).pow(2).sum(1) for b in ("w", "p")}
+        return torch.stack([rows[t[0]] * cols[t[1]] for t in FOUR], dim=-1).numpy() * self.scale ** 2
 
 
 def _bert_parts(model: Any) -> tuple[Any, Any]:
@@ -180,7 +213,8 @@ def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
     reference = logits(q_model, k_model)
     total = sum(terms.values())
     error = float(torch.linalg.norm(total - reference) / torch.linalg.norm(reference))
-    return FourTermSplit(terms=terms, reference=reference, relative_error=error)
+    return FourTermSplit(terms=terms, reference=reference, relative_error=error, projected={"q": q, "k": k},
+                         scale=scale)
 
 
 def term_statistics(sums: np.ndarray, entries: np.ndarray, seed: int = 0) -> tuple[dict[str, Estimate],
@@ -241,3 +275,60 @@ def term_statistics(sums: np.ndarray, entries: np.ndarray, seed: int = 0) -> tup
         if "@" in key:
             per_head.setdefault(key.split("@")[0], []).append(value)
     return estimates, per_head
+
+
+def flatness_statistics(flat_sums: np.ndarray, seed: int = 0) -> dict[str, Estimate]:
+    """How flat the cross terms are along positions (TUPE's "uniform"), pooled over windows with a 95% interval from
+    a bootstrap over windows.
+
+    Args:
+        flat_sums: ``[W, H, 4]`` per window :meth:`FourTermSplit.flatness_sums`.
+
+    Per head the share of the cross terms' variation that runs along positions,
+    ``(wp_along + pw_along) / (wp_whole + pw_whole)`` (0: flat, a constant per word; 1: all of it positional):
+    ``cross_along_positions`` is its mean over heads, ``max_head_cross_along_positions`` its largest value over
+    heads; ``wp_along_positions`` and ``pw_along_positions`` the same for each term alone (mean over heads).
+    """
+    sums = np.asarray(flat_sums, np.float64)
+    windows, heads, _ = sums.shape
+    flat = sums.reshape(windows, -1)
+
+    def statistic(w: np.ndarray) -> np.ndarray:
+        pooled = (w @ flat).reshape(len(w), heads, 4)  # [r, H, 4]
+        cross = (pooled[..., 0] + pooled[..., 2]) / (pooled[..., 1] + pooled[..., 3])  # [r, H]
+        return np.stack([cross.mean(1), cross.max(1), (pooled[..., 0] / pooled[..., 1]).mean(1),
+                         (pooled[..., 2] / pooled[..., 3]).mean(1)], axis=1)
+
+    names = ("cross_along_positions", "max_head_cross_along_positions", "wp_along_positions", "pw_along_positions")
+    return dict(zip(names, bootstrap_weights((windows,), statistic, seed=seed), strict=True))
+
+
+def dimension_statistics(dim_sums: np.ndarray, seed: int = 0, expert: float = 0.5) -> tuple[dict[str, Estimate],
+                                                                                           np.ndarray]:
+    """Word and position experts among the query/key dimensions, pooled over windows with a 95% interval from a
+    bootstrap over windows.
+
+    Args:
+        dim_sums: ``[W, H, Dh, 4]`` per window :meth:`FourTermSplit.dimension_sums`.
+        expert: a dimension is a word (position) expert when ww (pp) holds more than this share of its four terms.
+
+    Returns ``(estimates, of_four)``: ``max_dim_word_share`` and ``max_dim_position_share`` (the largest ww / pp share
+    of the four terms over every dimension of every head), ``word_dims`` and ``position_dims`` (counts of
+    dimensions whose point share passes ``expert``, as a share of all dimensions), and the pooled shares
+    ``of_four [H, Dh, 4]``.
+    """
+    sums = np.asarray(dim_sums, np.float64)
+    windows, heads, dims, _ = sums.shape
+    flat = sums.reshape(windows, -1)
+
+    def shares(pooled: np.ndarray) -> np.ndarray:  # [..., H, Dh, 4] -> the same, each row over its four terms
+        return pooled / pooled.sum(-1, keepdims=True)
+
+    def statistic(w: np.ndarray) -> np.ndarray:
+        of_four = shares((w @ flat).reshape(len(w), heads * dims, 4))  # [r, H*Dh, 4]
+        return np.stack([of_four[..., 0].max(1), of_four[..., 3].max(1), (of_four[..., 0] > expert).mean(1),
+                         (of_four[..., 3] > expert).mean(1)], axis=1)
+
+    names = ("max_dim_word_share", "max_dim_position_share", "word_dims", "position_dims")
+    estimates = dict(zip(names, bootstrap_weights((windows,), statistic, seed=seed), strict=True))
+    return estimates, shares(sums.sum(0))

@@ -33,7 +33,7 @@ from posenc.hf import from_hf_config
 from posenc.kernels import apply_rope
 from posenc.probe.heads import distance_bins
 
-__all__ = ["RopeAccumulator", "pair_energy"]
+__all__ = ["RopeAccumulator", "pair_energy", "band_offset_shares", "band_position_shares"]
 
 
 def pair_energy(x: torch.Tensor, rotary_dim: int, pairing: str) -> torch.Tensor:
@@ -168,3 +168,74 @@ class RopeAccumulator:
             "distances": self.distances, "logit_vs_distance": curves,
             "check_max_abs_error": float(self._check),
         }
+
+
+def band_offset_shares(qr: torch.Tensor, kr: torch.Tensor, pairing: str, max_offset: int) -> torch.Tensor:
+    """How much of each frequency pair's logit contribution the query-key offset explains, for one sequence.
+
+    ``qr [H, T, Dh]`` and ``kr [H, T, Dh]`` are rotated queries and keys (keys repeated to the query heads). Pair
+    ``b``'s contribution to logit ``(i, j)`` is ``s_b(i, j) = qr_i[b] . kr_j[b]`` over its two channels (RoPE keeps
+    each pair's rotation separate). Over the causal pairs with offset ``r = i - j`` in ``0..max_offset``, the share
+    of its variance explained by the offset is the between-groups sum of squares over the total (eta squared):
+
+        eta^2_b = sum_r n_r (mean_r s_b - mean s_b)^2 / sum_(i, j) (s_b(i, j) - mean s_b)^2
+
+    near 0 when the pair's logits follow the content alone (seed 002's "meaning"), near 1 when they follow the
+    offset alone ("position"). Returns ``[H, Dh/2]`` in float64.
+    """
+    h, t, dh = qr.shape
+    half = dh // 2
+    q, k = qr.double(), kr.double()
+    if pairing == "half":
+        band = q[:, :, None, :half] * k[:, None, :, :half] + q[:, :, None, half:] * k[:, None, :, half:]
+    else:
+        band = q[:, :, None, 0::2] * k[:, None, :, 0::2] + q[:, :, None, 1::2] * k[:, None, :, 1::2]
+    i, j = torch.tril_indices(t, t)  # causal pairs, key j <= query i
+    keep = i - j <= max_offset
+    i, j = i[keep], j[keep]
+    r = i - j  # [P] offsets
+    values = band[:, i, j, :]  # [H, P, Dh/2]
+    groups = int(r.max()) + 1
+    n = torch.bincount(r, minlength=groups).double()[:, None, None]  # [R, 1, 1]
+    s1 = torch.zeros(groups, h, half, dtype=torch.float64).index_add_(0, r, values.transpose(0, 1))  # [R, H, Dh/2]
+    grand = s1.sum(0) / n.sum()
+    between = (n * (s1 / n - grand) ** 2).sum(0)
+    total = values.pow(2).sum(1) - n.sum() * grand ** 2
+    return between / total
+
+
+def band_position_shares(model: Any, windows: list[list[int]], max_offset: int) -> np.ndarray:
+    """:func:`band_offset_shares` of every layer and head of a Hugging Face RoPE model on each window, ``[W, L, H,
+    R/2]`` (pairs by falling frequency, pair 0 the fastest). Queries and keys are the model's own projections
+    (captured by :func:`posenc.probe.capture.capture`), rotated by posenc's RoPE built from the model's config."""
+    from posenc.probe.capture import capture
+
+    config = model.config
+    rope = from_hf_config(config)
+    if not hasattr(rope, "rotate") or rope.info.hooks != ("rotate",):
+        raise PosencError(f"the config describes a {rope.name!r} encoding, not RoPE; the band probe applies to "
+                          f"rotary models only")
+    heads = int(config.num_attention_heads)
+    kv_heads = int(getattr(config, "num_key_value_heads", None) or heads)
+    head_dim = int(rope.head_dim)
+    if rope.rotary_dim != head_dim:
+        raise PosencError(f"partial rotary ({rope.rotary_dim} of {head_dim} channels) is not supported by the band "
+                          f"probe")
+    out = []
+    per_layer: dict[int, torch.Tensor] = {}
+
+    def on_qk(layer: int, q: torch.Tensor, k: torch.Tensor) -> None:
+        t = q.shape[1]
+        q = q[0].float().reshape(t, heads, head_dim).transpose(0, 1)[None]  # [1, H, T, Dh]
+        k = k[0].float().reshape(t, kv_heads, head_dim).transpose(0, 1)[None]
+        positions = torch.arange(t)
+        qr, kr = rope.rotate(q.contiguous(), k.contiguous(), positions, positions)
+        kr = kr.repeat_interleave(heads // kv_heads, dim=1)
+        per_layer[layer] = band_offset_shares(qr[0], kr[0], rope.pairing, max_offset)
+
+    with torch.no_grad(), capture(model, lambda layer, weights: None, on_qk):
+        for ids in windows:
+            per_layer.clear()
+            model(input_ids=torch.tensor([ids]))
+            out.append(torch.stack([per_layer[i] for i in sorted(per_layer)]).numpy())
+    return np.stack(out)

@@ -28,7 +28,8 @@ class Test:
         basis: where the threshold comes from ("float32 round-off", "chance level", "Voita et al. 2019", ...).
         role: ``"core"``, the claim itself; ``"condition"``, a condition under which it holds: a failing condition
             makes the verdict qualified, never refuted.
-        unless: for a condition (or a core test among several), the qualified verdict's wording when it fails.
+        unless: for a condition (or a core test among several), the qualified verdict's wording when it fails;
+            ``{value}`` in it stands for the measured value (3 significant digits).
         otherwise: for a requirement (:attr:`Claim.requires`), the verdict when it is not met: ``"inconclusive"``
             (the data cannot judge yet: more training, more samples) or ``"not testable"`` (the test cannot tell the
             cases apart at all).

@@ -176,6 +176,14 @@ def _too_few(claim: Claim, quick: bool, reason: str) -> Verdict:
     return inconclusive(reason)
 
 
+def _unless(test: Test, estimate: Estimate) -> str:
+    """A failing test's wording in a qualified verdict: its ``unless`` with ``{value}`` replaced by the measured value
+    (3 significant digits), so the summary can say by how much ("grow 4-fold, not twofold")."""
+    if not test.unless:
+        return f"not: {test.says}"
+    return test.unless.replace("{value}", f"{estimate.value:.3g}")
+
+
 def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None = None, quick: bool = False,
           missing_status: str | None = None, command: str | None = None) -> Verdict:
     """The verdict of ``claim`` from ``estimates`` (statistic name -> :class:`Estimate`).
@@ -228,7 +236,7 @@ def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None =
         return inconclusive(text)
     status = statuses.pop()
     if status == "qualified":
-        failing = [t for t, _, r in results if r is False]
-        condition = "; ".join(t.unless or f"not: {t.says}" for t in failing) or "some tests undecided"
+        failing = [(t, e) for t, e, r in results if r is False]
+        condition = "; ".join(_unless(t, e) for t, e in failing) or "some tests undecided"
         return qualified(condition, reason)
     return Verdict(status, reason)

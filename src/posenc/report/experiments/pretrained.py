@@ -1,13 +1,17 @@
 """Experiments on the pretrained all-MiniLM-L6-v2 (BERT architecture, 512 learned positions, d=384), through
 :mod:`posenc.probe`, and the claims they test: word/position orthogonality (seed 001 §4.1), magnitudes (seeds 000
-§3.3, 003 §14.8.2), position and meaning by block of dimensions (seed 002), the four-term split of the first layer's logits (seed 001 §5.2, TUPE), word and position
-experts among the heads (seed 001 §5.2, seed 003 §14.5.3) and positional heads (seed 001 §5.2, Voita et al. 2019,
-Clark et al. 2019).
+§3.3, 003 §14.8.2), position and meaning by block of dimensions (seed 002), the four-term split of the first layer's
+logits (seed 001 §5.2; TUPE's "uniform" cross terms, read as flat along positions), word and position experts among
+the heads (seed 001 §5.2) and among the query/key dimensions (seed 003 §14.5.3), and positional heads (seed 001 §5.2,
+Voita et al. 2019, Clark et al. 2019).
 
-Text: one window from the start of each of the 38 Shakespeare plays, the plays in a seeded random order
-(:func:`posenc.corpora.play_windows`). Windows are the independent units of every interval on attention. The
-full report reads all 38 windows, the quick report the first 8: a random subsample of the same windows, so its
-intervals are wider and its verdicts are the full ones or inconclusive, never the opposite.
+Text: two kinds (:func:`posenc.corpora.text_windows`): one window from the start of each of the 38 Shakespeare
+plays (verse dialogue) and one from the start of each of the 32 topics of the Python language reference long
+enough for 512 tokens (technical prose with code, ``pydoc_data.topics`` in CPython's standard library), each kind
+in a seeded random order, the two alternating. Windows are the independent units of every interval on attention.
+The full report reads all 70 windows, the quick report the first 8 (4 of each kind): a random subsample of the same
+windows, so its intervals are wider and its verdicts are the full ones or inconclusive, never the opposite. Until
+revision 3 of positional-heads every window was a play's opening.
 
 Window length is a choice that moves the verdicts (:data:`WINDOW`): every attention experiment measures windows of
 128, 256 and 512 tokens and the page shows the verdict under each; the headline rests on 128 tokens, the length the
@@ -47,6 +51,16 @@ QUICK_WINDOWS = 8
 FREQUENT_COUNT, FREQUENT_CHARS = 1000, 20_000
 #: the seed's sample of word rows (seed 001 §4.1: ``word_embeddings[100:1100]``)
 SEED_ROWS = (100, 1100)
+#: what the page says wherever the documents report or assume bert-base-uncased (seed 001 §4.1 runs it): the model
+#: that stands in for it here, and what would differ
+STAND_IN = ("all-MiniLM-L6-v2 stands in for bert-base-uncased, which the documents use and which is not available "
+            "offline: the same BERT architecture, uncased WordPiece vocabulary (30522 rows, the same 994 [unused] "
+            "placeholders) and 512 learned position rows, but 6 layers x 12 heads at width 384 instead of 12 x 12 at "
+            "768, distilled (MiniLM) and then fine-tuned as a sentence embedder at 128 tokens. What would differ on "
+            "bert-base: chance cosines are tighter at d=768 (std 0.036 instead of 0.051, the orthogonality margin "
+            "2.07 deg instead of 2.93), there are 144 heads instead of 72 (Clark et al.'s 4 and 5 counts are of 144), "
+            "and BERT's masked-LM pretraining at 512 tokens trains positions 128..511 that the fine-tuning here "
+            "never revisits; none of the numbers on this page are bert-base's.")
 #: seed 001 §4.1's printed statistics for bert-base-uncased
 DOCUMENT_BERT = {"cos_mean": -0.009876, "cos_std": 0.035428, "cos_abs_mean": 0.028139, "angle_mean": 90.57,
                  "angle_std": 2.03, "angle_min": 7.72, "angle_max": 98.00}
@@ -121,17 +135,19 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
     """Run every window of ``length`` tokens once through MiniLM (``count`` windows; None: one per play).
 
     Returns the head summary (:meth:`posenc.probe.heads.HeadAccumulator.summary`), each head's argmax offset per
-    query ``argmax [W, L, H, T]``, and the four-term split's within-query sums of squares ``sums [W, H, 6]`` with
-    the entries per window and the largest relative error of the split.
+    query ``argmax [W, L, H, T]``, the four-term split's within-query sums of squares ``sums [W, H, 6]`` with
+    the entries per window, its cross terms' variation along positions ``flat_sums [W, H, 4]`` and its terms by
+    query/key dimension ``dim_sums [W, H, Dh, 4]``, the largest relative error of the split, and each window's kind
+    of text ``kinds``.
     """
-    from posenc.corpora import play_windows
+    from posenc.corpora import text_windows
     from posenc.probe.capture import capture
     from posenc.probe.decompose import four_term_split
     from posenc.probe.heads import HeadAccumulator
 
     loaded = minilm()
     model = loaded.model
-    windows = play_windows(loaded.tokenizer, length, count)
+    windows, kinds = text_windows(loaded.tokenizer, length, count, longest=max(LENGTHS))
     n_layers, n_heads = model.config.num_hidden_layers, model.config.num_attention_heads
     heads = HeadAccumulator(n_layers, n_heads, max_len=length)
     layer_argmax: dict[int, np.ndarray] = {}
@@ -147,23 +163,28 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
             batch = torch.tensor([ids])  # [1, T]
             model(input_ids=batch, attention_mask=torch.ones_like(batch))
             argmax.append(np.stack([layer_argmax[layer] for layer in range(n_layers)]))  # [L, H, T]
-    sums, errors = [], []
+    sums, flat, dims, errors = [], [], [], []
     for ids in windows:
         split = four_term_split(model, torch.tensor(ids))
         sums.append(split.sums())
+        flat.append(split.flatness_sums())
+        dims.append(split.dimension_sums())
         errors.append(split.relative_error)
     return {"summary": heads.summary(), "argmax": np.stack(argmax), "sums": np.stack(sums),
+            "flat_sums": np.stack(flat), "dim_sums": np.stack(dims),
             "entries": np.full(len(windows), float(length * length)), "split_error": float(max(errors)),
-            "windows": len(windows)}
+            "windows": len(windows), "kinds": kinds}
 
 
-def _setup_windows(count: int) -> str:
-    from posenc.corpora import play_files
+def _setup_windows(kinds: list[str], quick: bool) -> str:
+    from posenc.corpora import TEXT_KINDS
 
-    total = len(play_files())
-    subsample = f"; the quick report reads the first {count} of the full report's {total}" if count < total else ""
-    return (f"{count} windows per length, one from the start of each of {count} Shakespeare plays (the plays in a "
-            f"seeded random order{subsample})")
+    counts = {k: kinds.count(k) for k in TEXT_KINDS}
+    subsample = " (the quick report reads the first of the full report's windows, both kinds alike)" if quick else ""
+    return (f"{len(kinds)} windows per length from two kinds of text: {counts[TEXT_KINDS[0]]} from the start of "
+            f"Shakespeare's plays (verse dialogue) and {counts[TEXT_KINDS[1]]} from the start of topics of the Python "
+            f"language reference that CPython ships (pydoc_data.topics: technical prose with code), each kind in a "
+            f"seeded random order, alternating{subsample}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -183,7 +204,13 @@ def _word_samples() -> dict[str, np.ndarray]:
 
 @experiment("minilm_geometry", quick_is_full=True)
 def minilm_geometry(ctx: Context) -> Measurement:
-    """Seed 001 §4.1 on all-MiniLM-L6-v2: is every word row nearly orthogonal to every position row?
+    """Seed 001 §4.1 and §6 on all-MiniLM-L6-v2: do words and positions lie in two nearly orthogonal subspaces?
+
+    Judged as subspaces (:func:`posenc.probe.geometry.subspace_share`): the share of the centred position table's
+    variance inside the words' principal subspace (the fewest directions holding half the word variance), over the
+    share random tables give (``k/d``), for MiniLM's tables and for tables drawn as BERT initialises them. Random
+    tables already give 90 degrees between single rows in high dimension, so the angle statistics below are shown,
+    not judged (issue 29).
 
     The judgement is :func:`posenc.probe.geometry.orthogonality` (the probe's): the mean angle over all pairs with a
     two-way bootstrap over words and positions, nearly orthogonal when ``|mean - 90|`` stays below
@@ -195,7 +222,13 @@ def minilm_geometry(ctx: Context) -> Measurement:
     seed's printed BERT numbers. Tables only: quick and full are the same.
     """
     from posenc.plots.probe import orthogonality_figure
-    from posenc.probe.geometry import geometry, initial_table_orthogonality, orthogonality, placeholder_rows
+    from posenc.probe.geometry import (
+        geometry,
+        initial_table_orthogonality,
+        orthogonality,
+        placeholder_rows,
+        subspace_share,
+    )
 
     words_t, positions_t = _tables()
     words, positions = words_t.double().numpy(), positions_t.double().numpy()
@@ -213,7 +246,16 @@ def minilm_geometry(ctx: Context) -> Measurement:
         judged[name] = orthogonality(words, positions, samples[name])
     seed_size = SEED_ROWS[1] - SEED_ROWS[0]
     initial = initial_table_orthogonality(seed_size, n_positions, d, std=std)
-    variants = {name: {"angle_offset_deg": judged[name]["angle_offset"], "mean_angle_deg": judged[name]["angle_mean"],
+    # subspaces: the positions' variance inside the words' principal subspace, trained and at initialisation
+    spaces = {name: subspace_share(words[samples[name]], positions, SUBSPACE_LEVEL) for name in SAMPLE_OPTIONS}
+    draw = np.random.default_rng(1)
+    init_spaces = {name: subspace_share(draw.normal(0.0, std, (len(samples[name]), d)),
+                                        draw.normal(0.0, std, (n_positions, d)), SUBSPACE_LEVEL)
+                   for name in SAMPLE_OPTIONS}
+    variants = {name: {"position_enrichment": spaces[name]["enrichment"],
+                       "init_position_enrichment": init_spaces[name]["enrichment"],
+                       "position_share_in_word_subspace": spaces[name]["share"],
+                       "angle_offset_deg": judged[name]["angle_offset"], "mean_angle_deg": judged[name]["angle_mean"],
                        "init_angle_offset_deg": initial["angle_offset"], "init_mean_angle_deg": initial["angle_mean"]}
                 for name in SAMPLE_OPTIONS}
     # what the seed's sample is made of
@@ -245,13 +287,31 @@ def minilm_geometry(ctx: Context) -> Measurement:
         "centred": geo["centred"], "gaussian": geo["baseline"]["gaussian"],
         "subspace_overlap": {str(s["k"]): {"overlap": s["overlap"], "random": s["random_overlap_mean"]}
                              for s in geo["subspace"]["k"]},
+        "subspaces": {name: {"trained": {k: (plain(v) if isinstance(v, Estimate) else v)
+                                         for k, v in spaces[name].items()},
+                             "initial": {k: (plain(v) if isinstance(v, Estimate) else v)
+                                         for k, v in init_spaces[name].items()}} for name in SAMPLE_OPTIONS},
+        "subspace_level": SUBSPACE_LEVEL,
     }
-    rows = [Row(f"mean angle, {name} ({len(samples[name])}) x {n_positions} positions (deg)",
+    rows = []
+    for name in SAMPLE_OPTIONS:
+        sp, ini = spaces[name], init_spaces[name]
+        rows += [Row(f"{name}: share of the position table's variance inside the words' top-{sp['k']} principal "
+                     f"subspace ({SUBSPACE_LEVEL:.0%} of the word variance; centred)", sp["share"], sp["chance"],
+                     f"k/d = {sp['k']}/{d}: what random tables give"),
+                 Row(f"{name}: the same over random tables' share (enrichment)", sp["enrichment"],
+                     ini["enrichment"], f"tables drawn as BERT initialises them, N(0, {std:g}^2), the same shapes "
+                                        f"(top-{ini['k']} subspace)"),
+                 Row(f"{name}: smallest principal angle between the words' top-{sp['k']} subspace and the positions' "
+                     f"top-{sp['k_positions']} (90% of their variance), degrees", sp["angle_min"], ini["angle_min"],
+                     "the same at initialisation")]
+    rows += [Row(f"mean angle, {name} ({len(samples[name])}) x {n_positions} positions (deg)",
                 judged[name]["angle_mean"], initial["angle_mean"],
                 f"{seed_size} rows drawn as BERT initialises them, N(0, {std:g}^2), before any training")
             for name in SAMPLE_OPTIONS]
     rows += [Row(f"|mean angle - 90|, {name} (deg)", judged[name]["angle_offset"], margin,
-                 "margin asin(1/sqrt(384)): one random pair's typical miss") for name in SAMPLE_OPTIONS]
+                 "margin asin(1/sqrt(384)): one random pair's typical miss (shown, not judged: random tables "
+                 "give 90 degrees too)") for name in SAMPLE_OPTIONS]
     rows += [Row("seed's rows 100..1099 that are [unused] placeholders", f"{len(placeholders)} of {len(seed_rows)}",
                  f"{len(special)} special, {len(real)} word pieces", "the rest"),
              Row("mean angle, the seed's placeholders alone (deg)", parts["placeholders"]["angle_mean"],
@@ -281,10 +341,13 @@ def minilm_geometry(ctx: Context) -> Measurement:
                                                              rng.normal(0, std, (n_positions, d)))}
     fig = orthogonality_figure(shown, margin, angles)
     return Measurement(numbers, rows, fig,
-                       f"all-MiniLM-L6-v2 (d={d}): word rows x all {n_positions} position rows; samples: "
+                       f"all-MiniLM-L6-v2 (d={d}): word rows x all {n_positions} position rows, judged as "
+                       f"subspaces (positions' variance inside the words' top principal directions holding "
+                       f"{SUBSPACE_LEVEL:.0%} of the word variance, both centred, interval from a bootstrap over "
+                       f"position rows; against tables drawn as BERT initialises them); samples: "
                        f"{len(trained)} trained rows (headline), the seed's rows 100..1099, the {FREQUENT_COUNT} most "
                        f"frequent tokens of Shakespeare (first {FREQUENT_CHARS} characters of each play); 95% "
-                       f"intervals from a two-way bootstrap over words and positions (2000 resamples)",
+                       f"intervals from a two-way bootstrap over words and positions (2000 resamples). {STAND_IN}",
                        estimates=variants[SAMPLE.headline], variants=variants)
 
 
@@ -294,16 +357,33 @@ def _angles(words: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return np.degrees(np.arccos(np.clip(cosine_matrix(words, positions), -1, 1))).ravel()
 
 
+#: the reference embeddings the fixed sinusoid is set against (RMS per channel at d = 512): how an embedding table is
+#: initialised and whether it is multiplied by sqrt(d) before the sinusoid is added (Vaswani et al. 2017 §3.4)
+MAGNITUDE_DIM = 512
+REFERENCES = {
+    "N(0, 1/d) x sqrt(d)": 1.0,
+    "N(0, 0.02^2) x sqrt(d)": 0.02 * math.sqrt(MAGNITUDE_DIM),
+    "N(0, 1) x sqrt(d)": math.sqrt(MAGNITUDE_DIM),
+}
+REFERENCE = Choice(
+    "reference embedding", tuple(REFERENCES), "N(0, 1/d) x sqrt(d)",
+    "the embedding the sinusoid was designed next to: the original Transformer's implementations (tensor2tensor, "
+    "fairseq) draw embeddings from N(0, 1/d) and multiply them by sqrt(d) (§3.4), RMS 1 per channel; an "
+    "nn.Embedding's N(0, 1) rows without the scale (seed 003 §14.7.1 marks it optional) have the same RMS. "
+    "N(0, 0.02^2) is BERT's and GPT-2's initialisation; N(0, 1) x sqrt(d) is seed 003 §14.7.1's code with its "
+    "optional scale on")
+
+
 @experiment("magnitude", quick_is_full=True)
 def magnitude(ctx: Context) -> Measurement:
     """Seeds 000 §3.3 (the position encoding is *small* next to the word vector) and 003 §14.8.2 (the sinusoid is
-    *comparable* to the embedding): two claims, each against a named reference scale.
+    *comparable* to the embedding), against named reference scales.
 
     - Trained: mean norm of MiniLM's position rows over mean norm of its trained word rows (placeholders left out),
-      with a two-way bootstrap over words and positions.
-    - Fixed sinusoid against a standard initial embedding, N(0, 0.02^2) per channel (BERT's ``initializer_range``,
-      GPT-2's init, Radford et al. 2019) multiplied by sqrt(d) as Vaswani et al. 2017 §3.4 scale their embeddings
-      before adding the sinusoid: RMS per channel at d=512 (computed, not sampled).
+      with a two-way bootstrap over words and positions (the same in every variant).
+    - Fixed sinusoid against a reference embedding (:data:`REFERENCE`, one variant each): RMS per channel at
+      d = 512 of the sinusoid (1/sqrt(2)) over that of the reference (computed, not sampled). The verdict moves with
+      the reference, so the page shows it under each.
     - Fixed sinusoid against MiniLM's trained word rows, which a BERT-style model adds positions to without any
       sqrt(d) scaling: RMS per channel at MiniLM's d=384, with a bootstrap over word rows.
 
@@ -320,10 +400,9 @@ def magnitude(ctx: Context) -> Measurement:
     position_norms = positions.double().norm(dim=1).numpy()
     ratio = bootstrap_weights((len(word_norms), len(position_norms)),
                               lambda a, b: (b @ position_norms) / (a @ word_norms), bounds=POSITIVE)[0]
-    d = 512
+    d = MAGNITUDE_DIM
     sin = posenc.build("sinusoidal", dim=d).table(1024, d).double()
     sin_rms = float(sin.pow(2).mean().sqrt())
-    init_rms = 0.02 * math.sqrt(d)
     d_minilm = int(words.shape[1])
     sin_minilm = posenc.build("sinusoidal", dim=d_minilm).table(1024, d_minilm).double()
     sin_minilm_rms = float(sin_minilm.pow(2).mean().sqrt())
@@ -331,38 +410,43 @@ def magnitude(ctx: Context) -> Measurement:
     word_rms = float(np.sqrt(word_sq.mean()))
     word_gap = bootstrap_weights((len(word_sq),),
                                  lambda a: np.abs(np.log10(sin_minilm_rms / np.sqrt(a @ word_sq))), bounds=POSITIVE)[0]
-    init_gap = abs(math.log10(sin_rms / init_rms))
+    by_reference = {name: {"reference_rms": rms, "sinusoid_to_reference_rms": sin_rms / rms,
+                           "sinusoid_reference_log10_gap": abs(math.log10(sin_rms / rms))}
+                    for name, rms in REFERENCES.items()}
+    shared = {"position_to_word_norm": ratio, "sinusoid_minilm_word_log10_gap": word_gap}
+    variants = {name: {**shared, **{k: exact(v[k]) for k in ("sinusoid_to_reference_rms",
+                                                             "sinusoid_reference_log10_gap")}}
+                for name, v in by_reference.items()}
     numbers = {"minilm_word_norm": float(word_norms.mean()), "minilm_position_norm": float(position_norms.mean()),
                "minilm_position_to_word_norm": ratio.value, "word_rows": int(len(rows)), "sinusoid_rms": sin_rms,
-               "scaled_init_rms": init_rms, "sinusoid_to_scaled_init_rms": sin_rms / init_rms, "dim": d,
-               "sinusoid_scaled_init_log10_gap": init_gap, "minilm_dim": d_minilm,
-               "sinusoid_rms_minilm_dim": sin_minilm_rms, "minilm_word_rms": word_rms,
+               "dim": d, "by_reference": by_reference, "headline_reference": REFERENCE.headline,
+               "minilm_dim": d_minilm, "sinusoid_rms_minilm_dim": sin_minilm_rms, "minilm_word_rms": word_rms,
                "sinusoid_to_minilm_word_rms": sin_minilm_rms / word_rms,
                "sinusoid_minilm_word_log10_gap": word_gap.value, "comparable_log10_gap": COMPARABLE_LOG10}
     table_rows = [Row("MiniLM: mean norm of position rows", numbers["minilm_position_norm"],
                       numbers["minilm_word_norm"], f"mean norm of the {len(rows)} trained word rows"),
-                  Row("MiniLM: position / word norm", ratio, 1.0, "equal size"),
-                  Row("sinusoid RMS per channel (d=512)", sin_rms, init_rms, "N(0, 0.02) embedding x sqrt(512)"),
-                  Row("sinusoid / scaled initial embedding", numbers["sinusoid_to_scaled_init_rms"], 1.0, "equal size"),
-                  Row("|log10(sinusoid / scaled initial embedding)|", init_gap, COMPARABLE_LOG10,
-                      "same order of magnitude below this"),
-                  Row(f"sinusoid RMS per channel (d={d_minilm}) / MiniLM trained word rows' RMS per channel",
-                      f"{sin_minilm_rms:.3f} / {word_rms:.4f} = {sin_minilm_rms / word_rms:.2f}", 1.0, "equal size"),
-                  Row("|log10(sinusoid / MiniLM word rows)|", word_gap, COMPARABLE_LOG10,
-                      "same order of magnitude below this")]
+                  Row("MiniLM: position / word norm", ratio, 1.0, "equal size")]
+    for name, v in by_reference.items():
+        table_rows += [Row(f"sinusoid RMS per channel (d={d}) / reference {name} (RMS {v['reference_rms']:.3g})",
+                           v["sinusoid_to_reference_rms"], 1.0, "equal size: 'small' below"),
+                       Row(f"|log10(sinusoid / {name})|", v["sinusoid_reference_log10_gap"], COMPARABLE_LOG10,
+                           "same order of magnitude below this")]
+    table_rows += [Row(f"sinusoid RMS per channel (d={d_minilm}) / MiniLM trained word rows' RMS per channel",
+                       f"{sin_minilm_rms:.3f} / {word_rms:.4f} = {sin_minilm_rms / word_rms:.2f}", 1.0, "equal size"),
+                   Row("|log10(sinusoid / MiniLM word rows)|", word_gap, COMPARABLE_LOG10,
+                       "same order of magnitude below this")]
     from posenc.plots.probe import embedding_scale_figure
 
-    fig = embedding_scale_figure(word_norms, position_norms, "all-MiniLM-L6-v2",
-                                 {"sinusoid": sin_rms, "embedding\n(std 0.02 x sqrt d)": init_rms,
-                                  "MiniLM\nword rows": word_rms}, ["C1", "C0", "C2"])
-    return Measurement(numbers, table_rows, fig, "all-MiniLM-L6-v2: trained word rows (placeholders left out) and "
-                                                 "position rows, two-way bootstrap over both; sinusoid at d=512 against "
-                                                 "a GPT-2-style initial embedding scaled by sqrt(d), and at d=384 "
-                                                 "against MiniLM's trained word rows (bootstrap over rows)",
-                       estimates={"position_to_word_norm": ratio,
-                                  "sinusoid_to_scaled_init_rms": exact(numbers["sinusoid_to_scaled_init_rms"]),
-                                  "sinusoid_scaled_init_log10_gap": exact(init_gap),
-                                  "sinusoid_minilm_word_log10_gap": word_gap})
+    references = {"sinusoid": sin_rms, **{name.replace(" x ", "\n x "): rms for name, rms in REFERENCES.items()},
+                  "MiniLM\nword rows": word_rms}
+    fig = embedding_scale_figure(word_norms, position_norms, "all-MiniLM-L6-v2", references,
+                                 ["C1", "C0", "C4", "C5", "C2"])
+    return Measurement(numbers, table_rows, fig,
+                       "all-MiniLM-L6-v2: trained word rows (placeholders left out) and position rows, two-way "
+                       "bootstrap over both; the sinusoid at d=512 against three reference embeddings (N(0, 1/d), "
+                       "N(0, 0.02^2) and N(0, 1), each multiplied by sqrt(d): one variant each), and at d=384 against "
+                       "MiniLM's trained word rows (bootstrap over rows). " + STAND_IN,
+                       estimates=dict(variants[REFERENCE.headline]), variants=variants)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -457,7 +541,7 @@ def minilm_dimensions(ctx: Context) -> Measurement:
                        f"all-MiniLM-L6-v2 (d={d}): {len(words)} trained word rows (seeded sample of {len(trained)}) "
                        f"and all {len(positions)} position rows, in {DIM_BLOCKS} quarters of dimensions; position "
                        f"decoded from {DIM_PAIRS} word + position sums by 5-fold linear regression (interval: "
-                       f"bootstrap over pairs); variance shares with a two-way bootstrap over words and positions",
+                       f"bootstrap over pairs); variance shares with a two-way bootstrap over words and positions. {STAND_IN}",
                        estimates={"low_minus_high_position_r2": r2_gap, "low_minus_high_position_share": share_gap})
 
 
@@ -474,13 +558,15 @@ def minilm_four_terms(ctx: Context) -> Measurement:
     variation), variance shares of the logits, their largest value over heads, and each term's share of the four
     terms' variance per head (word experts, position experts).
     """
-    from posenc.probe.decompose import term_statistics
+    from posenc.probe.decompose import TERMS, dimension_statistics, flatness_statistics, term_statistics
 
     _check_headline(package_lengths())
     count = _window_count(ctx)
     passes = {n: _window_pass(n, count) for n in LENGTHS}
     stats = {n: term_statistics(passes[n]["sums"], passes[n]["entries"]) for n in LENGTHS}
-    variants = {window_option(n): stats[n][0] for n in LENGTHS}
+    flatness = {n: flatness_statistics(passes[n]["flat_sums"]) for n in LENGTHS}
+    by_dim = {n: dimension_statistics(passes[n]["dim_sums"], expert=EXPERT) for n in LENGTHS}
+    variants = {window_option(n): {**stats[n][0], **flatness[n], **by_dim[n][0]} for n in LENGTHS}
     head, per_head = stats[HEADLINE_LENGTH]
     windows = passes[HEADLINE_LENGTH]["windows"]
     error = max(p["split_error"] for p in passes.values())
@@ -488,7 +574,11 @@ def minilm_four_terms(ctx: Context) -> Measurement:
     def plain(e: Estimate) -> list[float]:
         return [e.value, e.low, e.high]
 
-    numbers = {"by_length": {str(n): {k: plain(e) for k, e in stats[n][0].items()} for n in LENGTHS},
+    share_sum = {n: sum(stats[n][0][f"{t}_share"].value for t in TERMS) for n in LENGTHS}
+    _, dim_heads, head_dim, _ = passes[HEADLINE_LENGTH]["dim_sums"].shape
+    numbers = {"by_length": {str(n): {k: plain(e) for k, e in variants[window_option(n)].items()} for n in LENGTHS},
+               "sum_of_variance_shares": {str(n): v for n, v in share_sum.items()},
+               "dimension_of_four_headline": by_dim[HEADLINE_LENGTH][1].tolist(),
                "per_head_headline": {k: [plain(e) for e in v] for k, v in per_head.items()},
                "reconstruction_error": error, "windows": windows, "lengths": list(LENGTHS),
                "headline_length": HEADLINE_LENGTH}
@@ -503,6 +593,24 @@ def minilm_four_terms(ctx: Context) -> Measurement:
              Row("... in the head where it is largest", head["max_head_cross_share"], LITTLE, "carries little below"),
              Row("share of logit variance: remainder (biases, LayerNorm)", head["rest_share"], LITTLE,
                  "left out by the four-term split"),
+             Row("the five variance shares (word-word, word-position, position-word, position-position, remainder) "
+                 "added up", share_sum[HEADLINE_LENGTH], 1.0, "not additive: the parts are correlated, so their "
+                 "shares of the logits' variance sum to more (or less) than 1"),
+             Row("cross terms: share of their variation along positions (mean over heads)",
+                 flatness[HEADLINE_LENGTH]["cross_along_positions"], UNIFORM, "uniform (flat) below this"),
+             Row("... word-position alone, along key positions / position-word alone, along query positions",
+                 f"{flatness[HEADLINE_LENGTH]['wp_along_positions'].text()} / "
+                 f"{flatness[HEADLINE_LENGTH]['pw_along_positions'].text()}", UNIFORM, "uniform below this"),
+             Row("... in the head where it is largest", flatness[HEADLINE_LENGTH]["max_head_cross_along_positions"],
+                 UNIFORM, "uniform below this"),
+             Row(f"largest word-word share of the four terms in one query/key dimension (of {dim_heads} heads x "
+                 f"{head_dim})",
+                 by_dim[HEADLINE_LENGTH][0]["max_dim_word_share"], EXPERT, "majority"),
+             Row("largest position-position share of the four terms in one query/key dimension",
+                 by_dim[HEADLINE_LENGTH][0]["max_dim_position_share"], EXPERT, "majority"),
+             Row("share of dimensions that are word experts / position experts (point shares above 0.5)",
+                 f"{by_dim[HEADLINE_LENGTH][0]['word_dims'].text()} / "
+                 f"{by_dim[HEADLINE_LENGTH][0]['position_dims'].text()}", None, ""),
              Row("largest word-word share of the four terms in one head", head["max_head_word_share"], EXPERT,
                  "majority"),
              Row("largest position-position share of the four terms in one head", head["max_head_position_share"],
@@ -516,10 +624,10 @@ def minilm_four_terms(ctx: Context) -> Measurement:
     from posenc.plots.probe import term_shares_figure
 
     fig = term_shares_figure(per_head, {n: stats[n][0] for n in LENGTHS}, HEADLINE_LENGTH, EXPERT)
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 layer 0 (12 heads), {_setup_windows(windows)}, "
+    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 layer 0 (12 heads), {_setup_windows(passes[HEADLINE_LENGTH]['kinds'], ctx.quick)}, "
                                            f"lengths {', '.join(map(str, LENGTHS))}; split by "
                                            f"posenc.probe.decompose.four_term_split, 95% intervals from a bootstrap "
-                                           f"over windows",
+                                           f"over windows. {STAND_IN}",
                        estimates=variants[WINDOW.headline], variants=variants)
 
 
@@ -562,7 +670,9 @@ def minilm_heads(ctx: Context) -> Measurement:
     count = _window_count(ctx)
     passes = {n: _window_pass(n, count) for n in LENGTHS}
     judged = {n: positional_heads(passes[n]["summary"], query_offsets=passes[n]["argmax"]) for n in LENGTHS}
-    variants = {window_option(n): dict(judged[n].estimates) for n in LENGTHS}
+    by_length = {f"positional_heads_{n}": judged[n].estimates["positional_heads"] for n in LENGTHS}
+    variants = {window_option(n): {**judged[n].estimates, **by_length} for n in LENGTHS}
+    by_kind = {n: _by_kind(passes[n]) for n in LENGTHS}
     headline = judged[HEADLINE_LENGTH]
     layer, head = headline.best
     offset = int(headline.offsets[layer, head])
@@ -590,7 +700,11 @@ def minilm_heads(ctx: Context) -> Measurement:
                                                     "fraction": plain(judged[n].estimates["best_voita_fraction"])},
                                       "previous_over_half": [list(x) for x in judged[n].previous_over_half],
                                       "next_over_half": [list(x) for x in judged[n].next_over_half],
-                                      "estimates": {k: plain(e) for k, e in judged[n].estimates.items()}}
+                                      "estimates": {k: plain(e) for k, e in judged[n].estimates.items()},
+                                      "by_kind": {kind: {"windows": j.windows, "positional": [list(x) for x in
+                                                                                          j.positional],
+                                                         "positional_heads": plain(j.estimates["positional_heads"])}
+                                                  for kind, j in by_kind[n].items()}}
                              for n in LENGTHS},
                "tracked": {label: [plain(e) for e in values] for label, values in tracked.items()},
                "by_query_position": {"head": [layer, head, offset], "bin_width": width,
@@ -605,6 +719,11 @@ def minilm_heads(ctx: Context) -> Measurement:
                         f"of {len(j.fractions) * len(j.fractions[0])} heads"))
         rows.append(Row(f"{n}-token windows: best head L{b[0]}H{b[1]}, offset {int(j.offsets[b]):+d}: share of "
                         f"queries", j.estimates["best_voita_fraction"], VOITA_THRESHOLD, "Voita's threshold"))
+    for n in LENGTHS:
+        for kind, j in by_kind[n].items():
+            rows.append(Row(f"{n}-token windows, {kind} alone ({j.windows} windows): positional heads",
+                            j.estimates["positional_heads"],
+                            ", ".join(f"L{l}H{h} {o:+d}" for l, h, o in j.positional) or "none", "which"))
     rows += [Row(f"L{layer}H{head} in 512-token windows, queries {a}..{a + width - 1}: share on offset {offset:+d}",
                  e, bins[HEADLINE_LENGTH][0], f"queries 0..{width - 1} of {HEADLINE_LENGTH}-token windows")
              for a, e in zip(range(0, 512, width), bins[512], strict=True)]
@@ -617,12 +736,23 @@ def minilm_heads(ctx: Context) -> Measurement:
     fractions = np.array([[e.value for e in row_] for row_ in headline.fractions])
     fig = window_length_figure(list(LENGTHS), tracked, bins, width, fractions, headline.offsets, VOITA_THRESHOLD,
                                HEADLINE_LENGTH)
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2, 6 layers x 12 heads, {_setup_windows(windows)}, "
+    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2, 6 layers x 12 heads, {_setup_windows(passes[HEADLINE_LENGTH]['kinds'], ctx.quick)}, "
                                            f"lengths {', '.join(map(str, LENGTHS))}; judged by "
                                            f"posenc.probe.heads.positional_heads, 95% intervals from the two-way "
                                            f"bootstrap over windows and query positions (shares of queries) and "
-                                           f"from a bootstrap over windows (attention on the previous / next token)",
+                                           f"from a bootstrap over windows (attention on the previous / next token). {STAND_IN}",
                        estimates=variants[WINDOW.headline], variants=variants)
+
+
+def _by_kind(window_pass: dict[str, Any]) -> dict[str, Any]:
+    """:func:`posenc.probe.heads.positional_heads` on each kind of text's windows alone (shown, not judged)."""
+    from posenc.probe.heads import positional_heads
+
+    raw = {k: np.asarray(v) for k, v in window_pass["summary"]["per_window"].items()}
+    kinds = np.asarray(window_pass["kinds"])
+    argmax = np.asarray(window_pass["argmax"])
+    return {kind: positional_heads({k: v[kinds == kind] for k, v in raw.items()}, query_offsets=argmax[kinds == kind])
+            for kind in dict.fromkeys(window_pass["kinds"]) if (kinds == kind).sum() >= 2}
 
 
 def _fraction_at(window_pass: dict[str, Any], layer: int, head: int, offset: int) -> Estimate:
@@ -637,12 +767,21 @@ def _fraction_at(window_pass: dict[str, Any], layer: int, head: int, offset: int
 # ---------------------------------------------------------------------------------------------------------------
 # the claims these experiments test
 # ---------------------------------------------------------------------------------------------------------------
+#: the words' principal subspace: the fewest directions holding this share of the word table's variance (where
+#: meaning is dense, seed 001's 语义的富集)
+SUBSPACE_LEVEL = 0.5
+#: nearly orthogonal subspaces: the positions hold under half the share of their variance inside the words' subspace
+#: that random tables of the same shapes give (random: 1; orthogonal: 0)
+ORTHOGONAL_ENRICHMENT = 0.5
 #: nearly orthogonal: |mean angle - 90| below how far one random pair of directions typically misses 90 (d=384)
 NEAR_ORTHOGONAL_DEG = near_orthogonal_margin(MINILM_DIM)
 #: "weak" cross terms: their spread under half the main terms' spread
 WEAK_RATIO = 0.5
 #: a part "carries little" of the logits' variance below this share
 LITTLE = 0.1
+#: TUPE's "uniform": a cross term is flat along positions when at most a tenth of its variation runs along them (the
+#: rest is a constant per word, which moves no attention along positions); the same tenth as LITTLE
+UNIFORM = 0.1
 #: a head is a word (position) expert when that term holds the majority of the four terms' variance
 EXPERT = 0.5
 #: a count of heads "is at least one" above this
@@ -660,61 +799,47 @@ _REST_CONDITION = Test("rest_share", "<", LITTLE, "the four terms are the whole 
                               "carries much of the logits' variance")
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("near-orthogonal", "seed 001 §4.1", "seed", "Words and positions nearly orthogonal",
-          "In a pretrained BERT-family model, word embeddings and position embeddings are nearly orthogonal, and "
-          "training makes them so.",
+    Claim("near-orthogonal", "seed 001 §4.1, §6", "seed", "Words and positions in near-orthogonal subspaces",
+          "In a pretrained BERT-family model, word embeddings and position embeddings lie in two nearly orthogonal "
+          "subspaces, and training makes them so.",
           "minilm_geometry", (
-              Test("angle_offset_deg", "<", NEAR_ORTHOGONAL_DEG, "the mean word-position angle lies within the "
-                   "margin of 90 degrees", "asin(1/sqrt(384)) = 2.93 deg: how far one random pair typically misses "
-                   "90 (FACTS §2)"),
-              Test("init_angle_offset_deg", ">", NEAR_ORTHOGONAL_DEG, "before training they are not nearly "
-                   "orthogonal (seed 001 §4: '训练初期,他们确实不是近似正交的', '所以正交性是通过训练实现的')",
-                   "the same margin", role="condition",
-                   unless="but not because of training: tables drawn as BERT initialises them are already as "
-                          "orthogonal (90.0 deg)")),
-          choice=SAMPLE, quote="很好,可以说随机取一下,他们都是几乎正交的。", revision=2),
+              Test("position_enrichment", "<", ORTHOGONAL_ENRICHMENT, "the position table keeps out of the words' "
+                   "principal subspace (the fewest directions holding half the word variance): its share of variance "
+                   "there is under half what random tables of the same shapes give (k/d); both tables centred",
+                   "halfway between random tables (1) and orthogonal subspaces (0)",
+                   unless="the positions are not kept out of the words' principal subspace"),
+              Test("init_position_enrichment", ">", ORTHOGONAL_ENRICHMENT, "before training they are not: tables "
+                   "drawn as BERT initialises them (N(0, 0.02^2), the same shapes) share the subspace as random "
+                   "tables do (seed 001 §4: '训练初期,他们确实不是近似正交的')", "the same bar", role="condition",
+                   unless="but not because of training: tables drawn as BERT initialises them are already in "
+                          "near-orthogonal subspaces")),
+          choice=SAMPLE, quote="经过训练,模型会学习到将词嵌入所代表的语义信息和位置编码所代表的序列顺序信息,分别映射到高维空间中两个近似正交的子空间内",
+          revision=3),
     Claim("small-magnitude", "seed 000 §3.3", "seed", "Positions are small next to words",
           "The position encoding's magnitude is small next to the word embedding's, so it does not drown it.",
           "magnitude", (
               Test("position_to_word_norm", "<", 1.0, "in the trained model, position rows are shorter than word "
                    "rows (reference: MiniLM's own trained word rows, the vectors its learned positions are added "
                    "to)", "equal size: 'small' means smaller than the word vector it is added to"),
-              Test("sinusoid_to_scaled_init_rms", "<", 1.0, "the fixed sinusoid (RMS 1/sqrt(2) per channel) is "
-                   "smaller than a standard initial embedding, N(0, 0.02^2) per channel scaled by sqrt(d) at d=512 "
-                   "(reference: Vaswani et al. 2017 §3.4 multiply the embeddings by sqrt(d) before adding the "
-                   "sinusoid)", "equal size", role="condition",
-                   unless="in the trained model only: the fixed sinusoid is larger than a standard initial "
-                          "embedding scaled by sqrt(d)")),
-          quote="2. 位置编码的幅度较小,不会淹没词向量", revision=3),
+              Test("sinusoid_to_reference_rms", "<", 1.0, "the fixed sinusoid (RMS 1/sqrt(2) per channel) is "
+                   "smaller than the reference embedding at d=512 (the choice: how the embedding is initialised and "
+                   "scaled by sqrt(d), Vaswani et al. 2017 §3.4)", "equal size", role="condition",
+                   unless="in the trained model only: the fixed sinusoid is larger than this reference embedding")),
+          choice=REFERENCE, quote="2. 位置编码的幅度较小,不会淹没词向量", revision=4),
     Claim("comparable-magnitude", "seed 003 §14.8.2", "seed", "The sinusoid is comparable to embeddings",
           "The sinusoid's values lie in [-1, 1], the same order of magnitude as the word embedding's.",
           "magnitude", (
-              Test("sinusoid_scaled_init_log10_gap", "<", COMPARABLE_LOG10, "the fixed sinusoid's RMS per channel "
-                   "and a standard initial embedding's, N(0, 0.02^2) scaled by sqrt(d) at d=512, round to the same "
-                   "power of ten (reference: the Transformer the sinusoid was made for, which scales its embeddings "
-                   "by sqrt(d), Vaswani et al. 2017 §3.4)",
+              Test("sinusoid_reference_log10_gap", "<", COMPARABLE_LOG10, "the fixed sinusoid's RMS per channel and "
+                   "the reference embedding's at d=512 (the choice: how the embedding is initialised and scaled by "
+                   "sqrt(d), Vaswani et al. 2017 §3.4) round to the same power of ten",
                    "same order of magnitude: |log10(ratio)| < 0.5, a ratio between 0.32 and 3.2"),
               Test("sinusoid_minilm_word_log10_gap", "<", COMPARABLE_LOG10, "also next to a trained BERT-style "
                    "word table, which is added to positions unscaled: the sinusoid at d=384 against MiniLM's "
                    "trained word rows (reference: what training makes of N(0, 0.02^2) rows)", "the same bar",
                    role="condition",
-                   unless="only next to an embedding scaled by sqrt(d): next to a trained, unscaled BERT-style "
-                          "word table the sinusoid is not of the same order of magnitude")),
-          quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。"),
-    Claim("low-dims-position", "seed 002", "seed", "Low dimensions position, high dimensions meaning",
-          "In training, a model may learn a division of labour: more position in the low dimensions, more meaning "
-          "in the high ones (tested on all-MiniLM-L6-v2's learned tables, lowest quarter of dimensions against "
-          "the highest).",
-          "minilm_dimensions", (
-              Test("low_minus_high_position_r2", ">", DIVISION, "position is read from the word + position sum "
-                   "better in dimensions 0-95 than in 288-383: held-out R^2 of a linear decoder (Wang & Chen "
-                   "2020) higher by more than 0.1", "a tenth of position's variance, the report's bar for a share "
-                   "that matters (LITTLE)", unless="position is not better decodable from the low quarter"),
-              Test("low_minus_high_position_share", ">", DIVISION, "position makes a larger share of the input's "
-                   "variance in dimensions 0-95 than in 288-383 (and the word a smaller one), by more than 0.1",
-                   "the same tenth", unless="the low quarter's variance is not more position than the high "
-                                            "quarter's")),
-          quote="虽然位置和语义在所有维度上混合，但在训练中，模型可能学到一种“低维更多位置，高维更多语义”的分工模式。"),
+                   unless="only next to an embedding of the reference's scale: next to a trained, unscaled "
+                          "BERT-style word table the sinusoid is not of the same order of magnitude")),
+          choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=2),
     Claim("four-terms-weak", "seed 001 §5.2", "seed", "Word-position logit terms are weak",
           "Attention logits split into word-word, word-position, position-word and position-position terms, and the "
           "word-position ones are weak.",
@@ -724,8 +849,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("max_head_cross_to_main_spread", "<", WEAK_RATIO, "also in every single head", "the same bar",
                    role="condition", unless="weak on average over heads, not in every head"),
               _REST_CONDITION),
-          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=2),
-    Claim("head-experts", "seed 001 §5.2, seed 003 §14.5.3", "seed", "Word experts and position experts",
+          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=3),
+    Claim("head-experts", "seed 001 §5.2", "seed", "Word experts and position experts",
           "Some attention heads mainly follow word-word relations (word experts), others mainly position-position "
           "relations (position experts).",
           "minilm_four_terms", (
@@ -734,16 +859,34 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="no head is a word expert"),
               Test("max_head_position_share", ">", EXPERT, "some head draws the majority from position-position",
                    "majority: more than the other three terms together", unless="no head is a position expert")),
-          choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家"),
+          choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家",
+          revision=2),
+    Claim("qk-dimension-experts", "seed 003 §14.5.3", "seed", "Query/key dimensions specialise",
+          "W_q and W_k can learn that some dimensions mainly follow semantic similarity and others mainly position "
+          "(tested on the dimensions of all-MiniLM-L6-v2's layer-0 queries and keys, in the projections' own "
+          "basis, the one the sentence names).",
+          "minilm_four_terms", (
+              Test("max_dim_word_share", ">", EXPERT, "some query/key dimension draws the majority of its four "
+                   "terms' variance from word-word", "majority: more than the other three terms together",
+                   unless="no dimension is a word expert"),
+              Test("max_dim_position_share", ">", EXPERT, "some query/key dimension draws the majority from "
+                   "position-position", "majority: more than the other three terms together",
+                   unless="no dimension is a position expert")),
+          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系"),
     Claim("positional-heads", "seed 001 §5.2", "seed", "Some heads are positional",
           "Some attention heads specialise in position.",
           "minilm_heads", (
-              Test("positional_heads", ">", AT_LEAST_ONE, "at least one head meets Voita et al.'s rule: the 95% "
-                   "interval of its share of queries with the maximum on one fixed offset lies above 90%",
-                   "Voita et al. 2019: 90% of queries"),),
-          choice=WINDOW,
+              Test("positional_heads_128", ">", AT_LEAST_ONE, "at least one head meets Voita et al.'s rule in "
+                   "128-token windows (the length the model was fine-tuned at): the 95% interval of its share of "
+                   "queries with the maximum on one fixed offset lies above 90%", "Voita et al. 2019: 90% of queries",
+                   unless="no positional head at 128 tokens"),
+              Test("positional_heads_256", ">", AT_LEAST_ONE, "also in 256-token windows (sentence-transformers' "
+                   "max_seq_length)", "the same rule", role="condition",
+                   unless="supported at 128 tokens (the fine-tuning length); refuted at 256 tokens"),
+              Test("positional_heads_512", ">", AT_LEAST_ONE, "also in 512-token windows (the whole position table)",
+                   "the same rule", role="condition", unless="refuted at 512 tokens")),
           quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
-                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=3),
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=4),
     Claim("voita-heads", "Voita et al. 2019; Clark et al. 2019", "literature",
           "Positional heads by Voita's definition sit at ±1",
           "Heads that are positional by Voita et al.'s definition (the maximum attention weight on one fixed "
@@ -756,15 +899,17 @@ CLAIMS: tuple[Claim, ...] = (
               Test("other_positional_heads", "<", AT_LEAST_ONE, "no positional head sits at another offset",
                    "none may", role="condition",
                    unless="positional heads exist at +-1, but some look further than one token")),
-          choice=WINDOW, revision=4),
-    Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms carry little",
-          "In BERT-family models the word-position and position-word terms of the first layer's logits look "
-          "uniform (they carry little).",
+          choice=WINDOW, revision=5),
+    Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms look uniform",
+          "In BERT-family models the word-position and position-word terms of the first layer's logits look uniform: "
+          "flat along positions (word-position hardly changes with the key's position, position-word hardly with the "
+          "query's), so they carry little positional correlation.",
           "minilm_four_terms", (
-              Test("cross_share", "<", LITTLE, "the cross terms explain little of the logits' variance (mean over "
-                   "heads)", "10% of the variance"),
-              Test("max_head_cross_share", "<", LITTLE, "also in the head where they are largest", "the same bar",
-                   role="condition", unless="little on average, not in every head"),
-              _REST_CONDITION),
-          choice=WINDOW, revision=2),
+              Test("cross_along_positions", "<", UNIFORM, "at most a tenth of the cross terms' variation runs along "
+                   "positions (mean over heads): word-position along the key's position within each query, "
+                   "position-word along the query's position within each key",
+                   "uniform: flat along positions; the report's tenth for a share that matters (LITTLE)"),
+              Test("max_head_cross_along_positions", "<", UNIFORM, "also in the head where it is largest",
+                   "the same bar", role="condition", unless="flat on average over heads, not in every head")),
+          choice=WINDOW, revision=3),
 )

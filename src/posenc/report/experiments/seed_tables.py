@@ -623,14 +623,17 @@ CLAIMS: tuple[Claim, ...] = (
           "Concatenating the position vector doubles the width (512 -> 1024), and so doubles the parameter count of "
           "every later layer.",
           "concat_parameters", (
-              Test("later_layer_ratio", "<", 2.2, "the later layers' parameters grow by no more than about 2x",
-                   "'翻倍' (doubles), within 10%", unless="they grow less than twofold"),
-              Test("later_layer_ratio", ">", 1.8, "and by at least about 2x", "'翻倍' (doubles), within 10%",
-                   role="condition", unless="they grow, but less than twofold")),
+              Test("later_layer_ratio", ">", 1.8, "the later layers' parameters grow at least about twofold (the "
+                   "claim's direction: concatenation costs parameters)", "'翻倍' (doubles), within 10%",
+                   unless="they grow less than twofold"),
+              Test("later_layer_ratio", "<", 2.2, "and by no more than about twofold, as stated",
+                   "'翻倍' (doubles), within 10%", role="condition",
+                   unless="the cost is larger than stated: the later layers grow {value}-fold, not twofold (a "
+                          "layer's weights scale with the width squared)")),
           choice=Choice("feed-forward width", tuple(FF_OPTIONS), "4 x width",
                         "the original's d_ff = 2048 is 4 x d_model, the rule posenc's model and most Transformers "
                         "keep when the width changes"),
-          quote="这意味着所有后续层的参数量都要翻倍!"),
+          quote="这意味着所有后续层的参数量都要翻倍!", revision=2),
     Claim("periodicity-distinctness", "seed 002", "seed", "Long sequences blur positions",
           "As the sequence grows, the sinusoid's periodicity makes different positions gradually less distinct.",
           "sinusoid_distinctness", (
