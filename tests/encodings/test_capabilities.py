@@ -93,14 +93,20 @@ def test_length_limit_is_declared_exactly_where_a_longer_sequence_is_refused(nam
         _run_hooks(enc, *longer)  # runs: no limit (cope clips its table, it does not refuse)
 
 
+def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_randomized_is_declared_exactly_where_positions_are_drawn_per_sequence(name):
     enc = _build(name, max_len=64)
     x, q, k = _inputs(2, T)
     rows = _run_hooks(enc, x, q, k, torch.arange(T).repeat(2, 1))  # two sequences, the same tokens and positions
-    same_rows = [out is None or torch.equal(out[0], out[1]) for out in rows]  # per-row positions: batch first
+    # Equal rows up to float rounding: a batched matmul may block two identical rows differently (CoPE's gates),
+    # while positions drawn afresh move a value by whole positions.
+    same_rows = [out is None or _close(out[0], out[1]) for out in rows]  # per-row positions: batch first
     again = _run_hooks(enc, x, q, k, torch.arange(T).repeat(2, 1))  # a second call with fresh positions
-    same_calls = [a is b or torch.equal(a, b) for a, b in zip(rows, again, strict=True)]
+    same_calls = [a is b or _close(a, b) for a, b in zip(rows, again, strict=True)]
     if enc.info.randomized:
         assert not all(same_rows) and not all(same_calls)
     else:

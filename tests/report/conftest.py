@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from posenc.report.claim import Claim, Test
-from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement
+from posenc.report.experiments.base import EXPERIMENTS, Context, Experiment, Measurement
 
 #: claims whose experiments take about a second each
 FAST_CLAIMS = ["unit-interval-positions", "sin-bounded", "ffn-position-blind", "sin-extrapolates-theory"]
@@ -23,7 +23,7 @@ def _broken(ctx: Context) -> Measurement:
 @pytest.fixture(scope="session")
 def broken_claim() -> Claim:
     """A claim whose experiment raises, registered for the test session only."""
-    EXPERIMENTS[BROKEN_EXPERIMENT] = _broken
+    EXPERIMENTS[BROKEN_EXPERIMENT] = Experiment(BROKEN_EXPERIMENT, _broken)
     yield Claim("broken-claim", "test ledger", "seed", "A claim whose experiment breaks",
                 "This experiment always raises.", BROKEN_EXPERIMENT, (Test("x", ">", 0, "never reached", "none"),))
     EXPERIMENTS.pop(BROKEN_EXPERIMENT, None)

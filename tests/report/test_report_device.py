@@ -11,7 +11,7 @@ import torch
 from posenc.device import device_label, resolve_device
 from posenc.errors import PosencError
 from posenc.report.experiments import extension, training
-from posenc.report.experiments.base import DEVICE_AWARE, Context
+from posenc.report.experiments.base import Context, get_experiment
 from posenc.report.ledger import get_claim
 from posenc.report.render import _where
 from posenc.report.result import ReportResult
@@ -50,8 +50,8 @@ def test_bad_device_or_dtype_fails_before_anything_is_written(tmp_path, monkeypa
 
 def test_store_keys_keep_float32_and_separate_other_dtypes_where_they_apply():
     lab, small = get_claim("learned-beats-fixed"), get_claim("sin-bounded")
-    assert "lab_learned_vs_fixed" in DEVICE_AWARE and "extend_pi_yarn" in DEVICE_AWARE
-    assert "sinusoid_bounded" not in DEVICE_AWARE
+    assert get_experiment("lab_learned_vs_fixed").device and get_experiment("extend_pi_yarn").device
+    assert not get_experiment("sinusoid_bounded").device
     assert store_config(lab, True) == store_config(lab, True, dtype="float32")
     assert "dtype" not in store_config(lab, True)
     assert store_config(lab, True, dtype="bfloat16")["dtype"] == "bfloat16"

@@ -10,7 +10,7 @@ import pytest
 
 from posenc.errors import PosencError
 from posenc.report.claim import Claim, Test
-from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row
+from posenc.report.experiments.base import EXPERIMENTS, Context, Experiment, Measurement, Row
 from posenc.report.run import run_report, store_config
 from posenc.store import ResultStore
 
@@ -103,7 +103,7 @@ def test_claim_that_reads_an_absent_statistic_fails_but_keeps_the_numbers(tmp_pa
     def experiment(ctx: Context) -> Measurement:
         return Measurement({"value": 1.0}, [Row("value", 1.0)])
 
-    EXPERIMENTS["test_numbers_only"] = experiment
+    EXPERIMENTS["test_numbers_only"] = Experiment("test_numbers_only", experiment)
     try:
         claim = Claim("criterion-breaks", "test", "seed", "t", "c", "test_numbers_only",
                       (Test("missing", ">", 0, "needs a statistic the experiment does not give", "none"),))
@@ -148,7 +148,6 @@ def test_a_claim_past_the_time_budget_runs_only_when_asked(tmp_path, monkeypatch
     from types import SimpleNamespace
 
     from posenc.report import run as rr
-    from posenc.report.experiments.base import PREPARE
     from posenc.report.ledger import get_claim
     from posenc.stats import Estimate
 
@@ -158,8 +157,10 @@ def test_a_claim_past_the_time_budget_runs_only_when_asked(tmp_path, monkeypatch
         calls.append(ctx.extended)
         return Measurement({}, estimates={"prope_minus_rope": Estimate(0.0, -0.01, 0.01, 3, "t")})
 
-    monkeypatch.setitem(EXPERIMENTS, "lab_prope", fake)
-    monkeypatch.delitem(PREPARE, "lab_prope")  # no background training
+    import dataclasses
+
+    # the real record's schedule (past the budget), with a stand-in function and no background training
+    monkeypatch.setitem(EXPERIMENTS, "lab_prope", dataclasses.replace(EXPERIMENTS["lab_prope"], fn=fake, prepare=None))
     claim = get_claim("p-rope-in-distribution")
     store = ResultStore(tmp_path / "s.sqlite")
     bar = SimpleNamespace(update=lambda n: None, set_postfix_str=lambda s: None)

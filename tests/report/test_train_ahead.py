@@ -64,9 +64,12 @@ def test_an_exclusive_experiment_starts_after_the_training_on_every_core(tmp_pat
 
     real = report_run._run_here
     threads = torch.get_num_threads()
-    monkeypatch.setitem(base.PREPARE, "lab_alibi_shape", (slow_training, True))
-    monkeypatch.setattr(base, "EXCLUSIVE", {"word_order"})
-    monkeypatch.setattr(report_run, "EXCLUSIVE", base.EXCLUSIVE)
+    import dataclasses
+
+    monkeypatch.setitem(base.EXPERIMENTS, "lab_alibi_shape", dataclasses.replace(
+        base.EXPERIMENTS["lab_alibi_shape"], prepare=slow_training, prepare_here=True))
+    monkeypatch.setitem(base.EXPERIMENTS, "word_order", dataclasses.replace(base.EXPERIMENTS["word_order"],
+                                                                           exclusive=True))
     monkeypatch.setattr(report_run, "_run_here", spy)
     result = run_report(tmp_path / "r", quick=True, progress=False, claims=["word-order", "alibi-table"])
     assert [r.claim.id for r in result.results] == ["word-order", "alibi-table"]

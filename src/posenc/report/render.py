@@ -17,7 +17,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from posenc.report.experiments.base import QUICK_IS_FULL
+from posenc.report.experiments.base import find_experiment
 from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
 from posenc.stats import MIN_UNITS, Estimate
 from posenc.store import package_versions
@@ -239,7 +239,7 @@ def _quick_badge(result: ClaimResult, value: Any) -> str:
     """QUICK beside a number whose precision depends on the mode: a sampled estimate (not exact arithmetic) of an
     experiment whose quick mode samples less than its full mode."""
     if not (result.quick and isinstance(value, Estimate) and value.sampled
-            and result.claim.experiment not in QUICK_IS_FULL):
+            and not getattr(find_experiment(result.claim.experiment), "quick_is_full", False)):
         return ""
     return '<span class="badge" title="measured in quick mode: fewer samples than the full report">QUICK</span>'
 

@@ -10,14 +10,14 @@ schema) does not stop the report: it runs without caching and says so on the pag
 
 Device and precision: ``run_report(device=, dtype=)`` (``--device``, ``--dtype``; :mod:`posenc.device`) are checked
 before anything runs and handed to the experiments that train or run long inference (the lab sweeps and the extend
-runs, :data:`~posenc.report.experiments.base.DEVICE_AWARE`); the others are small and run on the CPU in float32.
+runs, ``device=True`` (:class:`~posenc.report.experiments.base.Experiment`)); the others are small and run on the CPU in float32.
 A dtype other than float32 joins those experiments' store keys; the device does not (it is recorded in each row's
 ``setup`` column). ``report.json`` and the page's header say both.
 
 Executors: locally (``executor="local"``) the experiments run one after another in this process and the lab
 sweeps use one process per core. On a Ray cluster (``executor="ray"``, ``address=``; docs/cluster.md) every
 missing experiment is submitted as one Ray task (one CPU; a GPU when it computes on ``cuda``), and the experiments
-that dispatch lab sweeps (:data:`~posenc.report.experiments.base.ON_DRIVER`) run in this process with each of their
+that dispatch lab sweeps (``driver=True``) run in this process with each of their
 runs a Ray task. Workers keep nothing: this process writes every result into the one SQLite store as it arrives. A
 Ray task computes with the one thread Ray gives it, so its numbers agree with a local run's within float round-off
 (the tolerance of ``tests/report/test_reproducible.py``) and its verdicts are the same.
@@ -41,13 +41,9 @@ from posenc.device import dtype_name, parse_device, resolve_device, resolve_dtyp
 from posenc.errors import PosencError
 from posenc.report.claim import Claim
 from posenc.report.experiments.base import (
-    DEVICE_AWARE,
-    EXCLUSIVE,
-    EXTENDED,
-    ON_DRIVER,
-    PREPARE,
     Context,
     Measurement,
+    find_experiment,
     get_experiment,
 )
 from posenc.report.ledger import LEDGER, get_claim
@@ -76,11 +72,14 @@ def store_config(claim: Claim, quick: bool, seeds: int | None = None, dtype: str
     return config
 
 
+def _flag(name: str, field: str) -> Any:
+    """Field ``field`` of experiment ``name``'s record; false for an unknown name, which fails when it is run."""
+    return getattr(find_experiment(name), field, False)
+
+
 def _device_aware(name: str) -> bool:
     """Whether experiment ``name`` computes on the report's device in its dtype."""
-    from posenc.report import experiments  # noqa: F401  (registers every experiment, filling DEVICE_AWARE)
-
-    return name in DEVICE_AWARE
+    return _flag(name, "device")
 
 
 def judge_claim(claim: Claim, measurement: Measurement, quick: bool = False) -> tuple[Verdict, dict[str, Verdict]]:
@@ -194,7 +193,7 @@ def _provenance(versions: Mapping[str, Any], created_at: float) -> dict[str, Any
 
 def _compute(name: str, ctx: Context) -> Measurement:
     """Run experiment ``name``; the figure is kept as its PNG (the Figure's memory is dropped)."""
-    measurement = get_experiment(name)(ctx)
+    measurement = get_experiment(name)(ctx)  # an unknown name raises here: only its claims fail
     if not isinstance(measurement, Measurement):
         raise PosencError(f"experiment {name!r} returned {type(measurement).__name__}, expected a Measurement")
     measurement.figure_png = measurement.to_json()["figure_png"]
@@ -216,9 +215,9 @@ def _setup(name: str, ctx: Context) -> dict[str, str]:
     """Where experiment ``name`` computes: the report's device and dtype, or the CPU in float32. Called where it
     runs (a Ray worker resolves ``"auto"`` itself); an experiment that sends its runs to Ray says so (each run's own
     row in the store records the worker's device)."""
-    if name not in DEVICE_AWARE:
+    if not _flag(name, "device"):
         return setup("cpu", "float32")
-    if ctx.executor == "ray" and name in ON_DRIVER:
+    if ctx.executor == "ray" and _flag(name, "driver"):
         return {"device": ctx.device, "dtype": ctx.dtype, "executor": "ray"}
     return setup(resolve_device(ctx.device), ctx.dtype)
 
@@ -253,7 +252,7 @@ class _RayExperiments:
 
     def submit(self, name: str, ctx: Context) -> None:
         """Start experiment ``name`` as a task; the task keeps no files (``store_path`` and ``work_dir`` unset)."""
-        gpus = 1 if name in DEVICE_AWARE and ctx.device.startswith("cuda") else 0
+        gpus = 1 if _flag(name, "device") and ctx.device.startswith("cuda") else 0
         task = self.ray.remote(num_cpus=1, num_gpus=gpus)(_experiment_task)
         self.refs[task.remote(name, dataclasses.replace(ctx, store_path=None, work_dir=None, progress=False))] = name
 
@@ -286,7 +285,7 @@ class _RayExperiments:
 def not_extended(claim: Claim) -> Measurement:
     """What a claim past the report's budget shows when it was not asked for: the reason (with how long it takes)
     and the command that runs it."""
-    reason = (f"not run: it {EXTENDED[claim.experiment]}, past the hour the full report keeps to on 2 cores; "
+    reason = (f"not run: it {_flag(claim.experiment, 'extended')}, past the hour the full report keeps to on 2 cores; "
               f"`posenc report --extended` runs every such claim")
     return Measurement({"ran": False, "reason": reason}, setup="not run (past the report's time budget)",
                        missing=reason, missing_status=NOT_RUN, command=f"posenc report --claim {claim.id}")
@@ -299,17 +298,15 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
     Claims already in the store are read; each missing experiment runs once (claims sharing it share its
     measurement) and its claims are stored the moment it finishes, so an interrupted run keeps what it finished.
     Locally experiments run one after the other in ledger order, their training started ahead in the background
-    (:class:`_TrainAhead`); an experiment marked :data:`~posenc.report.experiments.base.EXCLUSIVE` starts only when
+    (:class:`_TrainAhead`); an experiment marked ``exclusive`` (:class:`~posenc.report.experiments.base.Experiment`) starts only when
     all of that training has finished. On Ray every experiment is submitted as a task
     first; then the experiments that send their own runs to the cluster (the lab sweeps) run here, and the rest are
     collected as they finish.
     """
-    from posenc.report import experiments  # noqa: F401  (registers every experiment, filling ON_DRIVER)
-
     out: dict[str, tuple[Measurement | None, bool, float, str | None]] = {}
     waiting: dict[str, list[Claim]] = {}
     for claim in selected:
-        if claim.experiment in EXTENDED and not ctx.extended:
+        if _flag(claim.experiment, "extended") and not ctx.extended:
             out[claim.id] = (not_extended(claim), False, 0.0, None, None)  # not stored: an --extended run runs it
             bar.update(1)
             continue
@@ -335,9 +332,9 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
 
     here = list(waiting)
     if cluster is not None:
-        here = [name for name in waiting if name in ON_DRIVER]
+        here = [name for name in waiting if _flag(name, "driver")]
         for name in waiting:
-            if name not in ON_DRIVER:
+            if not _flag(name, "driver"):
                 cluster.submit(name, ctx)
     ahead = _TrainAhead(here, ctx) if cluster is None else None
     try:
@@ -345,7 +342,7 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
             bar.set_postfix_str(name)
             if ahead is not None:
                 ahead.wait(name)
-                if name in EXCLUSIVE:
+                if _flag(name, "exclusive"):
                     ahead.wait_all()
             with ahead.one_thread() if ahead is not None else contextlib.nullcontext():
                 outcome = _run_here(name, ctx)
@@ -362,7 +359,7 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
 
 
 class _TrainAhead:
-    """The training that a local report's experiments will read (:data:`PREPARE`), started at once in one
+    """The training that a local report's experiments will read (``prepare`` of :class:`~posenc.report.experiments.base.Experiment`), started at once in one
     background thread, in ledger order, while the cheap experiments run in the foreground: the lab sweeps train in
     their own processes, so the machine's cores stay busy. An experiment waits for its training before it runs
     (it then finds the runs in the store or this process's cache); a failed preparation is left for the experiment
@@ -380,7 +377,7 @@ class _TrainAhead:
 
         self.done: dict[Any, threading.Event] = {}
         self.stop = threading.Event()
-        jobs = list(dict.fromkeys(PREPARE[n] for n in names if n in PREPARE))
+        jobs = list(dict.fromkeys(_flag(n, "preparation") for n in names if _flag(n, "preparation")))
         if not jobs or ctx.store_path is None or usable_cores() < 2:
             return
         self.done = {job: threading.Event() for job in jobs}
@@ -408,12 +405,12 @@ class _TrainAhead:
             event.set()
 
     def wait(self, name: str) -> None:
-        event = self.done.get(PREPARE.get(name))
+        event = self.done.get(_flag(name, "preparation"))
         if event is not None:
             event.wait()
 
     def wait_all(self) -> None:
-        """Until every background training has finished (an :data:`EXCLUSIVE` experiment then gets every core)."""
+        """Until every background training has finished (an ``exclusive`` experiment then gets every core)."""
         for event in self.done.values():
             event.wait()
 
@@ -484,7 +481,7 @@ def run_report(out_dir: str | Path = "posenc-report", quick: bool = True, store_
         address: the Ray cluster: ``"auto"`` (default: the one ``ray start`` runs on this machine), ``"HOST:PORT"``,
             or ``"local"`` (a private one-machine Ray for this call); an unreachable head fails before any work.
         extended: also run the claims whose training goes past the report's time budget (the research encodings'
-            claims, :data:`~posenc.report.experiments.base.EXTENDED`); a claim named in ``claims`` runs either way.
+            claims, ``extended``); a claim named in ``claims`` runs either way.
             Otherwise they show as not run, with the command that runs them.
         references: the folder of the committed full and extended runs shown beside each verdict (``full.json``,
             ``extended.json``; default ``docs/reports`` of the source tree, :mod:`posenc.report.reference`).

@@ -35,8 +35,8 @@ from matplotlib.figure import Figure
 from posenc.errors import PosencError
 from posenc.stats import Estimate, jsonable
 
-__all__ = ["Context", "Row", "Measurement", "exacts", "one_thread", "experiment", "EXPERIMENTS", "DEVICE_AWARE",
-           "ON_DRIVER", "PREPARE", "EXCLUSIVE", "EXTENDED", "QUICK_IS_FULL", "get_experiment", "figure_to_png"]
+__all__ = ["Context", "Row", "Measurement", "Experiment", "exacts", "one_thread", "experiment", "EXPERIMENTS",
+           "find_experiment", "get_experiment", "figure_to_png"]
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,12 @@ class Context:
         progress: whether long experiments may show their own progress bars.
         seeds: training seeds per configuration (``None``: the mode's default, :attr:`seed_count`).
         device, dtype: where and in which precision the experiments registered with ``device=True`` (the lab
-            sweeps and the extend runs, :data:`DEVICE_AWARE`) compute: a resolved device (``"cpu"``, ``"cuda"``,
+            sweeps and the extend runs, ``device=True`` experiments) compute: a resolved device (``"cpu"``, ``"cuda"``,
             ``"cuda:1"``, ``"mps"``) and ``"float32"``, ``"bfloat16"`` or ``"float16"``. The other experiments are
             small and run on the CPU in float32 (or float64).
         executor, address: where the lab sweeps send their runs: ``"local"`` (this machine's processes) or
             ``"ray"`` (the cluster at ``address``, :mod:`posenc.cluster`).
-        extended: also run the experiments past the report's time budget (:data:`EXTENDED`).
+        extended: also run the experiments past the report's time budget (``extended`` experiments).
     """
 
     quick: bool = True
@@ -172,66 +172,80 @@ def _estimate_back(value: Any) -> Any:
     return value
 
 
-#: experiment name -> function(ctx) -> Measurement
-EXPERIMENTS: dict[str, Callable[[Context], Measurement]] = {}
-#: the experiments that compute on ``ctx.device`` in ``ctx.dtype`` (the others run on the CPU in float32)
-DEVICE_AWARE: set[str] = set()
-#: the experiments that send their own runs to ``ctx.executor`` (the lab sweeps) and keep them in the store: on a
-#: cluster they run on the driver, their runs are the cluster's tasks; every other experiment is one task
-ON_DRIVER: set[str] = set()
-#: experiment name -> ``(prepare(ctx), here)``: the training the experiment will read, which a local report starts
-#: in the background while the cheap experiments run. ``here=False`` (a lab sweep, which keeps its runs in the
-#: store): it runs in a process of its own, so it cannot touch this process's random state while a foreground
-#: experiment seeds and draws. ``here=True`` (the seed runs, kept in this process's cache): it runs in a thread of
-#: this process and must draw no random numbers here (its runs train in worker processes). Experiments that share a
-#: ``prepare`` share its work.
-PREPARE: dict[str, tuple[Callable[[Context], Any], bool]] = {}
-#: the experiments that compute for many minutes (the context extension): a local report starts one only after the
-#: background training has finished, so that it runs on every core instead of the one a foreground experiment gets
-#: while training runs beside it, and keeps for its whole length
-EXCLUSIVE: set[str] = set()
-#: experiment name -> how long it trains, for the experiments past the report's budget (the full report keeps to an
-#: hour on 2 cores): they run only with ``Context.extended`` (``posenc report --extended``, or their claim named
-#: with ``--claim``); otherwise their claims show as not run, with this sentence and the command
-EXTENDED: dict[str, str] = {}
-#: the experiments whose numbers are the same in quick and full mode (computed from fixed tables, no sizes that the
-#: mode sets): the page marks none of their numbers QUICK
-QUICK_IS_FULL: set[str] = set()
+@dataclass(frozen=True)
+class Experiment:
+    """One registered experiment: its function and everything the report needs to know to schedule it.
+
+    Attributes:
+        name: the name claims refer to (``Claim.experiment``).
+        fn: ``fn(ctx) -> Measurement``; the record is callable the same way.
+        device: it computes on ``ctx.device`` in ``ctx.dtype`` (the lab sweeps, the extend runs); the others run on
+            the CPU in float32.
+        driver: it sends its own runs to ``ctx.executor`` (the lab sweeps) and keeps them in the store: on a cluster
+            it runs on the driver and its runs are the cluster's tasks; every other experiment is one task.
+        prepare: the training it will read, which a local report starts in the background while the cheap
+            experiments run (experiments that share a ``prepare`` share its work).
+        prepare_here: ``prepare`` runs in a thread of this process (the seed runs, kept in this process's cache; it
+            must draw no random numbers here); otherwise in a process of its own (a lab sweep, which keeps its runs
+            in the store), so it cannot touch this process's random state while a foreground experiment draws.
+        exclusive: it computes for many minutes (the context extension): a local report starts it only after the
+            background training has finished, so that it gets every core for its whole length.
+        extended: for an experiment past the report's time budget (the full report keeps to an hour on 2 cores), how
+            long it trains: it runs only with ``Context.extended`` (``posenc report --extended``, or its claim named
+            with ``--claim``); otherwise its claims show as not run, with this sentence and the command.
+        quick_is_full: quick mode computes exactly what full mode does (fixed tables, no sizes the mode sets): the
+            page marks none of its numbers QUICK.
+    """
+
+    name: str
+    fn: Callable[[Context], Measurement]
+    device: bool = False
+    driver: bool = False
+    prepare: Callable[[Context], Any] | None = None
+    prepare_here: bool = False
+    exclusive: bool = False
+    extended: str | None = None
+    quick_is_full: bool = False
+
+    def __call__(self, ctx: Context) -> Measurement:
+        return self.fn(ctx)
+
+    @property
+    def preparation(self) -> tuple[Callable[[Context], Any], bool] | None:
+        """``(prepare, prepare_here)``, or ``None``: the key that experiments sharing a training share."""
+        return (self.prepare, self.prepare_here) if self.prepare is not None else None
+
+
+#: experiment name -> its record (filled by :func:`experiment` as the modules of this package are imported)
+EXPERIMENTS: dict[str, Experiment] = {}
 
 
 def experiment(name: str, device: bool = False, driver: bool = False,
                prepare: Callable[[Context], Any] | None = None, prepare_here: bool = False, exclusive: bool = False,
                extended: str | None = None, quick_is_full: bool = False
                ) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
-    """Register ``fn(ctx) -> Measurement`` under ``name`` (a duplicate name raises); ``device=True``: it runs on
-    ``ctx.device`` in ``ctx.dtype``; ``driver=True``: it dispatches its own runs (:data:`ON_DRIVER`);
-    ``prepare``, ``prepare_here``: what it trains, startable ahead of it (:data:`PREPARE`); ``exclusive=True``: it
-    computes long enough to want every core (:data:`EXCLUSIVE`); ``extended``: it trains past the report's time
-    budget and runs only when asked, this sentence saying for how long (:data:`EXTENDED`); ``quick_is_full=True``:
-    quick mode computes exactly what full mode does (:data:`QUICK_IS_FULL`)."""
+    """Register ``fn(ctx) -> Measurement`` under ``name`` as an :class:`Experiment` with these attributes (a duplicate
+    name raises); the function itself is returned unchanged."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
         if name in EXPERIMENTS:
             raise PosencError(f"experiment {name!r} is registered twice; pick another name")
-        EXPERIMENTS[name] = fn
-        if device:
-            DEVICE_AWARE.add(name)
-        if driver:
-            ON_DRIVER.add(name)
-        if prepare is not None:
-            PREPARE[name] = (prepare, prepare_here)
-        if exclusive:
-            EXCLUSIVE.add(name)
-        if extended is not None:
-            EXTENDED[name] = extended
-        if quick_is_full:
-            QUICK_IS_FULL.add(name)
+        EXPERIMENTS[name] = Experiment(name, fn, device, driver, prepare, prepare_here, exclusive, extended,
+                                       quick_is_full)
         return fn
 
     return decorate
 
 
-def get_experiment(name: str) -> Callable[[Context], Measurement]:
+def find_experiment(name: str) -> Experiment | None:
+    """The experiment registered as ``name``, or None: for reading a record's fields where an unknown name is
+    reported later (when it runs) rather than at once."""
+    from posenc.report import experiments  # noqa: F401  (registers every experiment)
+
+    return EXPERIMENTS.get(name)
+
+
+def get_experiment(name: str) -> Experiment:
     """The experiment registered as ``name``; an unknown name lists the valid ones."""
     from posenc.report import experiments  # noqa: F401  (registers every experiment)
 

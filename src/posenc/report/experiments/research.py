@@ -10,7 +10,7 @@ Every encoding runs with its defaults (FIRE: hidden 32, threshold 512; KERPLE: t
 paper's best; CoPE: one learned vector per counted position); none was tuned on these tasks.
 
 These train past the hour the full report keeps to on 2 cores, so they run only when asked: ``posenc report
---extended``, or the claim named with ``--claim`` (:data:`~posenc.report.experiments.base.EXTENDED`).
+--extended``, or the claim named with ``--claim`` (``extended`` of :class:`~posenc.report.experiments.base.Experiment`).
 """
 
 from __future__ import annotations
