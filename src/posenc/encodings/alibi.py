@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
 from posenc.errors import PosencError
 
 __all__ = ["ALiBi", "alibi_slopes"]
@@ -92,8 +92,7 @@ class ALiBi(PositionalEncoding):
 
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]`` for per-row positions): ``-m_h |i - j|``."""
-        q_positions = check_positions(q_positions, name="q_positions")
-        k_positions = check_positions(k_positions, name="k_positions")
+        q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
         distance = (q_positions[..., :, None] - k_positions[..., None, :]).abs()  # [(B,) Tq, Tk]
         slopes = self.slopes.to(distance.device)
         if distance.dim() == 3:

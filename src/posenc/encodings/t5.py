@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
 from posenc.encodings.offsets import offset_bias
 from posenc.errors import PosencError
 
@@ -84,8 +84,7 @@ class T5Bias(PositionalEncoding):
 
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
-        q_positions = check_positions(q_positions, name="q_positions")
-        k_positions = check_positions(k_positions, name="k_positions")
+        q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
         return offset_bias(q_positions, k_positions, self._table, self.embedding.weight.device)
 
     def _table(self, offsets: torch.Tensor) -> torch.Tensor:
