@@ -1,4 +1,8 @@
-"""The whole-number test behind posenc's checks of counts, sizes and lengths given by the caller."""
+"""The whole-number test behind posenc's checks of counts, sizes, lengths and seeds given by the caller."""
+
+#: seeds are whole numbers in ``0..SEED_LIMIT - 1``: what every generator posenc seeds takes (NumPy's legacy
+#: ``RandomState`` stops at 2^32 - 1, torch at 2^64 - 1), one rule for every command and function
+SEED_LIMIT = 2 ** 32
 
 
 def whole_number(value: object, low: int = 1, high: int | None = None) -> bool:

@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from posenc.checks import whole_number
+from posenc.checks import SEED_LIMIT, whole_number
 from posenc.device import dtype_name
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
@@ -132,6 +132,10 @@ class ExtendConfig:
             lengths.append(int(n))
         self.lengths = tuple(sorted(set(lengths)))
         self.scalings = tuple(check_scalings(self.scalings or (QUICK_SCALINGS if self.quick else SCALING_NAMES)))
+        if isinstance(self.protocols, str):
+            self.protocols = (self.protocols,)
+        if self.protocols and tuple(self.protocols) == ("none",):  # the documented way to ask for the passkey alone
+            self.protocols = ()
         self.protocols = normalize_protocols(self.protocols) if self.protocols else ()
         if self.passkey is None:
             self.passkey = not self.quick
@@ -151,6 +155,8 @@ class ExtendConfig:
                               f"second half of every window")
         if not whole_number(self.trials):
             raise PosencError(f"trials must be a positive integer, got {self.trials!r}")
+        if not whole_number(self.seed, 0, SEED_LIMIT):
+            raise PosencError(f"seed must be an integer in 0..{SEED_LIMIT - 1}, got {self.seed!r}; e.g. seed=0")
         self.dtype = dtype_name(self.dtype)  # float32, bfloat16 or float16 (aliases such as bf16 taken)
         factor_for(1, 1, self.factor)  # validates --factor
 

@@ -37,7 +37,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from posenc.checks import whole_number
+from posenc.checks import SEED_LIMIT, whole_number
 from posenc.device import autocast, dtype_name, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.lab.evaluate import evaluate_lm, evaluate_task
@@ -48,7 +48,7 @@ from posenc.protocols import PROTOCOLS, normalize_protocols
 from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import GB, check_memory, format_bytes
 
-__all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run",
+__all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
            "refuse_constant_encoding", "acting_encoding", "CHARLM", "KIND", "CODE_VERSION", "CONSTANT_ACROSS_CHANNELS"]
 
 CHARLM = "charlm"  #: the character-level Shakespeare language model
@@ -56,6 +56,7 @@ KIND = "lab"  #: the results-store kind of lab runs
 #: the version of the training and evaluation code, stored with every run: a run stored under another is recomputed
 CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
+DEFAULT_WARMUP = 50  #: warm-up steps of a run that names none (or its steps, when fewer)
 #: encodings that add one value to every channel of a token (seed 000 §2.1-2.2): those that declare it
 CONSTANT_ACROSS_CHANNELS = tuple(name for name in available() if get_class(name).info.constant_across_channels)
 
@@ -93,11 +94,11 @@ class RunConfig:
     """Everything that defines a lab run except the seed (the store keys runs on this config's hash and the seed).
 
     Attributes:
-        task: a synthetic task (:data:`posenc.lab.tasks.TASKS`: copy, reverse, sort, addition, parity, duplicate)
-            or ``"charlm"``.
+        task: a synthetic task (:data:`posenc.lab.tasks.TASKS`: copy, reverse, sort, addition, parity, duplicate,
+            selective_copy, count) or ``"charlm"``.
         encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
         encoding_options: the encoding's options (model sizes are filled in), e.g.
-            ``{"combine": "concat", "dim": 16}``.
+            ``{"combine": "concat", "dim": 16}``; on the command line ``-o combine=concat -o dim=16``.
         label: the name in tables and plots (default: the encoding, plus ``-concat`` for concatenation).
         fmt: ``"decoder"`` (causal) or ``"encoder"`` (bidirectional; synthetic tasks only).
         d_model: model width.
@@ -112,7 +113,7 @@ class RunConfig:
         steps: optimisation steps (the most steps when training to the ceiling).
         batch_size: sequences per optimisation step.
         lr: peak learning rate (AdamW).
-        warmup: steps of linear warm-up before the cosine decay.
+        warmup: steps of linear warm-up before the cosine decay, at most steps (default 50, or steps when fewer).
         weight_decay: AdamW's weight decay.
         grad_clip: largest gradient norm (0: no clipping).
         val_every: validate in distribution every this many steps and stop at the ceiling (0: train all ``steps``).
@@ -125,8 +126,9 @@ class RunConfig:
         max_len: positions the model is built for (learned table rows; default the sequence length at
             ``train_len``).
         dtype: ``"float32"`` (default), ``"bfloat16"`` or ``"float16"``: the precision of the forward passes
-            (autocast; weights stay float32). Left out of :meth:`as_dict` when float32, so float32 runs keep the
-            store keys they always had.
+            (autocast; weights stay float32).
+
+    :meth:`as_dict` leaves ``dtype`` out when it is float32, so float32 runs keep the store keys they always had.
     """
 
     task: str = "copy"
@@ -145,7 +147,7 @@ class RunConfig:
     steps: int = 500
     batch_size: int = 32
     lr: float = 1e-3
-    warmup: int = 50
+    warmup: int | None = None
     weight_decay: float = 0.0
     grad_clip: float = 1.0
     val_every: int = 0
@@ -188,8 +190,13 @@ class RunConfig:
         for name, low in (("warmup", 0), ("d_ff", 1), ("max_len", 1)):
             value = getattr(self, name)
             if value is not None and not whole_number(value, low):
-                raise PosencError(f"RunConfig.{name} must be an integer >= {low}"
-                                  + (" or None" if name != "warmup" else "") + f", got {value!r}")
+                raise PosencError(f"RunConfig.{name} must be an integer >= {low} or None, got {value!r}")
+        if self.warmup is None:
+            self.warmup = min(DEFAULT_WARMUP, self.steps)
+        elif self.warmup > self.steps:
+            fits = min(DEFAULT_WARMUP, self.steps)
+            raise PosencError(f"RunConfig.warmup ({self.warmup}) exceeds steps ({self.steps}): the learning rate would "
+                              f"never reach lr; use warmup <= {self.steps} (e.g. --warmup {fits}) or more steps")
         for name, low, high, example in (("lr", 0.0, None, "lr=1e-3"), ("weight_decay", 0.0, None, "weight_decay=0.01"),
                                          ("grad_clip", 0.0, None, "grad_clip=1.0"), ("dropout", 0.0, 1.0, "dropout=0.1")):
             value = getattr(self, name)
@@ -442,6 +449,14 @@ def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = 
     return estimate
 
 
+def check_seed(seed: object, name: str = "seed") -> int:
+    """``seed`` when it is a whole number in ``0..SEED_LIMIT - 1`` (:data:`posenc.checks.SEED_LIMIT`), else an
+    error naming it."""
+    if not whole_number(seed, 0, SEED_LIMIT):
+        raise PosencError(f"{name} must be an integer in 0..{SEED_LIMIT - 1}, got {seed!r}; e.g. --seed 0")
+    return seed
+
+
 def _lr_at(step: int, config: RunConfig) -> float:
     """Linear warm-up over ``warmup`` steps, then cosine decay to 10% of ``lr``."""
     if step < config.warmup:
@@ -524,6 +539,7 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     """
     if isinstance(config, dict):
         config = RunConfig.from_dict(config)
+    check_seed(seed)
     device = resolve_device(device)
     dtype = resolve_dtype(config.dtype, device, training=True)  # float16 on the CPU is refused here
     check_run(config)  # a run that cannot fit or cannot build is refused before anything is allocated
