@@ -5,6 +5,8 @@
   (``-o``, ``--set``, ``--only``, ``--claim``, ``--mode``) are repeated on purpose and stay repeatable; their
   ``KEY=VALUE`` items are checked for a key given twice by :func:`posenc.cli.options.parse_options`.
 - A flag shows no value type in ``--help`` (typer would print ``<bool>`` beside ``--quick`` and ``--help``).
+- Ctrl-C prints what the command kept and how to resume (an :class:`~posenc.errors.Interrupted`'s message), or
+  ``aborted``, and exits with status 130.
 - ``--help`` into a pipe or a file is plain text, each option's help on one line (typer's boxes would be wrapped at
   80 columns, mid-sentence); on a terminal it is typer's.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import typer
 from typer import _click
 from typer.core import TyperCommand, TyperGroup
 
@@ -90,7 +93,15 @@ class PosencGroup(TyperGroup):
 
 
 class PosencCommand(TyperCommand):
-    """A typer command that refuses an option given twice and shows flags without a value type (module docstring)."""
+    """A typer command that refuses an option given twice, shows flags without a value type, and says what Ctrl-C
+    kept (module docstring)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:  # typer would turn it into a silent exit 130: say what was kept first
+            print(str(exc) or "aborted", file=sys.stderr, flush=True)
+            raise typer.Exit(130) from exc
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if not ctx.resilient_parsing:  # shell completion parses half-written lines: let it
