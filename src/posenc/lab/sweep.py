@@ -54,7 +54,7 @@ from posenc.progress import progress as progress_bar
 from posenc.resources import format_seconds
 from posenc.store import ResultStore
 
-__all__ = ["Sweep", "run_sweep", "resolve_sweep"]
+__all__ = ["Sweep", "run_sweep", "resolve_sweep", "estimate_sweep", "WORKER_START_S"]
 
 
 def resolve_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep) -> Sweep:
@@ -102,6 +102,22 @@ def _read_sweep_file(path: Path) -> dict[str, Any]:
         raise PosencError(f"sweep file {path} sets no run ({json.dumps(data)[:80]}): it needs a non-empty \"base\" "
                           f"or \"grid\"; {fix}")
     return data
+
+
+#: seconds a pool takes to start its workers (fresh processes importing torch and posenc) and make their first
+#: calls: a pool of 2 was up and had imported posenc.lab.sweep in 6.2 to 7.6 s on the 2-core machine at load 6, and
+#: a process's first run pays about 1 to 2 s more than the next
+WORKER_START_S = 8.0
+
+
+def estimate_sweep(configs: list[RunConfig], threads: int = 1, workers: int = 1, executor: str = "local") -> float:
+    """Seconds to run ``configs`` on ``workers`` local processes of ``threads`` threads each: every run's
+    :func:`~posenc.lab.train.estimate_run`, shared by the workers, plus the start of a pool's workers (one
+    process runs in this one, with nothing to start). Ray's time depends on its cluster: the runs alone."""
+    runs = sum(estimate_run(config, threads).seconds for config in configs)
+    concurrent = max(1, min(workers, len(configs)))
+    start = WORKER_START_S if executor == "local" and concurrent > 1 else 0.0
+    return runs / concurrent + start
 
 
 def _validate_models(runs: list[tuple[RunConfig, int]], concurrent: int = 1) -> None:
@@ -211,7 +227,7 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         configs = [(RunConfig.from_dict(c), s) for _, c, s in pending]
         _validate_models(configs, concurrent)
         if echo is not None:
-            seconds = sum(estimate_run(c, threads or 1).seconds for c, _ in configs) / concurrent
+            seconds = estimate_sweep([c for c, _ in configs], threads or 1, concurrent, executor)
             echo(f"sweep {sweep.name}: {len(pending)} of {len(runs)} runs to run, estimated {format_seconds(seconds)}"
                  + (f" with {concurrent} workers" if concurrent > 1 else "")
                  + (" (Ray: depends on the cluster)" if executor == "ray" else ""))
@@ -227,23 +243,25 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         else:
             _run_pool(pending, store, workers, progress, threads, results, bar, target)
     except KeyboardInterrupt as exc:  # Ctrl-C: the pool is stopped; say what is kept and how to go on
-        raise Interrupted(_interrupted(sweep.name, store, pending, len(runs) - len(pending))) from exc
+        kept = _kept(store, pending, len(runs) - len(pending))
+        raise Interrupted(f"sweep {sweep.name} interrupted: {kept}") from exc
     except BrokenProcessPool as exc:
-        raise PosencError(f"a worker process of sweep {sweep.name} died ({exc}); "
-                          f"{_interrupted(sweep.name, store, pending, len(runs) - len(pending))}") from exc
+        kept = _kept(store, pending, len(runs) - len(pending))
+        raise PosencError(f"a worker process of sweep {sweep.name} died (killed from outside, or out of memory); "
+                          f"{kept}") from exc
     finally:
         bar.close()
     return [results[i] for i in sorted(results)]
 
 
-def _interrupted(name: str, store: ResultStore, pending: list[tuple[int, dict[str, Any], int]], before: int) -> str:
-    """What an interrupted sweep kept (read from the store: every run a worker finished is there) and how to resume."""
+def _kept(store: ResultStore, pending: list[tuple[int, dict[str, Any], int]], before: int) -> str:
+    """What a stopped sweep kept (read from the store: every run a worker finished is there) and how to resume."""
     finished = 0
     for _, config, seed in pending:
         record = store.get(KIND, config, seed, code=CODE_VERSION)
         finished += record is not None and record.status == "done"
     missing = len(pending) - finished
-    return (f"sweep {name} interrupted: {finished} of its {len(pending)} runs to run finished and are kept in "
+    return (f"{finished} of its {len(pending)} runs to run finished and are kept in "
             f"{store.path} (beside the {before} stored before); run the same command again to run the {missing} "
             f"still missing (stored runs are skipped)")
 

@@ -316,12 +316,19 @@ MEMORY_MARGIN = 1.5
 CHARLM_VOCAB_BOUND = 128
 #: evaluation batch sizes of :func:`posenc.lab.evaluate.evaluate_task` and :func:`~posenc.lab.evaluate.evaluate_lm`
 TASK_EVAL_BATCH, LM_EVAL_BATCH = 128, 16
-#: float operations per second of one CPU thread on these small matrices, and the fixed cost of one optimiser
-#: step (Python, autograd, AdamW) per layer: fitted to the presets' times on 2 idle cores (docs/lab.md), which the
-#: estimate matches within a factor of 1.6 (quick 135 s of CPU estimated, 141 s measured; nope-tasks 2753 s and
-#: 2240 s; alibi-table 1560 s and 2448 s)
+#: float operations per second of one CPU thread on these small matrices; the fixed cost of one optimiser step
+#: (Python, autograd, AdamW, drawing the batch), and its part per layer; and a run's fixed cost (building the model,
+#: the first calls, setting up the evaluation). Measured on the 2-core machine the presets are timed on, at its
+#: usual load (load average 3 to 6), with single-thread runs of 60 and 240 steps (per step: the difference):
+#: d_model 16 with 1, 2, 4 layers 7.8, 8.6, 13.5 ms per step; d_model 64 7.4, 8.2, 20 ms; d_model 128 14, 28, 64 ms
+#: (FLOPs dominate there). The overheads were 1 ms per layer and nothing per step before, which put the estimate
+#: of small runs 2 to 8 times below their time (tests/lab/test_estimate.py compares it with real runs). Against the
+#: presets' recorded times (docs/lab.md): the 26 runs quick had then, 382 s of CPU estimated and 332 s measured;
+#: nope-tasks 29.5 min estimated with 2 workers, 19 min measured; alibi-table 15.3 min and 20.4 min
 FLOPS_PER_THREAD = 8e10
-STEP_OVERHEAD_S = 1e-3
+STEP_BASE_S = 5e-3
+STEP_OVERHEAD_S = 1.5e-3
+RUN_OVERHEAD_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -367,7 +374,8 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     ``T_e`` is the longest evaluation sequence and ``B_e`` the evaluation batch (128 strings, 16 char-LM windows).
     Total: ``runtime + 4 (4 P) + margin * max(train step, evaluation)`` bytes. Time: ``6 P_dense B T + 12 L B T^2 W``
     floating-point operations per step (forward and backward) and ``2 P_dense + 4 L T W`` per evaluated token, at
-    :data:`FLOPS_PER_THREAD` per thread, plus :data:`STEP_OVERHEAD_S` per step and layer.
+    :data:`FLOPS_PER_THREAD` per thread, plus :data:`STEP_BASE_S` and :data:`STEP_OVERHEAD_S` per layer for every
+    step, and :data:`RUN_OVERHEAD_S` once.
 
     Measured against the peak resident memory of whole processes (copy task, d_model 64, 2 layers, batch 32,
     sequences of 256 to 2048 tokens, rope, alibi and nope), the total is 1.2 to 1.4 times the peak.
@@ -411,7 +419,8 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     else:
         flops += sum(config.eval_samples * (m := config.sequence_length(n)) * (2 * dense + 4 * L * m * W)
                      for n in config.eval_lengths)
-    seconds = flops / (FLOPS_PER_THREAD * max(1, threads)) + config.steps * L * STEP_OVERHEAD_S
+    seconds = (flops / (FLOPS_PER_THREAD * max(1, threads)) + config.steps * (STEP_BASE_S + L * STEP_OVERHEAD_S)
+               + RUN_OVERHEAD_S)
     return RunEstimate(params, state, train, evaluation, total, seconds)
 
 
