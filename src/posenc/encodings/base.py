@@ -262,10 +262,14 @@ class AbsoluteEncoding(PositionalEncoding):
             raise PosencError(f"{self.name}: table length must be an integer >= 0 (the number of positions), got "
                               f"{length!r}; e.g. .table(128)")
         width = dim if dim is not None else self.dim
-        if width is not None:
-            check_allocation(8 * length + TABLE_BYTES_PER_CELL * length * int(width),
-                             f"{self.name} table of {length} positions x {width} channels", "ask for fewer positions "
-                             "or channels", detail=f"{TABLE_BYTES_PER_CELL} bytes per cell while it is computed")
+        if width is None:
+            raise PosencError(f"{self.name}: the encoding width is unknown; pass dim=... (e.g. .table({length}, "
+                              f"dim=64)) or build the encoding with dim=...")
+        if not whole_number(width):
+            raise PosencError(f"{self.name}: table width must be a positive integer, got {width!r}")
+        check_allocation(8 * length + TABLE_BYTES_PER_CELL * length * int(width),
+                         f"{self.name} table of {length} positions x {width} channels", "ask for fewer positions "
+                         "or channels", detail=f"{TABLE_BYTES_PER_CELL} bytes per cell while it is computed")
         return self.encode(default_positions(length), dim, dtype)
 
     def output_dim(self, d_model: int) -> int:
