@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from posenc.checks import SEED_LIMIT, whole_number
+from posenc.checks import SEED_LIMIT, whole_number, wrong_flags
 from posenc.device import dtype_name
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
@@ -121,6 +121,9 @@ class ExtendConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name, value in wrong_flags(self):
+            raise PosencError(f"ExtendConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
+                              f"would count as true)")
         if self.lengths is None:
             self.lengths = QUICK_LENGTHS if self.quick else DEFAULT_LENGTHS
         if isinstance(self.lengths, int):

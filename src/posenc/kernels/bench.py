@@ -36,7 +36,7 @@ from pathlib import Path
 
 import torch
 
-from posenc.checks import whole_number
+from posenc.checks import whole_number, wrong_flags
 from posenc.device import DTYPES as _DTYPES
 from posenc.device import resolve_device as _resolve_device
 from posenc.errors import PosencError
@@ -101,6 +101,9 @@ class BenchConfig:
     only: tuple[str, ...] = ()
 
     def __post_init__(self):
+        for name, value in wrong_flags(self):
+            raise PosencError(f"BenchConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
+                              f"would count as true)")
         self.device = resolve_device(self.device)
         for name in ("batch", "q_heads", "kv_heads", "seq_len", "head_dim"):
             value = getattr(self, name)

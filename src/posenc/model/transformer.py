@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from posenc.checks import whole_number
+from posenc.checks import whole_number, wrong_flags
 from posenc.encodings.base import PositionalEncoding, check_positions, default_positions
 from posenc.errors import PosencError
 from posenc.model.input import TransformerInput
@@ -44,6 +44,9 @@ class TransformerConfig:
     max_len: int = 512
 
     def __post_init__(self) -> None:
+        for name, value in wrong_flags(self):
+            raise PosencError(f"TransformerConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
+                              f"would count as true)")
         for name in ("vocab_size", "d_model", "n_layers", "n_heads", "max_len"):
             value = getattr(self, name)
             if not whole_number(value):
