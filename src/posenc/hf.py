@@ -203,14 +203,17 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
                               f"(got {spec!r}); patch the model with posenc.extend.patch_model(model, encoding)")
         return {name: spec[name] for name in _POSENC_OPTIONS}
     pairing = _pairing(config, model_type)
-    hidden = _get(config, "hidden_size", "n_embd", "d_model")
     heads = _get(config, "num_attention_heads", "n_head", "num_heads")
     head_dim = _get(config, "head_dim")
     if head_dim is None:
-        if not hidden or not heads:
+        if _get(config, "hidden_size", "n_embd", "d_model") is None or heads is None:
             raise PosencError("the config has neither head_dim nor hidden_size and num_attention_heads; "
                               "cannot tell the rotary width")
+        hidden = _count(config, "the model width", "hidden_size", "n_embd", "d_model")
+        heads = _count(config, "the number of attention heads", "num_attention_heads", "n_head", "num_heads")
         head_dim = hidden // heads
+    elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim < 2:
+        raise PosencError(f"the config's head_dim must be an integer >= 2, got {head_dim!r}")
     base = params.get("rope_theta", _get(config, "rope_theta", "rotary_emb_base", default=10000.0))
     if isinstance(base, bool) or not isinstance(base, int | float) or not 1 < base < float("inf"):
         raise PosencError(f"the config's rope_theta must be a finite number > 1, got {base!r}; the usual value is "

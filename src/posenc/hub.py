@@ -371,7 +371,8 @@ def load_model(spec: str | os.PathLike, *, dtype: torch.dtype = torch.float32, a
     Args:
         spec: ``"minilm"``, ``"smollm2"``, a path to a ``.gguf`` file, a local model folder, or a hub id already in
             the local Hugging Face cache.
-        dtype: the parameters' dtype (float32 by default; GGUF files are dequantized to float32 first).
+        dtype: the parameters' dtype, a ``torch.dtype`` or its name (float32 by default; GGUF files are dequantized
+            to float32 first).
         attn_implementation: ``"eager"`` (default: attention weights are returned, which the probes need) or
             ``"sdpa"`` (faster and lighter on long inputs; no attention weights).
         use_cache: for GGUF files, read / write the dequantized safetensors copy (see the module docstring).
@@ -383,6 +384,13 @@ def load_model(spec: str | os.PathLike, *, dtype: torch.dtype = torch.float32, a
         >>> lm.config.max_position_embeddings
         512
     """
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        from posenc.device import resolve_dtype
+
+        dtype = resolve_dtype(dtype)  # a name (float32, bfloat16, float16); anything else is refused
+    if attn_implementation not in ("eager", "sdpa"):
+        raise PosencError(f"attn_implementation must be 'eager' (attention weights returned, as the probes need) or "
+                          f"'sdpa', got {attn_implementation!r}")
     kind, where = _locate(spec)
     if kind == "default":
         if where == "minilm":

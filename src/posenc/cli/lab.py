@@ -128,6 +128,9 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
     if (preset is None) == (grid is None):
         raise PosencError(f"pass exactly one of --preset ({', '.join(PRESETS)}) or --grid FILE.json")
     check_executor(executor)
+    if address != "auto" and executor != "ray":
+        raise PosencError(f"--address {address} applies to the Ray executor; add --executor ray, or leave --address "
+                          f"out for the local process pool")
     for option, value, low in (("--workers", workers, 1), ("--limit", limit, 0)):
         if value is not None and value < low:
             raise PosencError(f"{option} must be an integer >= {low}, got {value}")

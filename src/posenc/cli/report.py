@@ -46,6 +46,9 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
     from posenc.cli.paths import output_dir, output_file
     from posenc.report.run import check_setup, run_report
 
+    if address != "auto" and executor != "ray":
+        raise PosencError(f"--address {address} applies to the Ray executor; add --executor ray, or leave --address "
+                          f"out to run here")
     target = check_setup(device, dtype, executor, address)["device"]  # before anything else, nothing created yet
     _check_claims(claim or [])
     out = output_dir(out, "--out")  # before any experiment runs

@@ -68,6 +68,8 @@ class ALiBi(PositionalEncoding):
         if heads is None:
             chosen = list(range(n_heads))
         else:
+            if isinstance(heads, str | bytes) or not hasattr(heads, "__iter__"):
+                raise PosencError(f"heads must be a list of head indices in 0..{n_heads - 1}, got {heads!r}")
             chosen = list(heads)
             bad = [h for h in chosen if not whole_number(h, 0, n_heads)]
             if bad or not chosen:
@@ -78,6 +80,11 @@ class ALiBi(PositionalEncoding):
         if slopes is None:
             values = alibi_slopes(len(chosen))
         else:
+            bad = isinstance(slopes, str | bytes) or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in (slopes if hasattr(slopes, "__iter__")
+                                                                                else [slopes]))
+            if bad:
+                raise PosencError(f"ALiBi slopes must be a list of numbers, one per ALiBi head, got {slopes!r}")
             values = torch.as_tensor(list(slopes), dtype=torch.float64)
             if values.dim() != 1 or values.numel() != len(chosen):
                 raise PosencError(f"ALiBi got {values.numel()} slopes for {len(chosen)} ALiBi head(s) "

@@ -122,8 +122,8 @@ def check_positions(positions: torch.Tensor, length: int | None = None, name: st
     match the sequence, or a batch that does not match.
     """
     if not isinstance(positions, torch.Tensor):
-        raise TypeError(f"{name} must be an integer torch.Tensor of shape [T] or [B, T], got {type(positions).__name__}; "
-                        f"build one with torch.arange(T)")
+        raise PosencError(f"{name} must be an integer torch.Tensor of shape [T] or [B, T], got "
+                          f"{type(positions).__name__}; build one with torch.arange(T)")
     if positions.is_meta:
         raise PosencError(f"{name} is on the meta device, which holds shapes but no values; posenc reads the "
                           f"positions (their range, their sign), so pass a tensor on the CPU or a GPU")

@@ -34,6 +34,9 @@ def t5_bucket(relative: torch.Tensor, bidirectional: bool = True, num_buckets: i
     Hand example (bidirectional, 32 buckets, max_distance 128): r = 0 -> 0, r = -3 -> 3, r = +3 -> 19,
     r = -8 -> 8 (the first log bucket), r = -200 -> 15 (the last).
     """
+    if not isinstance(relative, torch.Tensor) or relative.is_floating_point() or relative.is_complex():
+        raise PosencError(f"relative positions must be an integer tensor (key minus query), got "
+                          f"{relative.dtype if isinstance(relative, torch.Tensor) else type(relative).__name__}")
     bucket = torch.zeros_like(relative)
     if bidirectional:
         num_buckets //= 2
@@ -71,6 +74,9 @@ class T5Bias(PositionalEncoding):
             raise PosencError(f"t5 needs a positive number of heads, got {n_heads!r}")
         if not whole_number(num_buckets, 4) or (bidirectional and num_buckets % 2):
             raise PosencError(f"num_buckets must be an integer >= 4 (even when bidirectional), got {num_buckets!r}")
+        if not whole_number(max_distance):
+            raise PosencError(f"max_distance must be a positive integer (the distance past which offsets share the "
+                              f"last bucket), got {max_distance!r}; T5 uses 128")
         if max_distance <= num_buckets // (4 if bidirectional else 2):
             raise PosencError(f"max_distance ({max_distance}) must exceed the exact range "
                               f"({num_buckets // (4 if bidirectional else 2)}); T5 uses 128")

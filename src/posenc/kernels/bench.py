@@ -36,7 +36,7 @@ from pathlib import Path
 
 import torch
 
-from posenc.checks import whole_number, wrong_flags
+from posenc.checks import SEED_LIMIT, whole_number, wrong_flags
 from posenc.device import DTYPES as _DTYPES
 from posenc.device import resolve_device as _resolve_device
 from posenc.errors import PosencError
@@ -124,8 +124,18 @@ class BenchConfig:
         rot = self.rotary_dim or self.head_dim
         if rot % 2 or not 2 <= rot <= self.head_dim:
             raise PosencError(f"rotary_dim must be even and in 2..head_dim ({self.head_dim}), got {rot}")
-        if self.repeats < 1 or self.warmup < 0:
-            raise PosencError(f"repeats must be >= 1 and warmup >= 0, got {self.repeats} and {self.warmup}")
+        if not whole_number(self.repeats) or not whole_number(self.warmup, 0):
+            raise PosencError(f"repeats must be an integer >= 1 and warmup an integer >= 0, got {self.repeats!r} and "
+                              f"{self.warmup!r}")
+        if self.threads is not None and not whole_number(self.threads, 0):
+            raise PosencError(f"threads must be an integer >= 0 (0 or None: torch's own choice), got "
+                              f"{self.threads!r}")
+        if not whole_number(self.seed, 0, SEED_LIMIT):
+            raise PosencError(f"seed must be an integer in 0..{SEED_LIMIT - 1}, got {self.seed!r}")
+        if isinstance(self.only, str):  # one prefix given as a string, not its letters
+            self.only = (self.only,)
+        if isinstance(self.modes, str):
+            self.modes = (self.modes,)
         unknown = [o for o in self.only if not any(name.startswith(o) for name in PROVIDER_NAMES)]
         if unknown:
             close = difflib.get_close_matches(unknown[0], PROVIDER_NAMES, n=1)

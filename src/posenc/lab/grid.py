@@ -38,6 +38,8 @@ class Sweep:
     description: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise PosencError(f"a sweep's name must be a non-empty string, got {self.name!r}")
         for key, value in (("base", self.base), ("grid", self.grid)):
             if not isinstance(value, dict):
                 raise PosencError(f"sweep {self.name!r}: {key} must be a JSON object of settings, got {value!r}")

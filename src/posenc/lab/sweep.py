@@ -195,6 +195,8 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     check_executor(executor)
     if not whole_number(workers):
         raise PosencError(f"workers must be a positive integer, got {workers!r}")
+    if threads is not None and not whole_number(threads, 0):
+        raise PosencError(f"threads must be an integer >= 0 (0 or None: torch's own choice), got {threads!r}")
     if limit is not None and not whole_number(limit, 0):
         raise PosencError(f"limit must be an integer >= 0 (the most missing runs to run now; 0 runs none), got "
                           f"{limit!r}; leave it out to run every missing run")

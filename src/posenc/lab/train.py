@@ -196,7 +196,8 @@ class RunConfig:
         elif self.warmup > self.steps:
             fits = min(DEFAULT_WARMUP, self.steps)
             raise PosencError(f"RunConfig.warmup ({self.warmup}) exceeds steps ({self.steps}): the learning rate would "
-                              f"never reach lr; use warmup <= {self.steps} (e.g. --warmup {fits}) or more steps")
+                              f"never reach lr; use warmup <= {self.steps} (--warmup {fits}, or --set warmup={fits} "
+                              f"in a sweep) or more steps")
         for name, low, high, example in (("lr", 0.0, None, "lr=1e-3"), ("weight_decay", 0.0, None, "weight_decay=0.01"),
                                          ("grad_clip", 0.0, None, "grad_clip=1.0"), ("dropout", 0.0, 1.0, "dropout=0.1")):
             value = getattr(self, name)
