@@ -236,3 +236,13 @@ def test_download_takes_hub_ids_only():
 
     with pytest.raises(PosencError, match="'minilm' is an offline default, not a hub id: it needs no download"):
         download("minilm")
+
+
+@pytest.mark.parametrize("options, fragment", [
+    ({"dtype": "float8"}, "unknown dtype 'float8'"),
+    ({"dtype": 5}, "unknown dtype 5"),
+    ({"attn_implementation": "flash"}, "attn_implementation must be 'eager'"),
+])
+def test_load_model_refuses_bad_options_before_reading_anything(options, fragment):
+    with pytest.raises(PosencError, match=fragment):
+        load_model("nobody/no-such-model", **options)  # refused before the name is even looked up

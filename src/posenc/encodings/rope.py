@@ -125,9 +125,9 @@ class RoPE(PositionalEncoding):
         if pairing not in PAIRINGS:
             raise PosencError(f"pairing must be 'half' (GPT-NeoX / Hugging Face) or 'interleaved' (GPT-J / Meta), "
                               f"got {pairing!r}")
-        self.head_dim, self.base, self.pairing, self.rotary_dim = head_dim, float(base), pairing, rotary_dim
         self.scaling = RopeScaling.parse(scaling)
-        inv_freq, factor = compute_inv_freq(rotary_dim, self.base, self.scaling)  # validates the scaling now
+        inv_freq, factor = compute_inv_freq(rotary_dim, base, self.scaling)  # validates the base and scaling now
+        self.head_dim, self.base, self.pairing, self.rotary_dim = head_dim, float(base), pairing, rotary_dim
         self.register_buffer("inv_freq", inv_freq, persistent=False)  # [R/2] float64
         self.attention_factor = factor
         self.scale_logits = bool(scale_logits)

@@ -38,7 +38,7 @@ from posenc.resources import check_memory
 __all__ = [
     "default_inv_freq", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope",
     "SCALINGS", "RopeScaling", "compute_inv_freq", "yarn_ramp", "yarn_correction_range", "proportional",
-    "yarn_mscale", "yarn_logit_scale", "is_stretch_factor",
+    "yarn_mscale", "yarn_logit_scale", "is_stretch_factor", "check_base",
 ]
 
 
@@ -76,13 +76,20 @@ def _number(value: object, name: str, scaling: str, low: float = 0.0, inclusive:
     return float(value)
 
 
-def default_inv_freq(dim: int, base: float = 10000.0) -> tuple[torch.Tensor, float]:
-    """RoFormer's frequencies ``inv_freq_i = base^(-2i/dim)``, i = 0..dim/2-1 (float64)."""
-    _check_dim(dim)
+def check_base(base: object) -> float:
+    """``base`` as a float when it is a finite real number above 1 (the base every rotary frequency is a power of);
+    anything else (a string, inf, NaN, 1 or less) raises naming it."""
     real = isinstance(base, int | float) and not isinstance(base, bool)
     if not real or not 1 < base < math.inf:
         raise PosencError(f"RoPE base must be a finite number > 1, got {base!r}; the usual value is 10000 (an "
                           f"infinite base would leave only the first pair turning)")
+    return float(base)
+
+
+def default_inv_freq(dim: int, base: float = 10000.0) -> tuple[torch.Tensor, float]:
+    """RoFormer's frequencies ``inv_freq_i = base^(-2i/dim)``, i = 0..dim/2-1 (float64)."""
+    _check_dim(dim)
+    check_base(base)
     exponent = torch.arange(0, dim, 2, dtype=torch.float64) / dim  # [dim/2]: 2i/dim
     return 1.0 / (float(base) ** exponent), 1.0
 
@@ -349,6 +356,7 @@ class RopeScaling:
 def compute_inv_freq(dim: int, base: float, scaling: RopeScaling | dict | str | None = None,
                      seq_len: int | None = None) -> tuple[torch.Tensor, float]:
     """``(inv_freq [dim/2] float64, attention_factor)`` for a rotary width, base and scaling at a sequence length."""
+    base = check_base(base)  # before a scaling multiplies it
     scaling = RopeScaling.parse(scaling)
     fn = SCALINGS[scaling.type]
     kwargs = dict(scaling.params)

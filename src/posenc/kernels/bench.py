@@ -101,6 +101,10 @@ class BenchConfig:
     only: tuple[str, ...] = ()
 
     def __post_init__(self):
+        if isinstance(self.only, str):  # one name given as a string, not its letters
+            self.only = (self.only,)
+        if isinstance(self.modes, str):
+            self.modes = (self.modes,)
         for name, value in wrong_flags(self):
             raise PosencError(f"BenchConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
                               f"would count as true)")
@@ -132,10 +136,7 @@ class BenchConfig:
                               f"{self.threads!r}")
         if not whole_number(self.seed, 0, SEED_LIMIT):
             raise PosencError(f"seed must be an integer in 0..{SEED_LIMIT - 1}, got {self.seed!r}")
-        if isinstance(self.only, str):  # one prefix given as a string, not its letters
-            self.only = (self.only,)
-        if isinstance(self.modes, str):
-            self.modes = (self.modes,)
+
         unknown = [o for o in self.only if not any(name.startswith(o) for name in PROVIDER_NAMES)]
         if unknown:
             close = difflib.get_close_matches(unknown[0], PROVIDER_NAMES, n=1)
