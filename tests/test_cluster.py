@@ -97,3 +97,27 @@ print("not reached", flush=True)
 def test_a_worker_finishes_storing_before_ctrl_c_ends_it():
     done = subprocess.run([sys.executable, "-c", _SHIELDED], capture_output=True, text=True, timeout=120)
     assert done.returncode == 130 and done.stdout.split() == ["stored"], done.stderr[-2000:]
+
+
+_WARNING_IN_A_WORKER = """
+import warnings
+from posenc.cluster import process_pool
+
+def warn(_):
+    warnings.warn("a library's warning, once per worker", RuntimeWarning)
+    return 1
+
+if __name__ == "__main__":
+    with process_pool(2) as pool:
+        print(sum(pool.map(warn, range(4))))
+"""
+
+
+def test_pool_workers_print_no_library_warnings(tmp_path):
+    # a library's warning (a kernel that cannot be built, a registration notice) came once per worker, between the
+    # progress lines; the parent speaks for the pool
+    script = tmp_path / "warn.py"
+    script.write_text(_WARNING_IN_A_WORKER)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["4"], done.stderr[-2000:]
+    assert "a library's warning" not in done.stderr
