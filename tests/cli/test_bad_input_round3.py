@@ -114,7 +114,7 @@ CASES = [
     ("r3-check-all-with-options", ["check", "--all", "-o", "base=5"], ["-o options apply to one encoding"]),
     ("r3-check-name-and-all", ["check", "rope", "--all"], ["pass an encoding name or --all, not both", "'rope'"]),
     ("r3-check-heads", ["check", "alibi", "--n-heads", "0"], ["--n-heads must be a positive integer, got 0"]),
-    ("r3-check-quiet-twice", ["check", "rope", "-q", "--quiet"], ["option -q was given 2 times"]),
+    ("r3-check-quiet-twice", ["check", "rope", "-q", "--quiet"], ["option --quiet was given 2 times (-q, --quiet)"]),
     ("r3-plot-rotation-narrow", ["plot", "rope", "--kind", "rotation", "--d-model", "8", "--out", "{tmp}/x.png"],
      ["draws channel pair 4", "pairs 0..3", "--d-model 10 or more"]),
     ("r3-plot-unknown-kind", ["plot", "rope", "--kind", "pie"], ["unknown figure kind 'pie'", "heatmap"]),

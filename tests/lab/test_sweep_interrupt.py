@@ -107,7 +107,7 @@ def test_ctrl_c_stops_the_pool_keeps_finished_runs_and_says_how_to_resume(tmp_pa
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
     assert proc.returncode == 130, err[-2000:]
-    assert elapsed < 10, f"stopping took {elapsed:.1f} s"
+    assert elapsed < 5, f"stopping took {elapsed:.1f} s"  # measured: 0.7 to 1.0 s on 2 busy cores
     assert "Traceback" not in err
     assert (f"sweep grid interrupted: 2 of its 6 runs to run finished and are kept in {store} (beside the 0 stored "
             f"before); run the same command again to run the 4 still missing") in err

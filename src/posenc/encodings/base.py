@@ -57,10 +57,17 @@ BIAS_BYTES_PER_ENTRY = 8
 TABLE_BYTES_PER_CELL = 40
 
 
+#: allocations below this many bytes are not checked: the hooks run every forward pass, and reading the memory
+#: available costs a system call
+SMALL_ALLOCATION = 1 << 28
+
+
 def check_allocation(nbytes: int, what: str, fix: str, detail: str = "") -> None:
     """Refuse, before anything is allocated, ``nbytes`` that do not fit in the memory available now
-    (:func:`posenc.resources.check_memory`): the message names ``what``, the estimate and ``fix``."""
-    check_memory(int(nbytes), what, fix, detail=detail)
+    (:func:`posenc.resources.check_memory`): the message names ``what``, the estimate and ``fix``. Below
+    :data:`SMALL_ALLOCATION` nothing is checked."""
+    if nbytes >= SMALL_ALLOCATION:
+        check_memory(int(nbytes), what, fix, detail=detail)
 
 
 @dataclass(frozen=True)

@@ -50,8 +50,9 @@ def _check_dim(dim: int) -> None:
     if not whole_number(dim, 2) or dim % 2:
         raise PosencError(f"rotary dim must be an even integer >= 2 (RoPE rotates pairs), got {dim!r}; "
                           f"use an even head_dim / rotary_dim")
-    check_memory(FREQUENCY_BYTES_PER_CHANNEL * dim, f"the frequencies of a rotary width of {dim} channels",
-                 "use a head_dim / rotary_dim of a real model (64 to 256)")
+    if FREQUENCY_BYTES_PER_CHANNEL * dim >= 1 << 28:  # a width no model has: does it fit at all?
+        check_memory(FREQUENCY_BYTES_PER_CHANNEL * dim, f"the frequencies of a rotary width of {dim} channels",
+                     "use a head_dim / rotary_dim of a real model (64 to 256)")
 
 
 def is_stretch_factor(factor: object) -> bool:
