@@ -55,3 +55,69 @@ def test_a_private_ray_writes_no_token(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-3:] == ["True", "True", "None"]  # started, usable, the setting restored
     assert not (tmp_path / ".ray" / "auth_token").exists()
+
+
+def _sleep_then_pid(seconds: float) -> int:
+    import time
+
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_leaving_the_pool_by_an_exception_stops_it_at_once():
+    # before, leaving the block waited for every submitted task (hours of runs after a Ctrl-C)
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with process_pool(2) as pool:
+            pool.submit(_pid, 0).result()  # the workers are up
+            futures = [pool.submit(_sleep_then_pid, 600) for _ in range(6)]
+            processes = list(pool._processes.values())
+            time.sleep(0.5)
+            raise KeyboardInterrupt
+    assert time.monotonic() - started < 120  # not 600 s per task
+    assert all(not p.is_alive() for p in processes)
+    # those not yet handed to the pool's call queue (2 running, 1 queued) never start
+    assert sum(f.cancelled() for f in futures) >= 3
+
+
+_SHIELDED = """
+import os, signal, sys, time
+from posenc.cluster import _on_interrupt, finish_before_interrupt
+signal.signal(signal.SIGINT, _on_interrupt)  # what a pool worker installs
+with finish_before_interrupt():
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while a result is being stored
+    time.sleep(0.2)
+    print("stored", flush=True)
+print("not reached", flush=True)
+"""
+
+
+def test_a_worker_finishes_storing_before_ctrl_c_ends_it():
+    done = subprocess.run([sys.executable, "-c", _SHIELDED], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130 and done.stdout.split() == ["stored"], done.stderr[-2000:]
+
+
+_WARNING_IN_A_WORKER = """
+import warnings
+from posenc.cluster import process_pool
+
+def warn(_):
+    warnings.warn("a library's warning, once per worker", RuntimeWarning)
+    return 1
+
+if __name__ == "__main__":
+    with process_pool(2) as pool:
+        print(sum(pool.map(warn, range(4))))
+"""
+
+
+def test_pool_workers_print_no_library_warnings(tmp_path):
+    # a library's warning (a kernel that cannot be built, a registration notice) came once per worker, between the
+    # progress lines; the parent speaks for the pool
+    script = tmp_path / "warn.py"
+    script.write_text(_WARNING_IN_A_WORKER)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["4"], done.stderr[-2000:]
+    assert "a library's warning" not in done.stderr

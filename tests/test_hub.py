@@ -209,5 +209,40 @@ def test_model_config_reads_the_config_without_weights(tmp_path):
 def test_model_config_names_what_was_wrong(tmp_path):
     with pytest.raises(PosencError, match=r"model folder .*nowhere does not exist; pass an existing folder"):
         model_config(str(tmp_path / "nowhere"))
-    with pytest.raises(PosencError, match=r"cannot read the config of model 'nobody/no-such-model'"):
+    with pytest.raises(PosencError, match=r"model 'nobody/no-such-model' not found: .* not in the local Hugging Face "
+                                          r"cache .*pass --download to fetch it from the hub"):
         model_config("nobody/no-such-model")
+
+
+@pytest.mark.parametrize("name", ["nosuch_model", "nobody/no-such-model"])
+def test_a_name_in_no_cache_is_refused_without_the_network(name, monkeypatch):
+    # a name that is neither a default nor a folder, and not in the local cache: "not found" from the disk alone
+    # (it used to spend about 26 s trying the hub); any connection attempt fails this test
+    import socket
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("posenc tried the network")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    with pytest.raises(PosencError, match=f"model '{name}' not found"):
+        model_config(name)
+    with pytest.raises(PosencError, match=f"model '{name}' not found"):
+        load_model(name)
+
+
+def test_download_takes_hub_ids_only():
+    from posenc.hub import download
+
+    with pytest.raises(PosencError, match="'minilm' is an offline default, not a hub id: it needs no download"):
+        download("minilm")
+
+
+@pytest.mark.parametrize("options, fragment", [
+    ({"dtype": "float8"}, "unknown dtype 'float8'"),
+    ({"dtype": 5}, "unknown dtype 5"),
+    ({"attn_implementation": "flash"}, "attn_implementation must be 'eager'"),
+])
+def test_load_model_refuses_bad_options_before_reading_anything(options, fragment):
+    with pytest.raises(PosencError, match=fragment):
+        load_model("nobody/no-such-model", **options)  # refused before the name is even looked up

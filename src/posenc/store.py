@@ -25,12 +25,13 @@ import json
 import platform
 import sqlite3
 import time
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from posenc.errors import PosencError
+from posenc.errors import PosencError, PosencWarning
 
 __all__ = ["ResultStore", "RunRecord", "config_hash", "package_versions", "provenance", "PROVENANCE", "SCHEMA_VERSION",
            "StoreError"]
@@ -213,9 +214,9 @@ class ResultStore:
         with self._connect() as con:
             row = con.execute(f"SELECT {_COLUMNS} FROM runs WHERE kind=? AND config_hash=? AND seed=?",
                               (kind, config_hash(config), seed)).fetchone()
-        if not row:
+        record = _record(row, self.path) if row else None
+        if record is None:
             return None
-        record = _record(row)
         return record if any_version or record.is_current(code) else None
 
     def has(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None) -> bool:
@@ -230,7 +231,7 @@ class ResultStore:
             args = (kind,)
         with self._connect() as con:
             rows = con.execute(query + " ORDER BY id", args).fetchall()
-        return iter([_record(r) for r in rows])
+        return iter([record for record in (_record(r, self.path) for r in rows) if record is not None])
 
     # -- writes ------------------------------------------------------------------------------------------------
     def put(self, kind: str, config: dict[str, Any], seed: int, metrics: dict[str, Any], wall_s: float,
@@ -248,10 +249,25 @@ class ResultStore:
                         "versions, error, created_at, setup) VALUES (?,?,?,?,?,?,?,?,?,?,?)", payload)
 
 
-def _record(row: tuple) -> RunRecord:
+def _record(row: tuple, path: Path) -> RunRecord | None:
+    """The row as a :class:`RunRecord`; ``None`` (with a warning naming the row) when a JSON column is damaged: such a
+    run counts as missing, so the next run of its command computes it again and replaces the row."""
     kind, config, seed, status, metrics, wall_s, versions, error, created, setup = row
-    return RunRecord(kind, json.loads(config), seed, status, json.loads(metrics), wall_s, json.loads(versions), error,
-                     created, json.loads(setup) if setup else {})
+    parsed = {}
+    for name, text, default in (("config", config, None), ("metrics", metrics, None), ("versions", versions, None),
+                                ("setup", setup, {})):
+        try:
+            value = json.loads(text) if text else default
+        except (TypeError, ValueError):
+            value = None
+        if not isinstance(value, dict):
+            warnings.warn(f"store {path}: the stored {kind!r} run with seed {seed} has a damaged {name} column (not a "
+                          f"JSON object: {str(text)[:60]!r}); it counts as missing and is computed again by the next "
+                          f"run of its command", PosencWarning, stacklevel=3)
+            return None
+        parsed[name] = value
+    return RunRecord(kind, parsed["config"], seed, status, parsed["metrics"], wall_s, parsed["versions"], error,
+                     created, parsed["setup"])
 
 
 class _Transaction:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from posenc.checks import whole_number
 from posenc.errors import PosencError
 from posenc.registry import build_for_model, get_class
 
@@ -14,8 +15,8 @@ __all__ = ["summarize"]
 def summarize(name: str, d_model: int = 64, length: int = 128, n_heads: int = 8,
               options: dict[str, Any] | None = None, out: Path | None = None) -> dict[str, Any]:
     """Build ``name`` for a model of width ``d_model`` and describe it; write a heatmap to ``out`` if given."""
-    if length < 1 or d_model < 1:
-        raise PosencError(f"length and d_model must be positive, got length={length}, d_model={d_model}")
+    if not whole_number(length) or not whole_number(d_model):
+        raise PosencError(f"length and d_model must be positive integers, got length={length!r}, d_model={d_model!r}")
     cls = get_class(name)
     encoding = build_for_model(name, d_model=d_model, n_heads=n_heads, head_dim=d_model, max_len=max(length, 1),
                                **dict(options or {}))

@@ -55,5 +55,8 @@ def test_internal_error_exits_nonzero(monkeypatch, capsys):
 
 def test_plot_writes_a_png(tmp_path):
     out = tmp_path / "fig" / "decay.png"
+    assert main(["plot", "rope", "--kind", "decay", "--length", "256", "--out", str(out)]) == 2  # no folder "fig"
+    assert not (tmp_path / "fig").exists()  # and none is made for a file
+    (tmp_path / "fig").mkdir()
     assert main(["plot", "rope", "--kind", "decay", "--length", "256", "--out", str(out)]) == 0
     assert out.read_bytes()[:4] == b"\x89PNG"

@@ -152,7 +152,7 @@ def test_only_what_the_command_line_gives_is_passed_on():
 
 
 def test_given_values_are_parsed_into_the_fields_types():
-    settings, verbose = _run(["--size", "5", "-n", "x", "--no-strict", "--passkey", "--lengths", "4, 8,",
+    settings, verbose = _run(["--size", "5", "-n", "x", "--no-strict", "--passkey", "--lengths", "4, 8",
                               "--names", " p ,q", "--depths", "0.5", "--depths", "1", "--options", "k=1", "--options",
                               "s=text", "--device", "cpu", "--verbose"])
     assert verbose is True
@@ -163,8 +163,16 @@ def test_given_values_are_parsed_into_the_fields_types():
 
 
 def test_an_empty_list_is_none_for_an_optional_field_and_empty_otherwise():
-    settings, _ = _run(["--lengths", ",", "--names", ""])
+    settings, _ = _run(["--lengths", "", "--names", ""])
     assert settings.parsed()["lengths"] is None and settings.parsed()["names"] == []
+
+
+@pytest.mark.parametrize("text", ["4,,8", "4,8,", ",4", ",", " , "])
+def test_an_empty_item_is_refused_never_dropped(text):
+    settings, _ = _run(["--lengths", text])
+    with pytest.raises(PosencError, match=f"--lengths {text!r} has an empty item; write the items separated by "
+                                          f"single commas, e.g. --lengths 10,20,40"):
+        settings.parsed()
 
 
 def test_bad_list_text_names_the_option():

@@ -97,7 +97,7 @@ def _reached(argv: list[str]):
 
 
 def test_extend_passes_its_settings_on(stand_ins):
-    (config,), kwargs = _reached(["extend", "smollm2", "--lengths", "4k, 6144,", "--scalings", "none, YaRN",
+    (config,), kwargs = _reached(["extend", "smollm2", "--lengths", "4k, 6144", "--scalings", "none, YaRN",
                                   "--protocols", "", "--depths", "0.5", "--trials", "2", "--factor", "2", "--device",
                                   "cpu", "--stride-fraction", "0.25", "--seed", "3", "--plan"])
     assert config == ExtendConfig(model="smollm2", lengths=(4096, 6144), scalings=("none", "yarn"), protocols=(),
@@ -139,9 +139,9 @@ def test_train_builds_its_run_config_from_options_and_set(stand_ins):
 
 def test_train_refuses_an_option_and_set_that_disagree(stand_ins, capsys):
     assert main(["train", "--steps", "5", "--set", "steps=10"]) == 2
-    assert "--steps and --set steps give steps two values (5 and 10); set it once" in capsys.readouterr().err
-    (config, _), _ = _reached(["train", "--steps", "5", "--set", "steps=5"])  # the same value twice is no clash
-    assert config.steps == 5
+    assert "--steps and --set steps both set steps (5 and 10); set it once" in capsys.readouterr().err
+    assert main(["train", "--steps", "5", "--set", "steps=5"]) == 2  # twice is an error even with one value
+    assert "--steps and --set steps both set steps (5 and 5); set it once" in capsys.readouterr().err
     assert main(["train", "--eval-lengths", "4,x"]) == 2
     assert "--eval-lengths must be comma-separated integers such as 10,20,40, got '4,x'" in capsys.readouterr().err
 

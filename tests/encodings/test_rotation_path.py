@@ -7,15 +7,14 @@ import pytest
 import torch
 
 import posenc
-from posenc.encodings.rope import positions_span
-from posenc.encodings.xpos import xpos_zeta
+from posenc.encodings.xpos import xpos_center, xpos_zeta
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope
 
 
 def test_xpos_rotation_by_hand():
     # head_dim 2: one pair, inv_freq = base^0 = 1, so theta = p; zeta = (0 + 0.4 * 2) / (1.4 * 2) = 2/7.
-    # q = (1, 0) at n = 3, k = (0, 1) at m = 1; centre c = (1 + largest position) // 2 = 2
+    # q = (1, 0) at n = 3, k = (0, 1) at m = 1; centre c = (smallest + largest + 1) // 2 = 2
     xpos = posenc.build("xpos", head_dim=2)
     q = torch.tensor([1.0, 0.0]).view(1, 1, 1, 2)
     k = torch.tensor([0.0, 1.0]).view(1, 1, 1, 2)
@@ -45,7 +44,7 @@ def test_xpos_equals_rope_tables_times_its_decay(pairing, rotary_dim, per_row):
         kp = torch.stack([torch.arange(7) + 98, torch.arange(7) * 2])
     else:
         qp, kp = torch.arange(2, 7), torch.arange(7) + 900
-    center = positions_span(qp, kp) // 2
+    center = xpos_center(qp, kp)
     q_cos, q_sin = xpos.tables(qp)
     k_cos, k_sin = xpos.tables(kp)
     q_scale = xpos.decay(qp, center).float()

@@ -5,18 +5,14 @@ Its settings are the fields of :class:`~posenc.kernels.bench.BenchConfig` (:mod:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target
 from posenc.cli.settings import CommandSettings, Flag, settings_command
 from posenc.kernels.bench import BenchConfig
 
-console = Console()
-if not console.is_terminal:  # logs and pipes: keep the table on one line per row
-    console = Console(width=160)
+console = Printer()
 
 
 def register(app: typer.Typer) -> None:
@@ -91,21 +87,25 @@ def result_table(result: dict) -> Table:
 @settings_command(BenchConfig, flags={"modes": Flag(names=("--mode",), repeatable=True),
                                      "only": Flag(repeatable=True), "device": Flag(default="auto")})
 def bench(settings: CommandSettings,
-          json_path: Path = typer.Option(None, "--json", help="write the full result as JSON here")) -> None:
+          json_path: str = typer.Option(None, "--json", help=JSON_HELP + ": the full result")) -> None:
     """Time every available RoPE provider on the same q and k, after a float64 correctness gate."""
-    from posenc.cli.paths import output_file
     from posenc.kernels.bench import run_benchmark, write_json
 
-    if json_path is not None:
-        json_path = output_file(json_path, "--json", (".json",))
+    target = json_target(json_path)
     cfg = settings.build()
     check_bench_fits(cfg)
     result = run_benchmark(cfg)
+    if target == STDOUT:
+        import json
+        import sys
+
+        sys.stdout.write(json.dumps(result, indent=1, default=str) + "\n")
+        return
     console.print(result_table(result))
     for note in result["skipped"]:
         console.print(f"[dim]skipped {note}[/dim]")
     env = result["environment"]
     console.print(f"[dim]load average before {env['loadavg_before'][0]:.2f}, after {env['loadavg_after'][0]:.2f} "
                   f"(other processes on this machine skew CPU timings)[/dim]")
-    if json_path is not None:
-        console.print(f"wrote {write_json(result, json_path)}")
+    if target is not None:
+        console.print(f"wrote {write_json(result, target)}")

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from posenc.cli.options import parse_options
+from posenc.cli.options import THREADS_HELP, check_threads, parse_options
+from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_json
 from posenc.errors import PosencError
 
-console = Console()
+console = Printer()
 
 _STYLE = {"holds": "green", "fails": "red", "n.a.": "dim", "error": "bold magenta"}
 
@@ -49,15 +48,14 @@ def check(name: str = typer.Argument(None, help="encoding name (see `posenc list
           d_model: int = typer.Option(512, "--d-model", help="model width (rotary encodings use it as head_dim)"),
           length: int = typer.Option(4096, "--length", help="number of positions N"),
           n_heads: int = typer.Option(8, "--n-heads", help="heads, for bias encodings"),
-          json_path: Path = typer.Option(None, "--json", help="write every number to this JSON file"),
-          threads: int = typer.Option(1, "--threads", help="torch threads (1 avoids oversubscription on a busy "
-                                                           "machine; 0 keeps torch's default)"),
+          json_path: str = typer.Option(None, "--json", help=JSON_HELP + ": every number"),
+          threads: int = typer.Option(1, "--threads", help=THREADS_HELP + "; 1 avoids oversubscription on a busy "
+                                                           "machine"),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")) -> None:
     """Measure every property of an encoding: number and verdict (holds / fails / n.a.) per claim.
 
     Exits 0 whatever the verdicts; non-zero only when a property hit an internal error.
     """
-    from posenc.cli.paths import output_file
     from posenc.properties import check_all, check_encoding
     from posenc.properties.check import VARIANTS, build_checked, check_fits
     from posenc.registry import available, get_class
@@ -69,12 +67,10 @@ def check(name: str = typer.Argument(None, help="encoding name (see `posenc list
         raise PosencError("name an encoding (see `posenc list`) or pass --all")
     if all_ and option:
         raise PosencError("-o options apply to one encoding; drop them with --all")
-    if threads < 0:
-        raise PosencError(f"--threads must be >= 0 (0 keeps torch's default), got {threads}")
+    threads = check_threads(threads)
     if n_heads < 1:
         raise PosencError(f"--n-heads must be a positive integer, got {n_heads}")
-    if json_path is not None:
-        json_path = output_file(json_path, "--json", (".json",))
+    target = json_target(json_path)
     names = available() + [v[1] for v in VARIANTS] if all_ else [get_class(name).name]
     options = parse_options(option)
     _, seconds = check_fits(length, d_model, names)  # refuses what does not fit in memory, before any work
@@ -84,17 +80,16 @@ def check(name: str = typer.Argument(None, help="encoding name (see `posenc list
         typer.echo(f"estimated {format_seconds(seconds)} (the uniqueness property compares every pair of the "
                    f"{length} positions; a shorter --length is much faster)", err=True)
     if all_:
-        reports = check_all(d_model=d_model, length=length, n_heads=n_heads, progress=not quiet,
-                            threads=threads or None)
+        reports = check_all(d_model=d_model, length=length, n_heads=n_heads, progress=not quiet, threads=threads)
     else:
         reports = [check_encoding(name, d_model=d_model, length=length, options=options, n_heads=n_heads,
-                                  threads=threads or None)]
-    for report in reports:
-        console.print(_table(report))
-    if json_path is not None:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps([r.to_dict() for r in reports] if all_ else reports[0].to_dict(), indent=1))
-        console.print(f"wrote {json_path}")
+                                  threads=threads)]
+    if target != STDOUT:
+        for report in reports:
+            console.print(_table(report))
+    written = write_json([r.to_dict() for r in reports] if all_ else reports[0].to_dict(), target)
+    if written:
+        console.print(f"wrote {written}")
     errors = [(r.label, p.name, p.reason) for r in reports for p in r.results if p.verdict == "error"]
     for label, prop, reason in errors:
         typer.secho(f"internal error in {label}/{prop}: {reason}", fg="red", err=True)
@@ -117,7 +112,7 @@ def plot(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
     get_class(name)
     if kind not in PLOT_KINDS:
         raise PosencError(f"unknown figure kind {kind!r}; valid kinds are: {', '.join(PLOT_KINDS)}")
-    out = output_file(out or Path(f"{name}-{kind}.png"), "--out", PLOT_SUFFIXES)
+    out = output_file(out or Path(f"{name}-{kind}.png"), "--out", PLOT_SUFFIXES, existing_folder=True)
     from posenc.plots.figures import DEFAULT_SIZES, make_figure, save_figure  # matplotlib: after the cheap checks
 
     default_length, default_d = DEFAULT_SIZES[kind]

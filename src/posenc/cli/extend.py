@@ -9,13 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from posenc.cli.settings import CommandSettings, Flag, settings_command
+from posenc.cli.options import DOWNLOAD_HELP, THREADS_HELP, check_threads
+from posenc.cli.output import Printer
+from posenc.cli.settings import CommandSettings, Flag, comma_items, settings_command
 from posenc.errors import PosencError
 from posenc.extend import ExtendConfig
 
-console = Console()
+console = Printer()
 
 
 def register(app: typer.Typer) -> None:
@@ -25,10 +26,8 @@ def register(app: typer.Typer) -> None:
 def token_counts(text: str, option: str) -> list[int]:
     """``"2048,4k,8K"`` -> ``[2048, 4096, 8192]``: token counts, ``k`` for 1024."""
     out = []
-    for part in text.split(","):
-        part = part.strip().lower()
-        if not part:
-            continue
+    for part in comma_items(text, option, "2k,4k,8k"):
+        part = part.lower()
         try:
             out.append(int(float(part[:-1]) * 1024) if part.endswith("k") else int(part))
         except ValueError as exc:
@@ -43,9 +42,10 @@ def extend(settings: CommandSettings,
            store: Path = typer.Option(Path("runs/extend.sqlite"), "--store", help="SQLite results store"),
            out: Path = typer.Option(Path("runs/extend"), "--out", help="folder for extend.json, extend.md, "
                                     "extend.png"),
-           threads: int = typer.Option(None, "--threads", help="torch CPU threads (default: torch's choice)"),
+           threads: int = typer.Option(0, "--threads", help=THREADS_HELP),
            no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar"),
-           plan: bool = typer.Option(False, "--plan", help="print the plan and what the store holds; run nothing")) -> None:
+           plan: bool = typer.Option(False, "--plan", help="print the plan and what the store holds; run nothing"),
+           download: bool = typer.Option(False, "--download", help=DOWNLOAD_HELP)) -> None:
     """Perplexity (non-overlapping and sliding windows) and passkey accuracy by length x RoPE scaling."""
     import torch
 
@@ -55,8 +55,7 @@ def extend(settings: CommandSettings,
 
     target = resolve_device(settings["device"])  # before anything else: a device this machine lacks is refused at once
     precision = resolve_dtype(settings["dtype"], target)
-    if threads is not None and threads < 1:
-        raise PosencError(f"--threads must be a positive integer, got {threads}; leave it out for torch's choice")
+    threads = check_threads(threads)
     text = Path(settings["text"]) if settings["text"] is not None else None
     if text is not None and not text.is_file():
         problem = "does not exist" if not text.exists() else "is not a file"
@@ -66,6 +65,10 @@ def extend(settings: CommandSettings,
     if not plan:
         out = output_dir(out, "--out")
     config = settings.build(device=str(target), dtype=dtype_name(precision), text=str(text) if text else None)
+    if download:
+        from posenc.hub import download as fetch
+
+        fetch(config.model)  # the one step that may use the network, and only when asked
     if threads:
         torch.set_num_threads(threads)
     result = run_extend(config, store_path=store, out_dir=out, progress=not no_progress, plan_only=plan,

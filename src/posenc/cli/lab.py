@@ -11,16 +11,16 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from posenc.cli.options import parse_options
+from posenc.cli.options import THREADS_HELP, check_threads, parse_options
+from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_json
 from posenc.cli.settings import CommandSettings, Flag, settings_command
 from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.errors import PosencError
 from posenc.lab.train import RunConfig
 
-console = Console()
+console = Printer()
 
 #: a time estimate above this many seconds is printed before the work starts
 SLOW_S = 30.0
@@ -38,8 +38,10 @@ def train(settings: CommandSettings,
                                             "same as --lr 3e-3)"),
           seed: int = typer.Option(0, "--seed", help="the run's seed"),
           store: Path = typer.Option(None, "--store", help="also write the run to this results store"),
-          threads: int = typer.Option(1, "--threads", help="torch threads (1 avoids contention on busy machines)"),
-          device: str = typer.Option("auto", "--device", help=DEVICE_HELP)) -> None:
+          threads: int = typer.Option(1, "--threads", help=THREADS_HELP + "; 1 avoids contention on busy "
+                                      "machines"),
+          device: str = typer.Option("auto", "--device", help=DEVICE_HELP),
+          json_path: str = typer.Option(None, "--json", help=JSON_HELP + ": the config, metrics and setup")) -> None:
     """Train one model on a task at short lengths and print its metric at every test length."""
     import torch
 
@@ -47,18 +49,19 @@ def train(settings: CommandSettings,
     from posenc.device import resolve_device, resolve_dtype
     from posenc.lab import KIND, to_markdown, train_run
     from posenc.lab.tables import summarize_records
-    from posenc.lab.train import CODE_VERSION, check_run
+    from posenc.lab.train import CODE_VERSION, check_run, check_seed
     from posenc.resources import format_seconds
     from posenc.store import ResultStore
 
     target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
-    if threads < 0:
-        raise PosencError(f"--threads must be >= 0 (0 keeps torch's default), got {threads}")
+    threads = check_threads(threads)
+    check_seed(seed, "--seed")
+    json_file = json_target(json_path)
     values = settings.parsed()
-    extra = parse_options(setting)
+    extra = parse_options(setting, "--set", "lr=3e-3")
     for key in sorted(set(values) & set(extra)):
-        if settings.given(key) and values[key] != extra[key]:
-            raise PosencError(f"{settings.option(key)} and --set {key} give {key} two values ({values[key]!r} and "
+        if settings.given(key):
+            raise PosencError(f"{settings.option(key)} and --set {key} both set {key} ({values[key]!r} and "
                               f"{extra[key]!r}); set it once")
     if settings.given("dtype"):
         resolve_dtype(values["dtype"])
@@ -77,9 +80,15 @@ def train(settings: CommandSettings,
     if results_store is not None:
         results_store.put(KIND, result.config, seed, result.metrics, result.wall_s, setup=result.setup,
                           code=CODE_VERSION)
-    console.print(to_markdown(summarize_records([(result.config, seed, result.metrics)], name=config.label)))
-    console.print(f"wall time {result.wall_s:.1f} s on {result.setup['device']} in {result.setup['dtype']}, "
-                  f"{result.metrics['params']} parameters, final training loss {result.metrics['final_loss']:.4f}")
+    if json_file != STDOUT:
+        console.print(to_markdown(summarize_records([(result.config, seed, result.metrics)], name=config.label)))
+        console.print(f"wall time {result.wall_s:.1f} s on {result.setup['device']} in {result.setup['dtype']}, "
+                      f"{result.metrics['params']} parameters, final training loss "
+                      f"{result.metrics['final_loss']:.4f}")
+    written = write_json({"config": result.config, "seed": seed, "metrics": result.metrics,
+                          "wall_s": result.wall_s, "setup": result.setup}, json_file)
+    if written:
+        console.print(f"wrote {written}")
 
 
 def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-tasks or quick"),
@@ -89,7 +98,7 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
           executor: str = typer.Option("local", "--executor", help="local (process pool) or ray"),
           workers: int = typer.Option(1, "--workers", help="local worker processes"),
           address: str = typer.Option("auto", "--address", help="Ray address: auto or HOST:PORT"),
-          threads: int = typer.Option(1, "--threads", help="torch threads per run"),
+          threads: int = typer.Option(1, "--threads", help=THREADS_HELP + ", per run"),
           setting: list[str] = typer.Option(None, "--set", help="replace a base setting of every run, e.g. --set "
                                             "steps=500 (changes the runs' configs, so they are stored apart)"),
           limit: int = typer.Option(None, "--limit", help="run at most this many missing runs (0: none, just the "
@@ -97,6 +106,7 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
           metric: str = typer.Option(None, "--metric", help="exact_match or token_accuracy (tasks); ppl, bpc or nll "
                                      "(char-LM)"),
           out: Path = typer.Option(None, "--out", help="folder for table.md, summary.json and metric_vs_length.png"),
+          json_path: str = typer.Option(None, "--json", help=JSON_HELP + ": the summary (the table's numbers)"),
           progress: bool = typer.Option(True, "--progress/--no-progress"),
           device: str = typer.Option("auto", "--device", help=DEVICE_HELP + " (Ray: resolved on each worker)"),
           dtype: str = typer.Option(None, "--dtype", help=DTYPE_HELP + " for every run (default: the sweep's own, "
@@ -118,12 +128,17 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
     if (preset is None) == (grid is None):
         raise PosencError(f"pass exactly one of --preset ({', '.join(PRESETS)}) or --grid FILE.json")
     check_executor(executor)
-    for option, value, low in (("--workers", workers, 1), ("--threads", threads, 0), ("--limit", limit, 0)):
+    if address != "auto" and executor != "ray":
+        raise PosencError(f"--address {address} applies to the Ray executor; add --executor ray, or leave --address "
+                          f"out for the local process pool")
+    for option, value, low in (("--workers", workers, 1), ("--limit", limit, 0)):
         if value is not None and value < low:
             raise PosencError(f"{option} must be an integer >= {low}, got {value}")
+    threads = check_threads(threads)
+    json_file = json_target(json_path)
     spec = resolve_sweep(preset if preset is not None else grid)
     if setting:
-        spec = spec.with_settings(parse_options(setting))
+        spec = spec.with_settings(parse_options(setting, "--set", "steps=500"))
     check_metric(metric, {config.task for config, _ in spec.runs()})  # every run's settings are validated here too
     store = output_file(store, "--store")
     if out is not None:
@@ -134,15 +149,20 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
     skipped = sum(r.skipped for r in results)
     failed = [r for r in results if r.status != "done"]
     summary = summarize(store, spec, metric=metric)
-    console.print(to_markdown(summary))
-    table = Table(title="runs")
-    for column in ("in sweep", "already stored", "ran now", "failed"):
-        table.add_column(column)
-    table.add_row(str(len(results) + summary["missing"] - len(failed)), str(skipped), str(len(results) - skipped), str(len(failed)))
-    console.print(table)
+    if json_file != STDOUT:
+        console.print(to_markdown(summary))
+        table = Table(title="runs")
+        for column in ("in sweep", "already stored", "ran now", "failed"):
+            table.add_column(column)
+        table.add_row(str(len(results) + summary["missing"] - len(failed)), str(skipped),
+                      str(len(results) - skipped), str(len(failed)))
+        console.print(table)
     for result in failed:
-        console.print(f"[red]failed[/red] {result.config['task']}/{result.config['label']} seed {result.seed}: "
-                      f"{(result.error or '').splitlines()[0]}")
+        typer.secho(f"failed {result.config['task']}/{result.config['label']} seed {result.seed}: "
+                    f"{(result.error or '').splitlines()[0]}", fg="red", err=json_file == STDOUT)
+    written = write_json(summary, json_file)
+    if written:
+        console.print(f"wrote {written}")
     if out is not None:
         from posenc.plots.lab import metric_vs_length
 

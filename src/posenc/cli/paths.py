@@ -4,7 +4,9 @@ so an unwritable path fails in milliseconds instead of after minutes of computin
 A path is usable when it is of the expected kind (a folder where a folder is expected, not a folder where a file is
 expected) and the nearest folder that exists on the way to it is writable: proved by creating and removing a file
 there, which also catches read-only file systems and ``/proc``. Nothing is left behind: folders that do not exist
-yet are created by the command when it writes, so a refused run leaves no empty folder.
+yet are created by the command when it writes, so a refused run leaves no empty folder. A file the user names
+(``--json``, a figure's ``--out``) must go into a folder that exists: posenc creates folders for its results
+(``--out DIR``, the store's default ``runs/``), never for a single file.
 """
 
 from __future__ import annotations
@@ -52,11 +54,17 @@ def output_dir(path: str | os.PathLike, option: str = "--out") -> Path:
     return out
 
 
-def output_file(path: str | os.PathLike, option: str = "--out", suffixes: tuple[str, ...] | None = None) -> Path:
-    """Check that the file ``path`` can be written (its folder created if needed); ``suffixes`` (lower case, with the
-    dot) restricts the file type. Creates nothing and leaves an existing file untouched."""
+def output_file(path: str | os.PathLike, option: str = "--out", suffixes: tuple[str, ...] | None = None,
+                existing_folder: bool = False) -> Path:
+    """Check that the file ``path`` can be written (its folder created if needed, or, with ``existing_folder``, its
+    folder already there: a file named on the command line is written where the user keeps files, and no folder
+    appears that nobody asked for); ``suffixes`` (lower case, with the dot) restricts the file type. Creates
+    nothing and leaves an existing file untouched."""
     out = Path(path).expanduser()
     fix = f"pass a writable file path with {option} FILE"
+    if existing_folder and not out.parent.is_dir() and not out.is_dir():
+        raise PosencError(f"{option} {out}: the folder {out.parent} does not exist, and posenc creates no folder for "
+                          f"a file; create it first (mkdir -p {out.parent}) or pass a file in an existing folder")
     if out.is_dir():
         raise PosencError(f"{option} {out} is a folder, not a file; {fix}, e.g. {option} "
                           f"{out / ('out' + (suffixes[0] if suffixes else ''))}")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from posenc.cli.options import DOWNLOAD_HELP
 from posenc.cli.settings import CommandSettings, settings_command
 from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.probe.run import ProbeConfig
@@ -30,12 +31,14 @@ def probe(settings: CommandSettings,
                                                               "decodability, four_terms, heads, rope"),
           no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars"),
           device: str = typer.Option("auto", "--device", help=DEVICE_HELP),
-          dtype: str = typer.Option("float32", "--dtype", help=DTYPE_HELP + ": the model's weights")) -> None:
+          dtype: str = typer.Option("float32", "--dtype", help=DTYPE_HELP + ": the model's weights"),
+          download: bool = typer.Option(False, "--download", help=DOWNLOAD_HELP)) -> None:
     """Probe a pretrained model: word/position geometry against chance, position decodability, the four-term
     split of layer 0, positional heads, and RoPE frequency usage."""
     from posenc.cli.paths import output_dir
     from posenc.device import resolve_device, resolve_dtype
     from posenc.errors import PosencError
+    from posenc.hub import download as fetch
     from posenc.hub import model_config
     from posenc.probe.run import PROBES, check_probe_fits, run_probe
 
@@ -50,6 +53,8 @@ def probe(settings: CommandSettings,
         raise PosencError(f"--text {text} {problem}; pass a UTF-8 text file, or leave --text out for "
                           f"Shakespeare's plays")
     out = output_dir(out or Path(f"probe-{Path(model).stem if model.endswith('.gguf') else Path(model).name or 'model'}"))
+    if download:
+        fetch(model)  # the one step that may use the network, and only when asked
     hf_config = model_config(model)  # the config only: the checks below run before any weight is loaded
     limit = getattr(hf_config, "max_position_embeddings", None) or getattr(hf_config, "n_positions", None)
     if limit is not None and config.window is not None and config.window > limit:

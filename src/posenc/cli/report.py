@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from posenc.cli.output import Printer
 from posenc.device import DEVICE_HELP, DTYPE_HELP
+from posenc.errors import PosencError
 
-console = Console(stderr=True)
+console = Printer(stderr=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -44,7 +46,11 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
     from posenc.cli.paths import output_dir, output_file
     from posenc.report.run import check_setup, run_report
 
+    if address != "auto" and executor != "ray":
+        raise PosencError(f"--address {address} applies to the Ray executor; add --executor ray, or leave --address "
+                          f"out to run here")
     target = check_setup(device, dtype, executor, address)["device"]  # before anything else, nothing created yet
+    _check_claims(claim or [])
     out = output_dir(out, "--out")  # before any experiment runs
     if store is not None:
         store = output_file(store, "--store")
@@ -62,3 +68,15 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
         if r.verdict.status == "failed":
             console.print(f"[magenta]failed[/magenta] {r.claim.id}: {r.verdict.reason}")
     typer.echo(f"report: {result.index_html.resolve()}")
+
+
+def _check_claims(claims: list[str]) -> None:
+    """Refuse an unknown ``--claim`` id at once, with the closest known id (as encoding names get)."""
+    from posenc.report.ledger import claim_ids
+
+    known = claim_ids()
+    for claim in claims:
+        if claim not in known:
+            close = difflib.get_close_matches(claim, known, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise PosencError(f"unknown claim {claim!r} for --claim.{hint} Known claims: {', '.join(known)}")

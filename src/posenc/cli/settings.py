@@ -8,9 +8,9 @@
 - its type comes from the field's annotation (``X | None`` is read as ``X``): ``int``, ``float`` and ``str`` take
   one value of that type; ``bool`` is a flag, ``--name`` when the default is False, else ``--name/--no-name``;
   ``tuple[T, ...]`` and ``list[T]`` (T int, float or str) take one comma-separated value, e.g.
-  ``--depths 0.25,0.75`` (an empty one is None for an optional field, else empty); ``dict[str, Any]`` takes
-  ``KEY=VALUE``, repeated (:func:`posenc.cli.options.parse_options`); any other type is refused when the command
-  is defined;
+  ``--depths 0.25,0.75`` (an empty one is None for an optional field, else empty; an empty item, ``0.25,,0.75``,
+  is an error); ``dict[str, Any]`` takes ``KEY=VALUE``, repeated (:func:`posenc.cli.options.parse_options`: a
+  key given twice is an error); any other type is refused when the command is defined;
 - a field left off the command line is not passed on: the dataclass applies its own default (and its
   ``__post_init__`` its own rules, such as a ``quick`` plan's sizes).
 
@@ -41,8 +41,8 @@ from posenc.cli.field_docs import field_docs
 from posenc.cli.options import parse_options
 from posenc.errors import PosencError
 
-__all__ = ["Flag", "CommandSettings", "settings_command", "derive_options", "comma_ints", "comma_floats",
-           "comma_names"]
+__all__ = ["Flag", "CommandSettings", "settings_command", "derive_options", "comma_items", "comma_ints",
+           "comma_floats", "comma_names"]
 
 S = TypeVar("S")
 
@@ -52,25 +52,37 @@ _CONTEXT = "settings_context_"
 _SCALARS = (int, float, str)
 
 
+def comma_items(text: str, option: str, example: str) -> list[str]:
+    """The items of a comma-separated value, stripped; an empty item (``10,,20``, a trailing comma) is an error
+    naming ``option``, the text and an ``example`` of the form (never silently dropped)."""
+    items = [part.strip() for part in text.split(",")]
+    if not all(items):
+        raise PosencError(f"{option} {text!r} has an empty item; write the items separated by single commas, e.g. "
+                          f"{option} {example}")
+    return items
+
+
 def comma_ints(text: str, option: str) -> list[int]:
     """``"10,20,40"`` -> ``[10, 20, 40]``."""
+    items = comma_items(text, option, "10,20,40")
     try:
-        return [int(part) for part in text.split(",") if part.strip()]
+        return [int(part) for part in items]
     except ValueError as exc:
         raise PosencError(f"{option} must be comma-separated integers such as 10,20,40, got {text!r}") from exc
 
 
 def comma_floats(text: str, option: str) -> list[float]:
     """``"0.25,0.75"`` -> ``[0.25, 0.75]``."""
+    items = comma_items(text, option, "0.25,0.75")
     try:
-        return [float(part) for part in text.split(",") if part.strip()]
+        return [float(part) for part in items]
     except ValueError as exc:
         raise PosencError(f"{option} must be comma-separated numbers such as 0.25,0.75, got {text!r}") from exc
 
 
 def comma_names(text: str, option: str) -> list[str]:
-    """``"none, yarn"`` -> ``["none", "yarn"]`` (blanks dropped)."""
-    return [part.strip() for part in text.split(",") if part.strip()]
+    """``"none, yarn"`` -> ``["none", "yarn"]`` (spaces around the names dropped)."""
+    return comma_items(text, option, "none,yarn")
 
 
 _COMMA_PARSERS: dict[type, Callable[[str, str], list]] = {int: comma_ints, float: comma_floats, str: comma_names}
@@ -179,8 +191,11 @@ def _derive(cls: type, f, annotation: Any, doc: str, flag: Flag) -> _Option:
             items = parse(value, option) if value else []
             return container(items) if items or not optional else None
     elif typing.get_origin(kind) is dict or kind is dict:
-        cli_type, shown, read = list[str], None, parse_options
+        cli_type, shown = list[str], None
         help_text += " (KEY=VALUE, repeatable)"
+
+        def read(value: Any) -> Any:
+            return parse_options(value, option, "key=value")
     else:
         raise TypeError(f"{cls.__name__}.{f.name}: no command-line form for type {annotation!r} (see "
                         f"posenc.cli.settings); leave the field off with exclude=")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
 from posenc.errors import PosencError
 
 __all__ = ["ALiBi", "alibi_slopes"]
@@ -68,6 +68,8 @@ class ALiBi(PositionalEncoding):
         if heads is None:
             chosen = list(range(n_heads))
         else:
+            if isinstance(heads, str | bytes) or not hasattr(heads, "__iter__"):
+                raise PosencError(f"heads must be a list of head indices in 0..{n_heads - 1}, got {heads!r}")
             chosen = list(heads)
             bad = [h for h in chosen if not whole_number(h, 0, n_heads)]
             if bad or not chosen:
@@ -78,6 +80,11 @@ class ALiBi(PositionalEncoding):
         if slopes is None:
             values = alibi_slopes(len(chosen))
         else:
+            bad = isinstance(slopes, str | bytes) or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in (slopes if hasattr(slopes, "__iter__")
+                                                                                else [slopes]))
+            if bad:
+                raise PosencError(f"ALiBi slopes must be a list of numbers, one per ALiBi head, got {slopes!r}")
             values = torch.as_tensor(list(slopes), dtype=torch.float64)
             if values.dim() != 1 or values.numel() != len(chosen):
                 raise PosencError(f"ALiBi got {values.numel()} slopes for {len(chosen)} ALiBi head(s) "
@@ -92,8 +99,7 @@ class ALiBi(PositionalEncoding):
 
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]`` for per-row positions): ``-m_h |i - j|``."""
-        q_positions = check_positions(q_positions, name="q_positions")
-        k_positions = check_positions(k_positions, name="k_positions")
+        q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
         distance = (q_positions[..., :, None] - k_positions[..., None, :]).abs()  # [(B,) Tq, Tk]
         slopes = self.slopes.to(distance.device)
         if distance.dim() == 3:

@@ -21,6 +21,7 @@ import torch
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, check_positions
 from posenc.encodings.mrope import SectionedRotary, axis_positions
+from posenc.encodings.rope_scaling import check_base
 from posenc.errors import PosencError
 from posenc.kernels import check_pairing
 
@@ -72,8 +73,7 @@ class AxialRoPE(SectionedRotary):
         check_pairing(pairing)
         if not whole_number(grid_width):
             raise PosencError(f"grid_width (patches per row) must be a positive integer, got {grid_width!r}")
-        if not base > 1:
-            raise PosencError(f"base must be > 1, got {base!r}")
+        check_base(base)
         self.head_dim, self.rotary_dim, self.pairing, self.base = head_dim, rotary_dim, pairing, float(base)
         self.grid_width, self.attention_factor = grid_width, 1.0
         inv_freq, pair_axis = axial_inv_freq(rotary_dim, self.base)

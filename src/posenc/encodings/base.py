@@ -44,8 +44,30 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.errors import PosencError
+from posenc.resources import check_memory, format_bytes
 
-__all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "default_positions"]
+__all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "default_positions",
+           "bias_positions", "check_allocation", "BIAS_BYTES_PER_PAIR", "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL"]
+
+#: bytes a bias hook holds per (query, key) pair (int64 offsets and their copies) and per (head, query, key) entry
+#: (the float32 bias and one temporary of it): what :func:`bias_positions` checks against the memory available
+BIAS_BYTES_PER_PAIR = 32
+BIAS_BYTES_PER_ENTRY = 8
+#: bytes per (position, channel) of a formula table: float64 angles, sin and cos, their stack, and the output
+TABLE_BYTES_PER_CELL = 40
+
+
+#: allocations below this many bytes are not checked: the hooks run every forward pass, and reading the memory
+#: available costs a system call
+SMALL_ALLOCATION = 1 << 28
+
+
+def check_allocation(nbytes: int, what: str, fix: str, detail: str = "") -> None:
+    """Refuse, before anything is allocated, ``nbytes`` that do not fit in the memory available now
+    (:func:`posenc.resources.check_memory`): the message names ``what``, the estimate and ``fix``. Below
+    :data:`SMALL_ALLOCATION` nothing is checked."""
+    if nbytes >= SMALL_ALLOCATION:
+        check_memory(int(nbytes), what, fix, detail=detail)
 
 
 @dataclass(frozen=True)
@@ -107,8 +129,11 @@ def check_positions(positions: torch.Tensor, length: int | None = None, name: st
     match the sequence, or a batch that does not match.
     """
     if not isinstance(positions, torch.Tensor):
-        raise TypeError(f"{name} must be an integer torch.Tensor of shape [T] or [B, T], got {type(positions).__name__}; "
-                        f"build one with torch.arange(T)")
+        raise PosencError(f"{name} must be an integer torch.Tensor of shape [T] or [B, T], got "
+                          f"{type(positions).__name__}; build one with torch.arange(T)")
+    if positions.is_meta:
+        raise PosencError(f"{name} is on the meta device, which holds shapes but no values; posenc reads the "
+                          f"positions (their range, their sign), so pass a tensor on the CPU or a GPU")
     if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
         raise PosencError(f"{name} must hold integers, got dtype {positions.dtype}; positions index tokens, "
                           f"so pass e.g. torch.arange(T) or round and cast with .long()")
@@ -124,6 +149,34 @@ def check_positions(positions: torch.Tensor, length: int | None = None, name: st
         raise PosencError(f"{name} must be >= 0, got minimum {int(positions.min())}; "
                           f"shift them so the first token is at position 0 or later")
     return positions.long()
+
+
+def bias_positions(q_positions: torch.Tensor, k_positions: torch.Tensor, heads: int, name: str = "bias",
+                   per_pair: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Check the positions of a ``bias`` hook and the memory of its ``[(B,) H, Tq, Tk]`` result; return them int64.
+
+    Both are checked by :func:`check_positions`; per-row positions ``[B, T]`` of queries and keys must share their
+    batch (or one of them be 1); the bias's estimated memory (:data:`BIAS_BYTES_PER_PAIR` per query-key pair and
+    :data:`BIAS_BYTES_PER_ENTRY` per head and pair, plus ``per_pair`` bytes of the encoding's own) must fit in what is
+    available, else the error names the sizes, the estimate and the fix, before anything is allocated.
+    """
+    q_positions = check_positions(q_positions, name="q_positions")
+    k_positions = check_positions(k_positions, name="k_positions")
+    rows_q = q_positions.shape[0] if q_positions.dim() == 2 else 1
+    rows_k = k_positions.shape[0] if k_positions.dim() == 2 else 1
+    if rows_q != rows_k and 1 not in (rows_q, rows_k):
+        raise PosencError(f"q_positions has batch {rows_q} but k_positions has batch {rows_k}; pass [T] positions "
+                          f"shared by the batch, or one row per sequence in both")
+    rows = max(rows_q, rows_k)
+    pairs = rows * q_positions.shape[-1] * k_positions.shape[-1]
+    check_allocation(pairs * (BIAS_BYTES_PER_PAIR + BIAS_BYTES_PER_ENTRY * heads + per_pair),
+                     f"{name} bias of {heads} head(s) over {q_positions.shape[-1]} query x {k_positions.shape[-1]} key "
+                     f"positions" + (f" in {rows} rows" if rows > 1 else ""),
+                     "use fewer positions (the bias grows with their square) or fewer heads",
+                     detail=f"{format_bytes(BIAS_BYTES_PER_ENTRY * heads * pairs)} of float32 bias and a "
+                            f"temporary, {format_bytes((BIAS_BYTES_PER_PAIR + per_pair) * pairs)} of offsets and "
+                            f"what the encoding computes per pair")
+    return q_positions, k_positions
 
 
 class PositionalEncoding(nn.Module):
@@ -210,7 +263,22 @@ class AbsoluteEncoding(PositionalEncoding):
         raise NotImplementedError
 
     def table(self, length: int, dim: int | None = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-        """The matrix ``PE[0..length-1]`` as ``[length, dim]`` (what the seeds draw as a heatmap)."""
+        """The matrix ``PE[0..length-1]`` as ``[length, dim]`` (what the seeds draw as a heatmap).
+
+        ``length`` is a whole number >= 0; a table that would not fit in memory is refused before anything is
+        allocated (:data:`TABLE_BYTES_PER_CELL` per cell)."""
+        if not whole_number(length, 0):
+            raise PosencError(f"{self.name}: table length must be an integer >= 0 (the number of positions), got "
+                              f"{length!r}; e.g. .table(128)")
+        width = dim if dim is not None else self.dim
+        if width is None:
+            raise PosencError(f"{self.name}: the encoding width is unknown; pass dim=... (e.g. .table({length}, "
+                              f"dim=64)) or build the encoding with dim=...")
+        if not whole_number(width):
+            raise PosencError(f"{self.name}: table width must be a positive integer, got {width!r}")
+        check_allocation(8 * length + TABLE_BYTES_PER_CELL * length * int(width),
+                         f"{self.name} table of {length} positions x {width} channels", "ask for fewer positions "
+                         "or channels", detail=f"{TABLE_BYTES_PER_CELL} bytes per cell while it is computed")
         return self.encode(default_positions(length), dim, dtype)
 
     def output_dim(self, d_model: int) -> int:
@@ -219,6 +287,11 @@ class AbsoluteEncoding(PositionalEncoding):
         return d_model
 
     def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.dim() not in (2, 3):
+            got = f"dtype {x.dtype}, shape {list(x.shape)}" if isinstance(x, torch.Tensor) else type(x).__name__
+            raise PosencError(f"{self.name}.embed takes floating-point token embeddings [B, T, D] or [T, D], got "
+                              f"{got}; the table is real-valued and would be truncated in an integer tensor, so "
+                              f"embed token ids first (nn.Embedding) or cast with x.float()")
         positions = check_positions(positions, length=x.shape[-2], batch=x.shape[0] if x.dim() == 3 else None)
         width = x.shape[-1] if self.combine == "add" else self.dim
         if self.combine == "add" and self.dim is not None and self.dim != x.shape[-1]:

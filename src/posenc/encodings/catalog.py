@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from posenc.checks import whole_number
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 
@@ -64,21 +65,42 @@ def options_of(name: str) -> dict[str, Any]:
 
 
 def build(name: str, **options: Any) -> PositionalEncoding:
-    """Build the encoding ``name`` with ``options``; unknown options raise an error listing the valid ones."""
+    """Build the encoding ``name`` with ``options``; unknown options raise an error listing the valid ones, and an
+    option whose default is ``True`` or ``False`` takes only ``True`` or ``False`` (a string such as ``"no"`` would
+    count as true)."""
     cls = get_class(name)
     valid = options_of(name)
     unknown = sorted(set(options) - set(valid))
     if unknown:
+        close = {key: difflib.get_close_matches(key, list(valid), n=1) for key in unknown}
+        hint = "".join(f" Did you mean {close[key][0]!r} for {key!r}?" for key in unknown if close[key])
         raise PosencError(f"unknown option(s) {', '.join(map(repr, unknown))} for encoding {name!r}; "
-                          f"valid options are: {', '.join(valid) or '(none)'}")
+                          f"valid options are: {', '.join(valid) or '(none)'}.{hint}")
+    for key, value in options.items():
+        if isinstance(valid[key], bool) and not isinstance(value, bool):
+            raise PosencError(f"encoding {name!r}: option {key} is a flag, so it takes True or False, got {value!r} "
+                              f"(a string such as 'no' would count as true); on the command line write -o {key}=false")
     return cls(**options)
 
 
 def build_for_model(name: str, *, d_model: int | None = None, n_heads: int | None = None,
                     head_dim: int | None = None, max_len: int | None = None, **options: Any) -> PositionalEncoding:
     """Build ``name`` for a model of the given sizes: each size is passed only if the encoding takes it and the
-    caller did not set it in ``options``. Unknown ``options`` still raise."""
+    caller did not set it in ``options``. Unknown ``options`` still raise.
+
+    Without ``head_dim``, an encoding that takes one gets ``d_model // n_heads``, and a ``d_model`` that ``n_heads``
+    does not divide is refused (no head width would fit)."""
     valid = options_of(name)
+    if head_dim is None and d_model is not None and n_heads is not None and "head_dim" in valid and (
+            "head_dim" not in options):
+        for label, value in (("d_model", d_model), ("n_heads", n_heads)):
+            if not whole_number(value):
+                raise PosencError(f"{label} must be a positive integer, got {value!r}")
+        if d_model % n_heads:
+            fits = max(h for h in range(1, n_heads + 1) if d_model % h == 0)
+            raise PosencError(f"d_model ({d_model}) is not divisible by n_heads ({n_heads}), so no head width fits; "
+                              f"use e.g. n_heads={fits}, or pass head_dim explicitly")
+        head_dim = d_model // n_heads
     sizes = {"d_model": d_model, "n_heads": n_heads, "head_dim": head_dim, "max_len": max_len}
     for key, value in sizes.items():
         if value is not None and key in valid and key not in options:

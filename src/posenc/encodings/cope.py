@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_allocation, check_positions
 from posenc.errors import PosencError
 
 __all__ = ["CoPE", "cope_positions", "cope_bias"]
@@ -86,6 +86,8 @@ class CoPE(PositionalEncoding):
         for label, value in (("head_dim", head_dim), ("max_len", max_len)):
             if not whole_number(value):
                 raise PosencError(f"CoPE needs a positive integer {label}, got {value!r}")
+        check_allocation(2 * 4 * max_len * head_dim, f"CoPE's table of {max_len} x {head_dim} float32 values",
+                         "use a smaller max_len or head_dim", detail="the table and its initial draw")
         self.head_dim, self.max_len = head_dim, max_len
         self.table = nn.Parameter(torch.zeros(max_len, head_dim))  # e[0..n_pos-1]; zeros: starts as NoPE
         nn.init.normal_(self.table, std=0.02)

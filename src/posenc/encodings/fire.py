@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
 from posenc.encodings.offsets import Offsets, gather_offsets, offsets_of
 from posenc.errors import PosencError
 
@@ -85,8 +85,8 @@ class FIRE(PositionalEncoding):
 
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``): ``f(psi(|i - j|) / psi(max(L, i)))``."""
-        q_positions = check_positions(q_positions, name="q_positions")
-        k_positions = check_positions(k_positions, name="k_positions")
+        q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name,
+                                                  per_pair=4 * self.hidden)  # the MLP's hidden layer
         device = self.log_c.device
         q, k = q_positions.to(device), k_positions.to(device)
         c, threshold = self.log_c.exp(), self.threshold.clamp(min=0)

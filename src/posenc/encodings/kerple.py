@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
 from posenc.encodings.offsets import offset_bias
 from posenc.errors import PosencError
 
@@ -90,8 +90,7 @@ class KERPLE(PositionalEncoding):
 
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
-        q_positions = check_positions(q_positions, name="q_positions")
-        k_positions = check_positions(k_positions, name="k_positions")
+        q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
         r1, r2 = self.parameters_r()
         return offset_bias(q_positions, k_positions, lambda offsets: kerple_curve(
             offsets.abs(), r1[:, None], r2[:, None], self.kernel), self.raw_r1.device)  # table [H, n_offsets]

@@ -8,11 +8,13 @@ A table trained at ``max_len`` has no row for a later position: asking for one r
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
+from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, check_allocation
 from posenc.errors import PosencError
 
 __all__ = ["LearnedPE", "PositionOutOfRange"]
@@ -38,8 +40,15 @@ class LearnedPE(AbsoluteEncoding):
 
     def __init__(self, dim: int = 512, max_len: int = 512, combine: str = "add", init_std: float = 0.02):
         super().__init__(dim, combine)
+        if dim is None:
+            raise PosencError("learned: dim is required, since the table is a parameter of fixed width; pass e.g. "
+                              "dim=512")
         if not whole_number(max_len):
             raise PosencError(f"max_len must be a positive integer, got {max_len!r}")
+        if isinstance(init_std, bool) or not isinstance(init_std, int | float) or not 0 <= init_std < math.inf:
+            raise PosencError(f"init_std must be a finite number >= 0, got {init_std!r}; GPT-2 uses 0.02")
+        check_allocation(2 * 4 * max_len * dim, f"a learned table of {max_len} x {dim} float32 values",
+                         "use a smaller max_len or dim", detail="the table and its initial draw")
         self.max_len = max_len
         self.weight = nn.Parameter(torch.randn(max_len, dim) * init_std)  # [max_len, dim]
 

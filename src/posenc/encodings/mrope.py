@@ -146,7 +146,7 @@ class MRoPE(SectionedRotary):
         scaling = RopeScaling.parse(scaling)
         if scaling.length_dependent:
             raise PosencError(f"M-RoPE takes fixed scalings only, got the length-dependent {scaling.type!r}")
-        inv_freq, factor = compute_inv_freq(rotary_dim, float(base), scaling)
+        inv_freq, factor = compute_inv_freq(rotary_dim, base, scaling)
         self.head_dim, self.rotary_dim, self.pairing, self.base = head_dim, rotary_dim, pairing, float(base)
         self.mrope_section, self.interleaved, self.scaling = tuple(sections), bool(interleaved), scaling
         self.axes = len(sections)

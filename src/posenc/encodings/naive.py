@@ -11,6 +11,8 @@ They are here to be measured: :mod:`posenc.properties` shows each flaw as a numb
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from posenc.checks import whole_number
@@ -37,6 +39,9 @@ class IntegerPE(AbsoluteEncoding):
 
     def __init__(self, dim: int | None = None, combine: str = "add", start: int = 1):
         super().__init__(dim, combine)
+        if isinstance(start, bool) or not isinstance(start, int | float) or not math.isfinite(start):
+            raise PosencError(f"integer: start must be a finite number (the value of position 0), got {start!r}; "
+                              f"the seed uses 1")
         self.start = start
 
     def encode(self, positions: torch.Tensor, dim: int | None = None,

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from posenc.checks import whole_number
+from posenc.checks import SEED_LIMIT, whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
 from posenc.encodings.catalog import build_for_model
 from posenc.errors import PosencError
@@ -77,6 +77,11 @@ class Randomized(PositionalEncoding):
             raise PosencError("randomized cannot wrap itself; pass encoding='rope', 'sinusoidal', ...")
         if not whole_number(max_len):
             raise PosencError(f"max_len must be a positive integer, got {max_len!r}")
+        if options is not None and not isinstance(options, dict):
+            raise PosencError(f"randomized: options (of the wrapped encoding) must be a dict such as "
+                              f"{{'base': 500000}}, got {options!r}")
+        if not whole_number(seed, 0, SEED_LIMIT):
+            raise PosencError(f"randomized: seed must be an integer in 0..{SEED_LIMIT - 1}, got {seed!r}")
         options = dict(options or {})
         sizes = {key: value for key, value in
                  {"d_model": d_model, "n_heads": n_heads, "head_dim": head_dim, "max_len": max_len}.items()

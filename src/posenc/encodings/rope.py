@@ -125,9 +125,9 @@ class RoPE(PositionalEncoding):
         if pairing not in PAIRINGS:
             raise PosencError(f"pairing must be 'half' (GPT-NeoX / Hugging Face) or 'interleaved' (GPT-J / Meta), "
                               f"got {pairing!r}")
-        self.head_dim, self.base, self.pairing, self.rotary_dim = head_dim, float(base), pairing, rotary_dim
         self.scaling = RopeScaling.parse(scaling)
-        inv_freq, factor = compute_inv_freq(rotary_dim, self.base, self.scaling)  # validates the scaling now
+        inv_freq, factor = compute_inv_freq(rotary_dim, base, self.scaling)  # validates the base and scaling now
+        self.head_dim, self.base, self.pairing, self.rotary_dim = head_dim, float(base), pairing, rotary_dim
         self.register_buffer("inv_freq", inv_freq, persistent=False)  # [R/2] float64
         self.attention_factor = factor
         self.scale_logits = bool(scale_logits)
@@ -187,14 +187,15 @@ class RoPE(PositionalEncoding):
         q_positions, k_positions = q_positions.to(q.device), k_positions.to(k.device)
         q_cos, q_sin = self.tables(q_positions, seq_len)
         k_cos, k_sin = self.tables(k_positions, seq_len)
-        q_scale, k_scale = self.scales(q_positions, k_positions)
+        narrow = torch.float16 if torch.float16 in (q.dtype, k.dtype) else torch.float32  # the range the factors need
+        q_scale, k_scale = self.scales(q_positions, k_positions, narrow)
         return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace,
                           q_scale=q_scale, k_scale=k_scale)
 
-    def scales(self, q_positions: torch.Tensor,
-               k_positions: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    def scales(self, q_positions: torch.Tensor, k_positions: torch.Tensor,
+               dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor | None, torch.Tensor | None]:
         """Factors ``[..., T, R/2]`` multiplying each rotated pair of q and of k; ``(None, None)`` for RoPE itself
-        (xPos returns its decay here)."""
+        (xPos returns its decay here, and refuses positions whose factors would leave ``dtype``'s range)."""
         return None, None
 
     def extra_repr(self) -> str:

@@ -33,18 +33,26 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.errors import PosencError, PosencWarning
+from posenc.resources import check_memory
 
 __all__ = [
     "default_inv_freq", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope",
     "SCALINGS", "RopeScaling", "compute_inv_freq", "yarn_ramp", "yarn_correction_range", "proportional",
-    "yarn_mscale", "yarn_logit_scale", "is_stretch_factor",
+    "yarn_mscale", "yarn_logit_scale", "is_stretch_factor", "check_base",
 ]
+
+
+#: bytes per rotary channel while the frequencies are computed (float64 exponents, powers, the result, a ramp)
+FREQUENCY_BYTES_PER_CHANNEL = 16
 
 
 def _check_dim(dim: int) -> None:
     if not whole_number(dim, 2) or dim % 2:
         raise PosencError(f"rotary dim must be an even integer >= 2 (RoPE rotates pairs), got {dim!r}; "
                           f"use an even head_dim / rotary_dim")
+    if FREQUENCY_BYTES_PER_CHANNEL * dim >= 1 << 28:  # a width no model has: does it fit at all?
+        check_memory(FREQUENCY_BYTES_PER_CHANNEL * dim, f"the frequencies of a rotary width of {dim} channels",
+                     "use a head_dim / rotary_dim of a real model (64 to 256)")
 
 
 def is_stretch_factor(factor: object) -> bool:
@@ -59,11 +67,30 @@ def _check_factor(factor: float, name: str = "factor") -> float:
     return float(factor)
 
 
+def _number(value: object, name: str, scaling: str, low: float = 0.0, inclusive: bool = False,
+            example: str = "") -> float:
+    """``value`` as a float when it is a finite real number above ``low`` (``>= low`` with ``inclusive``)."""
+    real = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not real or not (value >= low if inclusive else value > low):
+        raise PosencError(f"{scaling} scaling: {name} must be a finite number {'>=' if inclusive else '>'} {low:g}, "
+                          f"got {value!r}" + (f"; {example}" if example else ""))
+    return float(value)
+
+
+def check_base(base: object) -> float:
+    """``base`` as a float when it is a finite real number above 1 (the base every rotary frequency is a power of);
+    anything else (a string, inf, NaN, 1 or less) raises naming it."""
+    real = isinstance(base, int | float) and not isinstance(base, bool)
+    if not real or not 1 < base < math.inf:
+        raise PosencError(f"RoPE base must be a finite number > 1, got {base!r}; the usual value is 10000 (an "
+                          f"infinite base would leave only the first pair turning)")
+    return float(base)
+
+
 def default_inv_freq(dim: int, base: float = 10000.0) -> tuple[torch.Tensor, float]:
     """RoFormer's frequencies ``inv_freq_i = base^(-2i/dim)``, i = 0..dim/2-1 (float64)."""
     _check_dim(dim)
-    if not base > 1:
-        raise PosencError(f"RoPE base must be > 1, got {base!r}; the usual value is 10000")
+    check_base(base)
     exponent = torch.arange(0, dim, 2, dtype=torch.float64) / dim  # [dim/2]: 2i/dim
     return 1.0 / (float(base) ** exponent), 1.0
 
@@ -152,6 +179,20 @@ def yarn(dim: int, base: float = 10000.0, factor: float = 1.0, original_max_len:
     both equal 1 the factor is exactly 1.
     """
     factor = _check_factor(factor)
+    beta_fast = _number(beta_fast, "beta_fast", "yarn", example="the paper uses 32")
+    beta_slow = _number(beta_slow, "beta_slow", "yarn", example="the paper uses 1")
+    if not beta_fast > beta_slow:
+        raise PosencError(f"yarn scaling: beta_fast ({beta_fast:g}) must exceed beta_slow ({beta_slow:g}): pairs that "
+                          f"turn more than beta_fast times over the original context keep their frequency, those "
+                          f"under beta_slow are interpolated; inverted, the highest frequencies would be "
+                          f"interpolated. The paper uses beta_fast=32, beta_slow=1")
+    for name, value in (("mscale", mscale), ("mscale_all_dim", mscale_all_dim)):
+        if value is not None:
+            _number(value, name, "yarn", inclusive=True, example="DeepSeek-V2 uses 0.707 or 1")
+    if attention_factor is not None:
+        _number(attention_factor, "attention_factor", "yarn", example="leave it out for 0.1 ln(factor) + 1")
+    if not isinstance(truncate, bool):
+        raise PosencError(f"yarn scaling: truncate must be True or False, got {truncate!r}")
     inv_freq, _ = default_inv_freq(dim, base)
     if attention_factor is None:
         if mscale and mscale_all_dim:
@@ -169,6 +210,8 @@ def llama3(dim: int, base: float = 500000.0, factor: float = 8.0, low_freq_facto
     where ``lambda > L0 / low``, and in between ``f' = (1 - smooth) f / s + smooth f`` with
     ``smooth = (L0 / lambda - low) / (high - low)``."""
     factor = _check_factor(factor)
+    low_freq_factor = _number(low_freq_factor, "low_freq_factor", "llama3", example="Llama 3.1 uses 1")
+    high_freq_factor = _number(high_freq_factor, "high_freq_factor", "llama3", example="Llama 3.1 uses 4")
     if not high_freq_factor > low_freq_factor:
         raise PosencError(f"llama3 scaling needs high_freq_factor > low_freq_factor, got "
                           f"{high_freq_factor} and {low_freq_factor}; the defaults are 4 and 1")
@@ -191,9 +234,16 @@ def longrope(dim: int, base: float = 10000.0, short_factor: Sequence[float] | No
     _check_dim(dim)
     factor = _check_factor(factor)
     for name, values in (("short_factor", short_factor), ("long_factor", long_factor)):
-        if values is None or len(values) != dim // 2:
-            got = "nothing" if values is None else f"{len(values)} values"
+        if not isinstance(values, list | tuple) or len(values) != dim // 2:
+            got = ("nothing" if values is None else f"{len(values)} values" if isinstance(values, list | tuple)
+                   else repr(values))
             raise PosencError(f"longrope needs {name} with one value per rotary pair ({dim // 2}), got {got}")
+        bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < math.inf]
+        if bad:
+            raise PosencError(f"longrope {name} must hold finite numbers > 0 (each divides a frequency), got "
+                              f"{bad[:3]!r}{' ...' if len(bad) > 3 else ''}")
+    if attention_factor is not None:
+        _number(attention_factor, "attention_factor", "longrope", example="leave it out for sqrt(1 + ln s / ln L0)")
     ext = long_factor if seq_len and seq_len > original_max_len else short_factor
     inv_freq, _ = default_inv_freq(dim, base)
     if attention_factor is None:
@@ -307,6 +357,7 @@ class RopeScaling:
 def compute_inv_freq(dim: int, base: float, scaling: RopeScaling | dict | str | None = None,
                      seq_len: int | None = None) -> tuple[torch.Tensor, float]:
     """``(inv_freq [dim/2] float64, attention_factor)`` for a rotary width, base and scaling at a sequence length."""
+    base = check_base(base)  # before a scaling multiplies it
     scaling = RopeScaling.parse(scaling)
     fn = SCALINGS[scaling.type]
     kwargs = dict(scaling.params)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
 from posenc.encodings.offsets import Offsets, gather_offsets, offset_bias
 from posenc.encodings.sinusoidal import sinusoidal_frequencies
 from posenc.errors import PosencError
@@ -80,8 +80,7 @@ class Sandwich(PositionalEncoding):
 
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
-        q_positions = check_positions(q_positions, name="q_positions")
-        k_positions = check_positions(k_positions, name="k_positions")
+        q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
         return offset_bias(q_positions, k_positions, lambda offsets: sandwich_curve(offsets, self.dim, self.rho))
 
     def extra_repr(self) -> str:

@@ -14,10 +14,12 @@ moves a table (or a weight whose last axis is laid out so) from one to the other
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
+from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, check_allocation
 from posenc.errors import PosencError
 
 __all__ = ["SinusoidalPE", "sinusoidal_table", "sinusoidal_frequencies", "convert_sinusoidal_layout", "LAYOUTS"]
@@ -55,7 +57,15 @@ def sinusoidal_frequencies(dim: int, base: float = 10000.0) -> torch.Tensor:
     if not whole_number(dim, 2) or dim % 2:
         raise PosencError(f"the sinusoidal encoding pairs sin and cos channels, so its width must be an even "
                           f"integer >= 2, got {dim!r}; use an even d_model such as 512")
+    _check_base(base)
+    check_allocation(16 * dim, f"the frequencies of a sinusoidal table {dim} channels wide", "use a width of a real "
+                     "model (64 to 4096)")
     return 1.0 / float(base) ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+
+
+def _check_base(base: object) -> None:
+    if isinstance(base, bool) or not isinstance(base, int | float) or not 1 < base < math.inf:
+        raise PosencError(f"base must be a finite number > 1, got {base!r}; the paper uses 10000")
 
 
 def sinusoidal_table(positions: torch.Tensor, dim: int, base: float = 10000.0,
@@ -95,10 +105,9 @@ class SinusoidalPE(AbsoluteEncoding):
         super().__init__(dim, combine)
         _check_layout(layout)
         self.layout = layout
+        _check_base(base)
         if dim is not None:
             sinusoidal_frequencies(dim, base)  # validates an odd width now, not at the first call
-        if not base > 1:
-            raise PosencError(f"base must be > 1, got {base!r}; the paper uses 10000")
         self.base = float(base)
 
     def encode(self, positions: torch.Tensor, dim: int | None = None,

@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
 from posenc.encodings.offsets import offset_bias
 from posenc.errors import PosencError
 
@@ -34,6 +34,9 @@ def t5_bucket(relative: torch.Tensor, bidirectional: bool = True, num_buckets: i
     Hand example (bidirectional, 32 buckets, max_distance 128): r = 0 -> 0, r = -3 -> 3, r = +3 -> 19,
     r = -8 -> 8 (the first log bucket), r = -200 -> 15 (the last).
     """
+    if not isinstance(relative, torch.Tensor) or relative.is_floating_point() or relative.is_complex():
+        raise PosencError(f"relative positions must be an integer tensor (key minus query), got "
+                          f"{relative.dtype if isinstance(relative, torch.Tensor) else type(relative).__name__}")
     bucket = torch.zeros_like(relative)
     if bidirectional:
         num_buckets //= 2
@@ -71,6 +74,9 @@ class T5Bias(PositionalEncoding):
             raise PosencError(f"t5 needs a positive number of heads, got {n_heads!r}")
         if not whole_number(num_buckets, 4) or (bidirectional and num_buckets % 2):
             raise PosencError(f"num_buckets must be an integer >= 4 (even when bidirectional), got {num_buckets!r}")
+        if not whole_number(max_distance):
+            raise PosencError(f"max_distance must be a positive integer (the distance past which offsets share the "
+                              f"last bucket), got {max_distance!r}; T5 uses 128")
         if max_distance <= num_buckets // (4 if bidirectional else 2):
             raise PosencError(f"max_distance ({max_distance}) must exceed the exact range "
                               f"({num_buckets // (4 if bidirectional else 2)}); T5 uses 128")
@@ -84,8 +90,7 @@ class T5Bias(PositionalEncoding):
 
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
-        q_positions = check_positions(q_positions, name="q_positions")
-        k_positions = check_positions(k_positions, name="k_positions")
+        q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
         return offset_bias(q_positions, k_positions, self._table, self.embedding.weight.device)
 
     def _table(self, offsets: torch.Tensor) -> torch.Tensor:

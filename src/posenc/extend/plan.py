@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from posenc.checks import whole_number
+from posenc.checks import SEED_LIMIT, whole_number, wrong_flags
 from posenc.device import dtype_name
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
@@ -121,10 +122,18 @@ class ExtendConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name, value in wrong_flags(self):
+            raise PosencError(f"ExtendConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
+                              f"would count as true)")
         if self.lengths is None:
             self.lengths = QUICK_LENGTHS if self.quick else DEFAULT_LENGTHS
         if isinstance(self.lengths, int):
             self.lengths = (self.lengths,)
+        for name in ("lengths", "depths"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, list | tuple):
+                raise PosencError(f"{name} must be a list of numbers, got {value!r}; e.g. {name}="
+                                  + ("[2048, 4096]" if name == "lengths" else "[0.25, 0.75]"))
         lengths = []
         for n in self.lengths:
             if not whole_number(n, 64):
@@ -132,6 +141,10 @@ class ExtendConfig:
             lengths.append(int(n))
         self.lengths = tuple(sorted(set(lengths)))
         self.scalings = tuple(check_scalings(self.scalings or (QUICK_SCALINGS if self.quick else SCALING_NAMES)))
+        if isinstance(self.protocols, str):
+            self.protocols = (self.protocols,)
+        if self.protocols and tuple(self.protocols) == ("none",):  # the documented way to ask for the passkey alone
+            self.protocols = ()
         self.protocols = normalize_protocols(self.protocols) if self.protocols else ()
         if self.passkey is None:
             self.passkey = not self.quick
@@ -141,16 +154,23 @@ class ExtendConfig:
         if self.depths is None:
             self.depths = QUICK_DEPTHS if self.quick else DEFAULT_DEPTHS
         for d in self.depths:
-            if not 0.0 <= float(d) <= 1.0:
-                raise PosencError(f"passkey depths must be in [0, 1], got {d!r}")
+            if isinstance(d, bool) or not isinstance(d, int | float) or not 0.0 <= d <= 1.0:
+                raise PosencError(f"passkey depths must be numbers in [0, 1], got {d!r}")
         self.depths = tuple(float(d) for d in self.depths)
         if self.windows is not None and not whole_number(self.windows):
             raise PosencError(f"windows must be a positive integer, got {self.windows!r}")
-        if not 0 < self.stride_fraction <= 1:
+        if isinstance(self.stride_fraction, bool) or not isinstance(self.stride_fraction, int | float) or not (
+                0 < self.stride_fraction <= 1):
             raise PosencError(f"stride_fraction must be in (0, 1], got {self.stride_fraction!r}; 0.5 scores the "
                               f"second half of every window")
         if not whole_number(self.trials):
             raise PosencError(f"trials must be a positive integer, got {self.trials!r}")
+        if not whole_number(self.seed, 0, SEED_LIMIT):
+            raise PosencError(f"seed must be an integer in 0..{SEED_LIMIT - 1}, got {self.seed!r}; e.g. seed=0")
+        if self.max_memory_gb is not None and (isinstance(self.max_memory_gb, bool) or not isinstance(
+                self.max_memory_gb, int | float) or not 0 < self.max_memory_gb < math.inf):
+            raise PosencError(f"max_memory_gb must be a number > 0 (the most memory a length may take), got "
+                              f"{self.max_memory_gb!r}; leave it out to use the memory available now")
         self.dtype = dtype_name(self.dtype)  # float32, bfloat16 or float16 (aliases such as bf16 taken)
         factor_for(1, 1, self.factor)  # validates --factor
 

@@ -70,9 +70,10 @@ def _peak_memory_bytes(device: torch.device) -> int:
 
 
 def _progress(total: int, enabled: bool, desc: str):
-    from tqdm.auto import tqdm
+    """A bar on a terminal, plain lines in a log or a pipe (:mod:`posenc.progress`)."""
+    from posenc.progress import progress as progress_bar
 
-    return tqdm(total=total, desc=desc, disable=not enabled, unit="job", dynamic_ncols=True)
+    return progress_bar(total=total, desc=desc, disable=not enabled, unit="job")
 
 
 class _Runner:

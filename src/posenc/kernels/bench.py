@@ -24,6 +24,7 @@ Baselines: ``copy`` (``copy_`` into a buffer), ``mul`` (``q * 1.0001``: an alloc
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import platform
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import torch
 
-from posenc.checks import whole_number
+from posenc.checks import SEED_LIMIT, whole_number, wrong_flags
 from posenc.device import DTYPES as _DTYPES
 from posenc.device import resolve_device as _resolve_device
 from posenc.errors import PosencError
@@ -52,6 +53,11 @@ def resolve_device(name: str) -> str:
     is refused). Anything else, or CUDA where there is none, is a :class:`PosencError` naming what was given and
     what fits."""
     return str(_resolve_device(name, accept=("cpu", "cuda")))
+
+
+#: every provider name the benchmark may time (``--only`` takes prefixes of these); the baselines always run
+PROVIDER_NAMES = ("posenc:cpp", "posenc:triton", "posenc:triton-kernel", "posenc:reference",
+                  "posenc:reference+compile", "hf-eager", "hf-compile", "liger", "flash-attn")
 
 
 @dataclass
@@ -95,6 +101,13 @@ class BenchConfig:
     only: tuple[str, ...] = ()
 
     def __post_init__(self):
+        if isinstance(self.only, str):  # one name given as a string, not its letters
+            self.only = (self.only,)
+        if isinstance(self.modes, str):
+            self.modes = (self.modes,)
+        for name, value in wrong_flags(self):
+            raise PosencError(f"BenchConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
+                              f"would count as true)")
         self.device = resolve_device(self.device)
         for name in ("batch", "q_heads", "kv_heads", "seq_len", "head_dim"):
             value = getattr(self, name)
@@ -115,8 +128,21 @@ class BenchConfig:
         rot = self.rotary_dim or self.head_dim
         if rot % 2 or not 2 <= rot <= self.head_dim:
             raise PosencError(f"rotary_dim must be even and in 2..head_dim ({self.head_dim}), got {rot}")
-        if self.repeats < 1 or self.warmup < 0:
-            raise PosencError(f"repeats must be >= 1 and warmup >= 0, got {self.repeats} and {self.warmup}")
+        if not whole_number(self.repeats) or not whole_number(self.warmup, 0):
+            raise PosencError(f"repeats must be an integer >= 1 and warmup an integer >= 0, got {self.repeats!r} and "
+                              f"{self.warmup!r}")
+        if self.threads is not None and not whole_number(self.threads, 0):
+            raise PosencError(f"threads must be an integer >= 0 (0 or None: torch's own choice), got "
+                              f"{self.threads!r}")
+        if not whole_number(self.seed, 0, SEED_LIMIT):
+            raise PosencError(f"seed must be an integer in 0..{SEED_LIMIT - 1}, got {self.seed!r}")
+
+        unknown = [o for o in self.only if not any(name.startswith(o) for name in PROVIDER_NAMES)]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], PROVIDER_NAMES, n=1)
+            raise PosencError(f"--only {unknown[0]!r} names no provider; providers are: {', '.join(PROVIDER_NAMES)} "
+                              f"(a prefix such as posenc: picks several)" + (f". Did you mean {close[0]!r}?"
+                                                                              if close else ""))
 
 
 @dataclass
@@ -223,6 +249,11 @@ def collect_providers(cfg: BenchConfig, inp: Inputs) -> tuple[list[Provider], li
                                   note="in-place q.mul_(1.0001)"))
     if cfg.only:
         providers = [p for p in providers if p.baseline or any(p.name.startswith(o) for o in cfg.only)]
+        if all(p.baseline for p in providers):
+            why = [note for note in skipped if any(note.startswith(o) for o in cfg.only)]
+            raise PosencError(f"--only {', '.join(cfg.only)} leaves no provider to time here"
+                              + (f" ({'; '.join(why)})" if why else f" (on {cfg.device} with these settings)")
+                              + "; drop --only or pick a provider this machine runs")
     return providers, skipped
 
 
@@ -347,8 +378,8 @@ def _time_cuda(calls: dict[str, Callable[[], object]], progress) -> dict[str, li
 
 def run_benchmark(cfg: BenchConfig, progress=None) -> dict:
     """Gate, then time every provider; returns a JSON-ready dict with one row per (provider, mode)."""
-    if progress is None:
-        from tqdm.auto import tqdm as progress
+    if progress is None:  # a bar on a terminal, plain lines in a log or a pipe
+        from posenc.progress import progress
     cfg.device = resolve_device(cfg.device)  # a config changed after construction is checked again
     if cfg.device.startswith("cuda:"):
         torch.cuda.set_device(cfg.device)

@@ -106,6 +106,8 @@ def validate_rope_inputs(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, 
     """Clear errors for wrong shapes, dtypes and devices of :func:`posenc.kernels.apply_rope`'s arguments, before
     any kernel runs (``q_scale``/``k_scale``: optional factors shaped like their tables)."""
     check_pairing(pairing)
+    if not isinstance(inplace, bool):
+        raise PosencError(f"inplace must be True or False, got {inplace!r}; a string such as 'no' would count as true")
     check_qk(q, k)
     tables = [("q_cos", q_cos), ("q_sin", q_sin), ("k_cos", k_cos), ("k_sin", k_sin)]
     tables += [(name, x) for name, x in (("q_scale", q_scale), ("k_scale", k_scale)) if x is not None]

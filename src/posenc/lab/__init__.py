@@ -1,6 +1,6 @@
 """Length-extrapolation experiments: train short, test long, for every encoding.
 
-- :mod:`~posenc.lab.tasks`: synthetic tasks (copy, reverse, sort, addition, parity, duplicate) and their formats;
+- :mod:`~posenc.lab.tasks`: synthetic tasks (copy, reverse, sort, addition, parity, duplicate, selective_copy, count) and their formats;
 - :mod:`~posenc.lab.corpus`: the character-level Shakespeare corpus;
 - :mod:`~posenc.lab.train`: one run (:class:`RunConfig` + seed -> metrics by length);
 - :mod:`~posenc.lab.evaluate`: exact match by length, char-LM perplexity with two protocols;

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from posenc.checks import SEED_LIMIT, whole_number
 from posenc.errors import PosencError
 from posenc.lab.train import RunConfig
 
@@ -37,13 +38,22 @@ class Sweep:
     description: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise PosencError(f"a sweep's name must be a non-empty string, got {self.name!r}")
+        for key, value in (("base", self.base), ("grid", self.grid)):
+            if not isinstance(value, dict):
+                raise PosencError(f"sweep {self.name!r}: {key} must be a JSON object of settings, got {value!r}")
         for key, values in self.grid.items():
             if not isinstance(values, list | tuple) or not values:
                 raise PosencError(f"sweep {self.name!r}: grid[{key!r}] must be a non-empty list, got {values!r}")
             if key == "variant" and not all(isinstance(v, dict) for v in values):
                 raise PosencError(f"sweep {self.name!r}: every 'variant' must be a dict of settings, got {values!r}")
-        if not self.seeds or not all(isinstance(s, int) for s in self.seeds):
-            raise PosencError(f"sweep {self.name!r}: seeds must be a non-empty list of integers, got {self.seeds!r}")
+        if not isinstance(self.seeds, list | tuple) or not self.seeds or not all(
+                whole_number(s, 0, SEED_LIMIT) for s in self.seeds):
+            raise PosencError(f"sweep {self.name!r}: seeds must be a non-empty list of integers in "
+                              f"0..{SEED_LIMIT - 1}, got {self.seeds!r}; e.g. \"seeds\": [0, 1, 2]")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise PosencError(f"sweep {self.name!r}: seeds lists a seed twice ({self.seeds!r}); give each once")
 
     def runs(self) -> list[tuple[RunConfig, int]]:
         """Every ``(config, seed)`` of the grid, validated (a bad setting raises before anything runs)."""

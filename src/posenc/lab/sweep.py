@@ -28,13 +28,14 @@ import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
 from posenc.checks import whole_number
-from posenc.cluster import check_executor, connect_ray, process_pool
+from posenc.cluster import check_executor, connect_ray, finish_before_interrupt, process_pool
 from posenc.device import parse_device, resolve_device, resolve_dtype
-from posenc.errors import PosencError
+from posenc.errors import Interrupted, PosencError
 from posenc.lab.grid import Sweep
 from posenc.lab.presets import PRESETS, get_preset
 from posenc.lab.train import (
@@ -53,7 +54,7 @@ from posenc.progress import progress as progress_bar
 from posenc.resources import format_seconds
 from posenc.store import ResultStore
 
-__all__ = ["Sweep", "run_sweep", "resolve_sweep"]
+__all__ = ["Sweep", "run_sweep", "resolve_sweep", "estimate_sweep", "WORKER_START_S"]
 
 
 def resolve_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep) -> Sweep:
@@ -70,14 +71,53 @@ def resolve_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep) -> Sweep:
         return get_preset(preset_or_grid)
     path = Path(preset_or_grid)
     if path.suffix == ".json" or path.exists():
-        try:
-            return Sweep.from_dict({"name": path.stem, **json.loads(path.read_text())})
-        except FileNotFoundError as exc:
-            raise PosencError(f"sweep file {path} does not exist; pass a preset ({', '.join(PRESETS)}) or a JSON "
-                              f"file") from exc
-        except json.JSONDecodeError as exc:
-            raise PosencError(f"sweep file {path} is not valid JSON ({exc}); fix the file") from exc
+        return Sweep.from_dict({"name": path.stem, **_read_sweep_file(path)})
     return get_preset(str(preset_or_grid))  # raises: unknown preset, lists the valid ones
+
+
+#: what a sweep file looks like, for the errors that refuse one
+SWEEP_FILE_EXAMPLE = '{"base": {"task": "copy"}, "grid": {"encoding": ["rope", "alibi"]}, "seeds": [0]}'
+
+
+def _read_sweep_file(path: Path) -> dict[str, Any]:
+    """The JSON object of a sweep file, or an error naming the file, what is wrong and the form expected."""
+    fix = f"a sweep file holds one JSON object such as {SWEEP_FILE_EXAMPLE}"
+    if path.is_dir():
+        raise PosencError(f"sweep file {path} is a folder, not a file; {fix}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise PosencError(f"sweep file {path} does not exist; pass a preset ({', '.join(PRESETS)}) or a JSON "
+                          f"file") from exc
+    except UnicodeDecodeError as exc:
+        raise PosencError(f"sweep file {path} is not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x}); "
+                          f"{fix}") from exc
+    except json.JSONDecodeError as exc:
+        raise PosencError(f"sweep file {path} is not valid JSON ({exc}); {fix}") from exc
+    except OSError as exc:
+        raise PosencError(f"sweep file {path} cannot be read ({exc.strerror or exc}); {fix}") from exc
+    if not isinstance(data, dict):
+        raise PosencError(f"sweep file {path} holds a JSON {type(data).__name__}, not an object; {fix}")
+    if not data.get("base") and not data.get("grid"):
+        raise PosencError(f"sweep file {path} sets no run ({json.dumps(data)[:80]}): it needs a non-empty \"base\" "
+                          f"or \"grid\"; {fix}")
+    return data
+
+
+#: seconds a pool takes to start its workers (fresh processes importing torch and posenc) and make their first
+#: calls: a pool of 2 was up and had imported posenc.lab.sweep in 6.2 to 7.6 s on the 2-core machine at load 6, and
+#: a process's first run pays about 1 to 2 s more than the next
+WORKER_START_S = 8.0
+
+
+def estimate_sweep(configs: list[RunConfig], threads: int = 1, workers: int = 1, executor: str = "local") -> float:
+    """Seconds to run ``configs`` on ``workers`` local processes of ``threads`` threads each: every run's
+    :func:`~posenc.lab.train.estimate_run`, shared by the workers, plus the start of a pool's workers (one
+    process runs in this one, with nothing to start). Ray's time depends on its cluster: the runs alone."""
+    runs = sum(estimate_run(config, threads).seconds for config in configs)
+    concurrent = max(1, min(workers, len(configs)))
+    start = WORKER_START_S if executor == "local" and concurrent > 1 else 0.0
+    return runs / concurrent + start
 
 
 def _validate_models(runs: list[tuple[RunConfig, int]], concurrent: int = 1) -> None:
@@ -117,8 +157,9 @@ def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | 
 def _execute_and_store(config: dict[str, Any], seed: int, store_path: str, progress: bool, position: int | None,
                        threads: int | None, device: str = "auto") -> RunResult:
     result = _execute(config, seed, progress, position, threads, device)
-    ResultStore(store_path).put(KIND, result.config, seed, result.metrics, result.wall_s, result.status, result.error,
-                                setup=result.setup, code=CODE_VERSION)
+    with finish_before_interrupt():  # a finished run is stored even when Ctrl-C comes now
+        ResultStore(store_path).put(KIND, result.config, seed, result.metrics, result.wall_s, result.status,
+                                    result.error, setup=result.setup, code=CODE_VERSION)
     return result
 
 
@@ -154,6 +195,8 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     check_executor(executor)
     if not whole_number(workers):
         raise PosencError(f"workers must be a positive integer, got {workers!r}")
+    if threads is not None and not whole_number(threads, 0):
+        raise PosencError(f"threads must be an integer >= 0 (0 or None: torch's own choice), got {threads!r}")
     if limit is not None and not whole_number(limit, 0):
         raise PosencError(f"limit must be an integer >= 0 (the most missing runs to run now; 0 runs none), got "
                           f"{limit!r}; leave it out to run every missing run")
@@ -186,7 +229,7 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         configs = [(RunConfig.from_dict(c), s) for _, c, s in pending]
         _validate_models(configs, concurrent)
         if echo is not None:
-            seconds = sum(estimate_run(c, threads or 1).seconds for c, _ in configs) / concurrent
+            seconds = estimate_sweep([c for c, _ in configs], threads or 1, concurrent, executor)
             echo(f"sweep {sweep.name}: {len(pending)} of {len(runs)} runs to run, estimated {format_seconds(seconds)}"
                  + (f" with {concurrent} workers" if concurrent > 1 else "")
                  + (" (Ray: depends on the cluster)" if executor == "ray" else ""))
@@ -201,9 +244,28 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
                 bar.update()
         else:
             _run_pool(pending, store, workers, progress, threads, results, bar, target)
+    except KeyboardInterrupt as exc:  # Ctrl-C: the pool is stopped; say what is kept and how to go on
+        kept = _kept(store, pending, len(runs) - len(pending))
+        raise Interrupted(f"sweep {sweep.name} interrupted: {kept}") from exc
+    except BrokenProcessPool as exc:
+        kept = _kept(store, pending, len(runs) - len(pending))
+        raise PosencError(f"a worker process of sweep {sweep.name} died (killed from outside, or out of memory); "
+                          f"{kept}") from exc
     finally:
         bar.close()
     return [results[i] for i in sorted(results)]
+
+
+def _kept(store: ResultStore, pending: list[tuple[int, dict[str, Any], int]], before: int) -> str:
+    """What a stopped sweep kept (read from the store: every run a worker finished is there) and how to resume."""
+    finished = 0
+    for _, config, seed in pending:
+        record = store.get(KIND, config, seed, code=CODE_VERSION)
+        finished += record is not None and record.status == "done"
+    missing = len(pending) - finished
+    return (f"{finished} of its {len(pending)} runs to run finished and are kept in "
+            f"{store.path} (beside the {before} stored before); run the same command again to run the {missing} "
+            f"still missing (stored runs are skipped)")
 
 
 def _run_pool(pending, store, workers, progress, threads, results, bar, device="auto") -> None:
@@ -214,7 +276,11 @@ def _run_pool(pending, store, workers, progress, threads, results, bar, device="
         while remaining:
             done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
             for future in done:
-                results[futures[future]] = future.result()
+                try:
+                    results[futures[future]] = future.result()
+                except BrokenProcessPool:
+                    time.sleep(1.0)  # a worker ended by Ctrl-C: the KeyboardInterrupt on its way here wins
+                    raise
                 bar.update()
 
 

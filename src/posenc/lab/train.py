@@ -37,7 +37,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from posenc.checks import whole_number
+from posenc.checks import SEED_LIMIT, whole_number
 from posenc.device import autocast, dtype_name, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.lab.evaluate import evaluate_lm, evaluate_task
@@ -48,7 +48,7 @@ from posenc.protocols import PROTOCOLS, normalize_protocols
 from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import GB, check_memory, format_bytes
 
-__all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run",
+__all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
            "refuse_constant_encoding", "acting_encoding", "CHARLM", "KIND", "CODE_VERSION", "CONSTANT_ACROSS_CHANNELS"]
 
 CHARLM = "charlm"  #: the character-level Shakespeare language model
@@ -56,6 +56,7 @@ KIND = "lab"  #: the results-store kind of lab runs
 #: the version of the training and evaluation code, stored with every run: a run stored under another is recomputed
 CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
+DEFAULT_WARMUP = 50  #: warm-up steps of a run that names none (or its steps, when fewer)
 #: encodings that add one value to every channel of a token (seed 000 §2.1-2.2): those that declare it
 CONSTANT_ACROSS_CHANNELS = tuple(name for name in available() if get_class(name).info.constant_across_channels)
 
@@ -93,11 +94,11 @@ class RunConfig:
     """Everything that defines a lab run except the seed (the store keys runs on this config's hash and the seed).
 
     Attributes:
-        task: a synthetic task (:data:`posenc.lab.tasks.TASKS`: copy, reverse, sort, addition, parity, duplicate)
-            or ``"charlm"``.
+        task: a synthetic task (:data:`posenc.lab.tasks.TASKS`: copy, reverse, sort, addition, parity, duplicate,
+            selective_copy, count) or ``"charlm"``.
         encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
         encoding_options: the encoding's options (model sizes are filled in), e.g.
-            ``{"combine": "concat", "dim": 16}``.
+            ``{"combine": "concat", "dim": 16}``; on the command line ``-o combine=concat -o dim=16``.
         label: the name in tables and plots (default: the encoding, plus ``-concat`` for concatenation).
         fmt: ``"decoder"`` (causal) or ``"encoder"`` (bidirectional; synthetic tasks only).
         d_model: model width.
@@ -112,7 +113,7 @@ class RunConfig:
         steps: optimisation steps (the most steps when training to the ceiling).
         batch_size: sequences per optimisation step.
         lr: peak learning rate (AdamW).
-        warmup: steps of linear warm-up before the cosine decay.
+        warmup: steps of linear warm-up before the cosine decay, at most steps (default 50, or steps when fewer).
         weight_decay: AdamW's weight decay.
         grad_clip: largest gradient norm (0: no clipping).
         val_every: validate in distribution every this many steps and stop at the ceiling (0: train all ``steps``).
@@ -125,8 +126,9 @@ class RunConfig:
         max_len: positions the model is built for (learned table rows; default the sequence length at
             ``train_len``).
         dtype: ``"float32"`` (default), ``"bfloat16"`` or ``"float16"``: the precision of the forward passes
-            (autocast; weights stay float32). Left out of :meth:`as_dict` when float32, so float32 runs keep the
-            store keys they always had.
+            (autocast; weights stay float32).
+
+    :meth:`as_dict` leaves ``dtype`` out when it is float32, so float32 runs keep the store keys they always had.
     """
 
     task: str = "copy"
@@ -145,7 +147,7 @@ class RunConfig:
     steps: int = 500
     batch_size: int = 32
     lr: float = 1e-3
-    warmup: int = 50
+    warmup: int | None = None
     weight_decay: float = 0.0
     grad_clip: float = 1.0
     val_every: int = 0
@@ -188,8 +190,14 @@ class RunConfig:
         for name, low in (("warmup", 0), ("d_ff", 1), ("max_len", 1)):
             value = getattr(self, name)
             if value is not None and not whole_number(value, low):
-                raise PosencError(f"RunConfig.{name} must be an integer >= {low}"
-                                  + (" or None" if name != "warmup" else "") + f", got {value!r}")
+                raise PosencError(f"RunConfig.{name} must be an integer >= {low} or None, got {value!r}")
+        if self.warmup is None:
+            self.warmup = min(DEFAULT_WARMUP, self.steps)
+        elif self.warmup > self.steps:
+            fits = min(DEFAULT_WARMUP, self.steps)
+            raise PosencError(f"RunConfig.warmup ({self.warmup}) exceeds steps ({self.steps}): the learning rate would "
+                              f"never reach lr; use warmup <= {self.steps} (--warmup {fits}, or --set warmup={fits} "
+                              f"in a sweep) or more steps")
         for name, low, high, example in (("lr", 0.0, None, "lr=1e-3"), ("weight_decay", 0.0, None, "weight_decay=0.01"),
                                          ("grad_clip", 0.0, None, "grad_clip=1.0"), ("dropout", 0.0, 1.0, "dropout=0.1")):
             value = getattr(self, name)
@@ -315,12 +323,19 @@ MEMORY_MARGIN = 1.5
 CHARLM_VOCAB_BOUND = 128
 #: evaluation batch sizes of :func:`posenc.lab.evaluate.evaluate_task` and :func:`~posenc.lab.evaluate.evaluate_lm`
 TASK_EVAL_BATCH, LM_EVAL_BATCH = 128, 16
-#: float operations per second of one CPU thread on these small matrices, and the fixed cost of one optimiser
-#: step (Python, autograd, AdamW) per layer: fitted to the presets' times on 2 idle cores (docs/lab.md), which the
-#: estimate matches within a factor of 1.6 (quick 135 s of CPU estimated, 141 s measured; nope-tasks 2753 s and
-#: 2240 s; alibi-table 1560 s and 2448 s)
+#: float operations per second of one CPU thread on these small matrices; the fixed cost of one optimiser step
+#: (Python, autograd, AdamW, drawing the batch), and its part per layer; and a run's fixed cost (building the model,
+#: the first calls, setting up the evaluation). Measured on the 2-core machine the presets are timed on, at its
+#: usual load (load average 3 to 6), with single-thread runs of 60 and 240 steps (per step: the difference):
+#: d_model 16 with 1, 2, 4 layers 7.8, 8.6, 13.5 ms per step; d_model 64 7.4, 8.2, 20 ms; d_model 128 14, 28, 64 ms
+#: (FLOPs dominate there). The overheads were 1 ms per layer and nothing per step before, which put the estimate
+#: of small runs 2 to 8 times below their time (tests/lab/test_estimate.py compares it with real runs). Against the
+#: presets' recorded times (docs/lab.md): the 26 runs quick had then, 382 s of CPU estimated and 332 s measured;
+#: nope-tasks 29.5 min estimated with 2 workers, 19 min measured; alibi-table 15.3 min and 20.4 min
 FLOPS_PER_THREAD = 8e10
-STEP_OVERHEAD_S = 1e-3
+STEP_BASE_S = 5e-3
+STEP_OVERHEAD_S = 1.5e-3
+RUN_OVERHEAD_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -366,7 +381,8 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     ``T_e`` is the longest evaluation sequence and ``B_e`` the evaluation batch (128 strings, 16 char-LM windows).
     Total: ``runtime + 4 (4 P) + margin * max(train step, evaluation)`` bytes. Time: ``6 P_dense B T + 12 L B T^2 W``
     floating-point operations per step (forward and backward) and ``2 P_dense + 4 L T W`` per evaluated token, at
-    :data:`FLOPS_PER_THREAD` per thread, plus :data:`STEP_OVERHEAD_S` per step and layer.
+    :data:`FLOPS_PER_THREAD` per thread, plus :data:`STEP_BASE_S` and :data:`STEP_OVERHEAD_S` per layer for every
+    step, and :data:`RUN_OVERHEAD_S` once.
 
     Measured against the peak resident memory of whole processes (copy task, d_model 64, 2 layers, batch 32,
     sequences of 256 to 2048 tokens, rope, alibi and nope), the total is 1.2 to 1.4 times the peak.
@@ -410,7 +426,8 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     else:
         flops += sum(config.eval_samples * (m := config.sequence_length(n)) * (2 * dense + 4 * L * m * W)
                      for n in config.eval_lengths)
-    seconds = flops / (FLOPS_PER_THREAD * max(1, threads)) + config.steps * L * STEP_OVERHEAD_S
+    seconds = (flops / (FLOPS_PER_THREAD * max(1, threads)) + config.steps * (STEP_BASE_S + L * STEP_OVERHEAD_S)
+               + RUN_OVERHEAD_S)
     return RunEstimate(params, state, train, evaluation, total, seconds)
 
 
@@ -446,6 +463,14 @@ def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = 
         raise PosencError(f"encoding {config.encoding!r} rejects encoding_options {config.encoding_options!r}: "
                           f"{type(exc).__name__}: {exc}; fix the option values (see docs/encodings.md)") from exc
     return estimate
+
+
+def check_seed(seed: object, name: str = "seed") -> int:
+    """``seed`` when it is a whole number in ``0..SEED_LIMIT - 1`` (:data:`posenc.checks.SEED_LIMIT`), else an
+    error naming it."""
+    if not whole_number(seed, 0, SEED_LIMIT):
+        raise PosencError(f"{name} must be an integer in 0..{SEED_LIMIT - 1}, got {seed!r}; e.g. --seed 0")
+    return seed
 
 
 def _lr_at(step: int, config: RunConfig) -> float:
@@ -530,6 +555,7 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     """
     if isinstance(config, dict):
         config = RunConfig.from_dict(config)
+    check_seed(seed)
     device = resolve_device(device)
     dtype = resolve_dtype(config.dtype, device, training=True)  # float16 on the CPU is refused here
     check_run(config)  # a run that cannot fit or cannot build is refused before anything is allocated

@@ -50,8 +50,18 @@ class TransformerInput(nn.Module):
 
     def forward(self, ids: torch.Tensor, positions: torch.Tensor | None = None) -> torch.Tensor:
         """ids ``[B, T]`` -> ``[B, T, output_dim]``."""
-        if ids.dim() != 2:
-            raise PosencError(f"ids must have shape [batch, seq], got {list(ids.shape)}")
+        if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
+            got = list(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
+            raise PosencError(f"ids must be a tensor of token ids of shape [batch, seq], got {got}")
+        if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+            raise PosencError(f"ids must hold integer token ids, got dtype {ids.dtype}; pass e.g. "
+                              f"torch.randint(0, vocab_size, (B, T)) or cast with .long()")
+        vocab = self.token_embedding.num_embeddings
+        if ids.device.type == "cpu" and ids.numel():  # elsewhere a check would wait for the device every step
+            low, high = int(ids.min()), int(ids.max())
+            if low < 0 or high >= vocab:
+                raise PosencError(f"token ids must be in 0..{vocab - 1} (vocab_size {vocab}), got ids from {low} to "
+                                  f"{high}; build the model with a larger vocab_size or map the ids into range")
         if positions is None:
             positions = default_positions(ids.shape[1], ids.device)
         x = self.token_embedding(ids) * self.scale  # [B, T, d_model]

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from posenc.checks import whole_number
+from posenc.checks import whole_number, wrong_flags
 from posenc.encodings.base import PositionalEncoding, check_positions, default_positions
 from posenc.errors import PosencError
 from posenc.model.input import TransformerInput
@@ -44,6 +44,9 @@ class TransformerConfig:
     max_len: int = 512
 
     def __post_init__(self) -> None:
+        for name, value in wrong_flags(self):
+            raise PosencError(f"TransformerConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
+                              f"would count as true)")
         for name in ("vocab_size", "d_model", "n_layers", "n_heads", "max_len"):
             value = getattr(self, name)
             if not whole_number(value):
@@ -51,11 +54,14 @@ class TransformerConfig:
         if self.d_model % self.n_heads:
             raise PosencError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads}); "
                               f"pick e.g. n_heads={max(h for h in range(1, self.n_heads + 1) if self.d_model % h == 0)}")
+        if self.n_kv_heads is not None and not whole_number(self.n_kv_heads):
+            raise PosencError(f"TransformerConfig.n_kv_heads must be a positive integer or None (None: one per query "
+                              f"head), got {self.n_kv_heads!r}")
         kv = self.n_kv_heads or self.n_heads
         if self.n_heads % kv:
             raise PosencError(f"n_heads ({self.n_heads}) must be a multiple of n_kv_heads ({kv})")
-        if not 0 <= self.dropout < 1:
-            raise PosencError(f"dropout must be in [0, 1), got {self.dropout}")
+        if isinstance(self.dropout, bool) or not isinstance(self.dropout, int | float) or not 0 <= self.dropout < 1:
+            raise PosencError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -167,6 +173,10 @@ class Transformer(nn.Module):
 
     def forward(self, ids: torch.Tensor, positions: torch.Tensor | None = None,
                 key_padding_mask: torch.Tensor | None = None, return_hidden: bool = False) -> torch.Tensor:
+        if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
+            got = list(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
+            raise PosencError(f"ids must be a tensor of token ids of shape [batch, seq], got {got}; a single sequence "
+                              f"is ids[None]")
         if positions is None:
             positions = default_positions(ids.shape[1], ids.device)  # one tensor for every hook of this forward
         positions = check_positions(positions, ids.shape[1], batch=ids.shape[0])

@@ -1,7 +1,8 @@
 """What the figures read from an encoding: its position table (absolute) or rotation table (rotary), via the hooks.
 
 Both come from :class:`posenc.properties.view.EncodingView`, so a figure draws exactly what the properties measure.
-A figure that does not apply to an encoding raises ``PosencError`` naming the kinds that do.
+A figure that does not apply to an encoding raises :class:`NotDrawable` with the reason;
+:func:`posenc.plots.figures.make_figure` adds the kinds that do draw for that encoding.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from posenc.errors import PosencError
 from posenc.properties.result import NotApplicable
 from posenc.properties.view import EncodingView
 
-__all__ = ["view_of", "position_table", "not_applicable"]
+__all__ = ["view_of", "position_table", "not_applicable", "NotDrawable"]
 
 
 def view_of(encoding: PositionalEncoding, length: int, d_model: int) -> EncodingView:
@@ -21,8 +22,17 @@ def view_of(encoding: PositionalEncoding, length: int, d_model: int) -> Encoding
     return EncodingView(encoding, length, d_model)
 
 
-def not_applicable(kind: str, exc: NotApplicable, instead: str) -> PosencError:
-    return PosencError(f"cannot draw '{kind}': {exc}; try {instead}")
+class NotDrawable(PosencError):
+    """A figure kind that does not apply to an encoding; ``kind`` names it."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def not_applicable(kind: str, exc: NotApplicable | str) -> NotDrawable:
+    """The error of figure ``kind`` for an encoding it does not apply to, with the reason ``exc``."""
+    return NotDrawable(f"cannot draw '{kind}': {exc}", kind)
 
 
 def position_table(encoding: PositionalEncoding, length: int, d_model: int, kind: str) -> tuple[torch.Tensor, str]:
@@ -34,4 +44,4 @@ def position_table(encoding: PositionalEncoding, length: int, d_model: int, kind
             return view.rotation_table, "sin/cos of the rotation angle"
         return view.table, "PE"
     except NotApplicable as exc:
-        raise not_applicable(kind, exc, "--kind heatmap or --kind decay") from None
+        raise not_applicable(kind, exc) from None

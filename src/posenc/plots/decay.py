@@ -24,7 +24,7 @@ def decay_figure(encoding: PositionalEncoding, length: int = 1024, d_model: int 
     try:
         r, curve, label = decay_curve(view)
     except NotApplicable as exc:
-        raise not_applicable("decay", exc, "--kind heatmap, dims or positions") from None
+        raise not_applicable("decay", exc) from None
     fig = Figure(figsize=(6, 3.5), layout="constrained")
     ax = fig.add_subplot()
     x = r.tolist()

@@ -25,7 +25,8 @@ def dims_figure(encoding: PositionalEncoding, length: int = 128, d_model: int = 
     bad = [j for j in dims if not 0 <= j < table.shape[1]]
     if bad or not dims:
         raise PosencError(f"dims must be indices in 0..{table.shape[1] - 1} (the table's width), got {list(dims)}; "
-                          f"pass smaller dims or a larger --d-model")
+                          f"draw a wider table (--d-model {max(list(dims) or [0]) + 1} or more) or pass dims below "
+                          f"{table.shape[1]} to dims_figure")
     fig = Figure(figsize=(4 * len(dims), 3), layout="constrained")
     axes = fig.subplots(1, len(dims), sharey=True, squeeze=False)[0]
     positions = list(range(length))

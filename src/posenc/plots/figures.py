@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
 from posenc.plots.binary import binary_figure
+from posenc.plots.common import NotDrawable
 from posenc.plots.decay import decay_figure
 from posenc.plots.dims import dims_figure
 from posenc.plots.heatmap import heatmap
@@ -17,7 +18,7 @@ from posenc.plots.positions import positions_figure
 from posenc.plots.ramp import ramp_figure
 from posenc.plots.rotation import rotation_figure
 
-__all__ = ["FIGURES", "DEFAULT_SIZES", "make_figure", "save_figure"]
+__all__ = ["FIGURES", "DEFAULT_SIZES", "make_figure", "save_figure", "drawable_kinds"]
 
 #: kind -> function(encoding, length, d_model) returning a Figure
 FIGURES: dict[str, Callable[..., Figure]] = {
@@ -50,7 +51,28 @@ def make_figure(name: str, kind: str, length: int | None = None, d_model: int | 
     encoding = build_checked(name, d_model, length, options, n_heads)
     if kind == "heatmap":
         return heatmap(encoding, length, d_model)
-    return FIGURES[kind](encoding, length=length, d_model=d_model)
+    try:
+        return FIGURES[kind](encoding, length=length, d_model=d_model)
+    except NotDrawable as exc:
+        kinds = drawable_kinds(name, options, n_heads)
+        raise PosencError(f"{exc}; {name} draws as --kind {', '.join(kinds)}") from None
+
+
+def drawable_kinds(name: str, options: dict[str, Any] | None = None, n_heads: int = 8) -> list[str]:
+    """The figure kinds that draw for encoding ``name`` with ``options``, found by drawing each at a small size (a
+    suggestion that names only kinds that work, never one that sends the user back)."""
+    from posenc.properties.check import build_checked
+
+    kinds = []
+    for kind, draw in FIGURES.items():
+        length, d_model = 16, 16
+        try:
+            encoding = build_checked(name, d_model, length, options, n_heads)
+            draw(encoding, length, d_model) if kind == "heatmap" else draw(encoding, length=length, d_model=d_model)
+        except PosencError:
+            continue
+        kinds.append(kind)
+    return kinds
 
 
 def save_figure(fig: Figure, out: Path, dpi: int = 120) -> Path:

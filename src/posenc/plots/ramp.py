@@ -22,7 +22,7 @@ def ramp_figure(encoding: PositionalEncoding, length: int = 4096, d_model: int =
     try:
         ratio, spec = frequency_ratio(view)
     except NotApplicable as exc:
-        raise not_applicable("ramp", exc, "a scaled rope, e.g. -o 'scaling={\"type\": \"yarn\", \"factor\": 4}'") from None
+        raise not_applicable("ramp", exc) from None
     factor = float(spec.get("factor", 1.0))
     fig = Figure(figsize=(6, 3.5), layout="constrained")
     ax = fig.add_subplot()

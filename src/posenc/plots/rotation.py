@@ -28,7 +28,9 @@ def rotation_figure(encoding: PositionalEncoding, length: int = 64, d_model: int
     ``starts`` positions, and the fitted 2x2 map applied to them."""
     table, what = position_table(encoding, length, d_model, "rotation")
     if not 0 <= pair < table.shape[1] // 2:
-        raise PosencError(f"pair must be in 0..{table.shape[1] // 2 - 1}, got {pair}")
+        raise PosencError(f"the rotation figure draws channel pair {pair}, but a table {table.shape[1]} channels wide "
+                          f"has pairs 0..{table.shape[1] // 2 - 1}; draw a wider table (--d-model {2 * pair + 2} or "
+                          f"more) or pass a smaller pair to rotation_figure")
     if not 1 <= offset < length:
         raise PosencError(f"offset must be in 1..{length - 1}, got {offset}")
     xy = table[:, 2 * pair: 2 * pair + 2]  # [N, 2]

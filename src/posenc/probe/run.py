@@ -54,9 +54,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
-from posenc.checks import whole_number
+from posenc.checks import SEED_LIMIT, whole_number
 from posenc.corpora import load_text, special_tokens
 from posenc.device import resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
@@ -74,6 +73,7 @@ from posenc.probe.geometry import (
 )
 from posenc.probe.heads import HeadAccumulator
 from posenc.probe.rope_usage import RopeAccumulator
+from posenc.progress import progress as progress_bar
 from posenc.resources import GB, check_memory, format_bytes
 
 __all__ = ["ProbeConfig", "run_probe", "format_summary", "token_windows", "MIN_TOKENS", "PROBES", "estimate_probe_memory",
@@ -106,8 +106,10 @@ class ProbeConfig:
             raise PosencError(f"window must be an integer >= {MIN_TOKENS} tokens, got {self.window!r}")
         if not whole_number(self.windows):
             raise PosencError(f"windows must be a positive integer, got {self.windows!r}")
-        if self.n_pairs < 100:
-            raise PosencError(f"n_pairs must be >= 100, got {self.n_pairs}")
+        if not whole_number(self.n_pairs, 100):
+            raise PosencError(f"n_pairs must be an integer >= 100, got {self.n_pairs!r}")
+        if not whole_number(self.seed, 0, SEED_LIMIT):
+            raise PosencError(f"seed must be an integer in 0..{SEED_LIMIT - 1}, got {self.seed!r}; e.g. --seed 0")
 
     @classmethod
     def quick(cls) -> ProbeConfig:
@@ -271,7 +273,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
         "setup": setup(target, precision),
     }
     arrays: dict[str, Any] = {}
-    steps = tqdm(total=5, desc=f"probe {lm.name}", disable=not progress, unit="probe")
+    steps = progress_bar(total=5, desc=f"probe {lm.name}", disable=not progress, unit="probe")
 
     # 1-2. geometry and decodability (learned absolute positions)
     def not_applicable(name: str, reason: str) -> dict[str, str]:
@@ -344,7 +346,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
     losses: list[torch.Tensor] = []  # on the device until every window has run
     if "heads" in wanted or rope is not None:
         with capture(model, on_attention, rope.add_qk if rope is not None else None), torch.no_grad():
-            for ids in tqdm(batches, desc="windows", disable=not progress, leave=False):
+            for ids in progress_bar(batches, desc="windows", disable=not progress, leave=False):
                 batch = ids[None].to(target)  # [1, T]
                 if _causal(model):
                     losses.append(model(input_ids=batch, labels=batch).loss.detach())

@@ -67,15 +67,16 @@ _MODEL_HEADS = 8
 
 @contextlib.contextmanager
 def torch_threads(threads: int | None) -> Iterator[None]:
-    """Run the block with ``torch.set_num_threads(threads)`` and restore the previous count (``None``: unchanged).
+    """Run the block with ``torch.set_num_threads(threads)`` and restore the previous count (``None`` or 0: torch's
+    own choice, unchanged).
 
     The checks are many small vectorised steps; on a busy machine one thread avoids oversubscription (measured in
     ``benchmarks/bench_check.py``)."""
-    if threads is None:
+    if not whole_number(threads, 0) and threads is not None:
+        raise PosencError(f"threads must be an integer >= 0 or None (0 or None: torch's own choice), got {threads!r}")
+    if not threads:
         yield
         return
-    if not whole_number(threads):
-        raise PosencError(f"threads must be a positive integer or None, got {threads!r}")
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -192,7 +193,7 @@ def check_encoding(name: str, d_model: int = 512, length: int = 4096, options: d
         options: encoding options, e.g. ``{"scaling": {"type": "yarn", "factor": 4}}``.
         n_heads: heads for bias encodings.
         properties: names from :data:`PROPERTIES` (default: all).
-        threads: torch threads while checking (``None``: leave torch's setting).
+        threads: torch threads while checking (``None`` or 0: leave torch's setting).
     Returns:
         a :class:`CheckReport`; ``.to_dict()`` is JSON-able.
     """

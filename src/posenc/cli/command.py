@@ -1,0 +1,118 @@
+"""How every ``posenc`` command reads its command line, beyond typer's own rules: one class for all of them.
+
+- An option given twice is an error (``--length 16 --length 32``, ``--progress --no-progress``), never "the last
+  one wins": the message names the option, every value given, and the fix. Options that collect values
+  (``-o``, ``--set``, ``--only``, ``--claim``, ``--mode``) are repeated on purpose and stay repeatable; their
+  ``KEY=VALUE`` items are checked for a key given twice by :func:`posenc.cli.options.parse_options`.
+- A flag shows no value type in ``--help`` (typer would print ``<bool>`` beside ``--quick`` and ``--help``).
+- Ctrl-C prints what the command kept and how to resume (an :class:`~posenc.errors.Interrupted`'s message), or
+  ``aborted``, and exits with status 130.
+- ``--help`` into a pipe or a file is plain text, each option's help on one line (typer's boxes would be wrapped at
+  80 columns, mid-sentence); on a terminal it is typer's.
+
+:func:`posenc.cli.main` gives every registered command this class, so a new command follows the same rules without a
+line of its own.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+from typer import _click
+from typer.core import TyperCommand, TyperGroup
+
+from posenc.progress import is_terminal
+
+__all__ = ["PosencCommand", "PosencGroup", "repeated_options"]
+
+
+def _occurrences(param: Any, args: list[str]) -> list[str]:
+    """How ``param`` appears in ``args``: ``--name value``, ``--name=value`` or ``--flag`` for each time it is given."""
+    names = [*param.opts, *getattr(param, "secondary_opts", [])]
+    seen = []
+    for i, token in enumerate(args):
+        if token == "--":
+            break
+        if token in names:
+            takes_value = not getattr(param, "is_flag", False) and not getattr(param, "count", False)
+            seen.append(f"{token} {args[i + 1]}" if takes_value and i + 1 < len(args) else token)
+        elif any(token.startswith(name + "=") for name in names if name.startswith("--")):
+            seen.append(token)
+    return seen
+
+
+def repeated_options(command: Any, ctx: Any, args: list[str]) -> list[tuple[str, list[str]]]:
+    """``[(option, [each time it was given])]`` for every option of ``command`` that ``args`` give more than once
+    and that does not collect values (``multiple``) or count (``-vv``)."""
+    parser = command.make_parser(ctx)
+    _, _, order = parser.parse_args(args=list(args))  # a usage error here is raised as it would be anyway
+    counts: dict[int, int] = {}
+    params = {}
+    for param in order:
+        counts[id(param)] = counts.get(id(param), 0) + 1
+        params[id(param)] = param
+    repeated = []
+    for key, count in counts.items():
+        param = params[key]
+        if count > 1 and param.param_type_name == "option" and not param.multiple and not param.count:
+            repeated.append((param.opts[0], _occurrences(param, list(args))))
+    return repeated
+
+
+#: the width of ``--help`` in a pipe: no wrapping short of it
+PIPE_WIDTH = 400
+
+
+def _plain_help(command: Any, ctx: Any, formatter: Any) -> bool:
+    """Write click's plain help, unwrapped, when standard output is not a terminal; ``False`` on a terminal."""
+    if is_terminal(sys.stdout):
+        return False
+    formatter.width = PIPE_WIDTH
+    _click.Command.format_help(command, ctx, formatter)
+    return True
+
+
+def _flags_without_type(params: list[Any]) -> list[Any]:
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""  # no "<bool>" beside a flag in --help
+    return params
+
+
+class PosencGroup(TyperGroup):
+    """``posenc`` itself: its flags (``--version``, ``--help``) shown without a value type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_without_type(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        if not _plain_help(self, ctx, formatter):
+            super().format_help(ctx, formatter)
+
+
+class PosencCommand(TyperCommand):
+    """A typer command that refuses an option given twice, shows flags without a value type, and says what Ctrl-C
+    kept (module docstring)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:  # typer would turn it into a silent exit 130: say what was kept first
+            print(str(exc) or "aborted", file=sys.stderr, flush=True)
+            raise typer.Exit(130) from exc
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:  # shell completion parses half-written lines: let it
+            for option, given in repeated_options(self, ctx, args):
+                ctx.fail(f"option {option} was given {len(given)} times ({', '.join(given)}); give it once "
+                         f"(an option given twice is an error, never 'the last one wins')")
+        return super().parse_args(ctx, args)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_without_type(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        if not _plain_help(self, ctx, formatter):
+            super().format_help(ctx, formatter)

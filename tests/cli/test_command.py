@@ -1,0 +1,95 @@
+"""What every command shares (posenc.cli.command and the entry point): --version, -h, shell completion, flags shown
+without a value type, one rule for an option given twice, and help texts that name only what the parser takes."""
+
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+import typer
+
+from posenc import __version__
+from posenc.cli import app, main
+from posenc.cli.options import parse_options
+from posenc.lab.tasks import TASKS
+from posenc.lab.train import RunConfig
+
+CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]
+
+
+def _commands() -> dict:
+    group = typer.main.get_command(app)
+    return {name: group.get_command(None, name) for name in group.list_commands(None)}
+
+
+def test_version_and_short_help(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"posenc {__version__}"
+    assert main(["-h"]) == 0
+    assert "Usage: posenc [OPTIONS] COMMAND" in capsys.readouterr().out
+    for name in _commands():
+        assert main([name, "-h"]) == 0
+        assert f"Usage: posenc {name}" in capsys.readouterr().out
+
+
+def test_shell_completion_is_offered_and_completes(tmp_path):
+    done = subprocess.run(CLI + ["--show-completion", "bash"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "_POSENC_COMPLETE" in done.stdout.upper()
+    # what the shell runs on <TAB> after "posenc sh": the commands that start so
+    env = {"_POSENC_COMPLETE": "complete_bash", "COMP_WORDS": "posenc sh", "COMP_CWORD": "1"}
+    done = subprocess.run([sys.executable, "-m", "posenc"], capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, **env})
+    assert done.stdout.split() == ["show"], done.stdout + done.stderr
+
+
+def test_flags_show_no_value_type():
+    # typer printed "<bool>" beside --quick, --help and every other flag
+    group = typer.main.get_command(app)
+    ctx = typer.Context(group)
+    for param in group.get_params(ctx):
+        if getattr(param, "is_flag", False):
+            assert param.display_type_rich(ctx) == "", param.name
+    for name, command in _commands().items():
+        sub = typer.Context(command, parent=ctx, info_name=name)
+        for param in command.get_params(sub):
+            if getattr(param, "is_flag", False):
+                assert param.display_type_rich(sub) == "", (name, param.name)
+
+
+def _help(command: str) -> str:
+    done = subprocess.run(CLI + [command, "--help"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0
+    return done.stdout
+
+
+def test_help_names_every_task_and_no_internal_sentence():
+    text = _help("train")
+    task_line = next(line for line in text.splitlines() if line.strip().startswith("--task"))
+    for task in TASKS:  # six of eight were listed
+        assert task in task_line
+    dtype_line = next(line for line in text.splitlines() if line.strip().startswith("--dtype"))
+    assert "as_dict" not in dtype_line and "store keys" not in dtype_line
+
+
+def test_the_option_example_in_help_is_taken_by_the_parser():
+    line = next(line for line in _help("train").splitlines() if line.strip().startswith("-o, --option"))
+    example = re.search(r"on the command line (-o \S+(?: -o \S+)*)", line).group(1)
+    pairs = shlex.split(example)[1::2]
+    assert RunConfig(encoding="sinusoidal", encoding_options=parse_options(pairs)).encoding_options == {
+        "combine": "concat", "dim": 16}
+
+
+def test_help_in_a_pipe_is_plain_and_unwrapped():
+    text = _help("check")
+    assert "\x1b[" not in text and "│" not in text and "<bool>" not in text
+    threads = [line for line in text.splitlines() if "--threads" in line]
+    assert len(threads) == 1 and "avoids oversubscription on a busy machine" in threads[0]  # one line, not wrapped
+
+
+@pytest.mark.parametrize("argv, option", [(["sweep", "--workers", "1", "--workers", "2"], "--workers"),
+                                          (["show", "rope", "--length", "8", "--length=9"], "--length")])
+def test_an_option_given_twice_is_one_usage_error(argv, option, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"option {option} was given 2 times" in " ".join(err.split())

@@ -1,0 +1,68 @@
+"""Output in a pipe or a log, and ``--json`` (posenc.cli.output): no colour or cursor codes, no sentence wrapped at 80
+columns, and every command that prints a table can give it as JSON (``-`` for standard output)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from posenc.cli import main
+from posenc.registry import available
+
+CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]
+TINY_TRAIN = ["train", "--steps", "3", "--warmup", "1", "--train-len", "4", "--eval-lengths", "4", "--d-model", "16",
+              "--n-heads", "2", "--n-layers", "1", "--eval-samples", "4"]
+
+
+def test_piped_output_has_no_codes_and_no_wrapped_lines(tmp_path):
+    done = subprocess.run(CLI + [*TINY_TRAIN, "--store", str(tmp_path / "runs.sqlite")], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    for stream in (done.stdout, done.stderr):
+        assert "\x1b[" not in stream and "\r" not in stream
+    wall = [line for line in done.stdout.splitlines() if line.startswith("wall time")]
+    assert len(wall) == 1 and "final training loss" in wall[0]  # was broken before "0.5472" at 80 columns
+    check = subprocess.run(CLI + ["check", "rope", "--length", "16", "--d-model", "8"], capture_output=True,
+                           text=True, timeout=600)
+    assert check.returncode == 0 and "\x1b[" not in check.stdout
+    row = next(line for line in check.stdout.splitlines() if "bounded" in line)
+    assert "a rotation keeps norms: the gain is 1 at every position (the attention factor)" in row
+
+
+def test_list_as_json(capsys):
+    assert main(["list", "--json", "-"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["name"] for row in rows] == available()
+    assert {row["name"]: row["hooks"] for row in rows}["rope"] == ["rotate"]
+
+
+def test_list_json_to_a_file(tmp_path, capsys):
+    assert main(["list", "--json", str(tmp_path / "list.json")]) == 0
+    assert len(json.loads((tmp_path / "list.json").read_text())) == len(available())
+    assert "posenc encodings" in capsys.readouterr().out  # the table is printed too
+
+
+def test_show_as_json(tmp_path, capsys):
+    assert main(["show", "alibi", "--length", "16", "--out", str(tmp_path / "a.png"), "--json", "-"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["name"] == "alibi" and summary["family"] == "bias" and summary["value range"] == "[-7.5, -0]"
+
+
+def test_train_as_json(capsys):
+    assert main([*TINY_TRAIN, "--json", "-"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["config"]["steps"] == 3 and result["seed"] == 0 and set(result["metrics"]["by_length"]) == {"4"}
+
+
+@pytest.mark.parametrize("argv", [["check", "rope", "--length", "16", "--d-model", "8"], TINY_TRAIN])
+def test_threads_zero_means_torchs_choice_in_every_command(argv, capsys):
+    assert main([*argv, "--threads", "0"]) == 0
+
+
+def test_a_bias_heatmap_past_a_thousand_positions_is_sampled(tmp_path, capsys):
+    # at 15 000 positions the bias took 15 GB and 50 s; it is drawn at 1024 evenly spaced positions instead
+    assert main(["show", "alibi", "--length", "1000000", "--out", str(tmp_path / "a.png")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "bias of head 0 (1024 of 1000000 positions)" in out and "shape [1024, 1024]" in out
+    assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"

@@ -1,0 +1,72 @@
+"""Malformed Hugging Face configs in posenc.from_hf_config: a one-line PosencError naming the field and the fix, never
+a KeyError or TypeError from inside (issue cases), or a value silently used (an infinite rope_theta)."""
+
+import pytest
+
+import posenc
+from posenc.errors import PosencError
+
+LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 4096}
+
+
+def _config(**fields):
+    return {**LLAMA, **fields}
+
+
+CASES = [
+    ("issue-linear-without-factor", _config(rope_scaling={"rope_type": "linear"}),
+     ["rope type 'linear' needs 'factor' in rope_parameters / rope_scaling", "holds ['rope_type']"]),
+    ("issue-dynamic-without-factor", _config(rope_scaling={"rope_type": "dynamic"}), ["'dynamic' needs 'factor'"]),
+    ("issue-llama3-without-bands", _config(rope_scaling={"rope_type": "llama3", "factor": 8}),
+     ["'llama3' needs 'low_freq_factor'"]),
+    ("issue-longrope-without-factors", _config(rope_scaling={"rope_type": "longrope", "factor": 8}),
+     ["'longrope' needs 'short_factor'"]),
+    ("issue-rope-scaling-string", _config(rope_scaling="linear"),
+     ["rope_parameters / rope_scaling must be a dict", "got 'linear'"]),
+    ("issue-bloom-without-heads", {"model_type": "bloom"},
+     ["model_type 'bloom'", "the number of attention heads", "found none of them"]),
+    ("issue-t5-without-buckets", {"model_type": "t5", "num_heads": 8},
+     ["the bias's buckets as an integer >= 4 in relative_attention_num_buckets, found none of them"]),
+    ("issue-gpt2-without-positions", {"model_type": "gpt2", "n_embd": 64},
+     ["the number of positions as an integer >= 1 in max_position_embeddings or n_positions"]),
+    ("issue-partial-factor-zero", _config(rope_theta=1e4, partial_rotary_factor=0),
+     ["partial_rotary_factor must be a number in (0, 1]", "got 0"]),
+    ("issue-partial-factor-above-one", _config(rope_theta=1e4, partial_rotary_factor=1.5), ["got 1.5"]),
+    ("issue-partial-factor-negative", _config(rope_theta=1e4, partial_rotary_factor=-0.5), ["got -0.5"]),
+    ("issue-rope-theta-inf", _config(rope_theta=float("inf")), ["rope_theta must be a finite number > 1, got inf"]),
+    ("r3-partial-factor-odd-width", _config(rope_theta=1e4, partial_rotary_factor=0.1),
+     ["partial_rotary_factor 0.1 of head_dim 16 gives 1 rotary channel(s)", "a factor such as 0.125"]),
+    ("r3-rope-theta-string", _config(rope_theta="10000"), ["rope_theta must be a finite number > 1, got '10000'"]),
+    ("r3-yarn-no-factor-no-lengths", {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+                                      "rope_scaling": {"rope_type": "yarn"}},
+     ["rope type 'yarn' has no factor", "max_position_embeddings (None)"]),
+    ("r3-heads-string", _config(num_attention_heads="4", rope_theta=1e4),
+     ["needs the number of attention heads as an integer >= 1", "found '4'"]),
+    ("r3-hidden-zero", _config(hidden_size=0, rope_theta=1e4), ["the model width as an integer >= 1", "found 0"]),
+    ("r3-head-dim-string", _config(head_dim="16", rope_theta=1e4), ["head_dim must be an integer >= 2, got '16'"]),
+    ("r3-longrope-factors-string", _config(rope_scaling={"rope_type": "longrope", "factor": 2, "short_factor": "x",
+                                                         "long_factor": "y", "original_max_position_embeddings": 2048}),
+     ["longrope short_factor must be a list of numbers", "got 'x'"]),
+    ("r3-unknown-rope-type", _config(rope_scaling={"rope_type": "su"}), ["RoPE type 'su', which posenc does not "
+                                                                         "implement"]),
+    ("r3-t5-three-buckets", {"model_type": "t5", "num_heads": 8, "relative_attention_num_buckets": 3}, ["found 3"]),
+    ("r3-config-is-a-string", "llama", ["from_hf_config takes a Hugging Face config", "got str"]),
+    ("r3-config-is-none", None, ["got NoneType"]),
+]
+
+
+@pytest.mark.parametrize("config, fragments", [pytest.param(c, f, id=name) for name, c, f in CASES])
+def test_a_malformed_config_is_named(config, fragments):
+    with pytest.raises(PosencError) as caught:
+        posenc.from_hf_config(config)
+    assert type(caught.value) is PosencError and "\n" not in str(caught.value)
+    for fragment in fragments:
+        assert fragment in str(caught.value), str(caught.value)
+
+
+def test_an_unknown_layer_type_is_named():
+    config = _config(model_type="gemma3", rope_parameters={"full_attention": {"rope_type": "default",
+                                                                              "rope_theta": 1e4}})
+    with pytest.raises(PosencError, match="layer_type 'x' has no RoPE parameters in this config; it has them for "
+                                          "'full_attention'"):
+        posenc.from_hf_config(config, layer_type="x")
