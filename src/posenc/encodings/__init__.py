@@ -22,6 +22,7 @@ from posenc.encodings.rope import RoPE, convert_qk_weights, rope_tables
 from posenc.encodings.sandwich import Sandwich
 from posenc.encodings.sinusoidal import SinusoidalPE, convert_sinusoidal_layout, sinusoidal_table
 from posenc.encodings.t5 import T5Bias, t5_bucket
+from posenc.encodings.temperature import AttentionTemperature
 from posenc.encodings.xpos import XPos
 
 __all__ = [
@@ -29,13 +30,15 @@ __all__ = [
     "IntegerPE", "NormalizedPE", "BinaryPE", "SinusoidalPE", "LearnedPE", "PositionOutOfRange",
     "RoPE", "XPos", "ALiBi", "T5Bias", "NoPE", "Randomized",
     "MRoPE", "AxialRoPE", "PRoPE", "FIRE", "KERPLE", "Sandwich", "CoPE",
+    "AttentionTemperature",
     "alibi_slopes", "t5_bucket", "sinusoidal_table", "rope_tables", "convert_qk_weights", "sorted_random_positions",
     "convert_sinusoidal_layout",
 ]
 
 #: every family of this package, in the order of ``__all__``; each class carries its name (``RoPE.name == "rope"``)
 FAMILIES = (IntegerPE, NormalizedPE, BinaryPE, SinusoidalPE, LearnedPE, RoPE, XPos, ALiBi, T5Bias, NoPE, Randomized,
-            MRoPE, AxialRoPE, PRoPE, FIRE, KERPLE, Sandwich, CoPE)
+            MRoPE, AxialRoPE, PRoPE, FIRE, KERPLE, Sandwich, CoPE,
+            AttentionTemperature)
 
 for _family in FAMILIES:
     register(_family.name)(_family)
