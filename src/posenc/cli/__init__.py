@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from posenc.cli import bench, check, encodings, extend, lab, probe, report
+from posenc.cli import bench, check, encodings, extend, inspect, lab, probe, report
 from posenc.errors import PosencError
 
 app = typer.Typer(name="posenc", help="Positional encodings for Transformers: build, check, probe, train, report.",
@@ -19,6 +19,7 @@ app = typer.Typer(name="posenc", help="Positional encodings for Transformers: bu
 
 # in the order ``posenc --help`` lists them
 encodings.register(app)  # list, show
+inspect.register(app)  # inspect
 check.register(app)  # check, plot
 probe.register(app)  # probe
 lab.register(app)  # train, sweep
