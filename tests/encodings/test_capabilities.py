@@ -70,8 +70,9 @@ def test_declared_hooks_act_and_undeclared_ones_do_nothing(name):
         assert embedded.shape != x.shape or not torch.allclose(embedded, x)
     else:
         assert torch.equal(embedded, x)
-    if info.rotates_qk:  # queries and keys turned (position 0 stays, the later ones move)
-        assert not torch.allclose(q2, q) and not torch.allclose(k2, k)
+    if info.rotates_qk:  # queries and keys turned (position 0 stays, the later ones move), or made wider (PoPE)
+        assert q2.shape[-1] == k2.shape[-1] == enc.rotated_dim(HEAD_DIM)
+        assert q2.shape != q.shape or not (torch.allclose(q2, q) or torch.allclose(k2, k))
     else:
         assert torch.equal(q2, q) and torch.equal(k2, k)
     if info.biases_logits:
