@@ -39,6 +39,7 @@ import torch.nn.functional as F
 
 from posenc.checks import whole_number
 from posenc.device import autocast, dtype_name, resolve_device, resolve_dtype, setup
+from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.lab.evaluate import evaluate_lm, evaluate_task
 from posenc.lab.tasks import FORMATS, IGNORE, TASKS, VOCAB_SIZE, format_batch, get_task, sequence_length
@@ -127,6 +128,10 @@ class RunConfig:
         dtype: ``"float32"`` (default), ``"bfloat16"`` or ``"float16"``: the precision of the forward passes
             (autocast; weights stay float32). Left out of :meth:`as_dict` when float32, so float32 runs keep the
             store keys they always had.
+        schedule: an encoding per layer: registry names repeated over ``n_layers`` (``rope,rope,rope,nope``: every
+            fourth layer NoPE, Llama 4's iRoPE); the layers named like ``encoding`` take ``encoding_options``, the
+            others their defaults. Empty (default): ``encoding`` on every layer. Left out of :meth:`as_dict` when
+            empty.
     """
 
     task: str = "copy"
@@ -157,6 +162,7 @@ class RunConfig:
     stride: int | None = None
     max_len: int | None = None
     dtype: str = "float32"
+    schedule: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not isinstance(self.dtype, str):
@@ -219,9 +225,10 @@ class RunConfig:
             raise PosencError(f"randomized positions are drawn from [0, {randomized_range}) but the longest sequence "
                               f"has {longest} tokens; pass encoding_options max_len >= {longest}")
         refuse_constant_encoding(self.encoding, self.encoding_options)
+        self.schedule = _check_schedule(self.schedule)
         if self.label is None:
             concat = self.encoding_options.get("combine") == "concat"
-            self.label = self.encoding + ("-concat" if concat else "")
+            self.label = "+".join(self.schedule) if self.schedule else self.encoding + ("-concat" if concat else "")
 
     def default_eval_lengths(self) -> list[int]:
         L = self.train_len
@@ -238,6 +245,8 @@ class RunConfig:
         data = asdict(self)
         if data["dtype"] == "float32":
             del data["dtype"]
+        if not data["schedule"]:
+            del data["schedule"]
         return data
 
     @classmethod
@@ -247,6 +256,22 @@ class RunConfig:
         if unknown:
             raise PosencError(f"unknown run setting(s) {unknown}; valid settings are: {', '.join(sorted(names))}")
         return cls(**data)
+
+
+def _check_schedule(schedule: Any) -> list[str]:
+    """A run's layer schedule as a list of registry names: encodings that act per layer, not randomized ones."""
+    if isinstance(schedule, str):
+        schedule = [part.strip() for part in schedule.split(",") if part.strip()]
+    if not isinstance(schedule, list | tuple) or not all(isinstance(n, str) for n in schedule):
+        raise PosencError(f"schedule must be a list of encoding names, got {schedule!r}; e.g. "
+                          f"schedule=['rope', 'rope', 'rope', 'nope']")
+    for name in schedule:
+        info = get_class(name).info  # an unknown name lists the valid ones
+        if info.acts_on_input or info.randomized:
+            what = "draws positions per sequence" if info.randomized else "acts on the input once"
+            raise PosencError(f"schedule names {name!r}, which {what}, not per layer; a schedule takes encodings "
+                              f"of the attention (rotary, bias, none), e.g. ['rope', 'nope']")
+    return list(schedule)
 
 
 @dataclass
@@ -287,11 +312,20 @@ def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None)
     options, max_len = _model_options(config, seed)
     if vocab_size is None:
         vocab_size = VOCAB_SIZE if config.task in TASKS else _charlm_vocab()
+    schedule = None
+    if config.schedule:  # each name with its defaults (told the run's direction), `encoding` with its options
+        def layer(name: str) -> Layer:
+            if name == config.encoding:
+                return Layer(name, options)
+            told = {"bidirectional": config.fmt == "encoder"} if "bidirectional" in options_of(name) else {}
+            return Layer(name, told)
+
+        schedule = LayerSchedule.cycle(config.n_layers, [layer(name) for name in config.schedule])
     torch.manual_seed(seed)
     return Transformer(TransformerConfig(
         vocab_size=vocab_size, d_model=config.d_model, n_layers=config.n_layers, n_heads=config.n_heads,
         d_ff=config.d_ff, dropout=config.dropout, causal=config.fmt == "decoder", encoding=config.encoding,
-        encoding_options=options, max_len=max_len))
+        encoding_options=options, max_len=max_len, schedule=schedule))
 
 
 def _charlm_vocab() -> int:
