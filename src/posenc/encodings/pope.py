@@ -88,6 +88,11 @@ class PoPE(PositionalEncoding):
     def rotated_dim(self, head_dim: int) -> int:
         return 2 * head_dim
 
+    def tables(self, positions: torch.Tensor, seq_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """float32 ``(cos, sin)`` of the phases ``t theta_c`` ``[..., T, Dh]`` (before the phase bias)."""
+        theta = self._angles(check_positions(positions), self.inv_freq.device).squeeze(-3)
+        return theta.cos().float(), theta.sin().float()
+
     def _angles(self, positions: torch.Tensor, device: torch.device) -> torch.Tensor:
         """float64 ``t theta_c`` ``[..., 1, T, Dh]`` (a head axis to broadcast over)."""
         theta = positions.to(device, torch.float64)[..., None] * self.inv_freq.to(device)  # [(B,) T, Dh]

@@ -29,6 +29,12 @@ def encoding_matrix(encoding: PositionalEncoding, length: int, d_model: int) -> 
     bias = inner.bias(positions, positions)
     if bias is not None:
         return bias[0].detach(), f"{encoding.name}: bias of head 0", "key position j", "query position i"
+    factor = inner.query_scale(positions)
+    if factor is not None:
+        return factor[:, None], f"{encoding.name}: factor on each query's logits", "", "position p"
+    if inner.info.biases_from_content or inner.info.biases_from_input:
+        return (torch.zeros(length, d_model), f"{encoding.name}: positions from content (no fixed table)", "dim",
+                "position")
     return torch.zeros(length, d_model), f"{encoding.name}: no position information", "dim", "position"
 
 
