@@ -4,7 +4,8 @@ For one model type (sizes shrunk by :func:`hf_rotary_cases._overrides`, no downl
 weights and eager attention is the reference. The same model is then run with
 
 - every module-level ``apply*rot*`` / ``apply*rope*`` function of its modeling file replaced by the identity on q
-  and k (the model no longer rotates), and the model's own attention temperature switched off (Llama 4);
+  and k (the model no longer rotates), and the model's own attention temperature and q/k L2 norm switched off
+  (Llama 4);
 - its attention function replaced (transformers' ``AttentionInterface``) by one that takes each layer's layer index,
   asks :func:`posenc.schedule_from_hf_config`'s schedule for that layer's encoding and span, and computes attention
   with posenc's own :func:`posenc.model.transformer.attend` and :func:`~posenc.model.transformer.attention_mask`
@@ -128,6 +129,9 @@ def posenc_positions(model, schedule: LayerSchedule, fed: Fed) -> Iterator[None]
     tuned = [m for m in model.modules() if getattr(m, "attn_temperature_tuning", False)]
     for m in tuned:
         m.attn_temperature_tuning = False
+    normed = [(m, m.qk_norm) for m in model.modules() if "qk_norm" in m._modules]  # Llama 4's, after rotating
+    for m, _ in normed:
+        del m.qk_norm
 
     def attention(module, query, key, value, attention_mask_, scaling=None, dropout=0.0, **kwargs):
         i = module.layer_idx
@@ -136,7 +140,7 @@ def posenc_positions(model, schedule: LayerSchedule, fed: Fed) -> Iterator[None]
         q_index, k_index = fed.index[-t_q:], fed.index[-t_k:]
         q_rot, k_rot = fed.rotary[..., -t_q:], fed.rotary[..., -t_k:]
         mask = attention_mask(encoding, q_index, causal, None, query.dtype, query.device, layer, k_positions=k_index)
-        out = attend(query, key, value, encoding, q_rot, k_rot, mask, causal, scale=scaling)
+        out = attend(query, key, value, encoding, q_rot, k_rot, mask, causal, scale=scaling, qk_norm=layer.qk_norm)
         return out.transpose(1, 2).contiguous(), None
 
     AttentionInterface.register(NAME, attention)
@@ -151,6 +155,8 @@ def posenc_positions(model, schedule: LayerSchedule, fed: Fed) -> Iterator[None]
             setattr(module, name, fn)
         for m in tuned:
             m.attn_temperature_tuning = True
+        for m, norm in normed:
+            m.qk_norm = norm
 
 
 def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:

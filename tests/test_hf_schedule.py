@@ -70,6 +70,7 @@ def test_what_each_schedule_says():
     llama = schedule_from_hf_config(_config("llama4"))
     assert [x.name for x in llama] == ["rope"] * 3 + ["temperature"]
     assert [x.chunk for x in llama] == [4, 4, 4, None] and llama[0].encoding.pairing == "interleaved"
+    assert [x.qk_norm for x in llama] == [1e-5] * 3 + [None]  # rms_norm_eps, on the RoPE layers only
     assert llama[3].options == {"attn_scale": 0.5, "floor_scale": 2}
     smol = schedule_from_hf_config(_config("smollm3-sliding"))
     assert [x.name for x in smol] == ["rope", "rope", "rope", "nope"] * 2
@@ -106,9 +107,10 @@ def test_a_wrong_schedule_is_caught(name):
     assert result.full > 10 * ATOL
 
 
-def test_llama4_chunks_and_the_global_base_matter_too():
+def test_llama4_chunks_qk_norm_and_the_global_base_matter_too():
     config = _config("llama4")
     assert compare(config, edit=lambda s: _replace(s, {0, 1, 2}, chunk=None)).full > 10 * ATOL
+    assert compare(config, edit=lambda s: _replace(s, {0, 1, 2}, qk_norm=None)).full > 10 * ATOL
     config = _config("gemma3")
     assert compare(config, edit=lambda s: _other_rope(s, 5, base=1e4)).full > 10 * ATOL
 

@@ -12,7 +12,8 @@ layer. :func:`schedule_from_hf_config` reads the fields that say how (no model i
 - ``no_rope_layers`` (1: the layer rotates, 0: it does not; Llama 4, SmolLM3, Mistral Large 4), or when it is
   missing or empty, ``no_rope_layer_interval`` (every that many-th layer is NoPE), as the models' configs fill it in.
 - Llama 4's ``attn_temperature_tuning``: its NoPE layers scale queries by position (``"temperature"`` with
-  ``attn_scale`` and ``floor_scale``).
+  ``attn_scale`` and ``floor_scale``); its ``use_qk_norm``: its RoPE layers divide queries and keys by their root
+  mean square after rotating (``qk_norm = rms_norm_eps``).
 
 Windows on Hugging Face's masks: a causal sliding layer sees ``i - j < sliding_window`` (window ``sliding_window``);
 Gemma 3 run bidirectionally sees ``|i - j| < sliding_window``; ModernBERT's local layers see
@@ -43,6 +44,10 @@ __all__ = ["schedule_from_hf_config", "LAYER_TYPES", "text_config"]
 
 #: the layer types a schedule knows, and the span each gives
 LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention")
+#: model types whose RoPE layers L2-normalise q and k after rotating when the config sets ``use_qk_norm`` (without a
+#: weight: posenc's ``Layer.qk_norm``; models with a learned q/k norm before rotating, Gemma 3, Qwen3, have it in
+#: their own code, which the schedule does not describe)
+_QK_NORM_ON_ROPE_LAYERS = frozenset({"llama4_text"})
 #: model types whose sliding layers see ``|i - j| <= sliding_window`` (a bidirectional window one wider)
 _INCLUSIVE_WINDOW_MODEL_TYPES = frozenset({"modernbert"})
 
@@ -135,5 +140,7 @@ def schedule_from_hf_config(config: Any) -> LayerSchedule:
         key = kind if per_type else None
         if key not in built:
             built[key] = from_hf_config(config, layer_type=key)
-        layers.append(Layer(built[key], {}, window, chunk))
+        qk_norm = float(_get(config, "rms_norm_eps", 1e-6)) if model_type in _QK_NORM_ON_ROPE_LAYERS and \
+            _get(config, "use_qk_norm", False) else None
+        layers.append(Layer(built[key], {}, window, chunk, qk_norm))
     return LayerSchedule(tuple(layers))

@@ -59,6 +59,7 @@ def test_cycle_describe_and_ranges():
     assert schedule.describe() == [("0-4, 6-10", "rope(base=10000) · window 4"), ("5, 11", "rope(base=1e+06)")]
     assert not schedule.is_uniform and LayerSchedule.uniform(3, "alibi").is_uniform
     assert Layer("nope", chunk=8).describe() == "nope · chunk 8"
+    assert Layer("rope", qk_norm=1e-5).describe() == "rope · qk-norm"
 
 
 def test_dict_form_round_trips_and_bad_rows_are_refused():
@@ -75,6 +76,9 @@ def test_dict_form_round_trips_and_bad_rows_are_refused():
         Layer("ropee")
     with pytest.raises(PosencError, match="window must be a positive integer or None, got 0"):
         Layer("rope", window=0)
+    with pytest.raises(PosencError, match="qk_norm is the epsilon of its query/key norm"):
+        Layer("rope", qk_norm=-1.0)
+    assert LayerSchedule.from_dict([{"encoding": "rope", "qk_norm": 1e-5}])[0].qk_norm == 1e-5
     with pytest.raises(PosencError, match="one Layer per layer"):
         LayerSchedule(())
     with pytest.raises(PosencError, match="takes no options"):

@@ -111,3 +111,22 @@ def test_the_config_keeps_its_schedule_as_data():
     assert "schedule" not in TransformerConfig(**SIZES).as_dict()  # a single-encoding config reads as before
     model = Transformer(config)
     assert [e.name for e in model.encodings] == ["rope", "rope", "rope", "nope"]
+
+
+def test_qk_norm_divides_queries_and_keys_by_their_root_mean_square():
+    g = torch.Generator().manual_seed(2)
+    q, k, v = (torch.randn(1, 2, 5, 8, generator=g) for _ in range(3))
+    encoding = LayerSchedule.uniform(1, "nope").build()[0]
+    positions = torch.arange(5)
+    got = attend(q, k, v, encoding, positions, positions, None, True, qk_norm=1e-6)
+    unit = [t / t.pow(2).mean(-1, keepdim=True).add(1e-6).sqrt() for t in (q, k)]  # by hand
+    logits = unit[0] @ unit[1].transpose(-1, -2) / 8 ** 0.5
+    logits = logits.masked_fill(torch.ones(5, 5, dtype=torch.bool).triu(1), float("-inf"))
+    torch.testing.assert_close(got, logits.softmax(-1) @ v, rtol=1e-5, atol=1e-6)
+    model = _model(LayerSchedule((Layer("rope", qk_norm=1e-6), Layer("rope"))))
+    ids = torch.randint(0, 20, (1, 6))
+    torch.manual_seed(0)
+    plain = Transformer(TransformerConfig(**SIZES, n_layers=2, schedule=LayerSchedule((Layer("rope"), Layer("rope")))))
+    plain.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        assert (model(ids) - plain.eval()(ids)).abs().max() > 1e-4  # the layer's norm acts in the model

@@ -80,12 +80,16 @@ class Layer:
             built encoding.
         window: queries see keys at ``|i - j| < window`` (``None``: no window).
         chunk: queries see keys of their own chunk, ``i // chunk == j // chunk`` (``None``: no chunks).
+        qk_norm: queries and keys divided by their root mean square per head, ``x / sqrt(mean(x^2) + qk_norm)``,
+            after ``rotate`` and with no weight (Llama 4's L2 norm on its RoPE layers; the value is the epsilon);
+            ``None``: no norm.
     """
 
     encoding: str | PositionalEncoding = "rope"
     options: Mapping[str, Any] = field(default_factory=dict)
     window: int | None = None
     chunk: int | None = None
+    qk_norm: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.encoding, PositionalEncoding):
@@ -102,6 +106,10 @@ class Layer:
             if value is not None and not whole_number(value):
                 raise PosencError(f"a layer's {name} must be a positive integer or None, got {value!r}; e.g. "
                                   f"{name}=512")
+        eps = self.qk_norm
+        if eps is not None and (isinstance(eps, bool) or not isinstance(eps, int | float) or not eps >= 0):
+            raise PosencError(f"a layer's qk_norm is the epsilon of its query/key norm, a number >= 0 or None, got "
+                              f"{eps!r}; e.g. qk_norm=1e-5")
 
     @property
     def name(self) -> str:
@@ -131,6 +139,8 @@ class Layer:
             text += f" · window {self.window}"
         if self.chunk is not None:
             text += f" · chunk {self.chunk}"
+        if self.qk_norm is not None:
+            text += " · qk-norm"
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -138,7 +148,8 @@ class Layer:
             raise PosencError(f"a layer holding a built encoding ({self.encoding.name!r}) has no dict form; give the "
                               f"encoding by name and options (Layer('rope', {{'base': 10000.0}})) to store it")
         out: dict[str, Any] = {"encoding": self.encoding, "options": dict(self.options)}
-        out.update({name: getattr(self, name) for name in ("window", "chunk") if getattr(self, name) is not None})
+        out.update({name: getattr(self, name) for name in ("window", "chunk", "qk_norm")
+                    if getattr(self, name) is not None})
         return out
 
 
@@ -199,11 +210,13 @@ class LayerSchedule:
             if isinstance(row, Layer):
                 layers.append(row)
                 continue
-            unknown = sorted(set(row) - {"encoding", "options", "window", "chunk"}) if isinstance(row, Mapping) else []
+            keys = {"encoding", "options", "window", "chunk", "qk_norm"}
+            unknown = sorted(set(row) - keys) if isinstance(row, Mapping) else []
             if not isinstance(row, Mapping) or unknown or "encoding" not in row:
                 raise PosencError(f"layer {n} of the schedule must be a dict with 'encoding' and optionally "
-                                  f"'options', 'window', 'chunk', got {row!r}")
-            layers.append(Layer(row["encoding"], dict(row.get("options") or {}), row.get("window"), row.get("chunk")))
+                                  f"'options', 'window', 'chunk', 'qk_norm', got {row!r}")
+            layers.append(Layer(row["encoding"], dict(row.get("options") or {}), row.get("window"), row.get("chunk"),
+                                row.get("qk_norm")))
         return cls(tuple(layers))
 
     def as_dict(self) -> list[dict[str, Any]]:

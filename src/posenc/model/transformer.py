@@ -92,14 +92,14 @@ class Attention(nn.Module):
         self.dropout = dropout
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor, encoding: PositionalEncoding,
-                mask: torch.Tensor | None, causal: bool) -> torch.Tensor:
+                mask: torch.Tensor | None, causal: bool, qk_norm: float | None = None) -> torch.Tensor:
         """``x (B, T, width)``; ``mask`` is the additive logit mask of :func:`attention_mask` (``None``: plain
-        causal or full attention, SDPA's fast path)."""
+        causal or full attention, SDPA's fast path); ``qk_norm``: the layer's query/key norm (:func:`attend`)."""
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
         k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hk, T, Dh)
         y = attend(q, k, v, encoding, positions, positions, mask, causal, x=x,
-                   dropout_p=self.dropout if self.training else 0.0)  # (B, H, T, Dh)
+                   dropout_p=self.dropout if self.training else 0.0, qk_norm=qk_norm)  # (B, H, T, Dh)
         # the width is spelled out, not -1: an empty batch or sequence (B or T = 0) leaves -1 undetermined
         return self.out_proj(y.transpose(1, 2).reshape(B, T, self.n_heads * self.head_dim))  # (B, T, width)
 
@@ -111,17 +111,22 @@ def _future(t_q: int, t_k: int, device: torch.device) -> torch.Tensor:
 
 def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: PositionalEncoding,
            q_positions: torch.Tensor, k_positions: torch.Tensor, mask: torch.Tensor | None, causal: bool, *,
-           x: torch.Tensor | None = None, dropout_p: float = 0.0, scale: float | None = None) -> torch.Tensor:
+           x: torch.Tensor | None = None, dropout_p: float = 0.0, scale: float | None = None,
+           qk_norm: float | None = None) -> torch.Tensor:
     """Softmax attention of ``q (B, H, Tq, Dh)``, the last ``Tq`` of ``Tk`` tokens, over ``k, v (B, Hk, Tk, Dh)``
     through one encoding's hooks; returns ``(B, H, Tq, Dh)``.
 
-    ``rotate`` turns q and k at their positions, ``query_scale`` multiplies each query, ``contextual_bias`` (from
+    ``rotate`` turns q and k at their positions, ``qk_norm`` (an epsilon, or ``None``) divides each by its root mean
+    square per head, ``query_scale`` multiplies each query, ``contextual_bias`` (from
     the turned q and k) and ``input_bias`` (from the layer input ``x (B, Tk, width)``, when given) join ``mask``
     (:func:`attention_mask`: the encoding's ``bias``, the causal mask, the layer's span, padding). The softmax scale
     is ``scale`` (default ``1/sqrt(Dh)``) times ``logit_scale()``.
     """
     head_dim, t_q, t_k = q.shape[-1], q.shape[2], k.shape[2]
     q, k = encoding.rotate(q, k, q_positions, k_positions)
+    if qk_norm is not None:  # Llama 4's L2 norm: x / sqrt(mean(x^2) + eps), in float32, no weight
+        q, k = ((t.float() * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + qk_norm)).to(t.dtype)
+                for t in (q, k))
     factor = encoding.query_scale(q_positions)  # None, (Tq,) or (B, Tq)
     if factor is not None:
         factor = factor.to(device=q.device, dtype=q.dtype)
@@ -174,8 +179,8 @@ class Block(nn.Module):
         self.attn = Attention(width, n_heads, n_kv_heads, dropout)
         self.mlp = nn.Sequential(nn.Linear(width, d_ff), nn.GELU(), nn.Linear(d_ff, width), nn.Dropout(dropout))
 
-    def forward(self, x, positions, encoding, mask, causal):
-        x = x + self.attn(self.ln1(x), positions, encoding, mask, causal)
+    def forward(self, x, positions, encoding, mask, causal, qk_norm=None):
+        x = x + self.attn(self.ln1(x), positions, encoding, mask, causal, qk_norm)
         return x + self.mlp(self.ln2(x))
 
 
@@ -255,6 +260,6 @@ class Transformer(nn.Module):
             if key not in masks:
                 masks[key] = attention_mask(encoding, positions, self.config.causal, key_padding_mask, x.dtype,
                                             x.device, layer)
-            x = block(x, positions, encoding, masks[key], self.config.causal)
+            x = block(x, positions, encoding, masks[key], self.config.causal, layer.qk_norm)
         x = self.ln_f(x)
         return x if return_hidden else self.head(x)  # (B, T, vocab)
