@@ -24,6 +24,7 @@ CASES = {
     "gemma3": ("gemma3_text", 6, {"sliding_window": 4}, True),
     "gemma3-scaled": ("gemma3_text", 6, {"sliding_window": 4, "rope_scaling": {"rope_type": "linear", "factor": 8.0}},
                       True),
+    "gemma3-bidirectional": ("gemma3_text", 6, {"sliding_window": 6, "use_bidirectional_attention": True}, False),
     "modernbert": ("modernbert", 6, {"local_attention": 4}, False),
     "llama4": ("llama4_text", 4, {"attention_chunk_size": 4, "floor_scale": 2, "attn_scale": 0.5,
                                   "rope_parameters": LLAMA3}, True),
@@ -64,6 +65,8 @@ def test_what_each_schedule_says():
     assert {gemma[i].encoding.base for i in range(5)} == {10000.0} and gemma[5].encoding.base == 1e6
     assert gemma[0].encoding.scaling.type == "default" and gemma[5].encoding.scaling.params["factor"] == 8.0
     assert gemma[0].encoding is gemma[4].encoding  # one module per layer type, as the model's rotary has one table per type
+    # EmbeddingGemma's bidirectional Gemma 3: transformers makes its sliding_window 6 // 2 + 1 = 4, |i - j| < 4
+    assert [x.window for x in schedule_from_hf_config(_config("gemma3-bidirectional"))] == [4] * 5 + [None]
     bert = schedule_from_hf_config(_config("modernbert"))
     assert [x.window for x in bert] == [None, 3, 3, None, 3, 3]  # |i - j| <= local_attention / 2
     assert [x.encoding.base for x in bert] == [160000.0, 1e4, 1e4, 160000.0, 1e4, 1e4]
@@ -89,6 +92,7 @@ def _other_rope(schedule, i, **changes):
 WRONG = {
     "gemma3": ("no windows", lambda s: _replace(s, range(6), window=None)),
     "gemma3-scaled": ("the global layer without its linear scaling", lambda s: _other_rope(s, 5, scaling=None)),
+    "gemma3-bidirectional": ("windows one wider", lambda s: _replace(s, range(5), window=5)),
     "modernbert": ("windows one narrower (|i - j| < local_attention / 2)", lambda s: _replace(s, {1, 2, 4, 5},
                                                                                              window=2)),
     "llama4": ("the NoPE layer without its temperature", lambda s: _replace(s, {3}, encoding="nope", options={})),
