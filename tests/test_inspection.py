@@ -164,5 +164,12 @@ def test_what_cannot_be_inspected(tmp_path):
     assert found.schedule is None and found.codes()[0] == "schedule"
 
 
+def test_a_config_whose_fields_differ_per_layer_is_reported_not_raised():
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    found = inspect_config(CONFIG_MAPPING["gemma4_text"]())  # head_dim differs per layer (per_layer_config)
+    assert found.schedule is None and found.codes()[0] == "schedule" and "head_dim" in found.findings[0].message
+
+
 def test_every_finding_code_is_listed():
     assert FINDINGS == ("schedule", "rope-theta", "yarn-factor", "partial-rotary", "pairing", "dynamic-cache")

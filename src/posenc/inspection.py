@@ -87,13 +87,21 @@ class Inspection:
 
 
 def _get(config: Any, name: str, default: Any = None) -> Any:
-    value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
+    try:
+        value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
+    except Exception:  # a field that differs per layer (Gemma 4) refuses to be read as one value: not read here
+        value = None
     return default if value is None else value
 
 
 def _has_attribute(config: Any, name: str) -> bool:
     """The config itself carries ``name`` (a dict key, or an attribute of a config object)."""
-    return name in config if isinstance(config, dict) else hasattr(config, name)
+    if isinstance(config, dict):
+        return name in config
+    try:
+        return hasattr(config, name)
+    except Exception:  # hasattr lets only AttributeError through; a per-layer field raises its own error
+        return True
 
 
 def _entries(config: Any) -> dict[str | None, dict[str, Any]]:
