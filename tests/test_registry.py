@@ -52,7 +52,8 @@ def test_every_encoding_is_a_module_with_the_three_hooks():
         out = enc.embed(x, pos)
         assert out.shape == x.shape
         q2, k2 = enc.rotate(q, k, pos, pos)
-        assert q2.shape == q.shape and k2.shape == k.shape
+        width = enc.rotated_dim(16)  # the head width, unless the encoding widens q and k (PoPE)
+        assert q2.shape == (*q.shape[:-1], width) and k2.shape == (*k.shape[:-1], width)
         bias = enc.bias(pos, pos)
         assert bias is None or bias.shape[-2:] == (5, 5)
         # hooks the encoding does not declare are identities

@@ -13,9 +13,10 @@ from posenc._version import __version__
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, PositionalEncoding
 from posenc.errors import PosencError
 from posenc.hf import from_hf_config
+from posenc.hf_schedule import schedule_from_hf_config
 from posenc.registry import available, build, build_for_model, get_class, options_of
 
 __all__ = [
-    "available", "build", "build_for_model", "from_hf_config", "get_class", "options_of",
+    "available", "build", "build_for_model", "from_hf_config", "get_class", "options_of", "schedule_from_hf_config",
     "PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "PosencError", "__version__",
 ]

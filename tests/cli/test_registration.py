@@ -63,4 +63,4 @@ def test_every_command_module_is_registered():
         names = {command.name for command in scratch.registered_commands}
         assert names and names <= REGISTERED, f"posenc.cli.{info.name} adds {sorted(names - REGISTERED)}"
         modules += 1
-    assert modules == 7  # encodings, check, probe, lab, extend, report, bench
+    assert modules == 8  # encodings, inspect, check, probe, lab, extend, report, bench

@@ -8,7 +8,7 @@ from posenc.encodings.base import EncodingInfo, PositionalEncoding
 from posenc.errors import PosencError
 
 NAMES = posenc.available()
-HOOKS = ("embed", "rotate", "bias", "contextual_bias")
+HOOKS = ("embed", "rotate", "bias", "contextual_bias", "query_scale", "input_bias")
 D_MODEL, HEADS, HEAD_DIM, MAX_LEN = 16, 2, 8, 8
 T = 6  #: tokens in a sequence that fits every encoding's max_len
 
@@ -30,7 +30,8 @@ def _run_hooks(enc: PositionalEncoding, x, q, k, positions) -> list[torch.Tensor
     """Every hook's output at ``positions``, one tensor object passed to all of them (as the model does)."""
     q2, k2 = enc.rotate(q, k, positions, positions)
     return [enc.embed(x, positions), q2, k2, enc.bias(positions, positions),
-            enc.contextual_bias(q, k, positions, positions)]
+            enc.contextual_bias(q, k, positions, positions), enc.query_scale(positions),
+            enc.input_bias(x, positions, positions)]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -40,7 +41,7 @@ def test_every_encoding_declares_its_own_info_and_exactly_the_hooks_it_overrides
     info = cls.info
     assert isinstance(info, EncodingInfo) and info.family and info.paper
     assert set(info.hooks) <= set(HOOKS)
-    for flag in (info.length_limited, info.randomized, info.constant_across_channels):
+    for flag in (info.length_limited, info.randomized, info.constant_across_channels, info.per_layer):
         assert isinstance(flag, bool)
     for hook in HOOKS:
         overridden = getattr(cls, hook) is not getattr(PositionalEncoding, hook)
@@ -54,6 +55,9 @@ def test_capabilities_read_the_hooks():
                 or info.constant_across_channels)
     info = EncodingInfo(family="test", paper="test", hooks=("embed", "bias"))
     assert info.acts_on_input and info.biases_logits and not (info.rotates_qk or info.biases_from_content)
+    info = EncodingInfo(family="test", paper="test", hooks=("query_scale", "input_bias"))
+    assert info.scales_queries and info.biases_from_input and not (info.rotates_qk or info.acts_on_input)
+    assert not (EncodingInfo(family="test", paper="test", hooks=()).per_layer)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -61,13 +65,14 @@ def test_declared_hooks_act_and_undeclared_ones_do_nothing(name):
     enc = _build(name)
     info = enc.info
     x, q, k = _inputs(2, T)
-    embedded, q2, k2, bias, contextual = _run_hooks(enc, x, q, k, torch.arange(T))
+    embedded, q2, k2, bias, contextual, factor, from_input = _run_hooks(enc, x, q, k, torch.arange(T))
     if info.acts_on_input:  # a vector added or concatenated: the input changes
         assert embedded.shape != x.shape or not torch.allclose(embedded, x)
     else:
         assert torch.equal(embedded, x)
-    if info.rotates_qk:  # queries and keys turned (position 0 stays, the later ones move)
-        assert not torch.allclose(q2, q) and not torch.allclose(k2, k)
+    if info.rotates_qk:  # queries and keys turned (position 0 stays, the later ones move), or made wider (PoPE)
+        assert q2.shape[-1] == k2.shape[-1] == enc.rotated_dim(HEAD_DIM)
+        assert q2.shape != q.shape or not (torch.allclose(q2, q) or torch.allclose(k2, k))
     else:
         assert torch.equal(q2, q) and torch.equal(k2, k)
     if info.biases_logits:
@@ -78,6 +83,15 @@ def test_declared_hooks_act_and_undeclared_ones_do_nothing(name):
         assert contextual is not None and contextual.shape == (2, HEADS, T, T)
     else:
         assert contextual is None
+    if info.scales_queries:  # a factor per query, which changes with the position somewhere
+        far = enc.query_scale(torch.arange(T) * 10**6)
+        assert factor.shape == (T,) and far.shape == (T,) and bool((far > 0).all()) and not torch.allclose(far, far[0])
+    else:
+        assert factor is None
+    if info.biases_from_input:
+        assert from_input is not None and from_input.shape == (2, HEADS, T, T)
+    else:
+        assert from_input is None
 
 
 @pytest.mark.parametrize("name", NAMES)

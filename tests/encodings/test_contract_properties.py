@@ -136,7 +136,8 @@ def test_every_hook_keeps_the_contract_shapes_and_dtype(name, problem):
 
     q, k = p.qk()
     qo, ko = encoding.rotate(q, k, q_pos, k_pos)
-    assert qo.shape == q.shape and ko.shape == k.shape
+    width = encoding.rotated_dim(p.head_dim)  # the head width unless the encoding widens q and k (PoPE)
+    assert qo.shape == (*q.shape[:-1], width) and ko.shape == (*k.shape[:-1], width)
     assert qo.dtype == p.dtype and ko.dtype == p.dtype
     if "rotate" not in hooks:
         assert torch.equal(qo, q) and torch.equal(ko, k)
@@ -155,6 +156,19 @@ def test_every_hook_keeps_the_contract_shapes_and_dtype(name, problem):
         assert contextual is None
     else:
         assert contextual.shape == (p.B, H, p.Tq, p.Tk) and bool(torch.isfinite(contextual).all())
+
+    factor = encoding.query_scale(q_pos)
+    if "query_scale" not in hooks:
+        assert factor is None
+    else:
+        assert factor.shape == q_pos.shape and factor.is_floating_point() and bool((factor > 0).all())
+
+    keys = torch.randn(p.B, p.Tk, D, dtype=torch.float64).to(p.dtype)  # the layer input of the key tokens
+    from_input = encoding.input_bias(keys, q_pos, k_pos) if p.Tq <= p.Tk else None
+    if "input_bias" not in hooks:
+        assert from_input is None
+    elif from_input is not None:  # the queries are the last Tq of the Tk tokens
+        assert from_input.shape == (p.B, H, p.Tq, p.Tk) and bool(torch.isfinite(from_input).all())
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -233,7 +247,8 @@ def test_rope_logits_are_invariant_under_a_common_shift(problem, pairing, fracti
 
 
 ROTARY_FAMILIES = [("p_rope", {"p": 0.5}), ("xpos", {}), ("xpos", {"pairing": "interleaved", "scale_base": 64.0}),
-                   ("mrope", {}), ("mrope", {"interleaved": True})]
+                   ("mrope", {}), ("mrope", {"interleaved": True}), ("videorope", {}), ("videorope", {"temporal": 1}),
+                   ("pope", {"n_heads": H, "bias_init": "uniform"})]
 
 
 @pytest.mark.parametrize("name,options", ROTARY_FAMILIES, ids=lambda v: v if isinstance(v, str) else

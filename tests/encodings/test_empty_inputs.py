@@ -43,7 +43,8 @@ def test_rotate(name, B, Tq, Tk, per_row):
     q = torch.randn(B, H, Tq, DH, requires_grad=True)
     k = torch.randn(B, HK, Tk, DH, requires_grad=True)
     qo, ko = encoding.rotate(q, k, _positions(B, Tq, per_row), _positions(B, Tk, per_row))
-    assert qo.shape == q.shape and ko.shape == k.shape
+    width = encoding.rotated_dim(DH)  # the head width unless the encoding widens q and k (PoPE)
+    assert qo.shape == (*q.shape[:-1], width) and ko.shape == (*k.shape[:-1], width)
     dq, dk = torch.autograd.grad((qo.sum() + ko.sum(),), (q, k), allow_unused=True)
     for grad, x in ((dq, q), (dk, k)):
         assert grad is None or grad.shape == x.shape

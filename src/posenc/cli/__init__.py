@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperCommand
 
 from posenc._version import __version__
-from posenc.cli import bench, check, encodings, extend, lab, probe, report
+from posenc.cli import bench, check, encodings, extend, inspect, lab, probe, report
 from posenc.cli.command import PosencCommand, PosencGroup
 from posenc.errors import PosencError
 
@@ -36,6 +36,7 @@ def _options(version: bool = typer.Option(False, "--version", callback=_version,
 
 # in the order ``posenc --help`` lists them
 encodings.register(app)  # list, show
+inspect.register(app)  # inspect
 check.register(app)  # check, plot
 probe.register(app)  # probe
 lab.register(app)  # train, sweep

@@ -36,7 +36,8 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
            address: str = typer.Option("auto", "--address", help="Ray address: auto (the cluster `ray start` runs "
                                        "here), HOST:PORT, or local (a private one-machine Ray)"),
            extended: bool = typer.Option(False, "--extended", help="also run the claims that train past the hour "
-                                         "(FIRE, KERPLE, p-RoPE, CoPE: about 15 min more on 2 cores); a claim named "
+                                         "(FIRE, KERPLE, p-RoPE, CoPE, PoPE, FoX, DAPE, iRoPE: about 45 min more on 2 "
+                                         "cores); a claim named "
                                          "with --claim runs either way")) -> None:
     """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json.
 

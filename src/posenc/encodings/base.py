@@ -19,17 +19,27 @@ An encoding acts at one or more of three places in a Transformer:
     positions can depend on content (CoPE); returns ``[B, H, Tq, Tk]`` or ``None`` (the default).
 ``logit_scale()``
     A factor on the softmax scale ``1/sqrt(Dh)`` (1 by default; DeepSeek-V2/V3's YaRN sets ``mscale^2``).
+``query_scale(q_positions)``
+    A factor per query on its logits, ``[Tq]`` or ``[B, Tq]``, or ``None`` (the default): a softmax temperature that
+    depends on the query's position (Llama 4's attention temperature tuning on its NoPE layers).
+``input_bias(x, q_positions, k_positions)``
+    Added to the attention logits of each layer; sees that layer's input ``x [B, Tk, D]`` (one row per key; the
+    queries are the last ``Tq``), so a bias can come from a gate on the tokens (FoX's forget gate); returns
+    ``[B, H, Tq, Tk]`` or ``None`` (the default).
 
 ``positions`` are integer tensors of shape ``[T]`` (shared by the batch) or ``[B, T]`` (one row per sequence: KV-cache
 offsets, left padding, packed sequences, randomized positions all go through this one path).
 
-Every hook defaults to identity / ``None``, so attention code calls all three and never branches on the encoding.
+Every hook defaults to identity / ``None``, so attention code calls all of them and never branches on the encoding.
+``rotate`` may change the width of queries and keys (PoPE doubles it); :meth:`PositionalEncoding.rotated_dim` says to
+what, as :meth:`PositionalEncoding.output_dim` does for ``embed``.
 
 Capabilities: each encoding declares what it does in its ``info`` (:class:`EncodingInfo`), and code that depends on
 it asks there, never compares names. The hooks it overrides give ``rotates_qk``, ``acts_on_input``,
-``biases_logits`` and ``biases_from_content``; three flags say the rest: ``length_limited`` (positions at or past its
-``max_len`` are refused), ``randomized`` (positions drawn at random per sequence) and ``constant_across_channels``
-(``embed`` adds one value to every channel of a token). A wrapper (``family="wrapper"``) names the encoding it wraps
+``biases_logits``, ``biases_from_content``, ``scales_queries`` and ``biases_from_input``; four flags say the rest:
+``length_limited`` (positions at or past its ``max_len`` are refused), ``randomized`` (positions drawn at random per
+sequence), ``constant_across_channels`` (``embed`` adds one value to every channel of a token) and ``per_layer`` (a
+model gives every layer a module of its own, as its parameters belong to that layer). A wrapper (``family="wrapper"``) names the encoding it wraps
 through :meth:`PositionalEncoding.wrapped`, read from its options before anything is built.
 """
 
@@ -81,11 +91,14 @@ class EncodingInfo:
     Attributes:
         family: ``"absolute"``, ``"rotary"``, ``"bias"``, ``"contextual"``, ``"none"`` or ``"wrapper"``.
         paper: short citation.
-        hooks: the hooks this encoding overrides (``"embed"``, ``"rotate"``, ``"bias"``, ``"contextual_bias"``).
+        hooks: the hooks this encoding overrides (``"embed"``, ``"rotate"``, ``"bias"``, ``"contextual_bias"``,
+            ``"query_scale"``, ``"input_bias"``).
         length_limited: positions at or past the encoding's ``max_len`` are refused with a
             :class:`~posenc.errors.PosencError` (a learned table has no row for them); ``False``: any position runs.
         randomized: positions are drawn at random per sequence (a new draw per call), not used as given.
         constant_across_channels: ``embed`` adds the same value to every channel of a token (with ``combine="add"``).
+        per_layer: a model builds one module per layer (FoX's forget gate belongs to its layer); ``False``: layers
+            with the same encoding and options share one module.
     """
 
     family: str
@@ -94,6 +107,7 @@ class EncodingInfo:
     length_limited: bool = False
     randomized: bool = False
     constant_across_channels: bool = False
+    per_layer: bool = False
 
     @property
     def rotates_qk(self) -> bool:
@@ -114,6 +128,16 @@ class EncodingInfo:
     def biases_from_content(self) -> bool:
         """``contextual_bias`` returns a bias ``[B, H, Tq, Tk]`` from each layer's queries and keys."""
         return "contextual_bias" in self.hooks
+
+    @property
+    def scales_queries(self) -> bool:
+        """``query_scale`` returns a factor per query on its logits (a temperature by position)."""
+        return "query_scale" in self.hooks
+
+    @property
+    def biases_from_input(self) -> bool:
+        """``input_bias`` returns a bias ``[B, H, Tq, Tk]`` from each layer's input."""
+        return "input_bias" in self.hooks
 
 
 def default_positions(length: int, device: torch.device | None = None, offset: int = 0) -> torch.Tensor:
@@ -222,6 +246,21 @@ class PositionalEncoding(nn.Module):
     def logit_scale(self) -> float:
         """Factor on the softmax scale ``1/sqrt(Dh)``; 1 unless the encoding asks for a temperature."""
         return 1.0
+
+    def query_scale(self, q_positions: torch.Tensor) -> torch.Tensor | None:
+        """A float factor per query on its logits, ``[Tq]`` or ``[B, Tq]`` like the positions; ``None`` (the
+        default) when the encoding has none. Attention multiplies each query by it before the logits."""
+        return None
+
+    def input_bias(self, x: torch.Tensor, q_positions: torch.Tensor,
+                   k_positions: torch.Tensor) -> torch.Tensor | None:
+        """Per-layer logit bias from the layer's input ``x [B, Tk, D]`` (one row per key; the queries are the last
+        ``Tq`` of them): ``[B, H, Tq, Tk]``, or ``None`` when the encoding adds none (the default)."""
+        return None
+
+    def rotated_dim(self, head_dim: int) -> int:
+        """Width of queries and keys after ``rotate`` for heads of ``head_dim`` channels (the same by default)."""
+        return head_dim
 
     def output_dim(self, d_model: int) -> int:
         """Width of ``embed``'s output for an input of width ``d_model``."""

@@ -21,7 +21,7 @@ the training lengths at all.
     003 §14.3); integer and normalized run concatenated only, since added to the embedding they are NoPE in this
     pre-norm model (:func:`posenc.lab.train.refuse_constant_encoding`). Trained on sizes 1..8, tested at 4, 8, 12,
     16, 32. Model: 2 layers, d_model 32, 2 heads (concat adds a 16-wide position part), 1500 steps of 32 strings,
-    lr 3e-3, 128 test strings per size. 40 runs (twice the registry's 18 encodings, plus the four concatenated
+    lr 3e-3, 128 test strings per size. 50 runs (twice the registry's 23 encodings, plus the four concatenated
     variants, less integer and normalized added).
 
 How long each preset takes, and what it showed, is in docs/lab.md (Presets).

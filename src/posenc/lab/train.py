@@ -39,6 +39,7 @@ import torch.nn.functional as F
 
 from posenc.checks import SEED_LIMIT, whole_number
 from posenc.device import autocast, dtype_name, resolve_device, resolve_dtype, setup
+from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.lab.evaluate import evaluate_lm, evaluate_task
 from posenc.lab.tasks import FORMATS, IGNORE, TASKS, VOCAB_SIZE, format_batch, get_task, sequence_length
@@ -127,8 +128,12 @@ class RunConfig:
             ``train_len``).
         dtype: ``"float32"`` (default), ``"bfloat16"`` or ``"float16"``: the precision of the forward passes
             (autocast; weights stay float32).
+        schedule: an encoding per layer: registry names repeated over ``n_layers`` (``rope,rope,rope,nope``: every
+            fourth layer NoPE, Llama 4's iRoPE); the layers named like ``encoding`` take ``encoding_options``, the
+            others their defaults. Empty (default): ``encoding`` on every layer.
 
-    :meth:`as_dict` leaves ``dtype`` out when it is float32, so float32 runs keep the store keys they always had.
+    :meth:`as_dict` leaves ``dtype`` out when it is float32 and ``schedule`` when it is empty, so such runs keep the
+    store keys they always had.
     """
 
     task: str = "copy"
@@ -159,6 +164,7 @@ class RunConfig:
     stride: int | None = None
     max_len: int | None = None
     dtype: str = "float32"
+    schedule: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not isinstance(self.dtype, str):
@@ -227,9 +233,10 @@ class RunConfig:
             raise PosencError(f"randomized positions are drawn from [0, {randomized_range}) but the longest sequence "
                               f"has {longest} tokens; pass encoding_options max_len >= {longest}")
         refuse_constant_encoding(self.encoding, self.encoding_options)
+        self.schedule = _check_schedule(self.schedule)
         if self.label is None:
             concat = self.encoding_options.get("combine") == "concat"
-            self.label = self.encoding + ("-concat" if concat else "")
+            self.label = "+".join(self.schedule) if self.schedule else self.encoding + ("-concat" if concat else "")
 
     def default_eval_lengths(self) -> list[int]:
         L = self.train_len
@@ -242,7 +249,8 @@ class RunConfig:
         return n if self.task == CHARLM else sequence_length(get_task(self.task), n, self.fmt)
 
     def as_dict(self) -> dict[str, Any]:
-        """The config as plain JSON-able data (what the store hashes); ``dtype`` only when it is not float32, and
+        """The config as plain JSON-able data (what the store hashes); ``dtype`` only when it is not float32,
+        ``schedule`` only when it is given, and
         ``encoding_revision`` only when the acting encoding's :attr:`~posenc.encodings.base.PositionalEncoding.revision`
         is past 1 (a run stored before the encoding changed is then computed again)."""
         data = asdict(self)
@@ -251,6 +259,8 @@ class RunConfig:
         revision = get_class(acting_encoding(self.encoding, self.encoding_options)[0]).revision
         if revision != 1:
             data["encoding_revision"] = revision
+        if not data["schedule"]:
+            del data["schedule"]
         return data
 
     @classmethod
@@ -261,6 +271,22 @@ class RunConfig:
         if unknown:
             raise PosencError(f"unknown run setting(s) {unknown}; valid settings are: {', '.join(sorted(names))}")
         return cls(**data)
+
+
+def _check_schedule(schedule: Any) -> list[str]:
+    """A run's layer schedule as a list of registry names: encodings that act per layer, not randomized ones."""
+    if isinstance(schedule, str):
+        schedule = [part.strip() for part in schedule.split(",") if part.strip()]
+    if not isinstance(schedule, list | tuple) or not all(isinstance(n, str) for n in schedule):
+        raise PosencError(f"schedule must be a list of encoding names, got {schedule!r}; e.g. "
+                          f"schedule=['rope', 'rope', 'rope', 'nope']")
+    for name in schedule:
+        info = get_class(name).info  # an unknown name lists the valid ones
+        if info.acts_on_input or info.randomized:
+            what = "draws positions per sequence" if info.randomized else "acts on the input once"
+            raise PosencError(f"schedule names {name!r}, which {what}, not per layer; a schedule takes encodings "
+                              f"of the attention (rotary, bias, none), e.g. ['rope', 'nope']")
+    return list(schedule)
 
 
 @dataclass
@@ -301,11 +327,20 @@ def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None)
     options, max_len = _model_options(config, seed)
     if vocab_size is None:
         vocab_size = VOCAB_SIZE if config.task in TASKS else _charlm_vocab()
+    schedule = None
+    if config.schedule:  # each name with its defaults (told the run's direction), `encoding` with its options
+        def layer(name: str) -> Layer:
+            if name == config.encoding:
+                return Layer(name, options)
+            told = {"bidirectional": config.fmt == "encoder"} if "bidirectional" in options_of(name) else {}
+            return Layer(name, told)
+
+        schedule = LayerSchedule.cycle(config.n_layers, [layer(name) for name in config.schedule])
     torch.manual_seed(seed)
     return Transformer(TransformerConfig(
         vocab_size=vocab_size, d_model=config.d_model, n_layers=config.n_layers, n_heads=config.n_heads,
         d_ff=config.d_ff, dropout=config.dropout, causal=config.fmt == "decoder", encoding=config.encoding,
-        encoding_options=options, max_len=max_len))
+        encoding_options=options, max_len=max_len, schedule=schedule))
 
 
 def _charlm_vocab() -> int:

@@ -1,8 +1,13 @@
-"""A small pre-norm Transformer (encoder or causal decoder) that takes any encoding through its three hooks.
+"""A small pre-norm Transformer (encoder or causal decoder) that takes any encoding through its hooks, one
+encoding per layer when a :class:`~posenc.encodings.schedule.LayerSchedule` says so.
 
-Attention never asks what kind of encoding it has: it calls ``rotate`` on q/k, adds ``bias`` to the logits
-(built once per forward into the mask every layer shares) and ``contextual_bias`` (per layer, from that layer's q and
-k), and multiplies the softmax scale by ``logit_scale()``; for NoPE all are identities. Attention runs through PyTorch's ``scaled_dot_product_attention``.
+Attention never asks what kind of encoding it has: it calls ``rotate`` on q/k, multiplies each query by
+``query_scale`` (a temperature by position), adds ``bias`` to the logits (built once per forward into the mask every
+layer with that encoding and span shares), ``contextual_bias`` (per layer, from that layer's q and k) and
+``input_bias`` (per layer, from that layer's input), and multiplies the softmax scale by ``logit_scale()``; for NoPE
+all are identities. A layer's window or chunk (its :class:`~posenc.encodings.schedule.Layer`) masks the keys it does
+not see. :func:`attend` is that attention on given q, k and v, with queries at other positions than keys (a KV cache);
+it runs through PyTorch's ``scaled_dot_product_attention``.
 """
 
 from __future__ import annotations
@@ -16,18 +21,21 @@ from torch import nn
 
 from posenc.checks import whole_number, wrong_flags
 from posenc.encodings.base import PositionalEncoding, check_positions, default_positions
+from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.model.input import TransformerInput
-from posenc.registry import build_for_model
+from posenc.registry import build
 
-__all__ = ["TransformerConfig", "Transformer", "Attention", "Block", "attention_mask"]
+__all__ = ["TransformerConfig", "Transformer", "Attention", "Block", "attention_mask", "attend"]
 
 
 @dataclass
 class TransformerConfig:
     """Sizes and choices of :class:`Transformer`, validated at construction.
 
-    ``encoding`` is a registry name; ``encoding_options`` go to it (model sizes are filled in for it).
+    ``encoding`` is a registry name; ``encoding_options`` go to it (model sizes are filled in for it). ``schedule``
+    (a :class:`~posenc.encodings.schedule.LayerSchedule` or its ``as_dict()`` rows, one per layer) gives every layer
+    its own encoding and span instead; ``encoding`` and ``encoding_options`` are then not used.
     """
 
     vocab_size: int = 256
@@ -42,11 +50,17 @@ class TransformerConfig:
     encoding_options: dict[str, Any] = field(default_factory=dict)
     scale_embedding: bool = False
     max_len: int = 512
+    schedule: LayerSchedule | None = None
 
     def __post_init__(self) -> None:
         for name, value in wrong_flags(self):
             raise PosencError(f"TransformerConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
                               f"would count as true)")
+        if self.schedule is not None:
+            self.schedule = LayerSchedule.from_dict(self.schedule)
+            if len(self.schedule) != self.n_layers:
+                raise PosencError(f"the layer schedule has {len(self.schedule)} layers but n_layers is "
+                                  f"{self.n_layers}; give one layer per layer (LayerSchedule.cycle(n_layers, ...))")
         for name in ("vocab_size", "d_model", "n_layers", "n_heads", "max_len"):
             value = getattr(self, name)
             if not whole_number(value):
@@ -64,7 +78,12 @@ class TransformerConfig:
             raise PosencError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if self.schedule is None:
+            del data["schedule"]
+        else:
+            data["schedule"] = self.schedule.as_dict()
+        return data
 
 
 class Attention(nn.Module):
@@ -79,42 +98,80 @@ class Attention(nn.Module):
         self.dropout = dropout
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor, encoding: PositionalEncoding,
-                mask: torch.Tensor | None, causal: bool) -> torch.Tensor:
+                mask: torch.Tensor | None, causal: bool, qk_norm: float | None = None) -> torch.Tensor:
         """``x (B, T, width)``; ``mask`` is the additive logit mask of :func:`attention_mask` (``None``: plain
-        causal or full attention, SDPA's fast path)."""
+        causal or full attention, SDPA's fast path); ``qk_norm``: the layer's query/key norm (:func:`attend`)."""
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
         k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hk, T, Dh)
-        q, k = encoding.rotate(q, k, positions, positions)
-        extra = encoding.contextual_bias(q, k, positions, positions)  # None or (B, H, T, T)
-        if extra is not None:
-            if mask is None and causal:
-                mask = torch.zeros(T, T, dtype=x.dtype, device=x.device).masked_fill(
-                    torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
-            mask = extra.to(x.dtype) if mask is None else mask + extra.to(x.dtype)  # (B, H, T, T)
-        y = F.scaled_dot_product_attention(
-            q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0,
-            is_causal=causal and mask is None, enable_gqa=self.n_kv_heads != self.n_heads,
-            scale=encoding.logit_scale() / self.head_dim ** 0.5)  # (B, H, T, Dh)
+        y = attend(q, k, v, encoding, positions, positions, mask, causal, x=x,
+                   dropout_p=self.dropout if self.training else 0.0, qk_norm=qk_norm)  # (B, H, T, Dh)
         # the width is spelled out, not -1: an empty batch or sequence (B or T = 0) leaves -1 undetermined
         return self.out_proj(y.transpose(1, 2).reshape(B, T, self.n_heads * self.head_dim))  # (B, T, width)
 
 
+def _future(t_q: int, t_k: int, device: torch.device) -> torch.Tensor:
+    """bool ``(Tq, Tk)``: True where key ``j`` comes after query ``i``, the queries being the last ``Tq`` of ``Tk``."""
+    return torch.ones(t_q, t_k, dtype=torch.bool, device=device).triu(t_k - t_q + 1)
+
+
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: PositionalEncoding,
+           q_positions: torch.Tensor, k_positions: torch.Tensor, mask: torch.Tensor | None, causal: bool, *,
+           x: torch.Tensor | None = None, dropout_p: float = 0.0, scale: float | None = None,
+           qk_norm: float | None = None) -> torch.Tensor:
+    """Softmax attention of ``q (B, H, Tq, Dh)``, the last ``Tq`` of ``Tk`` tokens, over ``k, v (B, Hk, Tk, Dh)``
+    through one encoding's hooks; returns ``(B, H, Tq, Dh)``.
+
+    ``rotate`` turns q and k at their positions, ``qk_norm`` (an epsilon, or ``None``) divides each by its root mean
+    square per head, ``query_scale`` multiplies each query, ``contextual_bias`` (from
+    the turned q and k) and ``input_bias`` (from the layer input ``x (B, Tk, width)``, when given) join ``mask``
+    (:func:`attention_mask`: the encoding's ``bias``, the causal mask, the layer's span, padding). The softmax scale
+    is ``scale`` (default ``1/sqrt(Dh)``) times ``logit_scale()``.
+    """
+    head_dim, t_q, t_k = q.shape[-1], q.shape[2], k.shape[2]
+    q, k = encoding.rotate(q, k, q_positions, k_positions)
+    if qk_norm is not None:  # Llama 4's L2 norm: x / sqrt(mean(x^2) + eps), in float32, no weight
+        q, k = ((t.float() * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + qk_norm)).to(t.dtype)
+                for t in (q, k))
+    factor = encoding.query_scale(q_positions)  # None, (Tq,) or (B, Tq)
+    if factor is not None:
+        factor = factor.to(device=q.device, dtype=q.dtype)
+        q = q * (factor[:, None, :, None] if factor.dim() == 2 else factor[:, None])
+    extras = [encoding.contextual_bias(q, k, q_positions, k_positions),  # None or (B, H, Tq, Tk)
+              None if x is None else encoding.input_bias(x, q_positions, k_positions)]
+    extras = [e for e in extras if e is not None]
+    if mask is None and causal and (extras or t_q != t_k):  # SDPA's is_causal aligns the queries at the top
+        mask = torch.zeros(t_q, t_k, dtype=q.dtype, device=q.device).masked_fill(_future(t_q, t_k, q.device),
+                                                                                float("-inf"))
+    for extra in extras:
+        mask = extra.to(q.dtype) if mask is None else mask + extra.to(q.dtype)
+    softmax_scale = encoding.logit_scale() / head_dim ** 0.5 if scale is None else scale * encoding.logit_scale()
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p,
+                                          is_causal=causal and mask is None, enable_gqa=k.shape[1] != q.shape[1],
+                                          scale=softmax_scale)
+
+
 def attention_mask(encoding: PositionalEncoding, positions: torch.Tensor, causal: bool,
                    key_padding_mask: torch.Tensor | None, dtype: torch.dtype,
-                   device: torch.device) -> torch.Tensor | None:
-    """The additive logit mask shared by every layer: the encoding's ``bias`` (``(H|1, T, T)`` or
-    ``(B, H, T, T)``), ``-inf`` above the diagonal when causal, ``-inf`` on padded keys; ``None`` when there is
-    neither bias nor padding (attention then takes SDPA's fast causal / full path)."""
-    bias = encoding.bias(positions, positions)  # None, (H, T, T) or (B, H, T, T)
-    if bias is None and key_padding_mask is None:
+                   device: torch.device, layer: Layer | None = None,
+                   k_positions: torch.Tensor | None = None) -> torch.Tensor | None:
+    """The additive logit mask shared by the layers with this encoding and span: the encoding's ``bias`` (``(H|1, Tq,
+    Tk)`` or ``(B, H, Tq, Tk)``), ``-inf`` above the diagonal when causal, ``-inf`` on keys outside the ``layer``'s
+    window or chunk, ``-inf`` on padded keys; ``None`` when there is none of these (attention then takes SDPA's fast
+    causal / full path). ``positions`` are the queries'; ``k_positions`` the keys' (default: the same), the queries
+    being the last of them (a KV cache)."""
+    k_positions = positions if k_positions is None else k_positions
+    bias = encoding.bias(positions, k_positions)  # None, (H, Tq, Tk) or (B, H, Tq, Tk)
+    seen = None if layer is None else layer.visible(positions.to(device), k_positions.to(device))  # (B?, Tq, Tk)
+    if bias is None and key_padding_mask is None and seen is None:
         return None
-    T = positions.shape[-1]
-    mask = torch.zeros(1, 1, T, T, dtype=dtype, device=device) if bias is None else bias.to(device, dtype)
+    t_q, t_k = positions.shape[-1], k_positions.shape[-1]
+    mask = torch.zeros(1, 1, t_q, t_k, dtype=dtype, device=device) if bias is None else bias.to(device, dtype)
     if causal:
-        future = torch.ones(T, T, dtype=torch.bool, device=device).triu(1)
-        mask = mask.masked_fill(future, float("-inf"))
-    if key_padding_mask is not None:  # (B, T) True where the key is padding
+        mask = mask.masked_fill(_future(t_q, t_k, device), float("-inf"))
+    if seen is not None:
+        mask = mask.masked_fill(~(seen[:, None] if seen.dim() == 3 else seen), float("-inf"))
+    if key_padding_mask is not None:  # (B, Tk) True where the key is padding
         mask = mask.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
     return mask
 
@@ -128,8 +185,8 @@ class Block(nn.Module):
         self.attn = Attention(width, n_heads, n_kv_heads, dropout)
         self.mlp = nn.Sequential(nn.Linear(width, d_ff), nn.GELU(), nn.Linear(d_ff, width), nn.Dropout(dropout))
 
-    def forward(self, x, positions, encoding, mask, causal):
-        x = x + self.attn(self.ln1(x), positions, encoding, mask, causal)
+    def forward(self, x, positions, encoding, mask, causal, qk_norm=None):
+        x = x + self.attn(self.ln1(x), positions, encoding, mask, causal, qk_norm)
         return x + self.mlp(self.ln2(x))
 
 
@@ -150,9 +207,27 @@ class Transformer(nn.Module):
         self.config = config
         c = config
         sizes = {"d_model": c.d_model, "n_heads": c.n_heads, "head_dim": c.d_model // c.n_heads, "max_len": c.max_len}
-        options = dict(c.encoding_options)
-        sizes.update({key: options.pop(key) for key in list(options) if key in sizes})  # explicit options win
-        encoding = build_for_model(c.encoding, **sizes, **options)
+        if c.schedule is None:
+            options = dict(c.encoding_options)
+            sizes.update({key: options.pop(key) for key in list(options) if key in sizes})  # explicit options win
+            schedule = LayerSchedule.uniform(c.n_layers, c.encoding, options)
+        else:
+            schedule = c.schedule
+        self.schedule = schedule
+        encodings = schedule.build(**sizes)  # one per layer; equal layers share a module
+        distinct = list({id(e): e for e in encodings}.values())
+        if len(distinct) == 1:  # one encoding: it is the input's, and every layer reads it there
+            encoding, self._slots = distinct[0], None
+        else:
+            absolute = sorted({e.name for e in distinct if e.info.acts_on_input})
+            if absolute:
+                raise PosencError(f"the layer schedule puts {', '.join(absolute)} (an encoding added to the token "
+                                  f"embeddings, once, before the first layer) on some layers only; an absolute "
+                                  f"encoding acts on the input, so give it to every layer or to none")
+            encoding = build("nope")
+            self.layer_encodings = nn.ModuleList(distinct)
+            slot = {id(e): n for n, e in enumerate(distinct)}
+            self._slots = [slot[id(e)] for e in encodings]
         self.input = TransformerInput(c.vocab_size, c.d_model, encoding, scale=c.scale_embedding, dropout=c.dropout)
         width = self.input.output_dim
         if width % c.n_heads:
@@ -169,7 +244,15 @@ class Transformer(nn.Module):
 
     @property
     def encoding(self) -> PositionalEncoding:
+        """The encoding of the input layer (with one encoding for every layer: that encoding)."""
         return self.input.encoding
+
+    @property
+    def encodings(self) -> list[PositionalEncoding]:
+        """The encoding of each layer, in order."""
+        if self._slots is None:
+            return [self.encoding] * len(self.blocks)
+        return [self.layer_encodings[n] for n in self._slots]
 
     def forward(self, ids: torch.Tensor, positions: torch.Tensor | None = None,
                 key_padding_mask: torch.Tensor | None = None, return_hidden: bool = False) -> torch.Tensor:
@@ -181,8 +264,12 @@ class Transformer(nn.Module):
             positions = default_positions(ids.shape[1], ids.device)  # one tensor for every hook of this forward
         positions = check_positions(positions, ids.shape[1], batch=ids.shape[0])
         x = self.input(ids, positions)  # (B, T, width)
-        mask = attention_mask(self.encoding, positions, self.config.causal, key_padding_mask, x.dtype, x.device)
-        for block in self.blocks:  # one mask for every layer: the bias depends on positions only
-            x = block(x, positions, self.encoding, mask, self.config.causal)
+        masks: dict[tuple[int, int | None, int | None], torch.Tensor | None] = {}
+        for block, encoding, layer in zip(self.blocks, self.encodings, self.schedule, strict=True):
+            key = (id(encoding), layer.window, layer.chunk)  # the bias depends on positions only: once per forward
+            if key not in masks:
+                masks[key] = attention_mask(encoding, positions, self.config.causal, key_padding_mask, x.dtype,
+                                            x.device, layer)
+            x = block(x, positions, encoding, masks[key], self.config.causal, layer.qk_norm)
         x = self.ln_f(x)
         return x if return_hidden else self.head(x)  # (B, T, vocab)

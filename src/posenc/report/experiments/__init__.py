@@ -6,6 +6,7 @@ functions, so an area that is missing or broken fails only its own claims.
 
 from posenc.report.experiments import (  # noqa: F401  (registers experiments)
     extension,
+    field,
     models,
     pretrained,
     research,
@@ -21,8 +22,8 @@ from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Ro
 #: the experiment modules in the order their claims appear on the page (each holds its claims in ``CLAIMS``): models,
 #: tables, the further seed checks on tables and configurations, the remaining seed claims on mechanisms, MiniLM, the
 #: remaining seed claims on meaning (MiniLM too), the lab, the seed claims that train small models, extension, the
-#: research encodings' claims
+#: research encodings' claims, the claims of the encodings released since 2024
 MODULES = (models, tables, seed_tables, seed_mechanics, pretrained, seed_semantics, training, seed_training, extension,
-           research)
+           research, field)
 
 __all__ = ["Context", "EXPERIMENTS", "MODULES", "Measurement", "Row", "experiment", "get_experiment"]

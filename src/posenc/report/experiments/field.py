@@ -1,0 +1,177 @@
+"""Experiments on the claims of the encodings released since 2024 (PoPE, FoX, DAPE, Llama 4's iRoPE), trained in
+:mod:`posenc.lab` on the char-LM exactly as the char-LM sweep of :mod:`.training` trains RoPE (same data, steps and
+seeds; only the encoding, or for iRoPE the depth, differs).
+
+- PoPE, FoX and DAPE on the char-LM sweep's model: per seed, each one's log-perplexity past the trained context L
+  minus its baseline's (RoPE for PoPE and FoX, KERPLE for DAPE, whose paper adjusts KERPLE's bias); the baselines'
+  runs have the same configuration as the char-LM and research sweeps' and are shared with them through the store.
+- iRoPE: the same char-LM with 4 layers (a hybrid needs a layer to spare), every fourth layer NoPE and the others
+  RoPE, against all-RoPE and all-NoPE models of the same depth. Llama 4's chunked attention (8192) and its
+  temperature (from position 8191) change nothing at these lengths, so the hybrid here is the layer pattern alone.
+
+Every encoding runs with its defaults (PoPE: zero phase bias; FoX: gate bias 5; DAPE: KERPLE's log kernel, hidden
+width 32); none was tuned on these tasks. VideoRoPE has no claim here: its paper's claims are about video-language
+models on video benchmarks, and posenc has neither.
+
+These train past the hour the full report keeps to on 2 cores, so they run only when asked (``posenc report
+--extended``, or the claim named with ``--claim``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from posenc.errors import PosencError
+from posenc.report.claim import Choice, Claim, Test
+from posenc.report.experiments import training
+from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.research import log_ppl_margins
+from posenc.report.experiments.training import lab_setup, lm_perplexities, lm_sweep, perplexity_bands
+from posenc.stats import over_seeds
+
+#: encoding -> the baseline its paper measures it against
+FIELD_LM = {"pope": "rope", "fox": "rope", "dape": "kerple"}
+#: Llama 4's layer pattern: every fourth layer without positions
+IROPE = ["rope", "rope", "rope", "nope"]
+HYBRID = "+".join(IROPE)  #: the hybrid's label in the lab (RunConfig's default for a schedule)
+IROPE_LAYERS = 4
+
+
+def field_lm_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
+    """The char-LM sweep's configuration with PoPE, FoX, DAPE and their baselines (RoPE, KERPLE)."""
+    sweep = lm_sweep(quick, seeds)
+    encodings = list(dict.fromkeys([*FIELD_LM.values(), *FIELD_LM]))
+    return {**sweep, "name": "report-field-lm" + ("-quick" if quick else ""), "grid": {"encoding": encodings}}
+
+
+def irope_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
+    """The char-LM sweep's configuration at 4 layers: the iRoPE hybrid, all-RoPE and all-NoPE."""
+    sweep = lm_sweep(quick, seeds)
+    variants = [{"encoding": "rope"}, {"encoding": "nope"}, {"encoding": "rope", "schedule": list(IROPE)}]
+    return {**sweep, "name": "report-irope" + ("-quick" if quick else ""),
+            "base": {**sweep["base"], "n_layers": IROPE_LAYERS}, "grid": {"variant": variants}}
+
+
+def _train_field_lm(ctx: Context) -> None:
+    training.run_lab(field_lm_sweep(ctx.quick, ctx.seed_count), ctx)
+
+
+def _train_irope(ctx: Context) -> None:
+    training.run_lab(irope_sweep(ctx.quick, ctx.seed_count), ctx)
+
+
+def _missing(ppl: dict[str, dict[int, list[float]]], labels: list[str], L: int) -> None:
+    missing = [e for e in labels if L not in ppl.get(e, {})]
+    if missing:
+        raise PosencError(f"the char-LM runs of {', '.join(missing)} are missing; every run failed")
+
+
+_FIELD_TIME = ("trains 9 char-LM models (PoPE, FoX and DAPE, 3 seeds each; about 20 min of one core) besides RoPE's "
+               "and KERPLE's, shared with the char-LM and research sweeps")
+_IROPE_TIME = ("trains 9 char-LM models of 4 layers (the iRoPE hybrid, all-RoPE and all-NoPE, 3 seeds each; about 30 "
+               "min of one core)")
+
+
+@experiment("lab_field_lm", device=True, driver=True, prepare=_train_field_lm, extended=_FIELD_TIME)
+def lab_field_lm(ctx: Context) -> Measurement:
+    """Gopalakrishnan et al. 2025 (PoPE), Lin et al. 2025 (FoX), Zheng et al. 2024 (DAPE): perplexity past the
+    training context against the encoding each paper improves on.
+
+    Per seed, at each evaluation length ``n > L``: the log-perplexity of PoPE (FoX) minus RoPE's, of DAPE minus
+    KERPLE's (< 0: lower); mean and t-interval over seeds. Choice: the evaluation length (2L, 4L, 8L); the headline
+    is the longest, as the papers' claims are about lengths far past training.
+    """
+    sweep = field_lm_sweep(ctx.quick, ctx.seed_count)
+    ppl = lm_perplexities(training.run_lab(sweep, ctx))
+    L = sweep["base"]["train_len"]
+    _missing(ppl, sweep["grid"]["encoding"], L)
+    lengths = sorted(n for n in ppl["rope"] if n > L)
+    variants = {f"{n // L}L": {f"{e}_minus_{b}": over_seeds(log_ppl_margins(ppl, n, e, [b]))
+                               for e, b in FIELD_LM.items()} for n in lengths}
+    longest = max(lengths)
+    labels = sweep["grid"]["encoding"]
+    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L]), None, "trained length")
+            for e in labels]
+    rows += [Row(f"{e}: perplexity at {longest}", over_seeds(ppl[e][longest]), None, "") for e in labels]
+    rows += [Row(f"{e}: log perplexity at {longest} minus {b}'s", variants[f"{longest // L}L"][f"{e}_minus_{b}"],
+                 0.0, f"< 0: below {b}") for e, b in FIELD_LM.items()]
+    from posenc.plots.lab import perplexity_by_length_figure
+
+    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
+    numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
+               "longest": longest}
+    return Measurement(numbers, rows, fig, lab_setup(sweep) + "; RoPE's and KERPLE's runs are those of the char-LM "
+                       "and research sweeps (the same configuration)", estimates=variants[f"{longest // L}L"],
+                       variants=variants)
+
+
+@experiment("lab_irope", device=True, driver=True, prepare=_train_irope, extended=_IROPE_TIME)
+def lab_irope(ctx: Context) -> Measurement:
+    """Llama 4's iRoPE (Meta 2025; Yang et al. 2025, "Rope to Nope and Back Again"): a hybrid of RoPE layers and
+    NoPE layers against all-RoPE and all-NoPE, past the training context.
+
+    Per seed, at each evaluation length ``n > L``: the hybrid's log-perplexity minus the lower of all-RoPE's and
+    all-NoPE's (< 0: below both); mean and t-interval over seeds. Choice: the evaluation length, headline 8L. At L
+    the same difference is shown (not judged): what the hybrid costs in distribution.
+    """
+    sweep = irope_sweep(ctx.quick, ctx.seed_count)
+    ppl = lm_perplexities(training.run_lab(sweep, ctx))
+    L = sweep["base"]["train_len"]
+    labels = ["rope", "nope", HYBRID]
+    _missing(ppl, labels, L)
+    lengths = sorted(n for n in ppl["rope"] if n > L)
+    variants = {f"{n // L}L": {"hybrid_minus_best": over_seeds(log_ppl_margins(ppl, n, HYBRID, ["rope", "nope"]))}
+                for n in lengths}
+    longest = max(lengths)
+    rows = [Row(f"{e}: perplexity at {n}{' (in distribution)' if n == L else ''}", over_seeds(ppl[e][n]), None, "")
+            for n in (L, longest) for e in labels]
+    rows.append(Row(f"hybrid: log perplexity at {L} minus the lower of all-RoPE's and all-NoPE's (not judged)",
+                    over_seeds(log_ppl_margins(ppl, L, HYBRID, ["rope", "nope"])), 0.0, "in distribution"))
+    rows.append(Row(f"hybrid: log perplexity at {longest} minus the lower of all-RoPE's and all-NoPE's",
+                    variants[f"{longest // L}L"]["hybrid_minus_best"], 0.0, "< 0: below both"))
+    from posenc.plots.lab import perplexity_by_length_figure
+
+    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
+    numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
+               "longest": longest}
+    setup = lab_setup({**sweep, "grid": {}})  # its variants are encodings, not tasks
+    return Measurement(numbers, rows, fig, setup + f"; hybrid: layers {', '.join(IROPE)} (every fourth layer NoPE) "
+                       f"against all-RoPE and all-NoPE", estimates=variants[f"{longest // L}L"], variants=variants)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the claims these experiments test
+# ---------------------------------------------------------------------------------------------------------------
+_LENGTH = Choice("evaluation length", ("2L", "4L", "8L"), "8L",
+                 "the paper's claim is about lengths far past training; 8L is the longest measured")
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("pope-extrapolates", "Gopalakrishnan et al. 2025 (PoPE)", "literature", "PoPE beats RoPE past L",
+          "Trained at length L, PoPE's perplexity at longer lengths is lower than RoPE's, with no fine-tuning or "
+          "interpolation.",
+          "lab_field_lm", (
+              Test("pope_minus_rope", "<", 0.0, "PoPE's log perplexity past L is below RoPE's",
+                   "the paper's ordering"),),
+          choice=_LENGTH),
+    Claim("fox-extrapolates", "Lin et al. 2025 (FoX)", "literature", "Forgetting attention beats RoPE past L",
+          "Trained at length L, a Transformer with forgetting attention and no other positional encoding has lower "
+          "perplexity than a RoPE Transformer at longer lengths.",
+          "lab_field_lm", (
+              Test("fox_minus_rope", "<", 0.0, "FoX's log perplexity past L is below RoPE's", "the paper's ordering"),),
+          choice=_LENGTH),
+    Claim("dape-extrapolates", "Zheng et al. 2024 (DAPE)", "literature", "DAPE improves KERPLE past L",
+          "Trained at length L, adjusting KERPLE's bias with DAPE's MLP over the attention scores lowers perplexity "
+          "at longer lengths.",
+          "lab_field_lm", (
+              Test("dape_minus_kerple", "<", 0.0, "DAPE-KERPLE's log perplexity past L is below KERPLE's",
+                   "the paper's ordering"),),
+          choice=_LENGTH),
+    Claim("irope-hybrid", "Meta 2025 (Llama 4, iRoPE); Yang et al. 2025", "literature",
+          "NoPE layers among RoPE layers generalise past L",
+          "A model whose every fourth layer has no positional encoding (the others RoPE) has lower perplexity past "
+          "its training length than all-RoPE and all-NoPE models of the same size.",
+          "lab_irope", (
+              Test("hybrid_minus_best", "<", 0.0, "the hybrid's log perplexity past L is below both all-RoPE's and "
+                   "all-NoPE's", "the ordering the hybrid is built for"),),
+          choice=_LENGTH),
+)

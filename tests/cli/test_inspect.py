@@ -1,0 +1,36 @@
+"""``posenc inspect``: the schedule table, the warnings, ``--json`` and ``--strict``, and bad input."""
+
+import json
+
+from posenc.cli import main
+
+
+def _config(tmp_path, **fields):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+                                "num_hidden_layers": 4, "no_rope_layer_interval": 2, **fields}))
+    return path
+
+
+def test_inspect_prints_the_schedule_and_each_warning(tmp_path, capsys):
+    path = _config(tmp_path, rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0})
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "0, 2" in out and "1, 3" in out and "nope" in out and "base=10000" in out
+    assert "warning [dynamic-cache]" in out
+
+
+def test_json_and_strict(tmp_path, capsys):
+    path = _config(tmp_path, rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    assert main(["inspect", str(path), "--json", "--strict"]) == 0  # nothing found: status 0
+    data = json.loads(capsys.readouterr().out)
+    assert [row["layers"] for row in data["layers"]] == ["0, 2", "1, 3"] and data["findings"] == []
+    path = _config(tmp_path, rope_parameters={"rope_type": "default", "rope_theta": 500000.0})
+    assert main(["inspect", str(path), "--strict"]) == 1
+    assert "warning [rope-theta]" in capsys.readouterr().out
+
+
+def test_a_missing_model_is_a_clear_error(tmp_path, capsys):
+    assert main(["inspect", str(tmp_path / "nothing.json")]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and "Traceback" not in err

@@ -1,0 +1,175 @@
+"""``posenc.inspection``: each warning on a config written to trigger it, and not on its corrected twin; the schedule
+of every model with an encoding per layer, read from a saved config."""
+
+import json
+
+import pytest
+from transformers import (
+    Gemma3TextConfig,
+    Llama4TextConfig,
+    LlamaConfig,
+    ModernBertConfig,
+    Qwen3VLConfig,
+    SmolLM3Config,
+)
+
+from posenc.errors import PosencError
+from posenc.inspection import FINDINGS, inspect_config, inspect_model
+
+
+def _write(tmp_path, name, data):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _llama(**fields):
+    return {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+            "max_position_embeddings": 4096, **fields}
+
+
+def _codes(tmp_path, data, name="config"):
+    return inspect_model(_write(tmp_path, name, data)).codes()
+
+
+# -- rope-theta -------------------------------------------------------------------------------------------------------
+
+
+def test_a_base_kept_only_in_rope_parameters_warns():
+    found = inspect_config(LlamaConfig(rope_theta=500000.0)).findings
+    assert [f.code for f in found] == ["rope-theta"]
+    assert "500000" in found[0].message and "getattr(config, 'rope_theta', 10000)" in found[0].message
+    assert inspect_config(LlamaConfig()).codes() == []  # base 10000: the fallback is right
+
+
+def test_contradicting_bases_warn(tmp_path):
+    data = _llama(rope_theta=10000.0, rope_parameters={"rope_type": "default", "rope_theta": 500000.0})
+    messages = [f.message for f in inspect_model(_write(tmp_path, "c", data)).findings if f.code == "rope-theta"]
+    assert any("10000 at the top level but 500000 in rope_parameters" in m for m in messages)
+
+
+def test_an_entry_without_a_base_warns(tmp_path):
+    data = _llama(rope_parameters={"rope_type": "default"})
+    found = inspect_model(_write(tmp_path, "c", data)).findings
+    assert any(f.code == "rope-theta" and "has no rope_theta" in f.message for f in found)
+    fixed = _llama(rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    assert "rope-theta" not in _codes(tmp_path, fixed)
+
+
+def test_gemma3s_local_base_in_its_old_field_warns(tmp_path):
+    data = {**Gemma3TextConfig(num_hidden_layers=6).to_dict(), "rope_local_base_freq": 10000.0}
+    del data["rope_parameters"]
+    data["rope_theta"] = 1000000.0
+    found = inspect_model(_write(tmp_path, "g", data))
+    assert any("rope_local_base_freq = 10000" in f.message for f in found.findings)
+    # the schedule still gets each layer type its own base (transformers moves the field where it belongs)
+    assert {x.encoding.base for x in found.schedule} == {10000.0, 1000000.0}
+
+
+# -- yarn-factor ------------------------------------------------------------------------------------------------------
+
+
+def test_yarn_without_its_original_length_warns(tmp_path):
+    data = _llama(rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0})
+    found = [f for f in inspect_model(_write(tmp_path, "y", data)).findings if f.code == "yarn-factor"]
+    assert len(found) == 1 and "without original_max_position_embeddings" in found[0].message
+    good = _llama(rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                                   "original_max_position_embeddings": 1024})
+    assert "yarn-factor" not in _codes(tmp_path, good)  # 4 x 1024 = 4096
+
+
+def test_yarn_factor_against_the_lengths_warns(tmp_path):
+    data = _llama(rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                                   "original_max_position_embeddings": 2048})
+    found = [f for f in inspect_model(_write(tmp_path, "y", data)).findings if f.code == "yarn-factor"]
+    assert len(found) == 1 and "4096 / 2048 = 2" in found[0].message
+
+
+# -- partial-rotary ---------------------------------------------------------------------------------------------------
+
+
+def test_a_partial_rotary_factor_warns(tmp_path):
+    found = inspect_model(_write(tmp_path, "p", _llama(model_type="phi", partial_rotary_factor=0.5))).findings
+    partial = [f.message for f in found if f.code == "partial-rotary"]
+    assert partial and "only 8 of the 16 channels" in partial[0]
+    assert "partial-rotary" not in _codes(tmp_path, _llama(model_type="phi", partial_rotary_factor=1.0))
+
+
+def test_a_rotary_dim_the_code_never_reads_warns(tmp_path):
+    found = inspect_model(_write(tmp_path, "p", _llama(rotary_dim=8))).findings
+    assert any("rotary_dim = 8, which llama's code never reads: it rotates 16" in f.message for f in found)
+
+
+def test_an_odd_rotary_width_warns(tmp_path):
+    found = inspect_model(_write(tmp_path, "p", _llama(model_type="phi", partial_rotary_factor=0.3125))).findings
+    assert any("= 5 is odd" in f.message for f in found)  # 16 x 0.3125
+
+
+# -- pairing ----------------------------------------------------------------------------------------------------------
+
+
+def test_interleaved_code_warns(tmp_path):
+    assert "pairing" in inspect_config(Llama4TextConfig(num_hidden_layers=4)).codes()
+    data = _llama(model_type="deepseek_v3", rope_interleave=True, qk_rope_head_dim=8, head_dim=8,
+                  rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    found = [f.message for f in inspect_model(_write(tmp_path, "d", data)).findings if f.code == "pairing"]
+    assert found and "its config sets rope_interleave" in found[0]
+    assert "pairing" not in _codes(tmp_path, _llama(rope_theta=10000.0))
+
+
+def test_a_llama_gguf_file_warns_about_its_permuted_rows():
+    found = [f.message for f in inspect_model("smollm2").findings if f.code == "pairing"]
+    assert len(found) == 1 and "GGUF file (llama)" in found[0]
+    assert "pairing" not in inspect_model("minilm").codes()
+
+
+# -- dynamic-cache ----------------------------------------------------------------------------------------------------
+
+
+def test_dynamic_ntk_warns_about_the_cache(tmp_path):
+    data = _llama(rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0})
+    found = [f.message for f in inspect_model(_write(tmp_path, "n", data)).findings if f.code == "dynamic-cache"]
+    assert len(found) == 1 and "#25306" in found[0]
+    linear = _llama(rope_parameters={"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0})
+    assert "dynamic-cache" not in _codes(tmp_path, linear)
+
+
+# -- the schedule of each model, from its saved config ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("config, want", [
+    (Gemma3TextConfig(num_hidden_layers=6, sliding_window=512),
+     [("0-4", "base=10000", "window 512"), ("5", "base=1e+06", None)]),
+    (ModernBertConfig(num_hidden_layers=3), [("0", "base=160000", None), ("1-2", "base=10000", "window 65")]),
+    (Llama4TextConfig(num_hidden_layers=4), [("0-2", "pairing='interleaved'", "chunk 8192"),
+                                             ("3", "temperature(attn_scale=0.1, floor_scale=8192)", None)]),
+    (SmolLM3Config(num_hidden_layers=4), [("0-2", "base=2e+06", None), ("3", "nope", None)]),
+    (Qwen3VLConfig(), [(f"0-{Qwen3VLConfig().text_config.num_hidden_layers - 1}", "interleaved=True", None)]),
+], ids=["gemma3", "modernbert", "llama4", "smollm3", "qwen3_vl"])
+def test_each_models_schedule_from_its_saved_config(tmp_path, config, want):
+    config.save_pretrained(tmp_path)
+    rows = inspect_model(tmp_path).rows()
+    assert [r[0] for r in rows] == [w[0] for w in want]
+    for (_, text), (_, fragment, span) in zip(rows, want, strict=True):
+        assert fragment in text and (span is None) == ("·" not in text) and (span is None or span in text)
+
+
+def test_what_cannot_be_inspected(tmp_path):
+    with pytest.raises(PosencError, match="does not exist"):
+        inspect_model(tmp_path / "missing.json")
+    with pytest.raises(PosencError, match="has no model_type"):
+        inspect_model(_write(tmp_path, "x", {"hidden_size": 8}))
+    found = inspect_model(_write(tmp_path, "h", _llama(num_hidden_layers=2, layer_types=["full_attention",
+                                                                                        "linear_attention"])))
+    assert found.schedule is None and found.codes()[0] == "schedule"
+
+
+def test_a_config_whose_fields_differ_per_layer_is_reported_not_raised():
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    found = inspect_config(CONFIG_MAPPING["gemma4_text"]())  # head_dim differs per layer (per_layer_config)
+    assert found.schedule is None and found.codes()[0] == "schedule" and "head_dim" in found.findings[0].message
+
+
+def test_every_finding_code_is_listed():
+    assert FINDINGS == ("schedule", "rope-theta", "yarn-factor", "partial-rotary", "pairing", "dynamic-cache")
