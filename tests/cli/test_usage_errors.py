@@ -1,7 +1,8 @@
 """Every usage error of every subcommand: a short usage message, exit status 2, never a traceback.
 
 The subcommands and their options are read from the typer app, so a new subcommand (or a new required argument, a
-new integer option) is covered without editing this file. Each case runs the real entry point in a subprocess.
+new integer option) is covered without editing this file. Each case runs in this process through
+:func:`posenc.cli.main`, what the ``posenc`` entry point calls; one case runs the real entry point in a subprocess.
 """
 
 import inspect
@@ -12,7 +13,7 @@ import typing
 import pytest
 import typer.models
 
-from posenc.cli import app
+from posenc.cli import app, main
 
 #: options whose value must be one of a few names, and a value that is none of them
 BAD_CHOICES = {
@@ -67,10 +68,11 @@ def test_every_subcommand_is_enumerated():
 
 
 @pytest.mark.parametrize("argv", _cases())
-def test_usage_error_exits_2_without_traceback(argv):
-    result = subprocess.run([sys.executable, "-m", "posenc", *argv], capture_output=True, text=True, timeout=300)
-    output = result.stdout + result.stderr
-    assert result.returncode == 2, output
+def test_usage_error_exits_2_without_traceback(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    output = out + err
+    assert code == 2, output
     assert "Traceback" not in output
     assert "Error" in output or "error:" in output
     assert len(output.splitlines()) <= 12, output  # a short message, not a dump
