@@ -237,6 +237,14 @@ def test_model_encodings_by_hand():
     assert llama["kind"] == "rope" and llama["table"] is None
     m = st.model_encodings(CTX)
     assert m.numbers["mismatches"] == 0 and m.numbers["kinds_detected"] == 2
+    # the models since, from their default configs (transformers' defaults): Gemma 3 has 26 layers, every sixth
+    # global at base 10^6 and the rest sliding (4096) at 10^4; SmolLM3 has 36, every fourth without positions
+    gemma = dict((text, layers) for layers, text in m.numbers["schedules"]["Gemma 3 (Gemma3TextConfig)"])
+    assert sorted(gemma.values()) == ["0-4, 6-10, 12-16, 18-22, 24-25", "5, 11, 17, 23"]
+    assert any("base=1e+06" in text for text in gemma) and any("window 4096" in text for text in gemma)
+    smol = dict(m.numbers["schedules"]["SmolLM3 (SmolLM3Config)"])
+    assert smol["3, 7, 11, 15, 19, 23, 27, 31, 35"] == "nope"
+    assert any(row.quantity.startswith("Llama 4 (iRoPE)") and row.measured == 2 for row in m.rows)
 
 
 # ---------------------------------------------------------------------------------------------------------------

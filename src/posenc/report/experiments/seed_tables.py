@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -576,12 +577,32 @@ NAMED_MODELS = {"GPT-2": ("GPT2Config", "learned"), "GPT (the GPT series' first)
                 "BERT (seed 001 §4.1)": ("BertConfig", "learned")}
 
 
+#: models released since the documents, whose encoding differs by layer (shown beside them, not judged)
+SCHEDULED_MODELS = {"Gemma 3": "Gemma3TextConfig", "Llama 4 (iRoPE)": "Llama4TextConfig", "SmolLM3": "SmolLM3Config",
+                    "ModernBERT": "ModernBertConfig", "Qwen3-VL (text)": "Qwen3VLTextConfig"}
+
+
+def _layer_schedules(transformers: Any) -> dict[str, list[tuple[str, str]]]:
+    """Each of :data:`SCHEDULED_MODELS`'s layer schedule from its default configuration
+    (:func:`posenc.hf_schedule.schedule_from_hf_config`): ``(layers, encoding)`` per kind of layer."""
+    from posenc.hf_schedule import schedule_from_hf_config
+
+    out = {}
+    for name, cls_name in SCHEDULED_MODELS.items():
+        config = getattr(transformers, cls_name, None)
+        if config is not None:  # a transformers without the model shows the others
+            out[f"{name} ({cls_name})"] = schedule_from_hf_config(config()).describe()
+    return out
+
+
 @experiment("model_encodings")
 @_one_thread
 def model_encodings(ctx: Context) -> Measurement:
     """Seed 003 §14.6: GPT-2 and the GPT series add a learned position table, LLaMA and GPT-NeoX rotate with RoPE;
     seed 001 §4.1 reads BERT's learned table. Each model's encoding read from the model its default configuration
-    describes (:func:`read_encoding`), beside posenc's reading of the configuration (:func:`posenc.from_hf_config`)."""
+    describes (:func:`read_encoding`), beside posenc's reading of the configuration (:func:`posenc.from_hf_config`).
+    The models released since, whose encoding differs by layer, are shown with their layer schedule (not judged: the
+    claim names the older models)."""
     import transformers
 
     found, rows = {}, []
@@ -604,7 +625,11 @@ def model_encodings(ctx: Context) -> Measurement:
                         + extra + f"; posenc.from_hf_config: {ours}", reading["kind"], said, "the documents"))
     rows.append(Row("the original Transformer (Vaswani et al. 2017)", "no configuration in transformers",
                     "sinusoidal", "seed 003 §14.6.1; the paper §3.5"))
-    numbers = {"models": found, "transformers": transformers.__version__,
+    schedules = _layer_schedules(transformers)
+    for name, groups in schedules.items():
+        rows.append(Row(f"{name}: " + "; ".join(f"layers {layers}: {text}" for layers, text in groups),
+                        len(groups), 1, "kinds of layer (one encoding for every layer: 1)"))
+    numbers = {"models": found, "transformers": transformers.__version__, "schedules": schedules,
                "mismatches": sum(v["kind"] != v["document"] for v in found.values()),
                "kinds_detected": len({v["kind"] for v in found.values()} - {"unclear"})}
     return Measurement(numbers, rows, None, f"transformers {transformers.__version__} config classes with their "
@@ -714,5 +739,5 @@ CLAIMS: tuple[Claim, ...] = (
                    "name", "no mismatch"),),
           requires=(Test("kinds_detected", ">", 1.5, "the reading finds both learned tables and rotary embeddings",
                          "the test must be able to fail", otherwise="not testable"),),
-          quote="LLaMA、GPT-NeoX 等现代模型都使用 RoPE。"),
+          quote="LLaMA、GPT-NeoX 等现代模型都使用 RoPE。", revision=2),
 )
