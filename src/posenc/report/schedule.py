@@ -39,6 +39,7 @@ def flag(name: str, field: str) -> Any:
 
 
 def error_text(exc: BaseException) -> str:
+    """An exception as the one line a failed claim shows: its type, its message and the file and line it came from."""
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
     return f"{type(exc).__name__}: {exc}{where}"
