@@ -126,22 +126,6 @@ def test_report_defaults_differ_from_the_dataclass_in_quick_only(stand_ins):
     assert config.out_dir == "posenc-report" and config.claims is None and config.progress is True
 
 
-def test_report_config_takes_a_folder_and_fields_and_refuses_unknown_ones():
-    from posenc.errors import PosencError
-    from posenc.report.config import report_config
-
-    config = ReportConfig(out_dir="a", claims=("sin-bounded",))
-    assert report_config(config) is config
-    assert report_config(config, seeds=3) == ReportConfig(out_dir="a", claims=("sin-bounded",), seeds=3)
-    assert report_config("a", claims=["sin-bounded"]) == config  # a list is taken for the tuple
-    with pytest.raises(PosencError, match=r"unknown report setting\(s\) claim; .*claims"):
-        report_config("a", claim=["sin-bounded"])
-    with pytest.raises(PosencError, match="output folder is given twice"):
-        report_config("a", out_dir="b")
-    with pytest.raises(PosencError, match="ReportConfig or the output folder"):
-        report_config(3)
-
-
 def test_extend_defaults_are_the_dataclass_defaults(stand_ins):
     (config,), _ = _reached(["extend"])
     assert config.model == "smollm2" and config.lengths == DEFAULT_LENGTHS

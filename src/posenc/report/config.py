@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from posenc.checks import wrong_flags
 from posenc.errors import PosencError
 
 __all__ = ["ReportConfig", "report_config"]
@@ -61,6 +62,12 @@ class ReportConfig:
     references: str | None = None
 
     def __post_init__(self) -> None:
+        for name, value in wrong_flags(self):
+            raise PosencError(f"ReportConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
+                              f"would count as true)")
+        if isinstance(self.claims, str):
+            raise PosencError(f"claims is a list of claim ids, got the string {self.claims!r}; pass e.g. "
+                              f"claims=[{self.claims!r}]")
         if self.claims is not None and not isinstance(self.claims, tuple):
             object.__setattr__(self, "claims", tuple(self.claims))  # a list is taken for the tuple
 
