@@ -16,6 +16,7 @@ from posenc.extend.plan import DEFAULT_DEPTHS, DEFAULT_LENGTHS, QUICK_LENGTHS
 from posenc.kernels.bench import BenchConfig
 from posenc.lab import RunConfig
 from posenc.probe.run import ProbeConfig
+from posenc.report.config import ReportConfig
 
 #: command -> (its settings dataclass, fields it leaves off the command line, command-line defaults of its own)
 SETTINGS = {
@@ -23,6 +24,8 @@ SETTINGS = {
     "train": (RunConfig, set(), {}),
     "probe": (ProbeConfig, set(), {}),
     "bench": (BenchConfig, set(), {"device": "auto"}),
+    # --no-progress is the command's own option; the reference runs' folder is the API's only
+    "report": (ReportConfig, {"progress", "references"}, {"quick": False}),
 }
 
 
@@ -86,6 +89,7 @@ def stand_ins(monkeypatch, tmp_path):
     monkeypatch.setattr("posenc.lab.train_run", _stop)
     monkeypatch.setattr("posenc.kernels.bench.run_benchmark", _stop)
     monkeypatch.setattr("posenc.probe.run.run_probe", _stop)
+    monkeypatch.setattr("posenc.report.run.run_report", _stop)
     monkeypatch.setattr("posenc.probe.run.check_probe_fits", lambda *args: None)
     monkeypatch.setattr("posenc.hub.model_config", lambda spec: SimpleNamespace(max_position_embeddings=512))
 
@@ -104,6 +108,22 @@ def test_extend_passes_its_settings_on(stand_ins):
                                   depths=(0.5,), trials=2, factor=2.0, device="cpu", stride_fraction=0.25, seed=3)
     assert config.passkey is True and config.dtype == "float32"
     assert kwargs["plan_only"] is True and str(kwargs["store_path"]) == "runs/extend.sqlite"
+
+
+def test_report_passes_its_settings_on(stand_ins):
+    (config,), kwargs = _reached(["report", "--quick", "--claim", "sin-bounded", "--claim", "word-order", "--seeds",
+                                  "4", "--device", "cpu", "--dtype", "bfloat16", "--out", "r", "--store", "s.sqlite",
+                                  "--no-progress", "--extended", "--thresholds", "t.json"])
+    assert kwargs == {}
+    assert config == ReportConfig(out_dir="r", quick=True, store_path="s.sqlite", claims=("sin-bounded", "word-order"),
+                                  seeds=4, thresholds="t.json", progress=False, device="cpu", dtype="bfloat16",
+                                  extended=True)
+
+
+def test_report_defaults_differ_from_the_dataclass_in_quick_only(stand_ins):
+    (config,), _ = _reached(["report"])
+    assert config == ReportConfig(quick=False, device=str(resolve_device("auto")))
+    assert config.out_dir == "posenc-report" and config.claims is None and config.progress is True
 
 
 def test_extend_defaults_are_the_dataclass_defaults(stand_ins):

@@ -4,6 +4,7 @@ failed claims shown with their error, values formatted for reading."""
 from __future__ import annotations
 
 import base64
+import html
 import re
 from html.parser import HTMLParser
 
@@ -133,8 +134,8 @@ def test_quick_marks_only_sampled_numbers_of_experiments_that_sample_less_in_qui
     page, _ = _page(tmp_path)
     sampled = _section(page, "rope-extrapolates")
     rows = sampled[sampled.index("<tbody>"):].split("<tr>")[1:]
-    marked = {row.split("</td>")[0].removeprefix("<td>"): "QUICK" in row for row in rows}
-    assert marked == {"an accuracy over 3 seeds": True, "a table&#x27;s largest value": False,
+    marked = {html.unescape(row.split("</td>")[0].removeprefix("<td>")): "QUICK" in row for row in rows}
+    assert marked == {"an accuracy over 3 seeds": True, "a table's largest value": False,
                       "passkey trials": True}
     assert "QUICK" not in _section(page, "sin-bounded")  # exact arithmetic
     assert "QUICK" not in _section(page, "near-orthogonal")  # the same tables in both modes
@@ -179,6 +180,47 @@ def test_the_small_report_reads_the_source_trees_reference_folder(small_report):
     assert refs is not None and refs.folder.name == "reports"
     for kind in ("full", "extended"):
         if kind in refs.runs:
-            assert refs.runs[kind].describe() in page.replace("&#x27;", "'")
+            assert refs.runs[kind].describe() in html.unescape(page)
         else:
             assert "no committed" in refs.notes[kind] and "no committed" in page
+
+
+# ---- the template: package data, escaped values ------------------------------------------------------------------
+def test_the_template_is_package_data_the_wheel_carries():
+    """The page's template files are read through importlib.resources (as an installed wheel serves them), and
+    pyproject.toml's package-data globs for posenc.report name every one of them, so the wheel carries them."""
+    import fnmatch
+    import tomllib
+    from importlib import resources
+    from pathlib import Path
+
+    from posenc.report.render import TEMPLATE, template_text
+
+    folder = resources.files("posenc.report") / "templates"
+    names = sorted(entry.name for entry in folder.iterdir() if entry.is_file())
+    assert TEMPLATE in names and "report.css" in names
+    assert "<!DOCTYPE html>" in (folder / TEMPLATE).read_text(encoding="utf-8") == template_text(TEMPLATE)
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    globs = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]["posenc.report"]
+    for name in names:
+        assert any(fnmatch.fnmatch(f"templates/{name}", glob) for glob in globs), (name, globs)
+
+
+def test_every_value_on_the_page_is_escaped(tmp_path):
+    """Text from a claim, a measurement or an error reaches the page as text, never as markup."""
+    from posenc.report.experiments.base import Measurement, Row
+    from posenc.report.ledger import get_claim
+    from posenc.report.render import render_html
+    from posenc.report.result import ClaimResult, ReportResult
+    from posenc.report.verdict import failed, supported
+    from posenc.stats import exact
+
+    evil = "<script>alert('x')</script>"
+    results = [ClaimResult(get_claim("sin-bounded"), supported(f"holds {evil}"),
+                           Measurement({}, rows=[Row(evil, exact(1.0), evil, evil)], setup=evil), True),
+               ClaimResult(get_claim("word-order"), failed(evil), None, True, error=evil)]
+    page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", results, True,
+                                    None, store_note=evil))
+    assert "<script" not in page
+    # the reason, three cells, the setup, the error in its section and in the summary, the store note
+    assert page.count("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;") == 8

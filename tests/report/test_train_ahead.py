@@ -1,4 +1,4 @@
-"""A local report trains ahead (posenc.report.run._TrainAhead): the lab sweeps and seed runs start in the background
+"""A local report trains ahead (posenc.report.schedule.TrainAhead): the lab sweeps and seed runs start in the background
 while the cheap experiments run. The foreground's numbers must not depend on it: the background draws nothing from
 this process's random generator, and the claims it prepares read the same runs."""
 
@@ -10,7 +10,8 @@ import torch
 from agreement import close
 
 from posenc.report.experiments.base import Context
-from posenc.report.run import _TrainAhead, run_report
+from posenc.report.run import run_report
+from posenc.report.schedule import TrainAhead
 from posenc.store import ResultStore
 
 
@@ -19,7 +20,7 @@ def test_preparing_a_sweep_leaves_this_process_random_state_alone(tmp_path):
     ResultStore(ctx.store_path)
     torch.manual_seed(1234)
     before = torch.random.get_rng_state()
-    ahead = _TrainAhead(["lab_alibi_shape"], ctx)
+    ahead = TrainAhead(["lab_alibi_shape"], ctx)
     assert ahead.done, "training ahead needs a store and two cores"
     ahead.wait("lab_alibi_shape")
     ahead.close()
@@ -46,7 +47,7 @@ def test_an_exclusive_experiment_starts_after_the_training_on_every_core(tmp_pat
     in for it, and a slow stand-in preparation for the ALiBi table's sweep (ledger order runs word-order first)."""
     import time
 
-    from posenc.report import run as report_run
+    from posenc.report import schedule
     from posenc.report.experiments import base
 
     seen: dict[str, object] = {}
@@ -60,9 +61,9 @@ def test_an_exclusive_experiment_starts_after_the_training_on_every_core(tmp_pat
             seen["trained_before_start"] = seen.get("trained", False)
             seen["threads"] = torch.get_num_threads()
             return real(name, ctx)
-        return report_run._Outcome(None, 0.0, {}, "not run in this test")
+        return schedule.Outcome(None, 0.0, {}, "not run in this test")
 
-    real = report_run._run_here
+    real = schedule.run_here
     threads = torch.get_num_threads()
     import dataclasses
 
@@ -70,7 +71,7 @@ def test_an_exclusive_experiment_starts_after_the_training_on_every_core(tmp_pat
         base.EXPERIMENTS["lab_alibi_shape"], prepare=slow_training, prepare_here=True))
     monkeypatch.setitem(base.EXPERIMENTS, "word_order", dataclasses.replace(base.EXPERIMENTS["word_order"],
                                                                            exclusive=True))
-    monkeypatch.setattr(report_run, "_run_here", spy)
+    monkeypatch.setattr(schedule, "run_here", spy)
     result = run_report(tmp_path / "r", quick=True, progress=False, claims=["word-order", "alibi-table"])
     assert [r.claim.id for r in result.results] == ["word-order", "alibi-table"]
     assert seen["trained_before_start"] is True and seen["threads"] == threads
@@ -84,7 +85,7 @@ def test_one_thread_gives_the_thread_count_back():
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        ahead = _TrainAhead([], Context(quick=True))
+        ahead = TrainAhead([], Context(quick=True))
         ahead.done = {"training": threading.Event()}  # still running
         with ahead.one_thread():
             assert torch.get_num_threads() == 1

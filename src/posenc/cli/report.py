@@ -1,15 +1,19 @@
-"""``posenc report``: the evidence report, one web page with a verdict for every claim."""
+"""``posenc report``: the evidence report, one web page with a verdict for every claim.
+
+Its settings are the fields of :class:`~posenc.report.config.ReportConfig` (:mod:`posenc.cli.settings`); only
+``--no-progress`` is the command's own.
+"""
 
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 
 import typer
 
 from posenc.cli.output import Printer
-from posenc.device import DEVICE_HELP, DTYPE_HELP
+from posenc.cli.settings import CommandSettings, Flag, settings_command
 from posenc.errors import PosencError
+from posenc.report.config import ReportConfig
 
 console = Printer(stderr=True)
 
@@ -18,27 +22,12 @@ def register(app: typer.Typer) -> None:
     app.command("report")(report)
 
 
-def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder for index.html and report.json"),
-           quick: bool = typer.Option(False, "--quick", help="small sweeps and short contexts (a few minutes)"),
-           store: Path = typer.Option(None, "--store", help="SQLite results store (default: OUT/results.sqlite)"),
-           claim: list[str] = typer.Option(None, "--claim", help="only this claim id (repeatable)"),
-           seeds: int = typer.Option(None, "--seeds", help="training seeds per configuration (default: 2 with "
-                                                          "--quick, 3 without); must be >= 1"),
-           thresholds: Path = typer.Option(None, "--thresholds", help="JSON file replacing claims' thresholds: "
-                                                                      '{"claim id": {"statistic": number}}'),
-           no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar"),
-           device: str = typer.Option("auto", "--device", help=DEVICE_HELP + ": where the lab sweeps and extend "
-                                      "runs compute (the other experiments are small and stay on the CPU)"),
-           dtype: str = typer.Option("float32", "--dtype", help=DTYPE_HELP + ": their precision (float16 needs a "
-                                     "GPU; a dtype other than float32 is stored apart)"),
-           executor: str = typer.Option("local", "--executor", help="local (this machine) or ray (every experiment "
-                                        "and every lab run a Ray task; results stored here)"),
-           address: str = typer.Option("auto", "--address", help="Ray address: auto (the cluster `ray start` runs "
-                                       "here), HOST:PORT, or local (a private one-machine Ray)"),
-           extended: bool = typer.Option(False, "--extended", help="also run the claims that train past the hour "
-                                         "(FIRE, KERPLE, p-RoPE, CoPE, PoPE, FoX, DAPE, iRoPE: about 45 min more on 2 "
-                                         "cores); a claim named "
-                                         "with --claim runs either way")) -> None:
+@settings_command(ReportConfig, exclude=("progress", "references"), flags={
+    "out_dir": Flag(names=("--out",), metavar="<path>"), "quick": Flag(default=False),
+    "store_path": Flag(names=("--store",), metavar="<path>"), "claims": Flag(names=("--claim",), repeatable=True),
+    "thresholds": Flag(metavar="<path>")})
+def report(settings: CommandSettings,
+           no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar")) -> None:
     """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json.
 
     Every sampled number carries a 95% interval; a verdict is supported or refuted only when the intervals clear
@@ -47,24 +36,25 @@ def report(out: Path = typer.Option(Path("posenc-report"), "--out", help="folder
     from posenc.cli.paths import output_dir, output_file
     from posenc.report.run import check_setup, run_report
 
+    executor, address = settings["executor"], settings["address"]
     if address != "auto" and executor != "ray":
         raise PosencError(f"--address {address} applies to the Ray executor; add --executor ray, or leave --address "
                           f"out to run here")
-    target = check_setup(device, dtype, executor, address)["device"]  # before anything else, nothing created yet
-    _check_claims(claim or [])
-    out = output_dir(out, "--out")  # before any experiment runs
-    if store is not None:
-        store = output_file(store, "--store")
-    result = run_report(out, quick=quick, store_path=store, progress=not no_progress, claims=claim or None,
-                        seeds=seeds, thresholds=thresholds, device=str(target), dtype=dtype, executor=executor,
-                        address=address, extended=extended)
+    # before anything else, nothing created yet
+    target = check_setup(settings["device"], settings["dtype"], executor, address)["device"]
+    _check_claims(settings["claims"] or [])
+    out = output_dir(settings["out_dir"], "--out")  # before any experiment runs
+    store = output_file(settings["store_path"], "--store") if settings["store_path"] is not None else None
+    config = settings.build(out_dir=str(out), store_path=str(store) if store is not None else None,
+                            device=str(target), progress=not no_progress)
+    result = run_report(config)
     counts = ", ".join(f"{n} {status}" for status, n in result.counts.items() if n)
     if result.store_note:
         console.print(f"[yellow]note:[/yellow] {result.store_note}")
     console.print(f"{len(result.results)} claims: {counts}; {len(result.computed)} computed, "
                   f"{len(result.results) - len(result.computed)} from the store or failed; {result.wall_s:.0f} s "
                   f"(lab and extend on {result.setup['device']} in {result.setup['dtype']}"
-                  + (f", on the Ray cluster at {result.setup['address']})" if executor == "ray" else ")"))
+                  + (f", on the Ray cluster at {result.setup['address']})" if config.executor == "ray" else ")"))
     for r in result.results:
         if r.verdict.status == "failed":
             console.print(f"[magenta]failed[/magenta] {r.claim.id}: {r.verdict.reason}")

@@ -1,0 +1,29 @@
+"""ReportConfig, the settings of one report: built from a folder and fields, flags and claims checked by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from posenc.errors import PosencError
+from posenc.report.config import ReportConfig, report_config
+
+
+def test_report_config_takes_a_folder_and_fields_and_refuses_unknown_ones():
+    config = ReportConfig(out_dir="a", claims=("sin-bounded",))
+    assert report_config(config) is config
+    assert report_config(config, seeds=3) == ReportConfig(out_dir="a", claims=("sin-bounded",), seeds=3)
+    assert report_config("a", claims=["sin-bounded"]) == config  # a list is taken for the tuple
+    with pytest.raises(PosencError, match=r"unknown report setting\(s\) claim; .*claims"):
+        report_config("a", claim=["sin-bounded"])
+    with pytest.raises(PosencError, match="output folder is given twice"):
+        report_config("a", out_dir="b")
+    with pytest.raises(PosencError, match="ReportConfig or the output folder"):
+        report_config(3)
+
+
+def test_a_flag_or_the_claims_of_the_wrong_type_are_refused_by_name():
+    with pytest.raises(PosencError, match="ReportConfig.quick is a flag: True or False, got 'no'"):
+        ReportConfig(quick="no")
+    with pytest.raises(PosencError, match=r"claims is a list of claim ids, got the string 'sin-bounded'; pass e\.g\. "
+                                          r"claims=\['sin-bounded'\]"):
+        ReportConfig(claims="sin-bounded")
