@@ -140,6 +140,10 @@ class RunRecord:
         """Whether this row was computed by this process's versions of torch and transformers and by ``code``."""
         return self.computed_by() == provenance(code)
 
+    def is_finished(self, code: int | str | None = None) -> bool:
+        """Whether a resumed run reuses this row: it finished (status ``done``) and :meth:`is_current`."""
+        return self.status == "done" and self.is_current(code)
+
 
 class _Resuming:
     """Resuming from a store (the module docstring): :meth:`finished` and :meth:`get_or_compute`, on a store's own
@@ -158,8 +162,8 @@ class _Resuming:
                  code: int | str | None = None) -> RunRecord | None:
         """The row a resumed run reuses for ``(kind, config, seed)``: finished (status ``done``) and computed by this
         process's versions and ``code``; ``None`` when it must be computed (missing, failed, or of other versions)."""
-        record = self.get(kind, config, seed, code)
-        return record if record is not None and record.status == "done" else None
+        record = self.get(kind, config, seed, code, any_version=True)
+        return record if record is not None and record.is_finished(code) else None
 
     def get_or_compute(self, kind: str, config: dict[str, Any], compute: Callable[[], dict[str, Any]], seed: int = 0,
                        code: int | str | None = None, setup: dict[str, Any] | None = None) -> tuple[RunRecord, bool]:
