@@ -47,8 +47,8 @@ from typing import Any
 
 from posenc.errors import PosencError, PosencWarning
 
-__all__ = ["ResultStore", "MemoryStore", "RunRecord", "config_hash", "package_versions", "provenance", "PROVENANCE", "SCHEMA_VERSION",
-           "StoreError"]
+__all__ = ["ResultStore", "MemoryStore", "RunRecord", "config_hash", "package_versions", "provenance", "PROVENANCE",
+           "SCHEMA_VERSION", "StoreError"]
 
 SCHEMA_VERSION = 1
 _APP_ID = 0x706F7365  # "pose": marks a SQLite file as a posenc store

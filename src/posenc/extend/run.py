@@ -28,9 +28,9 @@ Timing and memory: every job stores its wall time and the process's peak residen
 after a length's jobs is the peak needed up to that length.
 
 Device and precision: ``device`` (:func:`posenc.device.resolve_device`; ``auto`` picks CUDA, else MPS, else the CPU)
-and ``dtype`` (the model's weights: float32, bfloat16 or float16) are resolved once, before the config is read. The dtype is
-part of every job's store key; the device is not (a window computed on a GPU answers for the CPU too) and is
-recorded in each row's ``setup`` column. The result's ``setup`` says where this call computed its missing jobs
+and ``dtype`` (the model's weights: float32, bfloat16 or float16) are resolved once, before the config is read. The
+dtype is part of every job's store key; the device is not (a window computed on a GPU answers for the CPU too) and
+is recorded in each row's ``setup`` column. The result's ``setup`` says where this call computed its missing jobs
 (``{"device", "dtype"}``) and ``setups`` lists every distinct setup of the rows it read.
 """
 

@@ -36,9 +36,16 @@ attention is captured layer by layer (:mod:`posenc.probe.capture`), so memory ho
 
 A probe that does not apply holds ``{"skipped": reason}``.
 
-Device and precision: ``run_probe(..., device=, dtype=)`` (:mod:`posenc.device`) loads the model in ``dtype``
-(float32 by default; bfloat16 and float16 halve its memory) and runs it on ``device`` (``auto``: CUDA, else MPS, else
-the CPU). The windows' attention statistics are gathered on the device and read back once; the embedding-table
+Steps: ``run_probe`` resolves the device and dtype once (``_resolve``), loads the model (``_load``), fixes the window
+(``_window``: refused past the model's positions or the memory), cuts the text into windows and writes the result's
+header (``_header``); then each of :data:`STEPS` (geometry, decodability, the four-term split, heads and RoPE usage
+in one pass over the windows) returns its entries of the result, its time added to ``timing`` and its units to the
+progress bar. A step that does not apply returns the skip as a value; a probe asked for by name (``probes=``) that
+does not apply is an error. Ctrl-C stops the probe and keeps nothing (it writes only at the end).
+
+Device and precision: ``run_probe(..., device=, dtype=)`` (:mod:`posenc.device`, resolved once) loads the model in
+``dtype`` (float32 by default; bfloat16 and float16 halve its memory) and runs it on ``device`` (``auto``: CUDA, else
+MPS, else the CPU). The windows' attention statistics are gathered on the device and read back once; the embedding-table
 statistics (geometry, decodability) and the four-term split are computed in float64 on the CPU from the model's own
 (possibly low-precision) weights and activations.
 """
@@ -285,7 +292,7 @@ def _geometry(p: _Probing) -> dict[str, Any]:
 
 
 def _decodability(p: _Probing) -> dict[str, Any]:
-    """How well the position table's rows decode their absolute and relative position (:mod:`posenc.probe.decodability`)."""
+    """How well the position table's rows decode absolute and relative position (:mod:`posenc.probe.decodability`)."""
     if isinstance(p.tables, str):
         return {"decodability": p.not_applicable("decodability", p.tables)}
     if "decodability" not in p.wanted:
