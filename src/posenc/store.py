@@ -13,8 +13,22 @@ Provenance is checked on read: :meth:`ResultStore.get` returns a row only if the
 computed by other versions is never reused as valid: the caller computes it again and its ``put`` replaces the row.
 ``get(..., any_version=True)`` and :meth:`ResultStore.runs` still read every row, and :meth:`RunRecord.computed_by`
 tells which versions computed one.
+
+Resuming is one rule, written once here: a row is reused when it is *finished* (status ``done``: an ``error`` row is
+tried again) and current (the provenance check above); :meth:`~ResultStore.finished` reads such a row or ``None``.
+A caller that computes one config at a time asks :meth:`~ResultStore.get_or_compute`: the finished row, or
+``compute()`` run, timed and stored, and its row read back (so a computed row and a reused one look the same).
+Callers that compute in batches (a sweep's worker pool, the report's experiments) use :meth:`~ResultStore.finished`
+to split their work into stored and missing, and :meth:`~ResultStore.put` as each result arrives. A run that keeps
+nothing on disk uses a :class:`MemoryStore`, the same reads and writes held in this process.
 Writes are single transactions in WAL mode with a busy timeout, so concurrent workers (processes or Ray tasks on a
 shared file system) write safely, and a run killed part-way leaves every finished row intact.
+
+Example::
+
+    store = ResultStore("runs/results.sqlite")
+    record, computed = store.get_or_compute("lab", {"task": "copy"}, lambda: {"acc": 1.0}, code=2)
+    record.metrics  # {"acc": 1.0}: computed the first time, read back from the file every later time
 """
 
 from __future__ import annotations
@@ -26,15 +40,15 @@ import platform
 import sqlite3
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from posenc.errors import PosencError, PosencWarning
 
-__all__ = ["ResultStore", "RunRecord", "config_hash", "package_versions", "provenance", "PROVENANCE", "SCHEMA_VERSION",
-           "StoreError"]
+__all__ = ["ResultStore", "MemoryStore", "RunRecord", "config_hash", "package_versions", "provenance", "PROVENANCE",
+           "SCHEMA_VERSION", "StoreError"]
 
 SCHEMA_VERSION = 1
 _APP_ID = 0x706F7365  # "pose": marks a SQLite file as a posenc store
@@ -126,14 +140,59 @@ class RunRecord:
         """Whether this row was computed by this process's versions of torch and transformers and by ``code``."""
         return self.computed_by() == provenance(code)
 
+    def is_finished(self, code: int | str | None = None) -> bool:
+        """Whether a resumed run reuses this row: it finished (status ``done``) and :meth:`is_current`."""
+        return self.status == "done" and self.is_current(code)
 
-class ResultStore:
+
+class _Resuming:
+    """Resuming from a store (the module docstring): :meth:`finished` and :meth:`get_or_compute`, on a store's own
+    ``get`` and ``put``."""
+
+    def get(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None,
+            any_version: bool = False) -> RunRecord | None:
+        raise NotImplementedError
+
+    def put(self, kind: str, config: dict[str, Any], seed: int, metrics: dict[str, Any], wall_s: float,
+            status: str = "done", error: str | None = None, setup: dict[str, Any] | None = None,
+            code: int | str | None = None) -> None:
+        raise NotImplementedError
+
+    def finished(self, kind: str, config: dict[str, Any], seed: int = 0,
+                 code: int | str | None = None) -> RunRecord | None:
+        """The row a resumed run reuses for ``(kind, config, seed)``: finished (status ``done``) and computed by this
+        process's versions and ``code``; ``None`` when it must be computed (missing, failed, or of other versions)."""
+        record = self.get(kind, config, seed, code, any_version=True)
+        return record if record is not None and record.is_finished(code) else None
+
+    def get_or_compute(self, kind: str, config: dict[str, Any], compute: Callable[[], dict[str, Any]], seed: int = 0,
+                       code: int | str | None = None, setup: dict[str, Any] | None = None) -> tuple[RunRecord, bool]:
+        """``(row, computed)``: the :meth:`finished` row of ``(kind, config, seed)``, or else ``compute()`` (which
+        returns the metrics) run and timed, stored with ``setup`` and ``code``, and its row read back.
+
+        An exception in ``compute`` (Ctrl-C included) stores nothing and goes on to the caller; rows stored before it
+        stay.
+        """
+        record = self.finished(kind, config, seed, code)
+        if record is not None:
+            return record, False
+        started = time.perf_counter()
+        metrics = compute()
+        self.put(kind, config, seed, metrics, time.perf_counter() - started, setup=setup, code=code)
+        stored = self.get(kind, config, seed, code)
+        if stored is None:  # a put that cannot be read back would make every resume compute again
+            raise StoreError(f"the {kind!r} run just stored in {self} cannot be read back; the store is damaged — "
+                             f"point posenc at another file (--store PATH)")
+        return stored, True
+
+
+class ResultStore(_Resuming):
     """Open (or create) a store at ``path``.
 
     Example::
 
         store = ResultStore("runs/results.sqlite")
-        if not store.has("lab", config, seed=0):
+        if store.finished("lab", config, seed=0) is None:
             store.put("lab", config, seed=0, metrics={"acc_by_len": {...}}, wall_s=12.3)
     """
 
@@ -164,6 +223,9 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a readable SQLite file ({exc}); it was left untouched — "
                              f"point posenc at another file (--store PATH)") from exc
+
+    def __str__(self) -> str:
+        return str(self.path)
 
     def _check_existing(self) -> None:
         """Refuse, without writing a byte, a file that is not a posenc store of this schema version.
@@ -247,6 +309,42 @@ class ResultStore:
         with self._connect() as con:
             con.execute("INSERT OR REPLACE INTO runs (kind, config_hash, seed, config, status, metrics, wall_s, "
                         "versions, error, created_at, setup) VALUES (?,?,?,?,?,?,?,?,?,?,?)", payload)
+
+
+class MemoryStore(_Resuming):
+    """A store held in this process only, for a run that keeps nothing on disk: :class:`ResultStore`'s ``get``,
+    ``has``, ``put``, ``runs`` and resuming, with the same keys, provenance check and records, forgotten when it is
+    dropped."""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, str, int], RunRecord] = {}
+
+    def __str__(self) -> str:
+        return "this process's memory"
+
+    def get(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None,
+            any_version: bool = False) -> RunRecord | None:
+        record = self._rows.get((kind, config_hash(config), int(seed)))
+        if record is None:
+            return None
+        return record if any_version or record.is_current(code) else None
+
+    def has(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None) -> bool:
+        return self.get(kind, config, seed, code) is not None
+
+    def runs(self, kind: str | None = None) -> Iterator[RunRecord]:
+        return iter([r for r in self._rows.values() if kind is None or r.kind == kind])
+
+    def put(self, kind: str, config: dict[str, Any], seed: int, metrics: dict[str, Any], wall_s: float,
+            status: str = "done", error: str | None = None, setup: dict[str, Any] | None = None,
+            code: int | str | None = None) -> None:
+        """Keep one run (replacing an earlier one for the same key), as :meth:`ResultStore.put` would store it."""
+        versions = {**package_versions(), **({"code": code} if code is not None else {})}
+        self._rows.pop((kind, config_hash(config), int(seed)), None)  # a replaced run goes last, as in the file
+        self._rows[(kind, config_hash(config), int(seed))] = RunRecord(
+            kind, json.loads(json.dumps(config, sort_keys=True, default=str)), int(seed), status,
+            json.loads(json.dumps(metrics, default=float)), float(wall_s), versions, error, time.time(),
+            json.loads(json.dumps(dict(setup or {}), sort_keys=True, default=str)))
 
 
 def _record(row: tuple, path: Path) -> RunRecord | None:

