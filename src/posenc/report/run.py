@@ -152,11 +152,12 @@ def _open_store(path: Path) -> tuple[ResultStore | None, str | None]:
 
 def _stored(claim: Claim, ctx: Context, store: ResultStore | None) -> tuple[Measurement, float, dict] | None:
     """The claim's measurement, its wall time and its provenance from the store, if a finished one is there that
-    this process's versions of torch and transformers computed (:meth:`posenc.store.ResultStore.get`)."""
+    this process's versions of torch and transformers computed (:meth:`posenc.store.ResultStore.finished`, the
+    rule every resumed run follows)."""
     if store is None:
         return None
-    record = store.get(f"report:{claim.id}", store_config(claim, ctx.quick, ctx.seeds, ctx.dtype))
-    if record is None or record.status != "done":
+    record = store.finished(f"report:{claim.id}", store_config(claim, ctx.quick, ctx.seeds, ctx.dtype))
+    if record is None:
         return None
     return Measurement.from_json(record.metrics), record.wall_s, _provenance(record.versions, record.created_at)
 
@@ -165,6 +166,7 @@ def _provenance(versions: Mapping[str, Any], created_at: float) -> dict[str, Any
     """What computed a claim's numbers and when: ``{"versions": {...}, "computed_at": "YYYY-mm-ddTHH:MM:SSZ"}``."""
     return {"versions": dict(versions), "computed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(created_at))}
 
+
 def not_extended(claim: Claim) -> Measurement:
     """What a claim past the report's budget shows when it was not asked for: the reason (with how long it takes)
     and the command that runs it."""
@@ -172,6 +174,7 @@ def not_extended(claim: Claim) -> Measurement:
               f"`posenc report --extended` runs every such claim")
     return Measurement({"ran": False, "reason": reason}, setup="not run (past the report's time budget)",
                        missing=reason, missing_status=NOT_RUN, command=f"posenc report --claim {claim.id}")
+
 
 def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None, bar: Any,
                  cluster: RayExperiments | None) -> dict[str, tuple[Measurement | None, bool, float, str | None, dict | None]]:
