@@ -23,6 +23,7 @@ forward only (it refuses inputs that need gradients on CPU). :func:`choose` pick
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -141,12 +142,12 @@ _compiled: dict[str, Callable] = {}
 def flex_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: FlexMask, scale: float,
                 compiled: bool | None = None) -> torch.Tensor:
     """FlexAttention of ``q (B, H, Tq, Dh)`` over ``k, v (B, Hk, Tk, Dh)`` with ``mask``'s ``score_mod`` and block
-    mask; ``compiled`` (default: on where the inputs need no gradient or sit on a GPU) runs it through
-    ``torch.compile``, built once per process."""
+    mask; ``compiled`` (default: on, unless the environment sets ``POSENC_FLEX_COMPILE=0``) runs it through
+    ``torch.compile``, built once per process and shape (eager, it evaluates ``score_mod`` on the whole grid)."""
     from torch.nn.attention.flex_attention import flex_attention
 
     if compiled is None:
-        compiled = q.device.type != "cpu" or not torch.is_grad_enabled()
+        compiled = os.environ.get("POSENC_FLEX_COMPILE", "1") != "0"
     if compiled:
         if "flex" not in _compiled:
             _compiled["flex"] = torch.compile(flex_attention, dynamic=False)
