@@ -10,8 +10,9 @@ For every encoding and length: the first FlexAttention call (its compile: once p
 median of ``--repeat`` calls of each path, alternated (materialised, flex, materialised, ...) so that a change of
 load hits both; the ratio is materialised / flex (above 1: flex faster). Each path's time includes building its mask
 (the bias and the masks, or the score_mod's tables and the block mask), as a forward pays it once per encoding.
-Peak memory is what torch's allocator held at most during one call of the path, over what it held before (the
-profiler's memory events: every tensor of the call, CPU included). The q, k, v are ``[B, H, T, Dh]`` float32, causal.
+Peak memory is the most the process's resident memory grew during one call of the path over what it held before
+(``/proc/self/statm``, read every millisecond by a thread; large tensors are mapped and unmapped, so this follows the
+tensors alive; the machine's other work does not count, it is another process). The q, k, v are ``[B, H, T, Dh]`` float32, causal.
 A length whose materialised bias would not fit in the memory available is skipped for that path (the skip is
 printed); ``--max-materialised`` skips it from a given length on.
 """
@@ -23,28 +24,52 @@ import json
 import os
 import platform
 import statistics
+import threading
 import time
 import warnings
+from functools import partial
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 import posenc
 from posenc.errors import PosencError
 from posenc.model.flex import flex_mask
 from posenc.model.transformer import attend, attention_mask
 
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _resident() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * _PAGE
+
 
 def _peak_bytes(fn) -> int:
-    """Most bytes the allocator held at once during ``fn()``, over what it held before."""
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    """Most bytes the resident memory grew during ``fn()`` over what it was before (sampled every millisecond)."""
+    before, peak, done = _resident(), [0], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            peak[0] = max(peak[0], _resident() - before)
+            time.sleep(0.001)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
         fn()
-    held = peak = 0
-    for event in sorted(prof.events(), key=lambda e: e.time_range.start):
-        if event.name == "[memory]":
-            held += event.cpu_memory_usage
-            peak = max(peak, held)
-    return peak
+    finally:
+        done.set()
+        watcher.join()
+    return max(peak[0], _resident() - before)
+
+
+def _materialised(enc, q, k, v, pos):
+    mask = attention_mask(enc, pos, True, None, torch.float32, q.device)
+    return attend(q, k, v, enc, pos, pos, mask, True)
+
+
+def _flex(enc, q, k, v, pos):
+    return attend(q, k, v, enc, pos, pos, flex_mask(enc, pos, True, None, q.shape[0], q.device), True)
 
 
 def _seconds(fn) -> float:
@@ -67,7 +92,6 @@ def main() -> None:
     warnings.filterwarnings("ignore", message=".*flex_attention called without torch.compile.*")
     torch.manual_seed(0)
     B, H, Dh = args.batch, args.heads, args.head_dim
-    cpu = torch.device("cpu")
     load = os.getloadavg()
     print(f"torch {torch.__version__}, {platform.processor() or platform.machine()}, {torch.get_num_threads()} "
           f"threads, {os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; "
@@ -79,13 +103,7 @@ def main() -> None:
             for T in args.lengths:
                 q, k, v = (torch.randn(B, H, T, Dh) for _ in range(3))
                 pos = torch.arange(T)
-
-                def materialised():
-                    mask = attention_mask(enc, pos, True, None, torch.float32, cpu)
-                    return attend(q, k, v, enc, pos, pos, mask, True)
-
-                def flex():
-                    return attend(q, k, v, enc, pos, pos, flex_mask(enc, pos, True, None, B, cpu), True)
+                materialised, flex = (partial(path, enc, q, k, v, pos) for path in (_materialised, _flex))
 
                 row = {"encoding": name, "T": T, "batch": B, "heads": H, "head_dim": Dh}
                 first = _seconds(flex)
@@ -97,8 +115,8 @@ def main() -> None:
                         print(f"  {name} T={T}: materialised path refused: {str(error)[:160]}", flush=True)
                         run_materialised = False
                 if run_materialised:
-                    worst = (flex() - expected).abs().max().item()
-                    row["max_abs_difference"] = worst
+                    row["max_abs_difference"] = (flex() - expected).abs().max().item()
+                    del expected
                 times: dict[str, list[float]] = {"materialised": [], "flex": []}
                 for _ in range(args.repeat):
                     if run_materialised:

@@ -13,7 +13,7 @@ import posenc
 from posenc.encodings.schedule import Layer
 from posenc.errors import PosencError
 from posenc.model import Transformer, TransformerConfig
-from posenc.model.flex import (BLOCK, FLEX_MIN_LENGTH_CPU, FlexMask, _mask_mod, block_mask, choose, flex_mask)
+from posenc.model.flex import BLOCK, FLEX_MIN_LENGTH_CPU, FlexMask, _mask_mod, block_mask, choose, flex_mask
 from posenc.model.transformer import attend, attention_mask
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*flex_attention called without torch.compile")
