@@ -149,6 +149,7 @@ def test_choose_takes_flex_only_where_it_was_measured_faster():
         assert not choose("auto", alibi, long, CPU, 0.1)  # dropout
         assert not choose("materialised", alibi, long, CPU, 0.0)
         assert choose("flex", alibi, 4, CPU, 0.0)
+        assert not choose("flex", alibi, 0, CPU, 0.0)  # an empty sequence: nothing to attend over
     assert not choose("auto", alibi, long, CPU, 0.0)  # gradients: the CPU build has no FlexAttention backward
 
 
@@ -156,8 +157,10 @@ def test_bad_choices_are_refused_by_name():
     alibi, rope = posenc.build("alibi", n_heads=HEADS), posenc.build("rope", head_dim=8)
     with pytest.raises(PosencError, match="auto, materialised, flex, got 'fast'"):
         choose("fast", alibi, 8, CPU, 0.0)
-    with pytest.raises(PosencError, match="rope.*materialised"):
-        choose("flex", rope, 8, CPU, 0.0)
+    assert not choose("flex", rope, 8, CPU, 0.0)  # no bias: SDPA's fast path, nothing to materialise
+    randomized = posenc.build("randomized", encoding="alibi", n_heads=HEADS)  # a bias without a score_mod
+    with pytest.raises(PosencError, match="randomized.*materialised"):
+        choose("flex", randomized, 8, CPU, 0.0)
     with pytest.raises(PosencError, match="dropout 0.1"):
         choose("flex", alibi, 8, CPU, 0.1)
     model = Transformer(TransformerConfig(vocab_size=10, d_model=16, n_heads=2, encoding="alibi"))

@@ -164,21 +164,24 @@ def flex_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: FlexMas
 
 def choose(path: str, encoding: PositionalEncoding, length: int, device: torch.device, dropout: float) -> bool:
     """Whether attention runs on FlexAttention (``True``) or adds the materialised bias (``False``) under ``path``
-    (:data:`PATHS`). ``"flex"`` insists (an encoding without ``score_mod``, or one with a per-layer bias from content
-    or input, or dropout, is an error); ``"materialised"`` never; ``"auto"`` only where it was measured faster with
+    (:data:`PATHS`). ``"flex"`` insists (a bias without ``score_mod``, a per-layer bias from content or input, or
+    dropout, is an error; an encoding with no bias at all keeps SDPA's fast path, there is nothing to materialise);
+    ``"materialised"`` never; ``"auto"`` only where it was measured faster with
     its compile counted: on CPU, without gradients, from :data:`FLEX_MIN_LENGTH_CPU` keys on (no GPU has been
-    measured, so ``"auto"`` keeps the materialised path there)."""
+    measured, so ``"auto"`` keeps the materialised path there). An empty sequence (no bias to build) always takes the
+    materialised path."""
     if path not in PATHS:
         raise PosencError(f"bias_path must be one of {', '.join(PATHS)}, got {path!r}")
     info = encoding.info
     fits = (type(encoding).score_mod is not PositionalEncoding.score_mod and not info.biases_from_content
             and not info.biases_from_input and dropout == 0)
-    if path == "flex":
+    nothing = not (info.biases_logits or info.biases_from_content or info.biases_from_input)
+    if path == "flex" and length and not nothing:
         if not fits:
             raise PosencError(f"bias_path='flex' needs an encoding with a score_mod and no per-layer bias from "
                               f"content or input, and no attention dropout; {encoding.name} with dropout {dropout} "
                               f"has not; use bias_path='auto' or 'materialised'")
         return True
-    if path == "materialised" or not fits:
+    if path != "auto" or not fits or length == 0:
         return False
     return device.type == "cpu" and not torch.is_grad_enabled() and length >= FLEX_MIN_LENGTH_CPU
