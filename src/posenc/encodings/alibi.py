@@ -20,7 +20,8 @@ from collections.abc import Sequence
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.offsets import positions_at
 from posenc.errors import PosencError
 
 __all__ = ["ALiBi", "alibi_slopes"]
@@ -105,6 +106,18 @@ class ALiBi(PositionalEncoding):
         if distance.dim() == 3:
             return -slopes[None, :, None, None] * distance[:, None].float()  # [B, H, Tq, Tk]
         return -slopes[:, None, None] * distance[None].float()  # [H, Tq, Tk]
+
+    def score_mod(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> ScoreMod:
+        """``score - m_h |i - j|`` at one pair (FlexAttention): the slopes ``[H]`` and the positions, nothing per
+        pair."""
+        q_positions, k_positions = pair_positions(q_positions, k_positions)
+        slopes = self.slopes
+        q_at, k_at = positions_at(q_positions.to(slopes.device)), positions_at(k_positions.to(slopes.device))
+
+        def score_mod(score, b, h, q_idx, kv_idx):
+            return score - slopes[h] * (q_at(b, q_idx) - k_at(b, kv_idx)).abs().float()
+
+        return score_mod
 
     def extra_repr(self) -> str:
         subset = "" if len(self.heads) == self.n_heads else f", heads={list(self.heads)}"

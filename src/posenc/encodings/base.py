@@ -17,6 +17,10 @@ An encoding acts at one or more of three places in a Transformer:
 ``contextual_bias(q, k, q_positions, k_positions)``
     Added to the attention logits of each layer; sees that layer's queries and keys (after ``rotate``), so
     positions can depend on content (CoPE); returns ``[B, H, Tq, Tk]`` or ``None`` (the default).
+``score_mod(q_positions, k_positions)``
+    The same bias as ``bias``, as a function of one (query, key) pair instead of a tensor: FlexAttention's
+    ``score_mod(score, b, h, q_idx, kv_idx) -> score + bias``, so attention never holds ``[H, Tq, Tk]``; ``None``
+    (the default) where the encoding has no such form (see :mod:`posenc.model.flex`).
 ``logit_scale()``
     A factor on the softmax scale ``1/sqrt(Dh)`` (1 by default; DeepSeek-V2/V3's YaRN sets ``mscale^2``).
 ``query_scale(q_positions)``
@@ -45,7 +49,7 @@ through :meth:`PositionalEncoding.wrapped`, read from its options before anythin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,7 +61,11 @@ from posenc.errors import PosencError
 from posenc.resources import check_memory, format_bytes
 
 __all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "default_positions",
-           "bias_positions", "check_allocation", "BIAS_BYTES_PER_PAIR", "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL"]
+           "bias_positions", "pair_positions", "check_allocation", "BIAS_BYTES_PER_PAIR", "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL",
+           "ScoreMod"]
+
+#: FlexAttention's ``score_mod``: ``(score, b, h, q_idx, kv_idx) -> score``, every argument a tensor
+ScoreMod = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 
 #: bytes a bias hook holds per (query, key) pair (int64 offsets and their copies) and per (head, query, key) entry
 #: (the float32 bias and one temporary of it): what :func:`bias_positions` checks against the memory available
@@ -175,15 +183,9 @@ def check_positions(positions: torch.Tensor, length: int | None = None, name: st
     return positions.long()
 
 
-def bias_positions(q_positions: torch.Tensor, k_positions: torch.Tensor, heads: int, name: str = "bias",
-                   per_pair: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Check the positions of a ``bias`` hook and the memory of its ``[(B,) H, Tq, Tk]`` result; return them int64.
-
-    Both are checked by :func:`check_positions`; per-row positions ``[B, T]`` of queries and keys must share their
-    batch (or one of them be 1); the bias's estimated memory (:data:`BIAS_BYTES_PER_PAIR` per query-key pair and
-    :data:`BIAS_BYTES_PER_ENTRY` per head and pair, plus ``per_pair`` bytes of the encoding's own) must fit in what is
-    available, else the error names the sizes, the estimate and the fix, before anything is allocated.
-    """
+def pair_positions(q_positions: torch.Tensor, k_positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Check the positions of queries and keys (:func:`check_positions`; per-row positions ``[B, T]`` of both must
+    share their batch, or one of them be 1) and return them int64; nothing is allocated per pair (a ``score_mod``)."""
     q_positions = check_positions(q_positions, name="q_positions")
     k_positions = check_positions(k_positions, name="k_positions")
     rows_q = q_positions.shape[0] if q_positions.dim() == 2 else 1
@@ -191,7 +193,21 @@ def bias_positions(q_positions: torch.Tensor, k_positions: torch.Tensor, heads: 
     if rows_q != rows_k and 1 not in (rows_q, rows_k):
         raise PosencError(f"q_positions has batch {rows_q} but k_positions has batch {rows_k}; pass [T] positions "
                           f"shared by the batch, or one row per sequence in both")
-    rows = max(rows_q, rows_k)
+    return q_positions, k_positions
+
+
+def bias_positions(q_positions: torch.Tensor, k_positions: torch.Tensor, heads: int, name: str = "bias",
+                   per_pair: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Check the positions of a ``bias`` hook and the memory of its ``[(B,) H, Tq, Tk]`` result; return them int64.
+
+    Both are checked by :func:`pair_positions`; the bias's estimated memory (:data:`BIAS_BYTES_PER_PAIR` per
+    query-key pair and :data:`BIAS_BYTES_PER_ENTRY` per head and pair, plus ``per_pair`` bytes of the encoding's own)
+    must fit in what is available, else the error names the sizes, the estimate and the fix, before anything is
+    allocated.
+    """
+    q_positions, k_positions = pair_positions(q_positions, k_positions)
+    rows = max(q_positions.shape[0] if q_positions.dim() == 2 else 1, k_positions.shape[0] if k_positions.dim() == 2
+               else 1)
     pairs = rows * q_positions.shape[-1] * k_positions.shape[-1]
     check_allocation(pairs * (BIAS_BYTES_PER_PAIR + BIAS_BYTES_PER_ENTRY * heads + per_pair),
                      f"{name} bias of {heads} head(s) over {q_positions.shape[-1]} query x {k_positions.shape[-1]} key "
@@ -234,6 +250,14 @@ class PositionalEncoding(nn.Module):
 
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor | None:
         """Additive logit bias ``[H, Tq, Tk]`` or ``[B, H, Tq, Tk]``; ``None`` when the encoding adds none."""
+        return None
+
+    def score_mod(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> ScoreMod | None:
+        """``bias`` as a function of one pair: ``f(score, b, h, q_idx, kv_idx) = score + bias[(b,) h, q_idx, kv_idx]``
+        at these positions (FlexAttention's ``score_mod``: the indices are tensors, the learned parameters flow into
+        it), built without the ``[H, Tq, Tk]`` tensor; ``None`` (the default) where there is none, and attention then
+        adds the materialised ``bias``. An encoding that overrides it also declares ``"bias"`` and returns the same
+        values (tests/encodings/test_score_mod.py)."""
         return None
 
     def contextual_bias(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor,

@@ -26,8 +26,8 @@ import torch
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
-from posenc.encodings.offsets import Offsets, gather_offsets, offsets_of
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.offsets import Offsets, gather_offsets, offset_range, offsets_of, positions_at
 from posenc.errors import PosencError
 
 __all__ = ["FIRE", "fire_inputs"]
@@ -103,6 +103,33 @@ class FIRE(PositionalEncoding):
             out = self._blocked(x.reshape(batch.numel(), Tq, Tk), offsets,
                                 (q.float() <= threshold).expand(*batch, Tq).reshape(batch.numel(), Tq), short_inputs)
             return out.view(*batch, self.n_heads, Tq, Tk)
+
+    def score_mod(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> ScoreMod:
+        """The same bias at one pair (FlexAttention): ``psi(|i - j|)`` from a table over the offsets, ``psi(max(L, i))``
+        from one per query, and the MLP written out over its hidden units (``b2_h + sum_u W2[h, u] relu(w1_u x +
+        b1_u)``), so nothing is held per pair; every parameter (``c``, ``L``, the MLP) gets its gradient."""
+        q_positions, k_positions = pair_positions(q_positions, k_positions)
+        device = self.log_c.device
+        q, k = q_positions.to(device), k_positions.to(device)
+        c, threshold = self.log_c.exp(), self.threshold.clamp(min=0)
+        values = offset_range(q, k)  # [n], descending: the column of offset d is high - d
+        high = values[0]
+        numerator = torch.log1p(c * values.abs().float())  # psi(|i - j|) [n]
+        denominator = torch.log1p(c * torch.maximum(q.float(), threshold)).clamp(min=1e-6)  # psi(max(L, i)) [(B,) Tq]
+        w1, b1 = self.mlp[0].weight[:, 0], self.mlp[0].bias  # [hidden]
+        w2, b2 = self.mlp[2].weight, self.mlp[2].bias  # [H, hidden], [H]
+        q_at, k_at, denominator_at = positions_at(q), positions_at(k), positions_at(denominator)
+
+        hidden = self.hidden
+
+        def score_mod(score, b, h, q_idx, kv_idx):
+            x = numerator[high - (q_at(b, q_idx) - k_at(b, kv_idx))] / denominator_at(b, q_idx)
+            bias = b2[h]
+            for u in range(hidden):
+                bias = bias + w2[h, u] * torch.relu(w1[u] * x + b1[u])
+            return score + bias
+
+        return score_mod
 
     def _mlp(self, x: torch.Tensor, hidden: torch.Tensor | None = None, out: torch.Tensor | None = None
              ) -> torch.Tensor:

@@ -23,8 +23,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
-from posenc.encodings.offsets import offset_bias
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.offsets import offset_bias, offset_score_mod
 from posenc.errors import PosencError
 
 __all__ = ["KERPLE", "kerple_bias"]
@@ -91,9 +91,17 @@ class KERPLE(PositionalEncoding):
     def bias(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
         q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
+        return offset_bias(q_positions, k_positions, self._table, self.raw_r1.device)
+
+    def score_mod(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> ScoreMod:
+        """The same bias at one pair (FlexAttention), read from the ``[H, n_offsets]`` table."""
+        q_positions, k_positions = pair_positions(q_positions, k_positions)
+        return offset_score_mod(q_positions, k_positions, self._table, self.raw_r1.device)
+
+    def _table(self, offsets: torch.Tensor) -> torch.Tensor:
+        """``[H, n]``: the kernel at each offset."""
         r1, r2 = self.parameters_r()
-        return offset_bias(q_positions, k_positions, lambda offsets: kerple_curve(
-            offsets.abs(), r1[:, None], r2[:, None], self.kernel), self.raw_r1.device)  # table [H, n_offsets]
+        return kerple_curve(offsets.abs(), r1[:, None], r2[:, None], self.kernel)
 
     def extra_repr(self) -> str:
         return f"n_heads={self.n_heads}, kernel={self.kernel!r}"

@@ -11,6 +11,10 @@ consecutive (``k_j = k_0 + j``: ``arange`` positions, a KV cache), query ``i``'s
 contiguous slice ``table[:, s_i : s_i + Tk]`` with ``s_i = high - q_i + k_0``, and a gather copies whole rows.
 Otherwise each pair has its own index into the table.
 
+The same tables serve FlexAttention (:func:`offset_score_mod`): a ``score_mod`` reads the bias of a pair from the
+``[H, n]`` table at the pair's offset, so the bias costs ``O(H (Tq + Tk))`` memory instead of ``O(H Tq Tk)``, and the
+table's gradient flows back to the encoding's parameters by ordinary autograd.
+
 Used by KERPLE, Sandwich, T5 and FIRE. Positions follow :mod:`posenc.encodings.base`: ``[T]`` shared by the batch or
 ``[B, T]`` one row per sequence, already checked.
 """
@@ -22,7 +26,8 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ["Offsets", "offsets_of", "gather_offsets", "offset_bias"]
+__all__ = ["Offsets", "offsets_of", "gather_offsets", "offset_bias", "positions_at", "offset_range",
+           "offset_score_mod"]
 
 #: pairs per row of positions from which one ``index_select`` per (row, head), written in place, beats one
 #: advanced-indexing call (on CPU about 2x at 4096 x 4096; below this the number of calls dominates)
@@ -148,3 +153,42 @@ def offset_bias(q_positions: torch.Tensor, k_positions: torch.Tensor,
         q_positions, k_positions = q_positions.to(device), k_positions.to(device)
     offsets = offsets_of(q_positions, k_positions)
     return gather_offsets(curve(offsets.values), offsets)
+
+
+def positions_at(positions: torch.Tensor) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    """``read(b, idx)``: the position of token ``idx`` in batch row ``b``, for checked positions ``[T]`` (shared by the
+    batch) or ``[B, T]`` (a single row ``[1, T]`` is shared too); ``b`` and ``idx`` are index tensors of a
+    ``score_mod`` or a ``mask_mod``."""
+    if positions.dim() == 2 and positions.shape[0] == 1:
+        positions = positions[0]
+    if positions.dim() == 1:
+        return lambda b, idx: positions[idx]
+    return lambda b, idx: positions[b, idx]
+
+
+def offset_range(q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
+    """Every offset ``q - k`` from the largest to the smallest the positions can form, descending (int64 ``[n]``, on
+    the positions' device); ``[0]`` when there are no pairs. ``values[high - d]`` is offset ``d``."""
+    if q_positions.numel() == 0 or k_positions.numel() == 0:
+        return torch.zeros(1, dtype=torch.long, device=q_positions.device)
+    high = int(q_positions.max() - k_positions.min())
+    low = int(q_positions.min() - k_positions.max())
+    return torch.arange(high, low - 1, -1, device=q_positions.device)
+
+
+def offset_score_mod(q_positions: torch.Tensor, k_positions: torch.Tensor,
+                     curve: Callable[[torch.Tensor], torch.Tensor], device: torch.device | None = None
+                     ) -> Callable[..., torch.Tensor]:
+    """FlexAttention ``score_mod`` adding ``curve(values)[h, m]`` at the pair's offset ``values[m] = q - k``: the
+    values of :func:`offset_bias` with the table ``[H, n]`` (``n`` = the range of the offsets, :func:`offset_range`)
+    in place of the ``[(B,) H, Tq, Tk]`` bias."""
+    if device is not None:
+        q_positions, k_positions = q_positions.to(device), k_positions.to(device)
+    values = offset_range(q_positions, k_positions)
+    table, high = curve(values), values[0]  # [H, n]; the column of offset d is high - d
+    q_at, k_at = positions_at(q_positions), positions_at(k_positions)
+
+    def score_mod(score, b, h, q_idx, kv_idx):
+        return score + table[h, high - (q_at(b, q_idx) - k_at(b, kv_idx))]
+
+    return score_mod

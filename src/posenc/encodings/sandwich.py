@@ -18,8 +18,8 @@ from __future__ import annotations
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
-from posenc.encodings.offsets import Offsets, gather_offsets, offset_bias
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.offsets import Offsets, gather_offsets, offset_bias, offset_score_mod
 from posenc.encodings.sinusoidal import sinusoidal_frequencies
 from posenc.errors import PosencError
 
@@ -82,6 +82,11 @@ class Sandwich(PositionalEncoding):
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
         q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
         return offset_bias(q_positions, k_positions, lambda offsets: sandwich_curve(offsets, self.dim, self.rho))
+
+    def score_mod(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> ScoreMod:
+        """The same bias at one pair (FlexAttention), read from the ``[H, n_offsets]`` table."""
+        q_positions, k_positions = pair_positions(q_positions, k_positions)
+        return offset_score_mod(q_positions, k_positions, lambda offsets: sandwich_curve(offsets, self.dim, self.rho))
 
     def extra_repr(self) -> str:
         return f"n_heads={self.n_heads}, dim={self.dim}, compress={self.compress}"

@@ -20,8 +20,8 @@ import torch
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, bias_positions
-from posenc.encodings.offsets import offset_bias
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.offsets import offset_bias, offset_score_mod
 from posenc.errors import PosencError
 
 __all__ = ["T5Bias", "t5_bucket"]
@@ -92,6 +92,11 @@ class T5Bias(PositionalEncoding):
         """``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``)."""
         q_positions, k_positions = bias_positions(q_positions, k_positions, self.n_heads, self.name)
         return offset_bias(q_positions, k_positions, self._table, self.embedding.weight.device)
+
+    def score_mod(self, q_positions: torch.Tensor, k_positions: torch.Tensor) -> ScoreMod:
+        """The same bias at one pair (FlexAttention), read from the ``[H, n_offsets]`` table."""
+        q_positions, k_positions = pair_positions(q_positions, k_positions)
+        return offset_score_mod(q_positions, k_positions, self._table, self.embedding.weight.device)
 
     def _table(self, offsets: torch.Tensor) -> torch.Tensor:
         """``[H, n]``: the scaled bias at each offset ``q - k`` (the bucket of ``r = key - query = -offset``)."""

@@ -7,7 +7,8 @@ layer with that encoding and span shares), ``contextual_bias`` (per layer, from 
 ``input_bias`` (per layer, from that layer's input), and multiplies the softmax scale by ``logit_scale()``; for NoPE
 all are identities. A layer's window or chunk (its :class:`~posenc.encodings.schedule.Layer`) masks the keys it does
 not see. :func:`attend` is that attention on given q, k and v, with queries at other positions than keys (a KV cache);
-it runs through PyTorch's ``scaled_dot_product_attention``.
+it runs through PyTorch's ``scaled_dot_product_attention``, or, where :func:`posenc.model.flex.choose` says so, through
+FlexAttention with the encoding's ``score_mod`` in place of the materialised bias (:mod:`posenc.model.flex`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from posenc.checks import whole_number, wrong_flags
 from posenc.encodings.base import PositionalEncoding, check_positions, default_positions
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
+from posenc.model.flex import FlexMask, choose, flex_attend, flex_mask
 from posenc.model.input import TransformerInput
 from posenc.registry import build
 
@@ -98,9 +100,10 @@ class Attention(nn.Module):
         self.dropout = dropout
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor, encoding: PositionalEncoding,
-                mask: torch.Tensor | None, causal: bool, qk_norm: float | None = None) -> torch.Tensor:
+                mask: torch.Tensor | FlexMask | None, causal: bool, qk_norm: float | None = None) -> torch.Tensor:
         """``x (B, T, width)``; ``mask`` is the additive logit mask of :func:`attention_mask` (``None``: plain
-        causal or full attention, SDPA's fast path); ``qk_norm``: the layer's query/key norm (:func:`attend`)."""
+        causal or full attention, SDPA's fast path) or a :class:`~posenc.model.flex.FlexMask`; ``qk_norm``: the
+        layer's query/key norm (:func:`attend`)."""
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
         k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hk, T, Dh)
@@ -116,7 +119,7 @@ def _future(t_q: int, t_k: int, device: torch.device) -> torch.Tensor:
 
 
 def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: PositionalEncoding,
-           q_positions: torch.Tensor, k_positions: torch.Tensor, mask: torch.Tensor | None, causal: bool, *,
+           q_positions: torch.Tensor, k_positions: torch.Tensor, mask: torch.Tensor | FlexMask | None, causal: bool, *,
            x: torch.Tensor | None = None, dropout_p: float = 0.0, scale: float | None = None,
            qk_norm: float | None = None) -> torch.Tensor:
     """Softmax attention of ``q (B, H, Tq, Dh)``, the last ``Tq`` of ``Tk`` tokens, over ``k, v (B, Hk, Tk, Dh)``
@@ -126,7 +129,9 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: Position
     square per head, ``query_scale`` multiplies each query, ``contextual_bias`` (from
     the turned q and k) and ``input_bias`` (from the layer input ``x (B, Tk, width)``, when given) join ``mask``
     (:func:`attention_mask`: the encoding's ``bias``, the causal mask, the layer's span, padding). The softmax scale
-    is ``scale`` (default ``1/sqrt(Dh)``) times ``logit_scale()``.
+    is ``scale`` (default ``1/sqrt(Dh)``) times ``logit_scale()``. A :class:`~posenc.model.flex.FlexMask` in place of
+    ``mask`` (:func:`~posenc.model.flex.flex_mask`, for an encoding with no per-layer bias and no dropout) runs
+    FlexAttention with the encoding's ``score_mod`` instead: the same values without the ``[H, Tq, Tk]`` bias.
     """
     head_dim, t_q, t_k = q.shape[-1], q.shape[2], k.shape[2]
     q, k = encoding.rotate(q, k, q_positions, k_positions)
@@ -137,6 +142,12 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: Position
     if factor is not None:
         factor = factor.to(device=q.device, dtype=q.dtype)
         q = q * (factor[:, None, :, None] if factor.dim() == 2 else factor[:, None])
+    softmax_scale = encoding.logit_scale() / head_dim ** 0.5 if scale is None else scale * encoding.logit_scale()
+    if isinstance(mask, FlexMask):
+        if dropout_p:
+            raise PosencError(f"FlexAttention has no attention dropout, got dropout_p={dropout_p}; build the mask with "
+                              f"attention_mask (the materialised path) to train with dropout")
+        return flex_attend(q, k, v, mask, softmax_scale)
     extras = [encoding.contextual_bias(q, k, q_positions, k_positions),  # None or (B, H, Tq, Tk)
               None if x is None else encoding.input_bias(x, q_positions, k_positions)]
     extras = [e for e in extras if e is not None]
@@ -145,7 +156,6 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: Position
                                                                                 float("-inf"))
     for extra in extras:
         mask = extra.to(q.dtype) if mask is None else mask + extra.to(q.dtype)
-    softmax_scale = encoding.logit_scale() / head_dim ** 0.5 if scale is None else scale * encoding.logit_scale()
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p,
                                           is_causal=causal and mask is None, enable_gqa=k.shape[1] != q.shape[1],
                                           scale=softmax_scale)
@@ -255,7 +265,11 @@ class Transformer(nn.Module):
         return [self.layer_encodings[n] for n in self._slots]
 
     def forward(self, ids: torch.Tensor, positions: torch.Tensor | None = None,
-                key_padding_mask: torch.Tensor | None = None, return_hidden: bool = False) -> torch.Tensor:
+                key_padding_mask: torch.Tensor | None = None, return_hidden: bool = False,
+                bias_path: str = "auto") -> torch.Tensor:
+        """``bias_path``: how a bias encoding reaches the logits (:func:`posenc.model.flex.choose`):
+        ``"materialised"`` adds its ``[H, T, T]`` bias, ``"flex"`` runs FlexAttention with its ``score_mod``,
+        ``"auto"`` (the default) takes FlexAttention only where it was measured faster (docs/kernels.md)."""
         if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
             got = list(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
             raise PosencError(f"ids must be a tensor of token ids of shape [batch, seq], got {got}; a single sequence "
@@ -264,12 +278,15 @@ class Transformer(nn.Module):
             positions = default_positions(ids.shape[1], ids.device)  # one tensor for every hook of this forward
         positions = check_positions(positions, ids.shape[1], batch=ids.shape[0])
         x = self.input(ids, positions)  # (B, T, width)
-        masks: dict[tuple[int, int | None, int | None], torch.Tensor | None] = {}
+        masks: dict[tuple[int, int | None, int | None], torch.Tensor | FlexMask | None] = {}
         for block, encoding, layer in zip(self.blocks, self.encodings, self.schedule, strict=True):
             key = (id(encoding), layer.window, layer.chunk)  # the bias depends on positions only: once per forward
             if key not in masks:
-                masks[key] = attention_mask(encoding, positions, self.config.causal, key_padding_mask, x.dtype,
-                                            x.device, layer)
+                dropout = self.config.dropout if self.training else 0.0
+                flex = choose(bias_path, encoding, ids.shape[1], x.device, dropout) and flex_mask(
+                    encoding, positions, self.config.causal, key_padding_mask, ids.shape[0], x.device, layer)
+                masks[key] = flex or attention_mask(encoding, positions, self.config.causal, key_padding_mask,
+                                                    x.dtype, x.device, layer)
             x = block(x, positions, encoding, masks[key], self.config.causal, layer.qk_norm)
         x = self.ln_f(x)
         return x if return_hidden else self.head(x)  # (B, T, vocab)
