@@ -273,11 +273,6 @@ def proportional(dim: int, base: float = 10000.0, factor: float = 1.0,
     return inv_freq / factor, 1.0
 
 
-def base_stretch(dim: int, base: float = 10000.0, factor: float = 1.0) -> tuple[torch.Tensor, float]:
-    """The base times ``s``: ``inv_freq_i = (s base)^(-2i/dim)``."""
-    return default_inv_freq(dim, base * _check_factor(factor))
-
-
 @dataclass(frozen=True)
 class HfRopeParameters:
     """What a scaling's translation reads from a Hugging Face config (:func:`posenc.hf_config.rope_options_from_hf_config`
@@ -424,8 +419,6 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
             extend_name="llama3",  # Llama 3.1's bands
             extend_params=lambda s, native: {"factor": float(s), "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                                              "original_max_len": int(native)}),
-    Scaling("base_stretch", base_stretch, needs_factor=True,
-            extend_name="base_stretch", extend_params=lambda s, native: {"factor": float(s)}),
     Scaling("longrope", longrope, needs_original=True, hf_rope_type="longrope",
             from_hf=_longrope_from_hf),
     Scaling("proportional", proportional, hf_rope_type="proportional", whole_head=True,  # Gemma 4
