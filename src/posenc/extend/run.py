@@ -80,7 +80,7 @@ class _Runner:
     """Holds the loaded model and the token stream while missing jobs run."""
 
     def __init__(self, cfg: ExtendConfig, text: str, plan: Plan):
-        from posenc.hub import load_model
+        from posenc.pretrained import load_model
 
         self.device = torch.device(cfg.device)
         loaded = load_model(cfg.model, dtype=_DTYPES[cfg.dtype], attn_implementation="sdpa")
@@ -162,7 +162,7 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
     cfg = dataclasses.replace(cfg, device=str(target),
                               dtype=next(name for name, d in _DTYPES.items() if d == precision))
     started = time.time()
-    from posenc.hub import model_config  # looked up here, so a stand-in for the hub reaches it
+    from posenc.pretrained import model_config  # looked up here, so a stand-in for the hub reaches it
 
     hf_config = model_config(cfg.model)
     check_rope_model(hf_config)

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
-from posenc.hf import from_hf_config
+from posenc.hf_config import from_hf_config
 from posenc.kernels import apply_rope
 from posenc.probe.heads import distance_bins
 

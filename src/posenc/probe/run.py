@@ -59,7 +59,7 @@ from posenc.checks import SEED_LIMIT, whole_number
 from posenc.corpora import load_text, special_tokens
 from posenc.device import resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
-from posenc.hub import LoadedModel, load_model
+from posenc.pretrained import LoadedModel, load_model
 from posenc.probe.capture import attention_modules, capture
 from posenc.probe.decodability import decodability
 from posenc.probe.decompose import TERMS, four_term_split
@@ -192,7 +192,7 @@ def _n_heads(model: Any) -> tuple[int, int]:
 
 
 def _is_rotary(config: Any) -> bool:
-    from posenc.hf import from_hf_config
+    from posenc.hf_config import from_hf_config
 
     try:
         return from_hf_config(config).info.hooks == ("rotate",)

@@ -40,7 +40,7 @@ POSENC_ROPE_TYPE = "posenc"
 _POSENC_OPTIONS = ("head_dim", "base", "pairing", "rotary_dim", "scaling")
 
 #: M-RoPE model types posenc reproduces: ``(interleaved, default mrope_section of the modeling code)``; checked
-#: against each model's rotary embedding at distinct temporal/height/width positions by tests/test_hf_rotary.py
+#: against each model's rotary embedding at distinct temporal/height/width positions by tests/test_hf_config_rotary.py
 M_ROPE_LAYOUTS = {
     "qwen2_vl_text": (False, (16, 24, 24)),
     "qwen2_5_vl_text": (False, (16, 24, 24)),
@@ -59,7 +59,7 @@ LOGIT_MSCALE_MODEL_TYPES = frozenset({
 })
 
 #: model types whose modeling code in transformers rotates adjacent pairs ``(x[2i], x[2i+1])`` whatever the config
-#: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/test_hf_rotary.py):
+#: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/test_hf_config_rotary.py):
 #: ``rotate_every_two`` (GPT-J, CodeGen); a ``rotate_half`` or ``_apply_rotary_emb`` over ``x[..., 0::2]`` and
 #: ``x[..., 1::2]`` (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter); complex products of
 #: ``reshape(..., -1, 2)`` pairs (DeepSeek-V2, Llama 4); ``apply_rotary_pos_emb_interleave`` in every attention layer
@@ -165,7 +165,7 @@ def _check_rope_type(params: dict[str, Any], model_type: str) -> str:
     if kind not in HF_ROPE_TYPES and kind not in ("axial", POSENC_ROPE_TYPE) and not _is_m_rope(params, model_type):
         raise PosencError(f"the config asks for RoPE type {kind!r}, which posenc does not implement; "
                           f"supported types are: {supported} (plus M-RoPE and axial for the model types named in "
-                          f"posenc.hf.M_ROPE_LAYOUTS and AXIAL_MODEL_TYPES)")
+                          f"posenc.hf_config.M_ROPE_LAYOUTS and AXIAL_MODEL_TYPES)")
     return kind
 
 
