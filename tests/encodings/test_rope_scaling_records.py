@@ -10,14 +10,15 @@ from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from posenc.encodings import rope_scaling as rs
 from posenc.errors import PosencWarning
 from posenc.extend.factors import SCALING_NAMES, scaling_spec
-from posenc.hf_config import HF_ROPE_TYPES, from_hf_config, rope_options_from_hf_config
+from posenc.hf_config import HF_ROPE_TYPES, POSENC_ROPE_TYPE, from_hf_config, rope_options_from_hf_config
 
 RECORDS = list(rs.SCALINGS.values())
 
 
 def test_every_rope_type_of_transformers_has_a_record():
-    assert set(ROPE_INIT_FUNCTIONS) <= set(rs.BY_HF_ROPE_TYPE)
-    assert set(rs.BY_HF_ROPE_TYPE) - set(ROPE_INIT_FUNCTIONS) == {"default"}
+    hf_types = set(ROPE_INIT_FUNCTIONS) - {POSENC_ROPE_TYPE}  # posenc.extend.patch_model registers its own
+    assert hf_types <= set(rs.BY_HF_ROPE_TYPE)
+    assert set(rs.BY_HF_ROPE_TYPE) - hf_types == {"default"}
     assert HF_ROPE_TYPES == tuple(rs.BY_HF_ROPE_TYPE)
 
 
