@@ -16,6 +16,11 @@ same thing here):
 - proportional (Gemma 4's rope type; p-RoPE of Barbero et al. 2024, §5): the ``p`` fraction of highest frequencies
   ``base^(-2i/dim)`` kept, the rest set to 0 (those pairs never turn), all divided by ``s``
 
+Each scaling is one record (:class:`Scaling`) in :data:`SCALINGS`: its function, its flags, its Hugging Face
+``rope_type`` with the translation of a config's parameters, and what ``posenc extend`` uses. The Hugging Face config
+reader (:mod:`posenc.hf_config`) and ``posenc extend`` (:mod:`posenc.extend.factors`) read the records, so a new
+scaling is its function, its record and its test (docs/architecture.md, "Where a new RoPE scaling goes").
+
 DeepSeek-V2/V3 split YaRN's temperature in two (:func:`yarn_logit_scale`): cos and sin carry
 ``mscale(s, mscale) / mscale(s, mscale_all_dim)`` and the softmax scale carries ``mscale(s, mscale_all_dim)^2``.
 """
