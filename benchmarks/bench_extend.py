@@ -28,7 +28,7 @@ def _model(real: bool):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     if real:
-        from posenc.hub import load_model
+        from posenc.pretrained import load_model
 
         return load_model("smollm2", attn_implementation="sdpa").model
     torch.manual_seed(0)

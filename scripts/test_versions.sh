@@ -55,7 +55,7 @@ key = ["torch", "transformers", "tokenizers", "safetensors", "huggingface-hub", 
 print("[versions] " + ", ".join(f"{k} {metadata.version(k)}" for k in key))
 print("[versions] differ from constraints.txt: " + ("; ".join(sorted(differ)) or "none"))
 EOF
-HF_HUB_OFFLINE=1 "$VPY" -c "from posenc.hub import load_model; load_model('smollm2')" >/dev/null
+HF_HUB_OFFLINE=1 "$VPY" -c "from posenc.pretrained import load_model; load_model('smollm2')" >/dev/null
 set +e
 "$VPY" -m pytest -m "not slow" -n 2 --dist loadgroup -q -p no:cacheprovider \
   tests/extend tests/test_hf_models.py tests/test_hf_rotary.py tests/test_hub.py tests/test_store.py \

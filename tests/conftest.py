@@ -20,7 +20,7 @@ HYPOTHESIS_PROFILE = load_profile()  # "ci" unless HYPOTHESIS_PROFILE says other
 @pytest.fixture(scope="session")
 def minilm():
     """MiniLM (the offline package), loaded once per session."""
-    from posenc.hub import load_model
+    from posenc.pretrained import load_model
 
     return load_model("minilm")
 

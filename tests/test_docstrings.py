@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["posenc", "posenc.encodings.rope", "posenc.encodings.sinusoidal", "posenc.hf", "posenc.model.transformer",
+MODULES = ["posenc", "posenc.encodings.rope", "posenc.encodings.sinusoidal", "posenc.hf_config", "posenc.model.transformer",
            "posenc.extend.patch", "posenc.extend.factors", "posenc.properties", "posenc.protocols", "posenc.lab.sweep",
            "posenc.device", "posenc.encodings.schedule", "posenc.encodings.temperature", "posenc.hf_schedule",
            "posenc.encodings.pope", "posenc.encodings.fox", "posenc.encodings.dape", "posenc.encodings.videorope"]

@@ -38,7 +38,7 @@ from typing import Any
 from posenc.encodings.base import PositionalEncoding
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
-from posenc.hf import from_hf_config
+from posenc.hf_config import from_hf_config
 
 __all__ = ["schedule_from_hf_config", "LAYER_TYPES", "text_config"]
 

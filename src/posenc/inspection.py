@@ -41,7 +41,7 @@ from typing import Any
 
 from posenc.encodings.schedule import LayerSchedule
 from posenc.errors import PosencError
-from posenc.hf import INTERLEAVED_MODEL_TYPES
+from posenc.hf_config import INTERLEAVED_MODEL_TYPES
 from posenc.hf_schedule import schedule_from_hf_config, text_config
 
 __all__ = ["Finding", "Inspection", "inspect_model", "inspect_config", "FINDINGS"]
@@ -336,7 +336,7 @@ def _load_config_file(path: Path) -> tuple[Any, dict[str, Any]]:
 def inspect_model(spec: str | Path) -> Inspection:
     """Inspect a model's config: ``spec`` is a ``config.json`` file, a model folder, a ``.gguf`` file, a hub id in
     the local cache or an offline default (``smollm2``, ``minilm``); no weights are read."""
-    from posenc.hub import gguf_architecture, model_config, smollm2_gguf_path
+    from posenc.pretrained import gguf_architecture, model_config, smollm2_gguf_path
 
     path = Path(str(spec)).expanduser()
     if path.suffix.lower() == ".json":

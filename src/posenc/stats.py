@@ -418,12 +418,15 @@ def spearman(a: Sequence[float], b: Sequence[float]) -> float:
 
 def mean_reciprocal_rank(scores: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """``{name: mean over groups of 1 / rank}``, ranking names within each group by ``scores[group][name]``,
-    higher first; ties share the better rank (Kazemnejad et al. 2023's summary over tasks)."""
+    higher first; ties share the better rank (Kazemnejad et al. 2023's summary over tasks): ``scipy.stats.rankdata``
+    with ``method="min"`` of the negated scores."""
+    from scipy.stats import rankdata
+
     reciprocal: dict[str, list[float]] = {}
     for group in scores.values():
-        for name, value in group.items():
-            rank = 1 + sum(other > value for other in group.values())
-            reciprocal.setdefault(name, []).append(1.0 / rank)
+        ranks = rankdata([-float(value) for value in group.values()], method="min")
+        for name, rank in zip(group, ranks, strict=True):
+            reciprocal.setdefault(name, []).append(1.0 / float(rank))
     return {name: sum(v) / len(v) for name, v in reciprocal.items()}
 
 

@@ -33,7 +33,7 @@ def no_work(monkeypatch, tmp_path):
     for _, target in COMMANDS.values():
         module, name = target.rsplit(".", 1)
         monkeypatch.setattr(module + "." + name, refuse)
-    monkeypatch.setattr("posenc.hub.model_config", refuse)  # probe and extend read the model's config first
+    monkeypatch.setattr("posenc.pretrained.model_config", refuse)  # probe and extend read the model's config first
     return tmp_path
 
 

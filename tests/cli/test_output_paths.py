@@ -16,8 +16,8 @@ WORK = {
     "show": (["show", "sinusoidal"], [("posenc.summary", "summarize")]),
     "train": (["train", "--steps", "1"], [("posenc.lab", "train_run")]),
     "sweep": (["sweep", "--preset", "quick"], [("posenc.lab", "run_sweep")]),
-    "probe": (["probe", "minilm"], [("posenc.probe.run", "run_probe"), ("posenc.hub", "model_config")]),
-    "extend": (["extend", "smollm2"], [("posenc.extend", "run_extend"), ("posenc.hub", "model_config")]),
+    "probe": (["probe", "minilm"], [("posenc.probe.run", "run_probe"), ("posenc.pretrained", "model_config")]),
+    "extend": (["extend", "smollm2"], [("posenc.extend", "run_extend"), ("posenc.pretrained", "model_config")]),
     "bench": (["bench"], [("posenc.kernels.bench", "run_benchmark")]),
     "report": (["report", "--quick"], [("posenc.report.run", "run_report")]),
 }

@@ -91,7 +91,7 @@ def stand_ins(monkeypatch, tmp_path):
     monkeypatch.setattr("posenc.probe.run.run_probe", _stop)
     monkeypatch.setattr("posenc.report.run.run_report", _stop)
     monkeypatch.setattr("posenc.probe.run.check_probe_fits", lambda *args: None)
-    monkeypatch.setattr("posenc.hub.model_config", lambda spec: SimpleNamespace(max_position_embeddings=512))
+    monkeypatch.setattr("posenc.pretrained.model_config", lambda spec: SimpleNamespace(max_position_embeddings=512))
 
 
 def _reached(argv: list[str]):

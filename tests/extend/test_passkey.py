@@ -14,7 +14,7 @@ from posenc.extend.passkey import build_passkey_prompt, cache_kwargs, greedy_dec
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from posenc.hub import minilm_dir
+    from posenc.pretrained import minilm_dir
 
     return AutoTokenizer.from_pretrained(minilm_dir())
 

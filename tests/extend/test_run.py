@@ -28,7 +28,7 @@ def _config(vocab: int) -> LlamaConfig:
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    from posenc.hub import minilm_dir
+    from posenc.pretrained import minilm_dir
 
     folder = tmp_path_factory.mktemp("tiny-llama")
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir())  # a real tokenizer, shipped offline

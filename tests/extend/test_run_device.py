@@ -17,7 +17,7 @@ NATIVE = 128
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    from posenc.hub import minilm_dir
+    from posenc.pretrained import minilm_dir
 
     folder = tmp_path_factory.mktemp("tiny-llama")
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir())
@@ -51,7 +51,7 @@ def test_bad_device_fails_before_the_config_is_read(monkeypatch):
     def no_config(*args, **kwargs):
         raise AssertionError("the config was read before the device was checked")
 
-    monkeypatch.setattr("posenc.hub.model_config", no_config)
+    monkeypatch.setattr("posenc.pretrained.model_config", no_config)
     with pytest.raises(PosencError, match="device 'cuda:0': CUDA is not available here"):
         run_extend("smollm2", device="cuda:0", store_path=None, echo=None)
     with pytest.raises(PosencError, match="unknown device 'gpu'"):

@@ -32,7 +32,7 @@ def config_only(tmp_path):
 def _fill(store_path, cfg, native):
     """Store every job of ``cfg``'s plan with ``put``, keyed as run_extend keys them (model, dtype, the text's name
     and hash, the job's fields); returns each window's losses and each passkey trial's correctness."""
-    from posenc.hub import model_config
+    from posenc.pretrained import model_config
 
     hf = model_config(cfg.model)
     plan = make_plan(cfg, native, lambda scaling, s: scaled_rope(hf, scaling, s, native))

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from posenc.hub import load_model
+    from posenc.pretrained import load_model
 
     return load_model("smollm2", attn_implementation="sdpa")
 

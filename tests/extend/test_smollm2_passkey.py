@@ -13,7 +13,7 @@ LENGTH = 1024  # an eighth of the native context
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from posenc.hub import load_model
+    from posenc.pretrained import load_model
 
     loaded = load_model("smollm2", attn_implementation="sdpa")
     patch_model(loaded.model, scaled_rope(loaded.config, "none", 1.0))

@@ -54,3 +54,11 @@ def test_gradcheck_float64(pairing):
                                                                    torch.float64), (x,))
     assert torch.autograd.gradcheck(lambda v: rope_apply_reference(v, theta.cos(), theta.sin(), pairing,
                                                                    torch.float64), (x2,))
+
+
+def test_pair_channels_by_hand():
+    from posenc.kernels.reference import pair_channels
+
+    x = torch.arange(6.0)
+    assert [t.tolist() for t in pair_channels(x, "half")] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert [t.tolist() for t in pair_channels(x, "interleaved")] == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]

@@ -78,7 +78,7 @@ def test_negative_limit_is_refused(tmp_path, monkeypatch, capsys):
                                         (["--only", "heds"], "unknown probe"),
                                         (["--text", "/no/such/file.txt"], "does not exist")])
 def test_probe_refuses_zero_windows_before_loading(argv, match, monkeypatch, capsys):
-    _forbid(monkeypatch, ("posenc.probe.run", "run_probe"), ("posenc.hub", "model_config"))
+    _forbid(monkeypatch, ("posenc.probe.run", "run_probe"), ("posenc.pretrained", "model_config"))
     assert main(["probe", "minilm", *argv]) == 2
     assert match in capsys.readouterr().err
 

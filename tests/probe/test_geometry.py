@@ -205,7 +205,7 @@ def test_bert_sized_initial_tables_give_the_seeds_numbers():
 
 def test_placeholders_of_the_minilm_vocabulary(minilm):
     """994 [unusedN] rows, 895 of them among the seed's rows 100..1099, read independently from vocab.txt."""
-    from posenc.hub import minilm_dir
+    from posenc.pretrained import minilm_dir
 
     lines = (minilm_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines()
     unused = [i for i, token in enumerate(lines) if token.startswith("[unused") and token.endswith("]")]

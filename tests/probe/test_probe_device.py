@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from posenc.errors import PosencError
-from posenc.hub import load_model
+from posenc.pretrained import load_model
 from posenc.probe.run import run_probe
 
 

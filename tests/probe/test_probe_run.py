@@ -12,7 +12,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 from posenc.cli import main
 from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
-from posenc.hub import LoadedModel
+from posenc.pretrained import LoadedModel
 from posenc.probe import run_probe
 from posenc.probe.geometry import format_seed_layout
 from posenc.probe.run import ProbeConfig, estimate_probe_memory

@@ -26,7 +26,7 @@ def tiny(tmp_path_factory):
     """A 1-layer random Llama with a 128-token context and MiniLM's tokenizer (offline package)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from posenc.hub import minilm_dir
+    from posenc.pretrained import minilm_dir
 
     folder = tmp_path_factory.mktemp("tiny")
     torch.manual_seed(0)

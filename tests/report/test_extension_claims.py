@@ -103,8 +103,8 @@ def test_passkey_trials_of_a_tiny_llama_counted_by_depth():
 
     from posenc.extend import patch_model, scaled_rope
     from posenc.extend.passkey import SharedPrefix, build_passkey_prompt, passkey_key, passkey_trial
-    from posenc.hub import minilm_dir
     from posenc.plots.extend import passkey_cells
+    from posenc.pretrained import minilm_dir
 
     tok = AutoTokenizer.from_pretrained(minilm_dir())
     model = tiny_llama(vocab_size=tok.vocab_size)

@@ -49,12 +49,12 @@ def _fake_run(model, ctx, scalings=extension.SCALINGS, **kwargs):
 
 @pytest.fixture
 def measured(monkeypatch):
-    from posenc import hub
+    from posenc import pretrained
     from posenc.extend import patch
 
     monkeypatch.setattr(extension, "_run", _fake_run)
     monkeypatch.setattr(extension, "_figure", lambda *args: None)
-    monkeypatch.setattr(hub, "model_config", lambda model: {"model": model})
+    monkeypatch.setattr(pretrained, "model_config", lambda model: {"model": model})
     monkeypatch.setattr(patch, "native_length", lambda config: NATIVE)
     return extension.pi_yarn_measurement("made-up", PLAN, Context(quick=False))
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.hub import load_model
+from posenc.pretrained import load_model
 from posenc.report.claim import Claim, Test
 from posenc.report.experiments import pretrained
 from posenc.report.experiments.base import Context, Measurement
@@ -147,7 +147,7 @@ def test_positional_heads_carry_the_window_length_in_the_summary():
 
 def test_the_headline_length_is_the_packages_fine_tuning_length():
     """Read independently from the package: tokenizer.json truncates at 128, sentence-transformers at 256."""
-    from posenc.hub import minilm_dir
+    from posenc.pretrained import minilm_dir
 
     folder = minilm_dir()
     truncation = json.loads((folder / "tokenizer.json").read_text())["truncation"]["max_length"]

@@ -66,7 +66,7 @@ def extend(settings: CommandSettings,
         out = output_dir(out, "--out")
     config = settings.build(device=str(target), dtype=dtype_name(precision), text=str(text) if text else None)
     if download:
-        from posenc.hub import download as fetch
+        from posenc.pretrained import download as fetch
 
         fetch(config.model)  # the one step that may use the network, and only when asked
     if threads:

@@ -38,8 +38,8 @@ def probe(settings: CommandSettings,
     from posenc.cli.paths import output_dir
     from posenc.device import resolve_device, resolve_dtype
     from posenc.errors import PosencError
-    from posenc.hub import download as fetch
-    from posenc.hub import model_config
+    from posenc.pretrained import download as fetch
+    from posenc.pretrained import model_config
     from posenc.probe.run import PROBES, check_probe_fits, run_probe
 
     target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once

@@ -61,8 +61,8 @@ from posenc.errors import PosencError
 from posenc.resources import check_memory, format_bytes
 
 __all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "default_positions",
-           "bias_positions", "pair_positions", "check_allocation", "BIAS_BYTES_PER_PAIR", "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL",
-           "ScoreMod"]
+           "future_mask", "bias_positions", "pair_positions", "check_allocation", "BIAS_BYTES_PER_PAIR",
+           "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL", "ScoreMod"]
 
 #: FlexAttention's ``score_mod``: ``(score, b, h, q_idx, kv_idx) -> score``, every argument a tensor
 ScoreMod = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -151,6 +151,12 @@ class EncodingInfo:
 def default_positions(length: int, device: torch.device | None = None, offset: int = 0) -> torch.Tensor:
     """Positions ``offset, ..., offset + length - 1`` as an int64 tensor ``[T]``."""
     return torch.arange(offset, offset + length, device=device, dtype=torch.long)
+
+
+def future_mask(t_q: int, t_k: int, device: torch.device | None = None) -> torch.Tensor:
+    """bool ``[Tq, Tk]``: True where key ``j`` comes after query ``i``, the queries being the last ``Tq`` of the ``Tk``
+    tokens (what a causal mask hides)."""
+    return torch.ones(t_q, t_k, dtype=torch.bool, device=device).triu(t_k - t_q + 1)
 
 
 def check_positions(positions: torch.Tensor, length: int | None = None, name: str = "positions",

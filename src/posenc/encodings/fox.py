@@ -29,7 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions, future_mask
 from posenc.errors import PosencError
 
 __all__ = ["FoX", "forget_bias"]
@@ -45,7 +45,7 @@ def forget_bias(log_f: torch.Tensor, t_q: int, log_g: torch.Tensor | None = None
         return bias
     d = log_g.cumsum(-1)
     after = d[..., None, :] - d[..., t_k - t_q:, None]  # d_j - d_i: the gates l = i+1 .. j
-    later = torch.ones(t_q, t_k, dtype=torch.bool, device=c.device).triu(t_k - t_q + 1)
+    later = future_mask(t_q, t_k, c.device)
     return torch.where(later, after, bias)
 
 

@@ -16,6 +16,11 @@ same thing here):
 - proportional (Gemma 4's rope type; p-RoPE of Barbero et al. 2024, §5): the ``p`` fraction of highest frequencies
   ``base^(-2i/dim)`` kept, the rest set to 0 (those pairs never turn), all divided by ``s``
 
+Each scaling is one record (:class:`Scaling`) in :data:`SCALINGS`: its function, its flags, its Hugging Face
+``rope_type`` with the translation of a config's parameters, and what ``posenc extend`` uses. The Hugging Face config
+reader (:mod:`posenc.hf_config`) and ``posenc extend`` (:mod:`posenc.extend.factors`) read the records, so a new
+scaling is its function, its record and its test (docs/architecture.md, "Where a new RoPE scaling goes").
+
 DeepSeek-V2/V3 split YaRN's temperature in two (:func:`yarn_logit_scale`): cos and sin carry
 ``mscale(s, mscale) / mscale(s, mscale_all_dim)`` and the softmax scale carries ``mscale(s, mscale_all_dim)^2``.
 """
@@ -37,7 +42,7 @@ from posenc.resources import check_memory
 
 __all__ = [
     "default_inv_freq", "linear", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope",
-    "SCALINGS", "RopeScaling", "compute_inv_freq", "yarn_ramp", "yarn_correction_range", "proportional",
+    "SCALINGS", "Scaling", "BY_HF_ROPE_TYPE", "HfRopeParameters", "RopeScaling", "compute_inv_freq", "yarn_ramp", "yarn_correction_range", "proportional",
     "yarn_mscale", "yarn_logit_scale", "is_stretch_factor", "check_base",
 ]
 
@@ -273,29 +278,166 @@ def proportional(dim: int, base: float = 10000.0, factor: float = 1.0,
     return inv_freq / factor, 1.0
 
 
-#: scaling name -> pure function. ``default`` is RoFormer's unscaled frequencies.
-SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
-    "default": default_inv_freq,
-    "linear": linear,
-    "ntk": ntk,
-    "dynamic": dynamic_ntk,
-    "yarn": yarn,
-    "llama3": llama3,
-    "longrope": longrope,
-    "proportional": proportional,
-}
+@dataclass(frozen=True)
+class HfRopeParameters:
+    """What a scaling's translation reads from a Hugging Face config (:func:`posenc.hf_config.rope_options_from_hf_config`
+    builds it): the ``rope_parameters`` / ``rope_scaling`` dict and the config's fields its parameters fall back on.
 
-#: scalings that do nothing without a factor, and those whose result depends on the original context length
-_NEEDS_FACTOR = frozenset({"linear", "ntk", "dynamic", "yarn"})
-_NEEDS_ORIGINAL = frozenset({"dynamic", "yarn", "longrope"})
+    Attributes:
+        rope_type: the rope type as the config names it.
+        params: the config's ``rope_parameters`` (or ``rope_scaling``) dict.
+        model_type: the config's ``model_type`` (``""`` when it has none), for messages.
+        max_position_embeddings: ``max_position_embeddings`` or ``n_positions`` as the config holds it (maybe absent).
+        original_max_len: ``original_max_position_embeddings`` (in ``params`` or the config), else
+            ``max_position_embeddings``.
+        partial_rotary_factor: the config's checked ``partial_rotary_factor`` / ``rotary_pct``.
+    """
 
-#: scalings whose frequencies depend on the current sequence length
-LENGTH_DEPENDENT = frozenset({"dynamic", "longrope"})
+    rope_type: str
+    params: dict[str, Any]
+    model_type: str = ""
+    max_position_embeddings: Any = None
+    original_max_len: Any = None
+    partial_rotary_factor: float = 1.0
+
+    def require(self, key: str) -> Any:
+        """A parameter the rope type cannot do without, or an error naming the type, the parameter and the fix."""
+        if self.params.get(key) is None:
+            raise PosencError(f"the config's rope type {self.rope_type!r} needs {key!r} in rope_parameters / "
+                              f"rope_scaling, which holds {sorted(self.params)}; add {key} (see the model card), or "
+                              f"drop the scaling")
+        return self.params[key]
+
+    def optional(self, *keys: str) -> dict[str, Any]:
+        """The parameters among ``keys`` that the config sets (not ``None``), in the order of ``keys``."""
+        return {key: self.params[key] for key in keys if self.params.get(key) is not None}
+
+    def factor(self) -> Any:
+        """``factor``, or when the config leaves it out ``max_position_embeddings / original_max_position_embeddings``."""
+        if self.params.get("factor"):
+            return self.params["factor"]
+        longest, original = self.max_position_embeddings, self.original_max_len
+        if not isinstance(longest, int | float) or not isinstance(original, int | float) or not original > 0:
+            raise PosencError(f"the config's rope type {self.rope_type!r} has no factor, and posenc cannot derive one "
+                              f"from max_position_embeddings ({longest!r}) / original_max_position_embeddings "
+                              f"({original!r}); add factor to rope_parameters / rope_scaling")
+        return longest / original
+
+    def context_length(self) -> int:
+        """``max_position_embeddings`` (or ``n_positions``) as a whole number >= 1, or an error naming the fields."""
+        value = self.max_position_embeddings
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            found = "none of them" if value is None else f"{value!r}"
+            raise PosencError(f"this config (model_type {self.model_type or '(none)'!r}) needs the context length as "
+                              f"an integer >= 1 in max_position_embeddings or n_positions, found {found}; add the "
+                              f"field to the config, or build the encoding by name with posenc.build(...)")
+        return value
+
+
+def _longrope_from_hf(hf: HfRopeParameters) -> dict[str, Any]:
+    factor = hf.factor()
+    ext = {key: hf.require(key) for key in ("short_factor", "long_factor")}
+    for key, values in ext.items():
+        if not isinstance(values, list | tuple):
+            raise PosencError(f"the config's longrope {key} must be a list of numbers, one per rotary pair, got "
+                              f"{values!r}")
+    return {"factor": factor, "short_factor": list(ext["short_factor"]), "long_factor": list(ext["long_factor"]),
+            "original_max_len": hf.original_max_len, **hf.optional("attention_factor")}
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """One RoPE scaling: everything posenc knows about it, read by the RoPE modules, the Hugging Face config reader
+    (:mod:`posenc.hf_config`) and ``posenc extend`` (:mod:`posenc.extend.factors`). Adding a scaling is one record in
+    :data:`SCALINGS` (and its test).
+
+    Attributes:
+        name: posenc's name, the ``type`` of a scaling spec ``{"type": name, **params}``.
+        frequencies: the pure function ``(dim, base, **params) -> (inv_freq, attention_factor)``; its keyword
+            parameters (less ``dim``, ``base`` and ``seq_len``) are the spec's valid parameters.
+        needs_factor: without a ``factor`` it changes nothing (a spec that leaves it out warns).
+        needs_original: its result depends on the context the model was trained at (``original_max_len``; a spec
+            that leaves it out warns and uses the function's default).
+        hf_rope_type: the ``rope_type`` a Hugging Face config names it by; ``None`` when transformers has none.
+        from_hf: the spec's parameters from a Hugging Face config's (:class:`HfRopeParameters`); ``None`` for the
+            unscaled frequencies. Required with ``hf_rope_type``.
+        whole_head: the config's ``partial_rotary_factor`` is the share of frequencies kept (0 allowed), not the
+            share of each head that rotates: the rotary width stays the whole head.
+        extend_name: the name ``posenc extend`` takes for it (``None``: extend does not offer it).
+        extend_params: the spec's parameters ``posenc extend`` uses at factor ``s`` for a model of native length
+            ``L0``: ``(s, L0) -> params``, ``None`` for the unscaled frequencies. Required with ``extend_name``.
+    """
+
+    name: str
+    frequencies: Callable[..., tuple[torch.Tensor, float]]
+    needs_factor: bool = False
+    needs_original: bool = False
+    hf_rope_type: str | None = None
+    from_hf: Callable[[HfRopeParameters], dict[str, Any] | None] | None = None
+    whole_head: bool = False
+    extend_name: str | None = None
+    extend_params: Callable[[float, int], dict[str, Any] | None] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.hf_rope_type is None) != (self.from_hf is None):
+            raise PosencError(f"scaling {self.name!r}: hf_rope_type and from_hf go together")
+        if (self.extend_name is None) != (self.extend_params is None):
+            raise PosencError(f"scaling {self.name!r}: extend_name and extend_params go together")
+
+    @property
+    def length_dependent(self) -> bool:
+        """Whether its frequencies depend on the current sequence length (its function takes ``seq_len``); a factor
+        of 1 is then not the identity."""
+        return "seq_len" in inspect.signature(self.frequencies).parameters
+
+    @property
+    def parameters(self) -> list[str]:
+        """The parameters a spec of this scaling may set."""
+        return [p for p in inspect.signature(self.frequencies).parameters if p not in ("dim", "base", "seq_len")]
+
+
+#: every scaling by name, in the order tables and messages list them. ``default`` is RoFormer's unscaled frequencies
+#: (``posenc extend`` calls it ``none``); ``ntk`` has no Hugging Face rope type; ``longrope`` (per-pair factors of a
+#: search) and ``proportional`` (a model's design, not a stretch) are not offered by ``posenc extend``.
+SCALINGS: dict[str, Scaling] = {s.name: s for s in (
+    Scaling("default", default_inv_freq, hf_rope_type="default", from_hf=lambda hf: None,
+            extend_name="none", extend_params=lambda s, native: None),
+    Scaling("linear", linear, needs_factor=True, hf_rope_type="linear",
+            from_hf=lambda hf: {"factor": hf.require("factor")},
+            extend_name="linear", extend_params=lambda s, native: {"factor": float(s)}),
+    Scaling("ntk", ntk, needs_factor=True,
+            extend_name="ntk", extend_params=lambda s, native: {"factor": float(s)}),
+    Scaling("dynamic", dynamic_ntk, needs_factor=True, needs_original=True,
+            hf_rope_type="dynamic",  # Hugging Face measures dynamic NTK against max_position_embeddings
+            from_hf=lambda hf: {"factor": hf.require("factor"), "original_max_len": hf.context_length()},
+            extend_name="dynamic",
+            extend_params=lambda s, native: {"factor": float(s), "original_max_len": int(native)}),
+    Scaling("yarn", yarn, needs_factor=True, needs_original=True, hf_rope_type="yarn",
+            from_hf=lambda hf: {"factor": hf.factor(), "original_max_len": hf.original_max_len,
+                                **hf.optional("beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+                                              "attention_factor", "truncate")},
+            extend_name="yarn",  # the paper's beta_fast 32 and beta_slow 1, attention factor 0.1 ln s + 1
+            extend_params=lambda s, native: {"factor": float(s), "original_max_len": int(native)}),
+    Scaling("llama3", llama3, hf_rope_type="llama3",
+            from_hf=lambda hf: {**{key: hf.require(key) for key in ("factor", "low_freq_factor", "high_freq_factor")},
+                                "original_max_len": hf.original_max_len},
+            extend_name="llama3",  # Llama 3.1's bands
+            extend_params=lambda s, native: {"factor": float(s), "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                             "original_max_len": int(native)}),
+    Scaling("longrope", longrope, needs_original=True, hf_rope_type="longrope",
+            from_hf=_longrope_from_hf),
+    Scaling("proportional", proportional, hf_rope_type="proportional", whole_head=True,  # Gemma 4
+            from_hf=lambda hf: {"factor": hf.params.get("factor", 1.0),
+                                "partial_rotary_factor": hf.partial_rotary_factor}),
+)}
+
+#: Hugging Face rope type -> its scaling
+BY_HF_ROPE_TYPE: dict[str, Scaling] = {s.hf_rope_type: s for s in SCALINGS.values() if s.hf_rope_type is not None}
 
 
 @dataclass(frozen=True)
 class RopeScaling:
-    """A scaling choice: its ``type`` (a key of :data:`SCALINGS`) and its parameters (validated at construction)."""
+    """A scaling choice: its ``type`` (a name in :data:`SCALINGS`) and its parameters (validated at construction)."""
 
     type: str = "default"
     params: dict[str, Any] = field(default_factory=dict)
@@ -303,7 +445,7 @@ class RopeScaling:
     def __post_init__(self) -> None:
         if self.type not in SCALINGS:
             raise PosencError(f"unknown RoPE scaling {self.type!r}; valid scalings are: {', '.join(SCALINGS)}")
-        valid = [p for p in inspect.signature(SCALINGS[self.type]).parameters if p not in ("dim", "base", "seq_len")]
+        valid = SCALINGS[self.type].parameters
         unknown = sorted(set(self.params) - set(valid))
         if unknown:
             raise PosencError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for RoPE scaling {self.type!r}; "
@@ -319,13 +461,13 @@ class RopeScaling:
 
     def _explain_defaults(self) -> None:
         """A scaling used without the parameter that gives it meaning works, but says what it assumed."""
-        defaults = inspect.signature(SCALINGS[self.type]).parameters
-        if self.type in _NEEDS_FACTOR and "factor" not in self.params:
+        record = SCALINGS[self.type]
+        if record.needs_factor and "factor" not in self.params:
             warnings.warn(f"RoPE scaling {self.type!r} without a factor uses factor=1, which changes nothing; pass "
                           f"factor = target_length / original_length, e.g. {{'type': {self.type!r}, 'factor': 4}}",
                           PosencWarning, stacklevel=4)
-        if self.type in _NEEDS_ORIGINAL and "original_max_len" not in self.params:
-            assumed = defaults["original_max_len"].default
+        if record.needs_original and "original_max_len" not in self.params:
+            assumed = inspect.signature(record.frequencies).parameters["original_max_len"].default
             warnings.warn(f"RoPE scaling {self.type!r} without original_max_len assumes the model was trained at "
                           f"{assumed} tokens; pass the model's own context, e.g. {{'type': {self.type!r}, "
                           f"'original_max_len': 4096}} (from_hf_config reads it from the config)", PosencWarning,
@@ -348,7 +490,7 @@ class RopeScaling:
 
     @property
     def length_dependent(self) -> bool:
-        return self.type in LENGTH_DEPENDENT
+        return SCALINGS[self.type].length_dependent
 
     def as_dict(self) -> dict[str, Any]:
         return {"type": self.type, **self.params}
@@ -359,7 +501,7 @@ def compute_inv_freq(dim: int, base: float, scaling: RopeScaling | dict | str | 
     """``(inv_freq [dim/2] float64, attention_factor)`` for a rotary width, base and scaling at a sequence length."""
     base = check_base(base)  # before a scaling multiplies it
     scaling = RopeScaling.parse(scaling)
-    fn = SCALINGS[scaling.type]
+    fn = SCALINGS[scaling.type].frequencies
     kwargs = dict(scaling.params)
     if scaling.length_dependent:
         kwargs["seq_len"] = seq_len

@@ -9,7 +9,9 @@ Peng et al. 2023, YaRN, use the same ratio). At or below the native length every
 (s = 1 gives the model's own frequencies), so those lengths measure the unmodified model. ``factor=`` fixes ``s``
 for every length instead (then shorter lengths are evaluated with the stretched frequencies too).
 
-Each scaling name maps to one of posenc's pure scaling functions (:mod:`posenc.encodings.rope_scaling`):
+Each scaling name is a record of :data:`posenc.encodings.rope_scaling.SCALINGS`: the records that carry an
+``extend_name`` are offered here, with the parameters their ``extend_params`` give (``none`` is the record
+``default``, the model's own frequencies). Today:
 
 ======== ============================================================================================
 none     the model's unscaled frequencies ``base^(-2i/d)``
@@ -27,13 +29,16 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from posenc.encodings.rope_scaling import is_stretch_factor
+from posenc.encodings.rope_scaling import SCALINGS, Scaling, is_stretch_factor
 from posenc.errors import PosencError
 
 __all__ = ["SCALING_NAMES", "DEFAULT_SCALINGS", "check_scalings", "factor_for", "scaling_spec"]
 
+#: ``posenc extend``'s name -> the scaling's record, for every scaling extend can put into a model, in table order
+_BY_NAME: dict[str, Scaling] = {s.extend_name: s for s in SCALINGS.values() if s.extend_name is not None}
+
 #: every scaling ``posenc extend`` can put into a model, in table order
-SCALING_NAMES = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
+SCALING_NAMES = tuple(_BY_NAME)
 DEFAULT_SCALINGS = SCALING_NAMES
 
 
@@ -70,9 +75,10 @@ def factor_for(length: int, native_len: int, factor: float | None = None) -> flo
 def scaling_spec(name: str, factor: float, native_len: int) -> dict[str, Any] | None:
     """The ``scaling`` option of ``posenc.build("rope", ...)`` for a scaling name and factor.
 
-    A factor of 1 is the identity for linear, ntk, yarn (attention factor 1) and llama3, so they return ``None``:
-    the unscaled frequencies bit for bit (llama3's blend would otherwise differ in the last bit). Dynamic NTK at
-    factor 1 still grows its base past ``L0`` (``base' = base (L / L0)^(d/(d-2))``), so it keeps its spec.
+    A factor of 1 is the identity for every scaling whose frequencies do not depend on the current length (linear,
+    ntk, yarn with attention factor 1, llama3), so they return ``None``: the unscaled frequencies bit for bit (llama3's
+    blend would otherwise differ in the last bit). Dynamic NTK at factor 1 still grows its base past ``L0``
+    (``base' = base (L / L0)^(d/(d-2))``), so it keeps its spec.
 
     Example::
 
@@ -80,11 +86,8 @@ def scaling_spec(name: str, factor: float, native_len: int) -> dict[str, Any] | 
         {'type': 'yarn', 'factor': 2.0, 'original_max_len': 8192}
     """
     (name,) = check_scalings([name])
-    if name == "none" or (factor == 1 and name != "dynamic"):
+    record = _BY_NAME[name]
+    params = record.extend_params(factor, native_len)
+    if params is None or (factor == 1 and not record.length_dependent):
         return None
-    if name in ("linear", "ntk"):
-        return {"type": name, "factor": float(factor)}
-    if name == "llama3":
-        return {"type": "llama3", "factor": float(factor), "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                "original_max_len": int(native_len)}
-    return {"type": name, "factor": float(factor), "original_max_len": int(native_len)}
+    return {"type": record.name, **params}

@@ -107,7 +107,7 @@ class _Runner:
     """Holds the loaded model and the token stream while missing jobs run."""
 
     def __init__(self, cfg: ExtendConfig, where: _Where, text: str, plan: Plan):
-        from posenc.hub import load_model
+        from posenc.pretrained import load_model
 
         self.device = where.device
         loaded = load_model(cfg.model, dtype=where.dtype, attn_implementation="sdpa")
@@ -242,7 +242,7 @@ def run_extend(config: ExtendConfig | str | None = None, *, store_path: str | os
 def _read_model(cfg: ExtendConfig, where: _Where) -> _Model:
     """Step 1: the model's config only; a model without RoPE, or a longest length that does not fit in memory, is
     refused before any weight is loaded."""
-    from posenc.hub import model_config  # looked up here, so a stand-in for the hub reaches it
+    from posenc.pretrained import model_config  # looked up here, so a stand-in for the hub reaches it
 
     hf_config = model_config(cfg.model)
     check_rope_model(hf_config)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["rope_apply_reference", "broadcast_table"]
+__all__ = ["rope_apply_reference", "broadcast_table", "pair_channels"]
 
 
 def broadcast_table(table: torch.Tensor) -> torch.Tensor:
@@ -21,6 +21,15 @@ def broadcast_table(table: torch.Tensor) -> torch.Tensor:
     if table.dim() == 2:
         return table[None, None]
     return table[:, None]
+
+
+def pair_channels(x: torch.Tensor, pairing: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two channels of every rotary pair of ``x [..., R]``, each ``[..., R/2]`` (views): ``i`` and ``i + R/2`` for
+    ``"half"``, ``2i`` and ``2i + 1`` for ``"interleaved"``."""
+    if pairing == "half":
+        half = x.shape[-1] // 2
+        return x[..., :half], x[..., half:]
+    return x[..., 0::2], x[..., 1::2]
 
 
 def rope_apply_reference(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: str = "half",
@@ -34,11 +43,10 @@ def rope_apply_reference(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, 
     c = broadcast_table(cos).to(math_dtype)  # [B|1, 1, T, R/2]
     s = broadcast_table(sin).to(math_dtype)
     xf = x[..., :rot].to(math_dtype)
+    x1, x2 = pair_channels(xf, pairing)  # [B, H, T, R/2] each
     if pairing == "half":
-        x1, x2 = xf[..., :half], xf[..., half:]
         out = torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)  # [B, H, T, R]
     else:
-        x1, x2 = xf[..., 0::2], xf[..., 1::2]
         out = torch.stack([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1).flatten(-2)  # [B, H, T, R/2, 2] -> [B, H, T, R]
     if rot == x.shape[-1]:
         return out.to(x.dtype)

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number, wrong_flags
-from posenc.encodings.base import PositionalEncoding, check_positions, default_positions
+from posenc.encodings.base import PositionalEncoding, check_positions, default_positions, future_mask
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.model.flex import FlexMask, choose, flex_attend, flex_mask
@@ -113,11 +113,6 @@ class Attention(nn.Module):
         return self.out_proj(y.transpose(1, 2).reshape(B, T, self.n_heads * self.head_dim))  # (B, T, width)
 
 
-def _future(t_q: int, t_k: int, device: torch.device) -> torch.Tensor:
-    """bool ``(Tq, Tk)``: True where key ``j`` comes after query ``i``, the queries being the last ``Tq`` of ``Tk``."""
-    return torch.ones(t_q, t_k, dtype=torch.bool, device=device).triu(t_k - t_q + 1)
-
-
 def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: PositionalEncoding,
            q_positions: torch.Tensor, k_positions: torch.Tensor, mask: torch.Tensor | FlexMask | None, causal: bool, *,
            x: torch.Tensor | None = None, dropout_p: float = 0.0, scale: float | None = None,
@@ -152,7 +147,7 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: Position
               None if x is None else encoding.input_bias(x, q_positions, k_positions)]
     extras = [e for e in extras if e is not None]
     if mask is None and causal and (extras or t_q != t_k):  # SDPA's is_causal aligns the queries at the top
-        mask = torch.zeros(t_q, t_k, dtype=q.dtype, device=q.device).masked_fill(_future(t_q, t_k, q.device),
+        mask = torch.zeros(t_q, t_k, dtype=q.dtype, device=q.device).masked_fill(future_mask(t_q, t_k, q.device),
                                                                                 float("-inf"))
     for extra in extras:
         mask = extra.to(q.dtype) if mask is None else mask + extra.to(q.dtype)
@@ -178,7 +173,7 @@ def attention_mask(encoding: PositionalEncoding, positions: torch.Tensor, causal
     t_q, t_k = positions.shape[-1], k_positions.shape[-1]
     mask = torch.zeros(1, 1, t_q, t_k, dtype=dtype, device=device) if bias is None else bias.to(device, dtype)
     if causal:
-        mask = mask.masked_fill(_future(t_q, t_k, device), float("-inf"))
+        mask = mask.masked_fill(future_mask(t_q, t_k, device), float("-inf"))
     if seen is not None:
         mask = mask.masked_fill(~(seen[:, None] if seen.dim() == 3 else seen), float("-inf"))
     if key_padding_mask is not None:  # (B, Tk) True where the key is padding

@@ -1,6 +1,6 @@
 """Probe pretrained models: measure word/position geometry against chance, decode positions, split the first layer's
 attention logits into word/position terms, find positional heads, and see which RoPE frequencies a trained model
-uses. :func:`run_probe` runs everything and writes ``probe.json`` and figures. Models come from :mod:`posenc.hub`
+uses. :func:`run_probe` runs everything and writes ``probe.json`` and figures. Models come from :mod:`posenc.pretrained`
 and text from :mod:`posenc.corpora`.
 
     >>> from posenc.probe import run_probe

@@ -38,8 +38,13 @@ __all__ = ["absolute_predictions", "absolute_error", "relative_error", "decodabi
            "block_position_decoding", "position_variance_share"]
 
 
-def _kfold(n: int, folds: int, rng: np.random.Generator) -> list[np.ndarray]:
-    return np.array_split(rng.permutation(n), folds)
+def _kfold(n: int, folds: int, rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(train, test)`` index pairs of ``folds``-fold cross-validation over ``n`` items shuffled by ``rng``
+    (scikit-learn's ``KFold`` over the shuffled order: ``folds`` test blocks of sizes differing by at most one)."""
+    from sklearn.model_selection import KFold
+
+    order = rng.permutation(n)
+    return [(np.sort(order[train]), order[test]) for train, test in KFold(folds).split(order)]
 
 
 def absolute_predictions(table: np.ndarray, folds: int = 5, seed: int = 0) -> np.ndarray:
@@ -49,8 +54,7 @@ def absolute_predictions(table: np.ndarray, folds: int = 5, seed: int = 0) -> np
     x = np.asarray(table, dtype=np.float64)
     y = np.arange(x.shape[0], dtype=np.float64)
     predicted = np.empty_like(y)
-    for test in _kfold(len(y), folds, np.random.default_rng(seed)):
-        train = np.setdiff1d(np.arange(len(y)), test)
+    for train, test in _kfold(len(y), folds, np.random.default_rng(seed)):
         predicted[test] = np.rint(LinearRegression().fit(x[train], y[train]).predict(x[test]))
     return predicted
 
@@ -61,8 +65,7 @@ def _regression_predictions(x: np.ndarray, y: np.ndarray, folds: int, seed: int)
     from sklearn.linear_model import LinearRegression
 
     predicted = np.empty_like(y)
-    for test in _kfold(len(y), folds, np.random.default_rng(seed)):
-        train = np.setdiff1d(np.arange(len(y)), test)
+    for train, test in _kfold(len(y), folds, np.random.default_rng(seed)):
         predicted[test] = LinearRegression().fit(x[train], y[train]).predict(x[test])
     return predicted
 
@@ -155,14 +158,12 @@ def relative_error(table: np.ndarray, n_pairs: int = 2000, folds: int = 5, seed:
 
     wrong = total = 0
     if unseen_positions:
-        for held in _kfold(x.shape[0], folds, rng):
-            kept = np.setdiff1d(np.arange(x.shape[0]), held)
+        for kept, held in _kfold(x.shape[0], folds, rng):
             w, n = fit_and_count(pairs(kept, n_pairs * (folds - 1) // folds), pairs(held, n_pairs // folds))
             wrong, total = wrong + w, total + n
     else:
         i, j = pairs(np.arange(x.shape[0]), n_pairs)
-        for test in _kfold(len(i), folds, rng):
-            train = np.setdiff1d(np.arange(len(i)), test)
+        for train, test in _kfold(len(i), folds, rng):
             w, n = fit_and_count((i[train], j[train]), (i[test], j[test]))
             wrong, total = wrong + w, total + n
     return 100.0 * wrong / total

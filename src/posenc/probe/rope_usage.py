@@ -28,9 +28,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from posenc.encodings.base import future_mask
 from posenc.errors import PosencError
-from posenc.hf import from_hf_config
+from posenc.hf_config import from_hf_config
 from posenc.kernels import apply_rope
+from posenc.kernels.reference import pair_channels
 from posenc.probe.heads import distance_bins
 
 __all__ = ["RopeAccumulator", "pair_energy", "band_offset_shares", "band_position_shares"]
@@ -38,11 +40,8 @@ __all__ = ["RopeAccumulator", "pair_energy", "band_offset_shares", "band_positio
 
 def pair_energy(x: torch.Tensor, rotary_dim: int, pairing: str) -> torch.Tensor:
     """Per-pair energy ``[..., R/2]`` of ``x [..., Dh]`` (summed squares of the two channels of each pair)."""
-    half = rotary_dim // 2
-    sq = x[..., :rotary_dim].pow(2)
-    if pairing == "half":
-        return sq[..., :half] + sq[..., half:]
-    return sq[..., 0::2] + sq[..., 1::2]
+    a, b = pair_channels(x[..., :rotary_dim].pow(2), pairing)
+    return a + b
 
 
 @dataclass
@@ -123,7 +122,7 @@ class RopeAccumulator:
         batch, t = q.shape[0], q.shape[2]
         qr, kr = self._rotate(q, k)
         logits = qr @ kr.transpose(-1, -2) * self.scale  # [B, H, T, T]
-        future = torch.ones(t, t, dtype=torch.bool, device=q.device).triu(1)  # key after query
+        future = future_mask(t, t, q.device)  # key after query
         probs = logits.masked_fill_(future, float("-inf")).softmax(-1)
         self._check = torch.maximum(torch.as_tensor(self._check, device=q.device),
                                     (probs - weights.float()).abs().max())  # stays on the device
@@ -186,10 +185,8 @@ def band_offset_shares(qr: torch.Tensor, kr: torch.Tensor, pairing: str, max_off
     h, t, dh = qr.shape
     half = dh // 2
     q, k = qr.double(), kr.double()
-    if pairing == "half":
-        band = q[:, :, None, :half] * k[:, None, :, :half] + q[:, :, None, half:] * k[:, None, :, half:]
-    else:
-        band = q[:, :, None, 0::2] * k[:, None, :, 0::2] + q[:, :, None, 1::2] * k[:, None, :, 1::2]
+    (q1, q2), (k1, k2) = pair_channels(q, pairing), pair_channels(k, pairing)  # [H, T, Dh/2] each
+    band = q1[:, :, None] * k1[:, None] + q2[:, :, None] * k2[:, None]  # [H, T, T, Dh/2]
     i, j = torch.tril_indices(t, t)  # causal pairs, key j <= query i
     keep = i - j <= max_offset
     i, j = i[keep], j[keep]

@@ -68,7 +68,7 @@ from posenc.checks import SEED_LIMIT, whole_number
 from posenc.corpora import load_text, special_tokens
 from posenc.device import resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
-from posenc.hub import LoadedModel, load_model
+from posenc.pretrained import LoadedModel, load_model
 from posenc.probe.capture import attention_modules, capture
 from posenc.probe.decodability import decodability
 from posenc.probe.decompose import TERMS, four_term_split
@@ -201,7 +201,7 @@ def _n_heads(model: Any) -> tuple[int, int]:
 
 
 def _is_rotary(config: Any) -> bool:
-    from posenc.hf import from_hf_config
+    from posenc.hf_config import from_hf_config
 
     try:
         return from_hf_config(config).info.hooks == ("rotate",)
@@ -386,7 +386,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
     """Run every probe that applies to a model; write ``probe.json`` and PNG figures to ``out_dir`` if given.
 
     Args:
-        spec: a model spec for :func:`posenc.hub.load_model`, or an already loaded model.
+        spec: a model spec for :func:`posenc.pretrained.load_model`, or an already loaded model.
         text: the text itself (a ``str``), a path to a UTF-8 file (``os.PathLike``), or None for Shakespeare.
         out_dir: folder for ``probe.json`` and figures (created); None writes nothing.
         quick: one window of 256 tokens and fewer pairs (a smoke run), unless ``config`` is given.

@@ -181,7 +181,7 @@ def pi_yarn_measurement(model: str, plan: ExtensionPlan, ctx: Context, note: str
     import time
 
     from posenc.extend.patch import native_length
-    from posenc.hub import model_config
+    from posenc.pretrained import model_config
 
     started = time.time()
     native = native_length(model_config(model))

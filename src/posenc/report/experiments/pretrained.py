@@ -88,7 +88,7 @@ SAMPLE = Choice(
 @functools.lru_cache(maxsize=1)
 def minilm() -> Any:
     """The probe's loaded MiniLM, once per process (several claims read it)."""
-    from posenc.hub import load_model
+    from posenc.pretrained import load_model
 
     return load_model(MODEL)
 
@@ -104,7 +104,7 @@ def package_lengths() -> dict[str, int]:
     """Sequence lengths the model package itself declares: ``fine_tuned`` (tokenizer.json's truncation
     ``max_length``, the fine-tuning length), ``max_seq_length`` (sentence_bert_config.json) and ``positions``
     (config.json's ``max_position_embeddings``)."""
-    from posenc.hub import minilm_dir
+    from posenc.pretrained import minilm_dir
 
     folder = minilm_dir()
     try:

@@ -632,7 +632,7 @@ def _smollm2_bands(quick: bool) -> dict[str, Any]:
     """The offset-explained share of every RoPE pair's logits in SmolLM2-135M (:func:`posenc.probe.rope_usage.
     band_position_shares`) on windows from both kinds of text, averaged over layers and heads per window."""
     from posenc.corpora import text_windows
-    from posenc.hub import load_model
+    from posenc.pretrained import load_model
     from posenc.probe.rope_usage import band_position_shares
 
     count, length = SMOLLM2_WINDOWS[quick]

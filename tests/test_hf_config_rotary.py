@@ -25,7 +25,7 @@ from hf_rotary_cases import (
     uses_m_rope,
 )
 from posenc.errors import PosencError
-from posenc.hf import (
+from posenc.hf_config import (
     AXIAL_MODEL_TYPES,
     INTERLEAVED_MODEL_TYPES,
     M_ROPE_LAYOUTS,

@@ -1,4 +1,4 @@
-"""The model hub: configs read without weights, model loading from the offline defaults, folders, GGUF (with its
+"""Pretrained models: configs read without weights, model loading from the offline defaults, folders, GGUF (with its
 float cache) and hub ids, and every bad input."""
 
 import json
@@ -11,7 +11,7 @@ from transformers import BertConfig, BertModel, LlamaConfig, LlamaForCausalLM
 
 from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
-from posenc.hub import _write_cache, load_model, minilm_dir, model_config
+from posenc.pretrained import _write_cache, load_model, minilm_dir, model_config
 
 
 def _tokenizer():
@@ -158,7 +158,7 @@ def test_empty_spec():
 
 
 def test_cache_is_invalidated_when_the_gguf_changes(tmp_path):
-    from posenc.hub import _cache_valid, _gguf_fingerprint
+    from posenc.pretrained import _cache_valid, _gguf_fingerprint
 
     gguf_file = tmp_path / "m.gguf"
     gguf_file.write_bytes(b"x" * 10)
@@ -174,20 +174,20 @@ def test_cache_is_invalidated_when_the_gguf_changes(tmp_path):
 def test_the_cache_folder_depends_on_the_contents_and_the_dequantizing_libraries(tmp_path, monkeypatch):
     from importlib import metadata
 
-    import posenc.hub as hub
+    import posenc.pretrained as pretrained
 
     monkeypatch.setenv("POSENC_CACHE", str(tmp_path / "cache"))
     first, second = tmp_path / "a" / "m.gguf", tmp_path / "b" / "m.gguf"
     for path in (first, second):
         path.parent.mkdir()
         path.write_bytes(b"the same bytes")
-    folder, fingerprint = hub._gguf_cache(first, "m")
-    assert hub._gguf_cache(second, "m")[0] == folder  # two checkouts of one file share a copy
+    folder, fingerprint = pretrained._gguf_cache(first, "m")
+    assert pretrained._gguf_cache(second, "m")[0] == folder  # two checkouts of one file share a copy
     assert fingerprint["gguf"] == metadata.version("gguf") and fingerprint["transformers"] == \
         metadata.version("transformers")
     real = metadata.version
     monkeypatch.setattr(metadata, "version", lambda name: "0.0.1" if name == "gguf" else real(name))
-    older, older_fingerprint = hub._gguf_cache(first, "m")
+    older, older_fingerprint = pretrained._gguf_cache(first, "m")
     assert older != folder and older_fingerprint["gguf"] == "0.0.1"  # another gguf: another copy, never this one
     assert folder.parent == tmp_path / "cache" / "models" and folder.name.startswith("m-")
 
@@ -232,7 +232,7 @@ def test_a_name_in_no_cache_is_refused_without_the_network(name, monkeypatch):
 
 
 def test_download_takes_hub_ids_only():
-    from posenc.hub import download
+    from posenc.pretrained import download
 
     with pytest.raises(PosencError, match="'minilm' is an offline default, not a hub id: it needs no download"):
         download("minilm")

@@ -2,8 +2,9 @@
 
 Reads the config's own fields (no model is loaded): ``rope_parameters`` / ``rope_scaling`` and ``rope_theta`` for
 rotary models, ``partial_rotary_factor`` / ``rotary_pct`` / ``rotary_dim`` for partial rotary, ALiBi for BLOOM-style
-configs, bucketed bias for T5, learned tables for BERT / GPT-2. Hugging Face's scaling names map to posenc's:
-``default``, ``linear``, ``dynamic``, ``yarn``, ``llama3``, ``longrope`` (same parameters, posenc's own formulas).
+configs, bucketed bias for T5, learned tables for BERT / GPT-2. Hugging Face's rope types map to posenc's scalings
+by their records (:data:`posenc.encodings.rope_scaling.SCALINGS`: each names its ``rope_type`` and translates its
+parameters; same parameters, posenc's own formulas).
 
 Pairing follows each model's own code in ``transformers``, not a convention: ``half`` (``i`` with ``i + R/2``,
 ``rotate_half``) unless the config's ``rope_interleave`` field says otherwise (DeepSeek-V3 style: the code reads it and
@@ -23,14 +24,15 @@ from __future__ import annotations
 from typing import Any
 
 from posenc.encodings.base import PositionalEncoding
+from posenc.encodings.rope_scaling import BY_HF_ROPE_TYPE, SCALINGS, HfRopeParameters, Scaling
 from posenc.errors import PosencError
 from posenc.registry import build
 
 __all__ = ["from_hf_config", "rope_options_from_hf_config", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES",
            "M_ROPE_LAYOUTS", "AXIAL_MODEL_TYPES", "LOGIT_MSCALE_MODEL_TYPES", "HF_ROPE_TYPES", "POSENC_ROPE_TYPE"]
 
-_HF_ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
-HF_ROPE_TYPES = _HF_ROPE_TYPES
+#: the rope types of 1-D RoPE a config may name, from the scalings' records
+HF_ROPE_TYPES = tuple(BY_HF_ROPE_TYPE)
 
 #: the rope type :func:`posenc.extend.patch_model` registers with transformers and writes into a config; the
 #: encoding's options are under ``rope_parameters[POSENC_ROPE_TYPE]``, so such a config reads back as that encoding
@@ -38,7 +40,7 @@ POSENC_ROPE_TYPE = "posenc"
 _POSENC_OPTIONS = ("head_dim", "base", "pairing", "rotary_dim", "scaling")
 
 #: M-RoPE model types posenc reproduces: ``(interleaved, default mrope_section of the modeling code)``; checked
-#: against each model's rotary embedding at distinct temporal/height/width positions by tests/test_hf_rotary.py
+#: against each model's rotary embedding at distinct temporal/height/width positions by tests/test_hf_config_rotary.py
 M_ROPE_LAYOUTS = {
     "qwen2_vl_text": (False, (16, 24, 24)),
     "qwen2_5_vl_text": (False, (16, 24, 24)),
@@ -57,7 +59,7 @@ LOGIT_MSCALE_MODEL_TYPES = frozenset({
 })
 
 #: model types whose modeling code in transformers rotates adjacent pairs ``(x[2i], x[2i+1])`` whatever the config
-#: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/test_hf_rotary.py):
+#: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/test_hf_config_rotary.py):
 #: ``rotate_every_two`` (GPT-J, CodeGen); a ``rotate_half`` or ``_apply_rotary_emb`` over ``x[..., 0::2]`` and
 #: ``x[..., 1::2]`` (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter); complex products of
 #: ``reshape(..., -1, 2)`` pairs (DeepSeek-V2, Llama 4); ``apply_rotary_pos_emb_interleave`` in every attention layer
@@ -124,14 +126,6 @@ def _count(config: Any, what: str, *names: str, low: int = 1) -> int:
     return value
 
 
-def _scaling_param(params: dict[str, Any], key: str, kind: str) -> Any:
-    """A parameter a rope type requires, or an error naming the type, the parameter and the fix."""
-    if params.get(key) is None:
-        raise PosencError(f"the config's rope type {kind!r} needs {key!r} in rope_parameters / rope_scaling, which "
-                          f"holds {sorted(params)}; add {key} (see the model card), or drop the scaling")
-    return params[key]
-
-
 def _rope_params(config: Any, layer_type: str | None = None) -> dict[str, Any]:
     params = _get(config, "rope_parameters", "rope_scaling") or {}
     if not isinstance(params, dict):
@@ -155,7 +149,7 @@ def _is_m_rope(params: dict[str, Any], model_type: str) -> bool:
 
 def _check_rope_type(params: dict[str, Any], model_type: str) -> str:
     kind = params.get("rope_type", params.get("type", "default"))
-    supported = ", ".join(_HF_ROPE_TYPES)
+    supported = ", ".join(HF_ROPE_TYPES)
     if _is_m_rope(params, model_type) and model_type not in M_ROPE_LAYOUTS:
         section = params.get("mrope_section") or "the modeling code's default"
         raise PosencError(f"model type {model_type or '(unknown)'!r} uses multimodal M-RoPE (rope type {kind!r}, "
@@ -168,11 +162,22 @@ def _check_rope_type(params: dict[str, Any], model_type: str) -> str:
                           f"patch rows and columns) in a layout posenc has not checked for this model type; posenc "
                           f"maps axial RoPE of {', '.join(sorted(AXIAL_MODEL_TYPES))} (posenc.build('axial_rope', "
                           f"...) for the row/column-halves layout), and 1-D rope types {supported}")
-    if kind not in _HF_ROPE_TYPES and kind not in ("axial", POSENC_ROPE_TYPE) and not _is_m_rope(params, model_type):
+    if kind not in HF_ROPE_TYPES and kind not in ("axial", POSENC_ROPE_TYPE) and not _is_m_rope(params, model_type):
         raise PosencError(f"the config asks for RoPE type {kind!r}, which posenc does not implement; "
                           f"supported types are: {supported} (plus M-RoPE and axial for the model types named in "
-                          f"posenc.hf.M_ROPE_LAYOUTS and AXIAL_MODEL_TYPES)")
+                          f"posenc.hf_config.M_ROPE_LAYOUTS and AXIAL_MODEL_TYPES)")
     return kind
+
+
+def _scaling_of(kind: str, params: dict[str, Any], model_type: str) -> Scaling:
+    """The scaling a checked rope type names; M-RoPE's own names (``"mrope"``, ``"3d"``) carry the unscaled
+    frequencies."""
+    if kind in BY_HF_ROPE_TYPE:
+        return BY_HF_ROPE_TYPE[kind]
+    if _is_m_rope(params, model_type):
+        return SCALINGS["default"]
+    raise PosencError(f"the config's rope type {kind!r} is not 1-D RoPE; read the config with from_hf_config, which "
+                      f"builds its encoding ({', '.join(HF_ROPE_TYPES)} are 1-D rope types)")
 
 
 def _pairing(config: Any, model_type: str) -> str:
@@ -202,6 +207,7 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
                               f"[{POSENC_ROPE_TYPE!r}] does not hold the options {', '.join(_POSENC_OPTIONS)} "
                               f"(got {spec!r}); patch the model with posenc.extend.patch_model(model, encoding)")
         return {name: spec[name] for name in _POSENC_OPTIONS}
+    record = _scaling_of(kind, params, model_type)
     pairing = _pairing(config, model_type)
     heads = _get(config, "num_attention_heads", "n_head", "num_heads")
     head_dim = _get(config, "head_dim")
@@ -219,13 +225,13 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
         raise PosencError(f"the config's rope_theta must be a finite number > 1, got {base!r}; the usual value is "
                           f"10000 (an infinite base would leave only the first pair turning)")
     partial = params.get("partial_rotary_factor", _get(config, "partial_rotary_factor", "rotary_pct", default=1.0))
-    low_ok = (lambda f: f >= 0) if kind == "proportional" else (lambda f: f > 0)  # p-RoPE may keep no pair
+    low_ok = (lambda f: f >= 0) if record.whole_head else (lambda f: f > 0)  # p-RoPE may keep no pair
     if isinstance(partial, bool) or not isinstance(partial, int | float) or not (low_ok(partial) and partial <= 1):
         raise PosencError(f"the config's partial_rotary_factor must be a number in "
-                          f"{'[0, 1]' if kind == 'proportional' else '(0, 1]'} (the fraction of each head that "
+                          f"{'[0, 1]' if record.whole_head else '(0, 1]'} (the fraction of each head that "
                           f"rotates), got {partial!r}; e.g. 0.25, or 1.0 for full rotary")
-    rotary_dim = int(head_dim) if kind == "proportional" else int(head_dim * partial)  # proportional keeps the head
-    if kind != "proportional" and (rotary_dim < 2 or rotary_dim % 2):
+    rotary_dim = int(head_dim) if record.whole_head else int(head_dim * partial)
+    if not record.whole_head and (rotary_dim < 2 or rotary_dim % 2):
         raise PosencError(f"the config's partial_rotary_factor {partial!r} of head_dim {head_dim} gives {rotary_dim} "
                           f"rotary channel(s), but RoPE rotates pairs: the product must be an even number >= 2; use "
                           f"a factor such as {2 * max(1, round(head_dim * partial / 2)) / head_dim:g}")
@@ -236,52 +242,13 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
     max_pos = _get(config, "max_position_embeddings", "n_positions")
     original = params.get("original_max_position_embeddings",
                           _get(config, "original_max_position_embeddings", default=max_pos))
-    scaling: dict[str, Any] | None
-    if kind == "default":
-        scaling = None
-    elif kind == "linear":
-        scaling = {"type": "linear", "factor": _scaling_param(params, "factor", kind)}
-    elif kind == "dynamic":  # Hugging Face measures dynamic NTK against max_position_embeddings
-        scaling = {"type": "dynamic", "factor": _scaling_param(params, "factor", kind),
-                   "original_max_len": _count(config, "the context length", "max_position_embeddings",
-                                              "n_positions")}
-    elif kind == "yarn":
-        factor = params.get("factor") or _derived_factor(config, max_pos, original, kind)
-        scaling = {"type": "yarn", "factor": factor, "original_max_len": original}
-        for key in ("beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate"):
-            if params.get(key) is not None:
-                scaling[key] = params[key]
-    elif kind == "proportional":  # Gemma 4: frequencies over the whole head, the lowest set to 0
-        scaling = {"type": "proportional", "factor": params.get("factor", 1.0), "partial_rotary_factor": partial}
-    elif kind == "llama3":
-        scaling = {"type": "llama3", **{key: _scaling_param(params, key, kind) for key in
-                                         ("factor", "low_freq_factor", "high_freq_factor")},
-                   "original_max_len": original}
-    else:  # longrope
-        factor = params.get("factor") or _derived_factor(config, max_pos, original, kind)
-        ext = {key: _scaling_param(params, key, kind) for key in ("short_factor", "long_factor")}
-        for key, values in ext.items():
-            if not isinstance(values, list | tuple):
-                raise PosencError(f"the config's longrope {key} must be a list of numbers, one per rotary pair, got "
-                                  f"{values!r}")
-        scaling = {"type": "longrope", "factor": factor, "short_factor": list(ext["short_factor"]),
-                   "long_factor": list(ext["long_factor"]), "original_max_len": original}
-        if params.get("attention_factor") is not None:
-            scaling["attention_factor"] = params["attention_factor"]
+    translated = record.from_hf(HfRopeParameters(kind, params, model_type, max_pos, original, partial))
+    scaling = None if translated is None else {"type": record.name, **translated}
     options = {"head_dim": int(head_dim), "base": float(base), "pairing": pairing, "rotary_dim": int(rotary_dim),
                "scaling": scaling}
-    if (kind != "default" and params.get("mscale_all_dim") and model_type in LOGIT_MSCALE_MODEL_TYPES):
+    if scaling is not None and params.get("mscale_all_dim") and model_type in LOGIT_MSCALE_MODEL_TYPES:
         options["scale_logits"] = True  # DeepSeek: softmax scale times mscale(s, mscale_all_dim)^2
     return options
-
-
-def _derived_factor(config: Any, max_pos: Any, original: Any, kind: str) -> float:
-    """A scaling factor left out of the config: ``max_position_embeddings / original_max_position_embeddings``."""
-    if not isinstance(max_pos, int | float) or not isinstance(original, int | float) or not original > 0:
-        raise PosencError(f"the config's rope type {kind!r} has no factor, and posenc cannot derive one from "
-                          f"max_position_embeddings ({max_pos!r}) / original_max_position_embeddings ({original!r}); "
-                          f"add factor to rope_parameters / rope_scaling")
-    return max_pos / original
 
 
 def _m_rope_options(config: Any, layer_type: str | None) -> dict[str, Any]:
