@@ -89,7 +89,7 @@ SKIP = {
                            "nemotron3_5_transcribe_word_timestamp", "muse_glimmer_assistant", "qwen2_5_omni_dit",
                            "qwen3_omni_moe_talker_code_predictor", "dia_decoder")},
     **{t: HYBRID for t in ("bamba", "granitemoehybrid", "bailing_hybrid", "zamba2", "zaya")},
-    **{t: VALIDATOR for t in ("esmc", "gemma3n_text", "lfm2_moe", "deepseek_ocr2_text")},
+    **{t: VALIDATOR for t in ("esmc", "gemma3n_text", "lfm2_moe", "deepseek_ocr2_text", "hy_v4_vl_text")},
     "chameleon": "its default config has no vq_config, which the model needs to build",
     "dbrx": "rope_theta lives in a nested attn_config that the shrunk config does not rebuild",
     "t5_gemma_module": "no model class of its own (a stack inside T5Gemma)",
