@@ -39,8 +39,6 @@ from posenc.errors import Interrupted, PosencError
 from posenc.lab.grid import Sweep
 from posenc.lab.presets import PRESETS, get_preset
 from posenc.lab.train import (
-    CHARLM,
-    CHARLM_VOCAB_BOUND,
     CODE_VERSION,
     KIND,
     RunConfig,
@@ -131,7 +129,7 @@ def _validate_models(runs: list[tuple[RunConfig, int]], concurrent: int = 1) -> 
         seen.add(key)
         try:
             check_run(config, concurrent=concurrent)
-            build_model(config, vocab_size=CHARLM_VOCAB_BOUND if config.task == CHARLM else None)
+            build_model(config, vocab_size=config.lab_task.vocab_bound)  # without reading the task's data
         except PosencError as exc:
             raise PosencError(f"run {config.task}/{config.label} cannot run: {exc}") from exc
 
