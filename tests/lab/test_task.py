@@ -38,8 +38,8 @@ def test_store_keys_are_the_settings_written_out_by_hand(settings, changed):
     assert config_hash(config) == config_hash({**DEFAULTS, **changed})
 
 
-def test_every_task_answers_the_protocol_and_the_table_has_each_synthetic_task_and_the_char_lm():
-    assert set(LAB_TASKS) == set(TASKS) | {"charlm"}
+def test_every_task_answers_the_protocol_and_the_table_has_each_synthetic_task_the_char_lm_and_the_local_ones():
+    assert set(LAB_TASKS) == set(TASKS) | {"charlm", "local", "back2"}
     for name, task in LAB_TASKS.items():
         assert isinstance(task, LabTask) and task.name == name and task.metrics
     assert lab_task("copy").task is get_task("copy")

@@ -10,7 +10,8 @@ Two kinds answer it today:
 - the string-to-string tasks of :mod:`posenc.lab.tasks` (copy, reverse, sort, addition, parity, duplicate,
   selective_copy, count), each wrapped by :class:`posenc.lab.synthetic.Synthetic`: exact match by size ``n``;
 - the character-level Shakespeare language model of :mod:`posenc.lab.charlm` (``charlm``): perplexity by context
-  length, under two protocols.
+  length, under two protocols;
+- the local-dependency tasks of :mod:`posenc.lab.local` (``local``, ``back2``): token accuracy by sequence length.
 
 A new task is a class with these members in its own module and a row of :data:`LAB_TASKS` (docs/architecture.md).
 
@@ -33,6 +34,7 @@ from torch import nn
 
 from posenc.errors import PosencError
 from posenc.lab.charlm import CharLM
+from posenc.lab.local import BACK2, LOCAL
 from posenc.lab.synthetic import Synthetic
 from posenc.lab.tasks import TASKS
 
@@ -104,7 +106,8 @@ class LabTask(Protocol):
 
 
 #: every task a run config may name
-LAB_TASKS: dict[str, LabTask] = {**{name: Synthetic(task) for name, task in TASKS.items()}, CharLM.name: CharLM()}
+LAB_TASKS: dict[str, LabTask] = {**{name: Synthetic(task) for name, task in TASKS.items()}, CharLM.name: CharLM(),
+                                  LOCAL.name: LOCAL, BACK2.name: BACK2}
 
 
 def lab_task(name: str) -> LabTask:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -57,6 +58,7 @@ KIND = "lab"  #: the results-store kind of lab runs
 CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
 DEFAULT_WARMUP = 50  #: warm-up steps of a run that names none (or its steps, when fewer)
+LR_DECAYS = ("cosine", "constant")  #: what the learning rate does after the warm-up
 #: encodings that add one value to every channel of a token (seed 000 §2.1-2.2): those that declare it
 CONSTANT_ACROSS_CHANNELS = tuple(name for name in available() if get_class(name).info.constant_across_channels)
 
@@ -114,7 +116,9 @@ class RunConfig:
         steps: optimisation steps (the most steps when training to the ceiling).
         batch_size: sequences per optimisation step.
         lr: peak learning rate (AdamW).
-        warmup: steps of linear warm-up before the cosine decay, at most steps (default 50, or steps when fewer).
+        warmup: steps of linear warm-up before the decay, at most steps (default 50, or steps when fewer).
+        lr_decay: after the warm-up, ``"cosine"`` (default: cosine decay to 10% of ``lr`` at the last step) or
+            ``"constant"`` (``lr`` to the end).
         weight_decay: AdamW's weight decay.
         grad_clip: largest gradient norm (0: no clipping).
         val_every: validate in distribution every this many steps and stop at the ceiling (0: train all ``steps``).
@@ -132,7 +136,8 @@ class RunConfig:
             fourth layer NoPE, Llama 4's iRoPE); the layers named like ``encoding`` take ``encoding_options``, the
             others their defaults. Empty (default): ``encoding`` on every layer.
 
-    :meth:`as_dict` leaves ``dtype`` out when it is float32 and ``schedule`` when it is empty, so such runs keep the
+    :meth:`as_dict` leaves ``dtype`` out when it is float32, ``schedule`` when it is empty and ``lr_decay`` when it
+    is cosine, so such runs keep the
     store keys they always had.
     """
 
@@ -165,6 +170,7 @@ class RunConfig:
     max_len: int | None = None
     dtype: str = "float32"
     schedule: list[str] = field(default_factory=list)
+    lr_decay: str = "cosine"
 
     def __post_init__(self) -> None:
         if not isinstance(self.dtype, str):
@@ -207,6 +213,9 @@ class RunConfig:
             if not ok:
                 bounds = f"in [{low:g}, {high:g})" if high is not None else ("> 0" if name == "lr" else ">= 0")
                 raise PosencError(f"RunConfig.{name} must be a number {bounds}, got {value!r}; e.g. --set {example}")
+        if self.lr_decay not in LR_DECAYS:
+            raise PosencError(f"RunConfig.lr_decay must be one of {', '.join(LR_DECAYS)}, got {self.lr_decay!r}; e.g. "
+                              f"--set lr_decay=constant")
         if self.label is not None and (not isinstance(self.label, str) or not self.label.strip()):
             raise PosencError(f"RunConfig.label must be a non-empty string or None, got {self.label!r}")
         lengths = self.eval_lengths or self.default_eval_lengths()
@@ -258,6 +267,8 @@ class RunConfig:
             data["encoding_revision"] = revision
         if not data["schedule"]:
             del data["schedule"]
+        if data["lr_decay"] == "cosine":
+            del data["lr_decay"]
         return data
 
     @classmethod
@@ -480,7 +491,10 @@ def check_seed(seed: object, name: str = "seed") -> int:
 
 
 def _lr_at(step: int, config: RunConfig) -> float:
-    """Linear warm-up over ``warmup`` steps, then cosine decay to 10% of ``lr``."""
+    """Linear warm-up over ``warmup`` steps, then cosine decay to 10% of ``lr`` (or ``lr`` to the end:
+    ``lr_decay="constant"``)."""
+    if config.lr_decay == "constant":
+        return config.lr * ((step + 1) / config.warmup) if step < config.warmup else config.lr
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
     progress = (step - config.warmup) / max(1, config.steps - config.warmup)
@@ -526,9 +540,21 @@ class _Ceiling:
                 "val_exact_match": self.best[0], "val_token_accuracy": self.best[1]}
 
 
+#: called at each validation with the model (in training mode) and the steps done; ``True`` stops training
+Validator = Callable[[Transformer, int], bool]
+
+
 def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool = True,
-              position: int | None = None, device: str | torch.device = "auto") -> RunResult:
+              position: int | None = None, device: str | torch.device = "auto",
+              on_validate: Validator | None = None) -> RunResult:
     """Train one model and evaluate it at every length.
+
+    ``on_validate``: the run's own validation, called before the first step (step 0) and after every
+    ``config.val_every`` steps with the model and the steps done, under the run's precision (autocast); it returns
+    ``True`` to stop training there. It
+    takes the place of the in-distribution ceiling (no ``val_curve`` then, and the last weights are the ones
+    tested): what a caller that traces a run (embeddings at a bar, its own validation set) needs, with the lab's
+    one loop (the same batches, optimiser, warm-up and clipping as every lab run).
 
     ``device``: where the model, its tables and the batches live (:func:`posenc.device.resolve_device`: ``"auto"``
     picks CUDA, else MPS, else the CPU); the precision is ``config.dtype``. Both are checked before anything is
@@ -571,9 +597,18 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     losses: list[torch.Tensor] = []  # this logging interval's losses, still on the device
     bar = progress_bar(range(config.steps), desc=f"{config.task}/{config.label} s{seed}", disable=not progress,
                        position=position, leave=position is None)
+    ceiling = _Ceiling(config, task, seed, device, dtype) if config.val_every and on_validate is None else None
+    if ceiling is not None:
+        validate = ceiling.check
+    elif on_validate is not None:
+        def validate(model: Transformer, step: int) -> bool:
+            with autocast(device, dtype):
+                return bool(on_validate(model, step))
+    else:
+        validate = None
+    stopped = on_validate is not None and validate(model, 0)  # the untrained model
     model.train()
-    ceiling = _Ceiling(config, task, seed, device, dtype) if config.val_every else None
-    for step in bar:
+    for step in () if stopped else bar:
         ids, targets = draw(generator)  # [B, T] each, on the CPU
         ids, targets = ids.to(device, non_blocking=True), targets.to(device, non_blocking=True)
         for group in optimizer.param_groups:
@@ -596,8 +631,11 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
             curve.append([step + 1, mean])
             bar.set_postfix(loss=f"{mean:.3f}")
             losses = []
-        if ceiling is not None and (step + 1) % config.val_every == 0 and ceiling.check(model, step + 1):
-            break
+        if validate is not None and config.val_every and (step + 1) % config.val_every == 0:
+            stop = validate(model, step + 1)
+            model.train()
+            if stop:
+                break
     bar.close()
     if ceiling is not None:
         ceiling.restore(model)
