@@ -39,7 +39,7 @@ import torch
 import torch.nn.functional as F
 
 from posenc.checks import SEED_LIMIT, whole_number
-from posenc.device import autocast, dtype_name, resolve_device, resolve_dtype, setup
+from posenc.device import DTYPES, Placement, dtype_name
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.lab.task import LabTask, lab_task
@@ -506,10 +506,9 @@ class _Ceiling:
     train_len`` (ties broken by token accuracy); keeps the best weights; stops after ``patience`` validations
     without improvement, or at a perfect score."""
 
-    def __init__(self, config: RunConfig, task: LabTask, seed: int, device: torch.device | None = None,
-                 dtype: torch.dtype = torch.float32) -> None:
+    def __init__(self, config: RunConfig, task: LabTask, seed: int, placement: Placement | None = None) -> None:
         self.config, self.task, self.seed = config, task, seed
-        self.device, self.dtype = device or torch.device("cpu"), dtype
+        self.placement = placement or Placement(torch.device("cpu"), torch.float32)
         self.best: tuple[float, float] = (-1.0, -1.0)
         self.best_step = 0
         self.best_state: dict[str, torch.Tensor] | None = None
@@ -519,7 +518,7 @@ class _Ceiling:
 
     def check(self, model: Transformer, step: int) -> bool:
         """Validate; ``True`` when training should stop."""
-        with autocast(self.device, self.dtype):
+        with self.placement.autocast():
             exact, token = self.task.validate(model, self.config, self.seed)
         model.train()
         self.curve.append([step, exact, token])
@@ -545,7 +544,7 @@ Validator = Callable[[Transformer, int], bool]
 
 
 def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool = True,
-              position: int | None = None, device: str | torch.device = "auto",
+              position: int | None = None, device: str | torch.device | Placement = "auto",
               on_validate: Validator | None = None) -> RunResult:
     """Train one model and evaluate it at every length.
 
@@ -557,8 +556,10 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     one loop (the same batches, optimiser, warm-up and clipping as every lab run).
 
     ``device``: where the model, its tables and the batches live (:func:`posenc.device.resolve_device`: ``"auto"``
-    picks CUDA, else MPS, else the CPU); the precision is ``config.dtype``. Both are checked before anything is
-    built, and recorded in :attr:`RunResult.setup`.
+    picks CUDA, else MPS, else the CPU); the precision is ``config.dtype``. Both are checked once, here, before
+    anything is built (:meth:`posenc.device.Placement.resolve`), and recorded in :attr:`RunResult.setup`; a caller
+    that has checked them already (``posenc train``) passes its :class:`~posenc.device.Placement`, whose dtype must
+    be the config's.
 
     Metrics (JSON-able):
 
@@ -580,8 +581,15 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     if isinstance(config, dict):
         config = RunConfig.from_dict(config)
     check_seed(seed)
-    device = resolve_device(device)
-    dtype = resolve_dtype(config.dtype, device, training=True)  # float16 on the CPU is refused here
+    if isinstance(device, Placement):
+        placement = device
+        if placement.dtype != DTYPES[config.dtype]:
+            raise PosencError(f"train_run was given a placement in {dtype_name(placement.dtype)} for a config in "
+                              f"{config.dtype}; resolve the placement from the config's dtype "
+                              f"(Placement.resolve(device, config.dtype, training=True))")
+    else:  # float16 training on the CPU is refused here
+        placement = Placement.resolve(device, config.dtype, training=True)
+    device, dtype = placement.device, placement.dtype
     check_run(config)  # a run that cannot fit or cannot build is refused before anything is allocated
     started = time.perf_counter()
     task = config.lab_task
@@ -597,12 +605,12 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     losses: list[torch.Tensor] = []  # this logging interval's losses, still on the device
     bar = progress_bar(range(config.steps), desc=f"{config.task}/{config.label} s{seed}", disable=not progress,
                        position=position, leave=position is None)
-    ceiling = _Ceiling(config, task, seed, device, dtype) if config.val_every and on_validate is None else None
+    ceiling = _Ceiling(config, task, seed, placement) if config.val_every and on_validate is None else None
     if ceiling is not None:
         validate = ceiling.check
     elif on_validate is not None:
         def validate(model: Transformer, step: int) -> bool:
-            with autocast(device, dtype):
+            with placement.autocast():
                 return bool(on_validate(model, step))
     else:
         validate = None
@@ -613,7 +621,7 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
         ids, targets = ids.to(device, non_blocking=True), targets.to(device, non_blocking=True)
         for group in optimizer.param_groups:
             group["lr"] = _lr_at(step, config)
-        with autocast(device, dtype):
+        with placement.autocast():
             logits = model(ids)  # [B, T, V]
             loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten(), ignore_index=IGNORE)
         optimizer.zero_grad(set_to_none=True)
@@ -639,10 +647,10 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     bar.close()
     if ceiling is not None:
         ceiling.restore(model)
-    with autocast(device, dtype):
+    with placement.autocast():
         by_length = task.evaluate(model, config, seed)
     metrics = {"by_length": by_length, "loss_curve": curve, "final_loss": curve[-1][1] if curve else None,
                "params": sum(p.numel() for p in model.parameters())}
     if ceiling is not None:
         metrics.update(ceiling.summary())
-    return RunResult(config.as_dict(), seed, metrics, time.perf_counter() - started, setup=setup(device, dtype))
+    return RunResult(config.as_dict(), seed, metrics, time.perf_counter() - started, setup=placement.setup())
