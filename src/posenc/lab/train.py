@@ -97,8 +97,8 @@ class RunConfig:
 
     Attributes:
         task: a task of :data:`posenc.lab.task.LAB_TASKS`: a synthetic one (:mod:`posenc.lab.tasks`: copy,
-            reverse, sort, addition, parity, duplicate, selective_copy, count) or ``"charlm"``
-            (:mod:`posenc.lab.charlm`).
+            reverse, sort, addition, parity, duplicate, selective_copy, count), ``"charlm"``
+            (:mod:`posenc.lab.charlm`), or a local-dependency one (:mod:`posenc.lab.local`: local, back2).
         encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
         encoding_options: the encoding's options (model sizes are filled in), e.g.
             ``{"combine": "concat", "dim": 16}``; on the command line ``-o combine=concat -o dim=16``.
