@@ -1,5 +1,5 @@
-"""``train_run(..., on_validate=...)``: a caller's validation at step 0 and every ``val_every`` steps, which may stop
-the run; and ``lr_decay="constant"``, the schedule such callers train with."""
+"""``train_run(..., on_validate=...)``: a caller's validation at step 0 and every ``validate_every`` steps, which may
+stop the run; and ``lr_decay="constant"``, the schedule such callers train with."""
 
 import math
 
@@ -13,25 +13,37 @@ TINY = {"task": "copy", "encoding": "rope", "train_len": 3, "d_model": 16, "n_la
         "batch_size": 4, "eval_samples": 4, "eval_lengths": [3]}
 
 
-def _states(config, seed=0):
-    """Run ``config``, keeping a copy of the weights at every validation."""
+def _states(config, every, seed=0):
+    """Run ``config``, keeping a copy of the weights at every validation (every ``every`` steps)."""
     seen = {}
 
     def keep(model, step):
         seen[step] = {k: v.detach().clone() for k, v in model.state_dict().items()}
         return False
 
-    result = train_run(config, seed, progress=False, device="cpu", on_validate=keep)
+    result = train_run(config, seed, progress=False, device="cpu", on_validate=keep, validate_every=every)
     return seen, result
 
 
-def test_called_before_the_first_step_and_every_val_every_steps_with_the_model_it_trains():
-    seen, result = _states(RunConfig(**TINY, steps=12, val_every=5))
+def test_called_before_the_first_step_and_every_validate_every_steps_with_the_model_it_trains():
+    seen, result = _states(RunConfig(**TINY, steps=12), 5)
     assert sorted(seen) == [0, 5, 10]
-    initial = build_model(RunConfig(**TINY, steps=12, val_every=5), seed=0).state_dict()
+    initial = build_model(RunConfig(**TINY, steps=12), seed=0).state_dict()
     assert all(torch.equal(seen[0][k], initial[k]) for k in initial)  # step 0: the untrained model
     assert any(not torch.equal(seen[5][k], initial[k]) for k in initial)
-    assert "val_curve" not in result.metrics  # the caller's validation replaces the ceiling
+    assert "val_curve" not in result.metrics  # no ceiling: the config does not ask for one
+
+
+def test_the_ceiling_runs_beside_it_when_the_config_asks_for_one():
+    seen, result = _states(RunConfig(**TINY, steps=8, val_every=4, patience=9), 2)
+    assert sorted(seen) == [0, 2, 4, 6, 8]
+    assert [row[0] for row in result.metrics["val_curve"]] == [4, 8]
+
+
+def test_validate_every_must_be_a_positive_integer():
+    with pytest.raises(PosencError, match="validate_every must be a positive integer, got 0"):
+        train_run(RunConfig(**TINY, steps=2, warmup=1), progress=False, device="cpu",
+                  on_validate=lambda model, step: False, validate_every=0)
 
 
 def test_true_stops_the_run_there_and_the_weights_are_those_of_a_run_that_long():
@@ -41,18 +53,18 @@ def test_true_stops_the_run_there_and_the_weights_are_those_of_a_run_that_long()
         calls.append(step)
         return step == 6
 
-    config = RunConfig(**TINY, steps=30, val_every=3, lr_decay="constant", warmup=4)
-    result = train_run(config, 0, progress=False, device="cpu", on_validate=stop_at_six)
+    config = RunConfig(**TINY, steps=30, lr_decay="constant", warmup=4)
+    result = train_run(config, 0, progress=False, device="cpu", on_validate=stop_at_six, validate_every=3)
     assert calls == [0, 3, 6]
     assert result.metrics["loss_curve"][-1][0] == 6  # logged every 30 // 20 = 1 step, the last at the stop
     # with a constant rate after the warm-up, six steps of a 30-step run are the six steps of a 6-step run
-    long, _ = _states(config)
-    short, _ = _states(RunConfig(**{**TINY, "steps": 6, "val_every": 3, "lr_decay": "constant", "warmup": 4}))
+    long, _ = _states(config, 3)
+    short, _ = _states(RunConfig(**{**TINY, "steps": 6, "lr_decay": "constant", "warmup": 4}), 3)
     assert all(torch.equal(long[6][k], short[6][k]) for k in short[6])
 
 
 def test_stop_at_step_zero_trains_nothing():
-    result = train_run(RunConfig(**TINY, steps=5, val_every=5), 0, progress=False, device="cpu",
+    result = train_run(RunConfig(**TINY, steps=5), 0, progress=False, device="cpu",
                        on_validate=lambda model, step: True)
     assert result.metrics["loss_curve"] == [] and result.metrics["final_loss"] is None
 

@@ -545,15 +545,15 @@ Validator = Callable[[Transformer, int], bool]
 
 def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool = True,
               position: int | None = None, device: str | torch.device | Placement = "auto",
-              on_validate: Validator | None = None) -> RunResult:
+              on_validate: Validator | None = None, validate_every: int = 1) -> RunResult:
     """Train one model and evaluate it at every length.
 
-    ``on_validate``: the run's own validation, called before the first step (step 0) and after every
-    ``config.val_every`` steps with the model and the steps done, under the run's precision (autocast); it returns
-    ``True`` to stop training there. It
-    takes the place of the in-distribution ceiling (no ``val_curve`` then, and the last weights are the ones
-    tested): what a caller that traces a run (embeddings at a bar, its own validation set) needs, with the lab's
-    one loop (the same batches, optimiser, warm-up and clipping as every lab run).
+    ``on_validate``: a caller's validation, called before the first step (step 0) and after every
+    ``validate_every`` steps with the model and the steps done, under the run's precision (autocast); it returns
+    ``True`` to stop training there. What a caller that traces a run (embeddings at a bar, its own validation set)
+    needs, with the lab's one loop (the same batches, optimiser, warm-up and clipping as every lab run). It is
+    independent of the in-distribution ceiling (``config.val_every``), which still runs when the config asks for
+    it; either one stopping stops the run.
 
     ``device``: where the model, its tables and the batches live (:func:`posenc.device.resolve_device`: ``"auto"``
     picks CUDA, else MPS, else the CPU); the precision is ``config.dtype``. Both are checked once, here, before
@@ -605,16 +605,22 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     losses: list[torch.Tensor] = []  # this logging interval's losses, still on the device
     bar = progress_bar(range(config.steps), desc=f"{config.task}/{config.label} s{seed}", disable=not progress,
                        position=position, leave=position is None)
-    ceiling = _Ceiling(config, task, seed, placement) if config.val_every and on_validate is None else None
-    if ceiling is not None:
-        validate = ceiling.check
-    elif on_validate is not None:
-        def validate(model: Transformer, step: int) -> bool:
+    ceiling = _Ceiling(config, task, seed, placement) if config.val_every else None
+    if on_validate is not None and not whole_number(validate_every):
+        raise PosencError(f"validate_every must be a positive integer, got {validate_every!r}")
+
+    def validate(step: int) -> bool:
+        """The caller's validation and the ceiling's, where they fall due; ``True`` stops."""
+        stop = False
+        if on_validate is not None and step % validate_every == 0:
             with placement.autocast():
-                return bool(on_validate(model, step))
-    else:
-        validate = None
-    stopped = on_validate is not None and validate(model, 0)  # the untrained model
+                stop = bool(on_validate(model, step))
+            model.train()
+        if ceiling is not None and step and step % config.val_every == 0:
+            stop = ceiling.check(model, step) or stop
+        return stop
+
+    stopped = validate(0)  # the untrained model (the caller's validation only)
     model.train()
     for step in () if stopped else bar:
         ids, targets = draw(generator)  # [B, T] each, on the CPU
@@ -639,11 +645,8 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
             curve.append([step + 1, mean])
             bar.set_postfix(loss=f"{mean:.3f}")
             losses = []
-        if validate is not None and config.val_every and (step + 1) % config.val_every == 0:
-            stop = validate(model, step + 1)
-            model.train()
-            if stop:
-                break
+        if validate(step + 1):
+            break
     bar.close()
     if ceiling is not None:
         ceiling.restore(model)

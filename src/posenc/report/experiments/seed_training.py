@@ -209,10 +209,11 @@ def _accuracy(model: Any, ids: torch.Tensor, targets: torch.Tensor) -> float:
 
 def run_config(task: str, label: str, cap: int | None = None) -> Any:
     """The lab config of one run (:class:`posenc.lab.train.RunConfig`): :data:`BATCH` strings a step, AdamW at
-    :data:`LR` after :data:`WARMUP` steps of linear warm-up (all of a shorter run's ``cap``) and constant after, gradients clipped at 1, validated
-    every :data:`VAL_EVERY` steps; ``cap`` (default :data:`CAP`, :data:`NOPE_CAP` for NoPE, :data:`CAPABILITY_STEPS`
-    for a capability run) steps at most. The lab's own test is left at its smallest (one string at the trained
-    size): the claims read their own validation and capability sets."""
+    :data:`LR` after :data:`WARMUP` steps of linear warm-up (all of a shorter run's ``cap``) and constant after,
+    gradients clipped at 1; ``cap`` (default :data:`CAP`, :data:`NOPE_CAP` for NoPE, :data:`CAPABILITY_STEPS` for a
+    capability run) steps at most. :func:`train_traced` validates every :data:`VAL_EVERY` steps through its callback.
+    The lab's own test is left at its smallest (one string at the trained size): the claims read their own
+    validation and capability sets."""
     from posenc.lab.train import RunConfig
 
     name, options, d_model = ENCODINGS[label]
@@ -223,7 +224,7 @@ def run_config(task: str, label: str, cap: int | None = None) -> Any:
     return RunConfig(task=task, encoding=name, encoding_options=dict(options), label=label, d_model=d_model,
                      n_layers=N_LAYERS, n_heads=N_HEADS, train_len=size, min_train_len=1 if task == "copy" else size,
                      eval_lengths=[size], eval_samples=1, steps=cap, batch_size=BATCH, lr=LR, warmup=min(WARMUP, cap),
-                     lr_decay="constant", grad_clip=1.0, val_every=VAL_EVERY,
+                     lr_decay="constant", grad_clip=1.0,
                      max_len=max(CAPABILITY_LENGTHS) if fixed else length)
 
 
@@ -263,7 +264,7 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
                 return True
         return False
 
-    result = train_run(config, seed, progress=False, device="cpu", on_validate=validate)
+    result = train_run(config, seed, progress=False, device="cpu", on_validate=validate, validate_every=VAL_EVERY)
     model, first_words = held["model"], held["first_words"]
     step = held.get("stopped_at", config.steps)  # the steps trained
     if len(quarters) == 1:
