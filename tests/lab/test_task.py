@@ -2,7 +2,6 @@
 stay what they were before the tasks answered it."""
 
 import pytest
-import torch
 
 from posenc.errors import PosencError
 from posenc.lab.charlm import CharLM
@@ -69,34 +68,3 @@ def test_series_keys_lead_back_to_their_task():
 ])
 def test_sequence_length_by_hand(name, n, fmt, tokens):
     assert lab_task(name).sequence_length(n, fmt) == tokens
-
-
-def test_a_synthetic_batch_has_one_size_in_the_runs_format():
-    config = RunConfig(task="copy", min_train_len=3, train_len=3, batch_size=5, fmt="encoder")
-    ids, targets = config.lab_task.sampler(config)(torch.Generator().manual_seed(0))
-    assert ids.shape == targets.shape == (5, 7)  # 3 symbols, SEP, 3 blanks
-    assert torch.equal(targets[:, 4:], ids[:, :3])  # the copy's answer, in the blanks' places
-
-
-def test_a_char_lm_batch_predicts_each_next_character_of_its_window():
-    config = RunConfig(task="charlm", train_len=12, batch_size=3)
-    ids, targets = config.lab_task.sampler(config)(torch.Generator().manual_seed(0))
-    assert ids.shape == targets.shape == (3, 12)
-    assert torch.equal(ids[:, 1:], targets[:, :-1])  # one window, shifted by one
-
-
-@pytest.mark.parametrize("settings,match", [
-    ({"task": "charlm", "fmt": "encoder"}, "causal decoder"),
-    ({"task": "charlm", "val_every": 5}, "fixed number of steps"),
-])
-def test_a_task_refuses_the_settings_it_cannot_take(settings, match):
-    with pytest.raises(PosencError, match=match):
-        RunConfig(**settings)
-
-
-def test_char_lm_evaluation_windows_counted_by_hand():
-    # L = 8, 64 tokens: nonoverlap 64 / 8 = 8 windows; sliding stride 8 // 8 = 1: 1 + 64 windows
-    config = RunConfig(task="charlm", train_len=8, eval_lengths=[8], eval_tokens=64)
-    assert CharLM().eval_sequences(config) == [(8 + 65, 8)]
-    copy = RunConfig(task="copy", train_len=2, eval_lengths=[2, 4], eval_samples=10)
-    assert copy.lab_task.eval_sequences(copy) == [(10, 4), (10, 8)]

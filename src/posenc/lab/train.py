@@ -2,11 +2,13 @@
 
 The model is :class:`posenc.model.Transformer` with the chosen encoding: a causal decoder (every task, the char-LM)
 or a bidirectional encoder (``fmt="encoder"``, the output written into blank slots, Deletang et al. 2023).
-Training samples a size ``n`` uniformly from ``min_train_len..train_len`` for every batch (the char-LM always
-reads windows of ``train_len`` characters); AdamW with linear warm-up then cosine decay; cross-entropy on the
-output tokens only (every next character for the char-LM).
+The run asks its task (:class:`posenc.lab.task.LabTask`, from ``config.task``) for everything that depends on
+the task: its batches (a synthetic task draws a size ``n`` uniformly from ``min_train_len..train_len`` for every
+batch; the char-LM reads windows of ``train_len`` characters), its sequence lengths, its evaluation by length and its
+in-distribution score; this module never asks which task it is. AdamW with linear warm-up then cosine decay (or a
+constant rate, ``lr_decay``); cross-entropy on the target tokens only (the output tokens, every next character).
 
-Training to the ceiling (synthetic tasks, ``val_every > 0``): every ``val_every`` steps the model is scored on
+Training to the ceiling (``val_every > 0``; not the char-LM): every ``val_every`` steps the model is scored on
 in-distribution validation strings (sizes ``min_train_len..train_len``, drawn apart from the test strings); training
 stops when that score has not improved for ``patience`` validations or is perfect, and the best model so far is the
 one tested. Selection uses in-distribution data only, never the longer test sizes.
