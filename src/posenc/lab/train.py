@@ -462,8 +462,8 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
 
 def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = None, threads: int = 1) -> RunEstimate:
     """Refuse a run that cannot work, before anything is allocated: a length its task's data cannot give (a char-LM
-    length past the validation text), an estimate (:func:`estimate_run`, times ``concurrent`` runs side by side) above the memory available, or encoding
-    options the encoding rejects. Returns the estimate."""
+    length past the validation text), an estimate (:func:`estimate_run`, times ``concurrent`` runs side by side)
+    above the memory available, or encoding options the encoding rejects. Returns the estimate."""
     config.lab_task.check_data(config)
     estimate = estimate_run(config, threads)
     side_by_side = f"{concurrent} runs side by side, each " if concurrent > 1 else ""
@@ -583,6 +583,8 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     if isinstance(config, dict):
         config = RunConfig.from_dict(config)
     check_seed(seed)
+    if on_validate is not None and not whole_number(validate_every):
+        raise PosencError(f"validate_every must be a positive integer, got {validate_every!r}")
     if isinstance(device, Placement):
         placement = device
         if placement.dtype != DTYPES[config.dtype]:
@@ -608,8 +610,6 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     bar = progress_bar(range(config.steps), desc=f"{config.task}/{config.label} s{seed}", disable=not progress,
                        position=position, leave=position is None)
     ceiling = _Ceiling(config, task, seed, placement) if config.val_every else None
-    if on_validate is not None and not whole_number(validate_every):
-        raise PosencError(f"validate_every must be a positive integer, got {validate_every!r}")
 
     def validate(step: int) -> bool:
         """The caller's validation and the ceiling's, where they fall due; ``True`` stops."""
