@@ -68,6 +68,16 @@ def test_a_changed_encoding_gets_a_new_store_key_and_the_others_keep_theirs():
     assert wrapped.as_dict()["encoding_revision"] == 2  # the encoding that acts on the positions decides
 
 
+def test_a_local_sweep_resolves_the_device_once_and_its_runs_resolve_nothing(tmp_path, monkeypatch):
+    import posenc.device as device_module
+
+    spec = {"name": "tiny", "base": {**TINY, "steps": 5}, "grid": {"dtype": ["float32", "bfloat16"]}, "seeds": [0]}
+    monkeypatch.setattr(device_module, "resolve_device", lambda *a, **k: pytest.fail("a run resolved the device"))
+    results = run_sweep(spec, tmp_path / "lab.sqlite", progress=False, device="cpu")
+    assert [r.setup for r in results] == [{"device": "cpu", "dtype": "float32"}, {"device": "cpu", "dtype": "bfloat16"}]
+    assert all(r.status == "done" for r in results)
+
+
 def test_sweep_records_the_device_and_reads_it_back(tmp_path):
     store = tmp_path / "lab.sqlite"
     spec = {"name": "tiny", "base": {**TINY, "steps": 20}, "grid": {"encoding": ["nope"]}, "seeds": [0]}
