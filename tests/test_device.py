@@ -131,3 +131,17 @@ def test_autocast_changes_nothing_in_float32_and_casts_in_bfloat16():
     with autocast("cpu", "bfloat16"):
         assert layer(torch.randn(2, 4)).dtype == torch.bfloat16
     assert layer.weight.dtype == torch.float32  # weights stay float32
+
+
+def test_a_placement_resolves_once_and_runs_in_its_precision():
+    from posenc.device import Placement
+
+    placement = Placement.resolve("CPU", "bf16", training=True)
+    assert placement == Placement(torch.device("cpu"), torch.bfloat16)
+    assert placement.setup() == {"device": "cpu", "dtype": "bfloat16"}
+    with placement.autocast():
+        assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.bfloat16
+    with Placement.resolve("cpu").autocast():
+        assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.float32
+    with pytest.raises(PosencError, match="'float16' cannot train on the CPU"):
+        Placement.resolve("cpu", "float16", training=True)

@@ -22,6 +22,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -29,7 +30,7 @@ import torch
 from posenc.errors import PosencError
 
 __all__ = ["DTYPES", "DEVICE_FORMS", "DEVICE_HELP", "DTYPE_HELP", "parse_device", "resolve_device", "resolve_dtype",
-           "device_label", "dtype_name", "setup", "autocast"]
+           "device_label", "dtype_name", "setup", "autocast", "Placement"]
 
 #: the dtypes posenc computes in, by name
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -169,3 +170,38 @@ def autocast(device: torch.device | str, dtype: torch.dtype | str):
     if dtype == torch.float32:
         return contextlib.nullcontext()
     return torch.autocast(device_type=torch.device(device).type, dtype=dtype)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a computation runs and in which precision, checked once: what a command resolves at its edge and hands
+    down, so that the layers below use torch's objects and check no string again.
+
+    Build it with :meth:`resolve` (which checks both against this machine); a ``Placement`` built directly is taken
+    as it is.
+
+    Example::
+
+        >>> placement = Placement.resolve("cpu", "bfloat16", training=True)
+        >>> placement.setup()
+        {'device': 'cpu', 'dtype': 'bfloat16'}
+    """
+
+    device: torch.device
+    dtype: torch.dtype
+
+    @classmethod
+    def resolve(cls, device: Any = "auto", dtype: Any = "float32", training: bool = False) -> Placement:
+        """:func:`resolve_device` and :func:`resolve_dtype` (float16 training on the CPU refused), once."""
+        target = resolve_device(device)
+        return cls(target, resolve_dtype(dtype, target, training=training))
+
+    def autocast(self):
+        """The :func:`torch.autocast` block of this precision (float32: a block that changes nothing)."""
+        if self.dtype == torch.float32:
+            return contextlib.nullcontext()
+        return torch.autocast(device_type=self.device.type, dtype=self.dtype)
+
+    def setup(self) -> dict[str, str]:
+        """What a result records about where it was computed (:func:`setup`)."""
+        return setup(self.device, self.dtype)

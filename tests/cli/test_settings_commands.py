@@ -8,9 +8,10 @@ from dataclasses import MISSING, fields
 from types import SimpleNamespace
 
 import pytest
+import torch
 
 from posenc.cli import app, main
-from posenc.device import resolve_device
+from posenc.device import Placement, resolve_device
 from posenc.extend import ExtendConfig
 from posenc.extend.plan import DEFAULT_DEPTHS, DEFAULT_LENGTHS, QUICK_LENGTHS
 from posenc.kernels.bench import BenchConfig
@@ -150,7 +151,7 @@ def test_train_builds_its_run_config_from_options_and_set(stand_ins):
     (config, seed), kwargs = _reached(["train", "-e", "sinusoidal", "-o", "combine=concat", "-o", "dim=16", "--lr",
                                        "0.003", "--eval-lengths", "4,8", "--protocols", "sliding", "--set", "warmup=5",
                                        "--seed", "2", "--device", "cpu"])
-    assert seed == 2 and str(kwargs["device"]) == "cpu"
+    assert seed == 2 and kwargs["device"] == Placement(torch.device("cpu"), torch.float32)  # resolved once, here
     assert config == RunConfig(encoding="sinusoidal", encoding_options={"combine": "concat", "dim": 16}, lr=0.003,
                                eval_lengths=[4, 8], protocols=["sliding"], warmup=5)
     (config, _), _ = _reached(["train"])

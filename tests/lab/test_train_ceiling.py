@@ -6,11 +6,14 @@ from __future__ import annotations
 import pytest
 import torch
 
+from posenc.device import Placement
 from posenc.errors import PosencError
 from posenc.lab import RunConfig, build_model, train_run
 from posenc.lab.evaluate import evaluate_task
+from posenc.lab.synthetic import VALIDATION_SEED_OFFSET
+from posenc.lab.task import lab_task
 from posenc.lab.tasks import get_task
-from posenc.lab.train import VALIDATION_SEED_OFFSET, _Ceiling
+from posenc.lab.train import _Ceiling
 
 
 def test_no_improvement_stops_after_patience_validations():
@@ -53,7 +56,7 @@ def test_a_ceiling_given_no_device_validates_on_the_cpu_in_its_dtype():
     # the mean over sizes 1 and 2 of the seeded validation strings, scored under CPU autocast in bfloat16
     config = RunConfig(task="copy", encoding="nope", train_len=2, val_every=1, d_model=16, n_heads=2, val_samples=8)
     model, task = build_model(config, seed=0), get_task("copy")
-    ceiling = _Ceiling(config, task, 3, dtype=torch.bfloat16)
+    ceiling = _Ceiling(config, lab_task("copy"), 3, Placement(torch.device("cpu"), torch.bfloat16))
     ceiling.check(model, 1)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         scores = evaluate_task(model, task, [1, 2], "decoder", 8, VALIDATION_SEED_OFFSET + 3)

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from posenc.cli import main
-from posenc.device import device_label, resolve_device
+from posenc.device import Placement, device_label, resolve_device
 from posenc.errors import PosencError
 from posenc.lab import KIND, RunConfig, run_sweep, train_run
 from posenc.store import ResultStore, config_hash
@@ -68,6 +68,16 @@ def test_a_changed_encoding_gets_a_new_store_key_and_the_others_keep_theirs():
     assert wrapped.as_dict()["encoding_revision"] == 2  # the encoding that acts on the positions decides
 
 
+def test_a_local_sweep_resolves_the_device_once_and_its_runs_resolve_nothing(tmp_path, monkeypatch):
+    import posenc.device as device_module
+
+    spec = {"name": "tiny", "base": {**TINY, "steps": 5}, "grid": {"dtype": ["float32", "bfloat16"]}, "seeds": [0]}
+    monkeypatch.setattr(device_module, "resolve_device", lambda *a, **k: pytest.fail("a run resolved the device"))
+    results = run_sweep(spec, tmp_path / "lab.sqlite", progress=False, device="cpu")
+    assert [r.setup for r in results] == [{"device": "cpu", "dtype": "float32"}, {"device": "cpu", "dtype": "bfloat16"}]
+    assert all(r.status == "done" for r in results)
+
+
 def test_sweep_records_the_device_and_reads_it_back(tmp_path):
     store = tmp_path / "lab.sqlite"
     spec = {"name": "tiny", "base": {**TINY, "steps": 20}, "grid": {"encoding": ["nope"]}, "seeds": [0]}
@@ -92,3 +102,39 @@ def test_bad_devices_and_dtypes_fail_before_any_run(tmp_path):
     with pytest.raises(PosencError, match="float16' cannot train on the CPU"):
         train_run(RunConfig(**TINY, dtype="float16"), progress=False, device="cpu")
     assert not (tmp_path / "a.sqlite").exists() and not (tmp_path / "b.sqlite").exists()
+
+
+def test_posenc_train_resolves_the_device_once_and_checks_no_string_per_step(monkeypatch, capsys):
+    # every check of a device or dtype string, counted: the command resolves the device once and hands it down;
+    # a run of three times the steps checks no more strings (nothing is checked inside the training loop)
+    import posenc.device as device_module
+
+    calls = []
+    for name in ("resolve_device", "resolve_dtype"):
+        real = getattr(device_module, name)
+
+        def counting(*args, _real=real, _name=name, **kwargs):
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(device_module, name, counting)
+    counts = []
+    for steps in ("3", "9"):
+        calls.clear()
+        assert main(["train", "--task", "copy", "--encoding", "rope", "--train-len", "2", "--steps", steps,
+                     "--d-model", "16", "--n-layers", "1", "--set", "eval_samples=4", "--set", "warmup=1",
+                     "--device", "cpu", "--dtype", "bfloat16"]) == 0
+        counts.append(len(calls))
+        assert calls.count("resolve_device") == 1
+    assert counts[0] == counts[1]
+
+
+def test_a_placement_is_taken_as_given_and_must_carry_the_configs_dtype(monkeypatch):
+    import posenc.device as device_module
+
+    placement = Placement.resolve("cpu", "bfloat16", training=True)
+    monkeypatch.setattr(device_module, "resolve_device", lambda *a, **k: pytest.fail("resolved again"))
+    result = train_run(RunConfig(**{**TINY, "steps": 5}, dtype="bfloat16"), progress=False, device=placement)
+    assert result.setup == {"device": "cpu", "dtype": "bfloat16"}
+    with pytest.raises(PosencError, match="placement in bfloat16 for a config in float32"):
+        train_run(RunConfig(**{**TINY, "steps": 5}), progress=False, device=placement)

@@ -59,7 +59,7 @@ def test_unknown_metric_fails_before_the_sweep(monkeypatch, capsys):
     assert "ppl, bpc, nll" in capsys.readouterr().err
     check_metric("bpc", {"charlm"})
     check_metric(None, {"charlm", "copy"})
-    with pytest.raises(PosencError, match="no metric applies to both"):
+    with pytest.raises(PosencError, match="no metric applies to every task"):
         check_metric("ppl", {"charlm", "copy"})
     with pytest.raises(PosencError, match="unknown metric"):
         summarize_records([({"task": "copy", "train_len": 4, "label": "rope"}, 0, {"by_length": {}})], "bogus")

@@ -46,7 +46,7 @@ def train(settings: CommandSettings,
     import torch
 
     from posenc.cli.paths import output_file
-    from posenc.device import resolve_device, resolve_dtype
+    from posenc.device import Placement, resolve_device, resolve_dtype
     from posenc.lab import KIND, to_markdown, train_run
     from posenc.lab.tables import summarize_records
     from posenc.lab.train import CODE_VERSION, check_run, check_seed
@@ -63,10 +63,8 @@ def train(settings: CommandSettings,
         if settings.given(key):
             raise PosencError(f"{settings.option(key)} and --set {key} both set {key} ({values[key]!r} and "
                               f"{extra[key]!r}); set it once")
-    if settings.given("dtype"):
-        resolve_dtype(values["dtype"])
-    config = RunConfig.from_dict({**values, **extra})
-    resolve_dtype(config.dtype, target, training=True)
+    config = RunConfig.from_dict({**values, **extra})  # an unknown dtype names the valid ones
+    placement = Placement(target, resolve_dtype(config.dtype, target, training=True))  # checked once: handed down
     if store is not None:
         store = output_file(store, "--store")
     estimate = check_run(config, threads=threads or torch.get_num_threads())  # memory and options, before any work
@@ -76,7 +74,7 @@ def train(settings: CommandSettings,
                    err=True)
     if threads:
         torch.set_num_threads(threads)
-    result = train_run(config, seed, device=target)
+    result = train_run(config, seed, device=placement)
     if results_store is not None:
         results_store.put(KIND, result.config, seed, result.metrics, result.wall_s, setup=result.setup,
                           code=CODE_VERSION)

@@ -1,6 +1,9 @@
 """Length-extrapolation experiments: train short, test long, for every encoding.
 
-- :mod:`~posenc.lab.tasks`: synthetic tasks (copy, reverse, sort, addition, parity, duplicate, selective_copy, count) and their formats;
+- :mod:`~posenc.lab.task`: what the lab needs from a task (:class:`~posenc.lab.task.LabTask`), the table of tasks;
+- :mod:`~posenc.lab.tasks`: synthetic tasks (copy, reverse, sort, addition, parity, duplicate, selective_copy,
+  count) and their formats;
+- :mod:`~posenc.lab.charlm`: the character-level Shakespeare language model as a task;
 - :mod:`~posenc.lab.corpus`: the character-level Shakespeare corpus;
 - :mod:`~posenc.lab.train`: one run (:class:`RunConfig` + seed -> metrics by length);
 - :mod:`~posenc.lab.evaluate`: exact match by length, char-LM perplexity with two protocols;
@@ -19,9 +22,10 @@ from posenc.lab.evaluate import CANNOT_RUN, evaluate_lm, evaluate_task
 from posenc.lab.presets import PRESETS, get_preset
 from posenc.lab.sweep import Sweep, run_sweep
 from posenc.lab.tables import alibi_table, summarize, to_markdown
+from posenc.lab.task import LAB_TASKS, LabTask, lab_task
 from posenc.lab.tasks import TASKS, get_task
-from posenc.lab.train import CHARLM, KIND, RunConfig, RunResult, build_model, train_run
+from posenc.lab.train import KIND, RunConfig, RunResult, build_model, train_run
 
 __all__ = ["RunConfig", "RunResult", "train_run", "build_model", "run_sweep", "Sweep", "summarize", "alibi_table",
-           "to_markdown", "PRESETS", "get_preset", "TASKS", "get_task", "CHARLM", "KIND", "CANNOT_RUN",
+           "to_markdown", "PRESETS", "get_preset", "TASKS", "get_task", "LAB_TASKS", "LabTask", "lab_task", "KIND", "CANNOT_RUN",
            "evaluate_task", "evaluate_lm"]

@@ -11,8 +11,8 @@ again runs only what is missing (failed runs are tried again). Every run is writ
 its own transaction the moment it finishes, by the worker that ran it (local) or by the driver (Ray, whose workers
 may not share the driver's disk).
 
-Device and precision: ``device`` (:mod:`posenc.device`) is resolved once, before any run, and every run trains
-there; each row records it in the store's ``setup`` column (not in the key: a run stored from a GPU answers for the
+Device and precision: ``device`` (:mod:`posenc.device`) is resolved once, before any run, with each dtype of the
+sweep's runs (a :class:`~posenc.device.Placement` per dtype, handed to the runs), and every run trains there; each row records it in the store's ``setup`` column (not in the key: a run stored from a GPU answers for the
 CPU too). ``dtype`` sets every run's ``RunConfig.dtype``, which is part of the key when it is not float32. On Ray
 the device is resolved on each worker (the driver may have no GPU); an explicit ``cuda`` asks Ray for one GPU per run.
 
@@ -35,13 +35,11 @@ from typing import Any
 
 from posenc.checks import whole_number
 from posenc.cluster import check_executor, connect_ray, finish_before_interrupt, process_pool
-from posenc.device import parse_device, resolve_device, resolve_dtype
+from posenc.device import Placement, parse_device, resolve_device, resolve_dtype
 from posenc.errors import Interrupted, PosencError
 from posenc.lab.grid import Sweep
 from posenc.lab.presets import PRESETS, get_preset
 from posenc.lab.train import (
-    CHARLM,
-    CHARLM_VOCAB_BOUND,
     CODE_VERSION,
     KIND,
     RunConfig,
@@ -132,13 +130,13 @@ def _validate_models(runs: list[tuple[RunConfig, int]], concurrent: int = 1) -> 
         seen.add(key)
         try:
             check_run(config, concurrent=concurrent)
-            build_model(config, vocab_size=CHARLM_VOCAB_BOUND if config.task == CHARLM else None)
+            build_model(config, vocab_size=config.lab_task.vocab_bound)  # without reading the task's data
         except PosencError as exc:
             raise PosencError(f"run {config.task}/{config.label} cannot run: {exc}") from exc
 
 
 def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | None, threads: int | None,
-             device: str = "auto") -> RunResult:
+             device: str | Placement = "auto") -> RunResult:
     """Run one config on ``device``; an exception becomes a stored ``error`` row instead of killing the sweep."""
     import torch
 
@@ -156,7 +154,7 @@ def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | 
 
 
 def _execute_and_store(config: dict[str, Any], seed: int, store_path: str, progress: bool, position: int | None,
-                       threads: int | None, device: str = "auto") -> RunResult:
+                       threads: int | None, device: str | Placement = "auto") -> RunResult:
     result = _execute(config, seed, progress, position, threads, device)
     with finish_before_interrupt():  # a finished run is stored even when Ctrl-C comes now
         ResultStore(store_path).put(KIND, result.config, seed, result.metrics, result.wall_s, result.status,
@@ -205,14 +203,19 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         device = parse_device(device)
         target = device
     else:
-        target = str(resolve_device(device))
+        target = resolve_device(device)
     sweep = resolve_sweep(preset_or_grid)
     if dtype is not None:
         sweep = sweep.with_settings({"dtype": dtype})
     runs = sweep.runs()
-    if executor != "ray":  # a precision the device cannot train in (float16 on the CPU) fails before any run
-        for name in sorted({config.dtype for config, _ in runs}):
-            resolve_dtype(name, target, training=True)
+    placements: dict[str, Placement] = {}
+    if executor != "ray":  # resolved once, here: a precision the device cannot train in (float16 on the CPU) fails
+        placements = {name: Placement(target, resolve_dtype(name, target, training=True))  # before any run
+                      for name in sorted({config.dtype for config, _ in runs})}
+
+    def where(config: dict[str, Any]) -> str | Placement:
+        """Where a run trains: its placement (local), the device string each Ray worker resolves."""
+        return placements[config.get("dtype", "float32")] if executor != "ray" else target
     store = ResultStore(store_path)  # a foreign or corrupt file raises here, before any work
     results: dict[int, RunResult] = {}
     pending: list[tuple[int, dict[str, Any], int]] = []
@@ -241,10 +244,11 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
             _run_ray(pending, store, address, threads, results, bar, target)
         elif workers == 1 or len(pending) <= 1:
             for index, config, seed in pending:
-                results[index] = _execute_and_store(config, seed, str(store.path), progress, 1, threads, target)
+                results[index] = _execute_and_store(config, seed, str(store.path), progress, 1, threads,
+                                                    where(config))
                 bar.update()
         else:
-            _run_pool(pending, store, workers, progress, threads, results, bar, target)
+            _run_pool(pending, store, workers, progress, threads, results, bar, where)
     except KeyboardInterrupt as exc:  # Ctrl-C: the pool is stopped; say what is kept and how to go on
         kept = _kept(store, pending, len(runs) - len(pending))
         raise Interrupted(f"sweep {sweep.name} interrupted: {kept}") from exc
@@ -268,10 +272,10 @@ def _kept(store: ResultStore, pending: list[tuple[int, dict[str, Any], int]], be
             f"still missing (stored runs are skipped)")
 
 
-def _run_pool(pending, store, workers, progress, threads, results, bar, device="auto") -> None:
+def _run_pool(pending, store, workers, progress, threads, results, bar, where) -> None:
     with process_pool(min(workers, len(pending))) as pool:
         futures = {pool.submit(_execute_and_store, config, seed, str(store.path), progress, 1 + i % workers,
-                               threads, device): index for i, (index, config, seed) in enumerate(pending)}
+                               threads, where(config)): index for i, (index, config, seed) in enumerate(pending)}
         remaining = set(futures)
         while remaining:
             done, remaining = wait(remaining, return_when=FIRST_COMPLETED)

@@ -1,7 +1,9 @@
 """Tables of a sweep's results: metric against length per encoding, mean and standard deviation over seeds.
 
 :func:`summarize` reads the store and returns a plain dict (JSON-able), which :func:`to_markdown` prints and
-:func:`posenc.plots.lab.metric_vs_length` draws. :func:`alibi_table` lays the char-LM out like Table 1 of Press et
+:func:`posenc.plots.lab.metric_vs_length` draws. What a task's runs measure and how its tables are laid out is the
+task's to say (:class:`posenc.lab.task.LabTask`: ``metrics``, ``series``, ``rows_are_lengths``, ``heading``).
+:func:`alibi_table` lays the char-LM out like Table 1 of Press et
 al. 2022: one row per evaluation length, one column per encoding.
 
 The summary dict::
@@ -22,40 +24,39 @@ from pathlib import Path
 from typing import Any
 
 from posenc.errors import PosencError
+from posenc.lab.charlm import LM_METRICS
 from posenc.lab.evaluate import CANNOT_RUN
 from posenc.lab.sweep import Sweep, resolve_sweep
-from posenc.lab.train import CHARLM, CODE_VERSION, KIND
+from posenc.lab.synthetic import TASK_METRICS
+from posenc.lab.task import lab_task, task_of_series
+from posenc.lab.train import CODE_VERSION, KIND
 from posenc.store import ResultStore
 
 __all__ = ["summarize", "summarize_records", "alibi_table", "to_markdown", "default_metric", "check_metric",
            "TASK_METRICS", "LM_METRICS"]
 
 
-#: the metrics of the synthetic tasks and of the char-LM
-TASK_METRICS = ("exact_match", "token_accuracy")
-LM_METRICS = ("ppl", "bpc", "nll")
-
-
 def check_metric(metric: str | None, tasks: set[str] | list[str]) -> None:
-    """Refuse a metric the runs of ``tasks`` do not have (``None``, each task's default, always works)."""
-    tasks = set(tasks)
-    if metric is None or not tasks:
+    """Refuse a metric that some of the runs of ``tasks`` do not have (``None``, each task's default, always
+    works)."""
+    names = sorted(set(tasks))
+    if metric is None or not names:
         return
-    charlm, synthetic = CHARLM in tasks, bool(tasks - {CHARLM})
-    valid = (TASK_METRICS if synthetic and not charlm else ()) + (LM_METRICS if charlm and not synthetic else ())
+    have = {name: lab_task(name).metrics for name in names}
+    valid = [m for m in next(iter(have.values())) if all(m in metrics for metrics in have.values())]
     if metric in valid:
         return
-    if charlm and synthetic:
-        raise PosencError(f"--metric {metric!r}: this sweep has both the char-LM ({', '.join(LM_METRICS)}) and "
-                          f"synthetic tasks ({', '.join(TASK_METRICS)}), and no metric applies to both; leave "
+    if not valid:
+        listed = "; ".join(f"{name}: {', '.join(metrics)}" for name, metrics in have.items())
+        raise PosencError(f"--metric {metric!r}: no metric applies to every task of this sweep ({listed}); leave "
                           f"--metric out to use each one's default")
-    raise PosencError(f"unknown metric {metric!r} for {'the char-LM' if charlm else 'the synthetic tasks'}; valid "
-                      f"metrics are: {', '.join(valid)}")
+    raise PosencError(f"unknown metric {metric!r} for the task(s) {', '.join(names)}; valid metrics are: "
+                      f"{', '.join(valid)}")
 
 
 def default_metric(task: str) -> str:
-    """``ppl`` for the char-LM, ``exact_match`` for tasks."""
-    return "ppl" if task == CHARLM else "exact_match"
+    """The task's first metric: ``ppl`` for the char-LM, ``exact_match`` for the synthetic tasks."""
+    return lab_task(task).metrics[0]
 
 
 def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
@@ -75,9 +76,7 @@ def summarize_records(records: list[tuple[dict[str, Any], int, dict[str, Any]]],
     lengths: dict[str, set[int]] = {}
     train_len: dict[str, int] = {}
     for config, _seed, metrics in records:
-        task = config["task"]
-        by_length = metrics.get("by_length", {})
-        groups = ({f"{task}/{p}": v for p, v in by_length.items()} if task == CHARLM else {task: by_length})
+        groups = lab_task(config["task"]).series(metrics.get("by_length", {}))
         for key, values in groups.items():
             train_len[key] = config["train_len"]
             for length, value in values.items():
@@ -139,11 +138,12 @@ def summarize(store_path: str | Path, preset: str | Path | dict | Sweep | None =
 
 
 def alibi_table(summary: dict[str, Any]) -> dict[str, Any]:
-    """The char-LM part of a summary as ``{protocol: {"columns": [labels], "rows": [[L_valid, cell, ...]]}}``
-    where a cell is ``{"mean", "std", "n", "cannot_run"}`` (the layout of Press et al. 2022, Table 1)."""
+    """The series of a summary whose task lays them out one length per row (the char-LM) as ``{part:
+    {"columns": [labels], "rows": [[L_valid, cell, ...]]}}`` (``part``: the key after its task, the char-LM's
+    protocol), where a cell is ``{"mean", "std", "n", "cannot_run"}`` (the layout of Press et al. 2022, Table 1)."""
     out = {}
     for key, by_label in summary["series"].items():
-        if not key.startswith(f"{CHARLM}/"):
+        if not task_of_series(key).rows_are_lengths:
             continue
         labels = list(by_label)
         rows = [[length] + [by_label[label].get(str(length)) for label in labels]
@@ -173,18 +173,22 @@ def to_markdown(summary: dict[str, Any]) -> str:
     parts = [f"## {summary['sweep']}: metric by length ({spread})"]
     if summary.get("missing"):
         parts.append(f"_{summary['missing']} run(s) of this sweep are not in the store yet._")
-    for protocol, table in alibi_table(summary).items():
-        key = f"{CHARLM}/{protocol}"
-        parts.append(f"\n### char-LM {summary['metrics'][key]}, {protocol} (trained at L = {summary['train_len'][key]})\n")
+    tables = alibi_table(summary)
+    by_lengths = [key for key in summary["series"] if task_of_series(key).rows_are_lengths]
+    for key in by_lengths:
+        table = tables[key.split("/", 1)[1]]
+        heading = task_of_series(key).heading(key, summary["metrics"][key], summary["train_len"][key])
+        parts.append(f"\n### {heading}\n")
         parts.append("| L_valid | " + " | ".join(table["columns"]) + " |")
         parts.append("|---" * (len(table["columns"]) + 1) + "|")
         for length, *cells in table["rows"]:
             parts.append(f"| {length} | " + " | ".join(_cell(c, 2) for c in cells) + " |")
     for key, by_label in summary["series"].items():
-        if key.startswith(f"{CHARLM}/"):
+        if key in by_lengths:
             continue
         lengths = summary["lengths"][key]
-        parts.append(f"\n### {key}: {summary['metrics'][key]} (trained on sizes up to {summary['train_len'][key]})\n")
+        heading = task_of_series(key).heading(key, summary["metrics"][key], summary["train_len"][key])
+        parts.append(f"\n### {heading}\n")
         parts.append("| encoding | " + " | ".join(str(n) for n in lengths) + " |")
         parts.append("|---" * (len(lengths) + 1) + "|")
         for label, row in by_label.items():

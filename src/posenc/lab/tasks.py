@@ -6,7 +6,9 @@ among as many blanks (selective_copy). A model trained on sizes
 ``1..L`` is tested on sizes up to ``4L`` and beyond; the score is exact match (every output token right).
 
 Each task is one small subclass of :class:`Task` (its lengths and its answer) and one row of :data:`TASKS`; a new
-task is a new subclass and a new row, and no code outside its class asks which task it is.
+task is a new subclass and a new row, and no code outside its class asks which task it is. What the lab asks of
+every task (training batches, evaluation by size, metrics) :mod:`posenc.lab.synthetic` answers the same way for all
+of them.
 
 Token ids, shared by every task (so one vocabulary of :data:`VOCAB_SIZE` serves them all)::
 

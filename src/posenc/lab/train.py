@@ -2,11 +2,13 @@
 
 The model is :class:`posenc.model.Transformer` with the chosen encoding: a causal decoder (every task, the char-LM)
 or a bidirectional encoder (``fmt="encoder"``, the output written into blank slots, Deletang et al. 2023).
-Training samples a size ``n`` uniformly from ``min_train_len..train_len`` for every batch (the char-LM always
-reads windows of ``train_len`` characters); AdamW with linear warm-up then cosine decay; cross-entropy on the
-output tokens only (every next character for the char-LM).
+The run asks its task (:class:`posenc.lab.task.LabTask`, from ``config.task``) for everything that depends on
+the task: its batches (a synthetic task draws a size ``n`` uniformly from ``min_train_len..train_len`` for every
+batch; the char-LM reads windows of ``train_len`` characters), its sequence lengths, its evaluation by length and its
+in-distribution score; this module never asks which task it is. AdamW with linear warm-up then cosine decay (or a
+constant rate, ``lr_decay``); cross-entropy on the target tokens only (the output tokens, every next character).
 
-Training to the ceiling (synthetic tasks, ``val_every > 0``): every ``val_every`` steps the model is scored on
+Training to the ceiling (``val_every > 0``; not the char-LM): every ``val_every`` steps the model is scored on
 in-distribution validation strings (sizes ``min_train_len..train_len``, drawn apart from the test strings); training
 stops when that score has not improved for ``patience`` validations or is perfect, and the best model so far is the
 one tested. Selection uses in-distribution data only, never the longer test sizes.
@@ -31,6 +33,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -38,11 +41,11 @@ import torch
 import torch.nn.functional as F
 
 from posenc.checks import SEED_LIMIT, whole_number
-from posenc.device import autocast, dtype_name, resolve_device, resolve_dtype, setup
+from posenc.device import DTYPES, Placement, dtype_name
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
-from posenc.lab.evaluate import evaluate_lm, evaluate_task
-from posenc.lab.tasks import FORMATS, IGNORE, TASKS, VOCAB_SIZE, format_batch, get_task, sequence_length
+from posenc.lab.task import LabTask, lab_task
+from posenc.lab.tasks import FORMATS, IGNORE
 from posenc.model import Transformer, TransformerConfig
 from posenc.progress import progress as progress_bar
 from posenc.protocols import PROTOCOLS, normalize_protocols
@@ -50,14 +53,14 @@ from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import GB, check_memory, format_bytes
 
 __all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
-           "refuse_constant_encoding", "acting_encoding", "CHARLM", "KIND", "CODE_VERSION", "CONSTANT_ACROSS_CHANNELS"]
+           "refuse_constant_encoding", "acting_encoding", "KIND", "CODE_VERSION", "CONSTANT_ACROSS_CHANNELS"]
 
-CHARLM = "charlm"  #: the character-level Shakespeare language model
 KIND = "lab"  #: the results-store kind of lab runs
 #: the version of the training and evaluation code, stored with every run: a run stored under another is recomputed
 CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
 DEFAULT_WARMUP = 50  #: warm-up steps of a run that names none (or its steps, when fewer)
+LR_DECAYS = ("cosine", "constant")  #: what the learning rate does after the warm-up
 #: encodings that add one value to every channel of a token (seed 000 §2.1-2.2): those that declare it
 CONSTANT_ACROSS_CHANNELS = tuple(name for name in available() if get_class(name).info.constant_across_channels)
 
@@ -95,8 +98,9 @@ class RunConfig:
     """Everything that defines a lab run except the seed (the store keys runs on this config's hash and the seed).
 
     Attributes:
-        task: a synthetic task (:data:`posenc.lab.tasks.TASKS`: copy, reverse, sort, addition, parity, duplicate,
-            selective_copy, count) or ``"charlm"``.
+        task: a task of :data:`posenc.lab.task.LAB_TASKS`: a synthetic one (:mod:`posenc.lab.tasks`: copy,
+            reverse, sort, addition, parity, duplicate, selective_copy, count), ``"charlm"``
+            (:mod:`posenc.lab.charlm`), or a local-dependency one (:mod:`posenc.lab.local`: local, back2).
         encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
         encoding_options: the encoding's options (model sizes are filled in), e.g.
             ``{"combine": "concat", "dim": 16}``; on the command line ``-o combine=concat -o dim=16``.
@@ -114,7 +118,9 @@ class RunConfig:
         steps: optimisation steps (the most steps when training to the ceiling).
         batch_size: sequences per optimisation step.
         lr: peak learning rate (AdamW).
-        warmup: steps of linear warm-up before the cosine decay, at most steps (default 50, or steps when fewer).
+        warmup: steps of linear warm-up before the decay, at most steps (default 50, or steps when fewer).
+        lr_decay: after the warm-up, ``"cosine"`` (default: cosine decay to 10% of ``lr`` at the last step) or
+            ``"constant"`` (``lr`` to the end).
         weight_decay: AdamW's weight decay.
         grad_clip: largest gradient norm (0: no clipping).
         val_every: validate in distribution every this many steps and stop at the ceiling (0: train all ``steps``).
@@ -132,7 +138,8 @@ class RunConfig:
             fourth layer NoPE, Llama 4's iRoPE); the layers named like ``encoding`` take ``encoding_options``, the
             others their defaults. Empty (default): ``encoding`` on every layer.
 
-    :meth:`as_dict` leaves ``dtype`` out when it is float32 and ``schedule`` when it is empty, so such runs keep the
+    :meth:`as_dict` leaves ``dtype`` out when it is float32, ``schedule`` when it is empty and ``lr_decay`` when it
+    is cosine, so such runs keep the
     store keys they always had.
     """
 
@@ -165,21 +172,19 @@ class RunConfig:
     max_len: int | None = None
     dtype: str = "float32"
     schedule: list[str] = field(default_factory=list)
+    lr_decay: str = "cosine"
 
     def __post_init__(self) -> None:
         if not isinstance(self.dtype, str):
             raise PosencError(f"RunConfig.dtype must be a string, one of float32, bfloat16, float16; got "
                               f"{self.dtype!r}")
         self.dtype = dtype_name(self.dtype)  # an unknown dtype names the valid ones
-        if self.task != CHARLM:
-            get_task(self.task)
+        task = lab_task(self.task)
         get_class(self.encoding)  # unknown encodings list the valid ones
         if not isinstance(self.encoding_options, dict):
             raise PosencError(f"encoding_options must be a dict, got {self.encoding_options!r}")
         if self.fmt not in FORMATS:
             raise PosencError(f"fmt must be one of {FORMATS}, got {self.fmt!r}")
-        if self.task == CHARLM and self.fmt != "decoder":
-            raise PosencError("the char-LM is a causal decoder; use fmt='decoder'")
         for name in ("d_model", "n_layers", "n_heads", "train_len", "min_train_len", "steps", "batch_size",
                      "eval_samples", "eval_tokens", "patience", "val_samples"):
             value = getattr(self, name)
@@ -188,9 +193,7 @@ class RunConfig:
         if not whole_number(self.val_every, 0):
             raise PosencError(f"RunConfig.val_every must be an integer >= 0 (0: no early stopping), got "
                               f"{self.val_every!r}")
-        if self.val_every and self.task == CHARLM:
-            raise PosencError("val_every (training to the in-distribution ceiling) applies to the synthetic tasks; "
-                              "the char-LM trains for a fixed number of steps: set val_every=0")
+        task.check_config(self)  # what this task cannot take (a format, training to the ceiling)
         if self.min_train_len > self.train_len:
             raise PosencError(f"min_train_len ({self.min_train_len}) must be <= train_len ({self.train_len})")
         for name, low in (("warmup", 0), ("d_ff", 1), ("max_len", 1)):
@@ -212,6 +215,9 @@ class RunConfig:
             if not ok:
                 bounds = f"in [{low:g}, {high:g})" if high is not None else ("> 0" if name == "lr" else ">= 0")
                 raise PosencError(f"RunConfig.{name} must be a number {bounds}, got {value!r}; e.g. --set {example}")
+        if self.lr_decay not in LR_DECAYS:
+            raise PosencError(f"RunConfig.lr_decay must be one of {', '.join(LR_DECAYS)}, got {self.lr_decay!r}; e.g. "
+                              f"--set lr_decay=constant")
         if self.label is not None and (not isinstance(self.label, str) or not self.label.strip()):
             raise PosencError(f"RunConfig.label must be a non-empty string or None, got {self.label!r}")
         lengths = self.eval_lengths or self.default_eval_lengths()
@@ -238,15 +244,17 @@ class RunConfig:
             concat = self.encoding_options.get("combine") == "concat"
             self.label = "+".join(self.schedule) if self.schedule else self.encoding + ("-concat" if concat else "")
 
+    @property
+    def lab_task(self) -> LabTask:
+        """The task this config trains on (:func:`posenc.lab.task.lab_task`)."""
+        return lab_task(self.task)
+
     def default_eval_lengths(self) -> list[int]:
-        L = self.train_len
-        if self.task == CHARLM:
-            return [L, 2 * L, 4 * L, 8 * L]
-        return sorted({max(1, L // 2), L, 2 * L, 4 * L})
+        return self.lab_task.default_eval_lengths(self.train_len)
 
     def sequence_length(self, n: int) -> int:
         """Tokens the model reads at task size ``n`` (char-LM: ``n`` itself)."""
-        return n if self.task == CHARLM else sequence_length(get_task(self.task), n, self.fmt)
+        return self.lab_task.sequence_length(n, self.fmt)
 
     def as_dict(self) -> dict[str, Any]:
         """The config as plain JSON-able data (what the store hashes); ``dtype`` only when it is not float32,
@@ -261,6 +269,8 @@ class RunConfig:
             data["encoding_revision"] = revision
         if not data["schedule"]:
             del data["schedule"]
+        if data["lr_decay"] == "cosine":
+            del data["lr_decay"]
         return data
 
     @classmethod
@@ -326,7 +336,7 @@ def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None)
     """The Transformer of a run (weights initialised from ``seed``)."""
     options, max_len = _model_options(config, seed)
     if vocab_size is None:
-        vocab_size = VOCAB_SIZE if config.task in TASKS else _charlm_vocab()
+        vocab_size = config.lab_task.vocab_size()
     schedule = None
     if config.schedule:  # each name with its defaults (told the run's direction), `encoding` with its options
         def layer(name: str) -> Layer:
@@ -343,21 +353,11 @@ def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None)
         encoding_options=options, max_len=max_len, schedule=schedule))
 
 
-def _charlm_vocab() -> int:
-    from posenc.lab.corpus import load_corpus
-
-    return load_corpus().vocab_size
-
-
 # -- size guard ------------------------------------------------------------------------------------------------------
 #: the Python process with torch and posenc imported (measured: 0.73 to 0.77 GB resident before any run)
 RUNTIME_BYTES = int(1.0 * GB)
 #: safety factor on activations
 MEMORY_MARGIN = 1.5
-#: largest char-LM vocabulary the estimate assumes (the plays have 84 characters)
-CHARLM_VOCAB_BOUND = 128
-#: evaluation batch sizes of :func:`posenc.lab.evaluate.evaluate_task` and :func:`~posenc.lab.evaluate.evaluate_lm`
-TASK_EVAL_BATCH, LM_EVAL_BATCH = 128, 16
 #: float operations per second of one CPU thread on these small matrices; the fixed cost of one optimiser step
 #: (Python, autograd, AdamW, drawing the batch), and its part per layer; and a run's fixed cost (building the model,
 #: the first calls, setting up the evaluation). Measured on the 2-core machine the presets are timed on, at its
@@ -413,7 +413,8 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
                      + 3 L B H T^2 + 2 H T^2 + 8 T^2         # only with a bias (ALiBi, T5): SDPA's math path
         evaluation   B_e T_e (6 W + 2 F + 3 V) (+ 2 B_e H T_e^2 + 2 H T_e^2 + 8 T_e^2 with a bias)
 
-    ``T_e`` is the longest evaluation sequence and ``B_e`` the evaluation batch (128 strings, 16 char-LM windows).
+    ``T_e`` is the longest evaluation sequence and ``B_e`` the task's evaluation batch (128 strings, 16 char-LM
+    windows); ``V`` the task's vocabulary bound.
     Total: ``runtime + 4 (4 P) + margin * max(train step, evaluation)`` bytes. Time: ``6 P_dense B T + 12 L B T^2 W``
     floating-point operations per step (forward and backward) and ``2 P_dense + 4 L T W`` per evaluated token, at
     :data:`FLOPS_PER_THREAD` per thread, plus :data:`STEP_BASE_S` and :data:`STEP_OVERHEAD_S` per layer for every
@@ -427,14 +428,14 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     dim = concat_width(inner, inner_options) if concat else 0
     W, L, H = config.d_model + dim, config.n_layers, config.n_heads
     F = config.d_ff or 4 * W
-    V = VOCAB_SIZE if config.task in TASKS else CHARLM_VOCAB_BOUND
-    charlm = config.task == CHARLM
+    task = config.lab_task
+    V = task.vocab_bound
     T = config.sequence_length(config.train_len)
     T_e = max(config.sequence_length(n) for n in config.eval_lengths)
     if config.val_every:
         T_e = max(T_e, T)
     B = config.batch_size
-    B_e = LM_EVAL_BATCH if charlm else min(TASK_EVAL_BATCH, max(config.eval_samples, config.val_samples))
+    B_e = task.eval_batch(config)
     inner_info = get_class(inner).info
     bias = inner_info.biases_logits
     per_row = get_class(config.encoding).info.randomized  # positions drawn per sequence: a bias per batch row
@@ -452,35 +453,18 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     state, train, evaluation = 4 * 4 * params, 4 * train, 4 * evaluation
     total = RUNTIME_BYTES + state + int(MEMORY_MARGIN * max(train, evaluation))
     flops = config.steps * (6 * dense * B * T + 12 * L * B * T * T * W)
-    if charlm:
-        for n in config.eval_lengths:
-            stride = config.stride or max(1, n // 8)
-            tokens = max(n, config.eval_tokens)
-            windows = sum({"nonoverlap": tokens / n, "sliding": 1 + tokens / stride}[p] for p in config.protocols)
-            flops += windows * n * (2 * dense + 4 * L * n * W)
-    else:
-        flops += sum(config.eval_samples * (m := config.sequence_length(n)) * (2 * dense + 4 * L * m * W)
-                     for n in config.eval_lengths)
+    for count, m in task.eval_sequences(config):
+        flops += count * m * (2 * dense + 4 * L * m * W)
     seconds = (flops / (FLOPS_PER_THREAD * max(1, threads)) + config.steps * (STEP_BASE_S + L * STEP_OVERHEAD_S)
                + RUN_OVERHEAD_S)
     return RunEstimate(params, state, train, evaluation, total, seconds)
 
 
 def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = None, threads: int = 1) -> RunEstimate:
-    """Refuse a run that cannot work, before anything is allocated: a char-LM length past the validation text, an
-    estimate (:func:`estimate_run`, times ``concurrent`` runs side by side) above the memory available, or encoding
-    options the encoding rejects. Returns the estimate."""
-    if config.task == CHARLM:
-        from posenc.lab.corpus import text_sizes
-
-        train_chars, valid_chars = text_sizes()
-        longest = max(config.eval_lengths)
-        if longest >= valid_chars:
-            raise PosencError(f"eval length {longest} is longer than the char-LM's validation text ({valid_chars} "
-                              f"characters); use eval lengths below {valid_chars}")
-        if config.train_len >= train_chars:
-            raise PosencError(f"train_len {config.train_len} is longer than the char-LM's training text "
-                              f"({train_chars} characters); use a train_len below {train_chars}")
+    """Refuse a run that cannot work, before anything is allocated: a length its task's data cannot give (a char-LM
+    length past the validation text), an estimate (:func:`estimate_run`, times ``concurrent`` runs side by side)
+    above the memory available, or encoding options the encoding rejects. Returns the estimate."""
+    config.lab_task.check_data(config)
     estimate = estimate_run(config, threads)
     side_by_side = f"{concurrent} runs side by side, each " if concurrent > 1 else ""
     check_memory(concurrent * estimate.total, f"lab run {config.task}/{config.label} (train_len {config.train_len}, "
@@ -509,15 +493,14 @@ def check_seed(seed: object, name: str = "seed") -> int:
 
 
 def _lr_at(step: int, config: RunConfig) -> float:
-    """Linear warm-up over ``warmup`` steps, then cosine decay to 10% of ``lr``."""
+    """Linear warm-up over ``warmup`` steps, then cosine decay to 10% of ``lr`` (or ``lr`` to the end:
+    ``lr_decay="constant"``)."""
+    if config.lr_decay == "constant":
+        return config.lr * ((step + 1) / config.warmup) if step < config.warmup else config.lr
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
     progress = (step - config.warmup) / max(1, config.steps - config.warmup)
     return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
-
-
-#: validation strings are drawn from seeds offset by this, apart from the test strings (seeded by the run's seed)
-VALIDATION_SEED_OFFSET = 10_000
 
 
 class _Ceiling:
@@ -525,11 +508,9 @@ class _Ceiling:
     train_len`` (ties broken by token accuracy); keeps the best weights; stops after ``patience`` validations
     without improvement, or at a perfect score."""
 
-    def __init__(self, config: RunConfig, task: Any, seed: int, device: torch.device | None = None,
-                 dtype: torch.dtype = torch.float32) -> None:
+    def __init__(self, config: RunConfig, task: LabTask, seed: int, placement: Placement | None = None) -> None:
         self.config, self.task, self.seed = config, task, seed
-        self.device, self.dtype = device or torch.device("cpu"), dtype
-        self.sizes = list(range(config.min_train_len, config.train_len + 1))
+        self.placement = placement or Placement(torch.device("cpu"), torch.float32)
         self.best: tuple[float, float] = (-1.0, -1.0)
         self.best_step = 0
         self.best_state: dict[str, torch.Tensor] | None = None
@@ -539,12 +520,9 @@ class _Ceiling:
 
     def check(self, model: Transformer, step: int) -> bool:
         """Validate; ``True`` when training should stop."""
-        with autocast(self.device, self.dtype):
-            scores = evaluate_task(model, self.task, self.sizes, self.config.fmt, self.config.val_samples,
-                                   VALIDATION_SEED_OFFSET + self.seed)
+        with self.placement.autocast():
+            exact, token = self.task.validate(model, self.config, self.seed)
         model.train()
-        exact = sum(r["exact_match"] for r in scores.values()) / len(scores)
-        token = sum(r["token_accuracy"] for r in scores.values()) / len(scores)
         self.curve.append([step, exact, token])
         self.stopped_at = step
         if (exact, token) > self.best:
@@ -563,13 +541,27 @@ class _Ceiling:
                 "val_exact_match": self.best[0], "val_token_accuracy": self.best[1]}
 
 
+#: called at each validation with the model (in training mode) and the steps done; ``True`` stops training
+Validator = Callable[[Transformer, int], bool]
+
+
 def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool = True,
-              position: int | None = None, device: str | torch.device = "auto") -> RunResult:
+              position: int | None = None, device: str | torch.device | Placement = "auto",
+              on_validate: Validator | None = None, validate_every: int = 1) -> RunResult:
     """Train one model and evaluate it at every length.
 
+    ``on_validate``: a caller's validation, called before the first step (step 0) and after every
+    ``validate_every`` steps with the model and the steps done, under the run's precision (autocast); it returns
+    ``True`` to stop training there. What a caller that traces a run (embeddings at a bar, its own validation set)
+    needs, with the lab's one loop (the same batches, optimiser, warm-up and clipping as every lab run). It is
+    independent of the in-distribution ceiling (``config.val_every``), which still runs when the config asks for
+    it; either one stopping stops the run.
+
     ``device``: where the model, its tables and the batches live (:func:`posenc.device.resolve_device`: ``"auto"``
-    picks CUDA, else MPS, else the CPU); the precision is ``config.dtype``. Both are checked before anything is
-    built, and recorded in :attr:`RunResult.setup`.
+    picks CUDA, else MPS, else the CPU); the precision is ``config.dtype``. Both are checked once, here, before
+    anything is built (:meth:`posenc.device.Placement.resolve`), and recorded in :attr:`RunResult.setup`; a caller
+    that has checked them already (``posenc train``) passes its :class:`~posenc.device.Placement`, whose dtype must
+    be the config's.
 
     Metrics (JSON-able):
 
@@ -591,19 +583,22 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     if isinstance(config, dict):
         config = RunConfig.from_dict(config)
     check_seed(seed)
-    device = resolve_device(device)
-    dtype = resolve_dtype(config.dtype, device, training=True)  # float16 on the CPU is refused here
+    if on_validate is not None and not whole_number(validate_every):
+        raise PosencError(f"validate_every must be a positive integer, got {validate_every!r}")
+    if isinstance(device, Placement):
+        placement = device
+        if placement.dtype != DTYPES[config.dtype]:
+            raise PosencError(f"train_run was given a placement in {dtype_name(placement.dtype)} for a config in "
+                              f"{config.dtype}; resolve the placement from the config's dtype "
+                              f"(Placement.resolve(device, config.dtype, training=True))")
+    else:  # float16 training on the CPU is refused here
+        placement = Placement.resolve(device, config.dtype, training=True)
+    device, dtype = placement.device, placement.dtype
     check_run(config)  # a run that cannot fit or cannot build is refused before anything is allocated
     started = time.perf_counter()
-    charlm = config.task == CHARLM
-    if charlm:
-        from posenc.lab.corpus import load_corpus
-
-        corpus = load_corpus()
-        model = build_model(config, seed, corpus.vocab_size)
-    else:
-        task = get_task(config.task)
-        model = build_model(config, seed)
+    task = config.lab_task
+    draw = task.sampler(config)  # reads the task's data once
+    model = build_model(config, seed, task.vocab_size())
     model.to(device)
     # foreach: the same arithmetic as torch's per-tensor loop (bit-identical on CPU), in one call per operation
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay, foreach=True)
@@ -614,21 +609,27 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
     losses: list[torch.Tensor] = []  # this logging interval's losses, still on the device
     bar = progress_bar(range(config.steps), desc=f"{config.task}/{config.label} s{seed}", disable=not progress,
                        position=position, leave=position is None)
+    ceiling = _Ceiling(config, task, seed, placement) if config.val_every else None
+
+    def validate(step: int) -> bool:
+        """The caller's validation and the ceiling's, where they fall due; ``True`` stops."""
+        stop = False
+        if on_validate is not None and step % validate_every == 0:
+            with placement.autocast():
+                stop = bool(on_validate(model, step))
+            model.train()
+        if ceiling is not None and step and step % config.val_every == 0:
+            stop = ceiling.check(model, step) or stop
+        return stop
+
+    stopped = validate(0)  # the untrained model (the caller's validation only)
     model.train()
-    ceiling = _Ceiling(config, task, seed, device, dtype) if config.val_every and not charlm else None
-    for step in bar:
-        if charlm:
-            L = config.train_len
-            starts = torch.randint(0, len(corpus.train) - L - 1, (config.batch_size,), generator=generator)
-            window = torch.stack([corpus.train[s:s + L + 1] for s in starts.tolist()])  # [B, L + 1]
-            ids, targets = window[:, :-1], window[:, 1:]  # [B, L]
-        else:
-            n = int(torch.randint(config.min_train_len, config.train_len + 1, (1,), generator=generator))
-            ids, targets = format_batch(*task.sample(config.batch_size, n, generator), config.fmt)  # [B, T]
+    for step in () if stopped else bar:
+        ids, targets = draw(generator)  # [B, T] each, on the CPU
         ids, targets = ids.to(device, non_blocking=True), targets.to(device, non_blocking=True)
         for group in optimizer.param_groups:
             group["lr"] = _lr_at(step, config)
-        with autocast(device, dtype):
+        with placement.autocast():
             logits = model(ids)  # [B, T, V]
             loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten(), ignore_index=IGNORE)
         optimizer.zero_grad(set_to_none=True)
@@ -646,19 +647,15 @@ def train_run(config: RunConfig | dict[str, Any], seed: int = 0, progress: bool 
             curve.append([step + 1, mean])
             bar.set_postfix(loss=f"{mean:.3f}")
             losses = []
-        if ceiling is not None and (step + 1) % config.val_every == 0 and ceiling.check(model, step + 1):
+        if validate(step + 1):
             break
     bar.close()
     if ceiling is not None:
         ceiling.restore(model)
-    with autocast(device, dtype):
-        if charlm:
-            by_length = evaluate_lm(model, corpus.valid, config.eval_lengths, tuple(config.protocols),
-                                    max_tokens=config.eval_tokens, stride=config.stride)
-        else:
-            by_length = evaluate_task(model, task, config.eval_lengths, config.fmt, config.eval_samples, seed)
+    with placement.autocast():
+        by_length = task.evaluate(model, config, seed)
     metrics = {"by_length": by_length, "loss_curve": curve, "final_loss": curve[-1][1] if curve else None,
                "params": sum(p.numel() for p in model.parameters())}
     if ceiling is not None:
         metrics.update(ceiling.summary())
-    return RunResult(config.as_dict(), seed, metrics, time.perf_counter() - started, setup=setup(device, dtype))
+    return RunResult(config.as_dict(), seed, metrics, time.perf_counter() - started, setup=placement.setup())

@@ -269,9 +269,10 @@ class Transformer(nn.Module):
             got = list(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
             raise PosencError(f"ids must be a tensor of token ids of shape [batch, seq], got {got}; a single sequence "
                               f"is ids[None]")
-        if positions is None:
+        if positions is None:  # 0..T-1, valid by construction: no check (a check reads the tensor, every step)
             positions = default_positions(ids.shape[1], ids.device)  # one tensor for every hook of this forward
-        positions = check_positions(positions, ids.shape[1], batch=ids.shape[0])
+        else:
+            positions = check_positions(positions, ids.shape[1], batch=ids.shape[0])
         x = self.input(ids, positions)  # (B, T, width)
         masks: dict[tuple[int, int | None, int | None], torch.Tensor | FlexMask | None] = {}
         for block, encoding, layer in zip(self.blocks, self.encodings, self.schedule, strict=True):

@@ -9,16 +9,18 @@ NoPE):
 
 - ``copy``: the lab's copy task (:mod:`posenc.lab.tasks`), sizes 1..6: a positional task, the output ``n`` places
   after its input;
-- ``local``: a local-dependency task defined here: random symbols ``x_0..x_11``, and at every position ``t >= 1``
+- ``local``: a local-dependency task (:mod:`posenc.lab.local`): random symbols ``x_0..x_11``, and at every position ``t >= 1``
   the target ``(x_t + x_{t-1}) mod 10``: each answer depends only on the token and its neighbour.
 
 Every such run validates every :data:`VAL_EVERY` steps on a fixed in-distribution set (drawn apart from the training
 batches) and stops when its token accuracy reaches :data:`BAR` (or at its step cap); the claims time that crossing,
 interpolated between validations (:func:`steps_to_bar`). The capability runs (the learned table and the sinusoid on
 ``local`` and on ``back2``, the token two places back) train a fixed :data:`CAPABILITY_STEPS` steps, their bar
-crossing read from the curve, and are then scored at the trained length and past it. The loop is written here rather than taken from :func:`posenc.lab.train.train_run`
-because the orthogonality and division claims need the embeddings at the start and the end; it uses the lab's
-tasks, model builder and optimiser choices (AdamW, linear warm-up, gradient clipping at 1).
+crossing read from the curve, and are then scored at the trained length and past it. Every run is a lab run
+(:func:`posenc.lab.train.train_run`, the config of :func:`run_config`: the lab's tasks, including ``local`` and
+``back2`` of :mod:`posenc.lab.local`, model, batches, AdamW, linear warm-up held constant after, gradient clipping
+at 1); its validation callback scores this module's validation set and takes the embeddings the orthogonality and
+division claims need, at the start and at the bar.
 
 Seeds: the mode's (:attr:`Context.seed_count`: 2 quick, 3 full); paired over two tasks, every statistic rests on
 at least 4 runs (6 in the full report, 3 seeds per task). Quick mode runs the
@@ -38,12 +40,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from posenc.lab.local import back2_batch, local_batch
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.stats import CORRELATION, SHARE, Estimate, observed, over_seeds, ratio_over_seeds
 
-__all__ = ["local_batch", "validation_set", "steps_to_bar", "embedding_cosines", "chance_abs_cos", "train_traced",
-           "lab_runs", "ratio_estimate", "CLAIMS"]
+__all__ = ["local_batch", "back2_batch", "run_config", "validation_set", "steps_to_bar", "embedding_cosines",
+           "chance_abs_cos", "train_traced", "lab_runs", "ratio_estimate", "CLAIMS"]
 
 D_MODEL, N_LAYERS, N_HEADS = 32, 2, 4
 BATCH, LR, WARMUP = 32, 3e-3, 30
@@ -83,28 +86,6 @@ RUNS = (("copy", "learned"), ("copy", "sinusoidal"), ("copy", "sinusoidal-concat
 # ---------------------------------------------------------------------------------------------------------------
 # data
 # ---------------------------------------------------------------------------------------------------------------
-def local_batch(batch: int, length: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """The local-dependency task: ids ``[B, T]`` (random symbols) and targets ``[B, T]`` with
-    ``targets[:, t] = symbol((x_t + x_{t-1}) mod 10)`` for ``t >= 1`` and ignored at ``t = 0``."""
-    from posenc.lab.tasks import IGNORE, SYMBOL0
-
-    x = torch.randint(0, 10, (batch, length), generator=generator)  # [B, T] symbols
-    targets = torch.full((batch, length), IGNORE, dtype=torch.long)
-    targets[:, 1:] = (x[:, 1:] + x[:, :-1]) % 10 + SYMBOL0
-    return x + SYMBOL0, targets
-
-
-def back2_batch(batch: int, length: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """A second local-dependency task: ids ``[B, T]`` (random symbols) and targets ``[B, T]`` with
-    ``targets[:, t] = x_{t-2}`` for ``t >= 2`` (the token two places back) and ignored before."""
-    from posenc.lab.tasks import IGNORE, SYMBOL0
-
-    x = torch.randint(0, 10, (batch, length), generator=generator)  # [B, T] symbols
-    targets = torch.full((batch, length), IGNORE, dtype=torch.long)
-    targets[:, 2:] = x[:, :-2] + SYMBOL0
-    return x + SYMBOL0, targets
-
-
 def local_task_batch(task: str, batch: int, length: int, generator: torch.Generator
                      ) -> tuple[torch.Tensor, torch.Tensor]:
     """A batch of one of the local-dependency tasks (``"local"``: :func:`local_batch`; ``"back2"``:
@@ -221,84 +202,80 @@ def train_traced(task: str, label: str, seed: int, cap: int | None = None) -> di
 
 
 def _accuracy(model: Any, ids: torch.Tensor, targets: torch.Tensor) -> float:
-    from posenc.lab.tasks import IGNORE
+    from posenc.lab.local import token_accuracy
 
-    mask = targets != IGNORE
-    model.eval()
-    with torch.no_grad():
-        predicted = model(ids).argmax(dim=-1)  # [N, T]
-    model.train()
-    return float((predicted[mask] == targets[mask]).double().mean())
+    return token_accuracy(model, ids, targets)
+
+
+def run_config(task: str, label: str, cap: int | None = None) -> Any:
+    """The lab config of one run (:class:`posenc.lab.train.RunConfig`): :data:`BATCH` strings a step, AdamW at
+    :data:`LR` after :data:`WARMUP` steps of linear warm-up (all of a shorter run's ``cap``) and constant after,
+    gradients clipped at 1; ``cap`` (default :data:`CAP`, :data:`NOPE_CAP` for NoPE, :data:`CAPABILITY_STEPS` for a
+    capability run) steps at most. :func:`train_traced` validates every :data:`VAL_EVERY` steps through its callback.
+    The lab's own test is left at its smallest (one string at the trained size): the claims read their own
+    validation and capability sets."""
+    from posenc.lab.train import RunConfig
+
+    name, options, d_model = ENCODINGS[label]
+    fixed = task in CAPABILITY_TASKS and label in CAPABILITY_LABELS
+    cap = cap or (CAPABILITY_STEPS if fixed else NOPE_CAP if label == "nope" else CAP)
+    size = COPY_LEN if task == "copy" else LOCAL_LEN
+    length = 2 * COPY_LEN if task == "copy" else LOCAL_LEN
+    return RunConfig(task=task, encoding=name, encoding_options=dict(options), label=label, d_model=d_model,
+                     n_layers=N_LAYERS, n_heads=N_HEADS, train_len=size, min_train_len=1 if task == "copy" else size,
+                     eval_lengths=[size], eval_samples=1, steps=cap, batch_size=BATCH, lr=LR, warmup=min(WARMUP, cap),
+                     lr_decay="constant", grad_clip=1.0,
+                     max_len=max(CAPABILITY_LENGTHS) if fixed else length)
 
 
 def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
-    from posenc.lab.tasks import IGNORE, VOCAB_SIZE
-    from posenc.model import Transformer, TransformerConfig
+    from posenc.lab.train import train_run
 
-    name, options, d_model = ENCODINGS[label]
-    base = task
+    config = run_config(task, label, cap)
+    name = config.encoding
     fixed = task in CAPABILITY_TASKS and label in CAPABILITY_LABELS
-    cap = cap or (CAPABILITY_STEPS if fixed else NOPE_CAP if label == "nope" else CAP)
-    length = 2 * COPY_LEN if base == "copy" else LOCAL_LEN
-    max_len = max(CAPABILITY_LENGTHS) if fixed else length
-    torch.manual_seed(seed)
-    model = Transformer(TransformerConfig(vocab_size=VOCAB_SIZE, d_model=d_model, n_layers=N_LAYERS, n_heads=N_HEADS,
-                                          causal=True, encoding=name, encoding_options=dict(options),
-                                          max_len=max_len))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.0, foreach=True)  # as posenc.lab.train
-    generator = torch.Generator().manual_seed(seed)
-    val_ids, val_targets = validation_set(base, seed)
-    rows = _word_rows(base)
+    length = config.sequence_length(config.train_len)
+    val_ids, val_targets = validation_set(task, seed)
+    rows = _word_rows(task)
     started = time.process_time()
     curve, trace, quarters, sparse = [], [], [], []
+    held: dict[str, Any] = {}
 
-    first_words = model.input.token_embedding.weight.detach()[rows].clone()
-
-    def tables() -> None:
+    def tables(model: Any) -> None:
         words = model.input.token_embedding.weight.detach()[rows]
         quarters.append(list(quarter_shares(words)))
         if name == "learned":
             sparse.append(sparse_dims_share(words, model.input.encoding.weight.detach()[:length]))
 
-    def validate(step: int) -> float:
+    def validate(model: Any, step: int) -> bool:
+        """The lab's validation callback: the claims' own set; stop at the bar (capability runs go on)."""
+        if step == 0:
+            held["model"], held["first_words"] = model, model.input.token_embedding.weight.detach()[rows].clone()
+            tables(model)
         accuracy = _accuracy(model, val_ids, val_targets)
         curve.append([step, accuracy])
         if name == "learned" and len(quarters) == 1:  # the trace ends at the bar
             trace.append([step, *embedding_cosines(model.input.token_embedding.weight.detach()[rows],
                                                    model.input.encoding.weight.detach()[:length])])
-        return accuracy
-
-    model.train()
-    tables()
-    validate(0)
-    step = 0
-    while step < cap:
-        for group in optimizer.param_groups:
-            group["lr"] = LR * min(1.0, (step + 1) / WARMUP)  # linear warm-up, then constant
-        if base == "copy":
-            n = int(torch.randint(1, COPY_LEN + 1, (1,), generator=generator))
-            ids, targets = _copy_batch(BATCH, n, generator)
-        else:
-            ids, targets = local_task_batch(base, BATCH, LOCAL_LEN, generator)
-        loss = F.cross_entropy(model(ids).flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        step += 1
-        if step % VAL_EVERY == 0 and validate(step) >= BAR and len(quarters) == 1:
-            tables()  # the embeddings at the bar
+        if step and accuracy >= BAR and len(quarters) == 1:
+            tables(model)  # the embeddings at the bar
             if not fixed:
-                break
+                held["stopped_at"] = step
+                return True
+        return False
+
+    result = train_run(config, seed, progress=False, device="cpu", on_validate=validate, validate_every=VAL_EVERY)
+    model, first_words = held["model"], held["first_words"]
+    step = held.get("stopped_at", config.steps)  # the steps trained
     if len(quarters) == 1:
-        tables()  # never reached the bar: at the end
+        tables(model)  # never reached the bar: at the end
     out = {"curve": curve, "steps_to_bar": steps_to_bar(curve), "steps": step, "trace": trace,
-           "word_quarters": quarters, "sparse_share": sparse, "params": sum(p.numel() for p in model.parameters()),
+           "word_quarters": quarters, "sparse_share": sparse, "params": result.metrics["params"],
            "word_change": float((model.input.token_embedding.weight.detach()[rows] - first_words).norm()
                                 / first_words.norm())}
     if fixed:
         test = torch.Generator().manual_seed(2 * VALIDATION_SEED + seed)
-        out["accuracy"] = {str(n): _accuracy(model, *local_task_batch(base, 4 * VAL_PER_SIZE, n, test))
+        out["accuracy"] = {str(n): _accuracy(model, *local_task_batch(task, 4 * VAL_PER_SIZE, n, test))
                            for n in CAPABILITY_LENGTHS}
     out["cpu_s"] = time.process_time() - started
     return out

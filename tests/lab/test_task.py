@@ -1,0 +1,70 @@
+"""The lab's tasks answer what the lab asks of a task (:class:`posenc.lab.task.LabTask`), and the store keys of runs
+stay what they were before the tasks answered it."""
+
+import pytest
+
+from posenc.errors import PosencError
+from posenc.lab.charlm import CharLM
+from posenc.lab.synthetic import Synthetic
+from posenc.lab.task import LAB_TASKS, LabTask, lab_task, task_of_series
+from posenc.lab.tasks import TASKS, get_task
+from posenc.lab.train import RunConfig
+from posenc.store import config_hash
+
+#: every setting of a default run, written out from RunConfig's documented defaults (what the store hashed before
+#: tasks were objects): a change to any default or to as_dict would change every stored run's key
+DEFAULTS = {"task": "copy", "encoding": "rope", "encoding_options": {}, "label": "rope", "fmt": "decoder",
+            "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": None, "dropout": 0.0, "train_len": 20,
+            "min_train_len": 1, "eval_lengths": [10, 20, 40, 80], "steps": 500, "batch_size": 32, "lr": 1e-3,
+            "warmup": 50, "weight_decay": 0.0, "grad_clip": 1.0, "val_every": 0, "patience": 4, "val_samples": 64,
+            "eval_samples": 256, "eval_tokens": 16384, "protocols": ["nonoverlap", "sliding"], "stride": None,
+            "max_len": None}
+
+
+@pytest.mark.parametrize("settings,changed", [
+    ({}, {}),
+    # the char-LM's default lengths are L, 2L, 4L, 8L (a task's answer now, the same numbers)
+    ({"task": "charlm", "train_len": 64, "encoding": "alibi"},
+     {"task": "charlm", "train_len": 64, "encoding": "alibi", "label": "alibi", "eval_lengths": [64, 128, 256, 512]}),
+    # a synthetic task's default lengths are L/2 (at least 1), L, 2L, 4L, without repeats
+    ({"task": "parity", "train_len": 2, "fmt": "encoder"},
+     {"task": "parity", "train_len": 2, "fmt": "encoder", "eval_lengths": [1, 2, 4, 8]}),
+    ({"task": "reverse", "train_len": 1}, {"task": "reverse", "train_len": 1, "eval_lengths": [1, 2, 4]}),
+])
+def test_store_keys_are_the_settings_written_out_by_hand(settings, changed):
+    config = RunConfig(**settings).as_dict()
+    assert config == {**DEFAULTS, **changed}
+    assert config_hash(config) == config_hash({**DEFAULTS, **changed})
+
+
+def test_every_task_answers_the_protocol_and_the_table_has_each_synthetic_task_the_char_lm_and_the_local_ones():
+    assert set(LAB_TASKS) == set(TASKS) | {"charlm", "local", "back2"}
+    for name, task in LAB_TASKS.items():
+        assert isinstance(task, LabTask) and task.name == name and task.metrics
+    assert lab_task("copy").task is get_task("copy")
+
+
+def test_an_unknown_task_names_the_valid_ones_and_the_closest():
+    with pytest.raises(PosencError, match="valid tasks are: copy, .*charlm.*Did you mean 'charlm'"):
+        lab_task("charml")
+    with pytest.raises(PosencError, match="unknown task 3"):
+        lab_task(3)
+
+
+def test_series_keys_lead_back_to_their_task():
+    by_length = {"nonoverlap": {"8": {}}, "sliding": {"8": {}}}
+    assert list(CharLM().series(by_length)) == ["charlm/nonoverlap", "charlm/sliding"]
+    assert Synthetic(get_task("sort")).series({"4": {}}) == {"sort": {"4": {}}}
+    assert task_of_series("charlm/sliding").name == "charlm" and task_of_series("sort").name == "sort"
+
+
+@pytest.mark.parametrize("name,n,fmt,tokens", [
+    ("copy", 3, "decoder", 6),  # 3 in, 3 out
+    ("copy", 3, "encoder", 7),  # 3 in, SEP, 3 blanks
+    ("addition", 2, "decoder", 8),  # a PLUS b = 5 in, 3 out
+    ("duplicate", 3, "encoder", 10),  # 3 in, SEP, 6 out
+    ("parity", 5, "decoder", 6),
+    ("charlm", 37, "decoder", 37),  # a context length: the model reads n characters
+])
+def test_sequence_length_by_hand(name, n, fmt, tokens):
+    assert lab_task(name).sequence_length(n, fmt) == tokens
