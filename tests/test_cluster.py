@@ -47,6 +47,7 @@ ray.shutdown()
 
 @pytest.mark.xdist_group("ray")
 @pytest.mark.ray
+@pytest.mark.slow  # starts a Ray cluster of its own (about 18 s)
 def test_a_private_ray_writes_no_token(tmp_path):
     pytest.importorskip("ray")
     env = {k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"}

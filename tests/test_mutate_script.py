@@ -72,6 +72,7 @@ def test_a_failed_trace_is_reported_not_scored(tmp_path):
     assert mutate.trace_failure(log) == ""
 
 
+@pytest.mark.slow  # collects every test the mutation table lists in a fresh pytest (about 22 s)
 def test_the_mutation_run_collects_every_listed_test():
     """mutmut runs pytest with :data:`PYTEST_ARGS` (one process, no xdist, strict markers): the listed tests must
     collect that way, or the stats run fails and no mutant can be judged."""

@@ -149,6 +149,7 @@ def test_no_compiler_falls_back_to_torch_and_warns_once(tmp_path):
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.so"))
 
 
+@pytest.mark.slow  # builds the C++ kernel from nothing (about 25 s)
 def test_a_fresh_cache_builds_once_despite_leftovers_of_a_killed_build(tmp_path):
     # a build killed part-way leaves a temporary file (and other tools leave lock files): neither may block or be loaded
     script = textwrap.dedent("""

@@ -10,6 +10,7 @@ comparison takes it into account. Both estimates come before the work; nothing h
 import os
 import time
 
+import pytest
 import torch
 
 from posenc.lab.sweep import estimate_sweep, run_sweep
@@ -48,6 +49,7 @@ def test_a_small_run_takes_about_its_estimate():
                                                       f"load {contention:.1f} times the cores")
 
 
+@pytest.mark.slow  # a real 2-worker sweep (about 20 s)
 def test_a_small_sweep_on_two_workers_takes_about_its_estimate(tmp_path):
     configs = [RunConfig(**{**SMALL, "encoding": name}) for name in ("rope", "alibi")]
     estimated = estimate_sweep(configs, threads=1, workers=2)

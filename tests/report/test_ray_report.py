@@ -21,6 +21,8 @@ pytest.importorskip("ray")
 
 #: one Ray cluster at a time on this machine: two starting at once share /tmp/ray and find each other's nodes
 pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.ray]
+#: the tests on the cluster: two Ray nodes and two reports, about 80 s
+ON_CLUSTER = pytest.mark.slow
 
 #: two experiments that run as Ray tasks, and one whose lab sweep (6 runs) sends each run to the cluster
 CLAIMS = ["sin-bounded", "word-order", "alibi-table"]
@@ -44,12 +46,14 @@ def _claims(result) -> list[dict]:
     return json.loads(result.report_json.read_text())["claims"]
 
 
+@ON_CLUSTER
 def test_ray_gives_the_local_verdicts_and_numbers(runs):
     local, on_ray = runs
     assert on_ray.computed == CLAIMS
     assert_reports_agree(_claims(local), _claims(on_ray))
 
 
+@ON_CLUSTER
 def test_every_result_is_stored_by_the_driver(runs, cluster):
     _, on_ray = runs
     store = ResultStore(on_ray.store_path)
@@ -71,6 +75,7 @@ def test_every_result_is_stored_by_the_driver(runs, cluster):
     assert again.computed == []  # everything from the store
 
 
+@ON_CLUSTER
 def test_a_broken_experiment_fails_only_its_claim(cluster, tmp_path):
     ghost = dataclasses.replace(get_claim("sin-bounded"), id="ghost", experiment="no_such_experiment")
     result = run_report(tmp_path, quick=True, progress=False, claims=[ghost, "sin-bounded"], executor="ray",

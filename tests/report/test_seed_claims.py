@@ -302,6 +302,7 @@ def test_validation_padding_does_not_change_a_causal_model():
     assert (targets[:32, 2:] == IGNORE).all() and ids.shape == (192, 12)
 
 
+@pytest.mark.slow  # trains in two fresh processes (about 15 s)
 def test_runs_in_two_processes_equal_runs_in_one():
     runs = (("copy", "nope"), ("local", "learned"), ("local", "sinusoidal"))
     one = sr.lab_runs(1, 1, runs, 20)

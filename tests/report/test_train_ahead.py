@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import torch
 from agreement import close
 
@@ -29,6 +30,7 @@ def test_preparing_a_sweep_leaves_this_process_random_state_alone(tmp_path):
     assert len(runs) == 6 and all(r.status == "done" for r in runs)  # 3 encodings x 2 seeds, stored for the claim
 
 
+@pytest.mark.slow  # trains a sweep twice (about 22 s)
 def test_a_claim_beside_training_equals_the_claim_alone(tmp_path):
     alone = run_report(tmp_path / "alone", quick=True, progress=False, claims=["word-order"])
     beside = run_report(tmp_path / "beside", quick=True, progress=False, claims=["word-order", "alibi-table"])
