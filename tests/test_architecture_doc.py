@@ -21,8 +21,9 @@ def test_the_document_names_files_and_names():
 
 @pytest.mark.parametrize("name", FILES)
 def test_every_file_named_exists(name):
-    # a bare name (``sweep.py``) is a file somewhere in the package, a path (``lab/sweep.py``) ends a real path
-    candidates = TESTS if name.startswith("tests/") else SOURCES
+    # a bare name (``sweep.py``, ``test_rope_scaling.py``) is a file somewhere in src/ or tests/, a path
+    # (``lab/sweep.py``, ``tests/test_registry.py``) ends a real path
+    candidates = TESTS if name.startswith("tests/") else SOURCES + TESTS if "/" not in name else SOURCES
     assert any(path == name or path.endswith("/" + name) for path in candidates), f"{name} is not in the tree"
 
 

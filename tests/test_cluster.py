@@ -78,9 +78,14 @@ def test_leaving_the_pool_by_an_exception_stops_it_at_once():
             time.sleep(0.5)
             raise KeyboardInterrupt
     assert time.monotonic() - started < 120  # not 600 s per task
+    deadline = time.monotonic() + 5  # a killed worker is reaped by its parent shortly after the block ends
+    while any(p.is_alive() for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert all(not p.is_alive() for p in processes)
-    # those not yet handed to the pool's call queue (2 running, 1 queued) never start
-    assert sum(f.cancelled() for f in futures) >= 3
+    # none of the six ran to its end: those not yet handed to the workers were cancelled (how many the pool had
+    # already moved to its call queue depends on its feeder thread's timing), the rest died with their workers
+    assert any(f.cancelled() for f in futures)
+    assert not any(f.done() and not f.cancelled() and f.exception() is None for f in futures)
 
 
 _SHIELDED = """
