@@ -314,3 +314,33 @@ def test_zero_width_only_where_nothing_varies():
         assert bootstrap(data).half_width > 0
         (w,) = bootstrap_weights((len(data),), lambda a, x=data: a @ x)
         assert w.half_width > 0
+
+
+def test_the_defaults_are_95_percent_2000_resamples_and_seed_0():
+    """Each default written out: what a call without options must equal."""
+    data = np.random.default_rng(7).normal(size=40)
+    theirs = sp.bootstrap((data,), np.mean, n_resamples=2000, confidence_level=0.95, method="percentile",
+                          rng=np.random.default_rng(0)).confidence_interval
+    ours = bootstrap(data)
+    assert (ours.low, ours.high) == pytest.approx((theirs.low, theirs.high), rel=1e-12)
+    mean = lambda w: w @ data / 40  # noqa: E731
+    (weighted,) = bootstrap_weights((40,), mean)
+    assert weighted == bootstrap_weights((40,), mean, resamples=2000, confidence=0.95, seed=0)[0]
+    for other in ({"resamples": 1000}, {"seed": 1}, {"confidence": 0.9}):  # each option changes the interval
+        assert weighted != bootstrap_weights((40,), mean, **other)[0]
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.99])
+def test_the_confidence_level_reaches_each_interval(confidence):
+    k, n = 7, 25
+    low, high = sp.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    assert (wilson(k, n, confidence).low, wilson(k, n, confidence).high) == pytest.approx((low, high), abs=1e-12)
+    values = [0.91, 0.87, 0.95, 0.9]
+    low, high = sp.t.interval(confidence, 3, loc=np.mean(values), scale=sp.sem(values))
+    e = over_seeds(values, confidence)
+    assert (e.low, e.high) == pytest.approx((low, high))
+    data = np.arange(50.0) ** 1.5
+    theirs = sp.bootstrap((data,), np.mean, n_resamples=500, confidence_level=confidence, method="percentile",
+                          rng=np.random.default_rng(4)).confidence_interval
+    e = bootstrap(data, resamples=500, confidence=confidence, seed=4)
+    assert (e.low, e.high) == pytest.approx((theirs.low, theirs.high), rel=1e-12)
