@@ -344,3 +344,16 @@ def test_the_confidence_level_reaches_each_interval(confidence):
                           rng=np.random.default_rng(4)).confidence_interval
     e = bootstrap(data, resamples=500, confidence=confidence, seed=4)
     assert (e.low, e.high) == pytest.approx((theirs.low, theirs.high), rel=1e-12)
+
+
+def test_an_observed_number_keeps_its_count_and_range():
+    e = observed(0.75, 4, SHARE)
+    assert (e.value, e.low, e.high, e.n, e.method, e.bounds) == (0.75, 0.75, 0.75, 4, "observed", SHARE)
+
+
+def test_bootstrap_weights_keep_one_range_per_statistic():
+    data = np.arange(1.0, 21.0)
+    share, positive = bootstrap_weights((20,), lambda w: np.stack([w @ data / 20 / 21, w @ data / 20]),
+                                        bounds=[SHARE, POSITIVE])
+    assert share.bounds == SHARE and positive.bounds == POSITIVE
+    assert 0.0 <= share.low <= share.high <= 1.0

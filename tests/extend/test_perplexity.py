@@ -119,3 +119,31 @@ def test_token_nll_is_the_same_for_every_chunk_size(ids, chunk):
     got = token_nll(model, ids, chunk=chunk)
     assert got.dtype == torch.float32 and got.shape == (ids.numel() - 1,)
     torch.testing.assert_close(got.double(), expected, rtol=1e-4, atol=1e-4)
+
+
+class _NoHead(torch.nn.Module):
+    """A base model under ``.model`` but no output layer (``get_output_embeddings`` gives None, as a bare encoder)."""
+
+    def __init__(self):
+        super().__init__()
+        self.model = tiny_llama().model
+
+    def get_output_embeddings(self):
+        return None
+
+
+class _NoBase(torch.nn.Module):
+    """An output layer but no ``.model``."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = torch.nn.Linear(4, 4)
+
+    def get_output_embeddings(self):
+        return self.head
+
+
+@pytest.mark.parametrize("model", [_NoHead, _NoBase], ids=["no-head", "no-base"])
+def test_a_model_without_base_or_output_layer_is_refused_by_name(model):
+    with pytest.raises(PosencError, match=rf"{model.__name__} is not a causal LM with \.model and an output layer"):
+        token_nll(model(), torch.arange(5))

@@ -81,6 +81,9 @@ def test_requirements_decide_before_the_tests():
     assert judge(claim, good).status == "supported"
     v = judge(claim, {**good, "learned": est(0.6, 0.5, 0.7)})
     assert v.status == "inconclusive" and "requirement not met" in v.reason and "0.6" in v.reason
+    assert v.reason.endswith("(needs > 0.95) — does not hold")  # decided against, not undecided
+    v = judge(claim, {**good, "learned": est(0.95, 0.9, 0.99)})  # straddles the bar
+    assert v.status == "inconclusive" and v.reason.endswith("(needs > 0.95) — undecided")
     assert judge(claim, {**good, "baseline": exact(0.01)}).status == "not testable"
 
 
