@@ -357,3 +357,18 @@ def test_bootstrap_weights_keep_one_range_per_statistic():
                                         bounds=[SHARE, POSITIVE])
     assert share.bounds == SHARE and positive.bounds == POSITIVE
     assert 0.0 <= share.low <= share.high <= 1.0
+
+
+def test_bootstrap_estimates_name_their_method_and_count():
+    assert (bootstrap(np.arange(10.0)).method, bootstrap(np.arange(10.0)).n) == ("bootstrap", 10)
+    few = bootstrap([1.0, 2.0])
+    assert (few.method, few.n, few.has_interval) == ("bootstrap", 2, False)
+
+
+def test_estimate_edges_of_its_range_and_round_off():
+    # a statistic that can take one value only: a range of zero width is a range
+    assert Estimate(0.5, 0.5, 0.5, 1, "exact", (0.5, 0.5)).bounds == (0.5, 0.5)
+    # round-off is judged on the scale of every number given, the interval's ends included: an upper end 0.5 past a
+    # range ending at 1e13 is round-off at that scale (1e-12 * 1e13 = 10), though the value is 1
+    e = Estimate(1.0, 0.0, 1e13 + 0.5, 10, "t", (0.0, 1e13))
+    assert e.high == 1e13 + 0.5

@@ -172,3 +172,30 @@ def test_the_cache_grows_by_each_token_decoded():
     cache = DynamicCache()
     greedy_decode(model, torch.arange(7), max_new_tokens=4, cache=cache)
     assert cache.get_seq_length() == 7 + 3  # the prompt, then every answer token but the last was fed back
+
+
+class _CharTokenizer:
+    """One token per character (id = code point), so every length is a count of characters; ``bos``: its BOS id, or
+    no ``bos_token_id`` attribute at all."""
+
+    def __init__(self, bos: int | None = None, has_bos_attribute: bool = True):
+        if has_bos_attribute:
+            self.bos_token_id = bos
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [ord(c) for c in text]}
+
+
+@pytest.mark.parametrize(("tokenizer", "first"), [(_CharTokenizer(bos=0), [0]), (_CharTokenizer(bos=None), []),
+                                                  (_CharTokenizer(has_bos_attribute=False), [])],
+                         ids=["bos-0", "bos-none", "no-attribute"])
+def test_the_prompt_starts_with_the_bos_token_where_the_tokenizer_has_one(tokenizer, first):
+    from posenc.extend.passkey import FILLER, INTRO, NEEDLE, QUESTION
+
+    # by characters: 3000 - 8 - BOS - intro - needle (5-digit key) - question leaves room for n fillers
+    n = (3000 - 8 - len(first) - len(INTRO) - len(NEEDLE.format(key=12345)) - len(QUESTION)) // len(FILLER)
+    prompt = build_passkey_prompt(tokenizer, 3000, 0.0, key=12345)
+    assert prompt.ids[:len(first) + 5].tolist() == first + [ord(c) for c in INTRO[:5]]
+    assert prompt.needle_at == len(first) + len(INTRO)  # depth 0: right after the intro
+    assert prompt.ids.numel() == len(first) + len(INTRO) + len(NEEDLE.format(key=12345)) + n * len(FILLER) + len(
+        QUESTION)
