@@ -199,3 +199,15 @@ def test_the_prompt_starts_with_the_bos_token_where_the_tokenizer_has_one(tokeni
     assert prompt.needle_at == len(first) + len(INTRO)  # depth 0: right after the intro
     assert prompt.ids.numel() == len(first) + len(INTRO) + len(NEEDLE.format(key=12345)) + n * len(FILLER) + len(
         QUESTION)
+
+
+def test_a_prompt_with_room_for_exactly_one_filler_is_built_and_one_token_less_is_refused():
+    from posenc.extend.passkey import FILLER, INTRO, NEEDLE, QUESTION
+
+    tokenizer = _CharTokenizer()
+    fixed = len(INTRO) + len(NEEDLE.format(key=12345)) + len(QUESTION)  # characters = tokens here
+    just = 8 + fixed + len(FILLER)  # 8 answer tokens, the fixed parts, one filler
+    prompt = build_passkey_prompt(tokenizer, just, 0.5, key=12345)
+    assert prompt.ids.numel() == just - 8
+    with pytest.raises(PosencError, match=f"needs more than {just - 1} tokens"):
+        build_passkey_prompt(tokenizer, just - 1, 0.5, key=12345)
