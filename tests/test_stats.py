@@ -372,3 +372,10 @@ def test_estimate_edges_of_its_range_and_round_off():
     # range ending at 1e13 is round-off at that scale (1e-12 * 1e13 = 10), though the value is 1
     e = Estimate(1.0, 0.0, 1e13 + 0.5, 10, "t", (0.0, 1e13))
     assert e.high == 1e13 + 0.5
+
+
+def test_a_statistic_undefined_on_some_resamples_has_no_interval_but_keeps_its_count():
+    # defined on the data (mean 2), undefined (NaN) on a resample that drew one unit three times: 3 of 27 resamples
+    # of three units, so about 220 of 2000
+    e = bootstrap([1.0, 2.0, 3.0], statistic=lambda x: math.nan if len(set(x)) == 1 else float(np.mean(x)))
+    assert (e.value, e.n, e.method, e.has_interval) == (2.0, 3, "bootstrap", False)
