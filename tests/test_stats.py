@@ -374,6 +374,7 @@ def test_estimate_edges_of_its_range_and_round_off():
     assert e.high == 1e13 + 0.5
 
 
+@pytest.mark.filterwarnings("ignore:The BCa confidence interval cannot be calculated")  # scipy, on the NaN resamples
 def test_a_statistic_undefined_on_some_resamples_has_no_interval_but_keeps_its_count():
     # defined on the data (mean 2), undefined (NaN) on a resample that drew one unit three times: 3 of 27 resamples
     # of three units, so about 220 of 2000
