@@ -211,3 +211,11 @@ def test_a_prompt_with_room_for_exactly_one_filler_is_built_and_one_token_less_i
     assert prompt.ids.numel() == just - 8
     with pytest.raises(PosencError, match=f"needs more than {just - 1} tokens"):
         build_passkey_prompt(tokenizer, just - 1, 0.5, key=12345)
+
+
+def test_the_prompt_leaves_8_answer_tokens_by_default():
+    tokenizer = _CharTokenizer()
+    assert torch.equal(build_passkey_prompt(tokenizer, 3000, 0.5, key=12345).ids,
+                       build_passkey_prompt(tokenizer, 3000, 0.5, key=12345, answer_tokens=8).ids)
+    assert not torch.equal(build_passkey_prompt(tokenizer, 3000, 0.5, key=12345).ids,
+                           build_passkey_prompt(tokenizer, 3000, 0.5, key=12345, answer_tokens=120).ids)

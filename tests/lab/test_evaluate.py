@@ -147,3 +147,22 @@ def test_scored_tokens_are_the_largest_multiple_of_the_longest_length_within_max
     # max_tokens below the longest length still scores one window of it (lengths 6 and 12: both divide 12)
     out = evaluate_lm(_uniform_model(), torch.randint(0, 12, (100,)), [6, 12], max_tokens=5)
     assert {out[p][n]["tokens"] for p in ("nonoverlap", "sliding") for n in ("6", "12")} == {12}
+
+
+def test_the_sliding_stride_defaults_to_an_eighth_of_the_length_and_at_least_one():
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(vocab_size=12, d_model=16, n_heads=2, n_layers=1, encoding="rope")).eval()
+    text = torch.randint(0, 12, (200,))
+    default = evaluate_lm(model, text, [16, 4], protocols=("sliding",), max_tokens=64)["sliding"]
+    assert default["16"] == evaluate_lm(model, text, [16], protocols=("sliding",), max_tokens=64,
+                                        stride=2)["sliding"]["16"]  # 16 // 8
+    assert default["4"] == evaluate_lm(model, text, [4], protocols=("sliding",), max_tokens=64,
+                                       stride=1)["sliding"]["4"]  # 4 // 8 = 0 -> 1
+    assert default["16"] != evaluate_lm(model, text, [16], protocols=("sliding",), max_tokens=64,
+                                        stride=4)["sliding"]["16"]  # the stride matters here
+
+
+def test_evaluate_task_batches_128_by_default():
+    model = _CopyOracle("decoder")
+    evaluate_task(model, get_task("copy"), [2], "decoder", samples=300, seed=0)
+    assert [ids.shape[0] for ids in model.seen] == [128, 128, 44]
