@@ -221,3 +221,56 @@ def test_rotation_at_the_switch_equals_the_models_rotary_module(kind, length):
     encoding = posenc.from_hf_config(config)
     got, _ = encoding.rotate(q, q, positions, positions)
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_the_memory_check_starts_at_256_mib_of_frequencies(monkeypatch):
+    # 16 bytes per channel: a width of 2^24 channels needs 2^28 bytes (256 MiB), the first width checked
+    asked = []
+    monkeypatch.setattr(rs, "check_memory", lambda size, what, fix: asked.append(size))
+    rs._check_dim(2 ** 24 - 2)
+    assert asked == []
+    rs._check_dim(2 ** 24)
+    assert asked == [2 ** 28]
+
+
+def test_defaults_of_the_scaling_functions():
+    default, _ = rs.default_inv_freq(64)  # base 10000
+    # dynamic NTK with its defaults (factor 1, L0 2048) at 8192 tokens: base' = 10000 * (8192 / 2048)^(64/62)
+    new_base = 10000.0 * 4.0 ** (64 / 62)
+    expected = torch.tensor([new_base ** (-2 * i / 64) for i in range(32)], dtype=torch.float64)
+    torch.testing.assert_close(rs.dynamic_ntk(64, seq_len=8192)[0], expected, rtol=1e-12, atol=0)
+    ones = [1.0] * 32
+    inv, factor = rs.longrope(64, short_factor=ones, long_factor=ones)  # base 10000, factor 1
+    torch.testing.assert_close(inv, default, rtol=0, atol=0)
+    assert factor == 1.0
+
+
+def test_longrope_divides_in_float64():
+    long = [1.1 + 0.01 * i for i in range(32)]
+    inv, _ = rs.longrope(64, short_factor=[1.0] * 32, long_factor=long, original_max_len=64, seq_len=65)
+    default, _ = rs.default_inv_freq(64)
+    expected = torch.tensor([float(default[i]) / long[i] for i in range(32)], dtype=torch.float64)  # Python floats
+    assert inv.dtype == torch.float64
+    torch.testing.assert_close(inv, expected, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("value", [True, "0.5", -0.1, 1.5])
+def test_proportional_refuses_a_fraction_outside_0_1_or_not_a_number(value):
+    with pytest.raises(PosencError, match=rf"partial_rotary_factor .* in \[0, 1\], got {value!r}"):
+        rs.proportional(64, partial_rotary_factor=value)
+
+
+@pytest.mark.parametrize(("scaling", "options", "words"), [
+    (rs.yarn, {"factor": 2.0, "beta_fast": 0}, "yarn scaling: beta_fast must be a finite number > 0, got 0; the paper "
+                                               "uses 32"),
+    (rs.yarn, {"factor": 2.0, "beta_slow": -1}, "yarn scaling: beta_slow must be a finite number > 0, got -1; the "
+                                                "paper uses 1"),
+    (rs.yarn, {"factor": 2.0, "mscale": -1}, "yarn scaling: mscale must be a finite number >= 0, got -1; DeepSeek-V2 "
+                                             "uses 0.707 or 1"),
+    (rs.longrope, {"short_factor": [1.0] * 4, "long_factor": [1.0] * 4, "attention_factor": 0},
+     "longrope scaling: attention_factor must be a finite number > 0, got 0; leave it out for sqrt(1 + ln s / ln L0)"),
+])
+def test_a_bad_scaling_number_is_named_with_its_scaling_and_an_example(scaling, options, words):
+    with pytest.raises(PosencError) as info:
+        scaling(8, **options)
+    assert str(info.value) == words
