@@ -153,6 +153,8 @@ def write_settings(work: Path, modules: list[str], tests: list[str]) -> None:
              f"do_not_mutate = {json.dumps(skip)}",
              f"pytest_add_cli_args = {json.dumps(PYTEST_ARGS)}",
              f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
+             # tests that read the docs (the presets' run counts in docs/lab.md) run in mutmut's copy too
+             'also_copy = ["docs/"]',
              # a raise statement is not mutated (the condition before it is): its message is prose, not a result
              'do_not_mutate_patterns = ["^\\\\s*raise "]', ""]
     with open(work / "pyproject.toml", "a") as f:

@@ -105,3 +105,15 @@ def test_again_needs_a_finished_run_of_the_same_source(tmp_path):
                                                   "src_tree": {**stats, "posenc.store": "0000"}}))
     with pytest.raises(mutate.UsageError, match=r"source of posenc.store changed since the run .* \(commit 1234567890\)"):
         mutate.run_again(args, work, out / "mutmut.log")
+
+
+def test_mutmut_copies_the_docs_that_tests_read(tmp_path):
+    """tests/lab/test_presets.py reads docs/lab.md; mutmut copies src/ and tests/ into its folder, and without the
+    docs the run on the unmodified code failed (2026-11-25, posenc.lab.evaluate), so no mutant could be judged."""
+    import tomllib
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    mutate.write_settings(tmp_path, ["posenc.stats"], ["tests/test_stats.py"])
+    settings = tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["mutmut"]
+    assert "docs/" in settings["also_copy"]
+    assert "lab.md" in (ROOT / "tests" / "lab" / "test_presets.py").read_text()  # the test this is for

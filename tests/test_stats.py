@@ -314,3 +314,69 @@ def test_zero_width_only_where_nothing_varies():
         assert bootstrap(data).half_width > 0
         (w,) = bootstrap_weights((len(data),), lambda a, x=data: a @ x)
         assert w.half_width > 0
+
+
+def test_the_defaults_are_95_percent_2000_resamples_and_seed_0():
+    """Each default written out: what a call without options must equal."""
+    data = np.random.default_rng(7).normal(size=40)
+    theirs = sp.bootstrap((data,), np.mean, n_resamples=2000, confidence_level=0.95, method="percentile",
+                          rng=np.random.default_rng(0)).confidence_interval
+    ours = bootstrap(data)
+    assert (ours.low, ours.high) == pytest.approx((theirs.low, theirs.high), rel=1e-12)
+    mean = lambda w: w @ data / 40  # noqa: E731
+    (weighted,) = bootstrap_weights((40,), mean)
+    assert weighted == bootstrap_weights((40,), mean, resamples=2000, confidence=0.95, seed=0)[0]
+    for other in ({"resamples": 1000}, {"seed": 1}, {"confidence": 0.9}):  # each option changes the interval
+        assert weighted != bootstrap_weights((40,), mean, **other)[0]
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.99])
+def test_the_confidence_level_reaches_each_interval(confidence):
+    k, n = 7, 25
+    low, high = sp.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    assert (wilson(k, n, confidence).low, wilson(k, n, confidence).high) == pytest.approx((low, high), abs=1e-12)
+    values = [0.91, 0.87, 0.95, 0.9]
+    low, high = sp.t.interval(confidence, 3, loc=np.mean(values), scale=sp.sem(values))
+    e = over_seeds(values, confidence)
+    assert (e.low, e.high) == pytest.approx((low, high))
+    data = np.arange(50.0) ** 1.5
+    theirs = sp.bootstrap((data,), np.mean, n_resamples=500, confidence_level=confidence, method="percentile",
+                          rng=np.random.default_rng(4)).confidence_interval
+    e = bootstrap(data, resamples=500, confidence=confidence, seed=4)
+    assert (e.low, e.high) == pytest.approx((theirs.low, theirs.high), rel=1e-12)
+
+
+def test_an_observed_number_keeps_its_count_and_range():
+    e = observed(0.75, 4, SHARE)
+    assert (e.value, e.low, e.high, e.n, e.method, e.bounds) == (0.75, 0.75, 0.75, 4, "observed", SHARE)
+
+
+def test_bootstrap_weights_keep_one_range_per_statistic():
+    data = np.arange(1.0, 21.0)
+    share, positive = bootstrap_weights((20,), lambda w: np.stack([w @ data / 20 / 21, w @ data / 20]),
+                                        bounds=[SHARE, POSITIVE])
+    assert share.bounds == SHARE and positive.bounds == POSITIVE
+    assert 0.0 <= share.low <= share.high <= 1.0
+
+
+def test_bootstrap_estimates_name_their_method_and_count():
+    assert (bootstrap(np.arange(10.0)).method, bootstrap(np.arange(10.0)).n) == ("bootstrap", 10)
+    few = bootstrap([1.0, 2.0])
+    assert (few.method, few.n, few.has_interval) == ("bootstrap", 2, False)
+
+
+def test_estimate_edges_of_its_range_and_round_off():
+    # a statistic that can take one value only: a range of zero width is a range
+    assert Estimate(0.5, 0.5, 0.5, 1, "exact", (0.5, 0.5)).bounds == (0.5, 0.5)
+    # round-off is judged on the scale of every number given, the interval's ends included: an upper end 0.5 past a
+    # range ending at 1e13 is round-off at that scale (1e-12 * 1e13 = 10), though the value is 1
+    e = Estimate(1.0, 0.0, 1e13 + 0.5, 10, "t", (0.0, 1e13))
+    assert e.high == 1e13 + 0.5
+
+
+@pytest.mark.filterwarnings("ignore:The BCa confidence interval cannot be calculated")  # scipy, on the NaN resamples
+def test_a_statistic_undefined_on_some_resamples_has_no_interval_but_keeps_its_count():
+    # defined on the data (mean 2), undefined (NaN) on a resample that drew one unit three times: 3 of 27 resamples
+    # of three units, so about 220 of 2000
+    e = bootstrap([1.0, 2.0, 3.0], statistic=lambda x: math.nan if len(set(x)) == 1 else float(np.mean(x)))
+    assert (e.value, e.n, e.method, e.has_interval) == (2.0, 3, "bootstrap", False)

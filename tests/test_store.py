@@ -155,3 +155,51 @@ def test_a_row_with_damaged_metrics_counts_as_missing_and_is_named(tmp_path, met
         assert [r.config["encoding"] for r in store.runs("lab")] == ["alibi"]  # the intact row is still read
     store.put("lab", config, 0, {"acc": 0.9}, 1.0)  # computed again: the row is replaced
     assert store.get("lab", config, 0).metrics == {"acc": 0.9}
+
+
+def test_the_key_is_kind_config_and_seed_each_on_its_own(tmp_path):
+    store = ResultStore(tmp_path / "r.sqlite")
+    config = {"task": "copy"}
+    store.put("lab", config, 0, {"run": "lab-0"}, wall_s=1.0)
+    store.put("lab", config, 1, {"run": "lab-1"}, wall_s=1.0)
+    store.put("probe", config, 0, {"run": "probe-0"}, wall_s=1.0)
+    store.put("lab", {"task": "sort"}, 0, {"run": "sort-0"}, wall_s=1.0)
+    assert store.get("lab", config, 0).metrics == {"run": "lab-0"}
+    assert store.get("lab", config).metrics == {"run": "lab-0"}  # seed 0 by default
+    assert store.get("lab", config, 1).metrics == {"run": "lab-1"}
+    assert store.get("probe", config, 0).metrics == {"run": "probe-0"}
+    assert store.get("lab", {"task": "sort"}, 0).metrics == {"run": "sort-0"}
+    assert store.get("lab", config, 2) is None and store.get("probe", config, 1) is None
+    assert [r.metrics["run"] for r in store.runs("lab")] == ["lab-0", "lab-1", "sort-0"]  # oldest first
+    assert [r.metrics["run"] for r in store.runs()] == ["lab-0", "lab-1", "probe-0", "sort-0"]
+    store.put("lab", config, 0, {"run": "lab-0 again"}, wall_s=1.0)  # the replacement is the newest row
+    assert [r.metrics["run"] for r in store.runs("lab")] == ["lab-1", "sort-0", "lab-0 again"]
+
+
+def test_every_column_reads_back_as_written(tmp_path):
+    import time
+
+    import numpy as np
+
+    store = ResultStore(tmp_path / "r.sqlite")
+    before = time.time()
+    store.put("lab", {"task": "copy", "lengths": [4, 8]}, np.int64(3), {"acc": np.float32(0.5), "n": 7}, wall_s=2.25,
+              status="failed", error="ValueError: boom", setup={"device": "cpu", "dtype": "float32"}, code=4)
+    after = time.time()
+    record = store.get("lab", {"lengths": [4, 8], "task": "copy"}, 3, code=4)
+    assert (record.kind, record.config, record.seed, record.status, record.error) == (
+        "lab", {"task": "copy", "lengths": [4, 8]}, 3, "failed", "ValueError: boom")
+    assert record.metrics == {"acc": 0.5, "n": 7} and type(record.metrics["acc"]) is float  # numpy -> float
+    assert record.wall_s == 2.25 and before <= record.created_at <= after
+    assert record.setup == {"device": "cpu", "dtype": "float32"}
+    assert record.versions == {**package_versions(), "code": 4}
+    store.put("lab", {"task": "sort"}, 0, {}, wall_s=0)
+    plain = store.get("lab", {"task": "sort"})
+    assert (plain.status, plain.error, plain.setup) == ("done", None, {})  # the defaults
+
+
+def test_config_hash_is_the_sha256_of_the_sorted_json():
+    import hashlib
+
+    # json.dumps with sort_keys and the default separators, written out by hand
+    assert config_hash({"b": 2, "a": [1, "x"]}) == hashlib.sha256(b'{"a": [1, "x"], "b": 2}').hexdigest()

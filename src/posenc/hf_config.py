@@ -79,6 +79,9 @@ INTERLEAVED_MODEL_TYPES = frozenset({
     "glm_moe_dsa", "longcat_flash", "axk2", "bailing_hybrid", "dots3_note_text", "mistral_large4_text",
 })
 
+#: model types whose config class defaults ``rope_interleave`` to True: a plain dict (a ``config.json`` without the
+#: field) means interleaved pairing for them, as the config class would fill it in
+_INTERLEAVE_FIELD_DEFAULT = frozenset({"deepseek_v3", "glm4_moe_lite", "mistral4", "youtu", "axk1"})
 #: model types whose rotation posenc cannot reproduce, with the reason
 _UNSUPPORTED_MODEL_TYPES = {
     "nanochat": "its rotate_half returns (x2, -x1), so it rotates every pair by -theta, the opposite sense of "
@@ -186,6 +189,8 @@ def _pairing(config: Any, model_type: str) -> str:
         raise PosencError(f"posenc cannot reproduce the rotary embedding of model type {model_type!r}: "
                           f"{_UNSUPPORTED_MODEL_TYPES[model_type]}")
     flag = _get(config, "rope_interleave")
+    if flag is None and model_type in _INTERLEAVE_FIELD_DEFAULT:  # a config.json read as a dict may leave it out
+        flag = True
     if flag is not None:
         return "interleaved" if flag else "half"
     return "interleaved" if model_type in INTERLEAVED_MODEL_TYPES else "half"

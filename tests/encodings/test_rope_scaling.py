@@ -7,6 +7,7 @@ import torch
 from transformers import LlamaConfig
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
+import posenc
 from posenc.encodings import rope_scaling as rs
 from posenc.errors import PosencError
 from posenc.hf_config import rope_options_from_hf_config
@@ -164,3 +165,112 @@ def test_is_stretch_factor_accepts_finite_numbers_from_one_up(factor, expected):
     from posenc.encodings.rope_scaling import is_stretch_factor
 
     assert is_stretch_factor(factor) is expected
+
+
+# -- length-dependent scalings at the length where they switch ------------------------------------------------------
+# Hugging Face's dynamic NTK keeps the base up to and including L0 = max_position_embeddings (its seq_len is clamped
+# up to L0, so seq_len = L0 gives base * (s - (s - 1))^... = base) and grows it from L0 + 1; LongRoPE uses its short
+# factors up to and including L0 = original_max_position_embeddings and its long ones from L0 + 1.
+
+
+@pytest.mark.parametrize("seq_len", [8191, 8192, 8193, 8194])
+def test_dynamic_at_its_switch_matches_hugging_face(seq_len):
+    config, hf_inv, hf_factor = _hf({"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 4.0}, 8192, seq_len)
+    inv, factor = _ours(config, seq_len)
+    torch.testing.assert_close(inv, hf_inv, rtol=1e-6, atol=0)
+    default, _ = rs.default_inv_freq(HEAD_DIM)
+    grown = not torch.allclose(inv, default, rtol=1e-9, atol=0)
+    assert grown is (seq_len > 8192)
+    if seq_len == 8193:  # base' = 10000 * (4 * 8193 / 8192 - 3)^(64/62), by hand
+        new_base = 10000.0 * (4 * 8193 / 8192 - 3) ** (64 / 62)
+        assert float(inv[-1]) == pytest.approx(new_base ** (-62 / 64), rel=1e-12)
+
+
+@pytest.mark.parametrize("seq_len", [2047, 2048, 2049])
+def test_longrope_at_its_switch_matches_hugging_face(seq_len):
+    half = HEAD_DIM // 2
+    params = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": [1.0] * half, "long_factor": [3.0] * half,
+              "original_max_position_embeddings": 2048, "factor": 4.0}
+    config, hf_inv, hf_factor = _hf(params, max_pos=8192, seq_len=seq_len)
+    inv, factor = _ours(config, seq_len)
+    torch.testing.assert_close(inv, hf_inv, rtol=1e-6, atol=0)
+    default, _ = rs.default_inv_freq(HEAD_DIM)
+    divisor = 3.0 if seq_len > 2048 else 1.0  # the long factors only past L0
+    torch.testing.assert_close(inv, default / divisor, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("kind", ["dynamic", "longrope"])
+@pytest.mark.parametrize("length", [15, 16, 17])
+def test_rotation_at_the_switch_equals_the_models_rotary_module(kind, length):
+    """The whole path: posenc's RoPE takes the length as 1 + the largest position, as the models' rotary module
+    (dynamic_rope_update) does, so at L0 = 16 positions both keep the native frequencies and at 17 both switch."""
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    head_dim = 8
+    rope = {"rope_type": kind, "rope_theta": 10000.0, "factor": 4.0}
+    if kind == "longrope":
+        rope.update(short_factor=[1.0, 1.0, 1.0, 1.0], long_factor=[2.0, 3.0, 5.0, 7.0],
+                    original_max_position_embeddings=16)
+    config = LlamaConfig(hidden_size=head_dim * 2, num_attention_heads=2, max_position_embeddings=16 if kind ==
+                         "dynamic" else 64, rope_parameters=rope)
+    module = LlamaRotaryEmbedding(config)
+    q = torch.randn(1, 2, length, head_dim, generator=torch.Generator().manual_seed(length))
+    positions = torch.arange(length)
+    cos, sin = module(q, positions[None])
+    want, _ = apply_rotary_pos_emb(q, q, cos, sin)
+    encoding = posenc.from_hf_config(config)
+    got, _ = encoding.rotate(q, q, positions, positions)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_the_memory_check_starts_at_256_mib_of_frequencies(monkeypatch):
+    # 16 bytes per channel: a width of 2^24 channels needs 2^28 bytes (256 MiB), the first width checked
+    asked = []
+    monkeypatch.setattr(rs, "check_memory", lambda size, what, fix: asked.append(size))
+    rs._check_dim(2 ** 24 - 2)
+    assert asked == []
+    rs._check_dim(2 ** 24)
+    assert asked == [2 ** 28]
+
+
+def test_defaults_of_the_scaling_functions():
+    default, _ = rs.default_inv_freq(64)  # base 10000
+    # dynamic NTK with its defaults (factor 1, L0 2048) at 8192 tokens: base' = 10000 * (8192 / 2048)^(64/62)
+    new_base = 10000.0 * 4.0 ** (64 / 62)
+    expected = torch.tensor([new_base ** (-2 * i / 64) for i in range(32)], dtype=torch.float64)
+    torch.testing.assert_close(rs.dynamic_ntk(64, seq_len=8192)[0], expected, rtol=1e-12, atol=0)
+    ones = [1.0] * 32
+    inv, factor = rs.longrope(64, short_factor=ones, long_factor=ones)  # base 10000, factor 1
+    torch.testing.assert_close(inv, default, rtol=0, atol=0)
+    assert factor == 1.0
+
+
+def test_longrope_divides_in_float64():
+    long = [1.1 + 0.01 * i for i in range(32)]
+    inv, _ = rs.longrope(64, short_factor=[1.0] * 32, long_factor=long, original_max_len=64, seq_len=65)
+    default, _ = rs.default_inv_freq(64)
+    expected = torch.tensor([float(default[i]) / long[i] for i in range(32)], dtype=torch.float64)  # Python floats
+    assert inv.dtype == torch.float64
+    torch.testing.assert_close(inv, expected, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("value", [True, "0.5", -0.1, 1.5])
+def test_proportional_refuses_a_fraction_outside_0_1_or_not_a_number(value):
+    with pytest.raises(PosencError, match=rf"partial_rotary_factor .* in \[0, 1\], got {value!r}"):
+        rs.proportional(64, partial_rotary_factor=value)
+
+
+@pytest.mark.parametrize(("scaling", "options", "words"), [
+    (rs.yarn, {"factor": 2.0, "beta_fast": 0}, "yarn scaling: beta_fast must be a finite number > 0, got 0; the paper "
+                                               "uses 32"),
+    (rs.yarn, {"factor": 2.0, "beta_slow": -1}, "yarn scaling: beta_slow must be a finite number > 0, got -1; the "
+                                                "paper uses 1"),
+    (rs.yarn, {"factor": 2.0, "mscale": -1}, "yarn scaling: mscale must be a finite number >= 0, got -1; DeepSeek-V2 "
+                                             "uses 0.707 or 1"),
+    (rs.longrope, {"short_factor": [1.0] * 4, "long_factor": [1.0] * 4, "attention_factor": 0},
+     "longrope scaling: attention_factor must be a finite number > 0, got 0; leave it out for sqrt(1 + ln s / ln L0)"),
+])
+def test_a_bad_scaling_number_is_named_with_its_scaling_and_an_example(scaling, options, words):
+    with pytest.raises(PosencError) as info:
+        scaling(8, **options)
+    assert str(info.value) == words

@@ -30,6 +30,21 @@ def test_prompt_hides_the_key_at_its_depth_within_the_length(tokenizer, depth):
     assert abs(relative - depth) < 0.2
 
 
+# MiniLM's tokenizer (no BOS token): intro 29 tokens, filler 24, needle with a 5-digit key 19, question 10. At 400
+# tokens with 8 for the answer: 400 - 8 - 29 - 19 - 10 = 334 tokens for fillers, 334 // 24 = 13 repeats (312 tokens),
+# so the prompt takes 29 + 19 + 10 + 312 = 370 tokens, and the needle starts after the intro and round(depth * 13)
+# fillers: 29 + 24 * before.
+@pytest.mark.parametrize(("depth", "before"), [(0.0, 0), (0.25, 3), (0.3, 4), (0.5, 6), (0.75, 10), (1.0, 13)])
+def test_needle_follows_round_depth_times_the_fillers_that_fit(tokenizer, depth, before):
+    # 0.25 * 13 = 3.25 -> 3; 0.3 * 13 = 3.9 -> 4; 0.5 * 13 = 6.5 -> 6 (Python rounds half to even); 9.75 -> 10
+    prompt = build_passkey_prompt(tokenizer, 400, depth, key=48213, answer_tokens=8)
+    assert prompt.ids.numel() == 370
+    assert prompt.needle_at == 29 + 24 * before
+    text = tokenizer.decode(prompt.ids)
+    head, _, tail = text.partition("the pass key is 48213")
+    assert head.count("the grass is green") == before and tail.count("the grass is green") == 13 - before
+
+
 def test_needle_moves_with_depth(tokenizer):
     positions = [build_passkey_prompt(tokenizer, 600, d, key=11111).needle_at for d in (0.0, 0.25, 0.5, 0.75, 1.0)]
     assert positions == sorted(positions) and positions[0] < positions[-1]
@@ -59,13 +74,40 @@ def test_greedy_decode_equals_argmax_of_full_passes():
     assert got == seq[-5:]
 
 
-def test_trial_reads_the_first_number_of_the_answer(tokenizer):
+# answers a stub decoder gives, with what a reader finds in them (written by hand, not by the parser's rule)
+ANSWERS = [
+    ("48213. remember", 48213, True),
+    ("48 213", 48, False),  # the first run of digits only: a space ends it
+    ("the key", None, False),  # no digits at all
+    ("12345 48213", 12345, False),  # the key, but after another number
+    ("048213", 48213, True),  # a leading zero reads as the same integer
+    ("482130", 482130, False),  # the key followed by one more digit is another number
+]
+
+
+@pytest.mark.parametrize(("answer", "found", "correct"), ANSWERS)
+def test_trial_reads_the_first_number_of_a_known_answer(tokenizer, monkeypatch, answer, found, correct):
+    """A decoder stub returns the tokens of a known answer, so what the trial must find is known in advance."""
+    import posenc.extend.passkey as passkey
+
+    prompt = build_passkey_prompt(tokenizer, 300, 0.5, key=48213)
+    answer_ids = tokenizer(answer, add_special_tokens=False)["input_ids"]
+    monkeypatch.setattr(passkey, "greedy_decode", lambda model, ids, max_new_tokens=8, cache=None: answer_ids)
+    result = passkey_trial(tiny_llama(vocab_size=tokenizer.vocab_size), tokenizer, prompt, max_new_tokens=4)
+    assert result == {"key": 48213, "answer": answer, "found": found, "correct": correct,
+                      "prompt_tokens": prompt.ids.numel(), "needle_at": prompt.needle_at}
+
+
+def test_trial_decodes_what_the_model_answers(tokenizer):
+    """Without a stub: the answer is the model's own greedy continuation of the prompt, decoded to text."""
     prompt = build_passkey_prompt(tokenizer, 300, 0.5, key=48213)
     model = tiny_llama(vocab_size=tokenizer.vocab_size)
+    seq = prompt.ids.tolist()
+    with torch.no_grad():
+        for _ in range(4):
+            seq.append(int(model(torch.tensor([seq])).logits[0, -1].argmax()))
     result = passkey_trial(model, tokenizer, prompt, max_new_tokens=4)
-    assert result["key"] == 48213 and result["prompt_tokens"] == prompt.ids.numel()
-    assert result["correct"] == (result["found"] == 48213)
-    assert isinstance(result["answer"], str)
+    assert result["answer"] == tokenizer.decode(seq[-4:], skip_special_tokens=True)
 
 
 def test_decoding_after_a_cached_prefix_equals_decoding_the_whole_prompt():
@@ -130,3 +172,50 @@ def test_the_cache_grows_by_each_token_decoded():
     cache = DynamicCache()
     greedy_decode(model, torch.arange(7), max_new_tokens=4, cache=cache)
     assert cache.get_seq_length() == 7 + 3  # the prompt, then every answer token but the last was fed back
+
+
+class _CharTokenizer:
+    """One token per character (id = code point), so every length is a count of characters; ``bos``: its BOS id, or
+    no ``bos_token_id`` attribute at all."""
+
+    def __init__(self, bos: int | None = None, has_bos_attribute: bool = True):
+        if has_bos_attribute:
+            self.bos_token_id = bos
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [ord(c) for c in text]}
+
+
+@pytest.mark.parametrize(("tokenizer", "first"), [(_CharTokenizer(bos=0), [0]), (_CharTokenizer(bos=None), []),
+                                                  (_CharTokenizer(has_bos_attribute=False), [])],
+                         ids=["bos-0", "bos-none", "no-attribute"])
+def test_the_prompt_starts_with_the_bos_token_where_the_tokenizer_has_one(tokenizer, first):
+    from posenc.extend.passkey import FILLER, INTRO, NEEDLE, QUESTION
+
+    # by characters: 3000 - 8 - BOS - intro - needle (5-digit key) - question leaves room for n fillers
+    n = (3000 - 8 - len(first) - len(INTRO) - len(NEEDLE.format(key=12345)) - len(QUESTION)) // len(FILLER)
+    prompt = build_passkey_prompt(tokenizer, 3000, 0.0, key=12345)
+    assert prompt.ids[:len(first) + 5].tolist() == first + [ord(c) for c in INTRO[:5]]
+    assert prompt.needle_at == len(first) + len(INTRO)  # depth 0: right after the intro
+    assert prompt.ids.numel() == len(first) + len(INTRO) + len(NEEDLE.format(key=12345)) + n * len(FILLER) + len(
+        QUESTION)
+
+
+def test_a_prompt_with_room_for_exactly_one_filler_is_built_and_one_token_less_is_refused():
+    from posenc.extend.passkey import FILLER, INTRO, NEEDLE, QUESTION
+
+    tokenizer = _CharTokenizer()
+    fixed = len(INTRO) + len(NEEDLE.format(key=12345)) + len(QUESTION)  # characters = tokens here
+    just = 8 + fixed + len(FILLER)  # 8 answer tokens, the fixed parts, one filler
+    prompt = build_passkey_prompt(tokenizer, just, 0.5, key=12345)
+    assert prompt.ids.numel() == just - 8
+    with pytest.raises(PosencError, match=f"needs more than {just - 1} tokens"):
+        build_passkey_prompt(tokenizer, just - 1, 0.5, key=12345)
+
+
+def test_the_prompt_leaves_8_answer_tokens_by_default():
+    tokenizer = _CharTokenizer()
+    assert torch.equal(build_passkey_prompt(tokenizer, 3000, 0.5, key=12345).ids,
+                       build_passkey_prompt(tokenizer, 3000, 0.5, key=12345, answer_tokens=8).ids)
+    assert not torch.equal(build_passkey_prompt(tokenizer, 3000, 0.5, key=12345).ids,
+                           build_passkey_prompt(tokenizer, 3000, 0.5, key=12345, answer_tokens=120).ids)

@@ -65,3 +65,85 @@ def test_nll_round_trips_through_text():
 def test_too_short_window_is_refused():
     with pytest.raises(PosencError, match="at least 2 tokens"):
         token_nll(tiny_llama(), torch.tensor([3]))
+
+
+@pytest.mark.parametrize(("stride", "expected"), [
+    (1, slice(8, 9)),  # the last prediction only: token 9, with 9 tokens of context
+    (9, slice(0, 9)),  # L - 1: every prediction, the first with no context
+    (10, slice(0, 9)),  # S = L, the largest stride allowed: the same nine predictions
+])
+def test_sliding_slice_at_the_ends_of_the_stride(stride, expected):
+    assert scored_slice("sliding", 10, stride=stride) == expected
+
+
+@pytest.mark.parametrize("stride", [0, 11, None])
+def test_a_stride_outside_1_to_length_is_refused(stride):
+    with pytest.raises(PosencError, match=r"stride must be in 1\.\.length \(10\)"):
+        scored_slice("sliding", 10, stride=stride)
+    with pytest.raises(PosencError, match="stride"):
+        window_offsets("sliding", 10, 2, stride=stride)
+
+
+def test_window_offsets_need_one_window():
+    assert window_offsets("nonoverlap", 8, 1) == [0]
+    assert window_offsets("sliding", 8, 1, stride=3) == [0]
+    with pytest.raises(PosencError, match="at least one window"):
+        window_offsets("nonoverlap", 8, 0)
+
+
+def test_protocol_ppl_reports_each_windows_mean_in_offset_order():
+    # L = 5: four predictions a window. Sliding with stride 2 counts the last two:
+    # window at 0: (3 + 5) / 2 = 4; window at 2: (1 + 2) / 2 = 1.5; all four counted: (3 + 5 + 1 + 2) / 4 = 2.75
+    windows = [WindowNLL(0, np.array([9, 9, 3, 5], np.float32)), WindowNLL(2, np.array([0, 7, 1, 2], np.float32))]
+    got = protocol_ppl(windows, "sliding", 5, stride=2)
+    assert got["window_nll"] == [4.0, 1.5] and got["offsets"] == [0, 2] and got["windows"] == 2
+    assert got["tokens"] == 4 and got["nll"] == 2.75 and got["ppl"] == pytest.approx(math.exp(2.75))
+    # non-overlapping counts all four of each: (26 / 4, 10 / 4)
+    full = protocol_ppl(windows, "nonoverlap", 5)
+    assert full["window_nll"] == [6.5, 2.5] and full["tokens"] == 8 and full["nll"] == 4.5
+
+
+def test_protocol_ppl_with_no_windows_is_refused():
+    with pytest.raises(PosencError, match="no scored tokens"):
+        protocol_ppl([], "nonoverlap", 5)
+
+
+@pytest.mark.parametrize("chunk", [1, 4 * 64 - 1, 4 * 64, 5000])
+def test_token_nll_is_the_same_for_every_chunk_size(ids, chunk):
+    """The chunks of the output layer only split the work: one position at a time, exactly the L - 1 predictions,
+    and a chunk larger than the window give the same losses (float32, shape [L - 1])."""
+    model = tiny_llama()
+    with torch.no_grad():
+        logits = model(ids[None]).logits[0].double()
+    expected = -torch.log_softmax(logits, -1)[:-1].gather(1, ids[1:, None])[:, 0]
+    got = token_nll(model, ids, chunk=chunk)
+    assert got.dtype == torch.float32 and got.shape == (ids.numel() - 1,)
+    torch.testing.assert_close(got.double(), expected, rtol=1e-4, atol=1e-4)
+
+
+class _NoHead(torch.nn.Module):
+    """A base model under ``.model`` but no output layer (``get_output_embeddings`` gives None, as a bare encoder)."""
+
+    def __init__(self):
+        super().__init__()
+        self.model = tiny_llama().model
+
+    def get_output_embeddings(self):
+        return None
+
+
+class _NoBase(torch.nn.Module):
+    """An output layer but no ``.model``."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = torch.nn.Linear(4, 4)
+
+    def get_output_embeddings(self):
+        return self.head
+
+
+@pytest.mark.parametrize("model", [_NoHead, _NoBase], ids=["no-head", "no-base"])
+def test_a_model_without_base_or_output_layer_is_refused_by_name(model):
+    with pytest.raises(PosencError, match=rf"{model.__name__} is not a causal LM with \.model and an output layer"):
+        token_nll(model(), torch.arange(5))

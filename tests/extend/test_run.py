@@ -127,7 +127,10 @@ def test_outputs_hold_every_number(run):
         assert timing["window_s_mean"] > 0 and timing["peak_gb"] > 0 and timing["estimate_gb"] > 0
         pk = first["passkey"]["yarn"][length]
         assert len(pk["trials"]) == 2 and set(pk["by_depth"]) == {"0.0", "1.0"}
-        assert 0.0 <= pk["accuracy"] <= 1.0
+        correct = [t["correct"] for t in pk["trials"]]  # one trial at depth 0, then one at depth 1
+        assert [t["depth"] for t in pk["trials"]] == [0.0, 1.0]
+        assert pk["accuracy"] == sum(correct) / 2
+        assert pk["by_depth"] == {"0.0": float(correct[0]), "1.0": float(correct[1])}
     assert (out / "extend-passkey.png").stat().st_size > 1000 and first["files"]["passkey_plot"]
     assert first["estimate_s"] > 0
 

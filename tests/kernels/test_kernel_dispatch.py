@@ -182,3 +182,79 @@ def test_docstring_example_runs():
 
     result = doctest.testmod(dispatch, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# -- q and k of different dtypes ----------------------------------------------------------------------------------
+# The C++ kernel takes float32, bfloat16 and float16 (each of q and k its own); float64 only the reference path. A
+# pair where one side needs the reference must go there whole, and every side keeps its own dtype.
+MIXED = [(torch.float32, torch.float64), (torch.float64, torch.float32), (torch.bfloat16, torch.float64),
+         (torch.float64, torch.float16), (torch.float32, torch.bfloat16), (torch.float16, torch.float32),
+         (torch.bfloat16, torch.float16)]
+TOL64 = {torch.float64: (1e-6, 1e-6), torch.float32: (1e-5, 1e-5), torch.bfloat16: (1e-5, 1e-2),
+         torch.float16: (1e-5, 1e-2)}  # atol, rtol against the float64 rotation; float64 inputs are rotated in
+# float32 arithmetic by the reference path (its math_dtype), so they get float32's tolerance
+
+
+def _close64(got, x, c, s, pairing):
+    expected = rope_apply_reference(x.detach().double(), c.double(), s.double(), pairing, math_dtype=torch.float64)
+    atol, rtol = TOL64[x.dtype]
+    assert got.dtype == x.dtype
+    torch.testing.assert_close(got.detach().double(), expected, atol=atol, rtol=rtol)
+
+
+def _path_spy(monkeypatch):
+    """Which path ran: the C++ kernel is wrapped to record its calls (it still computes)."""
+    ran = []
+    real = dispatch.cpu.rope_cpu_pair
+
+    def spy(*args, **kwargs):
+        ran.append("cpp")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dispatch.cpu, "rope_cpu_pair", spy)
+    return ran
+
+
+@pytest.mark.parametrize(("q_dtype", "k_dtype"), MIXED, ids=lambda d: str(d).removeprefix("torch."))
+@pytest.mark.parametrize("pairing", ["half", "interleaved"])
+@pytest.mark.parametrize("mode", ["plain", "grad", "inplace"])
+def test_q_and_k_of_different_dtypes_equal_the_reference(cpp_kernel, monkeypatch, q_dtype, k_dtype, pairing, mode):
+    ran = _path_spy(monkeypatch)
+    g = torch.Generator().manual_seed(3)
+    q = torch.randn(2, 4, 7, 8, generator=g).to(q_dtype)
+    k = torch.randn(2, 2, 7, 8, generator=g).to(k_dtype)
+    c, s = _tables(7, 3)  # R = 6 of 8: two channels pass through
+    q0, k0 = q.clone(), k.clone()
+    if mode == "grad":
+        q.requires_grad_(True), k.requires_grad_(True)
+    qo, ko = apply_rope(q, k, c, s, c, s, pairing=pairing, inplace=mode == "inplace")
+    _close64(qo, q0, c, s, pairing)
+    _close64(ko, k0, c, s, pairing)
+    if mode == "inplace":
+        assert qo is q and ko is k
+    if mode == "grad":  # the gradient is the rotation by -theta of the upstream gradient (ones here)
+        (qo.float().sum() + ko.float().sum()).backward()
+        _close64(q.grad, torch.ones_like(q0), c, -s, pairing)
+        _close64(k.grad, torch.ones_like(k0), c, -s, pairing)
+    fused = torch.float64 not in (q_dtype, k_dtype)
+    # float64 on either side: the reference for both; else the kernel, forward (and backward: the inverse rotation)
+    assert ran == (["cpp"] * (2 if mode == "grad" else 1) if fused else [])
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize(("q_dtype", "k_dtype"), [(torch.float32, torch.float64), (torch.float64, torch.bfloat16),
+                                                  (torch.float16, torch.float32)])
+def test_q_and_k_of_different_dtypes_on_cuda_equal_the_reference(q_dtype, k_dtype):
+    q = torch.randn(1, 4, 9, 16, device="cuda").to(q_dtype)
+    k = torch.randn(1, 2, 9, 16, device="cuda").to(k_dtype)
+    c, s = (t.cuda() for t in _tables(9, 8))
+    qo, ko = apply_rope(q, k, c, s, c, s)
+    _close64(qo.cpu(), q.cpu(), c.cpu(), s.cpu(), "half")
+    _close64(ko.cpu(), k.cpu(), c.cpu(), s.cpu(), "half")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_q_and_k_on_different_devices_are_refused_by_name():
+    c, s = _tables(5, 4)
+    with pytest.raises(PosencError, match="k is on cpu but q is on cuda"):
+        apply_rope(torch.randn(1, 2, 5, 8, device="cuda"), torch.randn(1, 1, 5, 8), c.cuda(), s.cuda(), c, s)

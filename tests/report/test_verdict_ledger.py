@@ -81,6 +81,9 @@ def test_requirements_decide_before_the_tests():
     assert judge(claim, good).status == "supported"
     v = judge(claim, {**good, "learned": est(0.6, 0.5, 0.7)})
     assert v.status == "inconclusive" and "requirement not met" in v.reason and "0.6" in v.reason
+    assert v.reason.endswith("(needs > 0.95) — does not hold")  # decided against, not undecided
+    v = judge(claim, {**good, "learned": est(0.95, 0.9, 0.99)})  # straddles the bar
+    assert v.status == "inconclusive" and v.reason.endswith("(needs > 0.95) — undecided")
     assert judge(claim, {**good, "baseline": exact(0.01)}).status == "not testable"
 
 
@@ -292,3 +295,19 @@ def test_a_qualified_verdict_names_the_measured_value_where_its_wording_asks():
     plain = Claim("y", "seed 003", "seed", "t", "c", "word_order", (
         Test("r", ">", 1.8, "grows", "b"), Test("r", "<", 2.2, "about twofold", "b", role="condition")))
     assert judge(plain, {"r": exact(4.0)}).condition == "not: about twofold"
+
+
+def test_each_constructor_gives_its_own_status():
+    from posenc.report import verdict as v
+
+    assert v.supported("r") == Verdict("supported", "r")
+    assert v.refuted("r") == Verdict("refuted", "r")
+    assert v.qualified("when short", "r") == Verdict("qualified", "r", "when short")
+    assert v.inconclusive("r") == Verdict("inconclusive", "r")
+    assert v.not_testable("r") == Verdict("not testable", "r")
+    assert v.not_run("r", "posenc report --claim x") == Verdict("not run", "r", command="posenc report --claim x")
+    assert v.not_decided_in_quick("r", "c") == Verdict("not decided in quick mode", "r", command="c")
+    assert v.failed("boom") == Verdict("failed", "boom")
+    assert v.decide_command("seed-3") == "posenc report --claim seed-3"
+    assert list(STATUSES) == ["supported", "qualified", "refuted", "inconclusive", "not testable",
+                                     "not decided in quick mode", "not run", "failed"]
