@@ -1,8 +1,8 @@
-"""Every table of model types in posenc.hf, entry by entry, on plain config dicts (no model is built).
+"""Every table of model types in posenc.hf_config, entry by entry, on plain config dicts (no model is built).
 
 The expected value of each entry is written here by hand from the model's code in transformers (the reason is in the
 comment of each table below), not read from posenc's tables: an entry dropped from, added to or moved between
-posenc's tables fails one named case. The comparisons with the models' own rotations are in test_hf_rotary.py (a
+posenc's tables fails one named case. The comparisons with the models' own rotations are in test_hf_config_rotary.py (a
 representative per rule in the fast suite, every model type in the slow one).
 """
 
@@ -12,7 +12,7 @@ import pytest
 
 import posenc
 from posenc.errors import PosencError
-from posenc.hf import (
+from posenc.hf_config import (
     AXIAL_MODEL_TYPES,
     INTERLEAVED_MODEL_TYPES,
     LOGIT_MSCALE_MODEL_TYPES,
