@@ -139,6 +139,11 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             if process.is_alive():
                 process.kill()
                 process.join(1.0)
+    # Wait for the executor's own thread to see its workers gone and close its pipes now: left running, it may close
+    # them while the interpreter's exit wakes it, and Python 3.11 then prints a traceback ("Bad file descriptor")
+    # after posenc has said what it kept. Every worker is dead by now, so this returns at once.
+    with contextlib.suppress(OSError, RuntimeError):
+        pool.shutdown(wait=True)
 
 
 #: a pool worker's state under Ctrl-C: how deep it is in blocks that must finish, and whether Ctrl-C came meanwhile

@@ -67,7 +67,8 @@ def test_each_scaling_says_what_it_assumes_and_whether_it_follows_the_length(nam
 
 
 def test_the_scaling_table_names_every_scaling():
-    from posenc.encodings.rope_scaling import LENGTH_DEPENDENT, SCALINGS
+    from posenc.encodings.rope_scaling import SCALINGS
 
     assert set(SCALINGS) == set(SCALING_TABLE)
-    assert LENGTH_DEPENDENT == {name for name, (_, _, dependent) in SCALING_TABLE.items() if dependent}
+    assert ({name for name, record in SCALINGS.items() if record.length_dependent}
+            == {name for name, (_, _, dependent) in SCALING_TABLE.items() if dependent})
