@@ -45,9 +45,16 @@ def test_a_spec_without_factor_warns_exactly_when_the_record_needs_one(record):
         warnings.simplefilter("always")
         scaling = rs.RopeScaling.parse({"type": record.name, **params})
     assert any("without a factor" in str(w.message) for w in caught) == record.needs_factor
-    if record.needs_factor:  # and then it changes nothing
+    if record.needs_factor:  # and then it changes nothing (within the original length: 32 of 64 tokens)
         inv, _ = rs.compute_inv_freq(16, 10000.0, scaling, 32)
         torch.testing.assert_close(inv, rs.default_inv_freq(16)[0], rtol=1e-12, atol=0)
+    if record.needs_factor and record.length_dependent:  # past it, the warning says, the base grows: at 128 of 64
+        # tokens dynamic NTK's base is 10000 * (128/64)^(16/14) (Hugging Face's formula with factor 1), by hand
+        inv, _ = rs.compute_inv_freq(16, 10000.0, scaling, 128)
+        base = 10000.0 * 2.0 ** (16 / 14)
+        want = base ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
+        torch.testing.assert_close(inv.double(), want, rtol=1e-6, atol=0)
+        assert any("past it the base still grows" in str(w.message) for w in caught)
 
 
 @pytest.mark.parametrize("record", [r for r in RECORDS if r.extend_name], ids=lambda r: r.name)

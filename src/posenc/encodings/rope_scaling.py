@@ -463,7 +463,9 @@ class RopeScaling:
         """A scaling used without the parameter that gives it meaning works, but says what it assumed."""
         record = SCALINGS[self.type]
         if record.needs_factor and "factor" not in self.params:
-            warnings.warn(f"RoPE scaling {self.type!r} without a factor uses factor=1, which changes nothing; pass "
+            effect = ("changes nothing within the original length (past it the base still grows with the "
+                      "sequence length, as in Hugging Face's formula)" if record.length_dependent else "changes nothing")
+            warnings.warn(f"RoPE scaling {self.type!r} without a factor uses factor=1, which {effect}; pass "
                           f"factor = target_length / original_length, e.g. {{'type': {self.type!r}, 'factor': 4}}",
                           PosencWarning, stacklevel=4)
         if record.needs_original and "original_max_len" not in self.params:
