@@ -12,8 +12,9 @@ Char-LM protocols (Press et al. 2022, ALiBi, §4 and appendix B): the validation
   ``L_valid - stride`` tokens of context. ``stride = 1`` is the paper's setting; a larger stride trades context for
   speed (cost is about ``L_valid / stride`` times the non-overlapping cost).
 
-Both protocols score the same tokens ``x[1..N]`` for every ``L_valid`` (``N`` a multiple of the largest length), so
-numbers at different lengths are comparable. ``nll`` is the mean negative log-likelihood in nats per character,
+Both protocols score the same tokens ``x[1..N]`` (``N`` a multiple of the largest length) at every ``L_valid`` that
+divides ``N``, so numbers at such lengths are comparable; under ``nonoverlap`` a length that does not divide ``N``
+scores only its whole windows (lengths 8 and 12 with ``N = 12``: 8 tokens at 8). The presets' lengths divide it. ``nll`` is the mean negative log-likelihood in nats per character,
 ``ppl = exp(nll)``, ``bpc = nll / ln 2``.
 
 Device: the strings are drawn on the CPU (seeded, the same everywhere) and copied to the model's device; counts and
