@@ -158,6 +158,10 @@ class _Resuming:
             code: int | str | None = None) -> None:
         raise NotImplementedError
 
+    def has(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None) -> bool:
+        """Whether :meth:`get` finds a current row for ``(kind, config, seed)``."""
+        return self.get(kind, config, seed, code) is not None
+
     def finished(self, kind: str, config: dict[str, Any], seed: int = 0,
                  code: int | str | None = None) -> RunRecord | None:
         """The row a resumed run reuses for ``(kind, config, seed)``: finished (status ``done``) and computed by this
@@ -281,9 +285,6 @@ class ResultStore(_Resuming):
             return None
         return record if any_version or record.is_current(code) else None
 
-    def has(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None) -> bool:
-        return self.get(kind, config, seed, code) is not None
-
     def runs(self, kind: str | None = None) -> Iterator[RunRecord]:
         """Every stored run (of one kind), oldest first."""
         query = f"SELECT {_COLUMNS} FROM runs"
@@ -328,9 +329,6 @@ class MemoryStore(_Resuming):
         if record is None:
             return None
         return record if any_version or record.is_current(code) else None
-
-    def has(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None) -> bool:
-        return self.get(kind, config, seed, code) is not None
 
     def runs(self, kind: str | None = None) -> Iterator[RunRecord]:
         return iter([r for r in self._rows.values() if kind is None or r.kind == kind])

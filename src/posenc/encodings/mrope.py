@@ -33,7 +33,7 @@ from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope, check_pairing, check_qk
 
-__all__ = ["MRoPE", "SectionedRotary", "axis_positions", "mrope_axes"]
+__all__ = ["MRoPE", "SectionedRotary", "axis_positions", "mrope_axes", "rotary_width"]
 
 
 def axis_positions(positions: torch.Tensor, axes: int, length: int, batch: int, name: str) -> torch.Tensor:
@@ -60,6 +60,18 @@ def mrope_axes(sections: Sequence[int], interleaved: bool = False) -> torch.Tens
         axis[(i % len(sections) == a) & (i < len(sections) * sections[a])] = a
     return axis
 
+
+
+def rotary_width(family: str, head_dim: object, rotary_dim: object) -> int:
+    """The rotated width of a sectioned rotary encoding (``rotary_dim``, default ``head_dim``), checked: both even
+    integers, the rotated width at most the head's."""
+    if not whole_number(head_dim, 2) or head_dim % 2:
+        raise PosencError(f"{family} rotates pairs of channels, so head_dim must be an even integer >= 2, "
+                          f"got {head_dim!r}")
+    rotary_dim = head_dim if rotary_dim is None else rotary_dim
+    if not whole_number(rotary_dim, 2) or rotary_dim % 2 or rotary_dim > head_dim:
+        raise PosencError(f"rotary_dim must be an even integer in 2..head_dim ({head_dim}), got {rotary_dim!r}")
+    return int(rotary_dim)
 
 class SectionedRotary(PositionalEncoding):
     """RoPE whose pair ``i`` turns by position axis ``axis[i]``: the shared machinery of M-RoPE and axial RoPE.
@@ -118,12 +130,7 @@ class MRoPE(SectionedRotary):
                  base: float = 10000.0, pairing: str = "half", rotary_dim: int | None = None,
                  scaling: dict[str, Any] | str | RopeScaling | None = None):
         super().__init__()
-        if not whole_number(head_dim, 2) or head_dim % 2:
-            raise PosencError(f"M-RoPE rotates pairs of channels, so head_dim must be an even integer >= 2, "
-                              f"got {head_dim!r}")
-        rotary_dim = head_dim if rotary_dim is None else rotary_dim
-        if not whole_number(rotary_dim, 2) or rotary_dim % 2 or rotary_dim > head_dim:
-            raise PosencError(f"rotary_dim must be an even integer in 2..head_dim ({head_dim}), got {rotary_dim!r}")
+        rotary_dim = rotary_width("M-RoPE", head_dim, rotary_dim)
         check_pairing(pairing)
         pairs = rotary_dim // 2
         if mrope_section is None:

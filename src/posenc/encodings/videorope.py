@@ -25,7 +25,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo
-from posenc.encodings.mrope import SectionedRotary
+from posenc.encodings.mrope import SectionedRotary, rotary_width
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
 from posenc.kernels import check_pairing
@@ -65,12 +65,7 @@ class VideoRoPE(SectionedRotary):
     def __init__(self, head_dim: int = 64, temporal: int | None = None, base: float = 10000.0,
                  pairing: str = "half", rotary_dim: int | None = None):
         super().__init__()
-        if not whole_number(head_dim, 2) or head_dim % 2:
-            raise PosencError(f"VideoRoPE rotates pairs of channels, so head_dim must be an even integer >= 2, "
-                              f"got {head_dim!r}")
-        rotary_dim = head_dim if rotary_dim is None else rotary_dim
-        if not whole_number(rotary_dim, 2) or rotary_dim % 2 or rotary_dim > head_dim:
-            raise PosencError(f"rotary_dim must be an even integer in 2..head_dim ({head_dim}), got {rotary_dim!r}")
+        rotary_dim = rotary_width("VideoRoPE", head_dim, rotary_dim)
         check_pairing(pairing)
         pairs = rotary_dim // 2
         temporal = max(1, pairs // 4) if temporal is None else temporal
