@@ -61,7 +61,7 @@ set +e
   tests/extend tests/test_hf_models.py tests/test_hf_config_rotary.py tests/test_hf_tables.py tests/test_pretrained.py tests/test_store.py \
   tests/test_dependencies.py tests/kernels tests/probe tests/report/test_numbers_extension.py \
   tests/report/test_numbers_models.py tests/report/test_numbers_pretrained.py tests/report/test_numbers_research.py \
-  tests/report/test_numbers_seed_tables.py tests/report/test_numbers_seed_training.py \
+  tests/report/test_numbers_tutorial_tables.py tests/report/test_numbers_tutorial_training.py \
   tests/report/test_numbers_tables.py tests/report/test_numbers_training.py tests/report/test_extension_claims.py \
   tests/report/test_pretrained_claims.py "${@:2}"
 status=$?

@@ -11,7 +11,7 @@ from posenc.errors import PosencError
 
 
 def test_sinusoidal_seed_002_position_2_with_d_4():
-    # seed 002: PE(2) with d=4 = (sin(2/10000^0), cos(2/10000^0), sin(2/10000^(2/4)), cos(...)) = (sin 2, cos 2, sin .02, cos .02)
+    # tutorial 002: PE(2) with d=4 = (sin(2/10000^0), cos(2/10000^0), sin(2/10000^(2/4)), cos(...)) = (sin 2, cos 2, sin .02, cos .02)
     pe = posenc.build("sinusoidal", dim=4).table(3)[2]
     expected = torch.tensor([math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)])
     torch.testing.assert_close(pe, expected, rtol=0, atol=1e-7)
@@ -74,7 +74,7 @@ def test_calling_the_encoding_adds_positions_0_to_T_minus_1():
 
 
 def test_normalized_three_tokens_give_zero_half_one():
-    pe = posenc.build("normalized", dim=2).table(3)  # seed 000 §2.2
+    pe = posenc.build("normalized", dim=2).table(3)  # tutorial 000 §2.2
     torch.testing.assert_close(pe[:, 0], torch.tensor([0.0, 0.5, 1.0]))
     pe5 = posenc.build("normalized", dim=2).table(5)
     assert float(pe5[1, 0]) == 0.25  # the step depends on the length

@@ -8,8 +8,8 @@ from posenc.errors import PosencError
 from posenc.model import TransformerInput
 
 
-def test_seed_003_dimension_tracking():
-    # seed 003 §14.7.2: ids [4, 16] -> token embedding [4, 16, 512]; PE [16, 512] broadcast -> [4, 16, 512]
+def test_tutorial_003_dimension_tracking():
+    # tutorial 003 §14.7.2: ids [4, 16] -> token embedding [4, 16, 512]; PE [16, 512] broadcast -> [4, 16, 512]
     layer = TransformerInput(1000, 512, posenc.build("learned", dim=512, max_len=64))
     ids = torch.randint(0, 1000, (4, 16))
     out = layer(ids)

@@ -17,7 +17,7 @@ def _encoder(encoding: str, **options) -> Transformer:
 
 
 def test_nope_encoder_is_permutation_equivariant():
-    # seed 000: without position information "I love you" and "you love I" are the same bag of vectors
+    # tutorial 000: without position information "I love you" and "you love I" are the same bag of vectors
     model = _encoder("nope")
     i_love_you = torch.tensor([[3, 7, 11]])
     you_love_i = torch.tensor([[11, 7, 3]])

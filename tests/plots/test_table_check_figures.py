@@ -7,7 +7,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from posenc.errors import PosencError
-from posenc.plots.seed_checks import (
+from posenc.plots.tutorial_checks import (
     binary_jumps_figure,
     bounded_values_figure,
     extrapolation_figure,

@@ -1,4 +1,4 @@
-"""Word/position geometry: the seed's statistics against an independent computation, baselines, subspaces."""
+"""Word/position geometry: the tutorial's statistics against an independent computation, baselines, subspaces."""
 
 import math
 
@@ -28,7 +28,7 @@ from posenc.probe.geometry import (
 
 
 def _independent_stats(words, positions):
-    """Cosines pair by pair with math.acos, as the seed's formulas read (no vectorised code shared with posenc)."""
+    """Cosines pair by pair with math.acos, as the tutorial's formulas read (no vectorised code shared with posenc)."""
     cos = []
     for w in words:
         for p in positions:
@@ -204,7 +204,7 @@ def test_bert_sized_initial_tables_give_the_seeds_numbers():
 
 
 def test_placeholders_of_the_minilm_vocabulary(minilm):
-    """994 [unusedN] rows, 895 of them among the seed's rows 100..1099, read independently from vocab.txt."""
+    """994 [unusedN] rows, 895 of them among the tutorial's rows 100..1099, read independently from vocab.txt."""
     from posenc.pretrained import minilm_dir
 
     lines = (minilm_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines()
@@ -228,7 +228,7 @@ def test_frequent_rows_by_hand(minilm):
 
 
 def test_minilm_trained_rows_are_nearly_orthogonal_but_the_seed_sample_is_not(minilm_tables, minilm):
-    """The seed's rows 100..1099 (895 placeholders) miss 90 degrees by more than the margin; the word pieces among
+    """The tutorial's rows 100..1099 (895 placeholders) miss 90 degrees by more than the margin; the word pieces among
     them and all trained rows do not (FACTS §1: 82.7, 90.5 and 88.7 degrees)."""
     words, positions = minilm_tables
     seed = orthogonality(words, positions, np.arange(100, 1100))
@@ -285,7 +285,7 @@ def test_geometry_judges_the_seed_rows_by_default():
     rng = np.random.default_rng(2)
     words, positions = rng.standard_normal((40, 6)) + 0.3, rng.standard_normal((9, 6))
     judged = geometry(words, positions, word_rows=(5, 25))["orthogonality"]
-    assert judged["n_words"] == 20 and judged["rows_label"] == "seed-sample rows 5..24"
+    assert judged["n_words"] == 20 and judged["rows_label"] == "tutorial-sample rows 5..24"
     assert judged["angle_mean"] == orthogonality(words, positions, np.arange(5, 25))["angle_mean"].as_dict()
 
 

@@ -117,7 +117,7 @@ def test_minilm_result_model_entry_and_summary_layout(minilm_result):
     lines = result["summary"].split("\n")
     at = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
     layout = format_seed_layout(result["geometry"]).split("\n")
-    assert lines[at - 1 - len(layout):at] == layout + [""]  # the seed's layout, one blank line, the verdict
+    assert lines[at - 1 - len(layout):at] == layout + [""]  # the tutorial's layout, one blank line, the verdict
     assert lines[at] == "verdict: " + result["geometry"]["verdict"] and lines[at + 1] == ""
 
 

@@ -41,7 +41,7 @@ def _view(name: str, d_model: int, length: int, **options) -> EncodingView:
 
 
 def test_seed002_position_2_with_d4():
-    # seed 002: w_0 = 1, w_1 = 10000^(-2/4) = 0.01, so position 2 is (sin 2, cos 2, sin 0.02, cos 0.02)
+    # tutorial 002: w_0 = 1, w_1 = 10000^(-2/4) = 0.01, so position 2 is (sin 2, cos 2, sin 0.02, cos 0.02)
     view = _view("sinusoidal", 4, 8)
     expected = torch.tensor([math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)], dtype=torch.float64)
     assert torch.allclose(view.table[2], expected, rtol=0, atol=1e-15)
@@ -285,7 +285,7 @@ def test_relative_numbers_of_a_random_table_against_numpy():
 
 
 def test_paired_relative_map_of_the_sinusoid_is_the_block_rotation():
-    # seed 001 §3.3: PE[p + k] = PE[p] M(k), M(k) block diagonal with the rotation by k w_i per pair (row vectors)
+    # tutorial 001 §3.3: PE[p + k] = PE[p] M(k), M(k) block diagonal with the rotation by k w_i per pair (row vectors)
     table = torch.from_numpy(_sinusoid(32, 4))  # w = (1, 0.01)
     residual, m = relative_map_residual(table, 2, paired=True)
     assert residual < 1e-12

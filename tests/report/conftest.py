@@ -24,7 +24,7 @@ def _broken(ctx: Context) -> Measurement:
 def broken_claim() -> Claim:
     """A claim whose experiment raises, registered for the test session only."""
     EXPERIMENTS[BROKEN_EXPERIMENT] = Experiment(BROKEN_EXPERIMENT, _broken)
-    yield Claim("broken-claim", "test ledger", "seed", "A claim whose experiment breaks",
+    yield Claim("broken-claim", "test ledger", "tutorial", "A claim whose experiment breaks",
                 "This experiment always raises.", BROKEN_EXPERIMENT, (Test("x", ">", 0, "never reached", "none"),))
     EXPERIMENTS.pop(BROKEN_EXPERIMENT, None)
 

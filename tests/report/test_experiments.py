@@ -15,7 +15,7 @@ QUICK = Context(quick=True)
 
 def test_normalized_step_is_one_over_n_minus_one():
     n = get_experiment("naive_normalized")(QUICK).numbers
-    # seed 000 §2.2: 3 tokens get 0, 0.5, 1 -> step 1/2; 1000 tokens -> step 1/999
+    # tutorial 000 §2.2: 3 tokens get 0, 0.5, 1 -> step 1/2; 1000 tokens -> step 1/999
     assert n["step_by_length"]["3"] == pytest.approx(0.5)
     assert n["step_by_length"]["1000"] == pytest.approx(1 / 999)
     assert n["step_ratio_shortest_longest"] == pytest.approx(999 / 2)

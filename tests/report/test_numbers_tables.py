@@ -111,7 +111,7 @@ def test_sinusoid_relative_linear_against_numpy_pair_fits():
         got = n["by_offset"][str(k)]
         blocks = pair_blocks(table[:-k], table[k:])
         assert got["residual"] == pytest.approx(paired_residual(table[:-k], table[k:], blocks), rel=1e-6)
-        # the rotation seed 001 derives, for row vectors (sin, cos): [[cos kw, -sin kw], [sin kw, cos kw]]
+        # the rotation tutorial 001 derives, for row vectors (sin, cos): [[cos kw, -sin kw], [sin kw, cos kw]]
         rotations = np.stack([[[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]] for a in k * w])
         assert got["vs_rotation"] == pytest.approx(np.abs(blocks - rotations).max(), rel=1e-4)
         half = (length - k) // 2

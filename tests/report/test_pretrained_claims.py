@@ -60,8 +60,8 @@ def test_the_ported_claims_and_the_new_ones():
                            "voita-heads", "tupe-uniform"}
     for claim in CLAIMS.values():
         assert all(t.basis for t in (*claim.tests, *claim.requires)), claim.id
-        if claim.origin == "seed":
-            assert claim.quote and claim.source.startswith("seed"), claim.id
+        if claim.origin == "tutorial":
+            assert claim.quote and claim.source.startswith("tutorial"), claim.id
         else:
             assert not claim.quote and "et al." in claim.source, claim.id
     for claim_id in ("four-terms-weak", "head-experts", "qk-dimension-experts", "voita-heads", "tupe-uniform"):
@@ -70,12 +70,12 @@ def test_the_ported_claims_and_the_new_ones():
     assert CLAIMS["near-orthogonal"].choice is pretrained.SAMPLE
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed documents are not on this machine")
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the tutorials are not on this machine")
 def test_quotes_are_the_seeds_own_sentences():
     texts = {p.name[:3]: p.read_text(encoding="utf-8") for p in SEEDS.glob("*.txt")}
     for claim in CLAIMS.values():
         if claim.quote:
-            numbers = [part.split()[1][:3] for part in claim.source.split(",") if part.strip().startswith("seed")]
+            numbers = [part.split()[1][:3] for part in claim.source.split(",") if part.strip().startswith("tutorial")]
             assert any(claim.quote in texts[n] for n in numbers), claim.id
 
 
@@ -255,11 +255,11 @@ def test_magnitude_against_numpy(minilm, monkeypatch):
     assert word_gap.value == pytest.approx(gap, rel=1e-6) and word_gap.low <= gap <= word_gap.high
 
 
-def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_seed():
-    """Seed 000 says 'small', seed 003 'comparable': two claims, each with its own document, judged under each
+def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_tutorial():
+    """Seed 000 says 'small', tutorial 003 'comparable': two claims, each with its own document, judged under each
     reference embedding (issue 29: the verdict flips with the reference, so the page shows every one)."""
     small, comparable = CLAIMS["small-magnitude"], CLAIMS["comparable-magnitude"]
-    assert small.source.startswith("seed 000") and comparable.source.startswith("seed 003")
+    assert small.source.startswith("tutorial 000") and comparable.source.startswith("tutorial 003")
     assert "较小" in small.quote and "量级相当" in comparable.quote
     for claim in (small, comparable):
         assert claim.experiment == "magnitude" and claim.choice is pretrained.REFERENCE
@@ -290,7 +290,7 @@ def test_voita_claim_says_what_is_tested_and_what_is_not():
 
 
 def test_dimension_split_against_numpy(minilm, monkeypatch):
-    """The seed 002 experiment: its statistics against a direct computation on the same sample, and its claim's
+    """The tutorial 002 experiment: its statistics against a direct computation on the same sample, and its claim's
     verdict follows the intervals."""
     from sklearn.linear_model import LinearRegression
 
@@ -322,8 +322,8 @@ def test_dimension_split_against_numpy(minilm, monkeypatch):
     assert r2.value == pytest.approx(quarters["dims 0-95"][0] - quarters["dims 288-383"][0])
     again = block_position_decoding(words[:50], positions, [(0, 96)], n_samples=300)  # the probe's function
     assert again["squared_error"].shape == (300, 1)
-    # the MiniLM variant of seed 002's claim (now in seed_training.py) reads the variance-share gap
-    from posenc.report.experiments.seed_training import CLAIMS as TRAINING_CLAIMS
+    # the MiniLM variant of tutorial 002's claim (now in tutorial_training.py) reads the variance-share gap
+    from posenc.report.experiments.tutorial_training import CLAIMS as TRAINING_CLAIMS
 
     claim = next(c for c in TRAINING_CLAIMS if c.id == "low-dims-position")
     share = measured.estimates["low_minus_high_position_share"]
@@ -416,7 +416,7 @@ def test_quick_verdicts_are_the_full_ones_or_inconclusive():
 
 def test_tupe_uniform_means_flat_along_positions_and_dimensions_are_judged_apart_from_heads():
     """Issue 29: 'uniform' is the share of the cross terms' variation along positions, not their share of the
-    logits' variance; seed 003's dimensions of W_q / W_k are a claim of their own, seed 001's heads another."""
+    logits' variance; tutorial 003's dimensions of W_q / W_k are a claim of their own, tutorial 001's heads another."""
     tupe = CLAIMS["tupe-uniform"]
     assert {t.statistic for t in tupe.tests} == {"cross_along_positions", "max_head_cross_along_positions"}
     assert judge(tupe, {"cross_along_positions": _e(0.05, 0.04, 0.06),
@@ -424,7 +424,7 @@ def test_tupe_uniform_means_flat_along_positions_and_dimensions_are_judged_apart
     assert judge(tupe, {"cross_along_positions": _e(0.45, 0.44, 0.46),
                         "max_head_cross_along_positions": _e(0.77, 0.75, 0.79)}).status == "refuted"
     dims, heads = CLAIMS["qk-dimension-experts"], CLAIMS["head-experts"]
-    assert dims.source == "seed 003 §14.5.3" and heads.source == "seed 001 §5.2"
+    assert dims.source == "tutorial 003 §14.5.3" and heads.source == "tutorial 001 §5.2"
     assert {t.statistic for t in dims.tests} == {"max_dim_word_share", "max_dim_position_share"}
     assert judge(dims, {"max_dim_word_share": _e(0.9, 0.88, 0.92),
                         "max_dim_position_share": _e(0.3, 0.28, 0.32)}).condition == "no dimension is a position expert"

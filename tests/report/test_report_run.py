@@ -105,7 +105,7 @@ def test_claim_that_reads_an_absent_statistic_fails_but_keeps_the_numbers(tmp_pa
 
     EXPERIMENTS["test_numbers_only"] = Experiment("test_numbers_only", experiment)
     try:
-        claim = Claim("criterion-breaks", "test", "seed", "t", "c", "test_numbers_only",
+        claim = Claim("criterion-breaks", "test", "tutorial", "t", "c", "test_numbers_only",
                       (Test("missing", ">", 0, "needs a statistic the experiment does not give", "none"),))
         result = run_report(tmp_path, progress=False, claims=[claim])
     finally:
@@ -126,7 +126,7 @@ def test_bad_seed_count_and_unknown_claims_fail_before_any_work(tmp_path):
     assert not (tmp_path / "x").exists()  # refused before the output folder was made
 
 
-def test_seed_count_is_part_of_the_store_key(tmp_path):
+def test_tutorial_count_is_part_of_the_store_key(tmp_path):
     run_report(tmp_path, progress=False, claims=["sin-bounded"])
     other = run_report(tmp_path, progress=False, claims=["sin-bounded"], seeds=4)
     assert other.computed == ["sin-bounded"]

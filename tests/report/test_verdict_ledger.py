@@ -32,7 +32,7 @@ def est(value: float, low: float, high: float, n: int = 10) -> Estimate:
 
 ABOVE = Test("x", ">", 0.5, "x is above one half", "by hand")
 BELOW = Test("y", "<", 0.1, "y is small", "by hand", role="condition", unless="only when y is large")
-CLAIM = Claim("toy", "by hand", "seed", "toy", "x is large and y small", "none", (ABOVE, BELOW))
+CLAIM = Claim("toy", "by hand", "tutorial", "toy", "x is large and y small", "none", (ABOVE, BELOW))
 
 
 def test_outcome_reads_the_whole_interval():
@@ -76,7 +76,7 @@ def test_the_sample_needed_grows_with_the_square_of_half_width_over_gap():
 def test_requirements_decide_before_the_tests():
     need = Test("learned", ">", 0.95, "the model learned the task", "bar")
     guard = Test("baseline", ">", 0.1, "the baseline can fail", "sanity", otherwise="not testable")
-    claim = Claim("req", "by hand", "seed", "req", "...", "none", (ABOVE,), requires=(need, guard))
+    claim = Claim("req", "by hand", "tutorial", "req", "...", "none", (ABOVE,), requires=(need, guard))
     good = {"x": est(0.7, 0.6, 0.8), "learned": est(0.99, 0.98, 1.0), "baseline": exact(0.5)}
     assert judge(claim, good).status == "supported"
     v = judge(claim, {**good, "learned": est(0.6, 0.5, 0.7)})
@@ -117,7 +117,7 @@ def test_a_number_from_fewer_than_three_units_decides_nothing():
     assert judge(CLAIM, {"x": est(0.3, 0.2, 0.4), "y": over_seeds([0.0, 0.3])}, quick=True).status == "refuted"
     # a requirement resting on two seeds: not decided in quick mode, inconclusive in full mode
     need = Test("learned", ">", 0.95, "the model learned the task", "bar")
-    claim = Claim("req2", "by hand", "seed", "req", "...", "none", (ABOVE,), requires=(need,))
+    claim = Claim("req2", "by hand", "tutorial", "req", "...", "none", (ABOVE,), requires=(need,))
     thin = {"x": est(0.7, 0.6, 0.8), "learned": over_seeds([1.0, 1.0], bounds=SHARE)}
     assert judge(claim, thin, quick=True).status == QUICK_UNDECIDED
     assert judge(claim, thin).status == "inconclusive" and "requirement undecided" in judge(claim, thin).reason
@@ -145,27 +145,27 @@ def test_choice_gives_a_verdict_per_option_and_the_headline_says_what_it_rests_o
 
 def test_claim_records_validate():
     with pytest.raises(PosencError, match="no tests"):
-        Claim("c", "s", "seed", "t", "c", "e", ())
+        Claim("c", "s", "tutorial", "t", "c", "e", ())
     with pytest.raises(PosencError, match="origin"):
         Claim("c", "s", "blog", "t", "c", "e", (ABOVE,))
     with pytest.raises(PosencError, match="only conditions"):
-        Claim("c", "s", "seed", "t", "c", "e", (BELOW,))
+        Claim("c", "s", "tutorial", "t", "c", "e", (BELOW,))
     with pytest.raises(PosencError, match="op must be"):
         Test("x", ">=", 1, "s", "b")
     assert "0.5" in CLAIM.criterion_text and "qualified" in CLAIM.criterion_text
 
 
 def test_a_claim_marked_untestable_is_not_testable_whatever_was_measured():
-    vague = Claim("vague", "by hand", "seed", "vague", "x may not complement y well", "none", (),
+    vague = Claim("vague", "by hand", "tutorial", "vague", "x may not complement y well", "none", (),
                   untestable="'may not complement well' names no measure")
     for estimates, missing in (({}, None), ({"x": exact(1.0)}, None), ({}, "not run in quick mode")):
         v = judge(vague, estimates, missing)
         assert v.status == "not testable" and "names no measure" in v.reason
     assert vague.criterion_text == "Not testable as written: 'may not complement well' names no measure"
     with pytest.raises(PosencError, match="marked not testable"):
-        Claim("c", "s", "seed", "t", "c", "e", (ABOVE,), untestable="vague")
+        Claim("c", "s", "tutorial", "t", "c", "e", (ABOVE,), untestable="vague")
     with pytest.raises(PosencError, match="untestable="):
-        Claim("c", "s", "seed", "t", "c", "e", ())
+        Claim("c", "s", "tutorial", "t", "c", "e", ())
 
 
 def test_verdict_validates_status_and_condition():
@@ -192,7 +192,7 @@ def test_ledger_ids_are_unique_and_name_registered_experiments():
     assert ids.index("word-order") < ids.index("sin-bounded")
     # seeds first, then the literature
     origins = [c.origin for c in LEDGER]
-    assert origins == sorted(origins, key=lambda o: o != "seed")
+    assert origins == sorted(origins, key=lambda o: o != "tutorial")
 
 
 def test_unknown_claim_lists_the_valid_ids():
@@ -287,12 +287,12 @@ def test_failed_and_supported_verdicts_keep_their_words():
 
 
 def test_a_qualified_verdict_names_the_measured_value_where_its_wording_asks():
-    claim = Claim("x", "seed 003", "seed", "t", "c", "word_order", (
+    claim = Claim("x", "tutorial 003", "tutorial", "t", "c", "word_order", (
         Test("r", ">", 1.8, "grows", "b"),
         Test("r", "<", 2.2, "about twofold", "b", role="condition", unless="grows {value}-fold, not twofold")))
     verdict = judge(claim, {"r": exact(3.9999)})
     assert verdict.status == "qualified" and verdict.condition == "grows 4-fold, not twofold"
-    plain = Claim("y", "seed 003", "seed", "t", "c", "word_order", (
+    plain = Claim("y", "tutorial 003", "tutorial", "t", "c", "word_order", (
         Test("r", ">", 1.8, "grows", "b"), Test("r", "<", 2.2, "about twofold", "b", role="condition")))
     assert judge(plain, {"r": exact(4.0)}).condition == "not: about twofold"
 

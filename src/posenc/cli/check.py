@@ -1,4 +1,4 @@
-"""``posenc check`` (each property with its number and verdict) and ``posenc plot`` (the seeds' figures)."""
+"""``posenc check`` (each property with its number and verdict) and ``posenc plot`` (the tutorials' figures)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def plot(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
          d_model: int = typer.Option(None, "--d-model", help="model width (default: the figure's own)"),
          length: int = typer.Option(None, "--length", help="number of positions (default: the figure's own)"),
          n_heads: int = typer.Option(8, "--n-heads", help="heads, for bias encodings")) -> None:
-    """Draw one of the seeds' figures for any encoding."""
+    """Draw one of the tutorials' figures for any encoding."""
     from posenc.cli.paths import output_file
     from posenc.properties.check import build_checked, check_fits
     from posenc.registry import get_class

@@ -311,7 +311,7 @@ class AbsoluteEncoding(PositionalEncoding):
 
     Subclasses implement :meth:`encode` (positions ``[..., T]`` -> vectors ``[..., T, dim]``). ``combine="add"``
     gives ``x + PE[p]`` (the vectors must have x's width); ``combine="concat"`` gives ``[x ; PE[p]]``
-    (seed 003 §14.3). ``dim=None`` means "the width of x" and is only valid for fixed (formula) encodings.
+    (tutorial 003 §14.3). ``dim=None`` means "the width of x" and is only valid for fixed (formula) encodings.
     """
 
     def __init__(self, dim: int | None = None, combine: str = "add"):

@@ -3,7 +3,7 @@
     PE[p] = W[p],  W in R^{max_len x d}
 
 A table trained at ``max_len`` has no row for a later position: asking for one raises an error naming both numbers
-(seed 002: "trained at 512, cannot run 1024"). It is never silently clamped.
+(tutorial 002: "trained at 512, cannot run 1024"). It is never silently clamped.
 """
 
 from __future__ import annotations

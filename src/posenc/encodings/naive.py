@@ -1,9 +1,9 @@
-"""The three naive absolute encodings that seed 000 §2.1-2.3 discusses and rejects.
+"""The three naive absolute encodings that tutorial 000 §2.1-2.3 discusses and rejects.
 
-- ``integer``: ``PE[p] = (p + start) * 1`` in every channel (seed 000 §2.1: "first token 1, second 2, ...").
-- ``normalized``: ``PE[p] = p / (n - 1)`` in every channel, ``n`` the sequence length (seed 000 §2.2: 3 tokens give
+- ``integer``: ``PE[p] = (p + start) * 1`` in every channel (tutorial 000 §2.1: "first token 1, second 2, ...").
+- ``normalized``: ``PE[p] = p / (n - 1)`` in every channel, ``n`` the sequence length (tutorial 000 §2.2: 3 tokens give
   0, 0.5, 1), so the step between neighbours depends on the length.
-- ``binary``: ``PE[p, j] = bit j of p`` (least significant bit in channel 0; seed 000 §2.3 and seed 001 §3.2's
+- ``binary``: ``PE[p, j] = bit j of p`` (least significant bit in channel 0; tutorial 000 §2.3 and tutorial 001 §3.2's
   binary table), so neighbours can differ in many channels at once.
 
 They are here to be measured: :mod:`posenc.properties` shows each flaw as a number.
@@ -21,7 +21,7 @@ from posenc.errors import PosencError
 
 __all__ = ["IntegerPE", "NormalizedPE", "BinaryPE"]
 
-_SEED000 = "seed 000 §2 (naive encodings), cf. Vaswani et al. 2017 §3.5"
+_SEED000 = "tutorial 000 §2 (naive encodings), cf. Vaswani et al. 2017 §3.5"
 
 
 def _width(dim: int | None, requested: int | None, name: str) -> int:
@@ -32,7 +32,7 @@ def _width(dim: int | None, requested: int | None, name: str) -> int:
 
 
 class IntegerPE(AbsoluteEncoding):
-    """``PE[p] = p + start`` repeated across channels (seed 000 §2.1). Grows without bound."""
+    """``PE[p] = p + start`` repeated across channels (tutorial 000 §2.1). Grows without bound."""
 
     name = "integer"
     info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",), constant_across_channels=True)
@@ -52,7 +52,7 @@ class IntegerPE(AbsoluteEncoding):
 
 
 class NormalizedPE(AbsoluteEncoding):
-    """``PE[p] = p / (n - 1)`` in [0, 1] repeated across channels (seed 000 §2.2).
+    """``PE[p] = p / (n - 1)`` in [0, 1] repeated across channels (tutorial 000 §2.2).
 
     ``n`` is ``length`` when given, else the number of positions in the call (so 3 tokens give 0, 0.5, 1).
     """
@@ -75,7 +75,7 @@ class NormalizedPE(AbsoluteEncoding):
 
 
 class BinaryPE(AbsoluteEncoding):
-    """``PE[p, j] = (p >> j) & 1``: channel 0 holds the lowest bit (seed 000 §2.3, seed 001 §3.2).
+    """``PE[p, j] = (p >> j) & 1``: channel 0 holds the lowest bit (tutorial 000 §2.3, tutorial 001 §3.2).
 
     Positions ``>= 2^dim`` alias: only ``2^dim`` distinct vectors exist.
     """

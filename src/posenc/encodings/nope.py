@@ -1,6 +1,6 @@
 """NoPE: no positional encoding at all (Kazemnejad et al. 2023, "The Impact of Positional Encoding on Length
 Generalization in Transformers"). Every hook is the identity; a causal mask alone still lets a decoder infer position,
-while an encoder without a mask is permutation-equivariant (seed 000: "I love you" vs "you love I")."""
+while an encoder without a mask is permutation-equivariant (tutorial 000: "I love you" vs "you love I")."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
     PE[p, 2i+1] = cos(p / base^(2i/d))
 
 Bounded in [-1, 1], norm sqrt(d/2) at every position, and for each offset k every pair is rotated by a fixed
-2x2 matrix R(k w_i) independent of p (seed 001 §3.3). Computed from int64 positions in float64, stored float32.
+2x2 matrix R(k w_i) independent of p (tutorial 001 §3.3). Computed from int64 positions in float64, stored float32.
 
 Two layouts of the same values are in use: ``"interleaved"`` (the paper's equation above: sin and cos alternate) and
 ``"concat"`` (``[sin(p w_0) .. sin(p w_{d/2-1}) | cos(p w_0) .. cos(p w_{d/2-1})]``, as tensor2tensor's
@@ -90,7 +90,7 @@ class SinusoidalPE(AbsoluteEncoding):
         base: wavelength base, 10000 in the paper.
         layout: ``"interleaved"`` (the paper) or ``"concat"`` (``[sin | cos]``).
 
-    Example (seed 002: position 2 with d=4 is (sin 2, cos 2, sin 0.02, cos 0.02))::
+    Example (tutorial 002: position 2 with d=4 is (sin 2, cos 2, sin 0.02, cos 0.02))::
 
         >>> import torch, posenc
         >>> posenc.build("sinusoidal", dim=4).table(3)[2]

@@ -7,7 +7,7 @@ A sequence is ``T`` random symbols ``x_0 .. x_{T-1}`` (token ids ``SYMBOL0 + x``
 - ``local``: ``(x_t + x_{t-1}) mod 10`` for ``t >= 1``,
 - ``back2``: ``x_{t-2}`` (the token two places back) for ``t >= 2``,
 
-and ignored before. Such a task needs positions only to tell a neighbour from any other token (seed 002: the fixed
+and ignored before. Such a task needs positions only to tell a neighbour from any other token (tutorial 002: the fixed
 sinusoid is weak on local dependencies). The "size" ``n`` of a run is the sequence length ``T``: training reads
 ``batch_size`` sequences of ``train_len`` tokens every step, and the test is token accuracy on sequences of every
 length of ``eval_lengths`` (default ``L, 2L, 4L``); training to the ceiling scores ``val_samples`` sequences of

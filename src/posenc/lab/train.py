@@ -61,7 +61,7 @@ CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
 DEFAULT_WARMUP = 50  #: warm-up steps of a run that names none (or its steps, when fewer)
 LR_DECAYS = ("cosine", "constant")  #: what the learning rate does after the warm-up
-#: encodings that add one value to every channel of a token (seed 000 §2.1-2.2): those that declare it
+#: encodings that add one value to every channel of a token (tutorial 000 §2.1-2.2): those that declare it
 CONSTANT_ACROSS_CHANNELS = tuple(name for name in available() if get_class(name).info.constant_across_channels)
 
 

@@ -1,4 +1,4 @@
-"""The seeds' model pieces: the input layer and a small Transformer that takes any encoding through its hooks."""
+"""The tutorials' model pieces: the input layer and a small Transformer that takes any encoding through its hooks."""
 
 from posenc.model.input import TransformerInput
 from posenc.model.transformer import Attention, Block, Transformer, TransformerConfig

@@ -1,7 +1,7 @@
-"""The Transformer's input layer (seed 003 §14.7): token embedding, optional sqrt(d_model) scale, positional encoding
+"""The Transformer's input layer (tutorial 003 §14.7): token embedding, optional sqrt(d_model) scale, positional encoding
 combined by ``add`` or ``concat``, dropout.
 
-Dimension tracking (seed 003 §14.7.2): ids ``[4, 16]`` -> token embedding ``[4, 16, 512]`` -> + PE ``[16, 512]``
+Dimension tracking (tutorial 003 §14.7.2): ids ``[4, 16]`` -> token embedding ``[4, 16, 512]`` -> + PE ``[16, 512]``
 broadcast over the batch -> ``[4, 16, 512]`` (add) or ``[4, 16, 512 + d_pos]`` (concat).
 """
 

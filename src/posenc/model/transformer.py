@@ -182,7 +182,7 @@ def attention_mask(encoding: PositionalEncoding, positions: torch.Tensor, causal
 
 
 class Block(nn.Module):
-    """Pre-norm block: ``x + attn(ln(x))``, then ``x + mlp(ln(x))`` (the MLP is position-wise, seed 001 §5.1)."""
+    """Pre-norm block: ``x + attn(ln(x))``, then ``x + mlp(ln(x))`` (the MLP is position-wise, tutorial 001 §5.1)."""
 
     def __init__(self, width: int, n_heads: int, n_kv_heads: int, d_ff: int, dropout: float):
         super().__init__()

@@ -1,4 +1,4 @@
-"""Binary counting beside the encoding's columns (seed 001 §3.2, after d2l §11.6).
+"""Binary counting beside the encoding's columns (tutorial 001 §3.2, after d2l §11.6).
 
 Left: the bits of 0..n-1 (bit 0, the lowest, first): bit j alternates every 2^j numbers. Right: the encoding's first
 positions and dimensions as a heatmap: its columns also alternate more slowly as the dimension grows, but with

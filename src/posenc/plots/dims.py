@@ -1,4 +1,4 @@
-"""Single dimensions of the encoding over positions (seed 002, figure 2: dims 2, 6 and 12 over 128 positions).
+"""Single dimensions of the encoding over positions (tutorial 002, figure 2: dims 2, 6 and 12 over 128 positions).
 
     PE[p, 2i] = sin(p / 10000^(2i/d))   -> dimension 2 turns fastest, 12 slowest of the three
 

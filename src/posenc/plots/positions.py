@@ -1,4 +1,4 @@
-"""Whole position vectors across dimensions (seed 002, figure 3: positions 1 and 5).
+"""Whole position vectors across dimensions (tutorial 002, figure 3: positions 1 and 5).
 
 The sin channels (even dims) and the cos channels (odd dims) are drawn apart, one line per position, against the pair
 index i: low pairs swing between -1 and 1, high pairs barely move (sin -> 0, cos -> 1), which is why two positions

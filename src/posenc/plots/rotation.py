@@ -1,4 +1,4 @@
-"""The 2x2 rotation of seed 001 §3.3, drawn on one channel pair.
+"""The 2x2 rotation of tutorial 001 §3.3, drawn on one channel pair.
 
     [sin((p+k) w), cos((p+k) w)] = [sin(p w), cos(p w)] [[cos kw, -sin kw], [sin kw, cos kw]]
 

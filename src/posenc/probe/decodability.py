@@ -16,7 +16,7 @@ nearly untrained).
 Controls: the sinusoid of the same shape (Vaswani et al. 2017) and Gaussian random vectors (chance).
 Shapes: ``table [P, d]``.
 
-By block of dimensions (seed 002: trained models may keep position in low dimensions and meaning in high ones):
+By block of dimensions (tutorial 002: trained models may keep position in low dimensions and meaning in high ones):
 :func:`block_position_decoding` reads position from one block of the input ``words[w] + positions[t]`` (sampled
 word/position pairs) with the same held-out linear regression, keeping each pair's squared error so that an interval
 can be drawn over the pairs; :func:`position_variance_share` gives, per dimension, the share of the input's variance

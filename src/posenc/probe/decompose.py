@@ -1,4 +1,4 @@
-"""Split the first layer's attention logits into word and position terms (seed 001 §5.2; Ke et al. 2021, TUPE).
+"""Split the first layer's attention logits into word and position terms (tutorial 001 §5.2; Ke et al. 2021, TUPE).
 
 With input ``h_i = e_i + p_i`` a head's logit ``a_ij = (W_q h_i)^T (W_k h_j) / sqrt(D_h)`` expands into four terms:
 word-word ``(W_q e_i)^T W_k e_j``, word-position ``(W_q e_i)^T W_k p_j``, position-word and position-position.
@@ -37,7 +37,7 @@ __all__ = ["FourTermSplit", "four_term_split", "term_statistics", "flatness_stat
            "TERMS", "FOUR"]
 
 TERMS = ("ww", "wp", "pw", "pp", "rest")
-#: the seed's four terms (the remainder left out)
+#: the tutorial's four terms (the remainder left out)
 FOUR = ("ww", "wp", "pw", "pp")
 
 
@@ -112,7 +112,7 @@ class FourTermSplit:
 
     def dimension_sums(self) -> np.ndarray:
         """``[H, Dh, 4]`` within-query sums of squares of each four term's contribution through one query/key
-        dimension ``d`` (seed 003 §14.5.3: dimensions of W_q and W_k): the term ``a_b`` adds
+        dimension ``d`` (tutorial 003 §14.5.3: dimensions of W_q and W_k): the term ``a_b`` adds
         ``x_ij = s q^a_i[d] k^b_j[d]`` to logit ``(i, j)``, and ``sum_ij (x_ij - mean_j x_ij)^2
         = s^2 (sum_i q^a_i[d]^2) (sum_j (k^b_j[d] - mean_j k^b[d])^2)``. Columns: ww, wp, pw, pp (``FOUR``)."""
         if self.projected is None:

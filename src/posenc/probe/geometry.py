@@ -4,7 +4,7 @@ Seed 001 §4.1 takes BERT's word rows 100..1099 (``W [1000, d]``) and all positi
 every cosine ``cos[i, j] = <w_i, p_j> / (|w_i| |p_j|)`` (a ``[1000, 512]`` matrix) and the angles
 ``arccos(cos) * 180 / pi``, and calls a mean angle near 90 degrees "almost orthogonal". But two independent random
 vectors in ``d`` dimensions already have cosine mean 0 and standard deviation ``1 / sqrt(d)`` (0.0361 at d=768,
-0.0510 at d=384), so that figure alone cannot show learned orthogonality. Beside the seed's statistics this module
+0.0510 at d=384), so that figure alone cannot show learned orthogonality. Beside the tutorial's statistics this module
 reports:
 
 - ``baseline``: the same statistics for Gaussian vectors of this dimension (the chance level), for the position rows
@@ -24,7 +24,7 @@ the chosen word rows and all position rows, with a 95% interval from a two-way b
 ``|mean angle - 90|`` lies below :func:`near_orthogonal_margin` (``asin(1/sqrt(d))``, 2.93 degrees at d=384: the
 angle by which one random pair of directions typically misses 90 degrees). The rows it judges by default are the
 trained ones: :func:`placeholder_rows` finds BERT's ``[unused...]`` rows, which no text produces, so training never
-updated them; 895 of the seed's 1000 rows 100..1099 are such placeholders.
+updated them; 895 of the tutorial's 1000 rows 100..1099 are such placeholders.
 
 Shapes: ``words [N, d]``, ``positions [P, d]``; every statistic is computed in float64 (the bootstrap's weighted
 means in float32).
@@ -50,7 +50,7 @@ __all__ = ["embedding_tables", "cosine_matrix", "pair_stats", "seed_examples", "
            "WORD_ROWS", "placeholder_rows", "trained_rows", "frequent_rows", "near_orthogonal_margin",
            "orthogonality", "initial_table_orthogonality", "BERT_INIT_STD", "principal_k", "subspace_share"]
 
-#: the seed's sample of word rows
+#: the tutorial's sample of word rows
 WORD_ROWS = (100, 1100)
 #: BERT's reserved vocabulary entries, which no text produces: ``[unused0]``, ``[unused1]``, ...
 PLACEHOLDER = re.compile(r"\[unused\d+\]")
@@ -89,7 +89,7 @@ def _angles(cos: np.ndarray) -> np.ndarray:
 
 
 def pair_stats(cos: np.ndarray, angles: np.ndarray | None = None) -> dict[str, float]:
-    """The seed's statistics over every word/position pair: cosine mean, std, mean |cos|; angle mean, std, range
+    """The tutorial's statistics over every word/position pair: cosine mean, std, mean |cos|; angle mean, std, range
     (``angles``: the angles of ``cos`` in degrees, if already computed)."""
     angles = _angles(cos) if angles is None else angles
     return {"cos_mean": float(cos.mean()), "cos_std": float(cos.std()), "cos_abs_mean": float(np.abs(cos).mean()),
@@ -98,7 +98,7 @@ def pair_stats(cos: np.ndarray, angles: np.ndarray | None = None) -> dict[str, f
 
 
 def seed_examples(cos: np.ndarray, word: int = 10, position: int = 5) -> dict[str, dict[str, float]]:
-    """The seed's examples: word 0 / position 0, word 0 / position 1, word 10 / position 5 (cos and angle), word 10
+    """The tutorial's examples: word 0 / position 0, word 0 / position 1, word 10 / position 5 (cos and angle), word 10
     against all positions and position 5 against all words (cos and angle ranges). Indices are into the sample."""
     angles = _angles(cos)
 
@@ -185,11 +185,11 @@ def principal_k(share: np.ndarray, level: float) -> int:
 
 def subspace_share(words: np.ndarray, positions: np.ndarray, level: float = 0.5, seed: int = 0,
                    position_level: float = 0.9) -> dict[str, Any]:
-    """How much of the position table's variance lies inside the word table's principal subspace (seed 001's "two
+    """How much of the position table's variance lies inside the word table's principal subspace (tutorial 001's "two
     nearly orthogonal subspaces", judged as subspaces rather than as single rows).
 
     Both tables are centred. ``U`` holds the ``k`` leading principal directions of the words, the fewest that hold
-    ``level`` of their variance (where meaning is dense: seed 001's 语义的富集). The position table's share inside is
+    ``level`` of their variance (where meaning is dense: tutorial 001's 语义的富集). The position table's share inside is
     ``sum_t |U^T p_t|^2 / sum_t |p_t|^2``, with a 95% interval from a bootstrap over position rows (``U`` fixed: it
     rests on the far more numerous word rows). A table with isotropic random rows puts ``k / d`` of its variance in
     any ``k``-dimensional subspace, so ``enrichment = share / (k / d)`` is 1 for random tables and 0 for a position
@@ -279,7 +279,7 @@ def orthogonality(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np
     :func:`near_orthogonal_margin` of the dimension), ``"no"`` when it lies wholly above, else ``"undecided"``.
 
     Returns ``{"angle_mean", "angle_offset"}`` as :class:`~posenc.stats.Estimate`, ``cos_mean`` (a number),
-    ``margin_deg``, ``nearly_orthogonal``, ``n_words``, ``n_positions``, ``dim``, and the seed's statistics of these
+    ``margin_deg``, ``nearly_orthogonal``, ``n_words``, ``n_positions``, ``dim``, and the tutorial's statistics of these
     pairs (:func:`pair_stats`) as ``stats``.
     """
     w_all, p = _as_array(words), _as_array(positions)
@@ -322,13 +322,13 @@ def _as_array(x: torch.Tensor | np.ndarray) -> np.ndarray:
 def geometry(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np.ndarray,
              word_rows: tuple[int, int] = WORD_ROWS, seed: int = 0, judged_rows: np.ndarray | None = None,
              judged_label: str = "trained rows (placeholders left out)") -> dict[str, Any]:
-    """Everything above for word rows ``word_rows`` (the seed's 100..1099) against all position rows, and
-    ``orthogonality``: :func:`orthogonality` on ``judged_rows`` (e.g. :func:`trained_rows`; default the seed's
+    """Everything above for word rows ``word_rows`` (the tutorial's 100..1099) against all position rows, and
+    ``orthogonality``: :func:`orthogonality` on ``judged_rows`` (e.g. :func:`trained_rows`; default the tutorial's
     rows), the judgement :func:`verdict` reports."""
     with threadpool_limits(limits=1, user_api="blas"):  # small matrices: more BLAS threads only contend
         out = _geometry(words, positions, word_rows, seed)
     lo, hi = word_rows
-    rows, label = ((np.arange(lo, hi), f"seed-sample rows {lo}..{hi - 1}") if judged_rows is None else
+    rows, label = ((np.arange(lo, hi), f"tutorial-sample rows {lo}..{hi - 1}") if judged_rows is None else
                    (np.asarray(judged_rows), judged_label))
     judged = orthogonality(words, positions, rows, seed=seed)
     out["orthogonality"] = {**judged, "angle_mean": judged["angle_mean"].as_dict(),
@@ -344,7 +344,7 @@ def _geometry(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np.nda
         raise PosencError(f"word rows {lo}..{hi - 1} need a vocabulary of at least {hi} rows and at least 11 rows, "
                           f"the model has {w_all.shape[0]}; pass word_rows inside the vocabulary")
     if p.shape[0] < 6:
-        raise PosencError(f"the position table has {p.shape[0]} rows; the seed's examples need at least 6")
+        raise PosencError(f"the position table has {p.shape[0]} rows; the tutorial's examples need at least 6")
     w = w_all[lo:hi]
     n, d = w.shape
     rng = np.random.default_rng(seed)
@@ -377,14 +377,14 @@ def _geometry(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np.nda
 
 
 def verdict(geo: dict[str, Any]) -> str:
-    """What the numbers support, in words (the seed's claim: word and position vectors are "almost orthogonal").
+    """What the numbers support, in words (the tutorial's claim: word and position vectors are "almost orthogonal").
 
     The orthogonality judgement is ``geo["orthogonality"]`` (from :func:`orthogonality`, the one the report uses);
-    the rest describes the seed's sample beside chance, the centred statistics, the subspaces and the norms.
+    the rest describes the tutorial's sample beside chance, the centred statistics, the subspaces and the norms.
     """
     raw, gauss, cen = geo["raw"], geo["baseline"]["gaussian"], geo["centred"]
     d = geo["dim"]
-    lines = [f"Seed's sample (word rows {geo['word_rows'][0]}..{geo['word_rows'][1]}): mean angle "
+    lines = [f"The tutorial's sample (word rows {geo['word_rows'][0]}..{geo['word_rows'][1]}): mean angle "
              f"{raw['angle_mean']:.2f} deg (cosine {raw['cos_mean']:+.4f} +/- {raw['cos_std']:.4f}); Gaussian "
              f"vectors of d={d}: {gauss['angle_mean']:.2f} deg (cosine {gauss['cos_mean']:+.4f} +/- "
              f"{gauss['cos_std']:.4f})."]
@@ -426,7 +426,7 @@ def verdict(geo: dict[str, Any]) -> str:
 
 
 def format_seed_layout(geo: dict[str, Any], key: str = "raw") -> str:
-    """The statistics printed in seed 001's layout, each beside its Gaussian baseline and centred value."""
+    """The statistics printed in tutorial 001's layout, each beside its Gaussian baseline and centred value."""
     raw, gauss, cen = geo[key], geo["baseline"]["gaussian"], geo["centred"]
     ex = geo["examples"]
     word_key = next(k for k in ex if k.endswith("_all_positions"))

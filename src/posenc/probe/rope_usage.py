@@ -179,7 +179,7 @@ def band_offset_shares(qr: torch.Tensor, kr: torch.Tensor, pairing: str, max_off
 
         eta^2_b = sum_r n_r (mean_r s_b - mean s_b)^2 / sum_(i, j) (s_b(i, j) - mean s_b)^2
 
-    near 0 when the pair's logits follow the content alone (seed 002's "meaning"), near 1 when they follow the
+    near 0 when the pair's logits follow the content alone (tutorial 002's "meaning"), near 1 when they follow the
     offset alone ("position"). Returns ``[H, Dh/2]`` in float64.
     """
     h, t, dh = qr.shape

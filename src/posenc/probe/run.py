@@ -17,7 +17,7 @@ attention is captured layer by layer (:mod:`posenc.probe.capture`), so memory ho
 - ``model``, ``text``, ``config``, ``setup`` (``device``, ``dtype``: where the model ran and in which precision),
   ``timing``, ``summary`` (the terminal text), ``files``;
 - ``geometry``: ``raw`` (``cos_mean``, ``cos_std``, ``cos_abs_mean``, ``angle_mean``, ``angle_std``, ``angle_min``,
-  ``angle_max``), ``examples`` (the seed's single pairs and ranges), ``baseline`` (``gaussian``,
+  ``angle_max``), ``examples`` (the tutorial's single pairs and ranges), ``baseline`` (``gaussian``,
   ``gaussian_expected``, ``shuffled_positions``, ``other_words``), ``centred``, ``mean_vectors``, ``subspace``
   (per k: principal angles, overlap, random overlap), ``norms``, ``orthogonality`` (the judgement on the trained
   rows, placeholders left out: :func:`posenc.probe.geometry.orthogonality`), ``verdict`` (text);

@@ -1,4 +1,4 @@
-"""Mathematical properties of positional encodings, measured: each claim of the seeds becomes a number and a verdict.
+"""Mathematical properties of positional encodings, measured: each claim of the tutorials becomes a number and a verdict.
 
     >>> from posenc.properties import check_encoding
     >>> report = check_encoding("sinusoidal", d_model=64, length=256)

@@ -1,7 +1,7 @@
-"""Boundedness: position vectors stay small whatever the position (seed 001 §3.1; seed 003 §14.8.2).
+"""Boundedness: position vectors stay small whatever the position (tutorial 001 §3.1; tutorial 003 §14.8.2).
 
 Claim: the sinusoid's values lie in [-1, 1], so a position vector never "drowns" the word embedding, however long
-the sequence (seed 003 §14.8.2: ``position = [10, 20, -15]`` would swamp ``[0.5, 0.3, -0.2]``).
+the sequence (tutorial 003 §14.8.2: ``position = [10, 20, -15]`` would swamp ``[0.5, 0.3, -0.2]``).
 
 - absolute encodings: value range of ``PE [N, D]``, per-position norm ``||PE[p]||`` (min, max), the RMS per channel
   ``||PE[p]|| / sqrt(D)`` (what an embedding of unit-variance channels is compared with). Holds when every value is in
@@ -21,7 +21,7 @@ from posenc.properties.view import EncodingView
 __all__ = ["bounded"]
 
 CLAIM = "position vectors stay in [-1, 1] and never drown the embedding"
-SOURCE = "seed 001 §3.1; seed 003 §14.8.2"
+SOURCE = "tutorial 001 §3.1; tutorial 003 §14.8.2"
 
 
 def bounded(view: EncodingView) -> PropertyResult:

@@ -1,4 +1,4 @@
-"""The naive encodings' flaws as numbers (seed 000 §2.1-2.3), measured on any absolute encoding.
+"""The naive encodings' flaws as numbers (tutorial 000 §2.1-2.3), measured on any absolute encoding.
 
 - ``growth`` (§2.1, "1, 2, 3, ..."): the largest norm in the second half of the positions over the largest in the first
   half. Integer positions double it (``(N - 1 + 1) / (N/2)``); a bounded table keeps it near 1. Holds (no growth) when
@@ -18,7 +18,7 @@ from posenc.properties.view import EncodingView
 
 __all__ = ["growth", "length_independence", "continuity", "GROWTH_LIMIT", "JUMP_LIMIT"]
 
-SOURCE = "seed 000 §2.1-2.3"
+SOURCE = "tutorial 000 §2.1-2.3"
 #: largest second-half / first-half norm ratio still called "no growth"
 GROWTH_LIMIT = 1.25
 #: largest / smallest neighbour distance still called "continuous"

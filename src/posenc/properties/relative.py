@@ -1,4 +1,4 @@
-"""Relative offsets as a linear map (seed 001 §3.3; Vaswani et al. 2017 §3.5).
+"""Relative offsets as a linear map (tutorial 001 §3.3; Vaswani et al. 2017 §3.5).
 
 Claim: for every offset k there is one matrix ``M(k)``, the same for every position p, with ``PE[p + k] = PE[p] M(k)``;
 for the sinusoid it is block diagonal, each 2x2 block the rotation by ``k w_i``::
@@ -32,7 +32,7 @@ __all__ = ["relative", "offsets_for", "fit_pair_blocks", "pair_angles", "linear_
            "relative_map_residual"]
 
 CLAIM = "PE[p + k] is a fixed linear map (a block rotation) of PE[p], the same for every p"
-SOURCE = "seed 001 §3.3; Vaswani et al. 2017 §3.5"
+SOURCE = "tutorial 001 §3.3; Vaswani et al. 2017 §3.5"
 
 
 def offsets_for(length: int) -> list[int]:
@@ -118,7 +118,7 @@ def linear_map_residuals(table: torch.Tensor, offsets: list[int]) -> list[float]
 
 def relative_map_residual(pe: torch.Tensor, offset: int, rows: slice | None = None,
                           paired: bool = False) -> tuple[float, torch.Tensor]:
-    """Least-squares fit of one matrix ``M`` with ``PE[p + k] ~= PE[p] M`` over all ``p`` (seed 001 §3.3).
+    """Least-squares fit of one matrix ``M`` with ``PE[p + k] ~= PE[p] M`` over all ``p`` (tutorial 001 §3.3).
 
     Returns ``(relative residual ||PE[p+k] - PE[p] M||_F / ||PE[p+k]||_F, M [d, d])``. Zero residual means a single
     linear map, independent of ``p``, moves every position ``k`` steps.
@@ -127,7 +127,7 @@ def relative_map_residual(pe: torch.Tensor, offset: int, rows: slice | None = No
         pe: table ``[T, d]`` (float64).
         offset: ``k >= 1``.
         rows: which starting positions to fit on (default all ``p < T - k``).
-        paired: fit one 2x2 map per channel pair ``(2i, 2i+1)`` (block-diagonal ``M``), as seed 001 derives it.
+        paired: fit one 2x2 map per channel pair ``(2i, 2i+1)`` (block-diagonal ``M``), as tutorial 001 derives it.
             A full ``d x d`` fit is ill-conditioned when slow channels barely move over the table (many ``M`` fit
             equally well), so only the paired fit can be compared with the rotation or carried to other positions.
     """

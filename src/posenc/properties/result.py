@@ -1,6 +1,6 @@
 """What a property check returns: a verdict with the numbers behind it.
 
-Every property answers one claim about an encoding (e.g. "values stay in [-1, 1]", seed 001 §3.1) with
+Every property answers one claim about an encoding (e.g. "values stay in [-1, 1]", tutorial 001 §3.1) with
 
 - ``numbers``: the measured values (JSON-able: floats, ints, strings, short lists, ``None``),
 - ``verdict``: ``"holds"``, ``"fails"``, ``"n.a."`` (the claim does not apply to this encoding, ``reason`` says why)

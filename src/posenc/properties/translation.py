@@ -1,4 +1,4 @@
-"""Translation invariance: how two positions interact depends on their distance only (seed 001 §3.3, §5.2).
+"""Translation invariance: how two positions interact depends on their distance only (tutorial 001 §3.3, §5.2).
 
 Claim: ``PE[p] . PE[p + k]`` is the same for every p (for the sinusoid it is ``sum_i cos(k w_i)``), so "similarity
 against distance" is one curve, not a family of curves.
@@ -26,7 +26,7 @@ from posenc.properties.view import EncodingView
 __all__ = ["translation", "distances_for"]
 
 CLAIM = "the interaction of two positions depends only on their distance"
-SOURCE = "seed 001 §3.3 and §5.2"
+SOURCE = "tutorial 001 §3.3 and §5.2"
 
 
 def distances_for(length: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""Uniqueness: no two positions share a vector (seed 001 §3.2, seed 002 "位置编码向量是唯一的").
+"""Uniqueness: no two positions share a vector (tutorial 001 §3.2, tutorial 002 "位置编码向量是唯一的").
 
 Two numbers per encoding:
 
@@ -25,7 +25,7 @@ from posenc.properties.view import EncodingView
 __all__ = ["uniqueness", "min_distance_by_length", "offset_distances", "first_duplicate_length"]
 
 CLAIM = "every position has its own vector"
-SOURCE = "seed 001 §3.2; seed 002"
+SOURCE = "tutorial 001 §3.2; tutorial 002"
 
 _BLOCK = 512
 

@@ -1,6 +1,6 @@
-"""Wavelength of every dimension, and which dimensions are local or global (seed 002).
+"""Wavelength of every dimension, and which dimensions are local or global (tutorial 002).
 
-Claim (seed 002): "低维分量变化较快, 主要捕捉局部位置关系; 高维分量变化较慢, 可以用于编码全局信息" -- low dimensions
+Claim (tutorial 002): "低维分量变化较快, 主要捕捉局部位置关系; 高维分量变化较慢, 可以用于编码全局信息" -- low dimensions
 turn fast (short wavelength, local), high dimensions slowly (long wavelength, global).
 
 - rotary encodings: ``lambda_i = 2 pi / inv_freq_i`` per pair, from ``frequencies()``;
@@ -28,7 +28,7 @@ from posenc.properties.view import EncodingView
 __all__ = ["wavelength", "table_wavelengths", "channel_periods"]
 
 CLAIM = "low dimensions are local (short wavelength), high dimensions global (long wavelength)"
-SOURCE = "seed 002"
+SOURCE = "tutorial 002"
 
 
 def channel_periods(table: torch.Tensor) -> list[float | None]:

@@ -82,8 +82,8 @@ class Claim:
 
     Attributes:
         id: short stable slug (the page's anchor, the store key ``report:<id>``).
-        source: where the claim is made, e.g. ``"seed 001 §3.1"`` or ``"Press et al. 2022 (ALiBi)"``.
-        origin: ``"seed"`` (the four documents) or ``"literature"`` (a paper's claim).
+        source: where the claim is made, e.g. ``"tutorial 001 §3.1"`` or ``"Press et al. 2022 (ALiBi)"``.
+        origin: ``"tutorial"`` (the four tutorials) or ``"literature"`` (a paper's claim).
         title: a few words for the summary table.
         claim: the claim in one sentence (English).
         experiment: the name of the experiment that measures it.
@@ -101,7 +101,7 @@ class Claim:
 
     id: str
     source: str
-    origin: Literal["seed", "literature"]
+    origin: Literal["tutorial", "literature"]
     title: str
     claim: str
     experiment: str
@@ -120,8 +120,8 @@ class Claim:
         elif not self.tests:
             raise PosencError(f"claim {self.id} has no tests: a claim needs at least one threshold, or "
                               f"untestable='why it cannot be tested as written'")
-        if self.origin not in ("seed", "literature"):
-            raise PosencError(f"claim {self.id}: origin must be 'seed' or 'literature', got {self.origin!r}")
+        if self.origin not in ("tutorial", "literature"):
+            raise PosencError(f"claim {self.id}: origin must be 'tutorial' or 'literature', got {self.origin!r}")
         if self.tests and not any(t.role == "core" for t in self.tests):
             raise PosencError(f"claim {self.id} has only conditions; at least one test must be 'core'")
 

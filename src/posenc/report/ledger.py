@@ -17,7 +17,7 @@ from posenc.report.experiments import EXPERIMENTS, MODULES
 
 __all__ = ["LEDGER", "get_claim", "claim_ids", "claims_by_origin"]
 
-#: the page's order: the seeds' argument first (why positions, the naive codes, the sinusoid, pretrained models,
+#: the page's order: the tutorials' argument first (why positions, the naive codes, the sinusoid, pretrained models,
 #: the input layer), then the papers
 _ORDER = ("word-order", "integer-positions", "unit-interval-positions", "binary-positions", "sin-bounded",
           "sin-unique", "sin-relative-linear", "local-global-dims")
@@ -34,7 +34,7 @@ def _collect() -> tuple[Claim, ...]:
         raise PosencError(f"claims name experiments that are not registered: {unknown}")
     rank = {claim_id: i for i, claim_id in enumerate(_ORDER)}
     # stable sort: the ordered ids first, then each module's claims in declaration order, seeds before literature
-    return tuple(sorted(claims, key=lambda c: (c.origin != "seed", rank.get(c.id, len(rank)))))
+    return tuple(sorted(claims, key=lambda c: (c.origin != "tutorial", rank.get(c.id, len(rank)))))
 
 
 LEDGER: tuple[Claim, ...] = _collect()
@@ -53,8 +53,8 @@ def get_claim(claim_id: str) -> Claim:
 
 
 def claims_by_origin() -> dict[str, list[Claim]]:
-    """``{"seed": [...], "literature": [...]}`` in ledger order (the page's summary groups them)."""
-    out: dict[str, list[Claim]] = {"seed": [], "literature": []}
+    """``{"tutorial": [...], "literature": [...]}`` in ledger order (the page's summary groups them)."""
+    out: dict[str, list[Claim]] = {"tutorial": [], "literature": []}
     for claim in LEDGER:
         out[claim.origin].append(claim)
     return out

@@ -7,7 +7,7 @@ template shows (numbers formatted, the reference runs' verdicts looked up); the 
 
 Layout: a header (mode, versions, counts: the claims not run and not decided in quick mode counted apart from the
 inconclusive ones), a summary table (claim, source, verdict, and the verdicts of the last committed full and
-``--extended`` runs, :mod:`posenc.report.reference`, marked where they differ) in two groups, the seed documents'
+``--extended`` runs, :mod:`posenc.report.reference`, marked where they differ) in two groups, the tutorials'
 claims and the literature's, the time each part took, then one section per claim: the claim (and the document's own
 sentence), its source, the experiment and its setup, the tests with their thresholds, a small table of measured
 numbers (each with its 95% interval; in quick mode the sampled ones marked QUICK) beside their baseline or published
@@ -50,7 +50,7 @@ _COLOURS = {  # background, text
     "failed": ("#f3d9fa", "#6a1b9a"),
 }
 
-_GROUPS = {"seed": "Claims of the four documents (seeds 000-003)",
+_GROUPS = {"tutorial": "Claims of the four documents (tutorials 000-003)",
            "literature": "Claims from the literature (papers the documents point to or that test them)"}
 
 
@@ -116,7 +116,7 @@ def _reference_cell(result: ClaimResult, references: References | None, kind: st
 
 
 def _groups(results: list[ClaimResult], references: References | None) -> list[dict[str, Any]]:
-    """The summary table's rows, numbered in page order, in two groups: the seeds' claims, the literature's."""
+    """The summary table's rows, numbered in page order, in two groups: the tutorials' claims, the literature's."""
     groups = []
     for origin, heading in _GROUPS.items():
         rows = []

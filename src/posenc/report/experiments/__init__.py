@@ -10,20 +10,20 @@ from posenc.report.experiments import (  # noqa: F401  (registers experiments)
     models,
     pretrained,
     research,
-    seed_mechanics,
-    seed_semantics,
-    seed_tables,
-    seed_training,
     tables,
     training,
+    tutorial_mechanics,
+    tutorial_semantics,
+    tutorial_tables,
+    tutorial_training,
 )
 from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row, experiment, get_experiment
 
 #: the experiment modules in the order their claims appear on the page (each holds its claims in ``CLAIMS``): models,
-#: tables, the further seed checks on tables and configurations, the remaining seed claims on mechanisms, MiniLM, the
-#: remaining seed claims on meaning (MiniLM too), the lab, the seed claims that train small models, extension, the
+#: tables, the further seed checks on tables and configurations, the remaining tutorial claims on mechanisms, MiniLM, the
+#: remaining tutorial claims on meaning (MiniLM too), the lab, the tutorial claims that train small models, extension, the
 #: research encodings' claims, the claims of the encodings released since 2024
-MODULES = (models, tables, seed_tables, seed_mechanics, pretrained, seed_semantics, training, seed_training, extension,
+MODULES = (models, tables, tutorial_tables, tutorial_mechanics, pretrained, tutorial_semantics, training, tutorial_training, extension,
            research, field)
 
 __all__ = ["Context", "EXPERIMENTS", "MODULES", "Measurement", "Row", "experiment", "get_experiment"]

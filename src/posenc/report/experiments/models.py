@@ -1,6 +1,6 @@
 """Experiments on posenc's own small Transformer (random weights, no training): word order without positions
-(seed 000 intro), the position-blind FFN (seed 001 §5.1), a learned table's hard end (seeds 002, 003) and adding vs
-concatenating (seed 003 §14.3).
+(tutorial 000 intro), the position-blind FFN (tutorial 001 §5.1), a learned table's hard end (seeds 002, 003) and adding vs
+concatenating (tutorial 003 §14.3).
 
 Shapes: ids ``[B, T]``, hidden states ``[B, T, D]``.
 """
@@ -14,7 +14,7 @@ from posenc.report.claim import Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
 from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME
 
-# seed 000's two sentences: the same words (the same multiset of tokens), opposite meanings
+# tutorial 000's two sentences: the same words (the same multiset of tokens), opposite meanings
 _SENTENCES = ("I do not like the story of the movie , but I do like the cast .",
               "I do like the story of the movie , but I do not like the cast .")
 
@@ -177,7 +177,7 @@ def learned_max_len(ctx: Context) -> Measurement:
                                                 "minilm_at_double") if outcomes[k] == "ran"]}
     labels = {"table_at_max_len": "posenc learned table, 512 positions",
               "table_past_max_len": "posenc learned table, 513 positions",
-              "table_at_double": "posenc learned table, 1024 positions (seed 002's example)",
+              "table_at_double": "posenc learned table, 1024 positions (tutorial 002's example)",
               "model_at_max_len": "Transformer with learned table (max_len 64), 64 tokens",
               "model_past_max_len": "same Transformer, 65 tokens",
               "sinusoid_model_past_max_len": "same Transformer with the sinusoid, 128 tokens",
@@ -260,7 +260,7 @@ def add_vs_concat(ctx: Context) -> Measurement:
 NO_LOSS = 0.02
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("word-order", "seed 000 intro, §3.2", "seed", "No positions, no word order",
+    Claim("word-order", "tutorial 000 intro, §3.2", "tutorial", "No positions, no word order",
           "Without position information self-attention cannot tell \"I love you\" from \"you love I\".",
           "word_order", (
               Test("blind_encoder_difference", "<", SAME, "a bidirectional model without positions only reorders "
@@ -272,7 +272,7 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="for bidirectional (encoder) self-attention; a causal mask alone tells the orders apart "
                           "(Kazemnejad et al. 2023)")),
           quote="当抛弃循环神经网络结构, 完全采用Attention取而代之, 这些词序信息就会丢失"),
-    Claim("ffn-position-blind", "seed 001 §5.1", "seed", "The FFN is position-blind",
+    Claim("ffn-position-blind", "tutorial 001 §5.1", "tutorial", "The FFN is position-blind",
           "The position-wise FFN applies the same function at every position.",
           "ffn_position_blind", (
               Test("ffn_relative_error", "<", SAME, "permuting the FFN's inputs permutes its outputs exactly",
@@ -280,7 +280,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("rope_block_permutation_error", ">", DIFFERENT, "a block with RoPE attention is not "
                          "permutation-equivariant", "the test must be able to fail", otherwise="not testable"),),
           quote="FFN本身是一个“位置盲”的模块。"),
-    Claim("learned-max-len", "seed 002, seed 003 §14.8.3", "seed", "A learned table stops at max_len",
+    Claim("learned-max-len", "tutorial 002, tutorial 003 §14.8.3", "tutorial", "A learned table stops at max_len",
           "A learned position table trained with max_len = 512 cannot run a longer sequence.",
           "learned_max_len", (
               Test("models_running_past_max_len", "<", 0.5, "no learned model (posenc's table, a Transformer on it, "
@@ -288,7 +288,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("models_running_at_max_len", ">", 0.5, "every learned model runs at max_len",
                          "else the limit is not what stops them", otherwise="not testable"),),
           quote="如果训练时 max_len=512，测试时输入 1024 长度的序列，模型就无法处理了"),
-    Claim("add-vs-concat", "seed 003 §14.3", "seed", "Adding keeps the width, loses nothing",
+    Claim("add-vs-concat", "tutorial 003 §14.3", "tutorial", "Adding keeps the width, loses nothing",
           "Adding the position vector keeps d_model, and loses no information compared with concatenating it.",
           "add_vs_concat", (
               Test("width_change_by_adding", "<", 0.5, "adding keeps the width d_model", "no change"),

@@ -1,8 +1,8 @@
 """Experiments on the pretrained all-MiniLM-L6-v2 (BERT architecture, 512 learned positions, d=384), through
-:mod:`posenc.probe`, and the claims they test: word/position orthogonality (seed 001 §4.1), magnitudes (seeds 000
-§3.3, 003 §14.8.2), position and meaning by block of dimensions (seed 002), the four-term split of the first layer's
-logits (seed 001 §5.2; TUPE's "uniform" cross terms, read as flat along positions), word and position experts among
-the heads (seed 001 §5.2) and among the query/key dimensions (seed 003 §14.5.3), and positional heads (seed 001 §5.2,
+:mod:`posenc.probe`, and the claims they test: word/position orthogonality (tutorial 001 §4.1), magnitudes (seeds 000
+§3.3, 003 §14.8.2), position and meaning by block of dimensions (tutorial 002), the four-term split of the first layer's
+logits (tutorial 001 §5.2; TUPE's "uniform" cross terms, read as flat along positions), word and position experts among
+the heads (tutorial 001 §5.2) and among the query/key dimensions (tutorial 003 §14.5.3), and positional heads (tutorial 001 §5.2,
 Voita et al. 2019, Clark et al. 2019).
 
 Text: two kinds (:func:`posenc.corpora.text_windows`): one window from the start of each of the 38 Shakespeare
@@ -49,9 +49,9 @@ HEADLINE_LENGTH = 128
 QUICK_WINDOWS = 8
 #: the frequent-token sample: the most frequent tokens in the first FREQUENT_CHARS characters of every play
 FREQUENT_COUNT, FREQUENT_CHARS = 1000, 20_000
-#: the seed's sample of word rows (seed 001 §4.1: ``word_embeddings[100:1100]``)
+#: the tutorial's sample of word rows (tutorial 001 §4.1: ``word_embeddings[100:1100]``)
 SEED_ROWS = (100, 1100)
-#: what the page says wherever the documents report or assume bert-base-uncased (seed 001 §4.1 runs it): the model
+#: what the page says wherever the documents report or assume bert-base-uncased (tutorial 001 §4.1 runs it): the model
 #: that stands in for it here, and what would differ
 STAND_IN = ("all-MiniLM-L6-v2 stands in for bert-base-uncased, which the documents use and which is not available "
             "offline: the same BERT architecture, uncased WordPiece vocabulary (30522 rows, the same 994 [unused] "
@@ -61,7 +61,7 @@ STAND_IN = ("all-MiniLM-L6-v2 stands in for bert-base-uncased, which the documen
             "2.07 deg instead of 2.93), there are 144 heads instead of 72 (Clark et al.'s 4 and 5 counts are of 144), "
             "and BERT's masked-LM pretraining at 512 tokens trains positions 128..511 that the fine-tuning here "
             "never revisits; none of the numbers on this page are bert-base's.")
-#: seed 001 §4.1's printed statistics for bert-base-uncased
+#: tutorial 001 §4.1's printed statistics for bert-base-uncased
 DOCUMENT_BERT = {"cos_mean": -0.009876, "cos_std": 0.035428, "cos_abs_mean": 0.028139, "angle_mean": 90.57,
                  "angle_std": 2.03, "angle_min": 7.72, "angle_max": 98.00}
 
@@ -81,7 +81,7 @@ SAMPLE_OPTIONS = ("trained rows", "seed rows 100..1099", "1000 most frequent tok
 SAMPLE = Choice(
     "word rows", SAMPLE_OPTIONS, "trained rows",
     "the claim is about word embeddings that training shaped: every row except BERT's [unused] placeholders, which "
-    "no text produces (895 of the seed's 1000 rows 100..1099 are placeholders). The seed's rows are kept as its "
+    "no text produces (895 of the tutorial's 1000 rows 100..1099 are placeholders). The tutorial's rows are kept as its "
     "reproduction, the tokens Shakespeare uses most as the words text actually brings")
 
 
@@ -215,11 +215,11 @@ def minilm_geometry(ctx: Context) -> Measurement:
     The judgement is :func:`posenc.probe.geometry.orthogonality` (the probe's): the mean angle over all pairs with a
     two-way bootstrap over words and positions, nearly orthogonal when ``|mean - 90|`` stays below
     ``asin(1/sqrt(d))`` (2.93 degrees at d=384). Three samples of word rows (:data:`SAMPLE`): the trained rows
-    (headline), the seed's rows 100..1099 (895 of them placeholders), the 1000 tokens Shakespeare uses most. And
+    (headline), the tutorial's rows 100..1099 (895 of them placeholders), the 1000 tokens Shakespeare uses most. And
     the same statistics for tables drawn as BERT initialises them (N(0, 0.02^2)), before any training (the seed says
     they are not orthogonal then): 1000 word rows against 512 positions at MiniLM's width, and at BERT-base's
     (30522 x 768 words, 512 x 768 positions; only the rows 100..1099 and the 512 positions are drawn), beside the
-    seed's printed BERT numbers. Tables only: quick and full are the same.
+    tutorial's printed BERT numbers. Tables only: quick and full are the same.
     """
     from posenc.plots.probe import orthogonality_figure
     from posenc.probe.geometry import (
@@ -258,7 +258,7 @@ def minilm_geometry(ctx: Context) -> Measurement:
                        "angle_offset_deg": judged[name]["angle_offset"], "mean_angle_deg": judged[name]["angle_mean"],
                        "init_angle_offset_deg": initial["angle_offset"], "init_mean_angle_deg": initial["angle_mean"]}
                 for name in SAMPLE_OPTIONS}
-    # what the seed's sample is made of
+    # what the tutorial's sample is made of
     tokenizer = loaded.tokenizer
     seed_rows = samples["seed rows 100..1099"]
     placeholders = np.intersect1d(seed_rows, placeholder_rows(tokenizer))
@@ -312,15 +312,15 @@ def minilm_geometry(ctx: Context) -> Measurement:
     rows += [Row(f"|mean angle - 90|, {name} (deg)", judged[name]["angle_offset"], margin,
                  "margin asin(1/sqrt(384)): one random pair's typical miss (shown, not judged: random tables "
                  "give 90 degrees too)") for name in SAMPLE_OPTIONS]
-    rows += [Row("seed's rows 100..1099 that are [unused] placeholders", f"{len(placeholders)} of {len(seed_rows)}",
+    rows += [Row("tutorial's rows 100..1099 that are [unused] placeholders", f"{len(placeholders)} of {len(seed_rows)}",
                  f"{len(special)} special, {len(real)} word pieces", "the rest"),
-             Row("mean angle, the seed's placeholders alone (deg)", parts["placeholders"]["angle_mean"],
+             Row("mean angle, the tutorial's placeholders alone (deg)", parts["placeholders"]["angle_mean"],
                  parts["word pieces"]["angle_mean"], "its word pieces alone")]
     for key, label in (("cos_mean", "cosine mean"), ("cos_std", "cosine std"), ("cos_abs_mean", "mean |cosine|"),
                        ("angle_mean", "mean angle"), ("angle_std", "angle std")):
         rows.append(Row(f"BERT-base-sized tables at initialisation: {label}", bert["stats"][key], DOCUMENT_BERT[key],
-                        "seed 001 §4.1, bert-base-uncased"))
-    rows.append(Row("mean cosine after centring both sets (seed's rows)", geo["centred"]["cos_mean"], 0.0, "chance"))
+                        "tutorial 001 §4.1, bert-base-uncased"))
+    rows.append(Row("mean cosine after centring both sets (tutorial's rows)", geo["centred"]["cos_mean"], 0.0, "chance"))
     for s in geo["subspace"]["k"]:
         if s["k"] in (5, 20):
             rows.append(Row(f"overlap of top-{s['k']} PCA subspaces, whole vocabulary (mean cos^2)", s["overlap"],
@@ -332,11 +332,11 @@ def minilm_geometry(ctx: Context) -> Measurement:
              f"  of which word pieces ({len(real)})": parts["word pieces"]["angle_mean"],
              "MiniLM-sized, at initialisation": initial["angle_mean"],
              "BERT-base-sized, at initialisation": bert["angle_mean"],
-             "seed 001: bert-base-uncased (printed)": DOCUMENT_BERT["angle_mean"]}
+             "tutorial 001: bert-base-uncased (printed)": DOCUMENT_BERT["angle_mean"]}
     trained = samples["trained rows"]
     rng = np.random.default_rng(0)
     angles = {f"trained rows (every 10th of {len(trained)})": _angles(words[trained[::10]], positions),
-              f"seed's placeholders ({len(placeholders)})": _angles(words[placeholders], positions),
+              f"tutorial's placeholders ({len(placeholders)})": _angles(words[placeholders], positions),
               "N(0, 0.02^2) rows, before training": _angles(rng.normal(0, std, (seed_size, d)),
                                                              rng.normal(0, std, (n_positions, d)))}
     fig = orthogonality_figure(shown, margin, angles)
@@ -345,7 +345,7 @@ def minilm_geometry(ctx: Context) -> Measurement:
                        f"subspaces (positions' variance inside the words' top principal directions holding "
                        f"{SUBSPACE_LEVEL:.0%} of the word variance, both centred, interval from a bootstrap over "
                        f"position rows; against tables drawn as BERT initialises them); samples: "
-                       f"{len(trained)} trained rows (headline), the seed's rows 100..1099, the {FREQUENT_COUNT} most "
+                       f"{len(trained)} trained rows (headline), the tutorial's rows 100..1099, the {FREQUENT_COUNT} most "
                        f"frequent tokens of Shakespeare (first {FREQUENT_CHARS} characters of each play); 95% "
                        f"intervals from a two-way bootstrap over words and positions (2000 resamples). {STAND_IN}",
                        estimates=variants[SAMPLE.headline], variants=variants)
@@ -369,14 +369,14 @@ REFERENCE = Choice(
     "reference embedding", tuple(REFERENCES), "N(0, 1/d) x sqrt(d)",
     "the embedding the sinusoid was designed next to: the original Transformer's implementations (tensor2tensor, "
     "fairseq) draw embeddings from N(0, 1/d) and multiply them by sqrt(d) (§3.4), RMS 1 per channel; an "
-    "nn.Embedding's N(0, 1) rows without the scale (seed 003 §14.7.1 marks it optional) have the same RMS. "
-    "N(0, 0.02^2) is BERT's and GPT-2's initialisation; N(0, 1) x sqrt(d) is seed 003 §14.7.1's code with its "
+    "nn.Embedding's N(0, 1) rows without the scale (tutorial 003 §14.7.1 marks it optional) have the same RMS. "
+    "N(0, 0.02^2) is BERT's and GPT-2's initialisation; N(0, 1) x sqrt(d) is tutorial 003 §14.7.1's code with its "
     "optional scale on")
 
 
 @experiment("magnitude", quick_is_full=True)
 def magnitude(ctx: Context) -> Measurement:
-    """Seeds 000 §3.3 (the position encoding is *small* next to the word vector) and 003 §14.8.2 (the sinusoid is
+    """Tutorials 000 §3.3 (the position encoding is *small* next to the word vector) and 003 §14.8.2 (the sinusoid is
     *comparable* to the embedding), against named reference scales.
 
     - Trained: mean norm of MiniLM's position rows over mean norm of its trained word rows (placeholders left out),
@@ -473,7 +473,7 @@ def minilm_dimensions(ctx: Context) -> Measurement:
       sum's variance that comes from position rather than from the word; quarter means with a two-way bootstrap over
       word rows and positions.
 
-    The seed's claim is tested as the difference lowest quarter minus highest quarter. In a learned table a
+    The tutorial's claim is tested as the difference lowest quarter minus highest quarter. In a learned table a
     dimension's index carries no frequency as in the sinusoid, so any division is training's doing, which is what
     the seed says ("在训练中"). Tables only: quick and full are the same.
     """
@@ -768,7 +768,7 @@ def _fraction_at(window_pass: dict[str, Any], layer: int, head: int, offset: int
 # the claims these experiments test
 # ---------------------------------------------------------------------------------------------------------------
 #: the words' principal subspace: the fewest directions holding this share of the word table's variance (where
-#: meaning is dense, seed 001's 语义的富集)
+#: meaning is dense, tutorial 001's 语义的富集)
 SUBSPACE_LEVEL = 0.5
 #: nearly orthogonal subspaces: the positions hold under half the share of their variance inside the words' subspace
 #: that random tables of the same shapes give (random: 1; orthogonal: 0)
@@ -799,7 +799,7 @@ _REST_CONDITION = Test("rest_share", "<", LITTLE, "the four terms are the whole 
                               "carries much of the logits' variance")
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("near-orthogonal", "seed 001 §4.1, §6", "seed", "Words and positions in near-orthogonal subspaces",
+    Claim("near-orthogonal", "tutorial 001 §4.1, §6", "tutorial", "Words and positions in near-orthogonal subspaces",
           "In a pretrained BERT-family model, word embeddings and position embeddings lie in two nearly orthogonal "
           "subspaces, and training makes them so.",
           "minilm_geometry", (
@@ -810,12 +810,12 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="the positions are not kept out of the words' principal subspace"),
               Test("init_position_enrichment", ">", ORTHOGONAL_ENRICHMENT, "before training they are not: tables "
                    "drawn as BERT initialises them (N(0, 0.02^2), the same shapes) share the subspace as random "
-                   "tables do (seed 001 §4: '训练初期,他们确实不是近似正交的')", "the same bar", role="condition",
+                   "tables do (tutorial 001 §4: '训练初期,他们确实不是近似正交的')", "the same bar", role="condition",
                    unless="but not because of training: tables drawn as BERT initialises them are already in "
                           "near-orthogonal subspaces")),
           choice=SAMPLE, quote="经过训练,模型会学习到将词嵌入所代表的语义信息和位置编码所代表的序列顺序信息,分别映射到高维空间中两个近似正交的子空间内",
           revision=3),
-    Claim("small-magnitude", "seed 000 §3.3", "seed", "Positions are small next to words",
+    Claim("small-magnitude", "tutorial 000 §3.3", "tutorial", "Positions are small next to words",
           "The position encoding's magnitude is small next to the word embedding's, so it does not drown it.",
           "magnitude", (
               Test("position_to_word_norm", "<", 1.0, "in the trained model, position rows are shorter than word "
@@ -826,7 +826,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "scaled by sqrt(d), Vaswani et al. 2017 §3.4)", "equal size", role="condition",
                    unless="in the trained model only: the fixed sinusoid is larger than this reference embedding")),
           choice=REFERENCE, quote="2. 位置编码的幅度较小,不会淹没词向量", revision=4),
-    Claim("comparable-magnitude", "seed 003 §14.8.2", "seed", "The sinusoid is comparable to embeddings",
+    Claim("comparable-magnitude", "tutorial 003 §14.8.2", "tutorial", "The sinusoid is comparable to embeddings",
           "The sinusoid's values lie in [-1, 1], the same order of magnitude as the word embedding's.",
           "magnitude", (
               Test("sinusoid_reference_log10_gap", "<", COMPARABLE_LOG10, "the fixed sinusoid's RMS per channel and "
@@ -840,7 +840,7 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only next to an embedding of the reference's scale: next to a trained, unscaled "
                           "BERT-style word table the sinusoid is not of the same order of magnitude")),
           choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=2),
-    Claim("four-terms-weak", "seed 001 §5.2", "seed", "Word-position logit terms are weak",
+    Claim("four-terms-weak", "tutorial 001 §5.2", "tutorial", "Word-position logit terms are weak",
           "Attention logits split into word-word, word-position, position-word and position-position terms, and the "
           "word-position ones are weak.",
           "minilm_four_terms", (
@@ -850,7 +850,7 @@ CLAIMS: tuple[Claim, ...] = (
                    role="condition", unless="weak on average over heads, not in every head"),
               _REST_CONDITION),
           choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=3),
-    Claim("head-experts", "seed 001 §5.2", "seed", "Word experts and position experts",
+    Claim("head-experts", "tutorial 001 §5.2", "tutorial", "Word experts and position experts",
           "Some attention heads mainly follow word-word relations (word experts), others mainly position-position "
           "relations (position experts).",
           "minilm_four_terms", (
@@ -861,7 +861,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "majority: more than the other three terms together", unless="no head is a position expert")),
           choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家",
           revision=2),
-    Claim("qk-dimension-experts", "seed 003 §14.5.3", "seed", "Query/key dimensions specialise",
+    Claim("qk-dimension-experts", "tutorial 003 §14.5.3", "tutorial", "Query/key dimensions specialise",
           "W_q and W_k can learn that some dimensions mainly follow semantic similarity and others mainly position "
           "(tested on the dimensions of all-MiniLM-L6-v2's layer-0 queries and keys, in the projections' own "
           "basis, the one the sentence names).",
@@ -873,7 +873,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "position-position", "majority: more than the other three terms together",
                    unless="no dimension is a position expert")),
           choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系"),
-    Claim("positional-heads", "seed 001 §5.2", "seed", "Some heads are positional",
+    Claim("positional-heads", "tutorial 001 §5.2", "tutorial", "Some heads are positional",
           "Some attention heads specialise in position.",
           "minilm_heads", (
               Test("positional_heads_128", ">", AT_LEAST_ONE, "at least one head meets Voita et al.'s rule in "

@@ -1,4 +1,4 @@
-"""Experiments on position tables alone (no model): the naive encodings of seed 000 §2.1-2.3, and the sinusoid's
+"""Experiments on position tables alone (no model): the naive encodings of tutorial 000 §2.1-2.3, and the sinusoid's
 boundedness, uniqueness, relative linearity, local/global split and extrapolation (seeds 001 §3, 002, 003 §14.8.3).
 
 Shapes: a table ``PE`` is ``[T, d]`` (positions x channels).
@@ -53,7 +53,7 @@ def naive_integer(ctx: Context) -> Measurement:
             Row("residual of best p-independent map PE[p] -> PE[p+1]", residual, sin_residual, "sinusoid")]
     row, numbers["property_check"] = _property_row("integer", "growth", dim, test_len)
     rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    from posenc.plots.seed_checks import integer_growth_figure
+    from posenc.plots.tutorial_checks import integer_growth_figure
 
     fig = integer_growth_figure(pe[:, 0].numpy(), train_len, residual, sin_residual)
     numbers["growth_test_over_train"] = numbers["max_value_test"] / numbers["max_value_train"]
@@ -77,13 +77,13 @@ def naive_normalized(ctx: Context) -> Measurement:
     numbers = {"step_by_length": {str(n): s for n, s in steps.items()},
                "code_of_position_2_by_length": {str(n): c for n, c in codes_of_2.items()},
                "step_ratio_shortest_longest": steps[lengths[0]] / steps[lengths[-1]]}
-    rows = [Row(f"neighbour step at n={n}", steps[n], 0.5 if n == 3 else None, "seed 000: 3 tokens 0, 0.5, 1"
+    rows = [Row(f"neighbour step at n={n}", steps[n], 0.5 if n == 3 else None, "tutorial 000: 3 tokens 0, 0.5, 1"
                 if n == 3 else "") for n in lengths]
     rows.append(Row("code of position 2 at n=3 vs n=1000", f"{codes_of_2[3]:.3g} vs {codes_of_2[1000]:.3g}",
                     "equal", "a length-independent code"))
     row, numbers["property_check"] = _property_row("normalized", "length_independence", dim, 64)
     rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    from posenc.plots.seed_checks import normalized_step_figure
+    from posenc.plots.tutorial_checks import normalized_step_figure
 
     codes = {n: _table("normalized", n, dim)[:, 0].numpy() for n in (3, 10, 100)}
     fig = normalized_step_figure(codes, steps)
@@ -113,7 +113,7 @@ def naive_binary(ctx: Context) -> Measurement:
             Row("residual of best p-independent map PE[p] -> PE[p+1]", residual, sin_residual, "sinusoid")]
     row, numbers["property_check"] = _property_row("binary", "continuity", dim, length)
     rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    from posenc.plots.seed_checks import binary_jumps_figure
+    from posenc.plots.tutorial_checks import binary_jumps_figure
 
     fig = binary_jumps_figure(pe[:64].numpy(), jumps[:128].numpy(), sin_jumps[:128].numpy())
     numbers["neighbour_distance_max_over_min"] = numbers["neighbour_distance_max"] / numbers["neighbour_distance_min"]
@@ -135,11 +135,11 @@ def sinusoid_bounded(ctx: Context) -> Measurement:
                "positions_checked": int(len(near) + len(far)), "largest_position": int(far.max()),
                "integer_max_same_positions": integer_max, "dim": dim}
     rows = [Row("largest |PE[p, j]|", numbers["max_abs"], 1.0, "bound of sin and cos"),
-            Row("value range", f"[{numbers['min']:.4g}, {numbers['max']:.4g}]", "[-1, 1]", "seed 001 §3.1"),
+            Row("value range", f"[{numbers['min']:.4g}, {numbers['max']:.4g}]", "[-1, 1]", "tutorial 001 §3.1"),
             Row(f"integer encoding, same {len(near)} positions: largest value", integer_max, None, "")]
     row, numbers["property_check"] = _property_row("sinusoidal", "bounded", dim, len(near))
     rows.append(row)
-    from posenc.plots.seed_checks import bounded_values_figure
+    from posenc.plots.tutorial_checks import bounded_values_figure
 
     fig = bounded_values_figure(enc.encode(torch.arange(256), dim).numpy(), values.numpy(),
                                 numbers["positions_checked"])
@@ -171,7 +171,7 @@ def sinusoid_unique(ctx: Context) -> Measurement:
             Row("binary code with 8 bits: distinct rows", binary_distinct, length, "one per position")]
     row, numbers["property_check"] = _property_row("sinusoidal", "uniqueness", dim, length)
     rows.append(row)
-    from posenc.plots.seed_checks import unique_positions_figure
+    from posenc.plots.tutorial_checks import unique_positions_figure
 
     distances = {anchor: (pe.double() - pe[anchor].double()).norm(dim=1).numpy() for anchor in (0, length // 2)}
     gram = (pe[:128].double() @ pe[:128].double().T).numpy()
@@ -198,7 +198,7 @@ def sinusoid_relative_linear(ctx: Context) -> Measurement:
         half = (length - k) // 2
         _, m_first = relative_map_residual(sin, k, slice(0, half), paired=True)
         _, m_second = relative_map_residual(sin, k, slice(half, None), paired=True)
-        # the rotation seed 001 derives, acting on row vectors (sin, cos): [s, c] -> [s cos + c sin, c cos - s sin]
+        # the rotation tutorial 001 derives, acting on row vectors (sin, cos): [s, c] -> [s cos + c sin, c cos - s sin]
         rotation = torch.zeros(dim, dim, dtype=torch.float64)
         c, s = torch.cos(k * w), torch.sin(k * w)
         i = torch.arange(0, dim, 2)
@@ -219,10 +219,10 @@ def sinusoid_relative_linear(ctx: Context) -> Measurement:
                 "random (learned-like) table") for k, v in results.items()]
     rows.append(Row("largest |M_k(first half) - M_k(second half)|", numbers["max_half_difference"], 0.0,
                     "independent of p"))
-    rows.append(Row("largest |M_k - rotation R(k w_i)|", numbers["max_vs_rotation"], 0.0, "seed 001 derivation"))
+    rows.append(Row("largest |M_k - rotation R(k w_i)|", numbers["max_vs_rotation"], 0.0, "tutorial 001 derivation"))
     row, numbers["property_check"] = _property_row("sinusoidal", "relative", dim, length)
     rows.append(row)
-    from posenc.plots.seed_checks import relative_map_figure
+    from posenc.plots.tutorial_checks import relative_map_figure
 
     residuals = {label: [results[k][key] for k in offsets] for key, label in
                  (("residual", "sinusoid"), ("binary_residual", "binary"), ("random_residual", "random table"))}
@@ -265,7 +265,7 @@ def sinusoid_local_global(ctx: Context) -> Measurement:
                 out["high"]["position_r2"], "highest quarter"),
             Row("sign changes of the sin channels over the sequence, lowest quarter", out["low"]["sign_changes"],
                 out["high"]["sign_changes"], "highest quarter")]
-    from posenc.plots.seed_checks import local_global_figure
+    from posenc.plots.tutorial_checks import local_global_figure
 
     steps = (pe[1:] - pe[:-1]).pow(2).mean(dim=0).sqrt()  # [d]
     fig = local_global_figure(pe.numpy(), 2, dim - 2, steps.numpy(), quarter)
@@ -300,7 +300,7 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
             Row("smallest distance between two far positions", numbers["far_min_distance"], None, "> 0: distinct"),
             Row("learned table (max_len 512) gives a vector at 100000", "yes" if learned_runs else "no (raises)",
                 None, "")]
-    from posenc.plots.seed_checks import extrapolation_figure
+    from posenc.plots.tutorial_checks import extrapolation_figure
 
     fig = extrapolation_figure(inside[:, :32].numpy(), far[:, :32].numpy(), far_start)
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}; map fitted on 0..{train_len - 1}, tested at "
@@ -318,7 +318,7 @@ DIFFERENT = 1e-3
 ROUND_OFF = "float32 round-off"
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("integer-positions", "seed 000 §2.1", "seed", "Integer positions fail",
+    Claim("integer-positions", "tutorial 000 §2.1", "tutorial", "Integer positions fail",
           "Marking positions 1, 2, 3, ... grows without bound, swamps the embedding, leaves the training range and "
           "cannot express relative position: moving k places is an exact translation (PE[p+k] = PE[p] + k), but "
           "attention compares positions by dot products, and with integer codes every position-only logit is, for a "
@@ -326,7 +326,7 @@ CLAIMS: tuple[Claim, ...] = (
           "places back.",
           "naive_integer_relative", (
               Test("growth_test_over_train", ">", 2, "the largest value grows with the length (512 vs 64)",
-                   "seed text: 'grows without bound'", unless="it does not grow with length"),
+                   "tutorial's text: 'grows without bound'", unless="it does not grow with length"),
               Test("rms_ratio_test", ">", 10, "its RMS swamps a unit-scale embedding (> 10x)",
                    "an order of magnitude", unless="it does not swamp the embedding"),
               Test("unseen_fraction_test", ">", 0.5, "most test positions carry values never seen in training",
@@ -337,13 +337,13 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("sinusoid_shift_share", ">", 0.9, "the same read-out finds the key k back with the sinusoid",
                          "the test must be able to pass", otherwise="not testable"),),
           quote="无法表达相对位置信息", revision=2),
-    Claim("unit-interval-positions", "seed 000 §2.2", "seed", "[0, 1] positions depend on length",
+    Claim("unit-interval-positions", "tutorial 000 §2.2", "tutorial", "[0, 1] positions depend on length",
           "Squeezing positions into [0, 1] makes the distance between neighbours depend on the sequence length.",
           "naive_normalized", (
               Test("step_ratio_shortest_longest", ">", 2, "the neighbour step at n=3 is more than twice that at "
                    "n=1000", "a factor of 2"),),
           quote="这样产生的问题是, 序列长度不同, 相对距离也不同, 模型可能认为这是单词语义发生了变化"),
-    Claim("binary-positions", "seed 000 §2.3", "seed", "Binary positions jump",
+    Claim("binary-positions", "tutorial 000 §2.3", "tutorial", "Binary positions jump",
           "Binary position vectors change discontinuously between neighbours, so relative position is hard to infer.",
           "naive_binary", (
               Test("neighbour_distance_max_over_min", ">", 2, "neighbour distances vary (max >= 2x min)",
@@ -353,20 +353,20 @@ CLAIMS: tuple[Claim, ...] = (
               Test("relative_map_residual", ">", 0.05, "no linear map independent of p (a full d x d matrix, least squares) "
                    "predicts PE[p+1] from PE[p]", "5% residual", unless="a linear relative map exists")),
           quote="但这样也存在问题, 不同单词间的位置变化不连续, 难以推测相对位置信息"),
-    Claim("sin-bounded", "seed 001 §3.1", "seed", "Sin/cos values are bounded",
+    Claim("sin-bounded", "tutorial 001 §3.1", "tutorial", "Sin/cos values are bounded",
           "Sinusoidal position values always lie in [-1, 1].",
           "sinusoid_bounded", (
               Test("max_abs", "<", 1 + 1e-6, "no value exceeds 1 in absolute value, at any position tested",
                    "the bound of sin and cos, plus float32 rounding"),),
           quote="正弦和余弦函数的值域永远被限制在\u00a0[-1, 1]\u00a0之间。"),
-    Claim("sin-unique", "seed 001 §3.2, seed 002", "seed", "Every position is unique",
+    Claim("sin-unique", "tutorial 001 §3.2, tutorial 002", "tutorial", "Every position is unique",
           "Every position gets a different sinusoidal vector.",
           "sinusoid_unique", (
               Test("min_pairwise_distance", ">", DIFFERENT, "the two closest positions are further apart than "
                    "1e-3", "far above float32 round-off", unless="some positions nearly collide"),
               Test("duplicate_rows_float32", "<", 0.5, "every float32 row is distinct", "no duplicates")),
           quote="位置编码向量是唯一的，因为不同位置的编码由不同的正弦和余弦值组成"),
-    Claim("sin-relative-linear", "seed 001 §3.3", "seed", "PE[p+k] is linear in PE[p]",
+    Claim("sin-relative-linear", "tutorial 001 §3.3", "tutorial", "PE[p+k] is linear in PE[p]",
           "For every offset k, PE[p+k] is a fixed linear function (a rotation per channel pair) of PE[p], the same "
           "for every p.",
           "sinusoid_relative_linear", (
@@ -379,7 +379,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "the test must be able to fail", otherwise="not testable"),),
           quote="这是因为对于任何确定的位置偏移\\(\\delta\\),位置\\(i + \\delta\\)处的位置编码可以线性投影位置\\(i\\)处的"
                 "位置编码来表示。"),
-    Claim("local-global-dims", "seed 002", "seed", "Low dims local, high dims global",
+    Claim("local-global-dims", "tutorial 002", "tutorial", "Low dims local, high dims global",
           "Low (fast) dimensions of the sinusoid capture local position, high (slow) dimensions global position.",
           "sinusoid_local_global", (
               Test("step_ratio_low_high", ">", 10, "neighbours move > 10x more in the lowest quarter of dims",
@@ -389,7 +389,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("low_position_r2", "<", 0.5, "but not from the lowest quarter", "R^2 0.5",
                    unless="only the local part")),
           quote="正余弦位置编码通过在不同维度上引入不同波长的正余弦信号，使得低维对局部位置变化敏感，高维对全局位置变化敏感。"),
-    Claim("sin-extrapolates-theory", "seed 003 §14.8.3", "seed", "The sinusoid extrapolates in theory",
+    Claim("sin-extrapolates-theory", "tutorial 003 §14.8.3", "tutorial", "The sinusoid extrapolates in theory",
           "The fixed sinusoid can in theory be extended to any length.",
           "sinusoid_extrapolation_theory", (
               Test("far_max_abs", "<", 1 + 1e-6, "far past the trained range the values stay in [-1, 1]", "bound"),

@@ -451,15 +451,15 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
 _LEARNED_BASIS = "the in-distribution bar fixed for every lab claim"
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("learned-beats-fixed", "seed 003 §14.8.3", "seed", "Learned beats fixed on most tasks",
+    Claim("learned-beats-fixed", "tutorial 003 §14.8.3", "tutorial", "Learned beats fixed on most tasks",
           "In practice a learned position table does better than the fixed sinusoid on most tasks.",
           "lab_learned_vs_fixed", (
               Test("win_share", ">", 0.5, f"learned beats the sinusoid in distribution (by > {TIE:g}, whole "
-                   f"interval) on more than half of the learned tasks", "seed text: 'most tasks'"),),
+                   f"interval) on more than half of the learned tasks", "tutorial's text: 'most tasks'"),),
           requires=(Test("learned_tasks", ">", 1.5, f"at least 2 tasks learned in distribution (token accuracy >= "
                          f"{LEARNED:g})", "'most tasks' needs several tasks"),),
           quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=3),
-    Claim("rope-extrapolates", "seed 003 §14.6.3", "seed", "RoPE extrapolates",
+    Claim("rope-extrapolates", "tutorial 003 §14.6.3", "tutorial", "RoPE extrapolates",
           "RoPE can extrapolate to sequences longer than those seen in training.",
           "lab_rope_extrapolation", (
               Test("kept_past_L", ">", 0.5, "past the trained sizes RoPE keeps at least half its in-distribution "

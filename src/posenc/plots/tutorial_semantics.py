@@ -1,11 +1,11 @@
-"""Figures for the report's remaining seed claims on meaning, words and positions in a pretrained model (each a
-function returning a ``Figure``), drawn from the numbers :mod:`posenc.report.experiments.seed_semantics` computed:
+"""Figures for the report's remaining tutorial claims on meaning, words and positions in a pretrained model (each a
+function returning a ``Figure``), drawn from the numbers :mod:`posenc.report.experiments.tutorial_semantics` computed:
 
-- seed 000 §3.2: each analogy's target rank from the composed vector and from its words alone, against the ranks
+- tutorial 000 §3.2: each analogy's target rank from the composed vector and from its words alone, against the ranks
   random triples give;
-- seed 001 §4: the word table's variance per dimension and the position table's cumulative variance over principal
+- tutorial 001 §4: the word table's variance per dimension and the position table's cumulative variance over principal
   directions, against isotropic tables of the same shapes;
-- seed 001 §6: how well linear probes read the position and the token after every module.
+- tutorial 001 §6: how well linear probes read the position and the token after every module.
 """
 
 from __future__ import annotations

@@ -1,16 +1,16 @@
 """The documents' remaining claims about meaning, words and positions, tested on the pretrained all-MiniLM-L6-v2
 (BERT architecture, d = 384, 512 learned positions) through :mod:`posenc.probe`:
 
-- seed 000 §3.2: adding vectors composes meaning ("king" ~ "man" + "royalty", "Paris" - "France" + "Italy" ~
+- tutorial 000 §3.2: adding vectors composes meaning ("king" ~ "man" + "royalty", "Paris" - "France" + "Italy" ~
   "Rome"), and the same word at different positions points in slightly different directions;
-- seed 000 §3.3: a later linear layer can separate the sum into its word and position parts, and in a high
+- tutorial 000 §3.3: a later linear layer can separate the sum into its word and position parts, and in a high
   dimension the sum does not make the two overlap badly;
-- seed 001 §4: meaning is not spread evenly over the dimensions; position information has a space of its own;
-- seed 001 §5.2: a positional head still carries some content; §6: the later modules (attention and FFN) still
+- tutorial 001 §4: meaning is not spread evenly over the dimensions; position information has a space of its own;
+- tutorial 001 §5.2: a positional head still carries some content; §6: the later modules (attention and FFN) still
   extract the word and its position;
-- seed 003 §14.2.1: "king" and "queen" are close, "king" and "apple" far.
+- tutorial 003 §14.2.1: "king" and "queen" are close, "king" and "apple" far.
 
-MiniLM stands in for the documents' models (seed 001 samples BERT-base, seed 003 an unnamed embedding table, seed
+MiniLM stands in for the documents' models (tutorial 001 samples BERT-base, tutorial 003 an unnamed embedding table, tutorial
 000 the word2vec-style space its examples come from); its vocabulary is BERT's uncased English one, so the words are
 the English ones (king, queen, apple), and its width is 384, below the 512 the documents name. Word rows are every
 trained row (BERT's ``[unused]`` placeholders and special tokens left out); text is one window of 128 tokens (the
@@ -69,7 +69,7 @@ def _windows(ctx: Context) -> list[list[int]]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 000 §3.2 and seed 003 §14.2.1: adding vectors, near and far words
+# tutorial 000 §3.2 and tutorial 003 §14.2.1: adding vectors, near and far words
 # ---------------------------------------------------------------------------------------------------------------
 #: the documents' examples: name -> (added words, subtracted words, target)
 ANALOGIES = {"king ~ man + royalty": (("man", "royalty"), (), "king"),
@@ -87,7 +87,7 @@ def minilm_analogies(ctx: Context) -> Measurement:
     composition must beat it, Linzen 2016); chance: random analogies of both shapes with a random target (200 quick,
     1000 full).
     Choice: how near counts as "~"."""
-    from posenc.plots.seed_semantics import analogy_figure
+    from posenc.plots.tutorial_semantics import analogy_figure
     from posenc.probe.composition import (
         analogy_rank,
         nearest_words,
@@ -139,7 +139,7 @@ def minilm_analogies(ctx: Context) -> Measurement:
                        estimates=dict(variants["nearest word (rank 1)"]), variants=variants)
 
 
-#: seed 003 §14.2.1's words
+#: tutorial 003 §14.2.1's words
 PAIR_WORDS = ("king", "queen", "apple")
 
 
@@ -172,7 +172,7 @@ def minilm_word_pairs(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 001 §4: how variance spreads over dimensions (words) and how much room positions take
+# tutorial 001 §4: how variance spreads over dimensions (words) and how much room positions take
 # ---------------------------------------------------------------------------------------------------------------
 CONCENTRATION_OPTIONS = ("coordinate dimensions", "principal directions")
 TOP_FRACTION = 0.1
@@ -187,7 +187,7 @@ def minilm_spectra(ctx: Context) -> Measurement:
     the same shape (5 quick, 20 full); the fewest principal directions holding 90% of the positions' variance
     (:func:`posenc.probe.concentration.dims_for_share`), against isotropic tables of 512 rows. Choice (words):
     coordinate dimensions, as the document speaks of the values on each dimension, or principal directions."""
-    from posenc.plots.seed_semantics import spectra_figure
+    from posenc.plots.tutorial_semantics import spectra_figure
     from posenc.probe.concentration import dims_for_share, isotropic_spectra, spectra, top_share
 
     words, positions, candidates = _tables()
@@ -230,7 +230,7 @@ def minilm_spectra(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 000 §3.2-3.3: the sum of a word and a position
+# tutorial 000 §3.2-3.3: the sum of a word and a position
 # ---------------------------------------------------------------------------------------------------------------
 SHIFT_OPTIONS = ("E + P (the document's formula)", "after the embedding LayerNorm")
 
@@ -349,7 +349,7 @@ def minilm_sum_readout(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 001 §5.2, §6: what later modules and positional heads carry, on text
+# tutorial 001 §5.2, §6: what later modules and positional heads carry, on text
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("minilm_layer_probes")
 @one_thread
@@ -363,7 +363,7 @@ def minilm_layer_probes(ctx: Context) -> Measurement:
     what a module downstream can extract."""
     import torch
 
-    from posenc.plots.seed_semantics import layer_probe_figure
+    from posenc.plots.tutorial_semantics import layer_probe_figure
     from posenc.probe.layers import (
         held_out_predictions,
         position_targets,
@@ -477,7 +477,7 @@ EXACT = "exact, so any bar between the alternatives gives the same verdict"
 STANDS_IN = "all-MiniLM-L6-v2 stands in for the document's model"
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("vector-composition", "seed 000 §3.2", "seed", "Adding vectors composes meaning",
+    Claim("vector-composition", "tutorial 000 §3.2", "tutorial", "Adding vectors composes meaning",
           "In the embedding space addition superposes meanings: \"king\" ~ \"man\" + \"royalty\" and \"Paris\" - "
           "\"France\" + \"Italy\" ~ \"Rome\" (tested in MiniLM's input word table: " + STANDS_IN + ").",
           "minilm_analogies", (
@@ -497,7 +497,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "the examples come from word-analogy work (Mikolov et al. 2013), where an analogy holds only "
                         "when the target is the nearest word; the looser readings are shown beside"),
           quote="在向量空间中,加法表示叠加不同的语义因素"),
-    Claim("same-word-shifted", "seed 000 §3.2", "seed", "Positions shift a word's direction slightly",
+    Claim("same-word-shifted", "tutorial 000 §3.2", "tutorial", "Positions shift a word's direction slightly",
           "Adding the position does not destroy the word's meaning: the same word at different positions points in "
           "slightly different directions (MiniLM's tables).",
           "minilm_shifted_words", (
@@ -510,7 +510,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "the sentence speaks of new_embedding = semantic_embedding + position_offset; what MiniLM's "
                         "first layer reads after its LayerNorm is shown beside"),
           quote="所以模型看到的不是“词义被破坏”,而是“相同词在不同位置处于略微不同的方向”。"),
-    Claim("linear-separation", "seed 000 §3.3", "seed", "A linear layer can separate the sum",
+    Claim("linear-separation", "tutorial 000 §3.3", "tutorial", "A linear layer can separate the sum",
           "If the word and position distributions are relatively independent, a later linear layer can separate "
           "E_word + E_pos back into its two parts (MiniLM's tables, independent draws).",
           "minilm_sum_readout", (
@@ -520,7 +520,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "which cannot say which is which", "the test must be able to fail: such a sum gets the order "
                          "right no better than a coin (0.5)", otherwise="not testable"),),
           quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离"),
-    Claim("sum-capacity", "seed 000 §3.3, seed 003 §14.8.1", "seed", "High dimension: the sum keeps both",
+    Claim("sum-capacity", "tutorial 000 §3.3, tutorial 003 §14.8.1", "tutorial", "High dimension: the sum keeps both",
           "In 512 or more dimensions the sum does not make word and position information overlap badly: both can "
           "still be told apart and extracted (MiniLM's tables, d = 384).",
           "minilm_sum_readout", (
@@ -530,7 +530,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "table", "the test must be able to fail: such a sum gets the order right no better than a "
                          "coin (0.5)", otherwise="not testable"),),
           quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。"),
-    Claim("semantic-concentration", "seed 001 §4", "seed", "Meaning is not spread evenly over dimensions",
+    Claim("semantic-concentration", "tutorial 001 §4", "tutorial", "Meaning is not spread evenly over dimensions",
           "The values of a word vector are not evenly distributed over its dimensions: some dimensions are rich in "
           "meaning, others sparse (MiniLM's word table against isotropic tables of the same shape).",
           "minilm_spectra", (
@@ -543,7 +543,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "the sentence speaks of the values on a vector's 512 dimensions (its coordinates); directions "
                         "found by PCA are shown beside"),
           quote="一定有一部分是语义的富集,一些值的语义是稀疏的。"),
-    Claim("position-own-space", "seed 001 §4", "seed", "Position information has its own space",
+    Claim("position-own-space", "tutorial 001 §4", "tutorial", "Position information has its own space",
           "Position information occupies a space of its own: MiniLM's position table holds 90% of its variance in "
           "a small part of the dimensions. (Whether that space lies apart from the words' is near-orthogonal.)",
           "minilm_spectra", (
@@ -552,7 +552,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("isotropic_position_dims_share", ">", 0.5, "isotropic tables of the same shape need more "
                          "than half", "the test must be able to fail", otherwise="not testable"),),
           quote="位置信息有自己的空间"),
-    Claim("positional-head-content", "seed 001 §5.2", "seed", "Positional heads also carry content",
+    Claim("positional-head-content", "tutorial 001 §5.2", "tutorial", "Positional heads also carry content",
           "A head that mainly attends by position is not purely positional: part of its attention follows the "
           "words (MiniLM's positional heads at 128 tokens).",
           "minilm_head_content", (
@@ -562,7 +562,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("positional_heads_found", ">", 0.5, "MiniLM has positional heads (Voita et al.'s rule)",
                          "the claim is about such heads", otherwise="not testable"),),
           quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。"),
-    Claim("later-modules-extract", "seed 001 §6, seed 003 §14.3.2", "seed", "Later modules still extract word and "
+    Claim("later-modules-extract", "tutorial 001 §6, tutorial 003 §14.3.2", "tutorial", "Later modules still extract word and "
           "position", "In the later modules, attention and FFN alike can correctly extract both the word and its "
           "position from the summed vector (MiniLM on Shakespeare: what every module's output still carries).",
           "minilm_layer_probes", (
@@ -581,7 +581,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "itself (the embeddings' output) for nine tokens in ten", "a probe that cannot read what the "
                          "modules receive cannot say what they extract"),),
           quote="后续的模块中,不论是Attention还是FFN都能正确的提取到给定向量中的语义和位置信息。"),
-    Claim("king-queen-apple", "seed 003 §14.2.1", "seed", "King is near queen, far from apple",
+    Claim("king-queen-apple", "tutorial 003 §14.2.1", "tutorial", "King is near queen, far from apple",
           "In the embedding table the vectors of 国王 (king) and 王后 (queen) are close, those of 国王 and 苹果 (apple) "
           "far apart (MiniLM's input table with the English words: " + STANDS_IN + ").",
           "minilm_word_pairs", (

@@ -1,9 +1,9 @@
-"""Figures for the report's remaining seed claims on mechanisms (each a function returning a ``Figure``), drawn from
-the numbers :mod:`posenc.report.experiments.seed_mechanics` computed:
+"""Figures for the report's remaining tutorial claims on mechanisms (each a function returning a ``Figure``), drawn from
+the numbers :mod:`posenc.report.experiments.tutorial_mechanics` computed:
 
-- seed 000 intro: how much reordering the words changes an RNN's outputs, against self-attention without positions;
-- seed 001 §3.2: the binary code's bits against position, and the sinusoid's frequency per channel pair;
-- seed 002: the time to build the sinusoid's table against its width, beside a forward pass of the blocks.
+- tutorial 000 intro: how much reordering the words changes an RNN's outputs, against self-attention without positions;
+- tutorial 001 §3.2: the binary code's bits against position, and the sinusoid's frequency per channel pair;
+- tutorial 002: the time to build the sinusoid's table against its width, beside a forward pass of the blocks.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from posenc.errors import PosencError
-from posenc.plots.seed_mechanics import frequency_order_figure, order_effect_figure, table_cost_figure
+from posenc.plots.tutorial_mechanics import frequency_order_figure, order_effect_figure, table_cost_figure
 
 
 def test_order_effect_bars_lift_zero_to_the_log_floor():

@@ -1,6 +1,6 @@
-"""Seed claims that need a small model trained: orthogonality is learned (seed 001 §4), adding makes learning
-easier than concatenating (seed 003), a learned table converges slower, the fixed sinusoid is weak on local
-dependencies, and training divides low dimensions (position) from high ones (meaning) (seed 002).
+"""Tutorial claims that need a small model trained: orthogonality is learned (tutorial 001 §4), adding makes learning
+easier than concatenating (tutorial 003), a learned table converges slower, the fixed sinusoid is weak on local
+dependencies, and training divides low dimensions (position) from high ones (meaning) (tutorial 002).
 
 One set of runs serves the step and embedding claims (cached per process, :func:`lab_runs`): posenc's causal
 decoder (:class:`posenc.model.Transformer`, d_model 32, 2 layers, 4 heads) on two tasks, with several encodings
@@ -129,10 +129,10 @@ def steps_to_bar(curve: list[list[float]], bar: float = BAR) -> float | None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the word / position angle (seed 001 §4.1's measure)
+# the word / position angle (tutorial 001 §4.1's measure)
 # ---------------------------------------------------------------------------------------------------------------
 def embedding_cosines(words: torch.Tensor, positions: torch.Tensor) -> tuple[float, float]:
-    """Mean |cos| between every word row ``[W, d]`` and every position row ``[P, d]``: raw (seed 001 §4.1 computes
+    """Mean |cos| between every word row ``[W, d]`` and every position row ``[P, d]``: raw (tutorial 001 §4.1 computes
     ``cosine_similarity(word_embeddings, pos_embeddings)``) and with each set centred on its own mean first
     (FACTS §2: a shared offset makes raw cosines move together)."""
     def mean_abs_cos(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -155,7 +155,7 @@ def sparse_dims_share(words: torch.Tensor, positions: torch.Tensor) -> float:
 
 def quarter_shares(words: torch.Tensor) -> tuple[float, float]:
     """The share of the word rows' variance (over rows, summed over dimensions) in the lowest and in the highest
-    quarter of dimensions: seed 002's "more meaning in the high dimensions", where the sinusoid turns slowest."""
+    quarter of dimensions: tutorial 002's "more meaning in the high dimensions", where the sinusoid turns slowest."""
     var = words.double().var(dim=0, unbiased=False)  # [d]
     quarter = len(var) // 4
     return float(var[:quarter].sum() / var.sum()), float(var[-quarter:].sum() / var.sum())
@@ -390,7 +390,7 @@ def _paired_steps(ctx: Context, numerator: str, denominator: str, keys: tuple[st
     task and seed: the ratio under ``keys[0]`` and the share of ``denominator``'s runs that reached the bar under
     ``keys[1]``, one row per task and encoding, then the ratio's row (``ratio_label``, anchored at 1 with
     ``expected``) and ``extra_rows``."""
-    from posenc.plots.seed_training import validation_curves_figure
+    from posenc.plots.tutorial_training import validation_curves_figure
 
     seeds = _seeds(ctx)
     runs = lab_runs(seeds, _workers(ctx))
@@ -417,19 +417,19 @@ ADD_CONCAT = Choice(
     "'easier to learn' is a claim about optimisation, which compares models of one capacity: equal parameters "
     "(both at width 64; the added model's token table is twice as wide, 0.4% of its parameters here). Equal block "
     "width (concatenation then gives the tokens only half the channels) and the document's setting (concatenation "
-    "doubles the width and about quadruples the blocks' parameters, seed 003 §14.3.2) are shown beside it")
+    "doubles the width and about quadruples the blocks' parameters, tutorial 003 §14.3.2) are shown beside it")
 
 
 def _params(runs: dict, task: str, label: str) -> int:
     return int(runs[(task, label, 0)]["params"])
 
 
-@experiment("seed_add_vs_concat_training", prepare=_train_all, prepare_here=True)
-def seed_add_vs_concat_training(ctx: Context) -> Measurement:
+@experiment("add_vs_concat_training", prepare=_train_all, prepare_here=True)
+def add_vs_concat_training(ctx: Context) -> Measurement:
     """Seed 003: "adding makes learning easier" than concatenating. Steps to the validation bar with the sinusoid
     concatenated / added, paired by task and seed, under each comparison of :data:`COMPARISONS` (equal parameters,
     equal block width, the document's doubled width): one variant each."""
-    from posenc.plots.seed_training import validation_curves_figure
+    from posenc.plots.tutorial_training import validation_curves_figure
 
     seeds = _seeds(ctx)
     runs = lab_runs(seeds, _workers(ctx))
@@ -462,8 +462,8 @@ LARGE_TABLE_SHARES = {"GPT-2 small": 1024 * 768 / 124e6, "BERT-base": 512 * 768 
                       "GPT-3 175B": 2048 * 12288 / 175e9}
 
 
-@experiment("seed_learned_convergence", prepare=_train_all, prepare_here=True)
-def seed_learned_convergence(ctx: Context) -> Measurement:
+@experiment("learned_convergence", prepare=_train_all, prepare_here=True)
+def learned_convergence(ctx: Context) -> Measurement:
     """Seed 002: a learned table (max_len x d_model parameters) makes training harder to converge. Steps to the
     validation bar with a learned table (GPT-2's initialisation, std 0.02) / with the fixed sinusoid, paired by task
     and seed. The table here is 12 x 32 = 384 parameters; the rows say what share of the model that is beside the
@@ -487,8 +487,8 @@ def seed_learned_convergence(ctx: Context) -> Measurement:
     return m
 
 
-@experiment("seed_local_dependency", prepare=_train_all, prepare_here=True)
-def seed_local_dependency(ctx: Context) -> Measurement:
+@experiment("local_dependency", prepare=_train_all, prepare_here=True)
+def local_dependency(ctx: Context) -> Measurement:
     """Seed 002: the fixed sinusoid models local dependencies worse than a learned table. Capability, not speed: two
     tasks whose every answer depends on a neighbouring token (``local``: ``(x_t + x_(t-1)) mod 10``; ``back2``: the
     token two places back), trained :data:`CAPABILITY_STEPS` steps at 12 tokens (no stop at the bar), then token
@@ -496,7 +496,7 @@ def seed_local_dependency(ctx: Context) -> Measurement:
     as initialised). Statistic: accuracy with the learned table minus with the sinusoid, paired by task and seed;
     one variant per evaluation length. Requirements: every learned-table run solves the tasks at 12 tokens, and no
     NoPE run does (the tasks need positions)."""
-    from posenc.plots.seed_training import validation_curves_figure
+    from posenc.plots.tutorial_training import validation_curves_figure
 
     seeds = _seeds(ctx)
     runs = control = lab_runs(seeds, _workers(ctx))
@@ -543,16 +543,16 @@ def seed_local_dependency(ctx: Context) -> Measurement:
 MEASURES = ("raw cosine", "centred cosine")
 
 
-@experiment("seed_orthogonality_training", prepare=_train_all, prepare_here=True)
-def seed_orthogonality_training(ctx: Context) -> Measurement:
+@experiment("orthogonality_training", prepare=_train_all, prepare_here=True)
+def orthogonality_training(ctx: Context) -> Measurement:
     """Seed 001 §4: word and position embeddings are not near-orthogonal at the start of training, and training
     makes them so, by putting position into the dimensions where meaning is sparse. Mean |cos| between the word rows
     a task uses and every row of a learned position table, at initialisation and when the model reaches the
     validation bar, against independent random directions (chance); and the mechanism the seed names: the share of
     the position table's variance in the half of the dimensions where the word rows vary least
     (:func:`sparse_dims_share`), at the start and at the bar, over the learned-table runs of both tasks. Choice: raw
-    cosines (seed 001's code) or centred ones."""
-    from posenc.plots.seed_training import orthogonality_figure
+    cosines (tutorial 001's code) or centred ones."""
+    from posenc.plots.tutorial_training import orthogonality_figure
 
     seeds = _seeds(ctx)
     runs = lab_runs(seeds, _workers(ctx))
@@ -591,13 +591,13 @@ def seed_orthogonality_training(ctx: Context) -> Measurement:
                        estimates=dict(variants["raw cosine"]), variants=variants)
 
 
-#: seed 002's division of labour, where a dimension's index means frequency (and, as a second variant, where it
+#: tutorial 002's division of labour, where a dimension's index means frequency (and, as a second variant, where it
 #: does not)
 DIVISION_OPTIONS = ("sinusoid, trained in the lab", "SmolLM2's RoPE frequency bands",
                     "MiniLM's learned table (index carries no frequency)")
 DIVISION_CHOICE = Choice(
     "where", DIVISION_OPTIONS, DIVISION_OPTIONS[0],
-    "the seed's mechanism is the sinusoid's frequency order (low dimensions turn fast, high ones slowly), so the "
+    "the tutorial's mechanism is the sinusoid's frequency order (low dimensions turn fast, high ones slowly), so the "
     "headline is a model trained with the sinusoid added; SmolLM2's RoPE orders its query/key pairs by frequency the "
     "same way (Barbero et al. 2024 study which bands carry position and which meaning); in MiniLM's learned table a "
     "dimension's index means nothing, kept as the test the report ran before")
@@ -714,7 +714,7 @@ EVALUATED = Choice(
     "learned table meets rows it never trained, a question of extrapolation the seed does not raise here")
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("low-dims-position", "seed 002", "seed", "Low dimensions position, high dimensions meaning",
+    Claim("low-dims-position", "tutorial 002", "tutorial", "Low dimensions position, high dimensions meaning",
           "In training, a model may learn a division of labour: more position in the low dimensions, more meaning "
           "in the high ones (where a dimension's index means frequency, as in the sinusoid and RoPE).",
           "dimension_division", (
@@ -726,13 +726,13 @@ CLAIMS: tuple[Claim, ...] = (
           choice=DIVISION_CHOICE,
           quote="虽然位置和语义在所有维度上混合，但在训练中，模型可能学到一种“低维更多位置，高维更多语义”的分工模式。",
           revision=2),
-    Claim("orthogonality-learned", "seed 001 §4", "seed", "Orthogonality is learned in training",
+    Claim("orthogonality-learned", "tutorial 001 §4", "tutorial", "Orthogonality is learned in training",
           "At the start of training word and position embeddings are not near-orthogonal; training separates them "
           "into near-orthogonal directions, by pushing position into the dimensions where meaning is sparse.",
-          "seed_orthogonality_training", (
+          "orthogonality_training", (
               Test("init_over_chance", ">", 1.5, "at initialisation the mean |cos| is well above that of random "
                    "directions (not near-orthogonal): the premise; when it fails, there is nothing for training "
-                   "to separate and the claim is refuted", "seed 001 calls chance-level |cos| 'nearly orthogonal', "
+                   "to separate and the claim is refuted", "tutorial 001 calls chance-level |cos| 'nearly orthogonal', "
                    "so 'not orthogonal' must exceed chance clearly: 1.5x"),
               Test("final_over_init", "<", 0.9, "training lowers the mean |cos| by at least 10%", "10%",
                    role="condition", unless="training does not make them more orthogonal"),
@@ -741,11 +741,11 @@ CLAIMS: tuple[Claim, ...] = (
                    "word rows vary least grows by more than 0.1", "a tenth of the position variance, the report's "
                    "bar for a share that matters", role="condition",
                    unless="position does not move into the dimensions where meaning is sparse")),
-          choice=Choice("measure", MEASURES, "raw cosine", "seed 001 §4.1's own code compares raw rows"),
+          choice=Choice("measure", MEASURES, "raw cosine", "tutorial 001 §4.1's own code compares raw rows"),
           quote="训练初期,他们确实不是近似正交的。", revision=3),
-    Claim("add-easier-to-learn", "seed 003 §14 (summary)", "seed", "Adding is easier to learn than concatenating",
+    Claim("add-easier-to-learn", "tutorial 003 §14 (summary)", "tutorial", "Adding is easier to learn than concatenating",
           "Adding the position vector (rather than concatenating it) makes the model easier to train.",
-          "seed_add_vs_concat_training", (
+          "add_vs_concat_training", (
               Test("concat_over_add_steps", ">", FASTER, "with concatenation the model needs at least 10% more "
                    "steps to the validation bar", _FASTER_BASIS),),
           requires=(Test("add_reached", ">", 0.5, "most runs with the added sinusoid reach the bar",
@@ -753,18 +753,18 @@ CLAIMS: tuple[Claim, ...] = (
           choice=ADD_CONCAT,
           quote="Transformer 把它们直接相加而不是拼接,因为相加既能保留两种信息,又不增加维度,还让模型更容易学习。",
           revision=3),
-    Claim("learned-slows-convergence", "seed 002", "seed", "A learned table converges slower",
+    Claim("learned-slows-convergence", "tutorial 002", "tutorial", "A learned table converges slower",
           "Storing a max_len x d_model learned table makes training harder to converge than the fixed sinusoid "
           "(tested with a table that is 1.5% of a small model's parameters, more than in large models; the "
           "setup says what this size can and cannot show).",
-          "seed_learned_convergence", (
+          "learned_convergence", (
               Test("learned_over_sinusoid_steps", ">", FASTER, "with a learned table the model needs at least 10% "
                    "more steps to the validation bar", _FASTER_BASIS),),
           requires=(Test("sinusoid_reached", ">", 0.5, "most sinusoid runs reach the bar", _REACHED_BASIS),),
           quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛", revision=3),
-    Claim("sinusoid-weak-local", "seed 002", "seed", "The fixed sinusoid is weak on local dependencies",
+    Claim("sinusoid-weak-local", "tutorial 002", "tutorial", "The fixed sinusoid is weak on local dependencies",
           "Because it is fixed and not learned, the sinusoid models local dependencies worse than a learned table.",
-          "seed_local_dependency", (
+          "local_dependency", (
               Test("learned_minus_sinusoid_accuracy", ">", GAP, "on tasks whose answers depend on a neighbouring "
                    "token, the sinusoid's token accuracy is more than 2 points below the learned table's (paired "
                    "by task and seed)", "twice the lab's tie of one point of accuracy (training.TIE)"),),

@@ -1,4 +1,4 @@
-"""Figures for the report's seed claims that train small models (each a function returning a ``Figure``):
+"""Figures for the report's tutorial claims that train small models (each a function returning a ``Figure``):
 validation curves by encoding, and the word/position embedding angle through training."""
 
 from __future__ import annotations

@@ -1,16 +1,16 @@
 """The documents' remaining claims about mechanisms, checked exactly or on small real models (no pretrained model,
 no training; every number is computed, so every estimate is exact unless it is a timing):
 
-- seed 000 intro: a recurrent network carries word order by construction (random-weight RNN, GRU and LSTM against a
+- tutorial 000 intro: a recurrent network carries word order by construction (random-weight RNN, GRU and LSTM against a
   position-free self-attention);
-- seed 000 §2.3: a binary code of d_model = 512 bits can mark every position;
-- seed 001 §3.2: the binary code's bits alternate every 1, 2, 4 numbers, and the sinusoid lowers its frequency
+- tutorial 000 §2.3: a binary code of d_model = 512 bits can mark every position;
+- tutorial 001 §3.2: the binary code's bits alternate every 1, 2, 4 numbers, and the sinusoid lowers its frequency
   along the encoding dimension the same way;
-- seed 002: the sinusoid's compute and memory grow with the dimension and affect the model's efficiency (timed);
-- seed 003 §14.4: the worked update 0.9 - 0.1 x (-0.4) = 0.94 as one real SGD step, the fixed encoding taking no
+- tutorial 002: the sinusoid's compute and memory grow with the dimension and affect the model's efficiency (timed);
+- tutorial 003 §14.4: the worked update 0.9 - 0.1 x (-0.4) = 0.94 as one real SGD step, the fixed encoding taking no
   gradient; §14.6.3: RoPE makes relative position explicit (the score depends on the offset only); §14.7.2: the
   input layer's shapes;
-- claims that cannot be tested as written (seed 001 §5.1, §5.2; seed 002), registered with the reason.
+- claims that cannot be tested as written (tutorial 001 §5.1, §5.2; tutorial 002), registered with the reason.
 
 Shapes: ids ``[B, T]``, hidden states ``[B, T, D]``, a table ``[T, d]``.
 """
@@ -62,7 +62,7 @@ def decode_binary(codes: torch.Tensor) -> torch.Tensor:
 
 def bit_flip_violations(table: torch.Tensor) -> int:
     """Count of (position, bit) where bit ``j`` of a binary table ``[T, d]`` changes and ``p`` is not a multiple of
-    ``2^j``, or stays and ``p`` is one: bit ``j`` must alternate exactly every ``2^j`` numbers (seed 001 §3.2)."""
+    ``2^j``, or stays and ``p`` is one: bit ``j`` must alternate exactly every ``2^j`` numbers (tutorial 001 §3.2)."""
     length, width = table.shape
     p = torch.arange(1, length)[:, None]  # [T - 1, 1]
     flips = table[1:] != table[:-1]  # [T - 1, d]
@@ -95,9 +95,9 @@ def offset_spread(score: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], s
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 000 intro: recurrent networks and word order
+# tutorial 000 intro: recurrent networks and word order
 # ---------------------------------------------------------------------------------------------------------------
-#: seed 000's sentences: the "not" pair (same words, "not" moved) and "I love you" / "you love I"
+#: tutorial 000's sentences: the "not" pair (same words, "not" moved) and "I love you" / "you love I"
 NOT_SENTENCES = ("I do not like the story of the movie , but I do like the cast .",
                  "I do like the story of the movie , but I do not like the cast .")
 RNN_KINDS = {"Elman RNN (tanh)": nn.RNN, "GRU": nn.GRU, "LSTM": nn.LSTM}
@@ -179,7 +179,7 @@ def rnn_order(ctx: Context) -> Measurement:
         rows.append(Row(f"{kind}: smallest gap between neighbouring positions of one repeated token",
                         r["min_position_gap"], numbers["attention_max_position_gap"],
                         "self-attention without positions (largest)"))
-    from posenc.plots.seed_mechanics import order_effect_figure
+    from posenc.plots.tutorial_mechanics import order_effect_figure
 
     fig = order_effect_figure({k: r["min_order_effect"] for k, r in results.items()},
                               numbers["attention_max_order_effect"], DIFFERENT)
@@ -192,9 +192,9 @@ def rnn_order(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 000 §2.3: a 512-bit binary code
+# tutorial 000 §2.3: a 512-bit binary code
 # ---------------------------------------------------------------------------------------------------------------
-BINARY_WIDTH = 512  #: seed 000 §2.3: "d_model一般比较大(512, 1024…)"
+BINARY_WIDTH = 512  #: tutorial 000 §2.3: "d_model一般比较大(512, 1024…)"
 CONSECUTIVE = 8192  #: positions 0..8191 checked one by one (longer than any context the documents mention)
 
 
@@ -241,7 +241,7 @@ def binary_capacity(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 001 §3.2: bits alternate every 1, 2, 4 numbers; the sinusoid lowers its frequency the same way
+# tutorial 001 §3.2: bits alternate every 1, 2, 4 numbers; the sinusoid lowers its frequency the same way
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("frequency_order")
 @one_thread
@@ -274,7 +274,7 @@ def frequency_order(ctx: Context) -> Measurement:
              Row("the same with the pairs shuffled", numbers["shuffled_order_violations"], None, "the check can fail"),
              Row("frequencies read off the table vs 10000^(-2i/d), largest relative difference",
                  numbers["frequency_vs_formula"], 0.0, "formula")]
-    from posenc.plots.seed_mechanics import frequency_order_figure
+    from posenc.plots.tutorial_mechanics import frequency_order_figure
 
     fig = frequency_order_figure(binary.numpy(), w.numpy())
     return Measurement(numbers, rows, fig, "posenc binary table (8 bits, positions 0..255); posenc sinusoid "
@@ -284,10 +284,10 @@ def frequency_order(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 002: the sinusoid's cost against the dimension and against a model step
+# tutorial 002: the sinusoid's cost against the dimension and against a model step
 # ---------------------------------------------------------------------------------------------------------------
 COST_WIDTHS = (64, 128, 256, 512, 1024, 2048)
-COST_LENGTH = 512  #: seed 002 names max_len = 512; the original Transformer's d_model is 512 too
+COST_LENGTH = 512  #: tutorial 002 names max_len = 512; the original Transformer's d_model is 512 too
 COST_LAYERS, COST_HEADS = 6, 8  #: the original Transformer's base model (Vaswani et al. 2017, Table 3)
 
 
@@ -349,7 +349,7 @@ def sinusoid_cost(ctx: Context) -> Measurement:
                  numbers["memory_share"], 0.1, "a tenth: 'a lot of memory'")]
     rows += [Row(f"table bytes / blocks' weights at {n} positions (not judged: the document names 512)", v, None, "")
              for n, v in numbers["memory_share_by_length"].items() if n != str(COST_LENGTH)]
-    from posenc.plots.seed_mechanics import table_cost_figure
+    from posenc.plots.tutorial_mechanics import table_cost_figure
 
     fig = table_cost_figure(list(COST_WIDTHS), [numbers["table_ms"][str(d)] for d in COST_WIDTHS],
                             COST_LAYERS * numbers["block_ms"])
@@ -363,9 +363,9 @@ def sinusoid_cost(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 003 §14.4: the worked update, and the fixed encoding takes no gradient
+# tutorial 003 §14.4: the worked update, and the fixed encoding takes no gradient
 # ---------------------------------------------------------------------------------------------------------------
-LR, GRADIENT, OLD_VALUE, DOCUMENT_PE = 0.1, -0.4, 0.9, 0.1  #: seed 003 §14.4.1's numbers
+LR, GRADIENT, OLD_VALUE, DOCUMENT_PE = 0.1, -0.4, 0.9, 0.1  #: tutorial 003 §14.4.1's numbers
 
 
 def _one_step(encoding: torch.nn.Module, token: int, position: int, channel: int) -> dict[str, float]:
@@ -421,7 +421,7 @@ def worked_update(ctx: Context) -> Measurement:
                "sinusoid_change": fixed["pe_change"],
                "learned_change": learned["pe_change"],
                "learned_step_error": abs(learned["pe_change"] - LR * abs(GRADIENT))}
-    rows = [Row("gradient of the loss w.r.t. the embedding entry", fixed["gradient"], GRADIENT, "seed 003"),
+    rows = [Row("gradient of the loss w.r.t. the embedding entry", fixed["gradient"], GRADIENT, "tutorial 003"),
             Row("embedding entry after one SGD step (lr 0.1)", fixed["embedding_after"], 0.94,
                 "0.9 - 0.1 x (-0.4) = 0.94"),
             Row("the document's arithmetic in float64", expected, 0.94, "0.94"),
@@ -431,7 +431,7 @@ def worked_update(ctx: Context) -> Measurement:
             Row("next forward pass: embedding + position", fixed["combined_after"], 0.94 + fixed["pe_value"],
                 "0.94 + PE (the document: 0.94 + 0.1 = 1.04)"),
             Row("learned table (entry 0.1): combined before, after", f"{learned['combined_before']:.6f} -> "
-                f"{learned['combined_after']:.6f}", "1.0 -> 1.04", "seed 003, if the position value were fixed"),
+                f"{learned['combined_after']:.6f}", "1.0 -> 1.04", "tutorial 003, if the position value were fixed"),
             Row("learned table: its entry moves by", learned["pe_change"], LR * abs(GRADIENT), "lr x |gradient|")]
     return Measurement(numbers, rows, None, "posenc TransformerInput (vocabulary 8, d_model 4), token 3 at position "
                                             "2, loss -0.4 x combined[2, 0], torch.optim.SGD lr 0.1, one step; "
@@ -441,7 +441,7 @@ def worked_update(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 003 §14.6.3: RoPE's score depends on the offset only
+# tutorial 003 §14.6.3: RoPE's score depends on the offset only
 # ---------------------------------------------------------------------------------------------------------------
 ROPE_HEAD_DIM, ROPE_VECTORS = 64, 16
 ROPE_OFFSETS = (0, 1, 5, 64, 1000)
@@ -491,7 +491,7 @@ def rope_offset_only(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 003 §14.7.2: the input layer's shapes
+# tutorial 003 §14.7.2: the input layer's shapes
 # ---------------------------------------------------------------------------------------------------------------
 PRINTED_SHAPES = {"token embedding": (4, 16, 512), "position embedding": (16, 512), "combined": (4, 16, 512)}
 
@@ -520,7 +520,7 @@ def input_shapes(ctx: Context) -> Measurement:
                "concatenated": {k: list(v) for k, v in concatenated.items()},
                "shape_mismatches": sum(added[k] != v for k, v in PRINTED_SHAPES.items()),
                "concat_mismatches": sum(concatenated[k] != v for k, v in PRINTED_SHAPES.items())}
-    rows = [Row(name, str(list(added[name])), str(list(shape)), "seed 003 §14.7.2") for name, shape in
+    rows = [Row(name, str(list(added[name])), str(list(shape)), "tutorial 003 §14.7.2") for name, shape in
             PRINTED_SHAPES.items()]
     rows.append(Row("combined, if concatenated", str(list(concatenated["combined"])), None, "the check can fail"))
     return Measurement(numbers, rows, None, "posenc TransformerInput (vocabulary 1000, d_model 512, sqrt(d) scale, "
@@ -545,7 +545,7 @@ def nothing_measured(ctx: Context) -> Measurement:
 EXACT = "exact, so any bar between the alternatives gives the same verdict"
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("rnn-word-order", "seed 000 intro", "seed", "An RNN carries word order by construction",
+    Claim("rnn-word-order", "tutorial 000 intro", "tutorial", "An RNN carries word order by construction",
           "A recurrent network is itself a sequential structure: with any weights, reordering its input changes what "
           "it computes, and its state tells positions apart.",
           "rnn_order", (
@@ -559,7 +559,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("attention_max_order_effect", "<", SAME, "self-attention without positions shows no order "
                          "effect (the measure can tell the cases apart)", ROUND_OFF, otherwise="not testable"),),
           quote="循环神经网络本身就是一种顺序结构, 天然包含了词在序列中的位置信息"),
-    Claim("binary-512-positions", "seed 000 §2.3", "seed", "512 bits can mark every position",
+    Claim("binary-512-positions", "tutorial 000 §2.3", "tutorial", "512 bits can mark every position",
           "With d_model = 512 (or larger), the binary code can give basically every token's position a code of its "
           "own.",
           "binary_capacity", (
@@ -568,7 +568,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("small_code_duplicates", ">", 0.5, "a code too short (the document's d_model = 3) does "
                          "repeat", "the check must be able to fail", otherwise="not testable"),),
           quote="d_model一般比较大(512, 1024…), 基本可以把每个token的位置都编码出来"),
-    Claim("binary-alternation", "seed 001 §3.2", "seed", "Frequencies fall along the dimension, as in binary",
+    Claim("binary-alternation", "tutorial 001 §3.2", "tutorial", "Frequencies fall along the dimension, as in binary",
           "In binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four: higher bits alternate "
           "less often; the sinusoid likewise lowers its frequency along the encoding dimension.",
           "frequency_order", (
@@ -578,7 +578,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("shuffled_order_violations", ">", 0.5, "the same table with its pairs shuffled fails",
                          "the check must be able to fail", otherwise="not testable"),),
           quote="在二进制表示中,较高比特位的交替频率低于较低比特位,与下面的热图所示相似,只是位置编码通过使用三角函数在编码维度上降低频率。"),
-    Claim("sinusoid-cost", "seed 002", "seed", "The sinusoid's cost grows with d and affects efficiency",
+    Claim("sinusoid-cost", "tutorial 002", "tutorial", "The sinusoid's cost grows with d and affects efficiency",
           "The sinusoid's compute and memory grow with the dimension, take more time and possibly a lot of memory, "
           "and affect the model's running efficiency (judged at 512 positions, the length the document names).",
           "sinusoid_cost", (
@@ -594,7 +594,7 @@ CLAIMS: tuple[Claim, ...] = (
                    role="condition", unless="its memory grows with d, but at 512 positions it is under a tenth of the "
                                             "blocks' weights: not a lot of memory")),
           quote="正弦余弦位置编码通常是高维向量，其计算量会随着维度的增加不仅需要更多的计算时间，还可能占用大量的内存空间，影响模型的运行效率。"),
-    Claim("worked-update", "seed 003 §14.4", "seed", "The worked update: 0.9 - 0.1 x (-0.4) = 0.94",
+    Claim("worked-update", "tutorial 003 §14.4", "tutorial", "The worked update: 0.9 - 0.1 x (-0.4) = 0.94",
           "One backpropagation step with learning rate 0.1 and gradient -0.4 moves an embedding value from 0.9 to "
           "0.94, while the fixed (sinusoidal) position encoding takes no part in training: the next forward pass "
           "adds the same position value again.",
@@ -608,7 +608,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("learned_change", ">", DIFFERENT, "a learned table's entry does move in the same step (by "
                          "lr x gradient = 0.04)", "the check must be able to fail", otherwise="not testable"),),
           quote="Positional Encoding 是固定的:不参与训练(使用正弦/余弦函数)"),
-    Claim("rope-relative-explicit", "seed 003 §14.6.3", "seed", "RoPE makes relative position explicit",
+    Claim("rope-relative-explicit", "tutorial 003 §14.6.3", "tutorial", "RoPE makes relative position explicit",
           "With RoPE the attention score of a query and a key depends on their offset only, wherever the pair sits; "
           "an added position table gives no such guarantee.",
           "rope_offset_only", (
@@ -618,7 +618,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "depends on where the pair sits", "far above round-off", role="condition",
                    unless="an added table's score depends on the offset only too: RoPE is no more explicit")),
           quote="相对位置信息更明确"),
-    Claim("input-shapes", "seed 003 §14.7.2", "seed", "The input layer's shapes",
+    Claim("input-shapes", "tutorial 003 §14.7.2", "tutorial", "The input layer's shapes",
           "Token ids [4, 16] give token embeddings [4, 16, 512]; the position embedding [16, 512] is broadcast over "
           "the batch, and their sum is [4, 16, 512].",
           "input_shapes", (
@@ -626,7 +626,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("concat_mismatches", ">", 0.5, "concatenating instead gives another shape",
                          "the check must be able to fail", otherwise="not testable"),),
           quote="[4, 16, 512] + [4, 16, 512] = [4, 16, 512]"),
-    Claim("ffn-would-mix", "seed 001 §5.1", "seed", "Without separability the FFN would mix everything",
+    Claim("ffn-would-mix", "tutorial 001 §5.1", "tutorial", "Without separability the FFN would mix everything",
           "The model must keep word and position separable inside each vector, otherwise the position-blind FFN "
           "would confuse the information completely.",
           "ffn_position_blind", (),
@@ -637,7 +637,7 @@ CLAIMS: tuple[Claim, ...] = (
                      "sentence does not speak of. The measurable half, that the FFN is position-blind, is "
                      "ffn-position-blind (its numbers are shown here)",
           quote="否则经过FFN这个“盲处理”后,信息就会彻底混淆"),
-    Claim("start-attends-verbs", "seed 001 §5.2", "seed", "Sentence-initial words attend to verbs",
+    Claim("start-attends-verbs", "tutorial 001 §5.2", "tutorial", "Sentence-initial words attend to verbs",
           "In some tasks, the first word of a sentence may attend more to the sequence's verbs (the position-to-word "
           "term at work).",
           "nothing_measured", (),
@@ -645,7 +645,7 @@ CLAIMS: tuple[Claim, ...] = (
                      "logit term: no finite set of tasks and models could refute it, and it names no model, task or "
                      "size of the preference",
           quote="例如,在某些任务中,句首的词可能更倾向于关注序列中的动词。"),
-    Claim("static-vs-dynamic", "seed 002", "seed", "Static positions may not complement dynamic attention",
+    Claim("static-vs-dynamic", "tutorial 002", "tutorial", "Static positions may not complement dynamic attention",
           "The sinusoid is a static representation of position while attention captures dynamic semantic relations; "
           "the two differ in form and focus, so they may not complement each other well when combined.",
           "nothing_measured", (),

@@ -1,6 +1,6 @@
 """The chance baseline of the orthogonality experiment against independent computations.
 
-``seed_orthogonality_training`` divides the mean |cos| between word and position rows by ``chance_abs_cos(d)``, the
+``orthogonality_training`` divides the mean |cos| between word and position rows by ``chance_abs_cos(d)``, the
 mean |cos| of two independent uniformly random directions in ``d`` dimensions. Checked here three ways, none of which
 uses the Gamma-function formula:
 
@@ -21,7 +21,7 @@ import pytest
 import torch
 from scipy import integrate
 
-from posenc.report.experiments import seed_training as sr
+from posenc.report.experiments import tutorial_training as sr
 from posenc.report.experiments.base import Context
 
 
@@ -85,11 +85,11 @@ def _fake_runs(seeds: int, start: float) -> dict:
 
 
 def test_the_experiment_reports_the_independent_chance_of_its_32_dimensional_rows(monkeypatch):
-    # the experiment's rows are 32 wide (d_model 32: see test_seed_claims.test_one_short_run); a trace that starts
+    # the experiment's rows are 32 wide (d_model 32: see test_tutorial_claims.test_one_short_run); a trace that starts
     # at exactly the independent chance value must read "init / chance = 1"
     independent = _quadrature(32)
     monkeypatch.setattr(sr, "lab_runs", lambda seeds, workers=1: _fake_runs(seeds, independent))
-    measurement = sr.seed_orthogonality_training(Context(quick=True))
+    measurement = sr.orthogonality_training(Context(quick=True))
     assert measurement.numbers["chance"] == pytest.approx(independent, rel=1e-9)
     chance_row = next(r for r in measurement.rows if r.quantity.startswith("chance"))
     assert chance_row.measured == pytest.approx(independent, rel=1e-9)

@@ -1,4 +1,4 @@
-"""The seed claims of seed_tables.py and seed_training.py: each experiment's numbers against an independent
+"""The tutorial claims of tutorial_tables.py and tutorial_training.py: each experiment's numbers against an independent
 computation (by hand, numpy, scipy), and each claim's verdict on hand-made estimates at the edges of its thresholds.
 
 The training experiments are checked on synthetic runs (their statistics) and on one short real run (the loop);
@@ -15,8 +15,8 @@ import pytest
 import torch
 from scipy import stats as sps
 
-from posenc.report.experiments import seed_tables as st
-from posenc.report.experiments import seed_training as sr
+from posenc.report.experiments import tutorial_tables as st
+from posenc.report.experiments import tutorial_training as sr
 from posenc.report.experiments.base import Context, Measurement
 from posenc.report.verdict import judge
 from posenc.stats import Estimate, exact
@@ -46,7 +46,7 @@ def nearest_pair(table: np.ndarray) -> float:
 def measured() -> dict[str, Measurement]:
     """Every table experiment once (a few seconds together)."""
     names = ("naive_integer_relative", "concat_parameters", "sinusoid_distinctness", "continuous_compact",
-             "sinusoid_offset_rule", "seed_worked_example", "seed_dims_figure", "seed_positions_figure")
+             "sinusoid_offset_rule", "worked_example", "dims_figure", "positions_figure")
     return {name: getattr(st, name)(CTX) for name in names}
 
 
@@ -60,26 +60,26 @@ def test_every_new_claim_is_a_seed_claim_with_a_basis_and_a_registered_experimen
     ids = {c.id for c in LEDGER}
     for claim in CLAIMS.values():
         assert claim.id in ids and claim.experiment in EXPERIMENTS, claim.id
-        assert claim.origin == "seed" and claim.source.startswith("seed") and claim.quote, claim.id
+        assert claim.origin == "tutorial" and claim.source.startswith("tutorial") and claim.quote, claim.id
         assert all(t.basis for t in (*claim.tests, *claim.requires)), claim.id
     assert next(c for c in LEDGER if c.id == "integer-positions").experiment == "naive_integer_relative"
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed documents are not on this machine")
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the tutorials are not on this machine")
 def test_every_seed_claim_quotes_its_document_verbatim():
     from posenc.report.ledger import LEDGER
 
     texts = {p.name[:3]: p.read_text(encoding="utf-8") for p in SEEDS.glob("*.txt")}
     for claim in LEDGER:
-        if claim.origin != "seed":
+        if claim.origin != "tutorial":
             continue
-        numbers = [part.split()[1][:3] for part in claim.source.split(",") if part.strip().startswith("seed")]
+        numbers = [part.split()[1][:3] for part in claim.source.split(",") if part.strip().startswith("tutorial")]
         assert claim.quote, claim.id
         assert any(claim.quote in texts[n] for n in numbers), claim.id
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 000 §2.1: integer positions
+# tutorial 000 §2.1: integer positions
 # ---------------------------------------------------------------------------------------------------------------
 def test_best_affine_share_is_the_bound_over_every_affine_logit():
     T, k = 64, 1
@@ -116,7 +116,7 @@ def test_integer_relative_numbers(measured):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 003 §14.3.2: parameters after concatenation
+# tutorial 003 §14.3.2: parameters after concatenation
 # ---------------------------------------------------------------------------------------------------------------
 def _block_params(width: int, d_ff: int) -> int:
     """One pre-norm block by hand: q, k, v, out without bias (4 W^2), FFN W F + F + F W + W, two LayerNorms 4 W."""
@@ -135,7 +135,7 @@ def test_concat_parameters_by_hand(measured):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 002: distinctness on long sequences
+# tutorial 002: distinctness on long sequences
 # ---------------------------------------------------------------------------------------------------------------
 def test_offset_distances_equal_pairwise_distances_of_a_numpy_table():
     table = numpy_sinusoid(300, 16)
@@ -159,7 +159,7 @@ def test_distinctness_numbers(measured):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 001 §3.2-3.3
+# tutorial 001 §3.2-3.3
 # ---------------------------------------------------------------------------------------------------------------
 def test_dims_needed_by_brute_force(measured):
     n = measured["continuous_compact"].numbers
@@ -192,17 +192,17 @@ def test_offset_rule_against_the_exact_rotations(measured):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 002: the worked example and the two figures
+# tutorial 002: the worked example and the two figures
 # ---------------------------------------------------------------------------------------------------------------
 def test_worked_example_against_the_printed_values(measured):
-    n = measured["seed_worked_example"].numbers
+    n = measured["worked_example"].numbers
     printed = [0.9092974268256817, -0.4161468365471424, 0.019998666933333, 0.9998000066665778]  # by hand
     assert np.allclose(n["posenc_row_2"], printed, atol=1e-7) and n["max_difference"] < 1e-7
     assert n["second_frequency_argument"] == pytest.approx(0.02)
 
 
 def test_periods_against_the_formula_and_zero_crossings(measured):
-    detail = measured["seed_dims_figure"].numbers["by_width"]
+    detail = measured["dims_figure"].numbers["by_width"]
     for option, d in detail.items():
         dim = int(option[2:])
         formula = [2 * math.pi * 10000.0 ** (2 * (j // 2) / dim) for j in (2, 6, 12)]
@@ -217,7 +217,7 @@ def test_periods_against_the_formula_and_zero_crossings(measured):
 
 
 def test_position_pair_numbers(measured):
-    detail = measured["seed_positions_figure"].numbers["by_width"]
+    detail = measured["positions_figure"].numbers["by_width"]
     for option, d in detail.items():
         dim = int(option[2:])
         w = 10000.0 ** (-np.arange(0, dim, 2) / dim)

@@ -1,4 +1,4 @@
-"""The remaining seed claims on mechanisms (seed_mechanics.py): each experiment's numbers against independent
+"""The remaining tutorial claims on mechanisms (tutorial_mechanics.py): each experiment's numbers against independent
 computations (by hand, numpy, Python integers), and each claim's verdict on hand-made estimates at its edges."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.report.experiments import seed_mechanics as sm
+from posenc.report.experiments import tutorial_mechanics as sm
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
 from posenc.report.verdict import judge
@@ -230,7 +230,7 @@ def test_the_claims_are_registered_seed_claims():
                            "worked-update", "rope-relative-explicit", "input-shapes", "ffn-would-mix",
                            "start-attends-verbs", "static-vs-dynamic"}
     for claim in CLAIMS.values():
-        assert get_claim(claim.id) is claim and claim.origin == "seed" and claim.quote
+        assert get_claim(claim.id) is claim and claim.origin == "tutorial" and claim.quote
         assert all(t.basis for t in (*claim.tests, *claim.requires)), claim.id
 
 

@@ -1,6 +1,6 @@
-"""The numbers of seed_training.py's experiments on made-up runs, against numpy and scipy by hand.
+"""The numbers of tutorial_training.py's experiments on made-up runs, against numpy and scipy by hand.
 
-test_seed_claims.py checks the training loop on one short real run and the pieces (tasks, cosines, chance). Here
+test_tutorial_claims.py checks the training loop on one short real run and the pieces (tasks, cosines, chance). Here
 ``lab_runs`` is replaced by made-up runs in its format, so every statistic can be recomputed from them: the step
 ratios when some runs never reach the bar (such a run counts at its last step) under each comparison of adding
 and concatenating, the capability gaps of the local tasks at each length, the orthogonality premise and the
@@ -16,7 +16,7 @@ import pytest
 import torch
 from scipy import stats as sps
 
-from posenc.report.experiments import seed_training as sr
+from posenc.report.experiments import tutorial_training as sr
 from posenc.report.experiments.base import Context
 from posenc.report.run import judge_claim
 
@@ -89,7 +89,7 @@ def runs(monkeypatch) -> dict:
     return fake
 
 
-def test_seed_counts():
+def test_tutorial_counts():
     assert (sr._seeds(QUICK), sr._seeds(FULL), sr._seeds(Context(quick=True, seeds=5))) == (2, 3, 5)
 
 
@@ -98,7 +98,7 @@ def test_seed_counts():
     ("equal block width (32)", "sinusoidal-concat-half", "sinusoidal"),
     ("document's setting (concat doubles the width)", "sinusoidal-concat", "sinusoidal")])
 def test_add_vs_concat_under_each_comparison(runs, option, concat, add):
-    m = sr.seed_add_vs_concat_training(FULL)
+    m = sr.add_vs_concat_training(FULL)
     e = m.variants[option]
     value, low, high = _geometric_t(_counted("copy", concat) + _counted("local", concat),
                                     _counted("copy", add) + _counted("local", add))
@@ -110,7 +110,7 @@ def test_add_vs_concat_under_each_comparison(runs, option, concat, add):
 
 
 def test_learned_convergence_with_runs_that_miss_the_bar(runs):
-    m = sr.seed_learned_convergence(FULL)
+    m = sr.learned_convergence(FULL)
     e = m.estimates
     value, low, high = _geometric_t(_counted("copy", "learned") + _counted("local", "learned"),
                                     _counted("copy", "sinusoidal") + _counted("local", "sinusoidal"))
@@ -122,7 +122,7 @@ def test_learned_convergence_with_runs_that_miss_the_bar(runs):
 
 @pytest.mark.parametrize("option, column", [("12 tokens", 0), ("24 tokens", 1)])
 def test_local_capability_at_each_length(runs, option, column):
-    m = sr.seed_local_dependency(FULL)
+    m = sr.local_dependency(FULL)
     e = m.variants[option]
     gaps = [learned - sinusoid for task in ("local", "back2")
             for learned, sinusoid in zip(ACCURACY[(task, "learned")][column], ACCURACY[(task, "sinusoidal")][column],
@@ -137,7 +137,7 @@ def test_local_capability_at_each_length(runs, option, column):
 
 
 def test_orthogonality_premise_and_mechanism_per_run(runs):
-    m = sr.seed_orthogonality_training(FULL)
+    m = sr.orthogonality_training(FULL)
     chance = sr.chance_abs_cos(32)
     units = [(t, s) for t in ("copy", "local") for s in range(SEEDS)]
     for option, column in (("raw cosine", 1), ("centred cosine", 2)):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from posenc.errors import PosencError
-from posenc.plots.seed_semantics import analogy_figure, layer_probe_figure, spectra_figure
+from posenc.plots.tutorial_semantics import analogy_figure, layer_probe_figure, spectra_figure
 
 
 def test_analogy_bars_are_the_ranks_in_order():

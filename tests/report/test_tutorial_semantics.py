@@ -1,4 +1,4 @@
-"""The remaining seed claims on meaning (seed_semantics.py, on all-MiniLM-L6-v2): each experiment's numbers against
+"""The remaining tutorial claims on meaning (tutorial_semantics.py, on all-MiniLM-L6-v2): each experiment's numbers against
 an independent computation (numpy loops, an exhaustive search, drawn Gaussian tables), and each claim's verdict on
 hand-made estimates at the edges of its thresholds."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.report.experiments import seed_semantics as ss
+from posenc.report.experiments import tutorial_semantics as ss
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
 from posenc.report.run import judge_claim
@@ -183,7 +183,7 @@ def test_the_claims_are_registered_seed_claims():
                            "semantic-concentration", "position-own-space", "positional-head-content",
                            "later-modules-extract", "king-queen-apple"}
     for claim in CLAIMS.values():
-        assert get_claim(claim.id) is claim and claim.origin == "seed" and claim.quote
+        assert get_claim(claim.id) is claim and claim.origin == "tutorial" and claim.quote
         assert all(t.basis for t in (*claim.tests, *claim.requires)), claim.id
 
 

@@ -1,6 +1,6 @@
-"""The numbers of seed_tables.py's experiments that test_seed_claims.py does not yet recompute (issue #19, item 3).
+"""The numbers of tutorial_tables.py's experiments that test_tutorial_claims.py does not yet recompute (issue #19, item 3).
 
-test_seed_claims.py checks the integer read-out, the parameter counts, the nearest distances, the dimensions needed,
+test_tutorial_claims.py checks the integer read-out, the parameter counts, the nearest distances, the dimensions needed,
 the offset rule's composition and recognition, the worked example, the measured periods, the position-pair
 statistics and the model readings against independent computations. Left to this file:
 
@@ -8,7 +8,7 @@ statistics and the model readings against independent computations. Left to this
   linear maps by ``np.linalg.lstsq`` and the share of queries whose best key is k back, by numpy (the binary
   baseline is shown on the page but read by no test: its rank-8 table gives tied scores, whose argmax depends on
   round-off, so it is not compared here);
-- ``seed_dims_figure``'s three statistics (the claim reads them, not the periods): from the formula's periods
+- ``dims_figure``'s three statistics (the claim reads them, not the periods): from the formula's periods
   ``2 pi 10000^(2i/d)``, by hand.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.report.experiments import seed_tables as st
+from posenc.report.experiments import tutorial_tables as st
 from posenc.report.experiments.base import Context
 
 QUICK = Context(quick=True)
@@ -61,7 +61,7 @@ def test_dims_figure_statistics_from_the_formula_periods(option):
 
 
 def test_dims_figure_headline_is_the_first_width():
-    m = st.seed_dims_figure(QUICK)
+    m = st.dims_figure(QUICK)
     assert st.FIGURE_WIDTHS[0] == "d=64"
     for key, estimate in m.estimates.items():
         assert estimate.value == m.variants["d=64"][key].value == m.numbers["by_width"]["d=64"][key]

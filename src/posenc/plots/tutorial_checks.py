@@ -1,13 +1,13 @@
 """Figures for the report's seed checks on position tables and formulas (each a function returning a ``Figure``).
 
 They draw numbers the experiments in :mod:`posenc.report.experiments.tables` and
-:mod:`posenc.report.experiments.seed_tables` already computed, so a figure shows exactly what a verdict rests on.
+:mod:`posenc.report.experiments.tutorial_tables` already computed, so a figure shows exactly what a verdict rests on.
 
-- The naive codes of seed 000 §2.1-2.3: the integer code's growth and its missing relative map, the normalised
+- The naive codes of tutorial 000 §2.1-2.3: the integer code's growth and its missing relative map, the normalised
   code's length-dependent step, the binary code's jumps between neighbours.
 - The sinusoid's properties (seeds 001 §3, 002, 003 §14.8.3): bounded values, distinct positions, one linear map
   per offset, fast and slow channels, the same structure far past the trained range.
-- Seed 002's worked example beside its printed values, seed 002's two figures (dimensions 2, 6, 12 over 128
+- Seed 002's worked example beside its printed values, tutorial 002's two figures (dimensions 2, 6, 12 over 128
   positions; positions 1 and 5) with the measured periods, the attention score an integer code allows, the nearest
   distance between positions by sequence length, and the dimensions each code needs.
 """
@@ -234,7 +234,7 @@ def worked_example_figure(measured: Sequence[float], printed: Sequence[float], l
     fig = Figure(figsize=(6, 3), layout="constrained")
     ax = fig.subplots()
     x = np.arange(len(labels))
-    ax.bar(x - 0.2, printed, width=0.4, label="seed 002, printed")
+    ax.bar(x - 0.2, printed, width=0.4, label="tutorial 002, printed")
     ax.bar(x + 0.2, measured, width=0.4, label="posenc sinusoidal, d=4")
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xticks(x, labels)
@@ -357,7 +357,7 @@ def parameter_ratio_figure(ratios: Mapping[str, Mapping[str, float]], claimed: f
     for index, option in enumerate(options):
         ax.bar(x + (index - (len(options) - 1) / 2) * width, [ratios[option][p] for p in parts], width=width,
                label=f"d_ff = {option}")
-    ax.axhline(claimed, color="k", lw=0.8, ls="--", label="'doubles' (seed 003)")
+    ax.axhline(claimed, color="k", lw=0.8, ls="--", label="'doubles' (tutorial 003)")
     ax.set_xticks(x, parts, fontsize=8)
     ax.set(ylabel="concat / add", title="parameters of the later layers, d_model 512 -> 1024")
     ax.legend(fontsize=7)

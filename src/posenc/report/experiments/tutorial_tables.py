@@ -1,12 +1,12 @@
-"""Seed claims on tables, formulas and configurations that the report did not test before, or tested as something
+"""Tutorial claims on tables, formulas and configurations that the report did not test before, or tested as something
 else (no training; every number here is computed, not sampled, so every estimate is exact):
 
-- seed 000 §2.1: integer positions "cannot express relative position" (what that means for attention);
-- seed 003 §14.3.2: concatenating "doubles every later layer's parameters";
-- seed 002: the sinusoid's periodicity makes positions less distinct as sequences grow;
-- seed 001 §3.2-3.3: the continuous code is more compact than binary; one linear rule serves every offset;
-- seed 002: the worked example (position 2, d = 4) and the two figures (dimensions 2, 6, 12; positions 1 and 5);
-- seed 003 §14.6 (and seed 001 §4.1): which encoding GPT-2, the GPT series, LLaMA, GPT-NeoX and BERT use.
+- tutorial 000 §2.1: integer positions "cannot express relative position" (what that means for attention);
+- tutorial 003 §14.3.2: concatenating "doubles every later layer's parameters";
+- tutorial 002: the sinusoid's periodicity makes positions less distinct as sequences grow;
+- tutorial 001 §3.2-3.3: the continuous code is more compact than binary; one linear rule serves every offset;
+- tutorial 002: the worked example (position 2, d = 4) and the two figures (dimensions 2, 6, 12; positions 1 and 5);
+- tutorial 003 §14.6 (and tutorial 001 §4.1): which encoding GPT-2, the GPT series, LLaMA, GPT-NeoX and BERT use.
 
 Shapes: a table ``PE`` is ``[T, d]`` (positions x channels); ``w_i = 10000^(-2i/d)`` is pair ``i``'s frequency.
 """
@@ -232,7 +232,7 @@ def read_encoding(config) -> dict[str, object]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 000 §2.1: integer positions and relative position
+# tutorial 000 §2.1: integer positions and relative position
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("naive_integer_relative")
 @_one_thread
@@ -247,7 +247,7 @@ def naive_integer_relative(ctx: Context) -> Measurement:
     over every such logit). The sinusoid, scored with ``PE[i] . PE[j] M_k`` (its fitted k-step map), finds that
     key for every query (:func:`shift_match_share`): the read-out can succeed.
     """
-    from posenc.plots.seed_checks import relative_score_figure
+    from posenc.plots.tutorial_checks import relative_score_figure
     from posenc.report.experiments.tables import naive_integer
 
     base = naive_integer(ctx)
@@ -288,9 +288,9 @@ def naive_integer_relative(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 003 §14.3.2: concatenation and the later layers' parameters
+# tutorial 003 §14.3.2: concatenation and the later layers' parameters
 # ---------------------------------------------------------------------------------------------------------------
-DOCUMENT_WIDTH = 512  #: seed 003 §14.3.2: "原本 d_model = 512"
+DOCUMENT_WIDTH = 512  #: tutorial 003 §14.3.2: "原本 d_model = 512"
 FF_OPTIONS = {"4 x width": None, "fixed 2048": 2048}
 
 
@@ -301,7 +301,7 @@ def concat_parameters(ctx: Context) -> Measurement:
     later layer, after adding and after concatenating, in posenc's Transformer at the original's sizes (6 layers,
     8 heads). Choice: the feed-forward width follows the model width (4 x width, as 2048 = 4 x 512 does) or stays
     2048."""
-    from posenc.plots.seed_checks import parameter_ratio_figure
+    from posenc.plots.tutorial_checks import parameter_ratio_figure
 
     counts = {option: {"add": parameter_counts(DOCUMENT_WIDTH, False, d_ff),
                        "concat": parameter_counts(DOCUMENT_WIDTH, True, d_ff)} for option, d_ff in FF_OPTIONS.items()}
@@ -314,16 +314,16 @@ def concat_parameters(ctx: Context) -> Measurement:
                                                                                     + c["add"]["head"])
                                    for o, c in counts.items()}}
     rows = [Row("model width after add / after concat", counts[head]["add"]["width"], counts[head]["concat"]["width"],
-                "seed 003: 512 -> 1024")]
+                "tutorial 003: 512 -> 1024")]
     for option in FF_OPTIONS:
         c = counts[option]
         rows.append(Row(f"d_ff {option}: parameters of the 6 blocks, add -> concat",
-                        f"{c['add']['blocks']:,} -> {c['concat']['blocks']:,}", 2.0, "x2 (seed 003)"))
+                        f"{c['add']['blocks']:,} -> {c['concat']['blocks']:,}", 2.0, "x2 (tutorial 003)"))
         rows.append(Row(f"d_ff {option}: concat / add per part (attention, FFN, LayerNorm, output head)",
                         ", ".join(f"{ratios[option][p]:.3g}" for p in ("attention", "ffn", "layernorm", "head")),
-                        2.0, "x2 (seed 003)"))
+                        2.0, "x2 (tutorial 003)"))
     rows.append(Row("blocks and output head together (vocabulary 37000), 4 x width", numbers["with_head_ratio"][head],
-                    2.0, "x2 (seed 003)"))
+                    2.0, "x2 (tutorial 003)"))
     fig = parameter_ratio_figure({o: {p: ratios[o][p] for p in ("attention", "ffn", "layernorm", "blocks", "head")}
                                   for o in FF_OPTIONS})
     return Measurement(numbers, rows, fig, "posenc Transformer, d_model 512, 6 layers, 8 heads, sinusoid added "
@@ -332,7 +332,7 @@ def concat_parameters(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 002: periodicity and distinctness on long sequences
+# tutorial 002: periodicity and distinctness on long sequences
 # ---------------------------------------------------------------------------------------------------------------
 LONGEST = 100_000  #: the longest sequence measured, in both modes (the verdict must not depend on the mode)
 LENGTHS = (16, 64, 256, 1024, 4096, 16384, LONGEST)
@@ -345,7 +345,7 @@ def sinusoid_distinctness(ctx: Context) -> Measurement:
     """Seed 002: as sequences grow, does the sinusoid's periodicity bring two positions closer than neighbours are
     in a short sequence? The nearest distance among the first ``n`` positions, exactly, for ``n`` up to 100,000
     (:func:`offset_distances`), per width; checked against posenc's own table for ``n <= 1024``."""
-    from posenc.plots.seed_checks import nearest_distance_figure
+    from posenc.plots.tutorial_checks import nearest_distance_figure
 
     curves, variants, where = {}, {}, {}
     for option in DISTINCT_WIDTHS:
@@ -375,7 +375,7 @@ def sinusoid_distinctness(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 001 §3.2-3.3: compactness and one rule for every offset
+# tutorial 001 §3.2-3.3: compactness and one rule for every offset
 # ---------------------------------------------------------------------------------------------------------------
 COMPACT_POSITIONS = 1024
 RESOLUTIONS = {"distinct in float32": 0.0, "0.1 apart": 0.1, "0.5 apart": 0.5, "1 apart (one bit flip)": 1.0}
@@ -388,7 +388,7 @@ def continuous_compact(ctx: Context) -> Measurement:
     positions apart, for the sinusoid and for the binary code, at a resolution (distinct float32 rows, the
     document's premise; or a minimum distance). Both codes have the same mean square per channel (1/2), so a
     distance means the same for both; binary neighbours are 1 apart (one bit flip)."""
-    from posenc.plots.seed_checks import compactness_figure
+    from posenc.plots.tutorial_checks import compactness_figure
 
     n = COMPACT_POSITIONS
     binary_dims, binary_nearest = binary_dims_needed(n)
@@ -422,7 +422,7 @@ def sinusoid_offset_rule(ctx: Context) -> Measurement:
     map is the 1-step map applied k times, ``M_k = M_1^k``), and it lets a model *recognise* "k apart": with the
     bilinear score ``PE[i] . PE[j] M_k`` every query's best key is the one k places back. Baselines: an N(0, 1)
     table (an untrained learned table) and the binary code, with their own best linear maps."""
-    from posenc.plots.seed_checks import offset_rule_figure
+    from posenc.plots.tutorial_checks import offset_rule_figure
 
     dim, length = 64, 256
     sin = _table("sinusoidal", length, dim)  # [T, d]
@@ -456,14 +456,14 @@ def sinusoid_offset_rule(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 002: the worked example and the two figures
+# tutorial 002: the worked example and the two figures
 # ---------------------------------------------------------------------------------------------------------------
-@experiment("seed_worked_example")
+@experiment("worked_example")
 @_one_thread
-def seed_worked_example(ctx: Context) -> Measurement:
+def worked_example(ctx: Context) -> Measurement:
     """Seed 002's worked example: the encoding of position 2 at d = 4 is (sin 2, cos 2, sin 0.02, cos 0.02)
     (2 / 10000^(2/4) = 0.02). posenc's float32 table against the printed vector, evaluated in float64."""
-    from posenc.plots.seed_checks import worked_example_figure
+    from posenc.plots.tutorial_checks import worked_example_figure
 
     printed = np.array([math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)])
     table = posenc.build("sinusoidal", dim=4).table(4, 4).double().numpy()  # float32 table, [4, 4]
@@ -472,10 +472,10 @@ def seed_worked_example(ctx: Context) -> Measurement:
                "neighbour_difference": float(min(np.abs(table[p] - printed).max() for p in (1, 3))),
                "second_frequency_argument": 2 / BASE ** (2 * 1 / 4)}
     labels = ["sin(2)", "cos(2)", "sin(0.02)", "cos(0.02)"]
-    rows = [Row(f"PE[2, {j}] = {label}", float(table[2, j]), float(printed[j]), "seed 002, printed")
+    rows = [Row(f"PE[2, {j}] = {label}", float(table[2, j]), float(printed[j]), "tutorial 002, printed")
             for j, label in enumerate(labels)]
     rows += [Row("argument of the second pair, 2 / 10000^(2/4)", numbers["second_frequency_argument"], 0.02,
-                 "seed 002: 0.02"),
+                 "tutorial 002: 0.02"),
              Row("positions 1 and 3 against the printed vector (smallest largest difference)",
                  numbers["neighbour_difference"], None, "the check can fail"),
              Row("indexing", "position index 2 (counting from 0, as the formula does)", "第 2 个位置",
@@ -488,7 +488,7 @@ def seed_worked_example(ctx: Context) -> Measurement:
 FIGURE_WIDTHS = ("d=64", "d=128", "d=512")
 FIGURE_DIMS = (2, 6, 12)
 FIGURE_POSITIONS = (1, 5)
-WINDOW = 128  #: seed 002: "128 个位置向量"
+WINDOW = 128  #: tutorial 002: "128 个位置向量"
 
 
 def _period_estimates(dim: int) -> tuple[np.ndarray, list[float], list[float], dict]:
@@ -501,13 +501,13 @@ def _period_estimates(dim: int) -> tuple[np.ndarray, list[float], list[float], d
     return table, measured, formula, stats
 
 
-@experiment("seed_dims_figure")
+@experiment("dims_figure")
 @_one_thread
-def seed_dims_figure(ctx: Context) -> Measurement:
+def dims_figure(ctx: Context) -> Measurement:
     """Seed 002's figure 2: dimensions 2, 6 and 12 over 128 positions "change periodically", and "the higher the
     dimension, the longer the period". Periods read off the curves (:func:`fit_period`), checked against the formula
-    ``2 pi 10000^(2i/d)`` (i = j // 2). Choice: the width (seed 002 prints none)."""
-    from posenc.plots.seed_checks import dims_period_figure
+    ``2 pi 10000^(2i/d)`` (i = j // 2). Choice: the width (tutorial 002 prints none)."""
+    from posenc.plots.tutorial_checks import dims_period_figure
 
     variants, detail, figure_data = {}, {}, None
     for option in FIGURE_WIDTHS:
@@ -530,14 +530,14 @@ def seed_dims_figure(ctx: Context) -> Measurement:
                        estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants)
 
 
-@experiment("seed_positions_figure")
+@experiment("positions_figure")
 @_one_thread
-def seed_positions_figure(ctx: Context) -> Measurement:
+def positions_figure(ctx: Context) -> Measurement:
     """Seed 002's figure 3: positions 1 and 5 have different vectors, and "the higher the dimension, the smaller the
     fluctuation, the closer the vectors": per channel pair i, the distance between the two positions
     ``||PE[5, 2i:2i+2] - PE[1, 2i:2i+2]||`` (``= 2 |sin(2 w_i)|``), its rank correlation with i, and the highest
     quarter of pairs against the lowest."""
-    from posenc.plots.seed_checks import position_pair_figure
+    from posenc.plots.tutorial_checks import position_pair_figure
     from posenc.stats import spearman
 
     a, b = FIGURE_POSITIONS
@@ -569,12 +569,12 @@ def seed_positions_figure(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 003 §14.6 (seed 001 §4.1): which encoding each named model uses
+# tutorial 003 §14.6 (tutorial 001 §4.1): which encoding each named model uses
 # ---------------------------------------------------------------------------------------------------------------
 #: name in the documents -> (transformers config class, what the documents say)
 NAMED_MODELS = {"GPT-2": ("GPT2Config", "learned"), "GPT (the GPT series' first)": ("OpenAIGPTConfig", "learned"),
                 "LLaMA": ("LlamaConfig", "rope"), "GPT-NeoX": ("GPTNeoXConfig", "rope"),
-                "BERT (seed 001 §4.1)": ("BertConfig", "learned")}
+                "BERT (tutorial 001 §4.1)": ("BertConfig", "learned")}
 
 
 #: models released since the documents, whose encoding differs by layer (shown beside them, not judged)
@@ -599,7 +599,7 @@ def _layer_schedules(transformers: Any) -> dict[str, list[tuple[str, str]]]:
 @_one_thread
 def model_encodings(ctx: Context) -> Measurement:
     """Seed 003 §14.6: GPT-2 and the GPT series add a learned position table, LLaMA and GPT-NeoX rotate with RoPE;
-    seed 001 §4.1 reads BERT's learned table. Each model's encoding read from the model its default configuration
+    tutorial 001 §4.1 reads BERT's learned table. Each model's encoding read from the model its default configuration
     describes (:func:`read_encoding`), beside posenc's reading of the configuration (:func:`posenc.from_hf_config`).
     The models released since, whose encoding differs by layer, are shown with their layer schedule (not judged: the
     claim names the older models)."""
@@ -624,7 +624,7 @@ def model_encodings(ctx: Context) -> Measurement:
                         + (f", table {reading['table'][0]} x {reading['table'][1]}" if reading["table"] else "")
                         + extra + f"; posenc.from_hf_config: {ours}", reading["kind"], said, "the documents"))
     rows.append(Row("the original Transformer (Vaswani et al. 2017)", "no configuration in transformers",
-                    "sinusoidal", "seed 003 §14.6.1; the paper §3.5"))
+                    "sinusoidal", "tutorial 003 §14.6.1; the paper §3.5"))
     schedules = _layer_schedules(transformers)
     for name, groups in schedules.items():
         rows.append(Row(f"{name}: " + "; ".join(f"layers {layers}: {text}" for layers, text in groups),
@@ -644,7 +644,7 @@ def model_encodings(ctx: Context) -> Measurement:
 EXACT = "the numbers are exact, so any bar between the alternatives gives the same verdict"
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("concat-doubles-parameters", "seed 003 §14.3.2", "seed", "Concat doubles the later layers",
+    Claim("concat-doubles-parameters", "tutorial 003 §14.3.2", "tutorial", "Concat doubles the later layers",
           "Concatenating the position vector doubles the width (512 -> 1024), and so doubles the parameter count of "
           "every later layer.",
           "concat_parameters", (
@@ -659,7 +659,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "the original's d_ff = 2048 is 4 x d_model, the rule posenc's model and most Transformers "
                         "keep when the width changes"),
           quote="这意味着所有后续层的参数量都要翻倍!", revision=2),
-    Claim("periodicity-distinctness", "seed 002", "seed", "Long sequences blur positions",
+    Claim("periodicity-distinctness", "tutorial 002", "tutorial", "Long sequences blur positions",
           "As the sequence grows, the sinusoid's periodicity makes different positions gradually less distinct.",
           "sinusoid_distinctness", (
               Test("nearest_ratio", "<", 0.9, "the nearest two of 100,000 positions are at least 10% closer than the "
@@ -667,10 +667,10 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("table_check", "<", 1e-9, "the formula's nearest distance equals that of posenc's table "
                          "(n=1024, d=512)", "float64 round-off", otherwise="not testable"),),
           choice=Choice("width", DISTINCT_WIDTHS, "d=512",
-                        "the width seeds 001 and 003 name (d_model = 512, the original Transformer's); the narrow "
+                        "the width tutorials 001 and 003 name (d_model = 512, the original Transformer's); the narrow "
                         "widths show where the claim starts to hold"),
           quote="随着序列长度的增加，位置编码的周期性可能导致不同位置之间的区分度逐渐降低，难以准确表示极长序列中各个位置的独特信息。"),
-    Claim("continuous-compact", "seed 001 §3.2", "seed", "The sinusoid is more compact than binary",
+    Claim("continuous-compact", "tutorial 001 §3.2", "tutorial", "The sinusoid is more compact than binary",
           "Because its values are floating-point numbers, the continuous (sinusoidal) code needs fewer dimensions "
           "than the binary code to tell the same positions apart.",
           "continuous_compact", (
@@ -682,7 +682,7 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only when positions may lie closer together than binary neighbours do: at the binary "
                           "code's own spacing (distance 1) the sinusoid needs more dimensions")),
           quote="由于输出是浮点数,因此此类连续表示比二进制表示法更节省空间。"),
-    Claim("one-linear-rule", "seed 001 §3.3", "seed", "One linear rule for every offset",
+    Claim("one-linear-rule", "tutorial 001 §3.3", "tutorial", "One linear rule for every offset",
           "A model needs to learn only one uniform linear rule to recognise \"delta apart\": the k-step map is the "
           "1-step map applied k times, and a bilinear score built from it finds the position k back at every "
           "position.",
@@ -694,18 +694,18 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("max_random_share", "<", 0.9, "a random (learned-like) table with its own best maps fails",
                          "the test must be able to fail", otherwise="not testable"),),
           quote="而只需学习一个统一的、线性的变换规则来识别“相距\\(\\delta\\)个单位”这一相对概念。"),
-    Claim("worked-example", "seed 002", "seed", "The worked example: position 2, d = 4",
+    Claim("worked-example", "tutorial 002", "tutorial", "The worked example: position 2, d = 4",
           "At d = 4, position 2 is encoded as (sin(2), cos(2), sin(0.02), cos(0.02)).",
-          "seed_worked_example", (
+          "worked_example", (
               Test("max_difference", "<", 1e-6, "posenc's table equals the printed vector", "float32 round-off "
                    "(2^-23 of values up to 1)"),),
           requires=(Test("neighbour_difference", ">", DIFFERENT, "positions 1 and 3 do not match it",
                          "the test must be able to fail", otherwise="not testable"),),
           quote="最终，位置 2 的编码向量为：$(𝑠𝑖𝑛(2),𝑐𝑜𝑠(2),𝑠𝑖𝑛(0.02),𝑐𝑜𝑠(0.02))$"),
-    Claim("dims-period-figure", "seed 002", "seed", "Figure: higher dims, longer periods",
+    Claim("dims-period-figure", "tutorial 002", "tutorial", "Figure: higher dims, longer periods",
           "Over 128 positions, dimensions 2, 6 and 12 change periodically, and the higher the dimension, the longer "
           "the period.",
-          "seed_dims_figure", (
+          "dims_figure", (
               Test("min_periods_in_window", ">", 2, "each of the three dims completes at least two periods in the 128 "
                    "positions", "a periodic change is visible with two periods", unless="not periodic within the "
                    "128 positions drawn"),
@@ -715,13 +715,13 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("max_period_error", "<", 1e-3, "the periods read off the curves match the formula",
                          "the read-out must be right to judge", otherwise="not testable"),),
           choice=Choice("width", FIGURE_WIDTHS, "d=64",
-                        "seed 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
+                        "tutorial 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
                         "dims), fixed before this claim"),
           quote="这三张图分别打印了 128 个位置向量第 2、6、12 维度的编码值的变化，我们发现这些值呈现周期性的变化。另外，我们也可以发现，向量维度越高，其周期就越长。"),
-    Claim("positions-closer-figure", "seed 002", "seed", "Figure: positions 1 and 5 meet in high dims",
+    Claim("positions-closer-figure", "tutorial 002", "tutorial", "Figure: positions 1 and 5 meet in high dims",
           "Positions 1 and 5 have different vectors, and the higher the dimension, the smaller the values' "
           "fluctuation and the closer the two vectors.",
-          "seed_positions_figure", (
+          "positions_figure", (
               Test("distance", ">", DIFFERENT, "the two vectors differ", "far above round-off",
                    unless="the two positions share a vector"),
               Test("rank_correlation", "<", -0.9, "the pairwise distance falls with the pair index",
@@ -729,10 +729,10 @@ CLAIMS: tuple[Claim, ...] = (
               Test("high_low_ratio", "<", 0.1, "the highest quarter of pairs is 10x closer than the lowest",
                    "an order of magnitude", unless="the high dimensions do not bring them close")),
           choice=Choice("width", FIGURE_WIDTHS, "d=64",
-                        "seed 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
+                        "tutorial 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
                         "positions), fixed before this claim"),
           quote="另外，也可以看到，向量的维度越高，编码值的波动就越小，向量就越接近。"),
-    Claim("model-encodings", "seed 003 §14.6, seed 001 §4.1", "seed", "Which model uses which encoding",
+    Claim("model-encodings", "tutorial 003 §14.6, tutorial 001 §4.1", "tutorial", "Which model uses which encoding",
           "GPT-2 and the GPT series add a learned position table (BERT too), while LLaMA and GPT-NeoX use RoPE.",
           "model_encodings", (
               Test("mismatches", "<", 0.5, "every named model's configuration describes the encoding the documents "
