@@ -54,7 +54,15 @@ def test_alibi_table_layout():
 def test_plot_has_one_panel_per_series():
     records = [_task("rope", 0, {"4": 0.2, "8": 0.0}), _lm("alibi", 0, {"64": 10.0, "128": 9.0}),
                _lm("learned", 0, {"64": 11.0, "128": CANNOT_RUN})]
-    fig = metric_vs_length(summarize_records(records))
+    summary = summarize_records(records)
+    assert summary["length_axis"] == {"copy": "task size n", "charlm/nonoverlap": "L_valid (characters)",
+                                      "charlm/sliding": "L_valid (characters)"}
+    fig = metric_vs_length(summary)
     assert isinstance(fig, Figure)
     assert len(fig.axes) == 3  # copy, charlm/nonoverlap, charlm/sliding
+    by_title = {ax.get_title(): ax for ax in fig.axes}
+    assert by_title["copy"].get_xlabel() == "evaluation length: task size n"
+    assert by_title["copy"].get_yscale() == "linear"  # exact match: a share, drawn linearly
+    assert by_title["charlm/sliding"].get_xlabel() == "evaluation length: L_valid (characters)"
+    assert by_title["charlm/sliding"].get_yscale() == "log"  # perplexity grows by factors
     assert isinstance(metric_vs_length({"sweep": "x", "metric": "ppl", "series": {}, "train_len": {}}), Figure)

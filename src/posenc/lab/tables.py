@@ -11,7 +11,8 @@ The summary dict::
     {"sweep": "nope-tasks", "metric": "exact_match", "metrics": {"copy": "exact_match", ...},
      "series": {"copy": {"rope": {"20": {"mean": 0.98, "std": 0.01, "n": 3, "cannot_run": 0}, ...}, ...},
                 "charlm/nonoverlap": {...}},
-     "lengths": {"copy": [5, 10, ...]}, "train_len": {"copy": 20}, "missing": 0}
+     "lengths": {"copy": [5, 10, ...]}, "train_len": {"copy": 20}, "length_axis": {"copy": "task size n"},
+     "missing": 0}
 
 ``std`` is the sample standard deviation (``ddof=1``; 0 for one seed). A length at which some seed cannot run (a
 learned table past its rows) counts in ``cannot_run``; ``mean`` then covers the seeds that ran (``None`` if none).
@@ -75,10 +76,12 @@ def summarize_records(records: list[tuple[dict[str, Any], int, dict[str, Any]]],
     cells: dict[str, dict[str, dict[str, list]]] = {}
     lengths: dict[str, set[int]] = {}
     train_len: dict[str, int] = {}
+    axis: dict[str, str] = {}
     for config, _seed, metrics in records:
-        groups = lab_task(config["task"]).series(metrics.get("by_length", {}))
-        for key, values in groups.items():
+        task = lab_task(config["task"])
+        for key, values in task.series(metrics.get("by_length", {})).items():
             train_len[key] = config["train_len"]
+            axis[key] = task.length_axis
             for length, value in values.items():
                 lengths.setdefault(key, set()).add(int(length))
                 cell = cells.setdefault(key, {}).setdefault(config["label"], {}).setdefault(length, [])
@@ -99,7 +102,7 @@ def summarize_records(records: list[tuple[dict[str, Any], int, dict[str, Any]]],
                 row[length] = {"mean": mean, "std": std, "n": len(ran), "cannot_run": len(values) - len(ran)}
             series[key][label] = row
     return {"sweep": name, "metric": chosen, "metrics": per_key, "series": series,
-            "lengths": {k: sorted(v) for k, v in lengths.items()}, "train_len": train_len}
+            "lengths": {k: sorted(v) for k, v in lengths.items()}, "train_len": train_len, "length_axis": axis}
 
 
 def summarize(store_path: str | Path, preset: str | Path | dict | Sweep | None = None,

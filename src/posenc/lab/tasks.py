@@ -223,11 +223,12 @@ TASKS: dict[str, Task] = {t.name: t for t in (
 
 
 def get_task(name: str) -> Task:
-    """The task called ``name``; an unknown name lists the valid ones."""
+    """The synthetic task called ``name``; an unknown name lists the valid ones (the lab's other tasks, such as the
+    char-LM, are :func:`posenc.lab.task.lab_task`'s)."""
     if name not in TASKS:
-        close = difflib.get_close_matches(str(name), list(TASKS) + ["charlm"], n=1)
+        close = difflib.get_close_matches(str(name), list(TASKS), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise PosencError(f"unknown task {name!r}; valid tasks are: {', '.join(TASKS)}, charlm.{hint}")
+        raise PosencError(f"unknown synthetic task {name!r}; valid ones are: {', '.join(TASKS)}.{hint}")
     return TASKS[name]
 
 
