@@ -76,9 +76,9 @@ def test_run_extend_takes_one_config_and_refuses_unknown_settings():
     assert extend_config("smollm2", lengths=[4096], trials=3) == config  # lists are taken for tuples
     with pytest.raises(PosencError, match=r"unknown extend setting\(s\) trails; .*trials"):
         extend_config("smollm2", trails=3)
-    with pytest.raises(PosencError, match="model is given twice"):
+    with pytest.raises(PosencError, match=r"model is given twice: 'smollm2' as the first argument and model='other'; pass one"):
         extend_config("smollm2", model="other")
-    with pytest.raises(PosencError, match="ExtendConfig or a model name"):
+    with pytest.raises(PosencError, match=r"must be an ExtendConfig or a model name \(e\.g\. 'smollm2'\), got int 4096"):
         extend_config(4096)
 
 

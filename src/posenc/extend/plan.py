@@ -24,7 +24,6 @@ read it); passkey only when asked, then one trial at depth 0.5. About 6 minutes 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from typing import Any
 import torch
 
 from posenc.checks import SEED_LIMIT, whole_number, wrong_flags
+from posenc.configs import one_config
 from posenc.device import dtype_name
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
@@ -189,21 +189,8 @@ def extend_config(config: ExtendConfig | str | None = None, **settings: Any) -> 
     """The one :class:`ExtendConfig` of a run: ``config`` itself, a copy of it with ``settings`` replaced, or a new
     one from ``settings`` (its fields; lists are taken for tuples) for the model named ``config`` (or
     ``settings["model"]``, default smollm2)."""
-    names = [f.name for f in dataclasses.fields(ExtendConfig)]
-    unknown = sorted(set(settings) - set(names))
-    if unknown:
-        raise PosencError(f"unknown extend setting(s) {', '.join(unknown)}; the settings are ExtendConfig's fields: "
-                          f"{', '.join(names)}")
-    if isinstance(config, ExtendConfig):
-        return dataclasses.replace(config, **settings) if settings else config
-    if config is None:
-        return ExtendConfig(**settings)
-    if not isinstance(config, str):
-        raise PosencError(f"the first argument must be an ExtendConfig or a model name (e.g. 'smollm2'), got "
-                          f"{type(config).__name__} {config!r}")
-    if "model" in settings:
-        raise PosencError(f"the model is given twice: {config!r} and model={settings['model']!r}; pass one")
-    return ExtendConfig(model=config, **settings)
+    return one_config(ExtendConfig, config, settings, first="model", first_types=str,
+                      first_said="a model name (e.g. 'smollm2')", what="extend")
 
 
 def rope_fingerprint(encoding: Any, seq_lens: list[int]) -> str:

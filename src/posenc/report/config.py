@@ -8,12 +8,12 @@ threshold file, output folder) are :func:`~posenc.report.run.run_report`'s, befo
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Any
 
 from posenc.checks import wrong_flags
+from posenc.configs import one_config
 from posenc.errors import PosencError
 
 __all__ = ["ReportConfig", "report_config"]
@@ -76,18 +76,5 @@ def report_config(config: ReportConfig | str | os.PathLike | None = None, **sett
     """The one :class:`ReportConfig` of a run: ``config`` itself, a copy of it with ``settings`` replaced, or a new
     one from ``settings`` (its fields) writing to the folder ``config`` (or ``settings["out_dir"]``), as
     :func:`posenc.extend.plan.extend_config` does for ``posenc extend``."""
-    names = [f.name for f in dataclasses.fields(ReportConfig)]
-    unknown = sorted(set(settings) - set(names))
-    if unknown:
-        raise PosencError(f"unknown report setting(s) {', '.join(unknown)}; the settings are ReportConfig's fields: "
-                          f"{', '.join(names)}")
-    if isinstance(config, ReportConfig):
-        return dataclasses.replace(config, **settings) if settings else config
-    if config is None:
-        return ReportConfig(**settings)
-    if not isinstance(config, str | os.PathLike):
-        raise PosencError(f"the first argument must be a ReportConfig or the output folder (e.g. 'posenc-report'), "
-                          f"got {type(config).__name__} {config!r}")
-    if "out_dir" in settings:
-        raise PosencError(f"the output folder is given twice: {config!r} and out_dir={settings['out_dir']!r}; pass one")
-    return ReportConfig(out_dir=config, **settings)
+    return one_config(ReportConfig, config, settings, first="out_dir", first_types=(str, os.PathLike),
+                      first_said="the output folder (e.g. 'posenc-report')", what="report")
