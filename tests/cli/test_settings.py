@@ -105,6 +105,13 @@ def test_each_field_becomes_an_option_with_its_type_default_and_help():
     assert helps["depths"] == "numbers (repeatable)" and helps["options"] == "key and value pairs (KEY=VALUE, repeatable)"
 
 
+def test_a_flag_with_choices_lists_them_after_the_help_in_their_table_order():
+    table = {"beta": 2, "alpha": 1}  # a registry: its order, not sorted
+    options = derive_options(Toy, {"name": Flag(choices=table)})
+    assert options["name"].info.help == "two fields, one entry (RunConfig style); one of: beta, alpha"
+    assert "one of" not in derive_options(Toy)["name"].info.help
+
+
 def test_fields_the_command_line_cannot_take_are_refused_when_the_command_is_defined():
     @dataclass
     class Odd:

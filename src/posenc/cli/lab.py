@@ -18,6 +18,7 @@ from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_jso
 from posenc.cli.settings import CommandSettings, Flag, settings_command
 from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.errors import PosencError
+from posenc.lab.task import LAB_TASKS
 from posenc.lab.train import RunConfig
 
 console = Printer()
@@ -31,7 +32,7 @@ def register(app: typer.Typer) -> None:
     app.command("sweep")(sweep)
 
 
-@settings_command(RunConfig, flags={"encoding": Flag(names=("--encoding", "-e")),
+@settings_command(RunConfig, flags={"task": Flag(choices=LAB_TASKS), "encoding": Flag(names=("--encoding", "-e")),
                                    "encoding_options": Flag(names=("--option", "-o"))})
 def train(settings: CommandSettings,
           setting: list[str] = typer.Option(None, "--set", help="any run setting key=value, e.g. --set lr=3e-3 (the "

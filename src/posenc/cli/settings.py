@@ -31,7 +31,7 @@ import functools
 import inspect
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Any, Generic, TypeVar
 
@@ -101,6 +101,8 @@ class Flag:
         default: the command line's default when it differs from the dataclass's (the field's value when the
             option is left out).
         metavar: how ``--help`` shows the value, e.g. ``"<path>"`` for a file name held as a string.
+        choices: the names the value may take, listed after the help (``"one of: copy, reverse, ..."``), read from
+            the table that holds them, so a new entry of the table is in ``--help`` without another line.
     """
 
     names: tuple[str, ...] = ()
@@ -109,6 +111,7 @@ class Flag:
     parse: Callable[[str, str], list] | None = None
     default: Any = _UNSET
     metavar: str | None = None
+    choices: Iterable[str] = ()
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,8 @@ def _derive(cls: type, f, annotation: Any, doc: str, flag: Flag) -> _Option:
     names = flag.names or ("--" + f.name.replace("_", "-"),)
     option = f.name if flag.argument else names[0]
     help_text = doc.removesuffix(".")  # option help reads as a phrase
+    if flag.choices:
+        help_text += f"; one of: {', '.join(flag.choices)}"
     sequence = _sequence(kind)
     if (flag.repeatable or flag.parse) and sequence is None:
         raise TypeError(f"{cls.__name__}.{f.name}: Flag(repeatable=..., parse=...) applies to a tuple or list field, "

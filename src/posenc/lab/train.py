@@ -98,9 +98,9 @@ class RunConfig:
     """Everything that defines a lab run except the seed (the store keys runs on this config's hash and the seed).
 
     Attributes:
-        task: a task of :data:`posenc.lab.task.LAB_TASKS`: a synthetic one (:mod:`posenc.lab.tasks`: copy,
-            reverse, sort, addition, parity, duplicate, selective_copy, count), ``"charlm"``
-            (:mod:`posenc.lab.charlm`), or a local-dependency one (:mod:`posenc.lab.local`: local, back2).
+        task: a task of :data:`posenc.lab.task.LAB_TASKS`: a synthetic string task (:mod:`posenc.lab.tasks`), the
+            character-level language model (:mod:`posenc.lab.charlm`) or a local-dependency task
+            (:mod:`posenc.lab.local`).
         encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
         encoding_options: the encoding's options (model sizes are filled in), e.g.
             ``{"combine": "concat", "dim": 16}``; on the command line ``-o combine=concat -o dim=16``.
