@@ -110,7 +110,7 @@ SEED2 = {
 }
 
 
-def test_tutorial_draws_are_the_ones_the_hand_examples_use():
+def test_seed_draws_are_the_ones_the_hand_examples_use():
     g = torch.Generator().manual_seed(2)
     assert torch.randint(0, 10, (2, 3), generator=g).tolist() == [[8, 7, 1], [4, 8, 9]]
     g = torch.Generator().manual_seed(2)

@@ -99,7 +99,7 @@ def test_charlm_steps_train_on_windows_of_train_len_plus_one_characters():
     loss = F.cross_entropy(model(window[:, :-1]).flatten(0, 1), window[:, 1:].flatten()).item()
     assert curve == [[1, pytest.approx(loss, rel=1e-5)]]
 
-def test_tutorial_reproducible():
+def test_seed_reproducible():
     config = RunConfig(task="parity", encoding="alibi", train_len=4, steps=5, **TINY)
     a = train_run(config, seed=3, progress=False).metrics
     b = train_run(config, seed=3, progress=False).metrics

@@ -227,7 +227,7 @@ def test_frequent_rows_by_hand(minilm):
         frequent_rows(tokenizer, [text], 50)
 
 
-def test_minilm_trained_rows_are_nearly_orthogonal_but_the_seed_sample_is_not(minilm_tables, minilm):
+def test_minilm_trained_rows_are_nearly_orthogonal_but_the_tutorial_sample_is_not(minilm_tables, minilm):
     """The tutorial's rows 100..1099 (895 placeholders) miss 90 degrees by more than the margin; the word pieces among
     them and all trained rows do not (FACTS §1: 82.7, 90.5 and 88.7 degrees)."""
     words, positions = minilm_tables

@@ -89,7 +89,7 @@ def runs(monkeypatch) -> dict:
     return fake
 
 
-def test_tutorial_counts():
+def test_seed_counts():
     assert (sr._seeds(QUICK), sr._seeds(FULL), sr._seeds(Context(quick=True, seeds=5))) == (2, 3, 5)
 
 

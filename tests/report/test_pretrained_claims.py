@@ -391,7 +391,7 @@ def test_probe_and_report_judge_orthogonality_alike(minilm, monkeypatch):
     assert {True: "yes", False: "no", None: "undecided"}[outcome(angle_test, offset)] == probed["nearly_orthogonal"]
     for option in pretrained.SAMPLE_OPTIONS:
         assert {t.statistic for t in CLAIMS["near-orthogonal"].tests} <= set(measured.variants[option])
-    assert measured.numbers["seed_sample"]["placeholders"] == 895
+    assert measured.numbers["tutorial_sample"]["placeholders"] == 895
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -126,7 +126,7 @@ def test_bad_seed_count_and_unknown_claims_fail_before_any_work(tmp_path):
     assert not (tmp_path / "x").exists()  # refused before the output folder was made
 
 
-def test_tutorial_count_is_part_of_the_store_key(tmp_path):
+def test_seed_count_is_part_of_the_store_key(tmp_path):
     run_report(tmp_path, progress=False, claims=["sin-bounded"])
     other = run_report(tmp_path, progress=False, claims=["sin-bounded"], seeds=4)
     assert other.computed == ["sin-bounded"]

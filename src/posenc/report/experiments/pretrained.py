@@ -50,7 +50,7 @@ QUICK_WINDOWS = 8
 #: the frequent-token sample: the most frequent tokens in the first FREQUENT_CHARS characters of every play
 FREQUENT_COUNT, FREQUENT_CHARS = 1000, 20_000
 #: the tutorial's sample of word rows (tutorial 001 §4.1: ``word_embeddings[100:1100]``)
-SEED_ROWS = (100, 1100)
+TUTORIAL_ROWS = (100, 1100)
 #: what the page says wherever the documents report or assume bert-base-uncased (tutorial 001 §4.1 runs it): the model
 #: that stands in for it here, and what would differ
 STAND_IN = ("all-MiniLM-L6-v2 stands in for bert-base-uncased, which the documents use and which is not available "
@@ -77,7 +77,7 @@ WINDOW = Choice(
     "model card says 'The sequence length was limited to 128 tokens'. 256 is sentence_bert_config.json's "
     "max_seq_length (where sentence-transformers truncates inputs in use, past anything it was fine-tuned on) and "
     "512 the position table inherited from MiniLM; the experiment checks that the package still says 128")
-SAMPLE_OPTIONS = ("trained rows", "seed rows 100..1099", "1000 most frequent tokens")
+SAMPLE_OPTIONS = ("trained rows", "tutorial rows 100..1099", "1000 most frequent tokens")
 SAMPLE = Choice(
     "word rows", SAMPLE_OPTIONS, "trained rows",
     "the claim is about word embeddings that training shaped: every row except BERT's [unused] placeholders, which "
@@ -197,7 +197,7 @@ def _word_samples() -> dict[str, np.ndarray]:
     tokenizer = minilm().tokenizer
     words, _ = _tables()
     return {"trained rows": trained_rows(tokenizer, words.shape[0]),
-            "seed rows 100..1099": np.arange(*SEED_ROWS),
+            "tutorial rows 100..1099": np.arange(*TUTORIAL_ROWS),
             "1000 most frequent tokens": frequent_rows(tokenizer, play_texts(max_chars=FREQUENT_CHARS),
                                                        FREQUENT_COUNT)}
 
@@ -244,8 +244,8 @@ def minilm_geometry(ctx: Context) -> Measurement:
                                                                                            "angle_offset")}}}
     for name in SAMPLE_OPTIONS[1:]:
         judged[name] = orthogonality(words, positions, samples[name])
-    seed_size = SEED_ROWS[1] - SEED_ROWS[0]
-    initial = initial_table_orthogonality(seed_size, n_positions, d, std=std)
+    tutorial_size = TUTORIAL_ROWS[1] - TUTORIAL_ROWS[0]
+    initial = initial_table_orthogonality(tutorial_size, n_positions, d, std=std)
     # subspaces: the positions' variance inside the words' principal subspace, trained and at initialisation
     spaces = {name: subspace_share(words[samples[name]], positions, SUBSPACE_LEVEL) for name in SAMPLE_OPTIONS}
     draw = np.random.default_rng(1)
@@ -260,13 +260,13 @@ def minilm_geometry(ctx: Context) -> Measurement:
                 for name in SAMPLE_OPTIONS}
     # what the tutorial's sample is made of
     tokenizer = loaded.tokenizer
-    seed_rows = samples["seed rows 100..1099"]
-    placeholders = np.intersect1d(seed_rows, placeholder_rows(tokenizer))
-    special = np.intersect1d(seed_rows, np.array(sorted(set(tokenizer.all_special_ids))))
-    real = np.setdiff1d(seed_rows, np.union1d(placeholders, special))
+    tutorial_rows = samples["tutorial rows 100..1099"]
+    placeholders = np.intersect1d(tutorial_rows, placeholder_rows(tokenizer))
+    special = np.intersect1d(tutorial_rows, np.array(sorted(set(tokenizer.all_special_ids))))
+    real = np.setdiff1d(tutorial_rows, np.union1d(placeholders, special))
     parts = {"placeholders": orthogonality(words, positions, placeholders),
              "word pieces": orthogonality(words, positions, real)}
-    bert = initial_table_orthogonality(seed_size, 512, 768, std=0.02)
+    bert = initial_table_orthogonality(tutorial_size, 512, 768, std=0.02)
     margin = near_orthogonal_margin(d)
 
     def plain(e: Estimate) -> dict[str, float]:
@@ -277,10 +277,10 @@ def minilm_geometry(ctx: Context) -> Measurement:
         "samples": {name: {"rows": int(len(samples[name])), "mean_angle": plain(judged[name]["angle_mean"]),
                            "angle_offset": plain(judged[name]["angle_offset"]), "stats": judged[name]["stats"],
                            "nearly_orthogonal": judged[name]["nearly_orthogonal"]} for name in SAMPLE_OPTIONS},
-        "initial_table": {"rows": seed_size, "mean_angle": plain(initial["angle_mean"]), "stats": initial["stats"]},
-        "seed_sample": {"rows": int(len(seed_rows)), "placeholders": int(len(placeholders)),
+        "initial_table": {"rows": tutorial_size, "mean_angle": plain(initial["angle_mean"]), "stats": initial["stats"]},
+        "tutorial_sample": {"rows": int(len(tutorial_rows)), "placeholders": int(len(placeholders)),
                         "special_tokens": int(len(special)), "word_pieces": int(len(real)),
-                        "placeholder_share": len(placeholders) / len(seed_rows),
+                        "placeholder_share": len(placeholders) / len(tutorial_rows),
                         **{f"{name.replace(' ', '_')}_alone": {"mean_angle": plain(v["angle_mean"]),
                                                                 "stats": v["stats"]} for name, v in parts.items()}},
         "bert_base_init": {"stats": bert["stats"], "mean_angle": plain(bert["angle_mean"]), "document": DOCUMENT_BERT},
@@ -307,12 +307,12 @@ def minilm_geometry(ctx: Context) -> Measurement:
                      "the same at initialisation")]
     rows += [Row(f"mean angle, {name} ({len(samples[name])}) x {n_positions} positions (deg)",
                 judged[name]["angle_mean"], initial["angle_mean"],
-                f"{seed_size} rows drawn as BERT initialises them, N(0, {std:g}^2), before any training")
+                f"{tutorial_size} rows drawn as BERT initialises them, N(0, {std:g}^2), before any training")
             for name in SAMPLE_OPTIONS]
     rows += [Row(f"|mean angle - 90|, {name} (deg)", judged[name]["angle_offset"], margin,
                  "margin asin(1/sqrt(384)): one random pair's typical miss (shown, not judged: random tables "
                  "give 90 degrees too)") for name in SAMPLE_OPTIONS]
-    rows += [Row("tutorial's rows 100..1099 that are [unused] placeholders", f"{len(placeholders)} of {len(seed_rows)}",
+    rows += [Row("tutorial's rows 100..1099 that are [unused] placeholders", f"{len(placeholders)} of {len(tutorial_rows)}",
                  f"{len(special)} special, {len(real)} word pieces", "the rest"),
              Row("mean angle, the tutorial's placeholders alone (deg)", parts["placeholders"]["angle_mean"],
                  parts["word pieces"]["angle_mean"], "its word pieces alone")]
@@ -327,7 +327,7 @@ def minilm_geometry(ctx: Context) -> Measurement:
                             s["random_overlap_mean"], "random subspaces"))
     shown = {"trained rows": judged["trained rows"]["angle_mean"],
              "1000 most frequent tokens": judged[SAMPLE_OPTIONS[2]]["angle_mean"],
-             "seed rows 100..1099": judged[SAMPLE_OPTIONS[1]]["angle_mean"],
+             "tutorial rows 100..1099": judged[SAMPLE_OPTIONS[1]]["angle_mean"],
              f"  of which placeholders ({len(placeholders)})": parts["placeholders"]["angle_mean"],
              f"  of which word pieces ({len(real)})": parts["word pieces"]["angle_mean"],
              "MiniLM-sized, at initialisation": initial["angle_mean"],
@@ -337,7 +337,7 @@ def minilm_geometry(ctx: Context) -> Measurement:
     rng = np.random.default_rng(0)
     angles = {f"trained rows (every 10th of {len(trained)})": _angles(words[trained[::10]], positions),
               f"tutorial's placeholders ({len(placeholders)})": _angles(words[placeholders], positions),
-              "N(0, 0.02^2) rows, before training": _angles(rng.normal(0, std, (seed_size, d)),
+              "N(0, 0.02^2) rows, before training": _angles(rng.normal(0, std, (tutorial_size, d)),
                                                              rng.normal(0, std, (n_positions, d)))}
     fig = orthogonality_figure(shown, margin, angles)
     return Measurement(numbers, rows, fig,
