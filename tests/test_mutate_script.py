@@ -117,3 +117,43 @@ def test_mutmut_copies_the_docs_that_tests_read(tmp_path):
     settings = tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["mutmut"]
     assert "docs/" in settings["also_copy"]
     assert "lab.md" in (ROOT / "tests" / "lab" / "test_presets.py").read_text()  # the test this is for
+
+
+def test_per_module_draws_that_many_of_each_module_independently_of_the_others():
+    modules = ["posenc", "posenc.lab", "posenc.stats"]
+    mine = ([f"posenc.lab.train.x_f__mutmut_{i}" for i in range(100)] + [f"posenc.stats.x_g__mutmut_{i}" for i in
+            range(10)] + [f"posenc.store.x_h__mutmut_{i}" for i in range(70)])
+    drawn = mutate.draw(mine, modules, sample=400, per_module=60, seed=2026)
+    counts = {m: sum(mutate.owner(d, modules) == m for d in drawn) for m in modules}
+    assert counts == {"posenc": 60, "posenc.lab": 60, "posenc.stats": 10}  # stats has 10: all of them
+    assert drawn == sorted(drawn) and len(set(drawn)) == 130
+    assert drawn == mutate.draw(mine, modules, sample=400, per_module=60, seed=2026)  # seeded
+    fewer = [m for m in mine if not m.startswith("posenc.store")]  # another module's count changes ...
+    lab = [d for d in drawn if d.startswith("posenc.lab")]
+    assert [d for d in mutate.draw(fewer, modules, 0, 60, 2026) if d.startswith("posenc.lab")] == lab  # ... not lab's
+    assert mutate.draw(mine, modules, sample=0, per_module=0, seed=0) == mine
+    assert len(mutate.draw(mine, modules, sample=25, per_module=0, seed=0)) == 25
+
+
+def test_every_package_covers_each_subpackage_and_its_tests_exist():
+    subpackages = sorted(p.name for p in (ROOT / "src" / "posenc").iterdir() if (p / "__init__.py").is_file())
+    assert sorted(m.split(".")[1] for m in mutate.PACKAGE_TESTS if m != "posenc") == subpackages
+    assert "posenc" in mutate.PACKAGE_TESTS  # the top-level modules, as one package
+    for module, tests in mutate.PACKAGE_TESTS.items():
+        assert mutate.module_path(module).exists() and all((ROOT / t).exists() for t in tests), module
+    assert mutate.tests_for("posenc.extend.passkey") == ("tests/extend",)
+    assert mutate.tests_for("posenc.stats") == ("tests/test_stats.py",)  # its own entry first
+
+
+@pytest.mark.parametrize("args, words", [(["--per-module", "-2"], "--per-module must be a positive count"),
+                                         (["--every-package", "posenc.stats"], "--every-package names the modules")])
+def test_bad_per_module_requests_are_refused(capsys, tmp_path, args, words):
+    assert mutate.main([*args, "--out", str(tmp_path)]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_the_tests_left_out_of_mutation_runs_exist():
+    for node in mutate.NOT_UNDER_MUTMUT:
+        path, name = node.split("::")
+        assert f"def {name}(" in (ROOT / path).read_text(), node
+        assert ["--deselect", node] == mutate.PYTEST_ARGS[mutate.PYTEST_ARGS.index(node) - 1:][:2]
