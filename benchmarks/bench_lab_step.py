@@ -13,12 +13,14 @@ callback called every step: the time per step is the median over steps of the ti
 lab's model (forward and backward); the profile (:mod:`torch.profiler`) covers ``--profile-steps`` steps of the
 loop, after its warm-up, and is summarised by operation (self time).
 
-``--compare-checks`` also times, in the same process and interleaved round by round, a step whose positions are
-given (and so checked, every forward: ``check_positions`` reads their minimum) against one whose positions the
-model builds (0..T-1, not checked), and prints the ratio of their medians.
+``--compare-checks``, ``--compare-precision`` and ``--compare-compile`` each time two ways of taking the same step,
+in the same process, interleaved round by round, from the same initial model on the same batches, and print the
+ratio of their medians (:func:`compare_steps`): positions given (checked every forward) against built by the model;
+float32 against bfloat16 autocast (how ``RunConfig(dtype="bfloat16")`` trains); eager against ``torch.compile``.
 
     python benchmarks/bench_lab_step.py                         # both configs, one thread
     python benchmarks/bench_lab_step.py --config task --steps 60 --compare-checks --threads 1
+    python benchmarks/bench_lab_step.py --no-profile --compare-precision --compare-compile --rounds 9
 """
 
 from __future__ import annotations
@@ -80,34 +82,48 @@ def profile_summary(config: RunConfig, warmup: int, active: int, rows: int) -> s
     return prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=rows, max_name_column_width=48)
 
 
-def compare_checks(config: RunConfig, rounds: int, steps: int) -> tuple[float, float]:
-    """Median seconds per training step with positions given (checked every forward) and built by the model (not
-    checked), interleaved round by round in this process."""
-    model = build_model(config, 0)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=True)
-    draw = config.lab_task.sampler(config)
-    generator = torch.Generator().manual_seed(0)
+def compare_steps(config: RunConfig, variants: list[str], rounds: int, steps: int) -> dict[str, float]:
+    """Median seconds per training step of each variant, interleaved round by round in this process (the order
+    alternates), each variant with its own copy of one initial model and the same batches:
+
+    - ``checked``: positions given, so checked every forward; ``unchecked``: built by the model (0..T-1);
+    - ``float32``: the lab's default; ``bfloat16``: the forward under ``torch.autocast("cpu", torch.bfloat16)``, as
+      ``RunConfig(dtype="bfloat16")`` trains (weights and AdamW state stay float32);
+    - ``compiled``: the model through ``torch.compile`` (its compile time is in the warm-up, not in the medians).
+    """
+    base = build_model(config, 0)
     positions = default_positions(config.sequence_length(config.train_len))
+    draw = config.lab_task.sampler(config)
+    runners = {}
+    for name in variants:
+        model = build_model(config, 0)
+        model.load_state_dict(base.state_dict())
+        forward = torch.compile(model) if name == "compiled" else model
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=True)
+        generator = torch.Generator().manual_seed(0)
 
-    def run(given: bool) -> float:
-        started = time.perf_counter()
-        for _ in range(steps):
-            ids, targets = draw(generator)
-            logits = model(ids, positions) if given else model(ids)
-            loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-        return (time.perf_counter() - started) / steps
+        def run(model=model, forward=forward, optimizer=optimizer, generator=generator, name=name) -> float:
+            started = time.perf_counter()
+            for _ in range(steps):
+                ids, targets = draw(generator)
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=name == "bfloat16"):
+                    logits = forward(ids, positions) if name == "checked" else forward(ids)
+                    loss = F.cross_entropy(logits.float().flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+            return (time.perf_counter() - started) / steps
 
-    run(True), run(False)  # warm-up
-    checked, unchecked = [], []
+        runners[name] = run
+    for run in runners.values():
+        run()  # warm-up (and compilation)
+    times: dict[str, list[float]] = {name: [] for name in variants}
     for index in range(rounds):
-        first, second = (True, False) if index % 2 == 0 else (False, True)
-        for given in (first, second):
-            (checked if given else unchecked).append(run(given))
-    return statistics.median(checked), statistics.median(unchecked)
+        order = variants if index % 2 == 0 else variants[::-1]
+        for name in order:
+            times[name].append(runners[name]())
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def main() -> None:
@@ -118,29 +134,36 @@ def main() -> None:
     parser.add_argument("--profile-steps", type=int, default=10)
     parser.add_argument("--rows", type=int, default=12, help="operations in the profile summary")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--compare-checks", action="store_true")
-    parser.add_argument("--rounds", type=int, default=7, help="rounds of --compare-checks")
+    parser.add_argument("--compare-checks", action="store_true", help="checked positions against the model's own")
+    parser.add_argument("--compare-precision", action="store_true", help="float32 against bfloat16 autocast")
+    parser.add_argument("--compare-compile", action="store_true", help="eager against torch.compile")
+    parser.add_argument("--rounds", type=int, default=7, help="rounds of each comparison")
+    parser.add_argument("--no-profile", action="store_true", help="skip the time, FLOPs and profile of a step")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s), CPU")
     for name in (["task", "charlm"] if args.config == "both" else [args.config]):
         config = lab_config(name, args.warmup + args.steps + 1)
-        times = step_times(config, args.warmup)
-        flops = step_flops(config)
-        median = statistics.median(times)
         tokens = config.batch_size * config.sequence_length(config.train_len)
         print(f"\n## {name}: {config.n_layers} layers, d_model {config.d_model}, {config.n_heads} heads, "
               f"{config.batch_size} x {config.sequence_length(config.train_len)} tokens, {config.encoding}")
-        print(f"time per step: median {1e3 * median:.2f} ms (quartiles {1e3 * statistics.quantiles(times, n=4)[0]:.2f}"
-              f" .. {1e3 * statistics.quantiles(times, n=4)[2]:.2f} ms over {len(times)} steps); "
-              f"{tokens / median:,.0f} tokens/s")
-        print(f"FLOPs per step (forward + backward): {flops / 1e9:.3f} GFLOP; {flops / median / 1e9:.2f} GFLOP/s")
-        print(profile_summary(config, args.warmup, args.profile_steps, args.rows))
-        if args.compare_checks:
-            checked, unchecked = compare_checks(config, args.rounds, 10)
-            print(f"positions checked every forward {1e3 * checked:.2f} ms/step, built by the model "
-                  f"{1e3 * unchecked:.2f} ms/step: ratio checked / unchecked {checked / unchecked:.3f}")
-
+        if not args.no_profile:
+            times = step_times(config, args.warmup)
+            flops = step_flops(config)
+            median = statistics.median(times)
+            quartiles = statistics.quantiles(times, n=4)
+            print(f"time per step: median {1e3 * median:.2f} ms (quartiles {1e3 * quartiles[0]:.2f} .. "
+                  f"{1e3 * quartiles[2]:.2f} ms over {len(times)} steps); {tokens / median:,.0f} tokens/s")
+            print(f"FLOPs per step (forward + backward): {flops / 1e9:.3f} GFLOP; {flops / median / 1e9:.2f} GFLOP/s")
+            print(profile_summary(config, args.warmup, args.profile_steps, args.rows))
+        for wanted, pair in ((args.compare_checks, ["checked", "unchecked"]),
+                             (args.compare_precision, ["float32", "bfloat16"]),
+                             (args.compare_compile, ["eager", "compiled"])):
+            if wanted:
+                medians = compare_steps(config, pair, args.rounds, 10)
+                a, b = pair
+                print(f"{a} {1e3 * medians[a]:.2f} ms/step, {b} {1e3 * medians[b]:.2f} ms/step (medians of "
+                      f"{args.rounds} rounds of 10 steps, interleaved): ratio {a} / {b} {medians[a] / medians[b]:.3f}")
 
 if __name__ == "__main__":
     main()
