@@ -40,3 +40,76 @@ def test_time_model_counts_the_shared_prefix_once():
     deep = _plan(lengths=(4096,), scalings=("none",), protocols=("nonoverlap",), passkey=True, depths=(0.0,),
                  trials=2, windows=1)
     assert deep.estimate_seconds() == pytest.approx(57.63, abs=0.01)
+
+
+def test_the_defaults_are_the_documented_table():
+    # the module docstring: lengths 2k..16k, every scaling, both protocols, passkey at depths 0.25 and 0.75, 1 trial
+    c = ExtendConfig()
+    assert (c.model, c.lengths, c.scalings, c.protocols) == (
+        "smollm2", (2048, 4096, 8192, 16384), ("none", "linear", "ntk", "dynamic", "yarn", "llama3"),
+        ("nonoverlap", "sliding"))
+    assert (c.passkey, c.depths, c.trials, c.windows, c.stride_fraction, c.factor) == (True, (0.25, 0.75), 1, None,
+                                                                                        0.5, None)
+    assert (c.quick, c.device, c.dtype, c.text, c.max_memory_gb, c.seed) == (False, "auto", "float32", None, None, 0)
+    # quick: 4k, 8k, 12k; none, linear, yarn; no passkey unless asked, then one trial at depth 0.5
+    q = ExtendConfig(quick=True)
+    assert (q.lengths, q.scalings, q.passkey, q.depths) == ((4096, 8192, 12288), ("none", "linear", "yarn"), False,
+                                                            (0.5,))
+
+
+# native length 8192: max(1, min(4, 8192 // L)) windows, hand-divided at each side of every switch
+@pytest.mark.parametrize("length,windows", [(1024, 4), (2048, 4), (2049, 3), (2730, 3), (2731, 2), (4096, 2),
+                                            (4097, 1), (8192, 1), (16384, 1)])
+def test_windows_per_length_switch_where_the_native_length_divides(length, windows):
+    assert ExtendConfig().windows_for(length, 8192) == windows
+    assert ExtendConfig(quick=True).windows_for(length, 8192) == 1  # quick: one window whatever the length
+    assert ExtendConfig(windows=7).windows_for(length, 8192) == 7  # a given count wins
+
+
+@pytest.mark.parametrize("length,fraction,stride", [(4096, 0.5, 2048), (66, 0.5, 33), (64, 1.0, 64),
+                                                    (64, 0.25, 16), (64, 0.001, 1)])  # 0.064 rounds to 0: at least 1
+def test_the_sliding_stride_is_the_rounded_fraction_of_the_length_and_at_least_one(length, fraction, stride):
+    assert ExtendConfig(stride_fraction=fraction).stride_for(length) == stride
+
+
+@pytest.mark.parametrize("fraction", [0.0, -0.5, 1.0 + 1e-9, 2.0])
+def test_a_stride_fraction_outside_zero_to_one_is_refused(fraction):
+    with pytest.raises(PosencError, match=r"stride_fraction must be in \(0, 1\]"):
+        ExtendConfig(stride_fraction=fraction)
+
+
+def test_lengths_from_64_tokens_are_taken_sorted_once_and_63_is_refused():
+    assert ExtendConfig(lengths=(4096, 64, 4096)).lengths == (64, 4096)
+    with pytest.raises(PosencError, match="lengths must be integers >= 64 tokens, got 63"):
+        ExtendConfig(lengths=(63,))
+
+
+@pytest.mark.parametrize("depth,taken", [(0.0, True), (1.0, True), (-0.001, False), (1.001, False)])
+def test_passkey_depths_are_taken_from_zero_to_one_both_included(depth, taken):
+    if taken:
+        assert ExtendConfig(depths=(depth,)).depths == (depth,)
+    else:
+        with pytest.raises(PosencError, match="passkey depths must be numbers in"):
+            ExtendConfig(depths=(depth,))
+
+
+@pytest.mark.parametrize("cap,taken", [(1e-6, True), (0, False), (float("inf"), False)])
+def test_a_memory_cap_must_be_positive_and_finite(cap, taken):
+    if taken:
+        assert ExtendConfig(max_memory_gb=cap).max_memory_gb == cap
+    else:
+        with pytest.raises(PosencError, match="max_memory_gb must be a number > 0"):
+            ExtendConfig(max_memory_gb=cap)
+
+
+def test_windows_shared_by_protocols_and_unscaled_lengths_are_one_job_each():
+    # 4 windows a protocol, stride L / 2. At L = 64 (the native length, factor 1) none and yarn are the same model:
+    # nonoverlap 0, 64, 128, 192 and sliding 0, 32, 64, 96 are 6 distinct offsets, one job each for both scalings.
+    # At L = 128 (factor 2) they differ: nonoverlap 0, 128, 256, 384 and sliding 0, 64, 128, 192, 6 offsets twice.
+    plan = _plan(lengths=(64, 128), scalings=("none", "yarn"), passkey=False, windows=4)
+    assert plan.offsets[("sliding", 64)] == [0, 32, 64, 96] and plan.offsets[("nonoverlap", 128)] == [0, 128, 256, 384]
+    at_64 = [j for j in plan.windows if j.length == 64]
+    assert sorted(j.offset for j in at_64) == [0, 32, 64, 96, 128, 192]
+    assert all(j.scalings == ["none", "yarn"] for j in at_64)
+    assert len([j for j in plan.windows if j.length == 128]) == 12 and len(plan.windows) == 18
+    assert plan.strides == {64: 32, 128: 64} and plan.factors == {64: 1.0, 128: 2.0}

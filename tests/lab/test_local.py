@@ -5,7 +5,7 @@ import torch
 
 from posenc.lab.evaluate import CANNOT_RUN
 from posenc.lab.local import BACK2, LOCAL, back2_batch, local_batch, token_accuracy
-from posenc.lab.tasks import IGNORE, SYMBOL0
+from posenc.lab.tasks import IGNORE, SYMBOL0, VOCAB_SIZE
 from posenc.lab.train import RunConfig, build_model, train_run
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 4}
@@ -57,3 +57,26 @@ def test_validation_scores_the_trained_length_on_its_own_strings():
     ids, targets = local_batch(7, 5, torch.Generator().manual_seed(10_000 + 2))
     assert score == tie == token_accuracy(model, ids, targets)
     assert BACK2.metrics == ("token_accuracy",)
+
+
+class _Back2Oracle(torch.nn.Module):
+    """Predicts the token two places back (right at every scored position of ``back2``), except at the last
+    position, where it predicts PAD (never a target). Its token accuracy at length T is known by hand: T - 2 scored
+    positions, T - 3 of them right."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.zeros(1))  # a device to read, as the task asks the model for one
+
+    def forward(self, ids):
+        answer = torch.zeros_like(ids)  # PAD at the first two (ignored) positions and the last
+        answer[:, 2:-1] = ids[:, :-3]
+        return torch.nn.functional.one_hot(answer, VOCAB_SIZE).float()
+
+
+@pytest.mark.parametrize("length,accuracy", [(3, 0.0), (4, 0.5), (6, 0.75), (12, 0.9)])  # (T - 3) / (T - 2)
+def test_back2_scores_only_the_positions_with_an_answer(length, accuracy):
+    # counting the two ignored positions would give (T - 3) / T: 0.5 at 6; counting the wrong last one as right, 1
+    config = RunConfig(task="back2", train_len=length, eval_lengths=[length], eval_samples=5)
+    assert BACK2.evaluate(_Back2Oracle(), config, seed=0) == {str(length): {"token_accuracy": pytest.approx(accuracy),
+                                                                            "samples": 5}}

@@ -68,3 +68,50 @@ def test_series_keys_lead_back_to_their_task():
 ])
 def test_sequence_length_by_hand(name, n, fmt, tokens):
     assert lab_task(name).sequence_length(n, fmt) == tokens
+
+
+#: every lab task's answers, written from the task's definition (not read from LAB_TASKS): sequence length at size 3
+#: in the decoder and encoder formats (input m + output k, the encoder one SEP more), default test lengths at
+#: train_len 1, 3 and 8, metrics (default first), vocabulary bound, table layout, length axis, whether it trains to
+#: the in-distribution ceiling and in the encoder format
+SYNTHETIC = (("exact_match", "token_accuracy"), 14, False, "task size n", True)  # 10 symbols + PLUS, SEP, BLANK, PAD
+LOCAL_TASK = (("token_accuracy",), 14, False, "sequence length T", True)
+EXPECTED_TASKS = {
+    # name: ((decoder, encoder) tokens at n = 3, eval lengths at L = 1, 3, 8: {L/2 (>= 1), L, 2L, 4L} for the
+    # synthetic tasks (3 // 2 = 1; at L = 1, L/2 rounds to 0 and is raised to 1 = L), rest)
+    "copy": ((6, 7), ([1, 2, 4], [1, 3, 6, 12], [4, 8, 16, 32]), *SYNTHETIC),  # 3 in, 3 out
+    "reverse": ((6, 7), ([1, 2, 4], [1, 3, 6, 12], [4, 8, 16, 32]), *SYNTHETIC),
+    "sort": ((6, 7), ([1, 2, 4], [1, 3, 6, 12], [4, 8, 16, 32]), *SYNTHETIC),
+    "addition": ((11, 12), ([1, 2, 4], [1, 3, 6, 12], [4, 8, 16, 32]), *SYNTHETIC),  # a PLUS b: 7 in, n + 1 = 4 out
+    "parity": ((4, 5), ([1, 2, 4], [1, 3, 6, 12], [4, 8, 16, 32]), *SYNTHETIC),  # 3 bits in, 1 out
+    "duplicate": ((9, 10), ([1, 2, 4], [1, 3, 6, 12], [4, 8, 16, 32]), *SYNTHETIC),  # 3 in, 6 out
+    "selective_copy": ((9, 10), ([1, 2, 4], [1, 3, 6, 12], [4, 8, 16, 32]), *SYNTHETIC),  # 3 + 3 blanks in, 3 out
+    "count": ((4, 5), ([1, 2, 4], [1, 3, 6, 12], [4, 8, 16, 32]), *SYNTHETIC),  # 3 in, the count out
+    # a context length: the model reads n characters; L, 2L, 4L, 8L; a causal decoder with a fixed step count
+    "charlm": ((3, 3), ([1, 2, 4, 8], [3, 6, 12, 24], [8, 16, 32, 64]), ("ppl", "bpc", "nll"), 128, True,
+               "L_valid (characters)", False),
+    "local": ((3, 3), ([1, 2, 4], [3, 6, 12], [8, 16, 32]), *LOCAL_TASK),  # T tokens; L, 2L, 4L
+    "back2": ((3, 3), ([1, 2, 4], [3, 6, 12], [8, 16, 32]), *LOCAL_TASK),
+}
+
+
+def test_the_hand_table_has_every_lab_task():
+    assert sorted(EXPECTED_TASKS) == sorted(LAB_TASKS)  # a new task needs its row above
+
+
+@pytest.mark.parametrize("name", sorted(LAB_TASKS))
+def test_each_lab_task_answers_as_its_definition_says(name):
+    (decoder, encoder), lengths, metrics, vocab, rows, axis, flexible = EXPECTED_TASKS[name]
+    task = lab_task(name)
+    assert (task.sequence_length(3, "decoder"), task.sequence_length(3, "encoder")) == (decoder, encoder)
+    assert tuple(task.default_eval_lengths(L) for L in (1, 3, 8)) == lengths
+    assert (task.metrics, task.vocab_bound, task.rows_are_lengths, task.length_axis) == (metrics, vocab, rows, axis)
+    assert RunConfig(task=name, train_len=3).eval_lengths == lengths[1]  # a config that names none gets them
+    if flexible:  # the encoder format and training to the ceiling are taken
+        config = RunConfig(task=name, train_len=3, fmt="encoder", val_every=5)
+        assert (config.fmt, config.val_every) == ("encoder", 5)
+    else:
+        with pytest.raises(PosencError, match="causal decoder"):
+            RunConfig(task=name, fmt="encoder")
+        with pytest.raises(PosencError, match="fixed number of steps"):
+            RunConfig(task=name, val_every=5)

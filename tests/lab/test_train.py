@@ -28,8 +28,10 @@ def test_every_encoding_runs(name, options):
     result = train_run(config, seed=0, progress=False)
     by_length = result.metrics["by_length"]
     assert set(by_length) == {"2", "4", "8"}
-    for n in ("2", "4"):  # inside the training range every encoding runs
+    for n in ("2", "4"):  # inside the training range every encoding runs, on eval_samples strings
+        # the scores' exact values are checked on models whose answers are known (tests/lab/test_evaluate.py)
         assert 0.0 <= by_length[n]["exact_match"] <= by_length[n]["token_accuracy"] <= 1.0
+        assert by_length[n]["samples"] == 16
     if name == "learned":  # the table has rows for the longest training sequence only (size 4 -> 8 tokens)
         assert by_length["8"] == CANNOT_RUN
     else:

@@ -79,3 +79,46 @@ def test_without_val_every_all_steps_run_and_no_validation_is_reported():
 def test_bad_ceiling_settings(settings, match):
     with pytest.raises(PosencError, match=match):
         RunConfig(**settings)
+
+
+class _Scripted:
+    """A task whose validation scores are given in advance, so when the ceiling must stop is known by hand."""
+
+    def __init__(self, scores):
+        self.scores = iter(scores)
+
+    def validate(self, model, config, seed):
+        return next(self.scores)
+
+
+def _stops(scores, patience):
+    config = RunConfig(task="copy", encoding="nope", train_len=2, val_every=1, patience=patience, d_model=16,
+                       n_heads=2)
+    ceiling = _Ceiling(config, _Scripted(scores), 0)
+    model = build_model(config, seed=0)
+    return [ceiling.check(model, step) for step in range(1, len(scores) + 1)], ceiling
+
+
+def test_the_ceiling_stops_at_a_perfect_exact_match_and_not_just_below_it():
+    stops, ceiling = _stops([(0.5, 0.5), (0.999, 0.9999), (1.0, 1.0)], patience=10)
+    assert stops == [False, False, True]
+    assert ceiling.best_step == 3 and ceiling.best == (1.0, 1.0)
+
+
+def test_the_ceiling_stops_on_the_patience_th_stale_validation_and_not_before():
+    # patience 2: improvement, stale 1 (same score), stale 2 -> stop; a lower score counts as stale too
+    stops, ceiling = _stops([(0.5, 0.5), (0.5, 0.5), (0.4, 0.9)], patience=2)
+    assert stops == [False, False, True] and ceiling.best_step == 1
+    # patience 3 does not stop there
+    assert _stops([(0.5, 0.5), (0.5, 0.5), (0.4, 0.9)], patience=3)[0] == [False, False, False]
+
+
+def test_a_better_token_accuracy_at_equal_exact_match_is_an_improvement_that_resets_the_patience():
+    # step 2 ties on exact match but has more tokens right: the best, and the stale count starts again
+    stops, ceiling = _stops([(0.5, 0.5), (0.5, 0.6), (0.5, 0.6), (0.5, 0.6)], patience=2)
+    assert stops == [False, False, False, True]
+    assert ceiling.best_step == 2 and ceiling.best == (0.5, 0.6)
+
+
+def test_training_to_the_ceiling_is_off_by_default_with_a_patience_of_4():
+    assert (RunConfig().val_every, RunConfig().patience) == (0, 4)

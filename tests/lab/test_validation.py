@@ -159,3 +159,84 @@ def test_check_run_builds_the_encoding_with_the_max_len_option(max_len):
                        eval_lengths=[3], d_model=16, n_layers=1, n_heads=2)
     with pytest.raises(PosencError, match=f"max_len must be a positive integer, got {max_len}"):
         check_run(config)
+
+
+# ---- each refusal of RunConfig at its boundary: the last value taken and the first refused ------------------------
+def test_max_len_equal_to_the_training_sequence_fits_and_one_less_is_refused():
+    # copy of size 5: 5 + 5 = 10 tokens in the decoder format, 5 + 1 + 5 = 11 in the encoder one
+    assert build_model(RunConfig(task="copy", encoding="learned", train_len=5, max_len=10, d_model=16,
+                                 n_heads=2)).encoding.max_len == 10
+    with pytest.raises(PosencError, match="max_len=9 does not fit.*gives 10 tokens; raise max_len to at least 10"):
+        RunConfig(task="copy", train_len=5, max_len=9)
+    assert RunConfig(task="copy", fmt="encoder", train_len=5, max_len=11).max_len == 11
+    with pytest.raises(PosencError, match="gives 11 tokens"):
+        RunConfig(task="copy", fmt="encoder", train_len=5, max_len=10)
+
+
+def test_the_model_is_built_for_the_training_sequence_when_max_len_is_not_given():
+    model = build_model(RunConfig(task="copy", encoding="learned", train_len=5, d_model=16, n_heads=2))
+    assert RunConfig().max_len is None and model.encoding.max_len == 10  # 5 in + 5 out
+
+
+def test_randomized_positions_cover_the_longest_sequence_exactly_or_are_refused():
+    # copy of size 4 trained, tested at 6: the longest sequence is 6 + 6 = 12 tokens, positions drawn from [0, N)
+    ok = RunConfig(task="copy", encoding="randomized", encoding_options={"max_len": 12}, train_len=4, eval_lengths=[6])
+    assert ok.encoding_options["max_len"] == 12
+    with pytest.raises(PosencError, match=r"drawn from \[0, 11\) but the longest sequence has 12 tokens"):
+        RunConfig(task="copy", encoding="randomized", encoding_options={"max_len": 11}, train_len=4, eval_lengths=[6])
+
+
+def test_randomized_positions_are_drawn_from_2048_by_default():
+    # Ruoss et al. 2023 draw from [0, 2048): copy of size 1024 is 2048 tokens, size 1025 one pair more
+    assert RunConfig(task="copy", encoding="randomized", train_len=1024, eval_lengths=[1024]).train_len == 1024
+    with pytest.raises(PosencError, match=r"drawn from \[0, 2048\) but the longest sequence has 2050 tokens"):
+        RunConfig(task="copy", encoding="randomized", train_len=1024, eval_lengths=[1025])
+
+
+def test_min_train_len_may_equal_train_len_and_not_exceed_it():
+    assert RunConfig(min_train_len=7, train_len=7).min_train_len == 7
+    with pytest.raises(PosencError, match=r"min_train_len \(8\) must be <= train_len \(7\)"):
+        RunConfig(min_train_len=8, train_len=7)
+    assert RunConfig().min_train_len == 1  # every size from 1 by default
+
+
+def test_warmup_may_equal_the_steps_and_not_exceed_them():
+    assert RunConfig(steps=10, warmup=10).warmup == 10 and RunConfig(steps=10, warmup=0).warmup == 0
+    with pytest.raises(PosencError, match=r"warmup \(11\) exceeds steps \(10\)"):
+        RunConfig(steps=10, warmup=11)
+    # no warm-up named: 50, or the steps when fewer (the boundary: 50 steps keep 50, 49 get 49)
+    assert (RunConfig(steps=51).warmup, RunConfig(steps=50).warmup, RunConfig(steps=49).warmup) == (50, 50, 49)
+
+
+@pytest.mark.parametrize("value,taken", [(0.0, True), (0.999, True), (1.0, False), (-1e-9, False)])
+def test_dropout_is_taken_in_zero_to_one_excluding_one(value, taken):
+    if taken:
+        assert RunConfig(dropout=value).dropout == value
+    else:
+        with pytest.raises(PosencError, match=r"dropout must be a number in \[0, 1\)"):
+            RunConfig(dropout=value)
+
+
+@pytest.mark.parametrize("name", ["weight_decay", "grad_clip"])
+def test_zero_is_the_smallest_weight_decay_and_gradient_clip(name):
+    assert getattr(RunConfig(**{name: 0.0}), name) == 0.0
+    with pytest.raises(PosencError, match=rf"{name} must be a number >= 0"):
+        RunConfig(**{name: -1e-9})
+
+
+def test_any_positive_learning_rate_is_taken_and_zero_is_not():
+    assert RunConfig(lr=1e-12).lr == 1e-12
+    with pytest.raises(PosencError, match="lr must be a number > 0, got 0"):
+        RunConfig(lr=0)
+
+
+def test_the_char_lm_takes_lengths_below_its_texts_and_refuses_them_at_their_size():
+    from posenc.lab.charlm import CharLM
+    from posenc.lab.corpus import text_sizes
+
+    train_chars, valid_chars = text_sizes()
+    CharLM().check_data(RunConfig(task="charlm", train_len=train_chars - 1, eval_lengths=[valid_chars - 1]))
+    with pytest.raises(PosencError, match=f"eval length {valid_chars} is longer than the char-LM's validation text"):
+        CharLM().check_data(RunConfig(task="charlm", train_len=64, eval_lengths=[valid_chars]))
+    with pytest.raises(PosencError, match=f"train_len {train_chars} is longer than the char-LM's training text"):
+        CharLM().check_data(RunConfig(task="charlm", train_len=train_chars, eval_lengths=[64]))

@@ -182,3 +182,21 @@ def test_dimension_sums_by_hand():
     assert estimates["max_dim_word_share"].value == pytest.approx(pooled[..., 0].max())
     assert estimates["max_dim_position_share"].value == pytest.approx(pooled[..., 3].max())
     assert estimates["position_dims"].value == pytest.approx((pooled[..., 3] > 0.5).mean())
+
+
+def test_a_dimension_is_an_expert_only_past_half_of_its_four_terms():
+    """Shares in eighths (exact in binary), the same in 3 windows: ww 4/8 = 0.5 (on the bar: no expert), ww 5/8
+    (a word expert), pp 4/8 (no expert) and pp 6/8 (a position expert): 1 of 4 dimensions each."""
+    import inspect
+
+    from posenc.probe.decompose import dimension_statistics
+
+    one = np.array([[4.0, 2, 2, 0], [5, 1, 1, 1], [0, 2, 2, 4], [0, 1, 1, 6]])  # [Dh, 4]: ww, wp, pw, pp
+    estimates, of_four = dimension_statistics(np.broadcast_to(one, (3, 1, 4, 4)).copy())
+    np.testing.assert_array_equal(of_four[0], one / 8)
+    assert (estimates["word_dims"].value, estimates["position_dims"].value) == (0.25, 0.25)
+    assert (estimates["max_dim_word_share"].value, estimates["max_dim_position_share"].value) == (5 / 8, 6 / 8)
+    # a bar just below one half makes the dimensions on it experts too
+    lower, _ = dimension_statistics(np.broadcast_to(one, (3, 1, 4, 4)).copy(), expert=0.5 - 1e-9)
+    assert (lower["word_dims"].value, lower["position_dims"].value) == (0.5, 0.5)
+    assert inspect.signature(dimension_statistics).parameters["expert"].default == 0.5

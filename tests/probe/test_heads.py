@@ -101,11 +101,10 @@ def test_positional_heads_against_an_independent_computation():
         assert estimate.low == pytest.approx(low, abs=0.1 * width + 1e-9)
         assert estimate.high == pytest.approx(high, abs=0.1 * width + 1e-9)
         assert 0.0 <= estimate.low <= estimate.high <= 1.0
-    # the judgement reads the intervals: positional only when the whole interval clears 0.9
-    for h in range(3):
-        e = judged.fractions[0][h]
-        assert ((0, h, int(judged.offsets[0, h])) in judged.positional) == (e.low > 0.9)
-        assert ((0, h, int(judged.offsets[0, h])) in judged.undecided) == (e.low <= 0.9 < e.high)
+    # the heads were built on the previous token for about 97%, 90% and 30% of the queries: the first is positional
+    # (its interval [0.94, 1] wholly above 0.9), the second undecided (its interval [0.89, 0.99] straddles 0.9), the
+    # third neither (its interval wholly below)
+    assert judged.positional == [(0, 0, -1)] and judged.undecided == [(0, 1, -1)]
 
 
 def test_a_head_that_misses_the_same_query_in_every_window_has_an_interval_of_its_own():
@@ -126,6 +125,34 @@ def test_a_head_that_misses_the_same_query_in_every_window_has_an_interval_of_it
     assert windows_only.half_width < 1e-12  # the wrong unit: nothing varies between windows
     assert share.value == pytest.approx((T - 2) / (T - 1)) and share.half_width > 0
     assert 0.0 <= share.low < share.value <= share.high <= 1.0 and share.method == "bootstrap"
+
+
+def _previous_token_judgement(threshold: float):
+    """Three identical windows of a head that always looks at the previous token: each query's share is 1, so its
+    interval is the point [1, 1] (nothing varies between windows or queries)."""
+    acc = HeadAccumulator(n_layers=1, n_heads=1, max_len=T)
+    for _ in range(3):
+        acc.add(0, _offset_head(-1)[None])
+    return positional_heads(acc.summary(), threshold, query_offsets=acc.query_offsets())
+
+
+@pytest.mark.parametrize("threshold,positional", [(1.0 - 1e-9, [(0, 0, -1)]), (1.0, []), (1.0 + 1e-9, [])])
+def test_a_head_is_positional_only_when_its_interval_lies_wholly_above_the_bar(threshold, positional):
+    judged = _previous_token_judgement(threshold)
+    share = judged.fractions[0][0]
+    assert (share.value, share.low, share.high) == (1.0, 1.0, 1.0)
+    assert judged.positional == positional
+    assert judged.undecided == []  # a point interval is never undecided: on the bar it fails it
+
+
+def test_the_positional_bar_is_voita_s_ninety_percent_and_the_neighbour_bar_one_half():
+    import inspect
+
+    from posenc.probe.heads import CLARK_THRESHOLD, VOITA_THRESHOLD
+
+    assert (VOITA_THRESHOLD, CLARK_THRESHOLD) == (0.9, 0.5)  # Voita et al. 2019; Clark et al. 2019: over half
+    assert inspect.signature(positional_heads).parameters["threshold"].default == 0.9
+    assert inspect.signature(HeadAccumulator.summary).parameters["threshold"].default == 0.9
 
 
 def test_query_shares_checks_its_shapes():

@@ -216,3 +216,33 @@ def test_report_json_says_what_ran_it_so_it_can_serve_as_a_reference(small_repor
     assert data["created_at"].endswith("Z") and data["versions"]["posenc"] == data["posenc"]
     assert data["quick"] is True and data["extended"] is False
     assert set(data["counts"]) >= {"not run", "not decided in quick mode", "inconclusive"}
+
+
+@pytest.mark.parametrize("seeds", [1, 20])
+def test_one_to_twenty_seeds_are_taken_and_reach_the_experiment(tmp_path, seeds):
+    seen = []
+
+    def experiment(ctx: Context) -> Measurement:
+        seen.append(ctx.seed_count)
+        return Measurement({"value": 1.0}, [Row("value", 1.0)])
+
+    EXPERIMENTS["test_seed_count"] = Experiment("test_seed_count", experiment)
+    try:
+        claim = Claim("seed-count", "test", "tutorial", "t", "c", "test_seed_count",
+                      (Test("value", ">", 0, "the value is positive", "by hand"),))
+        result = run_report(tmp_path, progress=False, claims=[claim], seeds=seeds)
+    finally:
+        EXPERIMENTS.pop("test_seed_count")
+    assert seen == [seeds] and result.seeds == seeds
+
+
+def test_twenty_one_seeds_are_one_too_many(tmp_path):
+    with pytest.raises(PosencError, match="seeds=21 would train 21 copies.*at most 20"):
+        run_report(tmp_path / "x", progress=False, claims=["sin-bounded"], seeds=21)
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_seed_count_defaults_to_two_in_quick_mode_and_three_in_full_mode():
+    assert (Context(quick=True).seed_count, Context(quick=False).seed_count) == (2, 3)
+    assert Context(quick=False, seeds=5).seed_count == 5  # a count given wins in either mode
+    assert Context().quick is True
