@@ -59,3 +59,51 @@ def test_a_bool_is_refused_where_a_count_is_asked_for(name):
 
     with pytest.raises(PosencError, match="True"):
         _callers()[name]()
+
+
+def _seeded():
+    """Every setting that takes a seed, each built with only the seed given."""
+    from posenc.extend.plan import ExtendConfig
+    from posenc.kernels.bench import BenchConfig
+    from posenc.lab.grid import Sweep
+    from posenc.probe.run import ProbeConfig
+
+    return {
+        "extend": lambda seed: ExtendConfig(seed=seed),
+        "probe": lambda seed: ProbeConfig(seed=seed),
+        "bench": lambda seed: BenchConfig(seed=seed),
+        "sweep": lambda seed: Sweep(name="s", base={}, grid={}, seeds=[seed]),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_seeded()))
+@pytest.mark.parametrize(("seed", "accepted"), [(-1, False), (0, True), (2**32 - 1, True), (2**32, False)])
+def test_seeds_are_accepted_from_0_to_2_to_the_32_minus_1(name, seed, accepted):
+    from posenc.checks import SEED_LIMIT
+    from posenc.errors import PosencError
+
+    assert SEED_LIMIT == 2**32  # NumPy's legacy RandomState takes seeds up to 2^32 - 1
+    if accepted:
+        _seeded()[name](seed)
+    else:
+        with pytest.raises(PosencError, match=rf"0\.\.4294967295, got \[?{seed}\]?"):
+            _seeded()[name](seed)
+
+
+def test_wrong_flags_names_every_bool_field_that_is_not_a_bool():
+    import dataclasses
+
+    from posenc.checks import wrong_flags
+
+    @dataclasses.dataclass
+    class Settings:
+        on: bool = True
+        maybe: bool | None = None
+        count: int = 1
+        name: str = "x"
+
+    assert wrong_flags(Settings()) == []
+    assert wrong_flags(Settings(on=False, maybe=True)) == []
+    # "no" would count as true; 1 is an int, not a flag; None only where the annotation allows it
+    assert wrong_flags(Settings(on="no", maybe=1, count=True, name=None)) == [("on", "no"), ("maybe", 1)]
+    assert wrong_flags(Settings(on=None)) == [("on", None)]

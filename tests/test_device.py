@@ -69,6 +69,7 @@ def test_cuda_without_cuda_says_why_and_what_to_use(cpu_only, monkeypatch):
 
 
 def test_cuda_index_past_the_last_gpu(two_gpus):
+    assert resolve_device("cuda:1") == torch.device("cuda:1")  # the last GPU of two
     with pytest.raises(PosencError, match=r"^device 'cuda:2': this machine has 2 CUDA device\(s\), cuda:0..cuda:1; "
                                           r"use one of them, cuda, cpu or auto$"):
         resolve_device("cuda:2")

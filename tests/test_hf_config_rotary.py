@@ -356,14 +356,15 @@ def test_proportional_rope_matches_its_model():
     assert options["scaling"]["type"] == "proportional" and options["rotary_dim"] == options["head_dim"]
 
 
-def test_deepseek_v3_yarn_logits_equal_the_models_attention_logits():
+@pytest.mark.parametrize("model_type", ["deepseek_v3", "sarvam_mla"])  # sarvam_mla runs DeepseekV3Model
+def test_deepseek_v3_yarn_logits_equal_the_models_attention_logits(model_type):
     import importlib
 
     from hf_rotary_cases import _rotated, recording
 
     params = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 8.0, "original_max_position_embeddings": 16,
               "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.8, "mscale_all_dim": 1.0}
-    config = _tiny("deepseek_v3")
+    config = _tiny(model_type)
     config.rope_parameters = params
     config.max_position_embeddings = 128
     model = build(config)

@@ -40,8 +40,9 @@ INTERLEAVED = ["gptj", "codegen", "cohere", "cohere2", "cohere2_moe", "ernie4_5"
 # rotate_half over the two halves of the head
 HALF = ["llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "phi", "phi3", "gpt_neox",
         "stablelm", "olmo2", "starcoder2", "smollm3", "granite", "exaone4"]
-# their config class defaults rope_interleave to True (DeepseekV3Config, Glm4MoeLiteConfig, ...), and the code reads it
-FIELD_DEFAULT_TRUE = ["deepseek_v3", "glm4_moe_lite", "mistral4", "youtu", "axk1"]
+# their config class defaults rope_interleave to True (DeepseekV3Config, Glm4MoeLiteConfig, ...), and the code reads it;
+# SarvamMLAConfig subclasses DeepseekV3Config and transformers' auto mapping runs it with DeepseekV3Model
+FIELD_DEFAULT_TRUE = ["deepseek_v3", "glm4_moe_lite", "mistral4", "youtu", "axk1", "sarvam_mla"]
 
 
 @pytest.mark.parametrize("model_type", INTERLEAVED)
@@ -71,10 +72,26 @@ def test_a_config_json_without_rope_interleave_takes_the_config_classes_default(
     assert rope_options_from_hf_config(_rotary(model_type, rope_interleave=False))["pairing"] == "half"
 
 
+def test_the_field_default_table_is_the_list_above():
+    from posenc.hf_config import _INTERLEAVE_FIELD_DEFAULT
+
+    assert _INTERLEAVE_FIELD_DEFAULT == set(FIELD_DEFAULT_TRUE)
+
+
+@pytest.mark.slow  # imports every configuration module of transformers (about 6 s)
+def test_every_config_class_defaulting_rope_interleave_to_true_is_in_the_table():
+    # the reference: the class default of every config transformers knows (a plain dict of such a model's config.json
+    # may leave the field out, and the model then rotates adjacent pairs)
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    defaults_true = {t for t in CONFIG_MAPPING.keys() if getattr(CONFIG_MAPPING[t], "rope_interleave", None) is True}
+    assert defaults_true == set(FIELD_DEFAULT_TRUE)
+
+
 # attention multiplies the softmax scale by mscale(s, mscale_all_dim)^2 under YaRN (yarn_apply_mscale / softmax_scale)
 LOGIT_MSCALE = ["deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "glm_moe_dsa", "longcat_flash",
                 "minicpm3", "mistral4", "mistral_large4", "mistral_large4_text", "youtu", "axk1", "axk2",
-                "bailing_hybrid", "hy_v4"]
+                "bailing_hybrid", "hy_v4", "sarvam_mla"]  # sarvam_mla: DeepseekV3Model's attention
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32, "mscale": 1.0,
         "mscale_all_dim": 1.0}
 
@@ -94,6 +111,29 @@ def test_other_types_leave_the_logits_unscaled_under_the_same_yarn(model_type):
 
 def test_the_logit_scale_table_is_the_list_above():
     assert LOGIT_MSCALE_MODEL_TYPES == set(LOGIT_MSCALE)
+
+
+def _model_class(model_type: str) -> str | None:
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+    name = MODEL_MAPPING_NAMES.get(model_type)
+    return name[0] if isinstance(name, tuple) else name
+
+
+@pytest.mark.parametrize("table", ["interleaved", "field default", "logit scale", "M-RoPE"])
+def test_model_types_that_run_the_same_model_class_share_their_table_entry(table):
+    """transformers' auto mapping runs some model types with another type's model class (sarvam_mla runs
+    DeepseekV3Model): such a type rotates and scales as that class does, so it belongs to the same tables. A type added
+    to transformers this way fails here by name."""
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+    from posenc.hf_config import _INTERLEAVE_FIELD_DEFAULT
+
+    types = {"interleaved": INTERLEAVED_MODEL_TYPES, "field default": _INTERLEAVE_FIELD_DEFAULT,
+             "logit scale": LOGIT_MSCALE_MODEL_TYPES, "M-RoPE": M_ROPE_MODEL_TYPES}[table]
+    classes = {_model_class(t) for t in types} - {None}
+    sharing = {t for t in MODEL_MAPPING_NAMES if _model_class(t) in classes}
+    assert sharing - set(types) == set()
 
 
 # M-RoPE layouts posenc reproduces: (interleaved sections, the modeling code's default mrope_section)

@@ -42,6 +42,12 @@ def test_a_base_kept_only_in_rope_parameters_warns():
     assert inspect_config(LlamaConfig()).codes() == []  # base 10000: the fallback is right
 
 
+@pytest.mark.parametrize(("base", "codes"), [(9999.0, ["rope-theta"]), (10000.0, []), (10001.0, ["rope-theta"])])
+def test_a_base_kept_only_in_rope_parameters_warns_unless_it_is_the_fallback_of_10000(base, codes):
+    # code that reads getattr(config, "rope_theta", 10000) is right only at exactly 10000
+    assert inspect_config(LlamaConfig(rope_theta=base)).codes() == codes
+
+
 def test_contradicting_bases_warn(tmp_path):
     data = _llama(rope_theta=10000.0, rope_parameters={"rope_type": "default", "rope_theta": 500000.0})
     messages = [f.message for f in inspect_model(_write(tmp_path, "c", data)).findings if f.code == "rope-theta"]

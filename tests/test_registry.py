@@ -6,12 +6,48 @@ from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.registry import register
 
-EXPECTED = {"integer", "normalized", "binary", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "nope",
-            "randomized"}
+# every registered name, written by hand from each encoding's paper: (family, hooks it acts through, length-limited,
+# randomized, constant across channels, per layer)
+EXPECTED = {
+    "integer": ("absolute", ("embed",), False, False, True, False),  # x + p in every channel (tutorial 000 §2)
+    "normalized": ("absolute", ("embed",), False, False, True, False),  # x + p / (T - 1) in every channel
+    "binary": ("absolute", ("embed",), False, False, False, False),
+    "sinusoidal": ("absolute", ("embed",), False, False, False, False),
+    "learned": ("absolute", ("embed",), True, False, False, False),  # a table of max_len rows
+    "rope": ("rotary", ("rotate",), False, False, False, False),
+    "xpos": ("rotary", ("rotate",), False, False, False, False),
+    "p_rope": ("rotary", ("rotate",), False, False, False, False),
+    "pope": ("rotary", ("rotate",), False, False, False, False),
+    "mrope": ("rotary", ("rotate",), False, False, False, False),
+    "axial_rope": ("rotary", ("rotate",), False, False, False, False),
+    "videorope": ("rotary", ("rotate",), False, False, False, False),
+    "alibi": ("bias", ("bias",), False, False, False, False),
+    "t5": ("bias", ("bias",), False, False, False, False),
+    "kerple": ("bias", ("bias",), False, False, False, False),
+    "sandwich": ("bias", ("bias",), False, False, False, False),
+    "fire": ("bias", ("bias",), False, False, False, False),
+    "cope": ("contextual", ("contextual_bias",), False, False, False, False),  # gates from q . k
+    "dape": ("contextual", ("contextual_bias",), False, False, False, False),  # an MLP over logits and bias
+    "fox": ("contextual", ("input_bias",), False, False, False, True),  # forget gates from each layer's input
+    "temperature": ("temperature", ("query_scale",), False, False, False, False),
+    "nope": ("none", (), False, False, False, False),
+    # positions drawn from a range of max_len, then any inner encoding's hooks
+    "randomized": ("wrapper", ("embed", "rotate", "bias"), True, True, False, False),
+}
 
 
-def test_available_lists_every_family():
-    assert EXPECTED <= set(posenc.available())
+def test_available_lists_exactly_the_expected_names():
+    assert sorted(posenc.available()) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_registered_name_declares_its_family_and_capabilities(name):
+    info = posenc.get_class(name).info
+    family, hooks, length_limited, randomized, constant, per_layer = EXPECTED[name]
+    assert info.family == family
+    assert set(info.hooks) == set(hooks)
+    assert (info.length_limited, info.randomized, info.constant_across_channels, info.per_layer) == (
+        length_limited, randomized, constant, per_layer)
 
 
 def test_unknown_name_lists_valid_names():

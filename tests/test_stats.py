@@ -380,3 +380,21 @@ def test_a_statistic_undefined_on_some_resamples_has_no_interval_but_keeps_its_c
     # of three units, so about 220 of 2000
     e = bootstrap([1.0, 2.0, 3.0], statistic=lambda x: math.nan if len(set(x)) == 1 else float(np.mean(x)))
     assert (e.value, e.n, e.method, e.has_interval) == (2.0, 3, "bootstrap", False)
+
+
+@pytest.mark.parametrize("n", [MIN_UNITS - 1, MIN_UNITS, MIN_UNITS + 1])
+def test_the_minimum_of_three_units_at_its_boundary_for_every_interval(n):
+    """2 units: no interval from any of them; 3 and 4: an interval from each (a bootstrap of two kinds needs 3 of
+    each: one kind short of it is enough to give none)."""
+    values = [0.2, 0.5, 0.9, 0.4][:n]
+    has = n >= 3
+    assert over_seeds(values).has_interval is has
+    assert over_seeds(values, log=True).has_interval is has
+    assert bootstrap(values).has_interval is has
+    (weighted,) = bootstrap_weights((n,), lambda w: w @ np.array(values))
+    assert weighted.has_interval is has and weighted.n == n
+    table = np.arange(4.0 * n).reshape(4, n) ** 1.5
+    (short,) = bootstrap_weights((4, n), lambda a, b: np.einsum("ri,ij,rj->r", a, table, b))
+    assert short.has_interval is has and short.n == min(4, n)
+    (other,) = bootstrap_weights((n, 4), lambda a, b: np.einsum("ri,ij,rj->r", a, table.T, b))
+    assert other.has_interval is has and other.n == min(4, n)

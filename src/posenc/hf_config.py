@@ -52,10 +52,12 @@ M_ROPE_LAYOUTS = {
 AXIAL_MODEL_TYPES = frozenset({"qwen2_vl_vision", "qwen2_5_vl_vision"})
 
 #: model types whose attention multiplies its softmax scale by ``mscale(s, mscale_all_dim)^2`` under YaRN
-#: (``yarn_apply_mscale`` / ``softmax_scale`` in their modeling code)
+#: (``yarn_apply_mscale`` / ``softmax_scale`` in their modeling code; ``sarvam_mla`` has no modeling file: transformers
+#: runs it with ``DeepseekV3Model``)
 LOGIT_MSCALE_MODEL_TYPES = frozenset({
     "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "glm_moe_dsa", "longcat_flash", "minicpm3",
     "mistral4", "mistral_large4", "mistral_large4_text", "youtu", "axk1", "axk2", "bailing_hybrid", "hy_v4",
+    "sarvam_mla",
 })
 
 #: model types whose modeling code in transformers rotates adjacent pairs ``(x[2i], x[2i+1])`` whatever the config
@@ -64,7 +66,8 @@ LOGIT_MSCALE_MODEL_TYPES = frozenset({
 #: ``x[..., 1::2]`` (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter); complex products of
 #: ``reshape(..., -1, 2)`` pairs (DeepSeek-V2, Llama 4); ``apply_rotary_pos_emb_interleave`` in every attention layer
 #: (DeepSeek-V3.2, GLM-MoE-DSA, LongCat-Flash, AXK2, Bailing hybrid, dots3 note, Mistral Large 4). Types whose config
-#: carries ``rope_interleave`` (DeepSeek-V3, GLM-4-MoE-Lite, Mistral 4, Youtu, AXK1) are decided by that field.
+#: carries ``rope_interleave`` (DeepSeek-V3, GLM-4-MoE-Lite, Mistral 4, Youtu, AXK1, Sarvam MLA) are decided by that
+#: field.
 INTERLEAVED_MODEL_TYPES = frozenset({
     "gptj", "codegen",
     "cohere", "cohere2", "cohere2_moe",
@@ -80,8 +83,9 @@ INTERLEAVED_MODEL_TYPES = frozenset({
 })
 
 #: model types whose config class defaults ``rope_interleave`` to True: a plain dict (a ``config.json`` without the
-#: field) means interleaved pairing for them, as the config class would fill it in
-_INTERLEAVE_FIELD_DEFAULT = frozenset({"deepseek_v3", "glm4_moe_lite", "mistral4", "youtu", "axk1"})
+#: field) means interleaved pairing for them, as the config class would fill it in (SarvamMLAConfig subclasses
+#: DeepseekV3Config)
+_INTERLEAVE_FIELD_DEFAULT = frozenset({"deepseek_v3", "glm4_moe_lite", "mistral4", "youtu", "axk1", "sarvam_mla"})
 #: model types whose rotation posenc cannot reproduce, with the reason
 _UNSUPPORTED_MODEL_TYPES = {
     "nanochat": "its rotate_half returns (x2, -x1), so it rotates every pair by -theta, the opposite sense of "

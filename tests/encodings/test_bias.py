@@ -202,3 +202,47 @@ def test_offset_rows_keep_the_table_columns_and_find_their_offsets():
         assert torch.equal(part.values, offsets.values) and (part.Tq, part.Tk, part.batch) == (2, 2, torch.Size())
         # the part's pairs read the offsets q - k of those queries: (1 - k, 2 - k)
         assert torch.equal(part.values[part.full_index()][0], q[1, 1:, None] - k[1, None, :])
+
+
+# gather_offsets makes one indexing call below 2^15 = 32768 pairs and one index_select per (row, head) from there on:
+# 151 x 217 = 32767, 128 x 256 = 32768, 99 x 331 = 32769 pairs, with consecutive keys (whole rows) and scattered ones
+# (a column per pair), filled into a new tensor (autograd) or into out=
+@pytest.mark.parametrize("Tq,Tk", [(151, 217), (128, 256), (99, 331)])
+@pytest.mark.parametrize("keys", ["consecutive", "scattered"])
+def test_offset_gather_on_both_sides_of_its_loop_switch(Tq, Tk, keys):
+    from posenc.encodings import offsets as offsets_module
+    from posenc.encodings.offsets import gather_offsets, offset_bias, offsets_of
+
+    assert offsets_module._LOOP_MIN_PAIRS == 1 << 15
+    g = torch.Generator().manual_seed(Tq)
+    q = torch.arange(40, 40 + Tq)
+    k = torch.arange(3, 3 + Tk) if keys == "consecutive" else torch.randint(0, 400, (Tk,), generator=g)
+    weight = torch.tensor([0.5, -0.25], dtype=torch.float64, requires_grad=True)
+
+    def curve(d):  # [n] offsets -> [2, n]: one line per head
+        return weight[:, None] * d.double()[None]
+
+    bias = offset_bias(q, k, curve)
+    d = (q[:, None] - k[None, :]).double()  # [Tq, Tk], the offsets worked directly
+    torch.testing.assert_close(bias, weight[:, None, None].detach() * d, rtol=0, atol=0)
+    bias.sum().backward()  # d bias_sum / d weight_h = sum of all offsets
+    torch.testing.assert_close(weight.grad, d.sum().expand(2), rtol=1e-12, atol=0)
+    offsets = offsets_of(q, k)
+    out = torch.empty(2, Tq, Tk, dtype=torch.float64)
+    with torch.no_grad():
+        gather_offsets(curve(offsets.values), offsets, out=out)
+    torch.testing.assert_close(out, bias.detach(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(("k", "values"), [
+    ([0, 1], [1, 0, -1]),  # offsets 0, -1, 1, 0: the range 1..-1 (3 columns <= 4 pairs)
+    ([0, 2], [1, 0, -1, -2]),  # offsets 0, -2, 1, -1: the range 1..-2, 4 columns == 4 pairs: still the range
+    ([0, 3], [-3, -2, 0, 1]),  # offsets 0, -3, 1, -2: the range would be 5 columns > 4 pairs: the offsets that occur
+])
+def test_offset_values_switch_from_the_range_to_the_occurring_offsets_past_one_column_per_pair(k, values):
+    from posenc.encodings.offsets import offsets_of
+
+    q, k = torch.tensor([0, 1]), torch.tensor(k)
+    offsets = offsets_of(q, k)
+    assert offsets.values.tolist() == values
+    assert torch.equal(offsets.values[offsets.full_index()][0], q[:, None] - k[None, :])

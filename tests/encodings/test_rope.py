@@ -218,3 +218,27 @@ def test_yarn_attention_factor_scales_the_output():
     q = torch.randn(1, 1, 1, 16)
     out, _ = rope.rotate(q, q, torch.tensor([0]), torch.tensor([0]))
     torch.testing.assert_close(out, q * (0.1 * math.log(8) + 1))
+
+
+def _tables_by_hand(positions: list[int], head_dim: int = 8, base: float = 10000.0):
+    """cos and sin of p * base^(-2i/head_dim) in Python floats, rounded to float32 once."""
+    angles = [[p * base ** (-2 * i / head_dim) for i in range(head_dim // 2)] for p in positions]
+    return (torch.tensor([[math.cos(a) for a in row] for row in angles]),
+            torch.tensor([[math.sin(a) for a in row] for row in angles]))
+
+
+@pytest.mark.parametrize(("top", "cached"), [(255, 256), (256, 256), (257, 512), (1 << 17, 1 << 17),
+                                             ((1 << 17) + 1, None)])
+def test_the_table_cache_at_its_size_steps_and_its_limit(top, cached):
+    """The cache holds max(256, the next power of two of the largest position + 1) rows up to 2^17 positions, and is
+    skipped past it: either side of each step, the tables equal cos and sin worked in Python floats."""
+    from posenc.encodings import rope as rope_module
+
+    assert rope_module._CACHE_LIMIT == 1 << 17
+    rope = posenc.build("rope", head_dim=8)
+    positions = [0, 1, top - 2, top - 1]  # the largest position is top - 1
+    cos, sin = rope.tables(torch.tensor(positions))
+    want_cos, want_sin = _tables_by_hand(positions)
+    torch.testing.assert_close(cos, want_cos, rtol=0, atol=1e-6)
+    torch.testing.assert_close(sin, want_sin, rtol=0, atol=1e-6)
+    assert (rope._cache is None if cached is None else rope._cache[0].shape == (cached, 4))

@@ -274,3 +274,69 @@ def test_a_bad_scaling_number_is_named_with_its_scaling_and_an_example(scaling, 
     with pytest.raises(PosencError) as info:
         scaling(8, **options)
     assert str(info.value) == words
+
+
+# -- YaRN's correction range at its clamps ----------------------------------------------------------------------------
+# low = floor(d(beta_fast)) clamped up to 0, high = ceil(d(beta_slow)) clamped down to dim - 1, with
+# d(r) = dim ln(L0 / (2 pi r)) / (2 ln base). d(32) = 0 at L0 = 64 pi = 201.06: L0 = 201 gives a raw low just below 0
+# (clamped), 202 just above (0.016, kept untruncated). L0 = 6: raw high = 64 ln(6 / 2pi) / (2 ln 10000) = -0.16, ceil 0,
+# so low == high == 0 (the ramp's divide-by-zero guard). L0 = 4: high -1 < low 0 (every pair keeps its frequency).
+# base 10, L0 4096: raw high = 64 ln(651.9) / (2 ln 10) = 90 > 63 (clamped to dim - 1).
+YARN_CLAMPS = [
+    (201, 10000.0, True, (0, 13)), (201, 10000.0, False, (0, 12.040)), (202, 10000.0, False, (0.0162, 12.057)),
+    (6, 10000.0, True, (0, 0)), (4, 10000.0, True, (0, -1)), (4096, 10.0, True, (41, 63)),
+]
+
+
+@pytest.mark.parametrize(("original", "base", "truncate", "expected"), YARN_CLAMPS, ids=lambda v: str(v))
+def test_yarn_at_its_correction_range_clamps_matches_hugging_face(original, base, truncate, expected):
+    low, high = rs.yarn_correction_range(HEAD_DIM, base, original, truncate=truncate)
+    assert (low, high) == pytest.approx(expected, abs=1e-3)
+    params = {"rope_type": "yarn", "rope_theta": base, "factor": 4.0, "original_max_position_embeddings": original,
+              "truncate": truncate}
+    config, hf_inv, hf_factor = _hf(params, max_pos=4 * original)
+    inv, factor = _ours(config)
+    torch.testing.assert_close(inv, hf_inv, rtol=1e-6, atol=0)
+    assert math.isclose(factor, hf_factor, rel_tol=1e-6)
+
+
+def test_yarn_ramp_by_hand_including_the_single_dimension_guard():
+    # gamma_i = clamp((i - 1) / (3 - 1), 0, 1) for i = 0..4: 0, 0, 0.5, 1, 1
+    assert rs.yarn_ramp(1, 3, 5).tolist() == [0.0, 0.0, 0.5, 1.0, 1.0]
+    # low == high == 2: high becomes 2.001, so (i - 2) / 0.001 clamped: 0, 0, 0, 1
+    assert rs.yarn_ramp(2, 2, 4).tolist() == [0.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(("scale", "expected"), [(0.5, 1.0), (1.0, 1.0), (2.0, 0.1 * math.log(2) + 1),
+                                                 (math.e, 1.1)])
+def test_yarn_mscale_at_and_around_its_switch_at_one(scale, expected):
+    # 1 for s <= 1 (a shrink would otherwise give a temperature below 1), 0.1 ln s + 1 above; at s = e, 1.1
+    assert rs.yarn_mscale(scale) == pytest.approx(expected, rel=1e-15)
+    assert rs.yarn_mscale(scale, 0.5) == pytest.approx(1.0 if scale <= 1 else 0.05 * math.log(scale) + 1, rel=1e-15)
+
+
+# -- proportional (p-RoPE) at the ends of p and where p * dim / 2 is not whole ----------------------------------------
+# kept pairs = floor(p * 64 / 2): p = 0 -> 0 (no pair turns), 0.25 -> 8, 0.3 -> floor(9.6) = 9, 1 -> 32 (RoFormer / s)
+
+
+@pytest.mark.parametrize(("p", "kept"), [(0.0, 0), (0.25, 8), (0.3, 9), (1.0, 32)])
+def test_proportional_matches_hugging_face_at_the_ends_of_p(p, kept):
+    config, hf_inv, hf_factor = _hf({"rope_type": "proportional", "rope_theta": 10000.0, "factor": 2.0}, partial=p)
+    inv, factor = _ours(config)
+    assert inv.shape == (HEAD_DIM // 2,)  # the whole head's pairs, whatever p
+    torch.testing.assert_close(inv, hf_inv, rtol=1e-6, atol=0)
+    assert factor == hf_factor == 1.0
+    default, _ = rs.default_inv_freq(HEAD_DIM)
+    assert int((inv > 0).sum()) == kept
+    torch.testing.assert_close(inv[:kept], default[:kept] / 2, rtol=1e-12, atol=0)
+
+
+def test_llama3_bands_by_hand():
+    # dim 8, base 10000: f = 1, 0.1, 0.01, 0.001, wavelengths 2 pi / f = 6.28, 62.8, 628.3, 6283. L0 = 1024, low 1,
+    # high 4: kept below 1024 / 4 = 256 (pairs 0, 1), divided by s = 8 above 1024 (pair 3), and pair 2 in between with
+    # smooth = (1024 / (200 pi) - 1) / (4 - 1) = 0.2099: f' = (1 - smooth) 0.01 / 8 + smooth 0.01
+    smooth = (1024 / (200 * math.pi) - 1) / 3
+    inv, factor = rs.llama3(8, 10000.0, 8.0, 1.0, 4.0, 1024)
+    expected = [1.0, 0.1, (1 - smooth) * 0.01 / 8 + smooth * 0.01, 0.001 / 8]
+    torch.testing.assert_close(inv, torch.tensor(expected, dtype=torch.float64), rtol=1e-12, atol=0)
+    assert factor == 1.0 and smooth == pytest.approx(0.2099, abs=1e-4)

@@ -47,7 +47,11 @@ def test_sorted_random_positions_are_sorted_distinct_in_range():
     assert draw.shape == (3, 50)
     for row in draw:
         assert row.unique().numel() == 50 and (row.diff() > 0).all() and row.min() >= 0 and row.max() < 64
-    with pytest.raises(PosencError, match="distinct positions"):
+    # at the limit n = max_len the only draw is every position, in order; one more is refused
+    assert torch.equal(sorted_random_positions(64, 64, rows=2, generator=torch.Generator().manual_seed(1)),
+                       torch.arange(64).expand(2, 64))
+    with pytest.raises(PosencError, match="a sequence of 65 tokens needs 65 distinct positions but the range is "
+                                          r"\[0, 64\)"):
         sorted_random_positions(65, 64)
 
 

@@ -254,7 +254,35 @@ def test_q_and_k_of_different_dtypes_on_cuda_equal_the_reference(q_dtype, k_dtyp
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_q_and_k_on_different_devices_are_refused_by_name():
+def test_q_and_k_on_different_devices_are_refused_by_name(no_kernel_runs):
     c, s = _tables(5, 4)
     with pytest.raises(PosencError, match="k is on cpu but q is on cuda"):
         apply_rope(torch.randn(1, 2, 5, 8, device="cuda"), torch.randn(1, 1, 5, 8), c.cuda(), s.cuda(), c, s)
+    # the other way round: q on the CPU (the C++ kernel's side), k on CUDA (Triton's)
+    with pytest.raises(PosencError, match="k is on cuda:0 but q is on cpu"):
+        apply_rope(torch.randn(1, 2, 5, 8), torch.randn(1, 1, 5, 8, device="cuda"), c, s, c.cuda(), s.cuda())
+    # tables on another device than their tensor
+    with pytest.raises(PosencError, match="is on cpu but q is on cuda"):
+        apply_rope(torch.randn(1, 2, 5, 8, device="cuda"), torch.randn(1, 1, 5, 8, device="cuda"), c, s, c, s)
+    assert no_kernel_runs == []
+
+
+@pytest.mark.parametrize(("q_dtype", "k_dtype"), [(torch.float32, torch.float64), (torch.float64, torch.float32)])
+def test_an_explicit_fast_provider_refuses_a_pair_it_can_rotate_only_half_of(cpp_kernel, no_kernel_runs, q_dtype,
+                                                                             k_dtype):
+    # provider="cpp" was asked for: a float64 side cannot take it, so it says so instead of falling back in silence
+    q, k = torch.randn(1, 2, 5, 8).to(q_dtype), torch.randn(1, 1, 5, 8).to(k_dtype)
+    c, s = _tables(5, 4)
+    with pytest.raises(PosencError, match=r"provider 'cpp' cannot rotate torch.float64 tensors on cpu"):
+        apply_rope(q, k, c, s, c, s, provider="cpp")
+    assert no_kernel_runs == []
+
+
+@pytest.mark.parametrize(("q_dtype", "k_dtype"), [(torch.float32, torch.float64), (torch.bfloat16, torch.float32)])
+def test_the_reference_provider_takes_any_pair(q_dtype, k_dtype):
+    g = torch.Generator().manual_seed(5)
+    q, k = torch.randn(1, 2, 5, 8, generator=g).to(q_dtype), torch.randn(1, 1, 5, 8, generator=g).to(k_dtype)
+    c, s = _tables(5, 3)
+    qo, ko = apply_rope(q, k, c, s, c, s, provider="reference")
+    _close64(qo, q, c, s, "half")
+    _close64(ko, k, c, s, "half")

@@ -134,3 +134,28 @@ def test_bias_mask_is_the_encoding_bias_plus_causal_mask():
     assert torch.equal(mask, expected)
     assert attention_mask(posenc.build("rope", head_dim=8), torch.arange(3), True, None, torch.float32,
                           torch.device("cpu")) is None
+
+
+def test_the_config_defaults_each_written_out():
+    config = TransformerConfig()
+    assert (config.vocab_size, config.d_model, config.n_layers, config.n_heads, config.n_kv_heads, config.d_ff,
+            config.dropout, config.causal, config.encoding, config.encoding_options, config.scale_embedding,
+            config.max_len, config.schedule) == (256, 128, 2, 4, None, None, 0.0, True, "rope", {}, False, 512, None)
+    model = Transformer(config)
+    attention, mlp = model.blocks[0].attn, model.blocks[0].mlp
+    # n_kv_heads None: one key/value head per query head (4 heads of 32: q 128 wide, k and v 128 each)
+    assert (attention.n_heads, attention.n_kv_heads, attention.head_dim) == (4, 4, 32)
+    assert attention.kv_proj.weight.shape == (2 * 4 * 32, 128)
+    assert mlp[0].weight.shape == (4 * 128, 128)  # d_ff None: 4 * width
+    assert len(model.blocks) == 2 and model.head.weight.shape == (256, 128)
+    # the default encoding gets the model's sizes: RoPE over the 32-wide heads
+    assert model.encoding.name == "rope" and model.encoding.head_dim == 32 and model.input.scale == 1.0
+
+
+@pytest.mark.parametrize(("dropout", "accepted"), [(-0.001, False), (0, True), (0.999, True), (1, False)])
+def test_dropout_is_accepted_in_0_to_1_without_1(dropout, accepted):
+    if accepted:
+        assert TransformerConfig(dropout=dropout).dropout == dropout
+    else:
+        with pytest.raises(PosencError, match=rf"dropout must be a number in \[0, 1\), got {dropout!r}"):
+            TransformerConfig(dropout=dropout)

@@ -367,3 +367,54 @@ def test_uniqueness_distance_equal_to_the_tolerance_is_rounding():
     assert result.numbers["min_distance"] == 1e-9 and result.numbers["closest_pair"] == [0, 1]
     assert result.numbers["first_duplicate_length_float32"] is None
     assert result.verdict == "fails"
+
+
+# -- the verdict thresholds of the naive flaws, at the threshold and either side ----------------------------------------
+# growth: largest norm over positions [4, 8) against [0, 4) must be <= 1.25 (first half max 4, second 5: exactly 1.25);
+# continuity: largest over smallest neighbour distance <= 2 (steps 0.25 and 0.5: exactly 2). Values in binary fractions,
+# so every ratio is exact in float64.
+@pytest.mark.parametrize(("last", "verdict"), [(4.9990234375, "holds"), (5.0, "holds"), (5.0009765625, "fails")])
+def test_growth_at_its_limit_of_1_25(last, verdict):
+    from posenc.properties import growth
+    from posenc.properties.naive_flaws import GROWTH_LIMIT
+
+    assert GROWTH_LIMIT == 1.25
+    result = growth(EncodingView(_FixedColumn([1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, last]), 8, 2))
+    assert result.numbers["norm_ratio_second_half"] == last / 4
+    assert result.verdict == verdict
+
+
+@pytest.mark.parametrize(("jump", "verdict"), [(0.4990234375, "holds"), (0.5, "holds"), (0.5009765625, "fails")])
+def test_continuity_at_its_limit_of_2(jump, verdict):
+    from posenc.properties import continuity
+    from posenc.properties.naive_flaws import JUMP_LIMIT
+
+    assert JUMP_LIMIT == 2.0
+    values = [0.0, 0.25, 0.5, 0.75, 0.75 + jump, 1.0 + jump, 1.25 + jump, 1.5 + jump]  # steps 0.25 but one
+    result = continuity(EncodingView(_FixedColumn(values), 8, 2))
+    assert result.numbers["jump_ratio"] == jump / 0.25 and result.numbers["largest_jump_at"] == [3, 4]
+    assert result.verdict == verdict
+
+
+@pytest.mark.parametrize("chunk", [255, 256, 257])
+@pytest.mark.parametrize(("limit", "expected"), [(257, None), (258, 257)])
+def test_first_aliased_position_at_its_chunk_edges_and_search_limit(monkeypatch, chunk, limit, expected):
+    # bfloat16 keeps 8 significant bits, so with w = 1 position 257 is the first to round onto its predecessor: found
+    # whether it is the last of a chunk (256 positions from 1), the first of the next (255) or inside one (257); the
+    # search covers 1..limit - 1, so a limit of 257 stops just before it
+    import importlib
+
+    precision_module = importlib.import_module("posenc.properties.precision")  # the package exports the function
+
+    monkeypatch.setattr(precision_module, "_CHUNK", chunk)
+    one = torch.tensor([1.0], dtype=torch.float64)
+    assert first_aliased_position(one, torch.bfloat16, limit) == expected
+
+
+@pytest.mark.parametrize(("length", "searched"), [(64, 1 << 15), ((1 << 15) + 8, (1 << 15) + 8)])
+def test_the_rotary_precision_search_runs_to_the_longer_of_the_length_and_2_to_the_15(length, searched):
+    from posenc.properties.precision import SEARCH_LIMIT
+
+    assert SEARCH_LIMIT == 1 << 15
+    result = precision(EncodingView(posenc.build("rope", head_dim=4), length, 4))
+    assert result.numbers["searched_up_to"] == searched
