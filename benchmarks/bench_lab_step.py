@@ -160,7 +160,11 @@ def main() -> None:
                              (args.compare_precision, ["float32", "bfloat16"]),
                              (args.compare_compile, ["eager", "compiled"])):
             if wanted:
-                medians = compare_steps(config, pair, args.rounds, 10)
+                try:
+                    medians = compare_steps(config, pair, args.rounds, 10)
+                except RuntimeError as e:  # torch.compile can fail inside PyTorch; say so and go on
+                    print(f"{' against '.join(pair)}: failed with {type(e).__name__}: {str(e).splitlines()[0]}")
+                    continue
                 a, b = pair
                 print(f"{a} {1e3 * medians[a]:.2f} ms/step, {b} {1e3 * medians[b]:.2f} ms/step (medians of "
                       f"{args.rounds} rounds of 10 steps, interleaved): ratio {a} / {b} {medians[a] / medians[b]:.3f}")
