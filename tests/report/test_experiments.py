@@ -52,7 +52,11 @@ def test_ffn_is_blind_and_the_rope_block_is_not():
 def test_add_keeps_width_concat_adds_it():
     n = get_experiment("add_vs_concat")(QUICK).numbers
     assert (n["add_width"], n["concat_width"]) == (64, 128)
-    assert n["concat_parameters"] > n["add_parameters"]
+    # a block at width w: two LayerNorms 4w, q w^2, k and v 2w^2, out w^2, FFN (4w x w + 4w) + (w x 4w + w): 12w^2 + 9w;
+    # the model: 64 x 64 token table + 2 blocks + final LayerNorm 2w + untied head 64 x w (the sinusoid has none)
+    # add, w = 64: 4096 + 2 (49152 + 576) + 128 + 4096 = 107776
+    # concat, w = 128: 4096 + 2 (196608 + 1152) + 256 + 8192 = 408064
+    assert (n["add_parameters"], n["concat_parameters"]) == (107776, 408064)
     for r in n["readout"].values():  # concatenation keeps both parts apart: token always recoverable
         assert r["concat_token"] >= r["add_token"] - 1e-9
 
