@@ -14,6 +14,7 @@ import pytest
 import torch
 from scipy import stats as sps
 
+from posenc.errors import PosencError
 from posenc.report.experiments.base import Context
 from posenc.report.experiments.extension import (
     BEATS,
@@ -84,6 +85,28 @@ def test_paired_ratio_is_a_paired_t_interval_on_log_perplexity(window_losses):
     hard = np.linspace(0, 3, b.size)
     paired = paired_ppl_ratio(a + hard, b + hard)
     assert (paired.low, paired.high) == pytest.approx((est.low, est.high), rel=1e-9)
+
+
+@pytest.mark.parametrize("windows, interval", [(2, False), (3, True)])
+def test_window_intervals_rest_on_three_windows(windows, interval):
+    nll = [2.0, 2.5, 3.1][:windows]
+    for est in (window_ppl(nll), paired_ppl_ratio(nll, [1.9, 2.1, 2.2][:windows])):
+        assert est.has_interval is interval and est.n == windows, est
+    # two windows: the point alone, exp(mean loss) = exp(2.25) and exp(mean(0.1, 0.4)) = exp(0.25)
+    assert window_ppl(nll).value == pytest.approx(math.exp(sum(nll) / windows))
+
+
+def test_window_intervals_stay_in_their_range_and_have_width_where_windows_vary():
+    # losses near 0 (perplexity near its floor 1) that vary: the interval stays at or above 1 and is not a point
+    nll = np.array([0.0, 0.001, 0.3, 0.002, 0.0])
+    ppl = window_ppl(nll)
+    assert ppl.bounds == (1.0, math.inf) and 1.0 <= ppl.low < ppl.value < ppl.high
+    # a ratio paired by window, on the log scale: above 0 however far the windows spread
+    ratio = paired_ppl_ratio(nll, nll + np.array([5.0, -4.0, 3.0, -6.0, 0.5]))
+    assert ratio.bounds == (0.0, math.inf) and 0.0 < ratio.low < ratio.value < ratio.high
+    # windows that do not vary: zero width is honest there (exp(2) exactly, every resample alike)
+    flat = window_ppl([2.0, 2.0, 2.0, 2.0])
+    assert (flat.low, flat.value, flat.high) == pytest.approx((math.exp(2),) * 3)
 
 
 @pytest.mark.parametrize("k", [0, 7, 20])
@@ -185,13 +208,29 @@ def test_a_prompt_that_fails_within_the_context_tests_nothing():
     assert judge(CLAIM, _estimates(passkey_within_native=wilson(12, 20))).status == "inconclusive"  # straddles 0.5
 
 
-def test_thresholds_are_the_declared_constants():
-    bars = {t.statistic: t.threshold for t in CLAIM.tests}
-    assert bars == {"linear_over_none_ppl": BEATS, "yarn_over_none_ppl": BEATS, "yarn_over_native_ppl": NEAR_NATIVE,
-                    "yarn_passkey_past_native": RETRIEVES}
+def test_thresholds_are_the_ledgers_bars():
+    # the bars as the ledger states them (module docstring, FACTS): a scaling beats none when it lowers perplexity
+    # by more than 5% (ratio < 0.95); within 1.5x of the native model; the key retrieved in most trials (> 0.5)
+    assert (BEATS, NEAR_NATIVE, RETRIEVES) == (0.95, 1.5, 0.5)
+    bars = {t.statistic: (t.op, t.threshold, t.role) for t in CLAIM.tests}
+    assert bars == {"linear_over_none_ppl": ("<", 0.95, "core"), "yarn_over_none_ppl": ("<", 0.95, "core"),
+                    "yarn_over_native_ppl": ("<", 1.5, "condition"), "yarn_passkey_past_native": (">", 0.5, "condition")}
     assert all(t.basis for t in CLAIM.tests + CLAIM.requires)
-    assert [(t.statistic, t.threshold, t.otherwise) for t in CLAIM.requires] == [
-        ("passkey_within_native", RETRIEVES, "not testable"), ("none_over_native_ppl", NEAR_NATIVE, "not testable")]
+    assert [(t.statistic, t.op, t.threshold, t.otherwise) for t in CLAIM.requires] == [
+        ("passkey_within_native", ">", 0.5, "not testable"), ("none_over_native_ppl", ">", 1.5, "not testable")]
+
+
+@pytest.mark.parametrize("low, high, status", [(1.5, 1.7, "inconclusive"), (1.5 + 1e-9, 1.7, "supported"),
+                                               (1.3, 1.5, "not testable")])
+def test_the_unscaled_failure_requirement_at_its_bar(low, high, status):
+    # "> 1.5": an interval starting on the bar is undecided, one just above it passes, one ending on it fails
+    assert judge(CLAIM, _estimates(none_over_native_ppl=_t((low + high) / 2, low, high))).status == status
+
+
+@pytest.mark.parametrize("low, high, status", [(1.3, 1.5, "inconclusive"), (1.3, 1.5 - 1e-9, "supported"),
+                                               (1.5, 1.7, "qualified")])
+def test_the_near_native_condition_at_its_bar(low, high, status):
+    assert judge(CLAIM, _estimates(yarn_over_native_ppl=_t((low + high) / 2, low, high))).status == status
 
 
 def test_nothing_to_rescue_when_the_unscaled_model_holds_up():
@@ -216,11 +255,20 @@ def test_quick_mode_does_not_decide_it_and_names_the_command_that_does():
 
 
 def test_full_plan_keeps_one_length_within_the_context_and_one_past_it():
-    from posenc.report.experiments.extension import LONG
+    from posenc.report.experiments.extension import LONG, RESCUE_LENGTH
 
     FULL.check_native(8192)
     assert FULL.long == LONG and any(c.length == LONG and "yarn" in c.scalings for c in FULL.passkey)
-    assert FULL.windows >= 4 and FULL.trials >= 20 and FULL.control(8192) == 2048 < 8192 < FULL.long
+    # the minima, exactly: 4 windows per scaling, 20 trials per cell; 10240 = 1.25 x 8192; the rescue length
+    # twice the native context; the control at 2048 and the tested needle at depth 0.95
+    assert (FULL.long, FULL.windows, FULL.trials, FULL.depth) == (10240, 4, 20, 0.95)
+    assert RESCUE_LENGTH == 2 * 8192 and FULL.control(8192) == 2048
+    assert [(c.length, c.depths, c.scalings) for c in FULL.passkey] == [(2048, (0.95,), ("none", "linear", "yarn")),
+                                                                        (10240, (0.95,), ("yarn",))]
+    plan = ExtensionPlan(long=1, windows=2, depth=0.5, passkey=(PasskeyCells(1, (0.5,)),))
+    assert plan.trials == 20 and plan.passkey[0].scalings == ("none", "linear", "yarn")  # the defaults
+    with pytest.raises(PosencError, match="at least 2 windows, got windows=1"):  # 2 taken, 1 refused
+        ExtensionPlan(long=1, windows=1, depth=0.5, passkey=(PasskeyCells(1, (0.5,)),))
     with pytest.raises(Exception, match="must pass the native context"):
         FULL.check_native(16384)
     with pytest.raises(Exception, match="the control that the prompt works"):

@@ -111,3 +111,22 @@ def test_verdicts_at_the_edges(interval, status):
     for claim_id, stat in (("pope-extrapolates", "pope_minus_rope"), ("fox-extrapolates", "fox_minus_rope"),
                            ("dape-extrapolates", "dape_minus_kerple"), ("irope-hybrid", "hybrid_minus_best")):
         assert judge(get_claim(claim_id), {stat: _e(*interval)}).status == status
+
+
+def test_every_interval_on_the_page_stays_inside_its_statistics_range(monkeypatch):
+    """Perplexities near 1 that vary a lot between seeds: a t-interval on the raw scale reaches below 1 (seed values
+    1.01, 1.02, 4.0: mean 2.01, half-width 4.30 * 1.72 / sqrt 3 = 4.28), where no perplexity lies; every row's
+    interval must stay in its statistic's range."""
+    def spread(label: str, i: int, seed: int) -> float:
+        return (1.01, 1.02, 4.0)[seed] * (1 + 0.1 * i) + 0.01 * len(label)
+
+    monkeypatch.setitem(globals(), "_ppl", spread)  # the made-up lab reads _ppl
+    for experiment in (fd.lab_field_lm, fd.lab_irope):
+        m = experiment(FULL)
+        for row in m.rows:
+            e = row.measured
+            assert isinstance(e, Estimate) and e.has_interval, row.quantity
+            lo, hi = e.bounds
+            assert lo <= e.low <= e.value <= e.high <= hi, (row.quantity, e)
+            if not row.quantity.startswith("hybrid:") and "log perplexity" not in row.quantity:
+                assert e.bounds == (1.0, math.inf) and e.low >= 1.0, (row.quantity, e)

@@ -177,3 +177,105 @@ def test_alibi_shape_by_hand():
             assert m.numbers["growth"][str(LM_L * 2 ** i)][e]["method"] == "t-log"
     assert m.estimates == m.variants["8L"]
     assert math.isclose(m.numbers["ppl"]["alibi"]["512"][2], 5.3 * 1.06)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the switches at their boundary: the in-distribution gate (>= 0.95), the tie margin (0.01), the three encodings a
+# ranked task needs, the seeds an interval needs, quick against full
+# ---------------------------------------------------------------------------------------------------------------
+BAR = 0.95  # the lab claims' in-distribution bar, written here apart from training.LEARNED
+BELOW = BAR - 1e-6  # a token accuracy just under it (about 1 token in a million)
+
+
+def _gate_results(inside: dict[tuple[str, str], float], seeds: int = SEEDS) -> list:
+    """Results of task copy and reverse (L = 4, sizes 2, 4, 8): the same token accuracy ``inside[(task, enc)]`` at
+    sizes 2 and 4 for every seed (so the mean over sizes is that number exactly, and the gate sees it alone), and an
+    accuracy past L that differs by encoding and seed (no ties in a ranking); exact match equals token accuracy."""
+    out = []
+    for (task, encoding), accuracy in inside.items():
+        for s in range(seeds):
+            past = 0.1 + 0.1 * tr.TASK_ENCODINGS.index(encoding) + 0.01 * s
+            by_length = {"2": accuracy, "4": accuracy, "8": past}
+            out.append(types.SimpleNamespace(seed=s, config={"task": task, "label": encoding, "train_len": 4},
+                                             metrics={"by_length": {n: {"token_accuracy": v, "exact_match": v}
+                                                                    for n, v in by_length.items()}}))
+    return out
+
+
+def _lab(monkeypatch, inside: dict[tuple[str, str], float], seeds: int = SEEDS) -> None:
+    monkeypatch.setattr(tr, "run_lab", lambda sweep, ctx: _gate_results(inside, seeds))
+
+
+def test_a_task_learned_exactly_at_the_bar_counts_and_just_below_it_does_not(monkeypatch):
+    # every seed at 0.95 exactly (19 of 20 tokens): the mean over three seeds is 0.95 up to round-off
+    # (0.95 + 0.95 + 0.95) / 3 = 0.9499999999999998 in float64, and the gate must not read that as below the bar
+    inside = {("copy", "rope"): BAR, ("copy", "learned"): BAR, ("copy", "sinusoidal"): 0.5,
+              ("reverse", "rope"): BELOW, ("reverse", "learned"): BELOW, ("reverse", "sinusoidal"): BELOW}
+    _lab(monkeypatch, inside)
+    assert tr.lab_rope_extrapolation(FULL).numbers["rope_learned_tasks"] == ["copy"]
+    m = tr.lab_learned_vs_fixed(FULL)
+    assert m.numbers["learned_tasks"] == ["copy"]  # copy: max(0.95, 0.5) reaches 0.95; reverse: 0.949999 does not
+    assert m.estimates["learned_tasks"].value == 1
+
+
+def test_a_task_ranks_with_three_learned_encodings_and_not_with_two(monkeypatch):
+    # copy: nope, rope and alibi at the bar (three usable); reverse: nope and t5 at it, the rest just below (two)
+    inside = {("copy", "nope"): BAR, ("copy", "rope"): BAR, ("copy", "alibi"): BAR, ("copy", "t5"): BELOW,
+              ("copy", "sinusoidal"): 0.5, ("reverse", "nope"): BAR, ("reverse", "t5"): BAR,
+              ("reverse", "alibi"): BELOW, ("reverse", "rope"): BELOW, ("reverse", "sinusoidal"): BELOW}
+    _lab(monkeypatch, inside)
+    m = tr.lab_nope_ranking(FULL)
+    for option in ("exact match", "token accuracy"):
+        assert m.variants[option]["usable_tasks"].value == 1, option
+        assert m.numbers["by_metric"][option]["usable_tasks"] == {"copy": ["nope", "alibi", "rope"]}, option
+        # past L (index in TASK_ENCODINGS): nope 0.1, alibi 0.3, rope 0.4 -> ranks 3, 2, 1 -> MRR 1/3, 1/2, 1
+        assert m.numbers["by_metric"][option]["mrr"] == pytest.approx({"nope": 1 / 3, "alibi": 1 / 2, "rope": 1.0})
+
+
+def test_a_lead_of_exactly_one_point_is_a_tie_and_more_is_a_win(monkeypatch):
+    # learned - sinusoid, the same on every seed (a zero-width t-interval at the difference): copy 0.96 - 0.95 is one
+    # point, a tie (not a win); reverse 0.97 - 0.95 is two points, a win; in float64 0.96 - 0.95 = 0.010000000000000009
+    inside = {("copy", "learned"): 0.96, ("copy", "sinusoidal"): BAR,
+              ("reverse", "learned"): 0.97, ("reverse", "sinusoidal"): BAR}
+    _lab(monkeypatch, inside)
+    m = tr.lab_learned_vs_fixed(FULL)
+    assert m.numbers["learned_tasks"] == ["copy", "reverse"]
+    assert (m.numbers["wins"], m.numbers["not_wins"]) == (1, 1)
+    share = m.estimates["win_share"]  # one win of two tasks, nothing undecided: 1/2 on both counts
+    assert (share.value, share.low, share.high) == (0.5, 0.5, 0.5)
+
+
+@pytest.mark.parametrize("seeds, interval", [(2, False), (3, True)])
+def test_the_win_share_has_an_interval_from_three_seeds(monkeypatch, seeds, interval):
+    # copy: learned 0.99 against sinusoid 0.5 on every seed, a win once it has an interval; reverse: 0.97 against
+    # 0.94, 0.98[, 0.96] by seed (differences 0.03, -0.01[, 0.01]), undecided
+    inside = {("copy", "learned"): 0.99, ("copy", "sinusoidal"): 0.5}
+    results = _gate_results(inside, seeds)
+    for s in range(seeds):
+        for label, accuracy in (("learned", 0.97), ("sinusoidal", (0.94, 0.98, 0.96)[s])):
+            by_length = {n: {"token_accuracy": accuracy, "exact_match": accuracy} for n in ("2", "4")}
+            results.append(types.SimpleNamespace(seed=s, config={"task": "reverse", "label": label, "train_len": 4},
+                                                 metrics={"by_length": by_length}))
+    monkeypatch.setattr(tr, "run_lab", lambda sweep, ctx: results)
+    share = tr.lab_learned_vs_fixed(FULL).estimates["win_share"]
+    if interval:  # copy won, reverse undecided: lost 1/2, won 2/2, the middle 3/4; n: the 2 tasks
+        assert (share.value, share.low, share.high, share.n) == (0.75, 0.5, 1.0, 2)
+    else:  # two seeds: no task's difference has an interval, so none is decided: 0/2 .. 2/2, shown without one
+        assert (share.value, share.has_interval, share.n) == (0.5, False, 2)
+
+
+def test_quick_mode_does_not_decide_learned_vs_fixed_on_its_one_task():
+    quick, full = tr.lab_learned_vs_fixed(Context(quick=True)), tr.lab_learned_vs_fixed(FULL)
+    assert quick.missing and "quick mode trains 1 task" in quick.missing and quick.estimates == {}
+    assert full.missing is None and set(full.estimates) == {"learned_tasks", "win_share"}
+    # the sweeps themselves: one task quick, four full (copy, reverse, sort, addition)
+    assert [v["task"] for v in tr.task_sweep(True, 3)["grid"]["variant"]] == ["copy"]
+    assert [v["task"] for v in tr.task_sweep(False, 3)["grid"]["variant"]] == ["copy", "reverse", "sort", "addition"]
+
+
+def test_curves_by_size_have_bands_from_three_seeds_only():
+    for seeds, band in ((2, False), (3, True)):
+        table = tr.accuracy_table(_gate_results({("copy", "rope"): 0.9}, seeds))
+        (mean, low, high) = tr.by_size_curves(table, ["rope"])["rope"][2.0]  # size 8 = 2 L
+        assert mean == pytest.approx(0.4 + 0.01 * (seeds - 1) / 2)  # past L: 0.4 + 0.01 s, s = 0..seeds-1
+        assert math.isfinite(low) is band and math.isfinite(high) is band

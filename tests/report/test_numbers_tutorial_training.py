@@ -193,3 +193,21 @@ def test_lab_division_of_labour_from_the_word_quarters(runs, monkeypatch):
                            math.cos(p / 10000 ** (2 * (c // 2) / 32)) for c in range(32)] for p in range(12)])
     var = table.double().var(0, unbiased=False)
     assert (low, high) == pytest.approx((float(var[:8].sum() / var.sum()), float(var[-8:].sum() / var.sum())))
+
+
+def test_the_share_rows_stay_in_zero_one_when_runs_vary_a_lot(runs):
+    """Shares of variance at initialisation that vary a lot between runs (0.02 .. 0.95): their t-interval on the raw
+    scale reaches below 0 (mean 0.32, sd 0.45 over 6 runs: half-width 2.57 * 0.45 / sqrt 6 = 0.47), where no share
+    lies; the rows must stay in [0, 1] (and the gain, a difference of shares, in [-1, 1])."""
+    starts = iter([0.02, 0.03, 0.95, 0.01, 0.9, 0.02])
+    for t in ("copy", "local"):
+        for s in range(SEEDS):
+            runs[(t, "learned", s)]["sparse_share"] = [next(starts), 0.6]
+    rows = {r.quantity: r.measured for r in sr.orthogonality_training(FULL).rows}
+    at_start = rows["position variance in the half of the dimensions where the word rows vary least, at "
+                    "initialisation (mean over runs)"]
+    at_bar, gain = rows["... at the bar"], rows["... change through training, paired by run"]
+    for share in (at_start, at_bar):
+        assert share.bounds == (0.0, 1.0) and 0.0 <= share.low <= share.value <= share.high <= 1.0, share
+    assert at_start.low == 0.0  # clipped: the raw interval starts at 0.32 - 0.47 < 0
+    assert gain.bounds == (-1.0, 1.0) and -1.0 <= gain.low <= gain.high <= 1.0, gain

@@ -26,7 +26,7 @@ from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments import training
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.report.experiments.research import log_ppl_margins
-from posenc.report.experiments.training import lab_setup, lm_perplexities, lm_sweep, perplexity_bands
+from posenc.report.experiments.training import PERPLEXITY, lab_setup, lm_perplexities, lm_sweep, perplexity_bands
 from posenc.stats import over_seeds
 
 #: encoding -> the baseline its paper measures it against
@@ -90,9 +90,9 @@ def lab_field_lm(ctx: Context) -> Measurement:
                                for e, b in FIELD_LM.items()} for n in lengths}
     longest = max(lengths)
     labels = sweep["grid"]["encoding"]
-    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L]), None, "trained length")
+    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L], bounds=PERPLEXITY), None, "trained length")
             for e in labels]
-    rows += [Row(f"{e}: perplexity at {longest}", over_seeds(ppl[e][longest]), None, "") for e in labels]
+    rows += [Row(f"{e}: perplexity at {longest}", over_seeds(ppl[e][longest], bounds=PERPLEXITY), None, "") for e in labels]
     rows += [Row(f"{e}: log perplexity at {longest} minus {b}'s", variants[f"{longest // L}L"][f"{e}_minus_{b}"],
                  0.0, f"< 0: below {b}") for e, b in FIELD_LM.items()]
     from posenc.plots.lab import perplexity_by_length_figure
@@ -123,7 +123,7 @@ def lab_irope(ctx: Context) -> Measurement:
     variants = {f"{n // L}L": {"hybrid_minus_best": over_seeds(log_ppl_margins(ppl, n, HYBRID, ["rope", "nope"]))}
                 for n in lengths}
     longest = max(lengths)
-    rows = [Row(f"{e}: perplexity at {n}{' (in distribution)' if n == L else ''}", over_seeds(ppl[e][n]), None, "")
+    rows = [Row(f"{e}: perplexity at {n}{' (in distribution)' if n == L else ''}", over_seeds(ppl[e][n], bounds=PERPLEXITY), None, "")
             for n in (L, longest) for e in labels]
     rows.append(Row(f"hybrid: log perplexity at {L} minus the lower of all-RoPE's and all-NoPE's (not judged)",
                     over_seeds(log_ppl_margins(ppl, L, HYBRID, ["rope", "nope"])), 0.0, "in distribution"))

@@ -43,7 +43,7 @@ import torch.nn.functional as F
 from posenc.lab.local import back2_batch, local_batch
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
-from posenc.stats import CORRELATION, SHARE, Estimate, observed, over_seeds, ratio_over_seeds
+from posenc.stats import CORRELATION, POSITIVE, SHARE, Estimate, observed, over_seeds, ratio_over_seeds
 
 __all__ = ["local_batch", "back2_batch", "run_config", "validation_set", "steps_to_bar", "embedding_cosines",
            "chance_abs_cos", "train_traced", "lab_runs", "ratio_estimate", "CLAIMS"]
@@ -559,7 +559,7 @@ def orthogonality_training(ctx: Context) -> Measurement:
     chance = chance_abs_cos(D_MODEL)
     units = [(t, s) for t in ("copy", "local") for s in range(seeds)]
     sparse = [runs[(t, "learned", s)]["sparse_share"] for t, s in units]  # [[start, end], ...]
-    gain = over_seeds([end - start for start, end in sparse])
+    gain = over_seeds([end - start for start, end in sparse], bounds=CORRELATION)  # a change of a share: [-1, 1]
     variants, detail = {}, {}
     for column, option in enumerate(MEASURES, start=1):
         start = [runs[(t, "learned", s)]["trace"][0][column] for t, s in units]
@@ -574,8 +574,8 @@ def orthogonality_training(ctx: Context) -> Measurement:
                      "as orthogonal as random vectors"),
                  Row(f"{option}: mean |cos| at the bar / at initialisation", v["final_over_init"], 1.0, "unchanged")]
     rows += [Row("position variance in the half of the dimensions where the word rows vary least, at "
-                 "initialisation (mean over runs)", over_seeds([a for a, _ in sparse]), 0.5, "no preference"),
-             Row("... at the bar", over_seeds([b for _, b in sparse]), 0.5, "no preference"),
+                 "initialisation (mean over runs)", over_seeds([a for a, _ in sparse], bounds=SHARE), 0.5, "no preference"),
+             Row("... at the bar", over_seeds([b for _, b in sparse], bounds=SHARE), 0.5, "no preference"),
              Row("... change through training, paired by run", gain, SPARSE_GAIN, "position moved where meaning is "
                                                                                   "sparse: above this")]
     angles = [math.degrees(math.acos(min(1.0, c))) for c in detail["raw cosine"]["start"]]
@@ -667,7 +667,7 @@ def dimension_division(ctx: Context) -> Measurement:
                 " / ".join(f"{np.mean([x[0][i] for x in quarters]):.3f} -> {np.mean([x[1][i] for x in quarters]):.3f}"
                            for i in (0, 1)), 0.25, "equal quarters"),
             Row("lab: how far training moves the word rows, |E_end - E_start| / |E_start| (mean over runs)",
-                over_seeds([runs[(t, "sinusoidal", s)]["word_change"] for t, s in units]), None,
+                over_seeds([runs[(t, "sinusoidal", s)]["word_change"] for t, s in units], bounds=POSITIVE), None,
                 "the test's reach: rows that hardly move cannot shift their variance"),
             Row(f"lab: the sinusoid's own variance over the {2 * COPY_LEN} trained positions, lowest / highest "
                 f"quarter", f"{sin_low:.3f} / {sin_high:.3f}", None, "position sits low by construction"),
