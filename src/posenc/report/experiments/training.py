@@ -465,7 +465,7 @@ CLAIMS: tuple[Claim, ...] = (
                    f"interval) on more than half of the learned tasks", "tutorial's text: 'most tasks'"),),
           requires=(Test("learned_tasks", ">", 1.5, f"at least 2 tasks learned in distribution (token accuracy >= "
                          f"{LEARNED:g})", "'most tasks' needs several tasks"),),
-          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=3),
+          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=4),
     Claim("rope-extrapolates", "tutorial 003 §14.6.3", "tutorial", "RoPE extrapolates",
           "RoPE can extrapolate to sequences longer than those seen in training.",
           "lab_rope_extrapolation", (
@@ -475,7 +475,7 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only partly: it runs past the trained length but loses accuracy")),
           requires=(Test("rope_in_distribution", ">", LEARNED, "RoPE learned the tasks in distribution",
                          _LEARNED_BASIS),),
-          quote="可以外推到更长的序列", revision=3),
+          quote="可以外推到更长的序列", revision=4),
     Claim("alibi-table", "Press et al. 2022 (ALiBi)", "literature", "ALiBi's table: flat past L",
           "Trained at length L, ALiBi's perplexity stays flat at longer lengths while the sinusoid's explodes and "
           "rotary's grows.",
@@ -495,5 +495,5 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("usable_tasks", ">", 0.5, f"at least one task on which >= 3 of the paper's encodings "
                          f"learned in distribution (>= {LEARNED:g})", _LEARNED_BASIS),),
           choice=Choice("metric", tuple(NOPE_METRICS), "exact match", "the paper ranks by exact-match accuracy"),
-          revision=3),
+          revision=4),
 )

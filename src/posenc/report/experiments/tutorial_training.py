@@ -742,7 +742,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "bar for a share that matters", role="condition",
                    unless="position does not move into the dimensions where meaning is sparse")),
           choice=Choice("measure", MEASURES, "raw cosine", "tutorial 001 §4.1's own code compares raw rows"),
-          quote="训练初期,他们确实不是近似正交的。", revision=3),
+          quote="训练初期,他们确实不是近似正交的。", revision=4),
     Claim("add-easier-to-learn", "tutorial 003 §14 (summary)", "tutorial", "Adding is easier to learn than concatenating",
           "Adding the position vector (rather than concatenating it) makes the model easier to train.",
           "add_vs_concat_training", (
