@@ -170,6 +170,10 @@ def left_out(modules: list[str]) -> list[str]:
     return [m for m in LEFT_OUT if m not in modules and any(m.startswith(p + ".") for p in modules)]
 
 
+#: what mutmut copies beside src/ and tests/ into the folder it runs the tests in (files some tests read or run)
+ALSO_COPY = ("docs/", "README.md", "scripts/", "benchmarks/")
+
+
 def write_settings(work: Path, modules: list[str], tests: list[str]) -> None:
     globs = []
     for m in modules:
@@ -180,8 +184,9 @@ def write_settings(work: Path, modules: list[str], tests: list[str]) -> None:
              f"do_not_mutate = {json.dumps(skip)}",
              f"pytest_add_cli_args = {json.dumps(PYTEST_ARGS)}",
              f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
-             # tests that read the docs (the presets' run counts in docs/lab.md) run in mutmut's copy too
-             'also_copy = ["docs/"]',
+             # tests that read files beside src/ and tests/ run in mutmut's copy too: the docs (the presets' run
+             # counts in docs/lab.md), the README (its commands), the scripts and benchmarks some tests run
+             f"also_copy = {json.dumps(list(ALSO_COPY))}",
              # a raise statement is not mutated (the condition before it is): its message is prose, not a result
              'do_not_mutate_patterns = ["^\\\\s*raise "]', ""]
     with open(work / "pyproject.toml", "a") as f:

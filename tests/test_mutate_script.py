@@ -117,6 +117,12 @@ def test_mutmut_copies_the_docs_that_tests_read(tmp_path):
     settings = tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["mutmut"]
     assert "docs/" in settings["also_copy"]
     assert "lab.md" in (ROOT / "tests" / "lab" / "test_presets.py").read_text()  # the test this is for
+    # the files beside src/, tests/ and docs/ that a test reads or runs (found 2026-11-25 when the run over every
+    # package stopped at tests/cli/test_registration.py, which reads README.md)
+    for name, test in (("README.md", "tests/cli/test_registration.py"), ("scripts/", "tests/test_mutate_script.py"),
+                       ("benchmarks/", "tests/report/test_reference.py")):
+        assert name in settings["also_copy"]
+        assert name.rstrip("/") in (ROOT / test).read_text(), (name, test)
 
 
 def test_per_module_draws_that_many_of_each_module_independently_of_the_others():
