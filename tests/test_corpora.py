@@ -97,3 +97,12 @@ def test_text_windows_alternate_two_kinds(minilm):
         text_windows(tokenizer, 64, longest=32)
     with pytest.raises(PosencError, match="count"):
         text_windows(tokenizer, 64, len(windows) + 1, longest=512)
+
+
+def test_clean_play_keeps_a_paragraph_without_a_speaker_and_a_speaker_without_lines():
+    # a speech continued after a blank line is a block with no **NAME**: its lines are dialogue, kept as they are;
+    # a speaker whose block holds only the name (the lines follow a stage direction) keeps the name line
+    markdown = ("**HAMLET**  \nTo be, or not to be,  \n\nthat is the question.\n\n"
+                "**OPHELIA**\n\n_Aside_\n\nGood my lord.\n")
+    assert clean_play(markdown) == ("HAMLET.\nTo be, or not to be,\n\nthat is the question.\n\n"
+                                    "OPHELIA.\n\nGood my lord.\n")
