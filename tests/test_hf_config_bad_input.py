@@ -36,6 +36,12 @@ CASES = [
     ("issue-rope-theta-inf", _config(rope_theta=float("inf")), ["rope_theta must be a finite number > 1, got inf"]),
     ("r3-partial-factor-odd-width", _config(rope_theta=1e4, partial_rotary_factor=0.1),
      ["partial_rotary_factor 0.1 of head_dim 16 gives 1 rotary channel(s)", "a factor such as 0.125"]),
+    # 16 x 0.1875 = 3 channels: at least 2 but odd; nearest even width 2 x round(1.5) = 4, i.e. 4 / 16 = 0.25
+    ("partial-factor-odd-width-of-three", _config(rope_theta=1e4, partial_rotary_factor=0.1875),
+     ["partial_rotary_factor 0.1875 of head_dim 16 gives 3 rotary channel(s)", "a factor such as 0.25"]),
+    # 16 x 0.05 = 0.8, truncated to 0 channels: even but no pair; the smallest even width 2 is 2 / 16 = 0.125
+    ("partial-factor-no-channel", _config(rope_theta=1e4, partial_rotary_factor=0.05),
+     ["partial_rotary_factor 0.05 of head_dim 16 gives 0 rotary channel(s)", "a factor such as 0.125"]),
     ("r3-rope-theta-string", _config(rope_theta="10000"), ["rope_theta must be a finite number > 1, got '10000'"]),
     ("r3-yarn-no-factor-no-lengths", {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
                                       "rope_scaling": {"rope_type": "yarn"}},

@@ -175,6 +175,15 @@ def test_rotary_dim_is_read_only_where_the_code_reads_it():
     assert rope_options_from_hf_config(_deepseek_dict(model_type="gptj", rotary_dim=4))["rotary_dim"] == 4
 
 
+def test_the_width_and_the_base_are_read_under_their_other_names():
+    # no head_dim: the head width is the model width over the heads, read as d_model / num_heads (T5's names) or
+    # n_embd / n_head (GPT-2's): 64 / 4 = 16 and 96 / 3 = 32; the base as rotary_emb_base when rope_theta is absent
+    t5_names = rope_options_from_hf_config({"d_model": 64, "num_heads": 4, "rotary_emb_base": 500000.0})
+    assert (t5_names["head_dim"], t5_names["rotary_dim"], t5_names["base"]) == (16, 16, 500000.0)
+    gpt2_names = rope_options_from_hf_config({"n_embd": 96, "n_head": 3})
+    assert (gpt2_names["head_dim"], gpt2_names["base"]) == (32, 10000.0)  # no base given: the usual 10000
+
+
 def test_layer_type_selects_per_layer_parameters():
     params = {"full_attention": {"rope_type": "default", "rope_theta": 1e6},
               "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}
