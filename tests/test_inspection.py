@@ -111,6 +111,28 @@ def test_an_odd_rotary_width_warns(tmp_path):
     assert any("= 5 is odd" in f.message for f in found)  # 16 x 0.3125
 
 
+def test_contradicting_partial_factors_warn(tmp_path):
+    # written 0.5 at the top level and 0.25 in rope_parameters: transformers 5 uses the entry, so 64 / 4 x 0.25 = 4
+    # of the 16 channels of a head rotate
+    data = _llama(model_type="phi", partial_rotary_factor=0.5,
+                  rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25})
+    partial = [f.message for f in inspect_model(_write(tmp_path, "p", data)).findings if f.code == "partial-rotary"]
+    assert len(partial) == 2
+    assert "partial_rotary_factor is 0.5 at the top level but 0.25 in rope_parameters" in partial[0]
+    assert "only 4 of the 16 channels" in partial[1]
+
+
+@pytest.mark.parametrize("rope_parameters", [None, {"rope_type": "default", "rope_theta": 10000.0}],
+                         ids=["no-rope-parameters", "an-entry-without-the-factor"])
+def test_a_top_level_partial_factor_alone_warns_once(rope_parameters):
+    # a config dict with the factor only at the top level: nothing contradicts it, and 64 / 4 x 0.5 = 8 of 16 rotate
+    data = _llama(model_type="phi", partial_rotary_factor=0.5, rope_theta=10000.0)
+    if rope_parameters is not None:
+        data = {**data, "rope_parameters": rope_parameters}
+    partial = [f.message for f in inspect_config(data).findings if f.code == "partial-rotary"]
+    assert len(partial) == 1 and "only 8 of the 16 channels" in partial[0]
+
+
 # -- pairing ----------------------------------------------------------------------------------------------------------
 
 
@@ -121,6 +143,13 @@ def test_interleaved_code_warns(tmp_path):
     found = [f.message for f in inspect_model(_write(tmp_path, "d", data)).findings if f.code == "pairing"]
     assert found and "its config sets rope_interleave" in found[0]
     assert "pairing" not in _codes(tmp_path, _llama(rope_theta=10000.0))
+
+
+def test_the_pairing_warning_names_the_model_type_whose_code_interleaves(tmp_path):
+    # Cohere's config has no rope_interleave; its modeling code rotates adjacent pairs, and the warning says whose
+    found = [f.message for f in inspect_model(_write(tmp_path, "c", _llama(model_type="cohere", rope_theta=10000.0)))
+             .findings if f.code == "pairing"]
+    assert len(found) == 1 and "since cohere's code in transformers does so" in found[0]
 
 
 def test_a_llama_gguf_file_warns_about_its_permuted_rows():
@@ -138,6 +167,12 @@ def test_dynamic_ntk_warns_about_the_cache(tmp_path):
     assert len(found) == 1 and "#25306" in found[0]
     linear = _llama(rope_parameters={"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0})
     assert "dynamic-cache" not in _codes(tmp_path, linear)
+
+
+def test_the_inspection_names_the_model_type():
+    assert inspect_config(LlamaConfig()).model_type == "llama"
+    assert inspect_config(_llama(model_type="phi", rope_theta=10000.0)).model_type == "phi"
+    assert inspect_config({"hidden_size": 64, "num_attention_heads": 4}).model_type == ""  # a dict without one
 
 
 # -- the schedule of each model, from its saved config ----------------------------------------------------------------
