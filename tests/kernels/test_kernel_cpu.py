@@ -155,6 +155,18 @@ def test_every_head_group_remainder(heads, pairing):
     assert_matches(q_in, expected, torch.float32)
 
 
+def test_a_library_loaded_afresh_rotates_like_the_reference(monkeypatch):
+    # a new process loads the built library from the cache and declares its C signature: sizes, strides and data
+    # pointers are 64-bit, which ctypes would otherwise pass (or refuse) as 32-bit ints
+    monkeypatch.setattr(cpu_kernel, "_state", {})
+    assert cpu_kernel.load_library() is not None, cpu_kernel.build_error()
+    x = torch.randn(2, 3, 7, 8)
+    theta = torch.rand(7, 4, dtype=torch.float64) * 50
+    c, s = theta.cos().float(), theta.sin().float()
+    out = cpu_kernel.rope_cpu(x, c, s, interleaved=False, inverse=False, out=torch.empty_like(x))
+    assert_matches(out, reference64(x, c, s, "half"), torch.float32)
+
+
 def test_cache_dir_is_the_variable_or_under_home(tmp_path, monkeypatch):
     monkeypatch.setenv("POSENC_CACHE_DIR", str(tmp_path / "mine"))
     assert cpu_kernel.cache_dir() == tmp_path / "mine"

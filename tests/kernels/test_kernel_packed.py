@@ -32,6 +32,8 @@ def test_positions_go_to_the_device_asked_for():
 @pytest.mark.parametrize("cu, total, match", [
     ([1, 3, 5], None, "start at 0"),
     ([0, 3, 2, 5], None, "entry 2 .2. is smaller than entry 1 .3."),
+    # an empty sequence (3 -> 3) before the decrease (3 -> 2): the entry named is the one that decreases, the third
+    ([0, 3, 3, 2, 5], None, "entry 3 .2. is smaller than entry 2 .3."),
     ([0, 3, 5], 6, "ends at 5 but the packed tensor has 6 tokens"),
     (torch.tensor([0.0, 3.0]), None, "integers"),
     (torch.tensor([[0, 3]]), None, "1-D"),
