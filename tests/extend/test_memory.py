@@ -36,6 +36,14 @@ def test_smollm2_at_32k_fits_in_24_gb():
     assert estimate.total < 24 * GB
 
 
+def test_the_output_layer_holds_three_float32_copies_of_one_chunk_of_logits():
+    # the module docstring: 3 C V values of 4 bytes, C = min(logits_chunk, length); SmolLM2's vocabulary V = 49152
+    config = {"hidden_size": 576, "num_attention_heads": 9, "num_hidden_layers": 30, "vocab_size": 49152}
+    assert estimate_memory(config, 32768).output_layer == 603_979_776  # 3 x 1024 x 49152 x 4: 0.56 GiB
+    assert estimate_memory(config, 100).output_layer == 58_982_400  # 3 x 100 x 49152 x 4
+    assert estimate_memory(config, 32768, dtype=torch.bfloat16).output_layer == 603_979_776  # upcast whatever dtype
+
+
 def test_refusal_names_the_estimate_and_what_fits():
     config = tiny_config()
     small = estimate_memory(config, 64).total
