@@ -139,6 +139,23 @@ def test_shared_prefix_gives_the_answers_of_full_prompts(tokenizer, depth):
         assert shared.cache.get_seq_length() == len(shared.ids) <= prompt.needle_at
 
 
+def test_shared_prefix_runs_the_text_before_the_needle_on_the_models_device(monkeypatch):
+    """The prefix goes to the device of the model's weights (a GPU in a CUDA run). No accelerator is needed to see
+    it: a model whose one weight is on the meta device, and stand-ins for the forward pass and the decoding that
+    record where their tokens are."""
+    from posenc.extend import passkey
+    from posenc.extend.passkey import PasskeyPrompt, SharedPrefix
+
+    seen = []
+    monkeypatch.setattr(passkey, "_forward_cached", lambda model, tokens, cache: seen.append(tokens))
+    monkeypatch.setattr(passkey, "greedy_decode", lambda model, ids, max_new_tokens, cache: [7])
+    model = torch.nn.Linear(1, 1, device="meta")
+    prompt = PasskeyPrompt(ids=torch.arange(10), key=12345, needle_at=6, depth=0.5)
+    assert SharedPrefix(model).answer(prompt, 2) == [7]
+    # one forward pass over the 6 tokens before the needle (a meta tensor keeps its shape, not its values)
+    assert [(t.device.type, tuple(t.shape)) for t in seen] == [("meta", (1, 6))]
+
+
 def test_shared_prefix_belongs_to_one_model(tokenizer):
     from posenc.extend.passkey import SharedPrefix
 
