@@ -22,6 +22,8 @@ CASES = [
     ("r3-trials-zero", dict(trials=0), ["trials must be a positive integer, got 0"]),
     ("r3-scaling-unknown", dict(scalings=("yarnn",)), ["unknown scaling 'yarnn'"]),
     ("r3-length-short", dict(lengths=(16,)), ["lengths must be integers >= 64 tokens, got 16"]),
+    ("factor-below-one", dict(factor=0.5), ["--factor must be a number >= 1, got 0.5"]),
+    ("factor-string", dict(factor="2"), ["--factor must be a number >= 1, got '2'"]),
 ]
 
 

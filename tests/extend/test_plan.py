@@ -42,6 +42,28 @@ def test_time_model_counts_the_shared_prefix_once():
     assert deep.estimate_seconds() == pytest.approx(57.63, abs=0.01)
 
 
+def test_time_model_scales_with_layers_times_width():
+    # the anchors are SmolLM2's 30 layers x 576 wide; time scales with layers x hidden: half the layers takes half
+    # the time, twice the width twice. f(2048) = 3.10e-3 x 2048 + 3.27e-7 x 2048^2 = 6.3488 + 1.371537408 s
+    from types import SimpleNamespace
+
+    def shape(layers, hidden):
+        return SimpleNamespace(num_hidden_layers=layers, hidden_size=hidden)
+
+    f = 6.3488 + 1.371537408
+    assert forward_seconds(2048, shape(30, 576)) == pytest.approx(f, rel=1e-9)  # SmolLM2's own shape: the anchor
+    assert forward_seconds(2048, shape(15, 576)) == pytest.approx(f / 2, rel=1e-9)
+    assert forward_seconds(2048, shape(30, 1152)) == pytest.approx(f * 2, rel=1e-9)
+    assert forward_seconds(2048, shape(2, 64)) == pytest.approx(f * 128 / 17280, rel=1e-9)  # tiny_config's shape
+
+
+def test_a_given_factor_is_every_lengths_factor():
+    # --factor 4 fixes s at 4 for every length, instead of max(1, L / 64) = 1 and 2
+    plan = _plan(lengths=(64, 128), scalings=("none", "yarn"), passkey=False, windows=1, factor=4.0)
+    assert plan.factors == {64: 4.0, 128: 4.0}
+    assert "factor s=4" in plan.describe()
+
+
 def test_the_defaults_are_the_documented_table():
     # the module docstring: lengths 2k..16k, every scaling, both protocols, passkey at depths 0.25 and 0.75, 1 trial
     c = ExtendConfig()
