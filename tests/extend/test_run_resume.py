@@ -5,6 +5,7 @@ numbers of those rows."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -66,7 +67,9 @@ def test_rows_put_as_before_are_read_back_without_computing(config_only, tmp_pat
                     windows=3, passkey=True, depths=[0.5], trials=4, device="cpu")
     cfg = extend_config(**settings)
     plan, losses, correct = _fill(tmp_path / "old.sqlite", cfg, NATIVE)
+    before = time.time()
     result = run_extend(**settings, store_path=tmp_path / "old.sqlite", progress=False, echo=None)
+    assert 0 <= result["wall_s"] <= time.time() - before  # the run's own wall time, within the call's
     assert result["jobs"] == {"windows": len(plan.windows), "passkeys": len(plan.passkeys), "computed": 0,
                               "cached": len(plan.windows) + len(plan.passkeys)}
     assert result["model_source"] is None  # the model was never loaded
@@ -96,4 +99,7 @@ def test_a_missing_row_is_what_gets_computed(config_only, tmp_path):
     said = []
     plan = run_extend(**settings, store_path=tmp_path / "s.sqlite", plan_only=True, echo=said.append)
     assert plan["jobs"] == {"windows": 3, "passkeys": 0, "missing": 1}
+    # the time model over the whole plan: 3 windows of 64 tokens of a 2-layer, 64-wide model against SmolLM2's 30 x 576,
+    # 3 x (3.10e-3 x 64 + 3.27e-7 x 64^2) x 128 / 17280 = 3 x 0.199739392 x 128 / 17280 s
+    assert plan["estimate_s"] == pytest.approx(3 * 0.199739392 * 128 / 17280, rel=1e-9)
     assert "store: 2 of 3 windows" in said[-1]
