@@ -34,6 +34,7 @@ def test_check_all(tmp_path):
     assert main(["check", "--all", "--d-model", "16", "--length", "64", "-q", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     assert [r["label"] for r in data] == available() + [v[0] for v in VARIANTS]
+    assert {(r["d_model"], r["length"]) for r in data} == {(16, 64)}  # every encoding at the sizes given
 
 
 @pytest.mark.parametrize("argv", [["check", "sinusoidal", "--length", "3"], ["check", "sinusoidal", "--d-model", "7"],

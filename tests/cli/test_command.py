@@ -101,3 +101,14 @@ def test_an_option_given_twice_is_one_usage_error(argv, option, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"option {option} was given 2 times" in " ".join(err.split())
+
+
+def test_an_aborted_command_says_aborted_and_exits_130(monkeypatch, capsys):
+    # typer.Abort: what a command raises to give up, and what typer raises when input ends (Ctrl-D at a prompt)
+    def abort(*args, **kwargs):
+        raise typer.Abort()
+
+    monkeypatch.setattr("posenc.registry.available", abort)  # the first call of `posenc list`
+    assert main(["list"]) == 130
+    out, err = capsys.readouterr()
+    assert err.split() == ["aborted"] and out == ""

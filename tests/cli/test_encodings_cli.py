@@ -11,6 +11,16 @@ def test_list_shows_every_encoding(capsys):
         assert name in out
 
 
+def test_list_has_a_column_for_each_field_its_help_names(capsys):
+    # `posenc list --help`: "List every encoding: name, family, hooks used, paper."
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("┃"))
+    assert [cell.strip() for cell in header.split("┃")[1:-1]] == ["name", "family", "hooks", "paper"]
+    rope = next(line for line in lines if line.startswith("│ rope "))
+    assert [cell.strip() for cell in rope.split("│")[1:-1]][2] == "rotate"  # RoPE rotates q and k, nothing else
+
+
 def test_show_writes_a_heatmap(tmp_path, capsys):
     png = tmp_path / "sin.png"
     assert main(["show", "sinusoidal", "--d-model", "32", "--length", "64", "--out", str(png)]) == 0

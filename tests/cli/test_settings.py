@@ -64,6 +64,23 @@ def test_field_docs_read_the_attributes_section():
     assert set(docs) == {f for f in Toy.__dataclass_fields__}
 
 
+def test_a_continuation_line_belongs_to_the_entry_above_it():
+    class Spread:
+        """Continuation lines under the first and the third entry.
+
+        Attributes:
+            first: one entry
+                on two lines.
+            second: one line.
+            third: and this one
+                on three
+                lines.
+        """
+
+    assert field_docs(Spread) == {"first": "one entry on two lines.", "second": "one line.",
+                                  "third": "and this one on three lines."}
+
+
 def test_field_docs_of_a_class_without_the_section_are_empty():
     class Plain:
         """No attributes here.
@@ -187,6 +204,21 @@ def test_bad_list_text_names_the_option():
     with pytest.raises(PosencError, match=r"--lengths must be comma-separated integers such as 10,20,40, "
                                           r"got '4,x'"):
         settings.parsed()
+
+
+def test_the_commands_own_parameters_keep_their_typer_declarations():
+    seen = {}
+    app = typer.Typer(add_completion=False)
+
+    @settings_command(Toy, exclude=("hidden",))
+    def toy(settings, note=typer.Option("none", "--note", help="a parameter without a type annotation")) -> None:
+        seen["note"] = note
+
+    app.command("toy")(toy)
+    app.command("other")(lambda: None)
+    app(["toy", "--note", "42"], standalone_mode=False)
+    assert seen["note"] == "42"  # typer's reading of an option without an annotation: text
+    assert toy.settings_class is Toy  # the class its options come from, for whoever inspects the command
 
 
 def test_a_command_needs_a_settings_parameter_and_no_clashing_names():

@@ -78,6 +78,13 @@ def test_usage_error_exits_2_without_traceback(argv, capsys):
     assert len(output.splitlines()) <= 12, output  # a short message, not a dump
 
 
+def test_a_usage_error_shows_the_usage_line_a_hint_and_the_error(capsys):
+    assert main(["check", "rope", "--d-modle", "64"]) == 2
+    err = capsys.readouterr().err
+    assert "Usage: posenc check" in err  # how the command is written, before the error
+    assert "No such option: --d-modle" in err and "--d-model" in err  # what was given, and the option it meant
+
+
 def test_usage_message_names_the_command_and_the_fix():
     result = subprocess.run([sys.executable, "-m", "posenc", "check", "rope", "--d-modle", "64"], capture_output=True,
                             text=True, timeout=300)

@@ -1,0 +1,65 @@
+"""``posenc bench``'s table (posenc.cli.bench): its columns, how numbers are aligned, and each row's numbers as the
+``--json`` file of the same run holds them, on a benchmark small enough to take a moment."""
+
+import json
+
+from posenc.cli import main
+
+#: a few hundred elements of q and k, no torch.compile: the gate and three timed rounds take well under a second
+TINY = ["bench", "--seq-len", "8", "--q-heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "3",
+        "--warmup", "1", "--no-compile", "--device", "cpu", "--mode", "out-of-place", "--mode", "in-place"]
+#: the columns a reader of the table sees, left to right
+COLUMNS = ["provider", "mode", "gate", "median ms", "IQR ms", "GB/s", "% of copy", "vs HF eager", "vs HF compile",
+           "vs mul / mul_"]
+#: columns of names, read from the left; every other column holds numbers, read from the right
+TEXT_COLUMNS = {"provider", "mode", "gate"}
+
+
+def _cells(line: str, bar: str) -> list[str]:
+    """The cells of one drawn table line, with their padding (the text between the vertical bars)."""
+    return line.split(bar)[1:-1]
+
+
+def _run_tiny(tmp_path, capsys) -> tuple[list[str], list[list[str]], dict]:
+    path = tmp_path / "bench.json"
+    assert main([*TINY, "--json", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = _cells(next(line for line in lines if line.startswith("┃")), "┃")
+    rows = [_cells(line, "│") for line in lines if line.startswith("│")]
+    return header, rows, json.loads(path.read_text())
+
+
+def test_the_table_names_its_columns_and_right_aligns_its_numbers(tmp_path, capsys):
+    header, rows, result = _run_tiny(tmp_path, capsys)
+    assert [cell.strip() for cell in header] == COLUMNS
+    assert len(rows) == len(result["rows"])
+    for row in rows:
+        for name, cell in zip(COLUMNS, row, strict=True):
+            text = cell.strip()
+            if not text:
+                continue
+            inner = cell[1:-1]  # one space of padding on each side
+            aligned = text.ljust(len(inner)) if name in TEXT_COLUMNS else text.rjust(len(inner))
+            assert inner == aligned, (name, cell)
+    # a median (e.g. "0.06") is narrower than its header "median ms", so left or right alignment shows
+    medians = [row[COLUMNS.index("median ms")] for row in rows if row[COLUMNS.index("median ms")].strip()]
+    assert medians and all(len(cell.strip()) < len("median ms") for cell in medians)
+
+
+def test_each_row_shows_the_numbers_of_its_json_row(tmp_path, capsys):
+    _, rows, result = _run_tiny(tmp_path, capsys)
+    shown = {(row[0].strip(), row[1].strip()): [cell.strip() for cell in row] for row in rows}
+    in_place = 0
+    for data in result["rows"]:
+        cells = dict(zip(COLUMNS, shown[data["provider"], data["mode"]], strict=True))
+        if "median_ms" in data:
+            assert cells["median ms"] == f"{data['median_ms']:.2f}"
+        if "speedup_vs_hf_eager" in data:
+            assert cells["vs HF eager"] == f"{data['speedup_vs_hf_eager']:.2f}x"
+        # the last column compares an out-of-place provider with mul, an in-place one with mul_; baselines: blank
+        key = {"out-of-place": "speed_vs_mul", "in-place": "speed_vs_mul_"}.get(data["mode"])
+        assert cells["vs mul / mul_"] == (f"{data[key]:.2f}x" if key in data else "")
+        if data["mode"] == "in-place" and not data["baseline"]:
+            in_place += 1
+            assert "speed_vs_mul_" in data and cells["vs mul / mul_"].endswith("x")
+    assert in_place >= 2  # posenc's providers each have an in-place mode
