@@ -340,3 +340,19 @@ def test_llama3_bands_by_hand():
     expected = [1.0, 0.1, (1 - smooth) * 0.01 / 8 + smooth * 0.01, 0.001 / 8]
     torch.testing.assert_close(inv, torch.tensor(expected, dtype=torch.float64), rtol=1e-12, atol=0)
     assert factor == 1.0 and smooth == pytest.approx(0.2099, abs=1e-4)
+
+
+def test_a_context_of_one_position_is_a_context_length_as_hugging_face_takes_it():
+    # dynamic NTK measures against max_position_embeddings; at L0 = 1 and 3 tokens the base grows to
+    # base * (s * 3 / 1 - (s - 1))^(d / (d - 2)) = 10000 * 5^(64/62) (s = 2), as Hugging Face's own init computes
+    config, hf_inv, _ = _hf({"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0}, max_pos=1, seq_len=3)
+    inv, _ = _ours(config, 3)
+    torch.testing.assert_close(inv, hf_inv, rtol=1e-6, atol=0)
+    assert float(inv[-1]) == pytest.approx((10000.0 * 5 ** (64 / 62)) ** (-62 / 64), rel=1e-12)
+
+
+def test_a_bad_high_freq_factor_names_llamas_value():
+    # Llama 3.1's rope_scaling: low_freq_factor 1, high_freq_factor 4 (its config.json)
+    with pytest.raises(PosencError, match=r"high_freq_factor must be a finite number > 0, got -4; Llama 3\.1 uses 4$"):
+        posenc.build("rope", head_dim=8, scaling={"type": "llama3", "factor": 8, "high_freq_factor": -4,
+                                                  "original_max_len": 8192})

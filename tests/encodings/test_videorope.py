@@ -47,3 +47,15 @@ def test_refusals():
     with pytest.raises(PosencError, match="has 2 axes"):
         posenc.build("videorope", head_dim=8).rotate(torch.randn(1, 1, 2, 8), torch.randn(1, 1, 2, 8),
                                                      torch.zeros(2, 1, 2, dtype=torch.long), torch.arange(2))
+
+
+def test_tables_at_one_row_of_text_positions_per_sequence_are_ropes():
+    # text positions: every axis is the token's index, so pair i turns by p * base^(-2i/R) as in RoPE;
+    # head 8, base 100: f = 1, 100^(-1/4), 100^(-1/2), 100^(-3/4)
+    v = posenc.build("videorope", head_dim=8, base=100.0)
+    positions = torch.tensor([[0, 1, 2], [5, 7, 9]])  # [B = 2, T = 3]
+    f = torch.tensor([1.0, 100 ** -0.25, 100 ** -0.5, 100 ** -0.75], dtype=torch.float64)
+    angles = positions.double()[..., None] * f  # [2, 3, 4]
+    cos, sin = v.tables(positions)
+    torch.testing.assert_close(cos.double(), angles.cos(), rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(sin.double(), angles.sin(), rtol=1e-6, atol=1e-6)

@@ -20,3 +20,10 @@ def test_vocabulary_sorted_and_complete():
     assert list(corpus.chars) == sorted(set(corpus.chars))
     assert "a" in corpus.chars and "\n" in corpus.chars
     assert int(corpus.train.max()) < corpus.vocab_size and int(corpus.train.min()) >= 0
+
+
+def test_every_tenth_play_is_held_out_counting_from_the_first():
+    from posenc.lab.corpus import _held_out
+
+    # VALID_EVERY = 10: the 10th and 20th plays (indices 9 and 19) of 25 are held out, no other
+    assert [i for i, held in enumerate(_held_out(list(range(25)))) if held] == [9, 19]

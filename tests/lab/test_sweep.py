@@ -213,3 +213,71 @@ def test_with_settings_replaces_base_but_never_a_grid_axis(tmp_path, capsys):
     assert [r.config["steps"] for r in ResultStore(store).runs(KIND)] == [3]
     assert main(["sweep", "--grid", str(grid), "--store", str(store), "--set", "encoding=rope"]) == 2
     assert "grid axis" in capsys.readouterr().err
+
+
+def test_the_estimate_of_a_sweep_shares_the_runs_among_the_workers_and_adds_their_start():
+    from posenc.lab import RunConfig
+    from posenc.lab.sweep import WORKER_START_S, estimate_sweep
+
+    # two equal runs: one process runs them one after the other (nothing to start); two run them side by side,
+    # half the time, plus the pool's start; one run on two workers leaves one idle (nothing to start either)
+    configs = [RunConfig(**TINY), RunConfig(**TINY)]
+    alone = estimate_sweep(configs, workers=1)
+    assert estimate_sweep(configs, workers=2) == pytest.approx(alone / 2 + WORKER_START_S, rel=1e-12)
+    assert estimate_sweep(configs[:1], workers=2) == pytest.approx(alone / 2, rel=1e-12)
+    assert estimate_sweep(configs, workers=2, executor="ray") == pytest.approx(alone / 2, rel=1e-12)
+
+
+def test_threads_0_leaves_the_threads_to_torch(tmp_path):
+    import torch
+
+    before = torch.get_num_threads()
+    results = run_sweep({"base": TINY, "grid": {"encoding": ["nope"]}}, tmp_path / "runs.sqlite", threads=0,
+                        progress=False)
+    assert [r.status for r in results] == ["done"] and torch.get_num_threads() == before
+
+
+def test_each_run_of_a_sweep_draws_its_bar_below_the_sweeps_and_clears_it(tmp_path, monkeypatch):
+    import posenc.lab.train as train
+
+    bars = []  # the options of each run's bar: the real bar is drawn (plain lines, as stderr is no terminal here)
+
+    def recording(*args, **options):
+        bars.append((options["desc"], options.get("position"), options.get("leave")))
+        return real(*args, **options)
+
+    real = train.progress_bar
+    monkeypatch.setattr(train, "progress_bar", recording)
+    run_sweep({"base": TINY, "grid": {"encoding": ["nope"]}}, tmp_path / "runs.sqlite", progress=True)
+    assert bars == [("copy/nope s0", 1, False)]  # line 1 (the sweep's bar is on line 0), not left behind
+
+
+def test_a_worker_that_dies_is_an_error_that_says_what_was_kept_and_how_to_resume(tmp_path, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    import posenc.lab.sweep as sweep_module
+
+    def dies(*args, **kwargs):  # what a pool whose worker was killed raises, before any run finished
+        raise BrokenProcessPool("a process in the process pool was terminated abruptly")
+
+    monkeypatch.setattr(sweep_module, "_run_pool", dies)
+    store = tmp_path / "runs.sqlite"
+    with pytest.raises(PosencError) as caught:
+        run_sweep({"name": "pair", "base": TINY, "grid": {"encoding": ["nope", "rope"]}}, store, workers=2,
+                  progress=False)
+    assert str(caught.value) == (
+        f"a worker process of sweep pair died (killed from outside, or out of memory); 0 of its 2 runs to run "
+        f"finished and are kept in {store} (beside the 0 stored before); run the same command again to run the 2 "
+        f"still missing (stored runs are skipped)")
+
+
+def test_ray_leaves_the_precision_to_its_workers_where_a_local_sweep_checks_it_first(tmp_path):
+    import torch
+
+    # float16 cannot train on the CPU: a local sweep on a machine without a GPU refuses before any run; a Ray
+    # worker resolves "auto" on its own machine (which may have a GPU), so the driver does not refuse
+    spec = {"base": TINY, "grid": {"encoding": ["nope"]}}
+    if not torch.cuda.is_available():
+        with pytest.raises(PosencError, match="dtype 'float16' cannot train on the CPU"):
+            run_sweep(spec, tmp_path / "local.sqlite", dtype="float16", progress=False, limit=0)
+    assert run_sweep(spec, tmp_path / "ray.sqlite", executor="ray", dtype="float16", progress=False, limit=0) == []
