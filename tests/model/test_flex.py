@@ -13,6 +13,7 @@ import posenc
 from posenc.encodings.schedule import Layer
 from posenc.errors import PosencError
 from posenc.model import Transformer, TransformerConfig
+from posenc.model import flex as flex_module
 from posenc.model.flex import BLOCK, FLEX_MIN_LENGTH_CPU, FlexMask, _mask_mod, block_mask, choose, flex_mask
 from posenc.model.transformer import attend, attention_mask
 
@@ -105,6 +106,9 @@ CASES = {  # (batch, Tq, Tk, causal, padding, layer)
     "causal_padded_window": (2, 390, 390, True, True, Layer("alibi", window=130)),
     "kv_cache_chunk": (2, 5, 300, True, False, Layer("alibi", chunk=128)),
     "nothing": (2, 129, 129, False, False, None),
+    # one query short of a tile: its tile sees every real pair but has a row past the end, so it is not a full tile
+    "one_query_short": (1, 127, 128, False, False, None),
+    "one_query_short_padded": (2, 255, 256, False, True, None),
 }
 
 
@@ -166,3 +170,34 @@ def test_bad_choices_are_refused_by_name():
     model = Transformer(TransformerConfig(vocab_size=10, d_model=16, n_heads=2, encoding="alibi"))
     with pytest.raises(PosencError, match="bias_path"):
         model(torch.zeros(1, 4, dtype=torch.long), bias_path="sdpa")
+
+
+@pytest.mark.parametrize(("setting", "compiles"), [(None, True), ("1", True), ("0", False)])
+def test_flex_attend_compiles_once_by_default_and_not_under_posenc_flex_compile_0(monkeypatch, setting, compiles):
+    """``torch.compile`` takes minutes here, so it is replaced by a stub that records its call and hands back the eager
+    function: the values are then FlexAttention's, which must equal SDPA's on the materialised bias. (Eager
+    FlexAttention compiles an inner wrapper of its own with the eager backend; that call goes to the real compile.)"""
+    calls, real_compile = [], torch.compile
+
+    def compile_stub(function, **options):
+        if function is not torch_flex.flex_attention:
+            return real_compile(function, **options)
+        calls.append(options)
+        return function
+
+    monkeypatch.setattr(torch, "compile", compile_stub)
+    monkeypatch.setattr(flex_module, "_compiled", {})  # a fresh process: nothing compiled yet
+    if setting is None:
+        monkeypatch.delenv("POSENC_FLEX_COMPILE")
+    else:
+        monkeypatch.setenv("POSENC_FLEX_COMPILE", setting)
+    enc = _encoding("alibi")
+    B, T, Dh = 1, 6, 8
+    g = torch.Generator().manual_seed(6)
+    q, k, v = (torch.randn(B, HEADS, T, Dh, generator=g) for _ in range(3))
+    pos = torch.arange(T)
+    want = attend(q, k, v, enc, pos, pos, attention_mask(enc, pos, True, None, torch.float32, CPU), True)
+    flex = flex_mask(enc, pos, True, None, B, CPU)
+    for _ in range(2):  # the second call reuses the first call's compiled function
+        torch.testing.assert_close(flex_module.flex_attend(q, k, v, flex, Dh ** -0.5), want, rtol=1e-5, atol=1e-5)
+    assert calls == ([{"dynamic": False}] if compiles else [])
