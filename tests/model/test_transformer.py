@@ -159,3 +159,80 @@ def test_dropout_is_accepted_in_0_to_1_without_1(dropout, accepted):
     else:
         with pytest.raises(PosencError, match=rf"dropout must be a number in \[0, 1\), got {dropout!r}"):
             TransformerConfig(dropout=dropout)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])
+def test_a_mask_without_a_bias_comes_in_the_dtype_asked_for(dtype):
+    """Padding alone (NoPE has no bias): 0 on the real keys, -inf on the padded one, in the model's dtype, so that a
+    float64 or bfloat16 model gets a mask of its own precision and size."""
+    from posenc.model.transformer import attention_mask
+
+    pad = torch.tensor([[False, False, True]])
+    mask = attention_mask(posenc.build("nope"), torch.arange(3), False, pad, dtype, torch.device("cpu"))
+    inf = float("inf")
+    expected = torch.tensor([[[[0.0, 0.0, -inf]] * 3]], dtype=dtype)  # [B 1, H 1, Tq 3, Tk 3]: every query alike
+    torch.testing.assert_close(mask, expected)  # checks the dtype too
+
+
+def _dropping_model(p: float) -> Transformer:
+    return Transformer(TransformerConfig(vocab_size=10, d_model=4, n_layers=1, n_heads=1, encoding="nope",
+                                         dropout=p, causal=True))
+
+
+def _dropped_or_scaled(train: torch.Tensor, evaluated: torch.Tensor, p: float) -> torch.Tensor:
+    """Rows of ``train`` that are 0 where ``evaluated`` is not (dropped); every other row must be ``evaluated / (1 -
+    p)`` (inverted dropout keeps the expectation)."""
+    dropped = (train == 0).all(-1)
+    torch.testing.assert_close(train[~dropped], evaluated[~dropped] / (1 - p))
+    return dropped
+
+
+def test_the_config_dropout_drops_attention_weights_in_training():
+    """One token per row: its only key gets softmax weight 1, so attention dropout p leaves the row's attention output
+    (no bias in the output projection) either 0 (the weight dropped) or 1 / (1 - p) = 2 times its evaluated value."""
+    p = 0.5
+    attention = _dropping_model(p).blocks[0].attn
+    x = torch.randn(400, 1, 4, generator=torch.Generator().manual_seed(0))
+    nope, pos = posenc.build("nope"), torch.arange(1)
+    with torch.no_grad():
+        evaluated = attention.eval()(x, pos, nope, None, True)
+        torch.manual_seed(0)
+        train = attention.train()(x, pos, nope, None, True)
+    dropped = _dropped_or_scaled(train, evaluated, p)
+    assert 120 < int(dropped.sum()) < 280  # Binomial(400, 0.5): mean 200, sd 10
+
+
+def test_the_config_dropout_drops_mlp_outputs_in_training():
+    """The MLP ends in dropout p: each output channel is 0 or 1 / (1 - p) = 2 times its evaluated value."""
+    p = 0.5
+    mlp = _dropping_model(p).blocks[0].mlp
+    x = torch.randn(100, 4, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        evaluated = mlp.eval()(x)
+        torch.manual_seed(0)
+        train = mlp.train()(x)
+    dropped = _dropped_or_scaled(train[..., None], evaluated[..., None], p)  # one channel at a time
+    assert 120 < int(dropped.sum()) < 280  # Binomial(400 channels, 0.5): mean 200, sd 10
+
+
+def test_a_rotary_encoding_that_widens_the_model_is_refused(monkeypatch):
+    """Rotation turns q and k of the head width; an encoding that also concatenates a position part to the input
+    changes that width under it. No built-in encoding combines the two, so a made-up one is registered here;
+    the same encoding without rotation builds."""
+    from posenc.encodings import catalog
+
+    def widening(hooks):
+        class Widening(PositionalEncoding):
+            info = EncodingInfo(family="none", paper="test", hooks=hooks)
+
+            def output_dim(self, d_model):
+                return d_model + 8
+
+        return Widening
+
+    config = TransformerConfig(vocab_size=10, d_model=16, n_heads=2, encoding="widening_rotary")
+    monkeypatch.setitem(catalog._TABLE, "widening_rotary", widening(("embed", "rotate")))
+    with pytest.raises(PosencError, match="a rotary encoding cannot also change the model width"):
+        Transformer(config)
+    monkeypatch.setitem(catalog._TABLE, "widening_rotary", widening(("embed",)))
+    assert Transformer(config).width == 24
