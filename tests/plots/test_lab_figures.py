@@ -9,7 +9,12 @@ from matplotlib.colors import to_rgba
 from matplotlib.container import BarContainer
 
 from posenc.errors import PosencError
-from posenc.plots.lab import accuracy_by_size_figure, in_distribution_bars_figure, perplexity_by_length_figure
+from posenc.plots.lab import (
+    accuracy_by_size_figure,
+    in_distribution_bars_figure,
+    metric_vs_length,
+    perplexity_by_length_figure,
+)
 
 
 def _data(values):
@@ -41,6 +46,19 @@ def test_accuracy_lines_hold_the_values_and_bands_are_clipped_to_0_1():
     assert to_rgba(rope_band.get_facecolor()[0], 1.0) == to_rgba(rope.get_color(), 1.0)
     assert ax.get_ylabel() == "exact match (mean over tasks)" and ax.get_title() == "a title"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["rope", "nope"]
+
+
+def test_accuracy_axis_spans_a_share_and_the_trained_mark_is_labelled_at_its_line():
+    fig = accuracy_by_size_figure({"rope": {0.5: (0.9, 0.8, 1.0), 4.0: (0.1, 0.0, 0.2)}}, 2.0, "t")
+    (ax,) = fig.axes
+    trained = ax.lines[-1]
+    assert _data(trained.get_xdata()) == [2.0, 2.0]
+    (label,) = [t for t in ax.texts if t.get_text().strip() == "trained up to here"]
+    x, y = label.get_position()
+    assert x == 2.0  # beside the dashed line, not somewhere else on the axis
+    low, high = ax.get_ylim()
+    assert low == 0 and 1.0 < high <= 1.1  # accuracy runs 0..1; just enough room above 1 for the label
+    assert 1.0 < y < high
 
 
 def test_accuracy_figure_refuses_nothing_and_bad_intervals():
@@ -98,8 +116,32 @@ def test_perplexity_lines_bands_and_length_ticks():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["32", "64", "128", "256"]
     assert ax.get_title() == "char-LM trained at context 32 (band: 95% over seeds)"
+    assert ax.get_xlabel() == "evaluation context (characters)" and ax.get_ylabel() == "perplexity"
 
 
 def test_perplexity_figure_refuses_empty_curves():
     with pytest.raises(PosencError, match="no perplexity curves"):
         perplexity_by_length_figure({"alibi": {}}, 32)
+
+
+def _cell(mean, std=0.0):
+    return {"mean": mean, "std": None if mean is None else std}
+
+
+def test_metric_vs_length_marks_lengths_that_cannot_run_on_the_axis_floor():
+    # a learned table with 8 rows: sizes 16 and 32 cannot run; they are drawn as x at y = 0 of the panel, whatever
+    # the y range
+    row = {"4": _cell(1.0), "8": _cell(0.5, 0.1), "16": _cell(None), "32": _cell(None)}
+    summary = {"sweep": "s", "metric": "exact_match", "series": {"copy": {"learned": row}}, "train_len": {"copy": 4}}
+    (ax,) = metric_vs_length(summary).axes
+    (ran,) = [line for line in ax.lines if line.get_label() == "learned"]
+    assert _data(ran.get_xdata()) == [4, 8] and _data(ran.get_ydata()) == [1.0, 0.5]
+    (blocked,) = [line for line in ax.lines if line.get_marker() == "x"]
+    assert _data(blocked.get_xdata()) == [16, 32]
+    floor = ax.transAxes.transform((0, 0))[1]
+    display = blocked.get_transform().transform(blocked.get_xydata())
+    assert display[:, 1] == pytest.approx([floor, floor])  # on the bottom edge of the panel
+    assert display[:, 0] == pytest.approx(ax.transData.transform([(16, 0.5), (32, 0.5)])[:, 0])
+    assert to_rgba(blocked.get_color()) == to_rgba(ran.get_color())
+    (train,) = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert _data(train.get_xdata()) == [4, 4]
