@@ -1,0 +1,113 @@
+"""The model probe's figures draw the numbers they are given: per-layer curves averaged over heads, estimates with
+their intervals at the lengths they belong to, the thresholds the captions name, and colour scales that keep a
+share a share."""
+
+import numpy as np
+import pytest
+from matplotlib.container import ErrorbarContainer
+
+from posenc.plots.probe import rope_distance_figure, rope_frequency_figure, term_shares_figure, window_length_figure
+from posenc.stats import Estimate
+
+
+def _data(values):
+    return np.asarray(values, dtype=float).tolist()
+
+
+def _series(ax):
+    """The data line of each error-bar series, in drawing order: ``(label, x, y)``."""
+    return [(c.get_label(), _data(c.lines[0].get_xdata()), _data(c.lines[0].get_ydata()))
+            for c in ax.containers if isinstance(c, ErrorbarContainer)]
+
+
+def _legend(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def _rope(layers=6, heads=2, pairs=4):
+    grid = np.arange(layers * heads * 4, dtype=float).reshape(layers, heads, 4)
+    share = np.arange(layers * heads * pairs, dtype=float).reshape(layers, heads, pairs)
+    return {"distances": [0, 1, 4, 16],
+            "logit_vs_distance": {"real": grid.tolist(), "random": (-grid).tolist(), "mean": (grid / 10).tolist()},
+            "q_pair_share": share.tolist(), "k_pair_share": (2 * share).tolist()}
+
+
+def test_rope_distance_panels_are_layers_and_lines_are_head_means():
+    rope = _rope()
+    real = np.asarray(rope["logit_vs_distance"]["real"])
+    fig = rope_distance_figure(rope)
+    # six layers: the first, a third and two thirds of the way, and the last
+    assert [ax.get_title() for ax in fig.axes] == ["layer 0", "layer 2", "layer 4", "layer 5"]
+    for ax, layer in zip(fig.axes, (0, 2, 4, 5), strict=True):
+        line_real, line_mean, line_random = ax.lines
+        assert _data(line_real.get_xdata()) == [0.5, 1, 4, 16]  # distance 0 drawn at 0.5 on the log axis
+        assert _data(line_real.get_ydata()) == ((real[layer, 0] + real[layer, 1]) / 2).tolist()
+        assert _data(line_random.get_ydata()) == (-(real[layer, 0] + real[layer, 1]) / 2).tolist()
+        assert _data(line_mean.get_ydata()) == pytest.approx(((real[layer, 0] + real[layer, 1]) / 20).tolist())
+        assert ax.get_xscale() == "log" and ax.get_ylabel() == "mean logit"
+    assert _legend(fig.axes[-1]) == ["real q/k", "mean q, mean k", "random q/k"]
+    assert [ax.get_title() for ax in rope_distance_figure(rope, layers=[3]).axes] == ["layer 3"]
+
+
+def test_rope_frequency_images_are_layer_by_pair_head_means():
+    rope = _rope(layers=3, heads=2, pairs=4)
+    share = np.asarray(rope["q_pair_share"])
+    panels = [ax for ax in rope_frequency_figure(rope).axes if ax.images]
+    for ax, scale, name in zip(panels, (1, 2), ("query", "key"), strict=True):
+        image = ax.images[0].get_array()
+        assert image.shape == (3, 4)  # rows: layers, columns: rotary pairs
+        assert np.array_equal(image, scale * (share[:, 0] + share[:, 1]) / 2)
+        assert ax.get_ylabel() == "layer" and ax.get_xlabel() == "rotary pair i (fast -> slow)"
+        assert ax.get_title().startswith(f"{name}:") and "uniform = 0.250" in ax.get_title()  # 1 / 4 pairs
+
+
+def _e(value, spread=0.05):
+    return Estimate(value, value - spread, value + spread, n=5, method="t")
+
+
+def test_term_shares_points_axis_and_lengths_in_order():
+    per_head = {f"{name}_of_four": [_e(v), _e(v + 0.05)]
+                for name, v in (("ww", 0.4), ("wp", 0.2), ("pw", 0.15), ("pp", 0.1))}
+    by_length = {n: {"cross_share": _e(c), "max_head_cross_share": _e(c + 0.1), "rest_share": _e(0.02, 0.01)}
+                 for n, c in ((256, 0.3), (64, 0.2), (128, 0.25))}  # not in length order on purpose
+    a, b = term_shares_figure(per_head, by_length, 128, 0.3).axes
+    series = _series(a)
+    assert [s[0] for s in series] == ["word-word", "word-position", "position-word", "position-position"]
+    for i, (_, x, _) in enumerate(series):  # four points per head, side by side around the head's tick
+        assert x == pytest.approx([(i - 1.5) * 0.18, 1 + (i - 1.5) * 0.18])
+    assert series[0][2] == pytest.approx([0.4, 0.45]) and series[3][2] == pytest.approx([0.1, 0.15])
+    low, high = a.get_ylim()
+    assert low == 0 and 1 <= high <= 1.05  # a share of the whole: the axis shows all of 0..1
+    assert "expert bar (30%)" in _legend(a)
+    assert any(_data(line.get_ydata()) == [0.3, 0.3] for line in a.lines)
+    assert "128-token" in a.get_title()
+    series = _series(b)
+    assert [s[1] for s in series] == [[64, 128, 256]] * 3
+    assert series[0][2] == pytest.approx([0.2, 0.25, 0.3])  # cross share, by length
+    assert series[1][2] == pytest.approx([0.3, 0.35, 0.4])  # largest head
+    assert [t.get_text() for t in b.get_xticklabels()] == ["64", "128", "256"]
+
+
+def test_window_length_panels_threshold_and_fraction_image():
+    lengths = [64, 128, 256]
+    tracked = {"L0H1": [_e(0.9), _e(0.8), _e(0.6)], "L2H3": [_e(0.5), _e(0.4), _e(0.3)]}
+    bins = {64: [_e(0.95), _e(0.85)], 128: [_e(0.9), _e(0.8), _e(0.7), _e(0.6)]}
+    fractions = np.array([[0.1, 0.95, 0.3], [0.5, 0.2, 0.7]])
+    offsets = np.array([[0, -1, 2], [1, -3, -1]])
+    fig = window_length_figure(lengths, tracked, bins, 32, fractions, offsets, 0.5, 128)
+    a, b, c = fig.axes[:3]
+    (label0, x0, y0), (label1, x1, y1) = _series(a)
+    assert (label0, x0, y0) == ("L0H1", [64, 128, 256], pytest.approx([0.9, 0.8, 0.6]))
+    assert label1 == "L2H3" and x1 == pytest.approx([64 * 1.02, 128 * 1.02, 256 * 1.02])  # nudged apart
+    assert sorted(_legend(a)) == ["L0H1", "L2H3", "Voita's bar (50%)"]
+    for ax in (a, b):
+        assert any(_data(line.get_ydata()) == [0.5, 0.5] for line in ax.lines)
+    by_position = _series(b)
+    assert [s[1] for s in by_position] == [[16, 48], [16, 48, 80, 112]]  # the middle of each 32-query bin
+    assert [s[0] for s in by_position] == ["64-token windows", "128-token windows"]
+    assert b.get_title().startswith("L0H1:")
+    assert np.array_equal(c.images[0].get_array(), fractions)
+    assert c.images[0].get_clim() == (0, 1)  # a share: the colour of 1 is all of the queries
+    labels = {(t.get_position(), t.get_text()) for t in c.texts}
+    assert labels == {((head, layer), f"{offsets[layer, head]:+d}") for layer in range(2) for head in range(3)}
+    assert c.get_xlabel() == "head" and c.get_ylabel() == "layer" and "128-token" in c.get_title()
