@@ -10,6 +10,7 @@ from posenc.errors import PosencError
 from posenc.plots.tutorial_checks import (
     binary_jumps_figure,
     bounded_values_figure,
+    compactness_figure,
     extrapolation_figure,
     integer_growth_figure,
     local_global_figure,
@@ -58,6 +59,8 @@ def test_normalized_codes_and_steps():
     assert _data(step_line.get_xdata()) == [3, 10, 100, 1000]
     assert _data(step_line.get_ydata()) == pytest.approx([0.5, 1 / 9, 1 / 99, 1 / 999])
     assert b.get_xscale() == "log" and b.get_yscale() == "log"
+    assert b.get_title() == "step = 1/(n-1)"  # the rule the points above follow
+    assert b.get_xlabel() == "sequence length n" and b.get_ylabel() == "step between neighbours"
     with pytest.raises(PosencError, match="nothing to draw"):
         normalized_step_figure({}, steps)
 
@@ -119,6 +122,8 @@ def test_relative_map_residuals_and_fitted_map():
     assert np.array_equal(b.images[0].get_array(), rotation)
     assert b.images[0].get_clim() == (-1, 1)
     assert b.get_title() == "fitted M_4, first 2 channels: 2x2 rotations"
+    # PE[p] M = PE[p+k]: a row of M belongs to an input channel, and the image's rows run down its y axis
+    assert b.get_ylabel() == "in channel" and b.get_xlabel() == "out channel"
     with pytest.raises(PosencError, match=r"'sinusoid' has 2 residuals for 3 offsets"):
         relative_map_figure(offsets, {"sinusoid": [0.0, 0.0]}, rotation, k)
 
@@ -149,3 +154,18 @@ def test_extrapolation_images_and_far_extent():
     assert a.get_title() == "trained range 0..63"
     with pytest.raises(PosencError, match=r"inside has shape \(64, 8\) and far \(64, 4\)"):
         extrapolation_figure(inside, far[:, :4], 100_000)
+
+
+def test_compactness_bars_stand_side_by_side_at_their_resolution():
+    fig = compactness_figure(["0.5", "0.1", "0.01"], [6, 12, 40], [10, 10, 10], 1024)
+    (ax,) = fig.axes
+    sinusoid, binary = ax.containers
+    assert [p.get_height() for p in sinusoid.patches] == [6, 12, 40]
+    assert [p.get_height() for p in binary.patches] == [10, 10, 10]
+    for i, (s, b) in enumerate(zip(sinusoid.patches, binary.patches, strict=True)):
+        # both bars inside the slot of tick i, the sinusoid's left of the binary's, neither hiding the other
+        assert i - 0.5 <= s.get_x() and s.get_x() + s.get_width() <= b.get_x() + 1e-12
+        assert b.get_x() + b.get_width() <= i + 0.5
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5", "0.1", "0.01"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["sinusoid", "binary"]
+    assert ax.get_ylabel() == "dimensions needed" and ax.get_title().startswith("1024 positions")
