@@ -36,6 +36,13 @@ def test_dims_figure_lines_are_the_sinusoid():
         assert np.allclose(y, np.sin(p * 10000.0 ** (-j / d)), atol=1e-12)
 
 
+def test_dims_figure_names_the_encoding_and_length_and_labels_the_axes():
+    fig = dims_figure(posenc.build("rope", head_dim=16), length=40, d_model=16, dims=(0, 5))
+    axes = [ax for ax in fig.axes if ax.lines]
+    assert len(axes) == 2 and [ax.get_xlabel() for ax in axes] == ["position p"] * 2
+    assert fig.get_suptitle() == "rope: single dimensions over 40 positions"
+
+
 def test_positions_figure_lines():
     d = 64
     fig = positions_figure(posenc.build("sinusoidal", dim=d), length=16, d_model=d, positions=(1, 5))

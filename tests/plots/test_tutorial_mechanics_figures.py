@@ -33,5 +33,10 @@ def test_table_cost_figure_lines():
     ax = table_cost_figure([64, 128], [0.5, 0.9], 300.0).axes[0]
     np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.5, 0.9])
     assert np.asarray(ax.lines[1].get_ydata(), dtype=float).tolist() == [300.0, 300.0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_xlabel() == "width d" and ax.get_ylabel() == "milliseconds"
+    assert ax.get_title() == "the table's cost against its width"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["sinusoid table",
+                                                                   "forward of the blocks (d_model 512)"]
     with pytest.raises(PosencError, match="one time per width"):
         table_cost_figure([64], [0.5, 0.9], 1.0)

@@ -25,6 +25,10 @@ def test_spectra_figure_draws_shares():
     a, b = spectra_figure(words, iso, positions, iso).axes
     np.testing.assert_allclose(a.lines[-1].get_ydata(), [0.4, 0.3, 0.2, 0.1])
     np.testing.assert_allclose(b.lines[-2].get_ydata(), [0.8, 0.9, 0.95, 1.0])  # the line before the 0.9 mark
+    assert [t.get_text() for t in a.get_legend().get_texts()] == ["isotropic", "MiniLM words"]
+    assert [t.get_text() for t in b.get_legend().get_texts()] == ["isotropic", "MiniLM positions"]
+    assert a.get_ylabel() == "share of variance" and b.get_ylabel() == "cumulative share"
+    assert np.asarray(b.lines[-1].get_ydata(), dtype=float).tolist() == [0.9, 0.9]
     with pytest.raises(PosencError):
         spectra_figure(words, [], positions, iso)
 
