@@ -6,13 +6,10 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
-from transformers import LlamaConfig, LlamaForCausalLM
 
 from posenc.cli import main
 from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
-from posenc.pretrained import LoadedModel
 from posenc.probe import run_probe
 from posenc.probe.geometry import format_seed_layout
 from posenc.probe.run import ProbeConfig, estimate_probe_memory
@@ -50,16 +47,6 @@ def test_minilm_figures_are_pngs(minilm_result):
     _, out = minilm_result
     for name in ("geometry.png", "decodability.png", "four_terms.png", "heads.png", "attention_distance.png"):
         assert (out / name).read_bytes()[:8] == PNG, name
-
-
-@pytest.fixture(scope="module")
-def tiny_llama(minilm):
-    config = LlamaConfig(vocab_size=minilm.tokenizer.vocab_size, hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                         max_position_embeddings=256, tie_word_embeddings=True)
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config).eval()
-    return LoadedModel(model=model, tokenizer=minilm.tokenizer, config=config, name="tiny-llama", source="test")
 
 
 def test_rope_model_probe(tiny_llama, tmp_path):
