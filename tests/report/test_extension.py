@@ -96,3 +96,14 @@ def test_plan_must_straddle_the_native_length(tiny):
     plan = ExtensionPlan(long=256, windows=2, depth=0.5, passkey=(PasskeyCells(256, (0.5,)),))
     with pytest.raises(Exception, match="passkey needs a length at or below the native"):
         pi_yarn_measurement(str(tiny), plan, Context(quick=False))
+
+
+def test_at_the_native_length_the_scalings_share_one_passkey_row(measured):
+    """PLAN asks passkey trials at 128 = the native length (every scaling, depths 0 and 0.95) and at 192 (yarn,
+    depth 0.95). At 128 no scaling changes the model, so the table has one row per depth there, not one per scaling:
+    2 rows at 128 and 1 at 192."""
+    m, _ = measured
+    passkey = [r.quantity for r in m.rows if "passkey accuracy" in r.quantity]
+    assert passkey == ["every scaling (native model): passkey accuracy at 128 tokens, depth 0 (3 trials)",
+                       "every scaling (native model): passkey accuracy at 128 tokens, depth 0.95 (3 trials)",
+                       "yarn: passkey accuracy at 192 tokens, depth 0.95 (3 trials)"]
