@@ -96,6 +96,10 @@ def test_rnn_order_inputs_reorder_the_sentences():
     assert ids.tolist() == first and ids[perm].tolist() == second
     assert love[love_perm].tolist() == [vocab["you"], vocab["love"], vocab["I"]]
     assert all(sorted(p.tolist()) == list(range(len(first))) for _, _, p in inputs[2:])
+    # the names the setup line lists, in the page's own words
+    assert [name for name, _, _ in inputs] == [
+        "'I love you' -> 'you love I'", "the 'not' sentences",
+        *(f"random permutation {i} of the first 'not' sentence" for i in (1, 2, 3))]
 
 
 def test_rnn_order_numbers():
