@@ -1,0 +1,44 @@
+"""The ledger's collection of the claims that the experiment modules declare, on stand-in modules: a module without
+claims adds none, the page's fixed order comes first among the tutorials' claims, ids must be unique and name a
+registered experiment."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from posenc.errors import PosencError
+from posenc.report import ledger
+from posenc.report.claim import Claim, Test
+
+
+def _claim(claim_id: str, origin: str = "literature", experiment: str = "word_order") -> Claim:
+    return Claim(claim_id, "a test", origin, "a title", "A claim.", experiment,
+                 (Test("x", ">", 0, "x is positive", "none"),))
+
+
+def _module(name: str, *claims: Claim) -> types.ModuleType:
+    module = types.ModuleType(name)
+    if claims:
+        module.CLAIMS = claims
+    return module
+
+
+def test_claims_are_collected_from_every_module_tutorials_first_in_the_pages_order(monkeypatch):
+    first = _module("first", _claim("paper-claim"), _claim("tutorial-claim", "tutorial"))
+    helpers = _module("helpers")  # declares no CLAIMS
+    second = _module("second", _claim("sin-bounded", "tutorial"), _claim("word-order", "tutorial"))
+    monkeypatch.setattr(ledger, "MODULES", (first, helpers, second))
+    # the tutorials' claims first: word-order and sin-bounded at their places in the fixed order (0 and 4), then the
+    # tutorial claim it does not name; the paper's claim last
+    assert [c.id for c in ledger._collect()] == ["word-order", "sin-bounded", "tutorial-claim", "paper-claim"]
+
+
+def test_a_duplicate_id_or_an_unregistered_experiment_is_refused(monkeypatch):
+    monkeypatch.setattr(ledger, "MODULES", (_module("a", _claim("same")), _module("b", _claim("same"))))
+    with pytest.raises(PosencError, match=r"duplicate claim ids in the ledger: \['same'\]"):
+        ledger._collect()
+    monkeypatch.setattr(ledger, "MODULES", (_module("a", _claim("lost", experiment="no_such_experiment")),))
+    with pytest.raises(PosencError, match="lost -> no_such_experiment"):
+        ledger._collect()
