@@ -76,6 +76,21 @@ def test_a_report_records_its_commit_and_machine():
     assert set(run_identity()) == {"commit", "machine"}
 
 
+def test_the_machine_memory_is_in_gib_to_one_decimal(monkeypatch):
+    """The page size times the number of physical pages, in GiB (2^30 bytes), one decimal."""
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 4 * 2 ** 20}  # 4096 * 2^22 = 2^34 bytes = 16 GiB
+    monkeypatch.setattr(os, "sysconf", lambda name: pages[name])
+    assert machine()["memory_gb"] == 16.0
+    pages["SC_PHYS_PAGES"] = 1_500_000  # 6 144 000 000 / 1 073 741 824 = 5.722...
+    assert machine()["memory_gb"] == 5.7
+
+    def no_such_name(name):
+        raise ValueError(f"unrecognized configuration name {name}")
+
+    monkeypatch.setattr(os, "sysconf", no_such_name)  # a system that does not tell: no number rather than a guess
+    assert machine()["memory_gb"] is None
+
+
 def test_compare_reports_reads_the_new_statuses_as_less_decided(tmp_path):
     """benchmarks/compare_reports.py on a quick and a full report.json: a claim not decided in quick mode, or not run,
     is less decided than any verdict, never a contradiction; a decided verdict against another one is."""
