@@ -224,3 +224,34 @@ def test_every_value_on_the_page_is_escaped(tmp_path):
     assert "<script" not in page
     # the reason, three cells, the setup, the error in its section and in the summary, the store note
     assert page.count("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;") == 8
+
+
+def test_timings_count_a_shared_experiment_once_and_stored_only_when_all_its_claims_were():
+    """run.py gives a shared experiment's time to its first claim and 0 to the others; the page's table shows one row
+    per experiment with the longest, "stored" only when every claim was read from the store, and nothing for a
+    failed experiment."""
+    from types import SimpleNamespace as NS
+
+    from posenc.report.render import _timings
+
+    def result(experiment, wall, cached, measured=True):
+        return NS(claim=NS(experiment=experiment), measurement=object() if measured else None, wall_s=wall,
+                  cached=cached)
+
+    results = [result("shared", 5.0, False), result("shared", 0.0, False),
+               result("stored", 2.5, True), result("stored", 0.0, True),
+               result("mixed", 0.0, True), result("mixed", 3.0, False),
+               result("broken", 9.0, False, measured=False)]
+    assert _timings(results) == [("shared", 5.0, False), ("stored", 2.5, True), ("mixed", 3.0, False)]
+
+
+def test_versions_line_names_posenc_torch_transformers_and_python():
+    import platform
+
+    from posenc.report.render import _versions_text
+    from posenc.store import package_versions
+
+    versions = {"posenc": "0.1.0", "torch": "2.13.0+cpu", "transformers": "5.24.0", "python": "3.11.7"}
+    assert _versions_text(versions) == "posenc 0.1.0, torch 2.13.0+cpu, transformers 5.24.0, Python 3.11.7"
+    assert _versions_text({"posenc": "0.1.0", "python": "3.12.1"}) == "posenc 0.1.0, Python 3.12.1"  # absent ones left out
+    assert _versions_text(package_versions()).endswith(f", Python {platform.python_version()}")
