@@ -218,6 +218,51 @@ def test_report_json_says_what_ran_it_so_it_can_serve_as_a_reference(small_repor
     assert set(data["counts"]) >= {"not run", "not decided in quick mode", "inconclusive"}
 
 
+def test_report_json_counts_the_claims_by_verdict(small_report):
+    """The counts beside the claims: each status's tally over the claims' own verdicts (0 for a status none got)."""
+    from collections import Counter
+
+    from posenc.report.run import _report_json
+    from posenc.report.verdict import STATUSES
+
+    data = json.loads(json.dumps(_report_json(small_report)))
+    tally = Counter(c["verdict"]["status"] for c in data["claims"])
+    assert data["counts"] == {s: tally[s] for s in STATUSES}
+    assert sum(data["counts"].values()) == 5 and data["counts"]["failed"] == 1  # 4 fast claims and the broken one
+
+
+def test_a_device_experiment_in_another_dtype_is_stored_apart_from_float32(tmp_path, monkeypatch):
+    """A claim whose experiment computes on the report's device, measured in bfloat16, is read back by a bfloat16
+    run only: a float32 run computes its own."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from posenc.report import run as rr
+    from posenc.report.ledger import get_claim
+
+    calls = []
+
+    def fake(ctx):
+        calls.append(ctx.dtype)
+        return Measurement({"computed_in": ctx.dtype})
+
+    monkeypatch.setitem(EXPERIMENTS, "lab_alibi_shape", dataclasses.replace(EXPERIMENTS["lab_alibi_shape"], fn=fake,
+                                                                            prepare=None))
+    claim = get_claim("alibi-table")
+    store = ResultStore(tmp_path / "s.sqlite")
+    bar = SimpleNamespace(update=lambda n: None, set_postfix_str=lambda s: None)
+
+    def measure(dtype):
+        ctx = Context(quick=True, store_path=store.path, dtype=dtype)
+        measurement, cached, *_ = rr._measure_all([claim], ctx, store, bar, None)[claim.id]
+        return measurement.numbers["computed_in"], cached
+
+    assert measure("bfloat16") == ("bfloat16", False)
+    assert measure("float32") == ("float32", False)
+    assert measure("bfloat16") == ("bfloat16", True) and measure("float32") == ("float32", True)
+    assert calls == ["bfloat16", "float32"]
+
+
 @pytest.mark.parametrize("seeds", [1, 20])
 def test_one_to_twenty_seeds_are_taken_and_reach_the_experiment(tmp_path, seeds):
     seen = []
