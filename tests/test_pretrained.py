@@ -246,3 +246,32 @@ def test_download_takes_hub_ids_only():
 def test_load_model_refuses_bad_options_before_reading_anything(options, fragment):
     with pytest.raises(PosencError, match=fragment):
         load_model("nobody/no-such-model", **options)  # refused before the name is even looked up
+
+
+def test_model_config_of_smollm2_reads_the_float_cache_that_load_model_writes(tmp_path, monkeypatch):
+    # load_model("smollm2") keeps its float copy in $POSENC_CACHE/models/smollm2-<key>/ (module docstring); a config
+    # found there is the one read, so a stub config with 96 positions (the GGUF header says 8192) must come back
+    from posenc import pretrained
+
+    monkeypatch.setenv("POSENC_CACHE", str(tmp_path))
+    folder = pretrained._gguf_cache(pretrained.smollm2_gguf_path(), "smollm2")[0]
+    assert folder.parent == tmp_path / "models" and folder.name.startswith("smollm2-")
+    LlamaConfig(vocab_size=32, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                max_position_embeddings=96).save_pretrained(folder)
+    assert model_config("smollm2").max_position_embeddings == 96
+
+
+def test_model_config_leaves_later_processes_offline(tmp_path, monkeypatch):
+    # with no setting of its own, a process that read a config stays offline for the programs it starts: a child
+    # process's huggingface_hub reads the inherited HF_HUB_OFFLINE as offline
+    import subprocess
+    import sys
+
+    for key in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.setenv(key, "")  # recorded, so the environment is restored after the test
+        monkeypatch.delenv(key)
+    LlamaConfig(vocab_size=32, hidden_size=16, num_hidden_layers=1, num_attention_heads=2).save_pretrained(tmp_path)
+    model_config(str(tmp_path))
+    child = subprocess.run([sys.executable, "-c", "import huggingface_hub.constants as c; print(c.HF_HUB_OFFLINE)"],
+                           capture_output=True, text=True, check=True)
+    assert child.stdout.strip() == "True"

@@ -102,6 +102,14 @@ def test_memory_store_keeps_what_the_file_would():
     assert str(memory) == "this process's memory"
 
 
+
+def test_a_config_value_json_cannot_hold_is_kept_as_its_text(store, tmp_path):
+    # a path in a config is stored as the text str() gives it, on the file and in memory alike, and found again
+    config = {"corpus": tmp_path / "corpus.txt", "n": 2}
+    store.put("k", config, 0, {"acc": 1.0}, wall_s=1.0)
+    assert [r.config for r in store.runs("k")] == [{"corpus": f"{tmp_path}/corpus.txt", "n": 2}]
+    assert store.finished("k", config).metrics == {"acc": 1.0}
+
 def test_a_row_that_cannot_be_read_back_is_an_error(tmp_path):
     class Forgetful(ResultStore):
         def put(self, *args, **kwargs):  # a write that is lost

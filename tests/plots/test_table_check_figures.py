@@ -91,6 +91,7 @@ def test_bounded_image_and_histogram():
     heights = [bar.get_height() for bar in b.patches]
     assert len(heights) == 60 and sum(heights) == len(values)  # counts, every value in one of 60 bins
     assert b.get_title() == "all values, 18 positions"
+    assert (b.get_xlabel(), b.get_ylabel()) == ("value", "count")  # a histogram: values along x, counts up
 
 
 def test_unique_distances_and_gram():

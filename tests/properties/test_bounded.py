@@ -1,6 +1,9 @@
-"""Boundedness of rotary encodings at its edges: a zero gain, and the claim's source on both branches."""
+"""Boundedness at its edges: a zero rotary gain, the claim's source on both branches, the sinusoid's RMS per
+channel."""
 
 import math
+
+import pytest
 
 import posenc
 from posenc.encodings.rope import RoPE
@@ -30,3 +33,11 @@ def test_rotary_and_absolute_results_cite_the_tutorial_claim():
     absolute = bounded(EncodingView(posenc.build("sinusoidal", dim=4), 8, 4))
     assert "tutorial 001 §3.1" in rotary.source
     assert rotary.source == absolute.source
+
+
+def test_the_sinusoid_has_rms_one_over_root_two_per_channel():
+    # each of the D/2 pairs is (sin a, cos a) with sin^2 + cos^2 = 1, so ||PE[p]||^2 = D/2 at every position and the
+    # RMS per channel is sqrt(D/2) / sqrt(D) = 1/sqrt(2) ~ 0.7071, whatever D (here D = 8: norm 2, RMS 2 / 2.828)
+    numbers = bounded(EncodingView(posenc.build("sinusoidal", dim=8), 16, 8)).numbers
+    assert numbers["norm_max"] == pytest.approx(2.0)
+    assert numbers["rms_per_channel_max"] == pytest.approx(1 / math.sqrt(2))

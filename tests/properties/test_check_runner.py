@@ -158,6 +158,13 @@ def test_check_fits_names_the_parts_of_the_estimate():
             "tables for 4096 x 512 float64 cells, runtime 410 MB)") in str(drawing.value)
 
 
+
+def test_a_check_too_big_for_memory_names_the_encoding_it_would_check():
+    # 10^12 positions x 2 channels of float64 tables alone are 16 TB, more than any machine has: refused before
+    # anything is built, naming the encoding asked for (rope), not some other one
+    with pytest.raises(PosencError, match=r"^checking rope at length 1000000000000, d_model 2 does not fit in memory"):
+        check_encoding("rope", d_model=2, length=10**12)
+
 class _Float32Thirds(AbsoluteEncoding):
     """A user encoding whose ``encode`` takes no ``dtype``: ``PE[p] = (p / 3, p / 3)`` in float32."""
 
