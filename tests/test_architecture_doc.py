@@ -46,3 +46,10 @@ def test_every_package_has_its_folder_of_tests():
     packages = {p.parent.relative_to(ROOT / "src" / "posenc").parts[0] for p in (ROOT / "src" / "posenc").rglob(
         "__init__.py") if p.parent != ROOT / "src" / "posenc"}
     assert packages and all((ROOT / "tests" / name).is_dir() for name in packages), packages
+
+
+def test_no_two_test_files_share_a_name():
+    """pytest's default import mode imports a test file by its basename: two tests/**/test_x.py stop collection
+    (found when tests/report/test_schedule.py met tests/encodings/test_schedule.py)."""
+    names = [p.name for p in (Path(__file__).resolve().parent).rglob("test_*.py")]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
