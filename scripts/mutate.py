@@ -426,14 +426,14 @@ def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
         raise UsageError(f"the source of {', '.join(changed)} changed since the run in {previous} (commit "
                          f"{prev.get('commit', '?')[:10]}), so its mutants are not this code's: run `make mutate` "
                          "without --again")
-    t = time.time()
+    t, tests_at = time.time(), git("rev-parse", "HEAD")  # the tests copied now are the ones this rerun uses
     shutil.rmtree(work / "tests", ignore_errors=True)
     archive = subprocess.run(["git", "archive", "HEAD", "tests"], cwd=ROOT, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(work, filter="data")
     names = list(prev["survivors"])
     print(f"[mutate] again: {len(names)} surviving mutants of the run at {prev['commit'][:10]}, against the tests "
-          f"at {git('rev-parse', 'HEAD')[:10]}", flush=True)
+          f"at {tests_at[:10]}", flush=True)
     log.write_text("")
     run_mutants(work, names, args.workers, log)
     seconds = {**prev["seconds"], "again": time.time() - t}
@@ -441,7 +441,7 @@ def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
                         argparse.Namespace(seed=prev["seed"], workers=prev["workers"],
                                            per_module=prev.get("per_module_draw", 0)))
     summary.update(commit=prev["commit"], src_tree=prev["src_tree"], sampled=prev["sampled"],
-                   again={"tests_at": git("rev-parse", "HEAD"), "rerun": len(names),
+                   again={"tests_at": tests_at, "rerun": len(names),
                           "score_before": prev["score"], "interval_before": prev["interval"]})
     return report(args.out, summary)
 
