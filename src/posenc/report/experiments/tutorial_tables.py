@@ -13,9 +13,8 @@ Shapes: a table ``PE`` is ``[T, d]`` (positions x channels); ``w_i = 10000^(-2i/
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,7 @@ import posenc
 from posenc.errors import PosencError
 from posenc.properties.relative import relative_map_residual
 from posenc.report.claim import Choice, Claim, Test
-from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
+from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
 from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME
 from posenc.stats import exact
 
@@ -33,27 +32,6 @@ __all__ = ["offset_distances", "nearest_by_length", "shift_match_share", "best_a
            "binary_dims_needed", "fit_period", "parameter_counts", "read_encoding", "CLAIMS"]
 
 BASE = 10000.0  #: the sinusoid's base (Vaswani et al. 2017 §3.5)
-
-
-def _one_thread(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
-    """Run an experiment on one torch thread and one BLAS thread (restored afterwards): its matrices are small, and
-    on a busy machine two threads fighting for the cores make a 200 x 64 least-squares fit a hundred times slower."""
-
-    @functools.wraps(fn)
-    def run(ctx: Context) -> Measurement:
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            try:
-                from threadpoolctl import threadpool_limits
-            except ImportError:  # the optional dependency is missing: numpy keeps its threads
-                return fn(ctx)
-            with threadpool_limits(limits=1, user_api="blas"):
-                return fn(ctx)
-        finally:
-            torch.set_num_threads(threads)
-
-    return run
 
 
 def _table(name: str, length: int, dim: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
@@ -235,7 +213,7 @@ def read_encoding(config) -> dict[str, object]:
 # tutorial 000 §2.1: integer positions and relative position
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("naive_integer_relative")
-@_one_thread
+@one_thread
 def naive_integer_relative(ctx: Context) -> Measurement:
     """Seed 000 §2.1, all three problems: the integer code grows and leaves the training range (tables.py's
     measurement), and it cannot express relative position in attention.
@@ -295,7 +273,7 @@ FF_OPTIONS = {"4 x width": None, "fixed 2048": 2048}
 
 
 @experiment("concat_parameters")
-@_one_thread
+@one_thread
 def concat_parameters(ctx: Context) -> Measurement:
     """Seed 003 §14.3.2: concatenating a 512-wide position vector makes the model 1024 wide. Parameters of every
     later layer, after adding and after concatenating, in posenc's Transformer at the original's sizes (6 layers,
@@ -340,7 +318,7 @@ DISTINCT_WIDTHS = ("d=512", "d=64", "d=16", "d=8", "d=4")
 
 
 @experiment("sinusoid_distinctness")
-@_one_thread
+@one_thread
 def sinusoid_distinctness(ctx: Context) -> Measurement:
     """Seed 002: as sequences grow, does the sinusoid's periodicity bring two positions closer than neighbours are
     in a short sequence? The nearest distance among the first ``n`` positions, exactly, for ``n`` up to 100,000
@@ -382,7 +360,7 @@ RESOLUTIONS = {"distinct in float32": 0.0, "0.1 apart": 0.1, "0.5 apart": 0.5, "
 
 
 @experiment("continuous_compact")
-@_one_thread
+@one_thread
 def continuous_compact(ctx: Context) -> Measurement:
     """Seed 001 §3.2: "more space-efficient than binary" as dimensions needed: the fewest channels that keep 1024
     positions apart, for the sinusoid and for the binary code, at a resolution (distinct float32 rows, the
@@ -416,7 +394,7 @@ RULE_OFFSETS = (1, 2, 4, 8, 16, 32, 64)
 
 
 @experiment("sinusoid_offset_rule")
-@_one_thread
+@one_thread
 def sinusoid_offset_rule(ctx: Context) -> Measurement:
     """Seed 001 §3.3, what ``sin-relative-linear`` does not test: *one* rule serves every offset (the fitted k-step
     map is the 1-step map applied k times, ``M_k = M_1^k``), and it lets a model *recognise* "k apart": with the
@@ -459,7 +437,7 @@ def sinusoid_offset_rule(ctx: Context) -> Measurement:
 # tutorial 002: the worked example and the two figures
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("worked_example")
-@_one_thread
+@one_thread
 def worked_example(ctx: Context) -> Measurement:
     """Seed 002's worked example: the encoding of position 2 at d = 4 is (sin 2, cos 2, sin 0.02, cos 0.02)
     (2 / 10000^(2/4) = 0.02). posenc's float32 table against the printed vector, evaluated in float64."""
@@ -502,7 +480,7 @@ def _period_estimates(dim: int) -> tuple[np.ndarray, list[float], list[float], d
 
 
 @experiment("dims_figure")
-@_one_thread
+@one_thread
 def dims_figure(ctx: Context) -> Measurement:
     """Seed 002's figure 2: dimensions 2, 6 and 12 over 128 positions "change periodically", and "the higher the
     dimension, the longer the period". Periods read off the curves (:func:`fit_period`), checked against the formula
@@ -531,7 +509,7 @@ def dims_figure(ctx: Context) -> Measurement:
 
 
 @experiment("positions_figure")
-@_one_thread
+@one_thread
 def positions_figure(ctx: Context) -> Measurement:
     """Seed 002's figure 3: positions 1 and 5 have different vectors, and "the higher the dimension, the smaller the
     fluctuation, the closer the vectors": per channel pair i, the distance between the two positions
@@ -596,7 +574,7 @@ def _layer_schedules(transformers: Any) -> dict[str, list[tuple[str, str]]]:
 
 
 @experiment("model_encodings")
-@_one_thread
+@one_thread
 def model_encodings(ctx: Context) -> Measurement:
     """Seed 003 §14.6: GPT-2 and the GPT series add a learned position table, LLaMA and GPT-NeoX rotate with RoPE;
     tutorial 001 §4.1 reads BERT's learned table. Each model's encoding read from the model its default configuration
