@@ -193,6 +193,10 @@ class RunConfig:
         if not whole_number(self.val_every, 0):
             raise PosencError(f"RunConfig.val_every must be an integer >= 0 (0: no early stopping), got "
                               f"{self.val_every!r}")
+        if self.val_every > self.steps:
+            raise PosencError(f"RunConfig.val_every ({self.val_every}) exceeds steps ({self.steps}): no validation would "
+                              f"fall due, so the run would report no in-distribution score; give val_every <= steps "
+                              f"(e.g. val_every={max(1, self.steps // 10)}) or 0 to train every step without stopping")
         task.check_config(self)  # what this task cannot take (a format, training to the ceiling)
         if self.min_train_len > self.train_len:
             raise PosencError(f"min_train_len ({self.min_train_len}) must be <= train_len ({self.train_len})")
