@@ -95,3 +95,16 @@ def test_the_experiment_reports_the_independent_chance_of_its_32_dimensional_row
     assert chance_row.measured == pytest.approx(independent, rel=1e-9)
     for option in sr.MEASURES:
         assert measurement.variants[option]["init_over_chance"].value == pytest.approx(1.0, rel=1e-9)
+
+
+def test_learned_rows_are_the_trained_table_of_a_learned_encoding_and_none_otherwise():
+    from posenc.lab.train import RunConfig, build_model
+    from posenc.report.experiments.tutorial_training import learned_rows
+
+    for encoding, has_table in (("learned", True), ("sinusoidal", False), ("rope", False), ("nope", False)):
+        model = build_model(RunConfig(task="copy", encoding=encoding, train_len=4, d_model=16, n_heads=2), 0)
+        rows = learned_rows(model, 3)
+        if has_table:
+            assert rows.shape == (3, 16) and torch.equal(rows, model.input.encoding.weight.detach()[:3])
+        else:
+            assert rows is None, encoding

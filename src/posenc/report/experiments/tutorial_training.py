@@ -228,11 +228,17 @@ def run_config(task: str, label: str, cap: int | None = None) -> Any:
                      max_len=max(CAPABILITY_LENGTHS) if fixed else length)
 
 
+def learned_rows(model: Any, length: int) -> torch.Tensor | None:
+    """The first ``length`` rows of the model's learned position table (a trained ``weight``), or ``None`` when its
+    encoding has no table of its own (a sinusoid, RoPE, none)."""
+    weight = getattr(model.input.encoding, "weight", None)
+    return weight.detach()[:length] if isinstance(weight, torch.nn.Parameter) else None
+
+
 def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
     from posenc.lab.train import train_run
 
     config = run_config(task, label, cap)
-    name = config.encoding
     fixed = task in CAPABILITY_TASKS and label in CAPABILITY_LABELS
     length = config.sequence_length(config.train_len)
     val_ids, val_targets = validation_set(task, seed)
@@ -244,8 +250,9 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
     def tables(model: Any) -> None:
         words = model.input.token_embedding.weight.detach()[rows]
         quarters.append(list(quarter_shares(words)))
-        if name == "learned":
-            sparse.append(sparse_dims_share(words, model.input.encoding.weight.detach()[:length]))
+        table = learned_rows(model, length)
+        if table is not None:
+            sparse.append(sparse_dims_share(words, table))
 
     def validate(model: Any, step: int) -> bool:
         """The lab's validation callback: the claims' own set; stop at the bar (capability runs go on)."""
@@ -254,9 +261,9 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
             tables(model)
         accuracy = _accuracy(model, val_ids, val_targets)
         curve.append([step, accuracy])
-        if name == "learned" and len(quarters) == 1:  # the trace ends at the bar
-            trace.append([step, *embedding_cosines(model.input.token_embedding.weight.detach()[rows],
-                                                   model.input.encoding.weight.detach()[:length])])
+        table = learned_rows(model, length)
+        if table is not None and len(quarters) == 1:  # the trace ends at the bar
+            trace.append([step, *embedding_cosines(model.input.token_embedding.weight.detach()[rows], table)])
         if step and accuracy >= BAR and len(quarters) == 1:
             tables(model)  # the embeddings at the bar
             if not fixed:
