@@ -427,7 +427,10 @@ def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
                          f"{prev.get('commit', '?')[:10]}), so its mutants are not this code's: run `make mutate` "
                          "without --again")
     t, tests_at = time.time(), git("rev-parse", "HEAD")  # the tests copied now are the ones this rerun uses
+    # mutmut copies the tests into its own folder (mutants/) and never deletes one: a test file renamed since would
+    # stay there under its old name beside the new one, and a clash of names stops collection
     shutil.rmtree(work / "tests", ignore_errors=True)
+    shutil.rmtree(work / "mutants" / "tests", ignore_errors=True)
     archive = subprocess.run(["git", "archive", "HEAD", "tests"], cwd=ROOT, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(work, filter="data")
