@@ -251,3 +251,29 @@ def test_windows_of_different_lengths_by_hand():
     assert mass.shape == (1, 1, len(distance_bins(T - 1)) - 1)
     # 5 queries: 3 keep their weight at distance 0, 2 at distance 1
     np.testing.assert_allclose(mass[0, 0], [3 / 5, 2 / 5] + [0.0] * (mass.shape[-1] - 2))
+
+
+# the positional-head counts split by offset, and the seed of the summary's intervals
+
+def test_adjacent_and_other_positional_heads_are_counted_by_offset():
+    # three heads on offsets -1, +1 and +3, three identical windows: every query with its offset inside the window
+    # hits, so each fraction is the point 1 > 0.9 and all three are positional; offsets +-1 are the adjacent ones
+    acc = HeadAccumulator(n_layers=1, n_heads=3, max_len=T)
+    for _ in range(3):
+        acc.add(0, torch.stack([_offset_head(-1), _offset_head(+1), _offset_head(+3)]))
+    estimates = acc.summary()["estimates"]
+    assert [estimates[k]["value"] for k in ("positional_heads", "adjacent_positional_heads",
+                                            "other_positional_heads")] == [3.0, 2.0, 1.0]
+
+
+def test_the_summary_s_intervals_follow_its_seed():
+    # random attention over five windows: the bootstrap resamples differ from seed to seed, so the intervals do too,
+    # while one seed always gives the same intervals
+    gen = torch.Generator().manual_seed(0)
+    acc = HeadAccumulator(n_layers=1, n_heads=2, max_len=T)
+    for _ in range(5):
+        acc.add(0, (3 * torch.randn(2, T, T, generator=gen)).softmax(-1))
+    first, again, other = acc.summary(seed=1), acc.summary(seed=1), acc.summary(seed=2)
+    for key in ("voita_interval", "previous_interval", "next_interval"):
+        assert first[key] == again[key]
+        assert first[key] != other[key], key
