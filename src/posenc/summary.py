@@ -31,7 +31,7 @@ def summarize(name: str, d_model: int = 64, length: int = 128, n_heads: int = 8,
         "module": repr(encoding).replace("\n", " "),
         "trainable parameters": sum(p.numel() for p in encoding.parameters() if p.requires_grad),
         "drawn": f"{title} over {length} positions, shape {list(matrix.shape)}",
-        "value range": f"[{float(matrix.min()):.4g}, {float(matrix.max()):.4g}]",
+        "value range": f"[{float(matrix.detach().min()):.4g}, {float(matrix.detach().max()):.4g}]",
     }
     if out is not None:
         out = Path(out)
