@@ -27,3 +27,22 @@ def test_a_flag_or_the_claims_of_the_wrong_type_are_refused_by_name():
     with pytest.raises(PosencError, match=r"claims is a list of claim ids, got the string 'sin-bounded'; pass e\.g\. "
                                           r"claims=\['sin-bounded'\]"):
         ReportConfig(claims="sin-bounded")
+
+
+@pytest.mark.parametrize("field,default", [
+    ("out_dir", "posenc-report"), ("quick", True), ("store_path", None), ("claims", None), ("seeds", None),
+    ("thresholds", None), ("progress", True), ("device", "auto"), ("dtype", "float32"), ("executor", "local"),
+    ("address", "auto"), ("extended", False), ("references", None)])
+def test_each_default_as_the_docstring_gives_it(field, default):
+    """Every field's default, written from the class docstring (quick mode from Python; a whole ledger; the store,
+    the reference folder and the seed count resolved by run_report)."""
+    assert getattr(ReportConfig(), field) == default
+
+
+def test_every_field_has_its_default_listed():
+    """The list above names every field: a new setting gets its default checked too."""
+    import dataclasses
+
+    assert {f.name for f in dataclasses.fields(ReportConfig)} == {
+        "out_dir", "quick", "store_path", "claims", "seeds", "thresholds", "progress", "device", "dtype", "executor",
+        "address", "extended", "references"}

@@ -42,3 +42,29 @@ def test_a_duplicate_id_or_an_unregistered_experiment_is_refused(monkeypatch):
     monkeypatch.setattr(ledger, "MODULES", (_module("a", _claim("lost", experiment="no_such_experiment")),))
     with pytest.raises(PosencError, match="lost -> no_such_experiment"):
         ledger._collect()
+
+
+#: the page's fixed order of the tutorials' first claims, written here from the tutorials' argument (000: why
+#: positions and the naive codes; 001: the sinusoid's properties; 002: local and global dimensions)
+PAGE_ORDER = ["word-order", "integer-positions", "unit-interval-positions", "binary-positions", "sin-bounded",
+              "sin-unique", "sin-relative-linear", "local-global-dims"]
+
+
+@pytest.mark.parametrize("position,claim_id", list(enumerate(PAGE_ORDER)))
+def test_the_real_ledger_opens_with_the_fixed_order(position, claim_id):
+    from posenc.report.ledger import LEDGER, claim_ids, get_claim
+
+    assert claim_ids()[position] == claim_id
+    assert LEDGER[position] is get_claim(claim_id) and get_claim(claim_id).origin == "tutorial"
+
+
+def test_claims_by_origin_keeps_ledger_order_within_each_group(monkeypatch):
+    first = _module("first", _claim("paper-b"), _claim("tutorial-x", "tutorial"), _claim("paper-a"))
+    monkeypatch.setattr(ledger, "MODULES", (first, _module("second", _claim("word-order", "tutorial"))))
+    monkeypatch.setattr(ledger, "LEDGER", ledger._collect())
+    groups = ledger.claims_by_origin()
+    assert [c.id for c in groups["tutorial"]] == ["word-order", "tutorial-x"]
+    assert [c.id for c in groups["literature"]] == ["paper-b", "paper-a"]  # declaration order, not sorted by id
+    assert ledger.get_claim("paper-a") is groups["literature"][1]
+    with pytest.raises(PosencError, match="unknown claim 'paper-c'; known: word-order, tutorial-x, paper-b, paper-a"):
+        ledger.get_claim("paper-c")

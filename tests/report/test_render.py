@@ -8,6 +8,8 @@ import html
 import re
 from html.parser import HTMLParser
 
+import pytest
+
 from posenc.report.render import format_value
 
 
@@ -255,3 +257,88 @@ def test_versions_line_names_posenc_torch_transformers_and_python():
     assert _versions_text(versions) == "posenc 0.1.0, torch 2.13.0+cpu, transformers 5.24.0, Python 3.11.7"
     assert _versions_text({"posenc": "0.1.0", "python": "3.12.1"}) == "posenc 0.1.0, Python 3.12.1"  # absent ones left out
     assert _versions_text(package_versions()).endswith(f", Python {platform.python_version()}")
+
+
+# ---- values at the switches of format_value and the summary's note -----------------------------------------------
+def test_format_value_switches_to_scientific_below_a_thousandth_and_from_a_million():
+    assert format_value(0.001) == "0.001" and format_value(0.000999) == "9.99e-04"
+    assert format_value(-0.001) == "-0.001" and format_value(-0.000999) == "-9.99e-04"
+    assert format_value(999_999.0) == "1e+06" and format_value(1e6) == "1.00e+06"  # 4 digits round 999,999 up
+    assert format_value(123_456.7) == "1.235e+05" and format_value(float("-inf")) == "-inf"
+    assert format_value(False) == "no" and format_value(-1234) == "-1,234" and format_value((0.5, None)) == "0.5, —"
+
+
+def test_format_value_of_each_kind_of_estimate():
+    from posenc.stats import Estimate, exact, observed, over_seeds
+
+    assert format_value(exact(0.25)) == "0.25"
+    assert format_value(observed(0.75, 4, (0.0, 1.0))) == "0.75"
+    assert format_value(Estimate(0.5, 0.25, 0.75, 10, "bootstrap")) == "0.5 [0.25, 0.75]"
+    assert format_value(over_seeds([1.0, 2.0])) == "1.5 (no interval: n=2 < 3)"  # two seeds: no t-interval
+
+
+def test_a_long_reason_is_cut_at_a_word_after_110_characters():
+    from posenc.report.render import _short
+
+    exact_limit = "abcd " * 21 + "abcde"  # 105 + 5 = 110 characters: kept whole
+    assert len(exact_limit) == 110 and _short(exact_limit) == exact_limit
+    one_more = exact_limit + "f"  # 111: cut at the last space before 110, then " ..."
+    assert _short(one_more) == "abcd " * 20 + "abcd ..."
+
+
+#: the summary row's note by status, written from render.py's docstring: a qualified verdict's condition; the
+#: reason (shortened) where it says why nothing was decided or what broke; the command where nothing was measured
+NOTES = {"supported": None, "refuted": None, "qualified": "only when short",
+         "inconclusive": "why: the reason", "not testable": "why: the reason", "failed": "why: the reason",
+         "not decided in quick mode": "run: posenc report --claim sin-bounded",
+         "not run": "run: posenc report --claim sin-bounded"}
+
+
+@pytest.mark.parametrize("status", list(NOTES))
+def test_each_status_gets_its_note_its_pill_and_its_colour(tmp_path, status):
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.ledger import get_claim
+    from posenc.report.render import _COLOURS, _groups, render_html
+    from posenc.report.result import ClaimResult, ReportResult
+    from posenc.report.verdict import Verdict
+
+    condition = "only when short" if status == "qualified" else None
+    command = "posenc report --claim sin-bounded" if status in ("not run", "not decided in quick mode") else None
+    verdict = Verdict(status, "why: the reason", condition, command)
+    result = ClaimResult(get_claim("sin-bounded"), verdict, None if status == "failed" else Measurement({}), True)
+    [group] = _groups([result], None)
+    assert group["origin"] == "tutorial" and group["rows"][0]["note"] == NOTES[status]
+    page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [result], True, None))
+    counts = page[page.index('<div class="counts">'):]
+    assert f">1 {status}<" in counts[:counts.index("</div>")]
+    background, text = _COLOURS[status]
+    assert f"background:{background};color:{text}" in _section_of(page, "sin-bounded")
+
+
+def test_the_statuses_have_colours_of_their_own():
+    from posenc.report.render import _COLOURS
+
+    assert list(_COLOURS) == ["supported", "qualified", "refuted", "inconclusive", "not testable",
+                              "not decided in quick mode", "not run", "failed"]
+    assert len({background for background, _ in _COLOURS.values()}) == 8
+
+
+def _section_of(page: str, claim_id: str) -> str:
+    part = page[page.index(f'id="{claim_id}"'):]
+    return part[:part.index("</section>")]
+
+
+def test_the_header_counts_a_reference_runs_differing_verdicts_and_skips_claims_it_lacks(tmp_path):
+    """Of three claims, the full run judged two: one the same, one otherwise; the third is not in it and does not
+    count as differing."""
+    from test_reference import write_report
+
+    from posenc.report.reference import load_references
+    from posenc.report.render import _reference_runs
+
+    page_results = _page(tmp_path)[1]  # sin-bounded supported, rope-extrapolates inconclusive, ... (5 claims)
+    write_report(tmp_path, "full.json", {"sin-bounded": "supported", "rope-extrapolates": "refuted"})
+    runs = _reference_runs(load_references(tmp_path), page_results)
+    assert runs[0]["differs"] == 1 and runs[0]["file"] == "full.json"
+    assert runs[1]["note"].startswith("no committed extended run")
+    assert _reference_runs(None, page_results) is None

@@ -38,8 +38,13 @@ def test_second_run_reads_everything_from_the_store(tmp_path):
     store = ResultStore(tmp_path / "a" / "results.sqlite")
     kinds = sorted(r.kind for r in store.runs())
     assert kinds == sorted(f"report:{c}" for c in claims)
-    record = store.get("report:sin-bounded", {**store_config(first.results[1].claim, True)})
-    assert record is not None and record.config["quick"] is True
+    # the key written out by hand: claim, experiment, revision, mode and posenc version (no seeds or dtype given)
+    import posenc
+
+    key = {"claim": "sin-bounded", "experiment": "sinusoid_bounded", "revision": first.results[1].claim.revision,
+           "quick": True, "posenc": posenc.__version__}
+    record = store.get("report:sin-bounded", key)
+    assert record is not None and record.config == key
 
 
 def test_quick_and_full_results_are_stored_apart(tmp_path):
@@ -227,8 +232,12 @@ def test_report_json_counts_the_claims_by_verdict(small_report):
 
     data = json.loads(json.dumps(_report_json(small_report)))
     tally = Counter(c["verdict"]["status"] for c in data["claims"])
-    assert data["counts"] == {s: tally[s] for s in STATUSES}
-    assert sum(data["counts"].values()) == 5 and data["counts"]["failed"] == 1  # 4 fast claims and the broken one
+    assert tally == {"supported": 4, "failed": 1}  # the 4 fast claims hold; the broken one failed
+    # every status named, in the summary's order, 0 for those no claim got
+    assert list(data["counts"].items()) == [("supported", 4), ("qualified", 0), ("refuted", 0), ("inconclusive", 0),
+                                            ("not testable", 0), ("not decided in quick mode", 0), ("not run", 0),
+                                            ("failed", 1)]
+    assert list(data["counts"]) == list(STATUSES)
 
 
 def test_a_device_experiment_in_another_dtype_is_stored_apart_from_float32(tmp_path, monkeypatch):
@@ -291,3 +300,54 @@ def test_the_seed_count_defaults_to_two_in_quick_mode_and_three_in_full_mode():
     assert (Context(quick=True).seed_count, Context(quick=False).seed_count) == (2, 3)
     assert Context(quick=False, seeds=5).seed_count == 5  # a count given wins in either mode
     assert Context().quick is True
+
+
+def test_store_key_by_hand():
+    """store_config's key for each input: seeds only when given, dtype only when not float32 and only for an
+    experiment that computes on the report's device (alibi-table's lab sweep does, sin-bounded's table does not)."""
+    import posenc
+    from posenc.report.ledger import get_claim
+
+    table, lab = get_claim("sin-bounded"), get_claim("alibi-table")
+    base = {"claim": "sin-bounded", "experiment": "sinusoid_bounded", "revision": table.revision,
+            "posenc": posenc.__version__}
+    assert store_config(table, True) == {**base, "quick": True}
+    assert store_config(table, 0) == {**base, "quick": False}  # the mode as a bool, whatever was passed
+    assert store_config(table, False, seeds=3) == {**base, "quick": False, "seeds": 3}  # given: kept even at the default
+    assert store_config(table, True, dtype="bfloat16") == {**base, "quick": True}
+    lab_base = {"claim": "alibi-table", "experiment": "lab_alibi_shape", "revision": lab.revision,
+                "posenc": posenc.__version__, "quick": True}
+    assert store_config(lab, True, dtype="bfloat16") == {**lab_base, "dtype": "bfloat16"}
+    assert store_config(lab, True, dtype="float32") == lab_base
+
+
+def test_a_stored_result_of_an_older_revision_is_computed_again(tmp_path):
+    """A claim's revision joins its store key: a row stored under revision 1 is not read for revision 2, and both
+    rows stay, each read back by its own revision."""
+    import dataclasses
+
+    calls = []
+
+    def experiment(ctx: Context) -> Measurement:
+        from posenc.stats import exact
+
+        calls.append(len(calls) + 1)
+        return Measurement({"call": len(calls)}, [Row("call", len(calls))], estimates={"call": exact(len(calls))})
+
+    EXPERIMENTS["test_revised"] = Experiment("test_revised", experiment)
+    try:
+        old = Claim("revised", "test", "tutorial", "t", "c", "test_revised",
+                    (Test("call", ">", 0, "the value is positive", "by hand"),))
+        new = dataclasses.replace(old, revision=2)
+        first = run_report(tmp_path, progress=False, claims=[old])
+        second = run_report(tmp_path, progress=False, claims=[new])
+        again_old = run_report(tmp_path, progress=False, claims=[old])
+        again_new = run_report(tmp_path, progress=False, claims=[new])
+    finally:
+        EXPERIMENTS.pop("test_revised")
+    assert calls == [1, 2]
+    assert (first.computed, second.computed, again_old.computed, again_new.computed) == (["revised"], ["revised"],
+                                                                                         [], [])
+    assert again_old.results[0].measurement.numbers == {"call": 1}  # revision 1's own row
+    assert again_new.results[0].measurement.numbers == {"call": 2}
+    assert [r.results[0].verdict.status for r in (first, second, again_old, again_new)] == ["supported"] * 4

@@ -372,3 +372,54 @@ def test_the_claims_marked_not_testable_are_these_three():
     # written by hand: a claim that becomes testable, or stops being, changes this list on purpose
     assert sorted(c.id for c in LEDGER if c.untestable) == ["ffn-would-mix", "start-attends-verbs",
                                                             "static-vs-dynamic"]
+
+
+# ---- mixed inputs on the rule's dispatch paths ----------------------------------------------------------------------
+GUARD = Test("baseline", ">", 0.1, "the baseline can fail", "sanity", otherwise="not testable")
+GUARDED = Claim("guarded", "by hand", "tutorial", "g", "...", "none", (ABOVE,), requires=(GUARD,))
+GOOD_X = {"x": est(0.7, 0.6, 0.8)}
+
+
+def test_a_not_testable_requirement_is_not_testable_only_when_it_fails_outright():
+    """Failing wholly: not testable. Straddling its bar: the data may still settle it, so inconclusive. Resting on two
+    seeds: not decided in quick mode (inconclusive in full mode), like any requirement without an interval."""
+    assert judge(GUARDED, {**GOOD_X, "baseline": est(0.05, 0.0, 0.1)}).status == "not testable"
+    straddles = judge(GUARDED, {**GOOD_X, "baseline": est(0.1, 0.05, 0.15)})
+    assert straddles.status == "inconclusive" and straddles.reason.startswith("requirement not met: ")
+    thin = {**GOOD_X, "baseline": over_seeds([0.5, 0.6])}
+    assert judge(GUARDED, thin, quick=True).status == QUICK_UNDECIDED
+    assert judge(GUARDED, thin).status == "inconclusive"
+    assert judge(GUARDED, {**GOOD_X, "baseline": est(0.5, 0.4, 0.6)}).status == "supported"
+
+
+def test_a_value_on_the_threshold_says_no_sample_would_settle_it():
+    v = judge(CLAIM, {"x": est(0.5, 0.4, 0.6), "y": est(0.0, 0.0, 0.05)})  # value == threshold 0.5
+    assert v.status == "inconclusive" and "x sits on the threshold; no sample size would settle it" in v.reason
+
+
+def test_a_claim_with_a_choice_whose_experiment_did_not_run_has_no_variants():
+    """A missing measurement decides before any option is read: the claim's own not-measured status and command,
+    and no verdict per option (a quick run by default not decided in quick mode, a full one not run)."""
+    claim = Claim("ch2", "by hand", "literature", "ch", "...", "none", (ABOVE,),
+                  choice=Choice("window", ("128", "256"), "128", "the trained length"))
+    missing = Measurement({}, missing="not run in quick mode")
+    head, variants = judge_claim(claim, missing, quick=True)
+    assert (head.status, head.command, variants) == (QUICK_UNDECIDED, "posenc report --claim ch2", {})
+    head, variants = judge_claim(claim, missing)
+    assert (head.status, variants) == (NOT_RUN, {})
+    own = Measurement({}, missing="trains for an hour", missing_status=NOT_RUN, command="posenc report --extended")
+    head, _ = judge_claim(claim, own, quick=True)
+    assert (head.status, head.reason, head.command) == (NOT_RUN, "trains for an hour", "posenc report --extended")
+
+
+def test_each_option_of_a_choice_is_judged_in_the_runs_mode():
+    """Options resting on two seeds: not decided in quick mode, each of them and the headline; inconclusive in full."""
+    claim = Claim("ch3", "by hand", "literature", "ch", "...", "none", (ABOVE,),
+                  choice=Choice("window", ("128", "256"), "128", "the trained length"))
+    two = {"x": over_seeds([0.9, 0.95])}
+    m = Measurement({}, estimates=two, variants={"128": two, "256": two})
+    head, variants = judge_claim(claim, m, quick=True)
+    assert head.status == QUICK_UNDECIDED and head.command == "posenc report --claim ch3"
+    assert {o: v.status for o, v in variants.items()} == {"128": QUICK_UNDECIDED, "256": QUICK_UNDECIDED}
+    head, variants = judge_claim(claim, m)
+    assert head.status == "inconclusive" and {v.status for v in variants.values()} == {"inconclusive"}
