@@ -105,3 +105,24 @@ def test_compare_reports_reads_the_new_statuses_as_less_decided(tmp_path):
     wrong = write_report(tmp_path, "wrong.json", {"a": "supported", "b": "not run", "c": "refuted", "d": "refuted"})
     run = subprocess.run([sys.executable, str(script), str(quick), str(wrong)], capture_output=True, text=True)
     assert run.returncode == 1 and "CONTRADICTS" in run.stdout
+
+
+def test_a_reference_that_records_little_says_what_it_lacks(tmp_path):
+    """describe()'s words for each part a report.json left out: the date, the commit, the machine, the versions."""
+    (tmp_path / "full.json").write_text(json.dumps({"claims": [{"id": "sin-bounded",
+                                                                "verdict": {"status": "supported"}}]}))
+    run = load_references(tmp_path).runs["full"]
+    assert run.describe() == ("full run of an unknown date (commit not recorded, machine not recorded; "
+                              "versions not recorded)")
+    assert run.verdicts == {"sin-bounded": {"status": "supported", "condition": None}}
+
+
+def test_a_full_file_needs_only_to_be_full_and_an_extended_one_to_say_extended(tmp_path):
+    """The extended kind refuses only a file that says extended=false; one that does not say is shown (older
+    reports), and an extended run serves as the full one too (it is a full run with more claims)."""
+    write_report(tmp_path, "full.json", {"sin-bounded": "supported"}, extended=True)
+    path = write_report(tmp_path, "extended.json", {"sin-bounded": "supported"})
+    data = json.loads(path.read_text())
+    del data["extended"]
+    path.write_text(json.dumps(data))
+    assert set(load_references(tmp_path).runs) == {"full", "extended"}

@@ -131,7 +131,14 @@ def test_concat_parameters_by_hand(measured):
         assert m.numbers["counts"][option]["add"]["blocks"] == add
         assert m.numbers["counts"][option]["concat"]["blocks"] == cat
         assert m.variants[option]["later_layer_ratio"].value == pytest.approx(cat / add)
-    assert m.numbers["ratios"]["4 x width"]["attention"] == 4.0 and m.numbers["ratios"]["fixed 2048"]["ffn"] < 2.01
+    # attention 4 W^2 grows 4-fold; two LayerNorms 4 W twofold; the fixed-width FFN 2 W F + F + W, by hand:
+    # (2 * 1024 * 2048 + 2048 + 1024) / (2 * 512 * 2048 + 2048 + 512) = 4,197,376 / 2,099,712, a little under 2
+    ratios = m.numbers["ratios"]
+    assert ratios["4 x width"]["attention"] == ratios["fixed 2048"]["attention"] == 4.0
+    assert ratios["4 x width"]["layernorm"] == 2.0
+    assert ratios["fixed 2048"]["ffn"] == pytest.approx(4_197_376 / 2_099_712, rel=1e-12)
+    # 4 x width: 2 W (4 W) + 4 W + W = 8 W^2 + 5 W: (8 * 1024^2 + 5 * 1024) / (8 * 512^2 + 5 * 512)
+    assert ratios["4 x width"]["ffn"] == pytest.approx(8_393_728 / 2_099_712, rel=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -262,6 +269,20 @@ def test_local_task_targets_by_hand():
 def test_steps_to_bar_interpolates():
     assert sr.steps_to_bar([[0, 0.1], [20, 0.5], [40, 0.99]]) == pytest.approx(20 + (0.95 - 0.5) / 0.49 * 20)
     assert sr.steps_to_bar([[0, 0.1], [20, 0.5]]) is None
+
+
+def test_steps_to_bar_at_the_bar_and_on_either_side():
+    """The learned-the-task bar is 0.95 (the lab claims' bar): a validation exactly at it has reached it, one a hair
+    under it has not, the first crossing counts even if the curve falls back, and a curve that starts at the bar
+    reached it at step 0."""
+    assert sr.BAR == 0.95
+    assert sr.steps_to_bar([[0, 0.1], [20, 0.95]]) == 20.0
+    assert sr.steps_to_bar([[0, 0.1], [20, 0.9499]]) is None
+    assert sr.steps_to_bar([[0, 0.1], [20, 0.5], [40, 1.0]]) == pytest.approx(20 + 0.45 / 0.5 * 20)  # 38
+    assert sr.steps_to_bar([[0, 0.5], [20, 0.96], [40, 0.4], [60, 1.0]]) == pytest.approx(0.45 / 0.46 * 20)
+    assert sr.steps_to_bar([[0, 0.95], [20, 1.0]]) == 0.0
+    assert sr.steps_to_bar([]) is None
+    assert sr.steps_to_bar([[0, 0.5], [10, 0.8]], bar=0.8) == 10.0  # another bar, met exactly
 
 
 def test_cosines_and_chance():
