@@ -423,3 +423,13 @@ def test_each_option_of_a_choice_is_judged_in_the_runs_mode():
     assert {o: v.status for o, v in variants.items()} == {"128": QUICK_UNDECIDED, "256": QUICK_UNDECIDED}
     head, variants = judge_claim(claim, m)
     assert head.status == "inconclusive" and {v.status for v in variants.values()} == {"inconclusive"}
+
+
+@pytest.mark.parametrize("text,read", [("NaN", "nan"), ("Infinity", "inf"), ("-Infinity", "-inf")])
+def test_a_threshold_file_refuses_a_bar_that_is_not_a_finite_number(tmp_path, text, read):
+    """Python's json reads NaN and Infinity; a NaN bar would leave every interval undecided against it and an
+    infinite one decide every claim alike, so the file is refused, naming the entry."""
+    bad = tmp_path / "t.json"
+    bad.write_text('{"sin-bounded": {"max_abs": ' + text + "}}")
+    with pytest.raises(PosencError, match=rf"sin-bounded\.max_abs = {read} is not a finite number"):
+        load_thresholds(bad)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import time
 from collections.abc import Mapping
@@ -112,6 +113,9 @@ def load_thresholds(path: str | Path) -> dict[str, dict[str, float]]:
                                   f"known: {', '.join(sorted(known))}")
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise PosencError(f"threshold file {file}: {claim_id}.{statistic} = {value!r} is not a number")
+            if not math.isfinite(value):  # json reads NaN and Infinity: no interval could clear or fail such a bar
+                raise PosencError(f"threshold file {file}: {claim_id}.{statistic} = {value!r} is not a finite number; "
+                                  f"give the bar as a number such as 0.5")
     return data
 
 
