@@ -58,3 +58,15 @@ def test_report_command_refuses_a_bad_executor_or_ray_address_before_any_work(tm
                  "--no-progress"]) == 2
     assert "unknown device 'tpu'" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_an_unknown_claim_names_the_closest_known_one_or_none(tmp_path, capsys):
+    """A misspelt id gets the nearest known id; an id like none gets no guess. Either way nothing is created."""
+    out = tmp_path / "o"
+    assert main(["report", "--quick", "--out", str(out), "--claim", "sin-bounde", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown claim 'sin-bounde' for --claim. Did you mean 'sin-bounded'?" in err
+    assert main(["report", "--quick", "--out", str(out), "--claim", "zzzzzz", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown claim 'zzzzzz' for --claim." in err and "Did you mean" not in err
+    assert not out.exists()

@@ -179,7 +179,9 @@ def test_without_committed_runs_the_page_says_so(tmp_path):
 def test_the_small_report_reads_the_source_trees_reference_folder(small_report):
     page = read(small_report.index_html)
     refs = small_report.references
-    assert refs is not None and refs.folder.name == "reports"
+    from posenc.report.reference import REFERENCE_DIR
+
+    assert refs is not None and refs.folder == REFERENCE_DIR  # references=None: the source tree's docs/reports
     for kind in ("full", "extended"):
         if kind in refs.runs:
             assert refs.runs[kind].describe() in html.unescape(page)

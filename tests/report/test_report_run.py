@@ -26,6 +26,7 @@ def test_second_run_reads_everything_from_the_store(tmp_path):
     claims = FAST_CLAIMS[:2]
     first = run_report(tmp_path / "a", quick=True, progress=False, claims=claims)
     assert first.computed == claims
+    assert first.store_path == tmp_path / "a" / "results.sqlite"  # store_path=None: the store beside the page
     assert not any(r.cached for r in first.results)
     second = run_report(tmp_path / "a", quick=True, progress=False, claims=claims)
     assert second.computed == []

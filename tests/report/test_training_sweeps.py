@@ -20,7 +20,22 @@ def test_full_task_sweep_trains_addition_wider_and_shorter():
         assert list(config.eval_lengths) == [L // 2, L, 2 * L], config
         seen.setdefault(config.task, set()).add((config.encoding, seed))
     assert set(seen) == set(expected)
-    assert all(len(pairs) == len(tr.TASK_ENCODINGS) * 3 for pairs in seen.values())  # each encoding x 3 seeds
+    for task, pairs in seen.items():  # the six encodings the task claims compare, each with seeds 0, 1, 2
+        assert pairs == {(e, s) for e in ENCODINGS for s in range(3)}, task
+
+
+#: the encodings the task claims rank (NoPE against five with positions), written here apart from the sweep's list
+ENCODINGS = ("nope", "t5", "alibi", "rope", "sinusoidal", "learned")
+
+
+def test_quick_task_sweep_trains_copy_only_small_and_short():
+    """Quick mode: copy alone at width 32, trained on sizes up to 6 and tested at 3, 6 and 12; 2 seeds give 12 runs."""
+    runs = Sweep.from_dict(tr.task_sweep(True, 2)).runs()
+    assert len(runs) == 6 * 2
+    assert {(c.task, c.d_model, c.train_len, c.n_layers, tuple(c.eval_lengths)) for c, _ in runs} == {
+        ("copy", 32, 6, 2, (3, 6, 12))}
+    assert {(c.encoding, seed) for c, seed in runs} == {(e, s) for e in ENCODINGS for s in range(2)}
+    assert tr.task_sweep(True)["seeds"] == [0]  # one seed unless told
 
 
 def test_setup_line_names_each_tasks_own_width_and_sizes():
