@@ -187,4 +187,4 @@ def test_a_contexts_defaults_are_the_quick_report_on_this_cpu():
     assert (ctx.quick, ctx.store_path, ctx.work_dir, ctx.progress, ctx.seeds, ctx.device, ctx.dtype, ctx.executor,
             ctx.address, ctx.extended) == (True, None, None, False, None, "cpu", "float32", "local", None, False)
     # seeds: the caller's (1 taken as it is), else 2 quick and 3 full
-    assert [Context(quick=q, seeds=s).seed_count for q in (True, False) for s in (None, 1)] == [2, 1, 3, 1]
+    assert [Context(quick=q, seeds=s).seed_count for q in (True, False) for s in (None, 1)] == [3, 1, 3, 1]

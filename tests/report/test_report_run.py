@@ -297,8 +297,9 @@ def test_twenty_one_seeds_are_one_too_many(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-def test_the_seed_count_defaults_to_two_in_quick_mode_and_three_in_full_mode():
-    assert (Context(quick=True).seed_count, Context(quick=False).seed_count) == (2, 3)
+def test_the_seed_count_defaults_to_three_in_both_modes():
+    # three: the fewest seeds a t-interval rests on (MIN_UNITS), so quick mode's lab numbers have intervals too
+    assert (Context(quick=True).seed_count, Context(quick=False).seed_count) == (3, 3)
     assert Context(quick=False, seeds=5).seed_count == 5  # a count given wins in either mode
     assert Context().quick is True
 

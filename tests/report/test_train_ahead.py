@@ -17,7 +17,7 @@ from posenc.store import ResultStore
 
 
 def test_preparing_a_sweep_leaves_this_process_random_state_alone(tmp_path):
-    ctx = Context(quick=True, store_path=tmp_path / "results.sqlite")
+    ctx = Context(quick=True, seeds=2, store_path=tmp_path / "results.sqlite")  # 2 seeds: a smaller sweep
     ResultStore(ctx.store_path)
     torch.manual_seed(1234)
     before = torch.random.get_rng_state()

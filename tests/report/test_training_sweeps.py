@@ -62,5 +62,5 @@ def test_training_ahead_trains_what_the_task_claims_read(monkeypatch, tmp_path):
         tr._train_tasks(ctx)
         tr.task_table(ctx)
         (ahead, ahead_ctx), (read, read_ctx) = calls
-        assert ahead == read and ahead["seeds"] == list(range(2 if ctx.quick else 4))
+        assert ahead == read and ahead["seeds"] == list(range(3 if ctx.quick else 4))  # the default, the given
         assert ahead_ctx is ctx and read_ctx is ctx

@@ -15,7 +15,7 @@ Five outcomes come from :func:`judge`:
 Two say that nothing was measured that could decide, and are never counted as evidence either way:
 
 - ``not decided in quick mode``: quick mode cannot decide the claim by construction (its experiment does not run in
-  quick mode, or a number that could decide rests on the quick mode's 2 seeds, too few for an interval); the
+  quick mode, or a number that could decide rests on fewer seeds than an interval needs, as with ``--seeds 2``); the
   verdict carries the command that decides it;
 - ``not run``: the experiment was not run in this report (it trains past the report's time budget); the verdict
   carries the command that runs it and the reason says how long it takes.

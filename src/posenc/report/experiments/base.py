@@ -33,7 +33,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.stats import Estimate, jsonable
+from posenc.stats import MIN_UNITS, Estimate, jsonable
 
 __all__ = ["Context", "Row", "Measurement", "Experiment", "exacts", "one_thread", "experiment", "EXPERIMENTS",
            "find_experiment", "get_experiment", "figure_to_png"]
@@ -71,8 +71,9 @@ class Context:
 
     @property
     def seed_count(self) -> int:
-        """Seeds per trained configuration: the caller's, else 2 in quick mode and 3 in full mode."""
-        return self.seeds if self.seeds is not None else (2 if self.quick else 3)
+        """Seeds per trained configuration: the caller's, else 3 (:data:`posenc.stats.MIN_UNITS`, the fewest a
+        t-interval rests on) in both modes: quick mode trains smaller models, never fewer seeds than an interval needs."""
+        return self.seeds if self.seeds is not None else MIN_UNITS
 
 
 @dataclass

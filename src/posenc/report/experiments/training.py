@@ -7,11 +7,11 @@ Two sweeps, shared by several claims and cached in the report's store by the lab
 - char-LM: a character-level Shakespeare language model trained at context ``L`` and scored at ``L..8L``
   (the shape of the ALiBi paper's table, Press et al. 2022).
 
-Every configuration trains with several seeds (:attr:`Context.seed_count`: 2 in quick mode, 3 in full mode); each
-number is the mean over seeds with a Student-t 95% interval (:func:`posenc.stats.over_seeds`), clipped to what the
-number can take (accuracies in [0, 1], their differences in [-1, 1], perplexities at or above 1; ratios of
-perplexities on a log scale). A t-interval needs 3 seeds, so quick mode's 2 give numbers without intervals: its lab
-claims are not decided in quick mode, never decided differently. An extrapolation claim is judged only on models that
+Every configuration trains with several seeds (:attr:`Context.seed_count`: 3 in both modes, unless ``--seeds`` says
+otherwise); each number is the mean over seeds with a Student-t 95% interval (:func:`posenc.stats.over_seeds`),
+clipped to what the number can take (accuracies in [0, 1], their differences in [-1, 1], perplexities at or above 1;
+ratios of perplexities on a log scale). A t-interval needs 3 seeds: with fewer (``--seeds 2``) the numbers have no
+intervals, and the lab claims are not decided in quick mode (inconclusive in full mode), never decided differently. An extrapolation claim is judged only on models that
 learned the task in distribution (:data:`LEARNED`).
 """
 
@@ -81,8 +81,8 @@ def lm_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
 
 
 def _workers(ctx: Context) -> int:
-    """Lab processes for the report: one per usable core (quick mode too: its 2 seeds x 9 configurations take
-    about a minute of one core, far more than the worker start-up)."""
+    """Lab processes for the report: one per usable core (quick mode too: its 3 seeds x 9 configurations take
+    about a minute and a half of one core, far more than the worker start-up)."""
     from posenc.resources import usable_cores
 
     return usable_cores()

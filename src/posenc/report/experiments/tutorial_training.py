@@ -315,7 +315,7 @@ def _train_all(ctx: Context) -> None:
 
 
 def _seeds(ctx: Context) -> int:
-    """Seeds per configuration: the mode's (:attr:`Context.seed_count`: 2 quick, 3 full)."""
+    """Seeds per configuration: the report's (:attr:`Context.seed_count`: 3 unless ``--seeds`` says otherwise)."""
     return ctx.seed_count
 
 
