@@ -188,3 +188,11 @@ def test_another_format_is_refused_with_the_ones_that_fit(tmp_path, capsys):
     assert f"error: --out must end in .png, .svg, .pdf, .jpg, .jpeg, got 'fig.tiff'; e.g. --out " \
            f"{tmp_path / 'fig.png'}" in " ".join(capsys.readouterr().err.split())
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("flags, progress", [([], True), (["-q"], False), (["--quiet"], False)])
+def test_all_shows_progress_unless_quiet(flags, progress, monkeypatch):
+    monkeypatch.setattr("posenc.properties.check_all", _stop)
+    with pytest.raises(Reached) as caught:
+        main(["check", "--all", "--d-model", "16", "--length", "64", *flags])
+    assert caught.value.args[0] == {"d_model": 16, "length": 64, "n_heads": 8, "progress": progress, "threads": 1}

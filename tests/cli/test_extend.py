@@ -92,3 +92,23 @@ def test_text_that_is_a_folder_is_refused(stopped_run, tmp_path, capsys):
     assert f"error: --text {tmp_path} is not a file; pass a UTF-8 text file, or leave --text out for Shakespeare's " \
            f"plays" in " ".join(capsys.readouterr().err.split())
     assert stopped_run == {}
+
+
+def test_download_only_when_asked_and_before_the_run(stopped_run, monkeypatch):
+    fetched = []
+    monkeypatch.setattr("posenc.pretrained.download", lambda model: fetched.append((model, dict(stopped_run))))
+    assert main(["extend", "org/model", "--plan"]) == 0
+    assert fetched == []  # without --download posenc never uses the network
+    stopped_run.clear()
+    assert main(["extend", "org/model", "--plan", "--download"]) == 0
+    assert fetched == [("org/model", {})]  # fetched before run_extend was called
+
+
+@pytest.mark.parametrize("threads, set_to", [("0", []), ("1", [1]), ("3", [3])])
+def test_threads_zero_leaves_torch_alone(stopped_run, monkeypatch, threads, set_to):
+    import torch
+
+    calls = []
+    monkeypatch.setattr(torch, "set_num_threads", calls.append)
+    assert main(["extend", "--plan", "--threads", threads]) == 0
+    assert calls == set_to

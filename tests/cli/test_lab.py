@@ -163,3 +163,19 @@ def test_train_defaults_as_parsed_and_in_help(stopped, capsys):
     for option, default in (("--seed", "0"), ("--threads", "1"), ("--device", "auto")):
         assert lines[option].endswith(f"[default: {default}]"), lines[option]
     assert "[default" not in lines["--store"] and "[default" not in lines["--json"]
+
+
+def test_with_json_on_standard_output_a_failed_run_is_named_on_standard_error(tmp_path, monkeypatch, capsys):
+    # --json -: standard output is the summary alone, so the line naming a failed run goes to standard error
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({**GRID, "grid": {"encoding": ["alibi"]}}))
+
+    def out_of_memory(config, seed=0, **kwargs):
+        raise RuntimeError("out of memory (simulated)")
+
+    monkeypatch.setattr(lab_sweep, "train_run", out_of_memory)
+    argv = ["sweep", "--grid", str(grid), "--store", str(tmp_path / "runs.sqlite"), "--no-progress", "--json", "-"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["missing"] == 1 and "failed" not in out
+    assert "failed copy/alibi seed 0: RuntimeError: out of memory (simulated)" in err

@@ -120,3 +120,13 @@ def test_a_size_given_with_quick_replaces_the_quick_one_only(probe_stub):
     _, kwargs = _reached(["probe", "minilm", "--quick", "--window", "300"])
     config = kwargs["config"]
     assert (config.window, config.windows, config.n_pairs) == (300, 1, 1000) and probe_stub["fits_window"] == 300
+
+
+def test_download_only_when_asked_and_before_the_config_is_read(probe_stub, monkeypatch):
+    fetched = []
+    monkeypatch.setattr("posenc.pretrained.download", lambda model: fetched.append((model, "fits_window" in probe_stub)))
+    _reached(["probe", "org/model"])
+    assert fetched == []
+    probe_stub.pop("fits_window")
+    _reached(["probe", "org/model", "--download"])
+    assert fetched == [("org/model", False)]  # before the config's memory check
