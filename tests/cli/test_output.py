@@ -1,6 +1,7 @@
 """Output in a pipe or a log, and ``--json`` (posenc.cli.output): no colour or cursor codes, no sentence wrapped at 80
 columns, and every command that prints a table can give it as JSON (``-`` for standard output)."""
 
+import io
 import json
 import subprocess
 import sys
@@ -109,3 +110,35 @@ def test_a_bias_heatmap_past_a_thousand_positions_is_sampled(tmp_path, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "bias of head 0 (1024 of 1000000 positions)" in out and "shape [1024, 1024]" in out
     assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_printer_suits_the_stream_at_each_call(monkeypatch):
+    from posenc.cli.output import Printer
+
+    printer = Printer(width=20)
+    sentence = " ".join(["word"] * 10)  # 49 characters
+    pipe, terminal, err = io.StringIO(), _Terminal(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", pipe)
+    printer.print(f"[bold]{sentence}[/bold]")
+    assert pipe.getvalue() == sentence + "\n"  # a pipe: one line, no codes
+    monkeypatch.setattr(sys, "stdout", terminal)
+    printer.print(sentence)
+    lines = terminal.getvalue().splitlines()
+    assert len(lines) == 3 and all(len(line) <= 20 for line in lines)  # a terminal: its width (here 20)
+    monkeypatch.setattr(sys, "stderr", err)
+    Printer(stderr=True).print("to standard error")
+    assert err.getvalue() == "to standard error\n" and terminal.getvalue().count("\n") == 3
+
+
+def test_help_on_a_terminal_is_typers_and_in_a_pipe_plain(monkeypatch, capsys):
+    assert main(["check", "--help"]) == 0
+    plain = capsys.readouterr().out
+    assert "╭" not in plain and "Options:" in plain
+    monkeypatch.setattr("posenc.cli.command.is_terminal", lambda stream: True)
+    assert main(["check", "--help"]) == 0
+    assert "╭" in capsys.readouterr().out  # typer's boxes, as a terminal shows them
