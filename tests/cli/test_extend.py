@@ -24,7 +24,7 @@ def test_token_counts_read_k_as_1024(text, counts):
 GENERIC = "--lengths must be comma-separated token counts such as 2048,4096 or 2k,4k, got "
 
 
-@pytest.mark.parametrize("text, message", [
+BAD_COUNTS = [
     ("lots", GENERIC + "'lots'"),
     ("4k,lots", GENERIC + "'4k,lots'"),
     ("2.5", GENERIC + "'2.5'"),  # a count without k is written in whole tokens
@@ -34,7 +34,10 @@ GENERIC = "--lengths must be comma-separated token counts such as 2048,4096 or 2
     ("2k,-infk", GENERIC + "'2k,-infk' (-infk is not a finite number)"),
     ("0.1k", "--lengths 0.1k is 102.4 tokens, not a whole number; write a whole count, e.g. --lengths 102"),  # was 102
     ("4k,1.0001k", "--lengths 1.0001k is 1024.1 tokens, not a whole number; write a whole count, e.g. --lengths 1024"),
-])
+]
+
+
+@pytest.mark.parametrize("text, message", BAD_COUNTS, ids=[text for text, _ in BAD_COUNTS])
 def test_text_that_is_no_whole_token_count_is_one_clear_error(text, message):
     with pytest.raises(PosencError) as caught:
         token_counts(text, "--lengths")
@@ -81,7 +84,7 @@ def test_own_defaults_as_parsed(stopped_run, tmp_path):
     from pathlib import Path
 
     assert main(["extend", "--plan"]) == 0
-    # --store runs/extend.sqlite, --out runs/extend, progress shown, --plan off would run (here: on)
+    # --store runs/extend.sqlite, --out runs/extend, progress shown, --plan off
     assert stopped_run["store_path"] == Path("runs/extend.sqlite") and stopped_run["out_dir"] == Path("runs/extend")
     assert stopped_run["progress"] is True and stopped_run["plan_only"] is True
     assert list(tmp_path.iterdir()) == []  # the stand-in ran nothing, and no folder was made for it
