@@ -218,6 +218,11 @@ CASES = [
     ("r3-bench-threads", ["bench", "--threads", "-1"], ["threads must be an integer >= 0", "got -1"]),
     ("r3-bench-seed", ["bench", "--seed", "-1"], ["seed must be an integer in 0..4294967295, got -1"]),
     ("r3-bench-json", ["bench", "--json", "{tmp}/nowhere/x.json"], ["nowhere does not exist"]),
+    # -- inspect (not in either round) -------------------------------------------------------------------------------
+    ("inspect-missing-file", ["inspect", "{tmp}/nothing.json"],
+     ["config file {tmp}/nothing.json does not exist", "pass an existing config.json, a model folder"]),
+    ("inspect-not-a-config", ["inspect", "{tmp}/list.json"],
+     ["list.json has no model_type, so it is not a Hugging Face config", "pass a config.json with model_type"]),
     # -- r3: report ------------------------------------------------------------------------------------------------
     ("r3-report-address-without-ray", ["report", "--address", "10.0.0.1:6379", "--out", "{tmp}/report"],
      ["--address 10.0.0.1:6379 applies to the Ray executor"]),
@@ -259,6 +264,9 @@ def test_bad_input_is_one_line_naming_the_value(argv, fragments, tmp_path, capsy
 def test_the_table_is_large_and_every_command_is_in_it():
     names = [name for name, _, _ in CASES]
     assert len(names) == len(set(names))
-    assert sum(name.startswith("r3-") for name in names) >= 100
+    # the rounds as they were filed: 30 findings of the second, 100 cases of the third; and inspect's own
+    assert [sum(name.startswith(prefix) for name in names) for prefix in ("issue-", "r3-", "inspect-")] == [30, 100, 2]
+    assert len(names) == 132
     commands = {argv[0] for _, argv, _ in CASES}
-    assert commands == {"list", "show", "check", "plot", "train", "sweep", "probe", "extend", "bench", "report"}
+    assert commands == {"list", "show", "inspect", "check", "plot", "train", "sweep", "probe", "extend", "bench",
+                        "report"}

@@ -3,6 +3,8 @@
 
 import json
 
+import pytest
+
 from posenc.cli import main
 
 #: a few hundred elements of q and k, no torch.compile: the gate and three timed rounds take well under a second
@@ -49,7 +51,7 @@ def test_the_table_names_its_columns_and_right_aligns_its_numbers(tmp_path, caps
 def test_each_row_shows_the_numbers_of_its_json_row(tmp_path, capsys):
     _, rows, result = _run_tiny(tmp_path, capsys)
     shown = {(row[0].strip(), row[1].strip()): [cell.strip() for cell in row] for row in rows}
-    in_place = 0
+    in_place = set()
     for data in result["rows"]:
         cells = dict(zip(COLUMNS, shown[data["provider"], data["mode"]], strict=True))
         if "median_ms" in data:
@@ -60,6 +62,53 @@ def test_each_row_shows_the_numbers_of_its_json_row(tmp_path, capsys):
         key = {"out-of-place": "speed_vs_mul", "in-place": "speed_vs_mul_"}.get(data["mode"])
         assert cells["vs mul / mul_"] == (f"{data[key]:.2f}x" if key in data else "")
         if data["mode"] == "in-place" and not data["baseline"]:
-            in_place += 1
+            in_place.add(data["provider"])
             assert "speed_vs_mul_" in data and cells["vs mul / mul_"].endswith("x")
-    assert in_place >= 2  # posenc's providers each have an in-place mode
+    # posenc's two providers each have an in-place mode (the C++ one where its extension is built)
+    skipped = {note.split(":")[0] for note in result["skipped"]}
+    assert in_place == {"posenc:cpp", "posenc:reference"} - skipped and "posenc:reference" in in_place
+
+
+def _config(**sizes):
+    from posenc.kernels.bench import BenchConfig
+
+    return BenchConfig(**{"batch": 1, "q_heads": 2, "kv_heads": 1, "seq_len": 8, "head_dim": 8, **sizes})
+
+
+@pytest.mark.parametrize("sizes, needed", [
+    # E = batch (q_heads + kv_heads) seq_len head_dim = 1 x 3 x 8 x 8 = 192 elements; on the CPU each takes 4 bytes
+    # of float32 draw and 32 of float64 gate, plus 6 copies per mode in the benchmark's dtype; 1 GiB of runtime
+    ({}, 2 ** 30 + 192 * (36 + 4 * 6 * 2)),  # float32, two modes: 84 bytes per element
+    ({"dtype": "bfloat16", "modes": ("backward",)}, 2 ** 30 + 192 * (36 + 2 * 6 * 1)),  # 48
+    ({"batch": 2, "seq_len": 16}, 2 ** 30 + 768 * 84),
+])
+def test_the_memory_estimate_is_counted_per_element(sizes, needed, monkeypatch):
+    from posenc.cli.bench import check_bench_fits
+
+    monkeypatch.setattr("posenc.resources.available_memory", lambda device="cpu": needed)  # just enough
+    assert check_bench_fits(_config(**sizes)) == needed
+
+
+def test_a_benchmark_one_byte_too_big_is_refused_with_the_fix(monkeypatch):
+    from posenc.cli.bench import check_bench_fits
+    from posenc.errors import PosencError
+
+    needed = 2 ** 30 + 192 * 84
+    monkeypatch.setattr("posenc.resources.available_memory", lambda device="cpu": needed - 1)
+    with pytest.raises(PosencError) as caught:
+        check_bench_fits(_config())
+    message = str(caught.value)
+    assert message.startswith("the benchmark's q and k (192 elements of float32) does not fit in memory: estimated ")
+    assert "(84 bytes per element on the host: the draw, the float64 correctness gate and copies for 2 mode(s); " \
+           in message
+    assert message.endswith("is available on cpu; use a smaller --seq-len, --batch or fewer heads")
+
+
+def test_the_command_checks_memory_before_the_benchmark(monkeypatch, capsys):
+    def run_benchmark(cfg):
+        raise AssertionError("the benchmark ran before its memory was checked")
+
+    monkeypatch.setattr("posenc.kernels.bench.run_benchmark", run_benchmark)
+    monkeypatch.setattr("posenc.resources.available_memory", lambda device="cpu": 2 ** 30)  # the runtime alone
+    assert main(["bench", "--seq-len", "8", "--device", "cpu"]) == 2
+    assert "does not fit in memory" in capsys.readouterr().err

@@ -9,10 +9,8 @@ import sys
 import pytest
 import typer
 
-from posenc import __version__
 from posenc.cli import app, main
 from posenc.cli.options import parse_options
-from posenc.lab.task import LAB_TASKS
 from posenc.lab.train import RunConfig
 
 CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]
@@ -24,8 +22,12 @@ def _commands() -> dict:
 
 
 def test_version_and_short_help(capsys):
+    import tomllib
+    from pathlib import Path
+
+    version = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]["version"]
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"posenc {__version__}"
+    assert capsys.readouterr().out == f"posenc {version}\n"  # the version the package is published under
     assert main(["-h"]) == 0
     assert "Usage: posenc [OPTIONS] COMMAND" in capsys.readouterr().out
     for name in _commands():
@@ -65,23 +67,33 @@ def test_flags_show_no_value_type():
 
 
 def _help(command: str) -> str:
+    """``posenc COMMAND --help`` into a real pipe."""
     done = subprocess.run(CLI + [command, "--help"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0
     return done.stdout
 
 
-def test_help_names_every_task_and_no_internal_sentence():
-    text = _help("train")
+def _help_here(command: str, capsys) -> str:
+    """``posenc COMMAND --help`` in this process, into captured output (not a terminal, as a pipe)."""
+    capsys.readouterr()
+    assert main([command, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+def test_help_names_every_task_and_no_internal_sentence(capsys):
+    text = _help_here("train", capsys)
     task_line = next(line for line in text.splitlines() if line.strip().startswith("--task"))
     names = task_line.split("one of: ", 1)[1].split("  [default")[0].split(", ")
-    assert names == list(LAB_TASKS)  # read from the table: a new task is in --help without another line
-    assert {"copy", "charlm", "local", "back2"} <= set(names)
+    # every task `posenc train --task` takes, in the table's order (docs/lab.md)
+    assert names == ["copy", "reverse", "sort", "addition", "parity", "duplicate", "selective_copy", "count", "charlm",
+                     "local", "back2"]
+    assert task_line.endswith("[default: copy]")
     dtype_line = next(line for line in text.splitlines() if line.strip().startswith("--dtype"))
     assert "as_dict" not in dtype_line and "store keys" not in dtype_line
 
 
-def test_the_option_example_in_help_is_taken_by_the_parser():
-    line = next(line for line in _help("train").splitlines() if line.strip().startswith("-o, --option"))
+def test_the_option_example_in_help_is_taken_by_the_parser(capsys):
+    line = next(line for line in _help_here("train", capsys).splitlines() if line.strip().startswith("-o, --option"))
     example = re.search(r"on the command line (-o \S+(?: -o \S+)*)", line).group(1)
     pairs = shlex.split(example)[1::2]
     assert RunConfig(encoding="sinusoidal", encoding_options=parse_options(pairs)).encoding_options == {
@@ -112,3 +124,38 @@ def test_an_aborted_command_says_aborted_and_exits_130(monkeypatch, capsys):
     assert main(["list"]) == 130
     out, err = capsys.readouterr()
     assert err.split() == ["aborted"] and out == ""
+
+
+@pytest.mark.parametrize("message, shown", [("kept 3 runs in runs/lab.sqlite; run the same command to resume",
+                                             "kept 3 runs in runs/lab.sqlite; run the same command to resume"),
+                                            ("", "aborted")])
+def test_ctrl_c_in_a_command_says_what_was_kept_and_exits_130(message, shown, monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt(message) if message else KeyboardInterrupt
+
+    monkeypatch.setattr("posenc.registry.available", interrupted)
+    assert main(["list"]) == 130
+    out, err = capsys.readouterr()
+    assert err == shown + "\n" and out == "" and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["show", "rope", "-o", "base=1000", "-o", "pairing=half", "--option", "rotary_dim=32", "--help"],  # -o collects
+    ["bench", "--mode", "in-place", "--mode", "backward", "--only", "posenc", "--only", "hf", "--help"],
+    ["report", "--claim", "sin-bounded", "--claim", "word-order", "--help"],
+    ["sweep", "--set", "steps=5", "--set", "lr=1e-3", "--help"],
+])
+def test_options_that_collect_values_may_be_repeated(argv, capsys):
+    assert main(argv) == 0  # --help: parsed, then nothing run
+    assert "was given" not in capsys.readouterr().err
+
+
+def test_an_option_after_a_double_dash_is_not_counted_twice(capsys):
+    # "--" ends the options: what follows is an argument, even when it reads like an option
+    from posenc.cli.command import _occurrences
+
+    group = typer.main.get_command(app)
+    length = next(p for p in group.get_command(None, "show").params if p.name == "length")
+    assert _occurrences(length, ["rope", "--length", "8", "--", "--length", "9"]) == ["--length 8"]
+    assert _occurrences(length, ["--length=8", "--length", "9"]) == ["--length=8", "--length 9"]
+    assert _occurrences(length, ["--lengths", "8", "--length"]) == ["--length"]  # last, without a value

@@ -34,3 +34,43 @@ def test_a_missing_model_is_a_clear_error(tmp_path, capsys):
     assert main(["inspect", str(tmp_path / "nothing.json")]) == 2
     err = capsys.readouterr().err
     assert "does not exist" in err and "Traceback" not in err
+
+
+def test_in_a_pipe_each_warning_is_one_line(tmp_path, capsys):
+    # a rich Console of its own wrapped every warning at 80 columns, mid-sentence, in a pipe or a log
+    path = _config(tmp_path, rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0})
+    assert main(["inspect", str(path), "--json"]) == 0
+    (finding,) = json.loads(capsys.readouterr().out)["findings"]
+    assert len(finding["message"]) > 80  # long enough to be wrapped
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" not in out
+    assert f"warning [dynamic-cache]: {finding['message']}" in out.splitlines()
+
+
+def test_no_finding_says_no_warnings(tmp_path, capsys):
+    path = _config(tmp_path, rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    assert main(["inspect", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "no warnings" and not any(line.startswith("warning") for line in lines)
+
+
+def test_json_with_strict_prints_the_findings_and_exits_1(tmp_path, capsys):
+    # --json and --strict together: the JSON is printed whole, and the status still says something was found
+    path = _config(tmp_path, rope_parameters={"rope_type": "default", "rope_theta": 500000.0})
+    assert main(["inspect", str(path), "--json", "--strict"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [f["code"] for f in data["findings"]] == ["rope-theta"]
+    assert main(["inspect", str(path), "--json"]) == 0  # without --strict: status 0 whatever is found
+
+
+def test_flags_default_off(tmp_path, capsys):
+    assert main(["inspect", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--json print the schedule and findings as JSON" in text and "--strict exit with status 1" in text
+    # off by default: a table (not JSON), and status 0 though something is found
+    path = _config(tmp_path, rope_parameters={"rope_type": "default", "rope_theta": 500000.0})
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "┃ layers ┃ encoding · span" in out and "warning [rope-theta]" in out
+    assert not out.lstrip().startswith("{")

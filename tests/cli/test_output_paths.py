@@ -1,7 +1,6 @@
-"""Every output path is checked before any work: an unwritable --out / --json / --store fails in well under a second,
-with exit status 2 and a line naming the option, and the command's work function is never called."""
-
-import time
+"""Every output path is checked before any work: an unwritable --out / --json / --store fails with exit status 2 and
+a line naming the option, and the command's work function is never called (so it fails in milliseconds, not after
+the work; how fast is not timed here)."""
 
 import pytest
 
@@ -73,13 +72,11 @@ def test_unwritable_output_fails_before_any_work(command, option, kind, tmp_path
     called = no_work(command)
     argv, _ = WORK[command]
     for what, path in _bad_paths(tmp_path, option, kind).items():
-        started = time.perf_counter()
         rc = main([*argv, option, str(path)])
-        elapsed = time.perf_counter() - started
         err = capsys.readouterr().err
         assert rc == 2, f"{what}: {err}"
         assert f"error: {option} " in err and "Traceback" not in err, (what, err)
-        assert elapsed < 1.0, f"{what}: took {elapsed:.2f} s"
+        assert f"error: {option} {path}" in err, (what, err)  # the path as given
     assert called == []
 
 

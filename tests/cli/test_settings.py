@@ -226,3 +226,19 @@ def test_a_command_needs_a_settings_parameter_and_no_clashing_names():
         settings_command(Toy)(lambda size=1: None)
     with pytest.raises(TypeError, match=r"\['size'\] are also fields of Toy"):
         settings_command(Toy)(lambda settings, size=1: None)
+
+
+def test_a_key_value_field_names_its_option_in_errors():
+    settings, _ = _run(["--options", "k"])
+    with pytest.raises(PosencError, match=r"^--options 'k' is not of the form KEY=VALUE; write e.g. --options "
+                                          r"key=value$"):
+        settings.parsed()
+    settings, _ = _run(["--options", "k=1", "--options", "k=2"])
+    with pytest.raises(PosencError, match=r"^--options gives k twice \('k=1' and 'k=2'\); give each key once$"):
+        settings.parsed()
+
+
+def test_a_field_given_its_default_value_is_still_given():
+    # given means named on the command line, whatever the value: --size 3 is passed on though 3 is the default
+    settings, _ = _run(["--size", "3"])
+    assert settings.given("size") and settings.parsed() == {"size": 3, "device": "auto"}

@@ -13,7 +13,6 @@ import torch
 from posenc.cli import app, main
 from posenc.device import Placement, resolve_device
 from posenc.extend import ExtendConfig
-from posenc.extend.plan import DEFAULT_DEPTHS, DEFAULT_LENGTHS, QUICK_LENGTHS
 from posenc.kernels.bench import BenchConfig
 from posenc.lab import RunConfig
 from posenc.probe.run import ProbeConfig
@@ -129,12 +128,13 @@ def test_report_defaults_differ_from_the_dataclass_in_quick_only(stand_ins):
 
 def test_extend_defaults_are_the_dataclass_defaults(stand_ins):
     (config,), _ = _reached(["extend"])
-    assert config.model == "smollm2" and config.lengths == DEFAULT_LENGTHS
-    assert config.depths == DEFAULT_DEPTHS and config.passkey is True and config.windows is None
+    # docs/extend.md: SmolLM2 at 2k, 4k, 8k and 16k tokens, passkeys at depths 0.25 and 0.75; --quick: 4k, 8k, 12k
+    assert config.model == "smollm2" and config.lengths == (2048, 4096, 8192, 16384)
+    assert config.depths == (0.25, 0.75) and config.passkey is True and config.windows is None
     assert config.device == str(resolve_device("auto")) and config.text is None
     assert config == ExtendConfig(device=str(resolve_device("auto")))
     (config,), _ = _reached(["extend", "--quick", "--dtype", "bf16"])
-    assert config.lengths == QUICK_LENGTHS and config.passkey is False and config.dtype == "bfloat16"
+    assert config.lengths == (4096, 8192, 12288) and config.passkey is False and config.dtype == "bfloat16"
 
 
 def test_extend_list_errors_keep_their_messages(stand_ins, capsys):
@@ -181,3 +181,47 @@ def test_probe_settings_start_from_the_quick_ones_with_quick(stand_ins):
     assert kwargs["config"] == ProbeConfig(window=256, windows=2, n_pairs=1000) and kwargs["quick"] is True
     _, kwargs = _reached(["probe", "minilm", "--n-pairs", "500", "--seed", "7"])
     assert kwargs["config"] == ProbeConfig(n_pairs=500, seed=7)
+
+
+#: (command, option, the default its --help shows), written from each command's documentation
+HELP_DEFAULTS = [
+    ("extend", "model", "smollm2"), ("extend", "--protocols", "nonoverlap,sliding"),
+    ("extend", "--stride-fraction", "0.5"), ("extend", "--trials", "1"), ("extend", "--device", "auto"),
+    ("extend", "--dtype", "float32"), ("extend", "--seed", "0"), ("extend", "--threads", "0"),
+    ("extend", "--store", "runs/extend.sqlite"), ("extend", "--out", "runs/extend"),
+    ("bench", "--batch", "1"), ("bench", "--q-heads", "32"), ("bench", "--kv-heads", "8"), ("bench", "--seq-len", "4096"),
+    ("bench", "--head-dim", "128"), ("bench", "--dtype", "float32"), ("bench", "--pairing", "half"),
+    ("bench", "--device", "auto"), ("bench", "--mode", "out-of-place, in-place"), ("bench", "--repeats", "21"),
+    ("bench", "--warmup", "3"), ("bench", "--compile", "compile"), ("bench", "--seed", "0"),
+    ("report", "--out", "posenc-report"), ("report", "--device", "auto"), ("report", "--dtype", "float32"),
+    ("report", "--executor", "local"), ("report", "--address", "auto"),
+    ("probe", "--windows", "4"), ("probe", "--n-pairs", "2000"), ("probe", "--seed", "0"), ("probe", "--device", "auto"),
+    ("probe", "--dtype", "float32"),
+    ("train", "--task", "copy"), ("train", "--encoding", "rope"),
+]
+
+
+@pytest.mark.parametrize("command, option, default", HELP_DEFAULTS, ids=[f"{c}{o}" for c, o, _ in HELP_DEFAULTS])
+def test_help_shows_each_default(command, option, default, capsys):
+    assert main([command, "--help"]) == 0
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    line = next(line for line in lines if line.split(" ")[0].strip(",") == option or line.startswith(f"-e, {option}")
+                or line.startswith(f"{option} /"))
+    assert line.endswith(f"[default: {default}]"), line
+
+
+#: options whose default is a rule, not a value: --help says the rule and shows no value
+RULE_DEFAULTS = [("extend", "--lengths", "(default 2k,4k,8k,16k; quick: 4k,8k,12k)"),
+                 ("extend", "--depths", "(default 0.25,0.75; quick: 0.5)"),
+                 ("extend", "--factor", "(default max(1, L / native))"),
+                 ("report", "--seeds", "(default: 2 with --quick, 3 without)"),
+                 ("report", "--store", "(default: OUT/results.sqlite)"),
+                 ("bench", "--rotary-dim", "(default: head_dim)"),
+                 ("probe", "--window", "(default 512, or the model's position limit if smaller; quick: 256)")]
+
+
+@pytest.mark.parametrize("command, option, rule", RULE_DEFAULTS, ids=[f"{c}{o}" for c, o, _ in RULE_DEFAULTS])
+def test_help_states_a_default_rule(command, option, rule, capsys):
+    assert main([command, "--help"]) == 0
+    line = next(line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith(option + " "))
+    assert rule in line and "[default:" not in line, line

@@ -15,16 +15,18 @@ import typer.models
 
 from posenc.cli import app, main
 
-#: options whose value must be one of a few names, and a value that is none of them
+#: options whose value must be one of a few names, a value that is none of them, and what the error says: the value
+#: given and the names that fit
 BAD_CHOICES = {
-    "plot": ["x", "--kind", "pie"],
-    "train": ["--fmt", "seq2seq"],
-    "sweep": ["--preset", "quick", "--executor", "slurm"],
-    "bench": ["--dtype", "float8"],
-    "extend": ["--dtype", "float8"],
-    "probe": ["minilm", "--only", "nosuch"],
-    "check": ["nosuch"],
-    "show": ["nosuch"],
+    "plot": (["rope", "--kind", "pie"], ["unknown figure kind 'pie'", "valid kinds are: heatmap, dims, positions"]),
+    "train": (["--fmt", "seq2seq"], ["fmt must be one of ('decoder', 'encoder'), got 'seq2seq'"]),
+    "sweep": (["--preset", "quick", "--executor", "slurm"], ["unknown executor 'slurm'; valid executors are: local, ray"]),
+    "bench": (["--dtype", "float8"], ["dtype must be one of ['float32', 'bfloat16', 'float16'], got 'float8'"]),
+    "extend": (["--dtype", "float8"], ["unknown dtype 'float8'; use one of: float32, bfloat16, float16"]),
+    "probe": (["minilm", "--only", "nosuch"], ["unknown probe(s) ['nosuch'] for --only; choose from geometry, "
+                                               "decodability, four_terms, heads, rope"]),
+    "check": (["nosuch"], ["unknown encoding 'nosuch'; valid names are: alibi,"]),
+    "show": (["nosuch"], ["unknown encoding 'nosuch'; valid names are: alibi,"]),
 }
 
 
@@ -47,35 +49,59 @@ def _params(callback):
 
 
 def _cases():
+    """Each case with the fragments its message must hold: what was given, what fits, and the fix (the usage line
+    and where the help is)."""
     cases = []
     for command, callback in _commands().items():
         required, numeric = _params(callback)
         placeholders = ["x"] * len(required)
-        cases.append(pytest.param([command, *placeholders, "--no-such-option"], id=f"{command}-unknown-option"))
+        fix = [f"Usage: posenc {command}", f"Try 'posenc {command} -h' for help."]
+        cases.append(pytest.param([command, *placeholders, "--no-such-option"],
+                                  ["No such option: --no-such-option", *fix], id=f"{command}-unknown-option"))
         if required:
-            cases.append(pytest.param([command], id=f"{command}-missing-argument"))
+            cases.append(pytest.param([command], [f"Missing argument '{required[0]}'", *fix],
+                                      id=f"{command}-missing-argument"))
         if numeric:
-            cases.append(pytest.param([command, *placeholders, numeric[0], "abc"], id=f"{command}-wrong-type"))
+            # what was given, as it was given: typer's own message ("Input should be a valid integer") names neither
+            cases.append(pytest.param([command, *placeholders, numeric[0], "abc"],
+                                      [f"Invalid value for '{numeric[0]}'", "valid", f"(got {numeric[0]} abc)", *fix],
+                                      id=f"{command}-wrong-type"))
         if command in BAD_CHOICES:
-            cases.append(pytest.param([command, *BAD_CHOICES[command]], id=f"{command}-bad-choice"))
+            argv, fragments = BAD_CHOICES[command]
+            cases.append(pytest.param([command, *argv], ["error: ", *fragments], id=f"{command}-bad-choice"))
     return cases
 
 
 def test_every_subcommand_is_enumerated():
     names = set(_commands())
-    assert {"list", "show", "check", "plot", "probe", "train", "sweep", "extend", "report", "bench"} <= names
+    assert names == {"list", "show", "inspect", "check", "plot", "probe", "train", "sweep", "extend", "report",
+                     "bench"}
     assert _params(_commands()["plot"])[0] == ["name"] and "--length" in _params(_commands()["check"])[1]
 
 
-@pytest.mark.parametrize("argv", _cases())
-def test_usage_error_exits_2_without_traceback(argv, capsys):
+@pytest.mark.parametrize("argv, fragments", _cases())
+def test_usage_error_exits_2_without_traceback(argv, fragments, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a case that got past its checks would write here, not in the checkout
     code = main(argv)
     out, err = capsys.readouterr()
     output = out + err
     assert code == 2, output
     assert "Traceback" not in output
-    assert "Error" in output or "error:" in output
+    message = " ".join(err.split())
+    for fragment in fragments:
+        assert fragment in message, err
     assert len(output.splitlines()) <= 12, output  # a short message, not a dump
+
+
+def test_a_value_of_the_wrong_type_is_named_however_it_is_written(capsys):
+    # --name value and --name=value: the message quotes the option as it was written
+    for argv, option, got in ((["show", "rope", "--length", "1.5"], "--length", "(got --length 1.5)"),
+                              (["show", "rope", "--length=1.5"], "--length", "(got --length=1.5)"),
+                              (["extend", "--factor", "two"], "--factor", "(got --factor two)"),
+                              (["sweep", "--workers", "-"], "--workers", "(got --workers -)")):
+        assert main(argv) == 2
+        message = " ".join(capsys.readouterr().err.split())
+        assert f"Error: Invalid value for '{option}': " in message and message.endswith(got), message
 
 
 def test_a_usage_error_shows_the_usage_line_a_hint_and_the_error(capsys):

@@ -4,6 +4,8 @@
   one wins": the message names the option, every value given, and the fix. Options that collect values
   (``-o``, ``--set``, ``--only``, ``--claim``, ``--mode``) are repeated on purpose and stay repeatable; their
   ``KEY=VALUE`` items are checked for a key given twice by :func:`posenc.cli.options.parse_options`.
+- A value of the wrong type is named as it was given (``Invalid value for '--length': Input should be a valid
+  integer, ... (got --length 1.5)``): typer's own message names the type only.
 - A flag shows no value type in ``--help`` (typer would print ``<bool>`` beside ``--quick`` and ``--help``).
 - Ctrl-C prints what the command kept and how to resume (an :class:`~posenc.errors.Interrupted`'s message), or
   ``aborted``, and exits with status 130.
@@ -108,7 +110,14 @@ class PosencCommand(TyperCommand):
             for option, given in repeated_options(self, ctx, args):
                 ctx.fail(f"option {option} was given {len(given)} times ({', '.join(given)}); give it once "
                          f"(an option given twice is an error, never 'the last one wins')")
-        return super().parse_args(ctx, args)
+        given_args = list(args)  # the parser consumes the list it is given
+        try:
+            return super().parse_args(ctx, args)
+        except _click.exceptions.BadParameter as exc:  # typer's message names the type, not the value given
+            given = _occurrences(exc.param, given_args) if getattr(exc.param, "param_type_name", "") == "option" else []
+            if given:
+                exc.message = f"{exc.message} (got {', '.join(given)})"
+            raise
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _flags_without_type(super().get_params(ctx))

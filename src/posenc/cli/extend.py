@@ -6,6 +6,7 @@ below them say where results go and how the run shows itself.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import typer
@@ -24,15 +25,23 @@ def register(app: typer.Typer) -> None:
 
 
 def token_counts(text: str, option: str) -> list[int]:
-    """``"2048,4k,8K"`` -> ``[2048, 4096, 8192]``: token counts, ``k`` for 1024."""
+    """``"2048,4k,8K"`` -> ``[2048, 4096, 8192]``: token counts, ``k`` for 1024 (``1.5k`` is 1536); a count that is
+    not a whole number of tokens (``0.1k``, ``infk``) is an error, never rounded."""
     out = []
     for part in comma_items(text, option, "2k,4k,8k"):
         part = part.lower()
         try:
-            out.append(int(float(part[:-1]) * 1024) if part.endswith("k") else int(part))
+            count = float(part[:-1]) * 1024 if part.endswith("k") else int(part)
         except ValueError as exc:
             raise PosencError(f"{option} must be comma-separated token counts such as 2048,4096 or 2k,4k, "
                               f"got {text!r}") from exc
+        if not math.isfinite(count):
+            raise PosencError(f"{option} must be comma-separated token counts such as 2048,4096 or 2k,4k, "
+                              f"got {text!r} ({part} is not a finite number)")
+        if count != int(count):
+            raise PosencError(f"{option} {part} is {count:g} tokens, not a whole number; write a whole count, "
+                              f"e.g. {option} {math.floor(count)}")
+        out.append(int(count))
     return out
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-console = Console()
+from posenc.cli.output import Printer
+
+console = Printer()  # plain and unwrapped in a pipe or a log (posenc.cli.output)
 
 
 def register(app: typer.Typer) -> None:
