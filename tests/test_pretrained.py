@@ -210,7 +210,7 @@ def test_model_config_names_what_was_wrong(tmp_path):
     with pytest.raises(PosencError, match=r"model folder .*nowhere does not exist; pass an existing folder"):
         model_config(str(tmp_path / "nowhere"))
     with pytest.raises(PosencError, match=r"model 'nobody/no-such-model' not found: .* not in the local Hugging Face "
-                                          r"cache .*pass --download to fetch it from the hub"):
+                                          r"cache .*fetch it once with 'posenc probe .* --download'"):
         model_config("nobody/no-such-model")
 
 

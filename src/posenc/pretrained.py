@@ -329,9 +329,10 @@ def _hub_folder(repo_id: str) -> Path:
     except (LocalEntryNotFoundError, OSError, ValueError) as exc:
         raise PosencError(f"model {repo_id!r} not found: it is not one of the offline defaults "
                           f"({', '.join(DEFAULTS)}), not a folder or a .gguf file here, and not in the local Hugging "
-                          f"Face cache ({_hub_cache()}); posenc never downloads on its own: pass --download to fetch "
-                          f"it from the hub (posenc.pretrained.download({repo_id!r}) in Python), or pass a local "
-                          f"folder") from exc
+                          f"Face cache ({_hub_cache()}); posenc never downloads on its own: fetch it once with "
+                          f"'posenc probe {repo_id} --download' (or posenc extend's --download; "
+                          f"posenc.pretrained.download({repo_id!r}) in Python), then run this again, or pass a "
+                          f"local folder") from exc
 
 
 def _hub_cache() -> str:

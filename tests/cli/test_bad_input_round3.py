@@ -58,9 +58,12 @@ CASES = [
     ("issue-check-json-no-folder", ["check", "rope", "--json", "{tmp}/nowhere/x.json"],
      ["nowhere does not exist", "posenc creates no folder for a file", "mkdir -p"]),
     ("issue-probe-unknown-name", ["probe", "nosuch_model"],
-     ["model 'nosuch_model' not found", "not in the local Hugging Face cache", "pass --download"]),
+     ["model 'nosuch_model' not found", "not in the local Hugging Face cache",
+      "fetch it once with 'posenc probe nosuch_model --download'"]),
     ("issue-extend-unknown-name", ["extend", "nobody/nosuch", "--plan"],
-     ["model 'nobody/nosuch' not found", "pass --download"]),
+     ["model 'nobody/nosuch' not found", "'posenc probe nobody/nosuch --download'"]),
+    ("inspect-unknown-name", ["inspect", "nobody/nosuch"],  # inspect has no --download: the hint names probe's
+     ["model 'nobody/nosuch' not found", "'posenc probe nobody/nosuch --download'"]),
     ("issue-claim-typo", ["report", "--claim", "sin-bounde", "--out", "{tmp}/report"],
      ["unknown claim 'sin-bounde'", "Did you mean 'sin-bounded'?"]),
     ("issue-set-without-value", ["train", "--set", "lr"], ["--set 'lr' is not of the form KEY=VALUE", "--set lr=3e-3"]),
@@ -265,8 +268,8 @@ def test_the_table_is_large_and_every_command_is_in_it():
     names = [name for name, _, _ in CASES]
     assert len(names) == len(set(names))
     # the rounds as they were filed: 30 findings of the second, 100 cases of the third; and inspect's own
-    assert [sum(name.startswith(prefix) for name in names) for prefix in ("issue-", "r3-", "inspect-")] == [30, 100, 2]
-    assert len(names) == 132
+    assert [sum(name.startswith(prefix) for name in names) for prefix in ("issue-", "r3-", "inspect-")] == [30, 100, 3]
+    assert len(names) == 133
     commands = {argv[0] for _, argv, _ in CASES}
     assert commands == {"list", "show", "inspect", "check", "plot", "train", "sweep", "probe", "extend", "bench",
                         "report"}
