@@ -129,26 +129,6 @@ def test_mutmut_copies_the_docs_that_tests_read(tmp_path):
         assert name.rstrip("/") in (ROOT / test).read_text(), (name, test)
 
 
-def test_with_ray_runs_the_ray_tests_and_nothing_else_more(tmp_path):
-    """``--with-ray`` adds the tests marked ``ray`` (the lab's Ray executor is tested only there) and keeps every other
-    setting: slow and browser tests stay out, the tests mutmut cannot run stay deselected."""
-    import tomllib
-
-    args = {}
-    for ray in (False, True):
-        folder = tmp_path / str(ray)
-        folder.mkdir()
-        (folder / "pyproject.toml").write_text("[project]\nname = 'x'\n")
-        mutate.write_settings(folder, ["posenc.lab"], ["tests/lab"], ray=ray)
-        args[ray] = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["mutmut"]["pytest_add_cli_args"]
-    assert args[False][:2] == ["-m", "not slow and not browser and not ray"]
-    assert args[True][:2] == ["-m", "not slow and not browser"]
-    assert args[True][2:] == args[False][2:]
-    run = subprocess.run([mutate.sys.executable, "-m", "pytest", "--collect-only", "-q", *args[True][:2],
-                          "tests/lab/test_ray.py"], cwd=ROOT, capture_output=True, text=True)
-    assert run.returncode == 0 and "test_ray_executor_runs_and_stores" in run.stdout  # collected, not deselected
-
-
 def test_per_module_draws_that_many_of_each_module_independently_of_the_others():
     modules = ["posenc", "posenc.lab", "posenc.stats"]
     mine = ([f"posenc.lab.train.x_f__mutmut_{i}" for i in range(100)] + [f"posenc.stats.x_g__mutmut_{i}" for i in

@@ -281,3 +281,27 @@ def test_ray_leaves_the_precision_to_its_workers_where_a_local_sweep_checks_it_f
         with pytest.raises(PosencError, match="dtype 'float16' cannot train on the CPU"):
             run_sweep(spec, tmp_path / "local.sqlite", dtype="float16", progress=False, limit=0)
     assert run_sweep(spec, tmp_path / "ray.sqlite", executor="ray", dtype="float16", progress=False, limit=0) == []
+
+
+@pytest.mark.parametrize("device, gpus", [("cuda", 1), ("cuda:1", 1), ("cpu", 0), ("auto", 0), ("mps", 0)])
+def test_a_ray_task_asks_for_one_cpu_and_a_gpu_only_on_cuda(device, gpus):
+    from posenc.lab.sweep import ray_resources
+
+    assert ray_resources(device) == {"num_cpus": 1, "num_gpus": gpus}
+
+
+def test_every_executor_stores_a_result_with_its_error_setup_and_the_lab_code_version(tmp_path):
+    """What the Ray executor's caller and the local processes write: the run's own seed, status, error and setup,
+    under the lab's kind and code version (a row without it would be recomputed by every later sweep)."""
+    from posenc.lab.sweep import store_result
+    from posenc.lab.train import CODE_VERSION, RunResult
+
+    store = ResultStore(tmp_path / "runs.sqlite")
+    failed = RunResult({"task": "copy"}, 7, {}, 1.5, status="error", error="RuntimeError: boom",
+                       setup={"device": "cpu", "dtype": "float32"})
+    store_result(store, failed)
+    record = store.get(KIND, {"task": "copy"}, 7, code=CODE_VERSION)
+    assert (record.seed, record.status, record.error, record.setup, record.wall_s) == (
+        7, "error", "RuntimeError: boom", {"device": "cpu", "dtype": "float32"}, 1.5)
+    assert store.get(KIND, {"task": "copy"}, 7, code=CODE_VERSION + 1) is None  # stored under this version only
+    assert store.get(KIND, {"task": "copy"}, 0, code=CODE_VERSION) is None  # under its own seed

@@ -153,12 +153,24 @@ def _execute(config: dict[str, Any], seed: int, progress: bool, position: int | 
         torch.set_num_threads(before)
 
 
+def store_result(store: ResultStore, result: RunResult) -> None:
+    """A finished run into ``store``, under the lab's kind and :data:`~posenc.lab.train.CODE_VERSION` (what every
+    executor stores: a local process, the pool, a Ray task's caller)."""
+    store.put(KIND, result.config, result.seed, result.metrics, result.wall_s, result.status, result.error,
+              setup=result.setup, code=CODE_VERSION)
+
+
+def ray_resources(device: str) -> dict[str, int]:
+    """What one lab run asks of a Ray worker: one CPU, and one GPU only when it runs on CUDA (a GPU asked for on a
+    cluster without one leaves the run waiting forever)."""
+    return {"num_cpus": 1, "num_gpus": 1 if device.startswith("cuda") else 0}
+
+
 def _execute_and_store(config: dict[str, Any], seed: int, store_path: str, progress: bool, position: int | None,
                        threads: int | None, device: str | Placement = "auto") -> RunResult:
     result = _execute(config, seed, progress, position, threads, device)
     with finish_before_interrupt():  # a finished run is stored even when Ctrl-C comes now
-        ResultStore(store_path).put(KIND, result.config, seed, result.metrics, result.wall_s, result.status,
-                                    result.error, setup=result.setup, code=CODE_VERSION)
+        store_result(ResultStore(store_path), result)
     return result
 
 
@@ -290,15 +302,14 @@ def _run_pool(pending, store, workers, progress, threads, results, bar, where) -
 
 def _run_ray(pending, store, address, threads, results, bar, device="auto") -> None:
     ray, started = connect_ray(address)
-    remote = ray.remote(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0)(_ray_task)
+    remote = ray.remote(**ray_resources(device))(_ray_task)
     refs = {remote.remote(config, seed, threads, device): index for index, config, seed in pending}
     try:
         while refs:
             done, _ = ray.wait(list(refs), num_returns=1)
             index = refs.pop(done[0])
             result = ray.get(done[0])
-            store.put(KIND, result.config, result.seed, result.metrics, result.wall_s, result.status, result.error,
-                      setup=result.setup, code=CODE_VERSION)
+            store_result(store, result)
             results[index] = result
             bar.update()
     finally:

@@ -364,17 +364,17 @@ RUNTIME_BYTES = int(1.0 * GB)
 MEMORY_MARGIN = 1.5
 #: float operations per second of one CPU thread on these small matrices; the fixed cost of one optimiser step
 #: (Python, autograd, AdamW, drawing the batch), and its part per layer; and a run's fixed cost (building the model,
-#: the first calls, setting up the evaluation). Measured on the 2-core machine the presets are timed on, at its
-#: usual load (load average 3 to 6), with single-thread runs of 60 and 240 steps (per step: the difference):
-#: d_model 16 with 1, 2, 4 layers 7.8, 8.6, 13.5 ms per step; d_model 64 7.4, 8.2, 20 ms; d_model 128 14, 28, 64 ms
-#: (FLOPs dominate there). The overheads were 1 ms per layer and nothing per step before, which put the estimate
-#: of small runs 2 to 8 times below their time (tests/lab/test_estimate.py compares it with real runs). Against the
-#: presets' recorded times (docs/lab.md): the 26 runs quick had then, 382 s of CPU estimated and 332 s measured;
-#: nope-tasks 29.5 min estimated with 2 workers, 19 min measured; alibi-table 15.3 min and 20.4 min
-FLOPS_PER_THREAD = 8e10
-STEP_BASE_S = 5e-3
-STEP_OVERHEAD_S = 1.5e-3
-RUN_OVERHEAD_S = 0.5
+#: the first calls, setting up the evaluation). The estimate counts the run alone: another job on the same cores
+#: stretches the real time by the load (tests/lab/test_estimate.py compares them with that in mind). Fitted
+#: (least squares) to single-thread copy runs of 60 and 240 steps (per step: the difference) on the 2-core machine the
+#: presets are timed on with nothing else running (load average 1.0), 2026-11-26: d_model 16 with 1, 2, 4 layers
+#: 2.5, 3.8, 6.4 ms per step; d_model 64 4.2, 6.7, 13.7 ms; d_model 128 9.0, 16.8, 33.1 ms; the fit is within 7% of
+#: each, and a run's fixed cost was within 0.1 s of nothing. (Before, the constants were 8e10, 5 ms, 1.5 ms and 0.5 s,
+#: fitted at a load average of 3 to 6: 2 to 3.5 times the time of the same runs on an idle machine.)
+FLOPS_PER_THREAD = 9.3e10
+STEP_BASE_S = 0.9e-3
+STEP_OVERHEAD_S = 1.35e-3
+RUN_OVERHEAD_S = 0.1
 
 
 @dataclass(frozen=True)
