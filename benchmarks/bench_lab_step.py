@@ -13,10 +13,11 @@ callback called every step: the time per step is the median over steps of the ti
 lab's model (forward and backward); the profile (:mod:`torch.profiler`) covers ``--profile-steps`` steps of the
 loop, after its warm-up, and is summarised by operation (self time).
 
-``--compare-checks``, ``--compare-precision`` and ``--compare-compile`` each time two ways of taking the same step,
-in the same process, interleaved round by round, from the same initial model on the same batches, and print the
-ratio of their medians (:func:`compare_steps`): positions given (checked every forward) against built by the model;
-float32 against bfloat16 autocast (how ``RunConfig(dtype="bfloat16")`` trains); eager against ``torch.compile``.
+``--compare-checks``, ``--compare-precision``, ``--compare-compile`` and ``--compare-optimizer`` each time two ways
+of taking the same step, in the same process, interleaved round by round, from the same initial model on the same
+batches, and print the ratio of their medians (:func:`compare_steps`): positions given (checked every forward)
+against built by the model; float32 against bfloat16 autocast (how ``RunConfig(dtype="bfloat16")`` trains); eager
+against ``torch.compile``; AdamW's ``foreach`` path (the lab's) against its fused kernel.
 
     python benchmarks/bench_lab_step.py                         # both configs, one thread
     python benchmarks/bench_lab_step.py --config task --steps 60 --compare-checks --threads 1
@@ -89,7 +90,8 @@ def compare_steps(config: RunConfig, variants: list[str], rounds: int, steps: in
     - ``checked``: positions given, so checked every forward; ``unchecked``: built by the model (0..T-1);
     - ``float32``: the lab's default; ``bfloat16``: the forward under ``torch.autocast("cpu", torch.bfloat16)``, as
       ``RunConfig(dtype="bfloat16")`` trains (weights and AdamW state stay float32);
-    - ``compiled``: the model through ``torch.compile`` (its compile time is in the warm-up, not in the medians).
+    - ``compiled``: the model through ``torch.compile`` (its compile time is in the warm-up, not in the medians);
+    - ``fused``: AdamW's fused CPU kernel (``fused=True``) in place of the lab's ``foreach=True`` (``foreach``).
     """
     base = build_model(config, 0)
     positions = default_positions(config.sequence_length(config.train_len))
@@ -99,7 +101,8 @@ def compare_steps(config: RunConfig, variants: list[str], rounds: int, steps: in
         model = build_model(config, 0)
         model.load_state_dict(base.state_dict())
         forward = torch.compile(model) if name == "compiled" else model
-        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=True)
+        kind = {"fused": True} if name == "fused" else {"foreach": True}
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, **kind)
         generator = torch.Generator().manual_seed(0)
 
         def run(model=model, forward=forward, optimizer=optimizer, generator=generator, name=name) -> float:
@@ -137,6 +140,7 @@ def main() -> None:
     parser.add_argument("--compare-checks", action="store_true", help="checked positions against the model's own")
     parser.add_argument("--compare-precision", action="store_true", help="float32 against bfloat16 autocast")
     parser.add_argument("--compare-compile", action="store_true", help="eager against torch.compile")
+    parser.add_argument("--compare-optimizer", action="store_true", help="AdamW foreach (the lab's) against fused")
     parser.add_argument("--rounds", type=int, default=7, help="rounds of each comparison")
     parser.add_argument("--no-profile", action="store_true", help="skip the time, FLOPs and profile of a step")
     args = parser.parse_args()
@@ -158,7 +162,8 @@ def main() -> None:
             print(profile_summary(config, args.warmup, args.profile_steps, args.rows))
         for wanted, pair in ((args.compare_checks, ["checked", "unchecked"]),
                              (args.compare_precision, ["float32", "bfloat16"]),
-                             (args.compare_compile, ["eager", "compiled"])):
+                             (args.compare_compile, ["eager", "compiled"]),
+                             (args.compare_optimizer, ["foreach", "fused"])):
             if wanted:
                 try:
                     medians = compare_steps(config, pair, args.rounds, 10)
