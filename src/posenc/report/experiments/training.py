@@ -11,8 +11,8 @@ Every configuration trains with several seeds (:attr:`Context.seed_count`: 3 in 
 otherwise); each number is the mean over seeds with a Student-t 95% interval (:func:`posenc.stats.over_seeds`),
 clipped to what the number can take (accuracies in [0, 1], their differences in [-1, 1], perplexities at or above 1;
 ratios of perplexities on a log scale). A t-interval needs 3 seeds: with fewer (``--seeds 2``) the numbers have no
-intervals, and the lab claims are not decided in quick mode (inconclusive in full mode), never decided differently. An extrapolation claim is judged only on models that
-learned the task in distribution (:data:`LEARNED`).
+intervals, and the lab claims are not decided in quick mode (inconclusive in full mode), never decided differently.
+An extrapolation claim is judged only on models that learned the task in distribution (:data:`LEARNED`).
 """
 
 from __future__ import annotations
