@@ -305,3 +305,40 @@ def test_every_executor_stores_a_result_with_its_error_setup_and_the_lab_code_ve
         7, "error", "RuntimeError: boom", {"device": "cpu", "dtype": "float32"}, 1.5)
     assert store.get(KIND, {"task": "copy"}, 7, code=CODE_VERSION + 1) is None  # stored under this version only
     assert store.get(KIND, {"task": "copy"}, 0, code=CODE_VERSION) is None  # under its own seed
+
+
+def test_each_distinct_model_is_checked_once_before_any_training(monkeypatch):
+    """The seeds of a configuration share its model: three runs of two configurations are two checks."""
+    import posenc.lab.sweep as sweep
+    from posenc.lab.train import RunConfig
+
+    checked = []
+    real = sweep.check_run
+    monkeypatch.setattr(sweep, "check_run", lambda config, **kw: checked.append(config.encoding) or real(config, **kw))
+    rope = RunConfig(task="copy", encoding="rope", d_model=16, n_heads=2, train_len=3, steps=2)
+    nope = RunConfig(task="copy", encoding="nope", d_model=16, n_heads=2, train_len=3, steps=2)
+    sweep._validate_models([(rope, 0), (rope, 1), (nope, 0)])
+    assert checked == ["rope", "nope"]
+
+
+def test_a_sweeps_estimate_counts_the_threads_of_each_run():
+    from posenc.lab.sweep import estimate_sweep
+    from posenc.lab.train import RunConfig, estimate_run
+
+    config = RunConfig(task="copy", encoding="rope", d_model=64, train_len=8, steps=100)
+    # one run, one worker: nothing shared, no pool to start; the run's own estimate at its thread count
+    assert estimate_sweep([config], threads=2) == estimate_run(config, threads=2).seconds
+    assert estimate_sweep([config], threads=2) < estimate_sweep([config], threads=1)
+
+
+def test_a_run_found_in_the_store_is_returned_as_stored(tmp_path):
+    """A finished row is read back whole: its metrics, time, setup and any note in its error column."""
+    from posenc.lab.train import CODE_VERSION, RunConfig
+
+    config = RunConfig(**{**TINY, "encoding": "nope"})
+    store = ResultStore(tmp_path / "runs.sqlite")
+    store.put(KIND, config.as_dict(), 0, {"by_length": {}}, 2.5, "done", "a note", setup={"device": "cpu"},
+              code=CODE_VERSION)
+    [result] = run_sweep({"base": TINY, "grid": {"encoding": ["nope"]}}, tmp_path / "runs.sqlite", progress=False)
+    assert result.skipped and (result.metrics, result.wall_s, result.error, result.setup) == (
+        {"by_length": {}}, 2.5, "a note", {"device": "cpu"})

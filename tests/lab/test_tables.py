@@ -66,3 +66,25 @@ def test_plot_has_one_panel_per_series():
     assert by_title["charlm/sliding"].get_xlabel() == "evaluation length: L_valid (characters)"
     assert by_title["charlm/sliding"].get_yscale() == "log"  # perplexity grows by factors
     assert isinstance(metric_vs_length({"sweep": "x", "metric": "ppl", "series": {}, "train_len": {}}), Figure)
+
+
+def test_every_table_of_the_markdown_has_its_task_heading():
+    records = [_task("rope", 0, {"4": 0.5}), _lm("alibi", 0, {"64": 10.0, "128": 9.0})]
+    text = to_markdown(summarize_records(records, name="mixed"))
+    headings = [line for line in text.splitlines() if line.startswith("### ")]
+    # the char-LM's two protocols (rows are lengths), then the task's (rows are encodings), each titled by its task
+    assert headings == ["### char-LM ppl, nonoverlap (trained at L = 64)", "### char-LM ppl, sliding (trained at L = 64)",
+                        "### copy: exact_match (trained on sizes up to 4)"]
+
+
+def test_a_summary_of_the_whole_store_misses_no_run(tmp_path):
+    from posenc.lab import KIND, summarize
+    from posenc.lab.train import CODE_VERSION
+    from posenc.store import ResultStore
+
+    store = ResultStore(tmp_path / "runs.sqlite")
+    config, seed, metrics = _task("rope", 0, {"4": 0.5})
+    store.put(KIND, config, seed, metrics, 1.0, code=CODE_VERSION)
+    summary = summarize(tmp_path / "runs.sqlite")  # no sweep named: every finished run, so none can be missing
+    assert summary["missing"] == 0
+    assert summary["series"]["copy"]["rope"]["4"]["mean"] == 0.5

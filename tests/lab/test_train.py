@@ -173,6 +173,7 @@ def test_estimate_of_a_bias_run_by_hand():
     estimate = estimate_run(config)
     dense = 1 * (4 * 64 + 2 * 8 * 32 + 32 + 6 * 8) + 2 * 8 + 8 * 14  # 976
     assert estimate.params == 14 * 8 + dense == 1088
+    assert estimate.state_bytes == 4 * 4 * 1088  # weights, gradients and two AdamW moments of 4 bytes each
     # B T (L (16 W + 3 F) + 4 W + 3 V) = 12 * 298, plus 3 L B H T^2 = 288, 2 H T^2 = 64 and 8 T^2 = 128
     assert estimate.train_bytes == 4 * (12 * 298 + 288 + 64 + 128) == 16224
     # B_e T_e (6 W + 2 F + 3 V) = 20 * 154, plus 2 B_e H T_e^2 = 320, 2 H T_e^2 = 64 and 8 T_e^2 = 128
@@ -236,3 +237,22 @@ def test_a_concat_run_without_dim_is_estimated_at_the_width_it_builds():
     built = sum(p.numel() for p in build_model(config, 0).parameters())
     assert built > 3_000_000
     assert abs(estimate_run(config).params - built) / built < 0.01
+
+
+def test_a_run_without_progress_writes_nothing_and_one_with_it_shows_its_steps(capsys):
+    config = RunConfig(task="copy", encoding="nope", d_model=16, n_layers=1, n_heads=2, train_len=2, eval_lengths=[2],
+                       batch_size=4, eval_samples=4, steps=2)
+    train_run(config, 0, progress=False)
+    assert capsys.readouterr() == ("", "")
+    train_run(config, 0, progress=True)
+    assert "copy/nope s0" in capsys.readouterr().err  # the bar's name: task, label and seed
+
+
+def test_a_run_its_caller_stops_before_any_validation_reports_no_validated_step():
+    """Training to the ceiling, stopped by the caller's own validation at step 0: no ceiling check ran, so the
+    summary says step 0 and scores of -1 (nothing validated), never a step that was not trained."""
+    config = RunConfig(task="copy", encoding="nope", d_model=16, n_layers=1, n_heads=2, train_len=2, eval_lengths=[2],
+                       batch_size=4, eval_samples=4, steps=4, val_every=2)
+    metrics = train_run(config, 0, progress=False, on_validate=lambda model, step: True).metrics
+    assert (metrics["best_step"], metrics["steps_trained"], metrics["val_curve"]) == (0, 0, [])
+    assert (metrics["val_exact_match"], metrics["val_token_accuracy"]) == (-1.0, -1.0)

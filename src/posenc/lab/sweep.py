@@ -167,7 +167,7 @@ def ray_resources(device: str) -> dict[str, int]:
 
 
 def _execute_and_store(config: dict[str, Any], seed: int, store_path: str, progress: bool, position: int | None,
-                       threads: int | None, device: str | Placement = "auto") -> RunResult:
+                       threads: int | None, device: str | Placement) -> RunResult:
     result = _execute(config, seed, progress, position, threads, device)
     with finish_before_interrupt():  # a finished run is stored even when Ctrl-C comes now
         store_result(ResultStore(store_path), result)
