@@ -342,3 +342,10 @@ def test_a_run_found_in_the_store_is_returned_as_stored(tmp_path):
     [result] = run_sweep({"base": TINY, "grid": {"encoding": ["nope"]}}, tmp_path / "runs.sqlite", progress=False)
     assert result.skipped and (result.metrics, result.wall_s, result.error, result.setup) == (
         {"by_length": {}}, 2.5, "a note", {"device": "cpu"})
+
+
+def test_a_one_worker_sweep_shows_each_runs_progress_when_asked(tmp_path, capsys):
+    run_sweep({"base": TINY, "grid": {"encoding": ["nope"]}}, tmp_path / "runs.sqlite", progress=True)
+    assert "copy/nope s0" in capsys.readouterr().err  # the run's own bar, below the sweep's
+    run_sweep({"base": TINY, "grid": {"encoding": ["rope"]}}, tmp_path / "runs.sqlite", progress=False)
+    assert capsys.readouterr().err == ""

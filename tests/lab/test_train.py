@@ -13,7 +13,7 @@ from posenc.lab import CANNOT_RUN, RunConfig, build_model, train_run
 from posenc.lab.corpus import load_corpus
 from posenc.lab.evaluate import evaluate_task
 from posenc.lab.tasks import IGNORE, N_SYMBOLS, VOCAB_SIZE, format_batch, get_task
-from posenc.lab.train import FLOPS_PER_THREAD, RUN_OVERHEAD_S, STEP_BASE_S, STEP_OVERHEAD_S, estimate_run
+from posenc.lab.train import FLOPS_PER_THREAD, RUN_OVERHEAD_S, STEP_BASE_S, STEP_OVERHEAD_S, check_run, estimate_run
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 8, "eval_samples": 16}
 CONSTANT = ("integer", "normalized")  # NoPE when added in a pre-norm model: the lab runs them concatenated
@@ -256,3 +256,21 @@ def test_a_run_its_caller_stops_before_any_validation_reports_no_validated_step(
     metrics = train_run(config, 0, progress=False, on_validate=lambda model, step: True).metrics
     assert (metrics["best_step"], metrics["steps_trained"], metrics["val_curve"]) == (0, 0, [])
     assert (metrics["val_exact_match"], metrics["val_token_accuracy"]) == (-1.0, -1.0)
+
+
+def test_options_an_encoding_refuses_at_the_runs_width_are_refused_before_any_work():
+    # the sinusoid pairs sin and cos channels: at d_model 15 (3 heads of 5) it cannot be built, and the check says
+    # so at the run's own width, not at a default one
+    config = RunConfig(task="copy", encoding="sinusoidal", d_model=15, n_heads=3, train_len=3, steps=2)
+    with pytest.raises(PosencError, match="width must be an even integer >= 2, got 15"):
+        check_run(config)
+
+
+def test_a_run_too_large_for_memory_suggests_fewer_workers_only_when_several_run_side_by_side():
+    config = RunConfig(task="copy", encoding="rope", d_model=16, n_heads=2, train_len=3, steps=2)
+    with pytest.raises(PosencError) as one:
+        check_run(config, concurrent=1, limit_bytes=1)
+    with pytest.raises(PosencError) as two:
+        check_run(config, concurrent=2, limit_bytes=1)
+    assert "fewer workers" not in str(one.value) and "or use fewer workers" in str(two.value)
+    assert "2 runs side by side" in str(two.value)

@@ -516,9 +516,8 @@ class _Ceiling:
         self.config, self.task, self.seed = config, task, seed
         self.placement = placement or Placement(torch.device("cpu"), torch.float32)
         self.best: tuple[float, float] = (-1.0, -1.0)
-        self.best_step = 0
+        self.best_step = self.stale = 0  # validations since the best one; the first always improves on -1
         self.best_state: dict[str, torch.Tensor] | None = None
-        self.stale = 0
         self.curve: list[list[float]] = []
         self.stopped_at = 0
 
