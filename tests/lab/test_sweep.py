@@ -349,3 +349,16 @@ def test_a_one_worker_sweep_shows_each_runs_progress_when_asked(tmp_path, capsys
     assert "copy/nope s0" in capsys.readouterr().err  # the run's own bar, below the sweep's
     run_sweep({"base": TINY, "grid": {"encoding": ["rope"]}}, tmp_path / "runs.sqlite", progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_ray_sweep_counts_its_runs_one_at_a_time_on_this_machine(tmp_path):
+    """Ray places the runs on its cluster: the estimate and the memory check count one run here, whatever
+    ``workers`` says (nothing listens at the address, so the sweep stops after saying so, before any Ray starts)."""
+    from ray_cluster import free_port
+
+    said = []
+    with pytest.raises(PosencError, match="cannot reach a Ray head"):
+        run_sweep({"base": TINY, "grid": {"encoding": ["nope", "rope"]}}, tmp_path / "s.sqlite", executor="ray",
+                  workers=2, address=f"127.0.0.1:{free_port()}", progress=False, echo=said.append)
+    assert len(said) == 1 and said[0].startswith("sweep custom: 2 of 2 runs to run, estimated ")
+    assert said[0].endswith(" (Ray: depends on the cluster)") and "workers" not in said[0]

@@ -225,9 +225,9 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         placements = {name: Placement(target, resolve_dtype(name, target, training=True))  # before any run
                       for name in sorted({config.dtype for config, _ in runs})}
 
-    def where(config: dict[str, Any]) -> str | Placement:
-        """Where a run trains: its placement (local), the device string each Ray worker resolves."""
-        return placements[config.get("dtype", "float32")] if executor != "ray" else target
+    def where(config: dict[str, Any]) -> Placement:
+        """Where a local run trains (a Ray task is given ``target``, which its worker resolves)."""
+        return placements[config.get("dtype", "float32")]
     store = ResultStore(store_path)  # a foreign or corrupt file raises here, before any work
     results: dict[int, RunResult] = {}
     pending: list[tuple[int, dict[str, Any], int]] = []
