@@ -272,5 +272,7 @@ def test_a_run_too_large_for_memory_suggests_fewer_workers_only_when_several_run
         check_run(config, concurrent=1, limit_bytes=1)
     with pytest.raises(PosencError) as two:
         check_run(config, concurrent=2, limit_bytes=1)
-    assert "fewer workers" not in str(one.value) and "or use fewer workers" in str(two.value)
+    # the fix ends the message: the run's sizes, and fewer workers only with several runs side by side
+    assert str(one.value).endswith("; lower train_len, eval_lengths, batch_size or d_model")
+    assert str(two.value).endswith("; lower train_len, eval_lengths, batch_size or d_model, or use fewer workers")
     assert "2 runs side by side" in str(two.value)
