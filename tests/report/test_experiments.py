@@ -90,7 +90,7 @@ def test_every_experiment_is_registered_with_its_scheduling():
     from posenc.report.experiments import EXPERIMENTS
 
     assert set(EXPERIMENTS) - {"test_broken_experiment"} == (PLAIN | QUICK_IS_FULL | set(LAB) | EXTENDED | IN_PROCESS
-                                                             | {"extend_pi_yarn"})
+                                                             | {"extend_pi_yarn", "extend_pi_yarn_rescue"})
     flags = {name: (e.device, e.driver, e.prepare is not None, e.prepare_here, e.exclusive, e.extended is not None,
                     e.quick_is_full) for name, e in EXPERIMENTS.items()}
     for name in PLAIN:
@@ -105,6 +105,9 @@ def test_every_experiment_is_registered_with_its_scheduling():
     for name in IN_PROCESS:
         assert flags[name] == (False, False, True, True, False, False, False), name
     assert flags["extend_pi_yarn"] == (True, False, False, False, True, False, False)
+    # the same experiment at twice the context: past the budget, so run with --extended, on every core
+    assert flags["extend_pi_yarn_rescue"] == (True, False, False, False, True, True, False)
+    assert EXPERIMENTS["extend_pi_yarn_rescue"].extended.startswith("reads SmolLM2-135M at 16384 tokens")
     # experiments that read one training share its preparation, so it runs once
     groups = [[n for n, g in LAB.items() if g == "tasks"], ["lab_alibi_shape"], sorted(IN_PROCESS)]
     keys = [{EXPERIMENTS[n].preparation for n in group} for group in groups]
@@ -145,7 +148,7 @@ CLAIMED = {
                           "add-easier-to-learn": "add_vs_concat_training",
                           "learned-slows-convergence": "learned_convergence",
                           "sinusoid-weak-local": "local_dependency"},
-    "extension": {"pi-yarn": "extend_pi_yarn"},
+    "extension": {"pi-yarn": "extend_pi_yarn", "pi-yarn-rescue": "extend_pi_yarn_rescue"},
     "research": {"fire-extrapolates": "lab_fire_kerple", "kerple-extrapolates": "lab_fire_kerple",
                  "p-rope-in-distribution": "lab_prope", "cope-counts": "lab_cope_counting"},
     "field": {"pope-extrapolates": "lab_field_lm", "fox-extrapolates": "lab_field_lm",
@@ -160,7 +163,7 @@ def test_each_module_holds_its_claims_in_page_order_each_naming_its_experiment()
     for module in MODULES:
         name = module.__name__.rsplit(".", 1)[1]
         assert {c.id: c.experiment for c in module.CLAIMS} == CLAIMED[name], name
-    assert sum(len(c) for c in CLAIMED.values()) == 66
+    assert sum(len(c) for c in CLAIMED.values()) == 67
 
 
 def test_an_experiments_defaults_are_one_plain_cpu_task():

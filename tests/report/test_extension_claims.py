@@ -275,3 +275,23 @@ def test_full_plan_keeps_one_length_within_the_context_and_one_past_it():
         ExtensionPlan(long=12288, windows=4, depth=0.95, passkey=(PasskeyCells(12288, (0.95,)),)).control(8192)
     with pytest.raises(Exception, match="with yarn at the long length"):
         ExtensionPlan(long=12288, windows=4, depth=0.95, passkey=(PasskeyCells(12288, (0.95,), ("none",)),))
+
+
+def test_the_rescue_plan_is_the_full_plan_at_twice_the_context():
+    """pi-yarn-rescue: the full plan's windows, depth, trials and control at 16384 tokens (s = 2), its requirement
+    naming that length; the same tests as pi-yarn, past the budget (run with --extended)."""
+    from posenc.report.experiments.extension import RESCUE, extend_pi_yarn_rescue
+    from posenc.report.ledger import get_claim
+
+    RESCUE.check_native(8192)
+    assert (RESCUE.long, RESCUE.windows, RESCUE.trials, RESCUE.depth) == (16384, 4, 20, 0.95)
+    assert [(c.length, c.depths, c.scalings) for c in RESCUE.passkey] == [
+        (2048, (0.95,), ("none", "linear", "yarn")), (16384, (0.95,), ("yarn",))]
+    assert RESCUE.control(8192) == 2048 == FULL.control(8192)  # the same control cells, shared through the store
+    rescue = get_claim("pi-yarn-rescue")
+    assert rescue.tests == CLAIM.tests and rescue.revision == 1
+    assert [t.statistic for t in rescue.requires] == ["passkey_within_native", "none_over_native_ppl"]
+    held = judge(rescue, _estimates(none_over_native_ppl=_t(1.02, 0.98, 1.06)))
+    assert held.status == "not testable" and "(16384 tokens)" in held.reason and "(10240 tokens)" not in held.reason
+    m = extend_pi_yarn_rescue(Context(quick=True))  # quick mode: not run, and says why
+    assert m.missing and not m.estimates
