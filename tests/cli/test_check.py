@@ -75,7 +75,7 @@ def test_internal_error_exits_nonzero(monkeypatch, capsys):
     monkeypatch.setitem(PROPERTIES, "broken", broken)
     assert main(["check", "sinusoidal", "--d-model", "16", "--length", "64"]) == 1
     err = capsys.readouterr().err
-    assert err.splitlines() == ["internal error in sinusoidal/broken: internal error: RuntimeError: boom",
+    assert err.splitlines() == ["sinusoidal/broken: internal error: RuntimeError: boom",
                                 "Error: 1 property hit an internal error"]  # one: "property"
     monkeypatch.setitem(PROPERTIES, "broken too", broken)
     assert main(["check", "sinusoidal", "--d-model", "16", "--length", "64"]) == 1

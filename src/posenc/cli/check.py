@@ -92,7 +92,7 @@ def check(name: str = typer.Argument(None, help="encoding name (see `posenc list
         console.print(f"wrote {written}")
     errors = [(r.label, p.name, p.reason) for r in reports for p in r.results if p.verdict == "error"]
     for label, prop, reason in errors:
-        typer.secho(f"internal error in {label}/{prop}: {reason}", fg="red", err=True)
+        typer.secho(f"{label}/{prop}: {reason}", fg="red", err=True)  # the reason begins "internal error: "
     if errors:  # a ClickException reaches the exit status through posenc.cli.main (exit code 1)
         raise click.ClickException(f"{len(errors)} propert{'y' if len(errors) == 1 else 'ies'} hit an internal error")
 
