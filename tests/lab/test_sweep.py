@@ -281,6 +281,12 @@ def test_ray_leaves_the_precision_to_its_workers_where_a_local_sweep_checks_it_f
         with pytest.raises(PosencError, match="dtype 'float16' cannot train on the CPU"):
             run_sweep(spec, tmp_path / "local.sqlite", dtype="float16", progress=False, limit=0)
     assert run_sweep(spec, tmp_path / "ray.sqlite", executor="ray", dtype="float16", progress=False, limit=0) == []
+    # a Ray sweep told to train on the CPU: no worker could, so the driver refuses before any run, like a local one
+    with pytest.raises(PosencError, match="dtype 'float16' cannot train on the CPU"):
+        run_sweep(spec, tmp_path / "ray-cpu.sqlite", executor="ray", device="cpu", dtype="float16", progress=False,
+                  limit=0)
+    assert run_sweep(spec, tmp_path / "ray-cpu.sqlite", executor="ray", device="cpu", dtype="bfloat16",
+                     progress=False, limit=0) == []
 
 
 @pytest.mark.parametrize("device, gpus", [("cuda", 1), ("cuda:1", 1), ("cpu", 0), ("auto", 0), ("mps", 0)])

@@ -221,9 +221,13 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         sweep = sweep.with_settings({"dtype": dtype})
     runs = sweep.runs()
     placements: dict[str, Placement] = {}
+    dtypes = sorted({config.dtype for config, _ in runs})
     if executor != "ray":  # resolved once, here: a precision the device cannot train in (float16 on the CPU) fails
         placements = {name: Placement(target, resolve_dtype(name, target, training=True))  # before any run
-                      for name in sorted({config.dtype for config, _ in runs})}
+                      for name in dtypes}
+    elif target == "cpu":  # every Ray worker trains on its CPU: a precision no CPU trains in fails here, not there
+        for name in dtypes:
+            resolve_dtype(name, "cpu", training=True)
 
     def where(config: dict[str, Any]) -> Placement:
         """Where a local run trains (a Ray task is given ``target``, which its worker resolves)."""
