@@ -12,6 +12,7 @@ from posenc.errors import PosencError
 from posenc.report.claim import Claim, Test
 from posenc.report.experiments.base import EXPERIMENTS, Context, Experiment, Measurement, Row
 from posenc.report.run import run_report, store_config
+from posenc.stats import exact
 from posenc.store import ResultStore
 
 FAST_CLAIMS = ["unit-interval-positions", "sin-bounded"]
@@ -353,3 +354,33 @@ def test_a_stored_result_of_an_older_revision_is_computed_again(tmp_path):
     assert again_old.results[0].measurement.numbers == {"call": 1}  # revision 1's own row
     assert again_new.results[0].measurement.numbers == {"call": 2}
     assert [r.results[0].verdict.status for r in (first, second, again_old, again_new)] == ["supported"] * 4
+
+
+def test_a_stored_measurement_without_an_option_of_the_claims_choice_is_computed_again(tmp_path):
+    """A store written when the choice's options had other names (an older posenc) holds variants this claim
+    cannot judge: the claim is computed again, never failed on the old row."""
+    from posenc.report.claim import Choice
+
+    calls = []
+
+    def experiment(ctx: Context) -> Measurement:
+        calls.append(1)
+        return Measurement({"value": 1.0}, [Row("value", 1.0)], variants={"new name": {"value": exact(1.0)},
+                                                                         "other": {"value": exact(2.0)}})
+
+    EXPERIMENTS["test_renamed_option"] = Experiment("test_renamed_option", experiment)
+    try:
+        claim = Claim("renamed-option", "test", "tutorial", "t", "c", "test_renamed_option",
+                      (Test("value", ">", 0, "the value is positive", "by hand"),),
+                      choice=Choice("rows", ("new name", "other"), "new name", "fixed before the run"))
+        store = ResultStore(tmp_path / "results.sqlite")
+        old = Measurement({"value": 1.0}, [Row("value", 1.0)], variants={"old name": {"value": exact(1.0)},
+                                                                        "other": {"value": exact(2.0)}})
+        store.put("report:renamed-option", store_config(claim, True), 0, old.to_json(), 0.1)
+        result = run_report(tmp_path, progress=False, claims=[claim])
+        again = run_report(tmp_path, progress=False, claims=[claim])  # now stored under the new names: read
+    finally:
+        EXPERIMENTS.pop("test_renamed_option")
+    assert calls == [1]
+    assert result.results[0].verdict.status == "supported" and not result.results[0].cached
+    assert again.results[0].cached

@@ -163,7 +163,10 @@ def _stored(claim: Claim, ctx: Context, store: ResultStore | None) -> tuple[Meas
     record = store.finished(f"report:{claim.id}", store_config(claim, ctx.quick, ctx.seeds, ctx.dtype))
     if record is None:
         return None
-    return Measurement.from_json(record.metrics), record.wall_s, _provenance(record.versions, record.created_at)
+    measurement = Measurement.from_json(record.metrics)
+    if claim.choice is not None and not measurement.missing and set(claim.choice.options) - set(measurement.variants):
+        return None  # stored under other names for the choice's options (an older posenc): computed again
+    return measurement, record.wall_s, _provenance(record.versions, record.created_at)
 
 
 def _provenance(versions: Mapping[str, Any], created_at: float) -> dict[str, Any]:
