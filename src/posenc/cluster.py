@@ -127,6 +127,7 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Cancel what has not started, interrupt every worker, kill those still alive after the grace period."""
     processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor's own record of them
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() below forgets it: kept to join it
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -141,9 +142,12 @@ def _stop(pool: ProcessPoolExecutor) -> None:
                 process.join(1.0)
     # Wait for the executor's own thread to see its workers gone and close its pipes now: left running, it may close
     # them while the interpreter's exit wakes it, and Python 3.11 then prints a traceback ("Bad file descriptor")
-    # after posenc has said what it kept. Every worker is dead by now, so this returns at once.
-    with contextlib.suppress(OSError, RuntimeError):
-        pool.shutdown(wait=True)
+    # after posenc has said what it kept. A second shutdown(wait=True) cannot do it: the first one dropped the
+    # executor's reference to that thread (CPython 3.11's ProcessPoolExecutor.shutdown), so it is joined here.
+    # Every worker is dead by now, so this returns at once.
+    if manager is not None:
+        with contextlib.suppress(RuntimeError):
+            manager.join(STOP_GRACE_S)
 
 
 #: a pool worker's state under Ctrl-C: how deep it is in blocks that must finish, and whether Ctrl-C came meanwhile

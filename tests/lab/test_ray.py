@@ -49,14 +49,15 @@ def test_unreachable_ray_address_fails_fast(tmp_path):
 
 
 def test_a_run_that_fails_on_a_ray_worker_is_stored_with_its_error(ray_head, tmp_path):
-    # float16 cannot train on the CPU: the driver leaves the precision to the worker (it may have a GPU), the
-    # worker's run fails, and the sweep records the failure with its message instead of stopping
+    # float16 cannot train on the CPU: with device auto the driver leaves the precision to the worker (it may have a
+    # GPU; with device cpu the driver refuses at once), this machine's worker's run fails, and the sweep records the
+    # failure with its message instead of stopping
     from posenc.lab import KIND
     from posenc.store import ResultStore
 
     store = tmp_path / "runs.sqlite"
     results = run_sweep({"base": TINY, "grid": {"encoding": ["nope"]}}, store, executor="ray", address=ray_head,
-                        progress=False, device="cpu", dtype="float16")
+                        progress=False, device="auto", dtype="float16")
     assert [r.status for r in results] == ["error"]
     assert "dtype 'float16' cannot train on the CPU" in results[0].error
     assert [(r.status, r.error) for r in ResultStore(store).runs(KIND)] == [("error", results[0].error)]

@@ -253,9 +253,9 @@ def test_a_device_experiment_in_another_dtype_is_stored_apart_from_float32(tmp_p
 
     calls = []
 
-    def fake(ctx):
+    def fake(ctx):  # a measurement of every option of the claim's choice, as the real experiment's
         calls.append(ctx.dtype)
-        return Measurement({"computed_in": ctx.dtype})
+        return Measurement({"computed_in": ctx.dtype}, variants={o: {} for o in claim.choice.options})
 
     monkeypatch.setitem(EXPERIMENTS, "lab_alibi_shape", dataclasses.replace(EXPERIMENTS["lab_alibi_shape"], fn=fake,
                                                                             prepare=None))
