@@ -293,5 +293,6 @@ def test_the_rescue_plan_is_the_full_plan_at_twice_the_context():
     assert [t.statistic for t in rescue.requires] == ["passkey_within_native", "none_over_native_ppl"]
     held = judge(rescue, _estimates(none_over_native_ppl=_t(1.02, 0.98, 1.06)))
     assert held.status == "not testable" and "(16384 tokens)" in held.reason and "(10240 tokens)" not in held.reason
-    m = extend_pi_yarn_rescue(Context(quick=True))  # quick mode: not run, and says why
+    m = extend_pi_yarn_rescue(Context(quick=True))  # quick mode: not run, and names the command that runs it
     assert m.missing and not m.estimates
+    assert "`posenc report --claim pi-yarn-rescue` (full mode, about 26 minutes" in m.missing
