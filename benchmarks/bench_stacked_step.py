@@ -44,7 +44,7 @@ BLOCK_WEIGHTS = ("ln1.weight", "ln1.bias", "ln2.weight", "ln2.bias", "attn.q_pro
                  "attn.out_proj.weight", "mlp.0.weight", "mlp.0.bias", "mlp.2.weight", "mlp.2.bias")
 
 
-def report_config(encoding: str, task: str, same_size: bool = False) -> RunConfig:
+def task_config(encoding: str, task: str, same_size: bool = False) -> RunConfig:
     """The report's full-mode task configuration for ``task`` and ``encoding`` (trained for all its steps); with
     ``same_size`` every batch at the largest size (no padding: the most stacking could give, not the lab's runs)."""
     base = dict(task_sweep(False, 1)["base"])
@@ -179,7 +179,7 @@ def main() -> None:
                         help="every batch at the largest size, so nothing is padded (not how the lab trains)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    config = report_config(args.encoding, args.task, args.same_size)
+    config = task_config(args.encoding, args.task, args.same_size)
     print(f"{args.task}/{args.encoding}, d_model {config.d_model}, {config.n_layers} layers, batch "
           f"{config.batch_size}, sizes {config.min_train_len}..{config.train_len}, {args.threads} thread(s), torch "
           f"{torch.__version__}; medians of {args.rounds} rounds of {args.steps} steps")
