@@ -214,7 +214,7 @@ def test_help_shows_each_default(command, option, default, capsys):
 RULE_DEFAULTS = [("extend", "--lengths", "(default 2k,4k,8k,16k; quick: 4k,8k,12k)"),
                  ("extend", "--depths", "(default 0.25,0.75; quick: 0.5)"),
                  ("extend", "--factor", "(default max(1, L / native))"),
-                 ("report", "--seeds", "(default: 2 with --quick, 3 without)"),
+                 ("report", "--seeds", "(default: 3 in both modes, the fewest an interval rests on)"),
                  ("report", "--store", "(default: OUT/results.sqlite)"),
                  ("bench", "--rotary-dim", "(default: head_dim)"),
                  ("probe", "--window", "(default 512, or the model's position limit if smaller; quick: 256)")]

@@ -28,7 +28,8 @@ class ReportConfig:
         quick: small sweeps and short contexts (a few minutes).
         store_path: SQLite results store (default: OUT/results.sqlite).
         claims: only this claim id.
-        seeds: training seeds per configuration (default: 2 with --quick, 3 without); must be >= 1.
+        seeds: training seeds per configuration (default: 3 in both modes, the fewest an interval rests on); must be
+            >= 1.
         thresholds: JSON file replacing claims' thresholds: {"claim id": {"statistic": number}}.
         progress: show a progress bar.
         device: auto (cuda when a GPU is visible, else mps, else cpu), cpu, cuda, cuda:N or mps: where the lab

@@ -22,10 +22,9 @@ crossing read from the curve, and are then scored at the trained length and past
 at 1); its validation callback scores this module's validation set and takes the embeddings the orthogonality and
 division claims need, at the start and at the bar.
 
-Seeds: the mode's (:attr:`Context.seed_count`: 2 quick, 3 full); paired over two tasks, every statistic rests on
-at least 4 runs (6 in the full report, 3 seeds per task). Quick mode runs the
-first seeds of full mode with the same sizes, so quick intervals are wider and quick verdicts can only be less
-decided, never different. A seed fixes the model's initialisation, the training batches and the validation set, the
+Seeds: the report's (:attr:`Context.seed_count`: 3 in both modes unless ``--seeds`` says otherwise); paired over two
+tasks, every statistic rests on 6 runs (3 seeds per task). Quick mode trains these runs as full mode does (same
+sizes, same seeds). A seed fixes the model's initialisation, the training batches and the validation set, the
 same for every encoding (paired comparisons).
 """
 
