@@ -19,9 +19,20 @@ batches, and print the ratio of their medians (:func:`compare_steps`): positions
 against built by the model; float32 against bfloat16 autocast (how ``RunConfig(dtype="bfloat16")`` trains); eager
 against ``torch.compile``; AdamW's ``foreach`` path (the lab's) against its fused kernel.
 
+``--ceiling`` asks how much faster any implementation of the report's own lab runs could take a step on this CPU:
+for each configuration of the full report's sweeps (:func:`posenc.report.experiments.training.task_sweep` and
+``lm_sweep``: copy, reverse and sort share one shape; addition; the char-LM; RoPE, trained every step) it counts the
+FLOPs of a step (forward and backward, averaged over the task sizes a batch draws uniformly), measures the lab's
+step, and measures this core's peak on one large float32 product (``torch.mm`` of two ``--peak-size`` squares,
+before and after the steps). ``FLOPs / peak`` is the time of a step whose every operation ran at that peak with no
+overhead, so ``measured / that`` is the most any speed-up of the same computation could reach here (an upper bound:
+the step's small products, attention and element-wise operations run far below the peak, and AdamW's FLOPs are not
+counted).
+
     python benchmarks/bench_lab_step.py                         # both configs, one thread
     python benchmarks/bench_lab_step.py --config task --steps 60 --compare-checks --threads 1
     python benchmarks/bench_lab_step.py --no-profile --compare-precision --compare-compile --rounds 9
+    python benchmarks/bench_lab_step.py --ceiling --steps 200 --store REPORT/results.sqlite
 """
 
 from __future__ import annotations
@@ -47,6 +58,106 @@ def lab_config(name: str, steps: int) -> RunConfig:
     if name == "task":
         return RunConfig(task="copy", train_len=21, min_train_len=21, eval_lengths=[21], **model, eval_samples=1)
     return RunConfig(task="charlm", train_len=64, eval_lengths=[64], **model, eval_tokens=64)
+
+
+def report_configs(steps: int) -> dict[str, RunConfig]:
+    """The full report's lab configurations with RoPE, trained ``steps`` steps (no early stop, constant rate after
+    one warm-up step; the evaluation cut to one length and a few samples: only the steps are timed). Copy, reverse
+    and sort share one model and one sequence length per size, so copy stands for the three."""
+    from posenc.report.experiments.training import lm_sweep, task_sweep
+
+    common = {"encoding": "rope", "steps": steps, "warmup": 1, "lr_decay": "constant"}
+    sweep = task_sweep(False, 1)
+    configs = {}
+    for variant in sweep["grid"]["variant"]:
+        if variant["task"] in ("reverse", "sort"):
+            continue
+        settings = {**sweep["base"], **variant, **common, "val_every": 0, "eval_samples": 1}
+        configs[variant["task"]] = RunConfig(**{**settings, "eval_lengths": [settings["train_len"]]})
+    lm = {**lm_sweep(False, 1)["base"], **common}
+    configs["charlm"] = RunConfig(**{**lm, "eval_lengths": [lm["train_len"]], "eval_tokens": lm["train_len"]})
+    return configs
+
+
+def mean_step_flops(config: RunConfig) -> float:
+    """FLOPs of one training step averaged over the sizes a batch draws (uniformly, ``min_train_len..train_len``;
+    the char-LM has one), each counted on the run's own model (:func:`step_flops`)."""
+    if config.task == "charlm":
+        return float(step_flops(config))
+    width = config.sequence_length(config.train_len)  # the model's position range stays the run's
+    sizes = range(config.min_train_len, config.train_len + 1)
+    return statistics.fmean(step_flops(RunConfig(**{**config.as_dict(), "min_train_len": n, "train_len": n,
+                                                     "eval_lengths": [n], "max_len": width}))
+                            for n in sizes)
+
+
+def peak_flops(sizes: list[int], repeats: int = 7) -> float:
+    """This core's float32 FLOP/s on large products: for each of ``sizes``, ``torch.mm`` of two squares of that
+    side, the median of ``repeats`` timings after one warm-up; the best of the sizes."""
+    best = 0.0
+    for size in sizes:
+        a = torch.randn(size, size)
+        b = torch.randn(size, size)
+        torch.mm(a, b)
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            torch.mm(a, b)
+            times.append(time.perf_counter() - started)
+        best = max(best, 2 * size ** 3 / statistics.median(times))
+    return best
+
+
+def lab_seconds(path: str) -> dict[str, float]:
+    """Seconds of the stored lab runs of a report's store, by configuration of :func:`report_configs` (copy,
+    reverse and sort under ``copy``)."""
+    from posenc.store import ResultStore
+
+    seconds: dict[str, float] = {}
+    for record in ResultStore(path).runs("lab"):
+        task = record.config["task"]
+        name = "copy" if task in ("copy", "reverse", "sort") else task
+        seconds[name] = seconds.get(name, 0.0) + record.wall_s
+    return seconds
+
+
+def ceiling(steps: int, warmup: int, peak_sizes: list[int], store: str | None) -> None:
+    """Print, per report configuration, FLOPs per step, the measured step, the step at this core's peak, and their
+    ratio: the most a faster implementation of the same step could gain here. With ``store`` (a full report's
+    results store), the lab's own time by configuration weighs these into one bound for the whole lab."""
+    before = peak_flops(peak_sizes)
+    rows = []
+    for name, config in report_configs(warmup + steps + 1).items():
+        flops = mean_step_flops(config)
+        measured = statistics.median(step_times(config, warmup))
+        rows.append((name, config, flops, measured))
+    after = peak_flops(peak_sizes)
+    peak = max(before, after)
+    squares = ", ".join(str(size) for size in peak_sizes)
+    print(f"peak of torch.mm on squares of side {squares} (float32, the best side): {before / 1e9:.1f} GFLOP/s "
+          f"before the steps, {after / 1e9:.1f} after; the bound uses the larger")
+    print("| config | model | GFLOP per step (mean over sizes) | measured ms per step | ms at peak | measured / at peak "
+          "(the most a speed-up could reach) |")
+    print("|---|---|---|---|---|---|")
+    gains = {}
+    for name, config, flops, measured in rows:
+        bound = flops / peak
+        gains[name] = measured / bound
+        sizes = (f"sizes {config.min_train_len}..{config.train_len}" if config.task != "charlm"
+                 else f"{config.train_len} characters")
+        print(f"| {name} | {config.n_layers} layers, d_model {config.d_model}, {config.batch_size} x {sizes} | "
+              f"{flops / 1e9:.4f} | {1e3 * measured:.2f} | {1e3 * bound:.2f} | {gains[name]:.1f} |")
+    if store is not None:
+        seconds = lab_seconds(store)
+        unknown = sorted(set(seconds) - set(gains))
+        if unknown:
+            raise SystemExit(f"{store} holds lab runs of {', '.join(unknown)}, which are not the report's "
+                             f"configurations ({', '.join(gains)}): give the store of a full report")
+        total = sum(seconds.values())
+        at_best = sum(seconds[name] / gains[name] for name in seconds)
+        parts = ", ".join(f"{name} {seconds[name]:.0f} s" for name in seconds)
+        print(f"\nthe lab of {store}: {total:.0f} s of runs ({parts}); each part at its bound: {at_best:.0f} s; "
+              f"the most the whole lab could gain: {total / at_best:.2f}x")
 
 
 def step_flops(config: RunConfig) -> int:
@@ -143,9 +254,18 @@ def main() -> None:
     parser.add_argument("--compare-optimizer", action="store_true", help="AdamW foreach (the lab's) against fused")
     parser.add_argument("--rounds", type=int, default=7, help="rounds of each comparison")
     parser.add_argument("--no-profile", action="store_true", help="skip the time, FLOPs and profile of a step")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="the report's lab configurations: measured step against the step at this core's peak")
+    parser.add_argument("--peak-sizes", type=int, nargs="+", default=[512, 1024, 2048],
+                        help="sides of the squares whose product gives the peak (the best counts)")
+    parser.add_argument("--store", help="with --ceiling: a full report's results store, to weigh the bound by the "
+                        "lab's own time")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s), CPU")
+    if args.ceiling:
+        ceiling(args.steps, args.warmup, args.peak_sizes, args.store)
+        return
     for name in (["task", "charlm"] if args.config == "both" else [args.config]):
         config = lab_config(name, args.warmup + args.steps + 1)
         tokens = config.batch_size * config.sequence_length(config.train_len)

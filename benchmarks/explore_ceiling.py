@@ -28,7 +28,7 @@ def one(job: dict) -> dict:
     m = train_run(config, seed=seed, progress=False).metrics
     return {**job, "seed": seed, "steps_trained": m["steps_trained"], "best_step": m["best_step"],
             "val_exact": round(m["val_exact_match"], 4), "val_token": round(m["val_token_accuracy"], 4),
-            "wall_s": round(time.perf_counter() - started, 1)}
+            "val_curve": m["val_curve"], "wall_s": round(time.perf_counter() - started, 1)}
 
 
 def main() -> None:
@@ -38,24 +38,32 @@ def main() -> None:
     parser.add_argument("--tasks", default="copy,reverse,sort,addition,parity,duplicate")
     parser.add_argument("--encodings", default="nope,t5,alibi,rope,sinusoidal,learned")
     parser.add_argument("--sizes", default="64x2,64x4")
-    parser.add_argument("--train-len", type=int, default=8)
+    parser.add_argument("--train-len", default="8", help="largest training size; several: comma-separated")
     parser.add_argument("--steps", type=int, default=6000)
     parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seeds first-seed.. (apart from the report's 0..2 when choosing its settings)")
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--val-every", type=int, default=250)
+    parser.add_argument("--patience", type=int, default=6)
     args = parser.parse_args()
     jobs = []
-    for task, size, enc, seed in itertools.product(args.tasks.split(","), args.sizes.split(","),
-                                                   args.encodings.split(","), range(args.seeds)):
+    lengths = [int(n) for n in args.train_len.split(",")]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    for task, size, length, enc, seed in itertools.product(args.tasks.split(","), args.sizes.split(","), lengths,
+                                                           args.encodings.split(","), seeds):
         d, layers = (int(x) for x in size.split("x"))
         jobs.append({"task": task, "encoding": enc, "d_model": d, "n_layers": layers, "n_heads": 4,
-                     "train_len": args.train_len, "eval_lengths": [args.train_len], "steps": args.steps,
-                     "batch_size": 32, "lr": args.lr, "warmup": 100, "val_every": 250, "patience": 6,
-                     "val_samples": 64, "eval_samples": 16, "seed": seed})
+                     "train_len": length, "eval_lengths": [length], "steps": args.steps,
+                     "batch_size": 32, "lr": args.lr, "warmup": args.warmup, "val_every": args.val_every,
+                     "patience": args.patience, "val_samples": 64, "eval_samples": 16, "seed": seed})
     with mp.get_context("spawn").Pool(args.workers) as pool, open(args.out, "w") as out:
         for row in pool.imap_unordered(one, jobs):
             out.write(json.dumps(row) + "\n")
             out.flush()
-            print(f"{row['task']:9s} d{row['d_model']}x{row['n_layers']} {row['encoding']:10s} s{row['seed']} "
+            print(f"{row['task']:9s} d{row['d_model']}x{row['n_layers']} L{row['train_len']} {row['encoding']:10s} "
+                  f"s{row['seed']} "
                   f"steps {row['steps_trained']:5d} best {row['best_step']:5d} exact {row['val_exact']:.3f} "
                   f"token {row['val_token']:.3f} {row['wall_s']:6.1f}s", flush=True)
 

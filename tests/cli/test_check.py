@@ -183,6 +183,13 @@ def test_each_output_format_is_written_as_that_format(suffix, tmp_path):
     assert out.read_bytes()[:len(FORMATS[suffix])] == FORMATS[suffix]
 
 
+@pytest.mark.parametrize("command", [["plot", "sinusoidal"], ["show", "sinusoidal"]])
+def test_help_of_out_names_every_format_written(command, capsys):
+    assert main([*command, "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "(.png, .svg, .pdf, .jpg, .jpeg)" in help_text
+
+
 def test_another_format_is_refused_with_the_ones_that_fit(tmp_path, capsys):
     assert main(["plot", "sinusoidal", "--out", str(tmp_path / "fig.tiff")]) == 2
     assert f"error: --out must end in .png, .svg, .pdf, .jpg, .jpeg, got 'fig.tiff'; e.g. --out " \

@@ -139,8 +139,11 @@ def test_every_kind_draws_for_some_encoding(tmp_path):
         fig = make_figure(name, kind, options=options)
         path = save_figure(fig, tmp_path / f"{kind}.png")
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    with pytest.raises(PosencError, match="must end in"):
+    with pytest.raises(PosencError) as refused:
         save_figure(Figure(), tmp_path / "x.txt")
+    assert str(refused.value) == ("a figure file must end in .png, .svg, .pdf, .jpg or .jpeg, got 'x.txt'; e.g. "
+                                  "'x.png'")
+    assert list(tmp_path.glob("x.*")) == []
 
 
 def test_heatmap_still_serves_show():

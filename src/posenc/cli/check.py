@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from posenc.cli.options import THREADS_HELP, check_threads, parse_options
-from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_json
+from posenc.cli.output import FIGURE_SUFFIXES, JSON_HELP, STDOUT, Printer, json_target, write_json
 from posenc.errors import PosencError
 
 console = Printer()
@@ -37,7 +37,6 @@ def _table(report) -> Table:
 #: figure kinds, in the order ``posenc plot --help`` lists them (tests/cli keep it equal to posenc.plots.FIGURES)
 PLOT_KINDS = ("heatmap", "dims", "positions", "binary", "rotation", "decay", "ramp")
 #: file types ``posenc plot --out`` writes
-PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 #: a time estimate above this many seconds is printed before the work starts
 SLOW_S = 30.0
 
@@ -99,7 +98,7 @@ def check(name: str = typer.Argument(None, help="encoding name (see `posenc list
 
 def plot(name: str = typer.Argument(..., help="encoding name (see `posenc list`)"),
          kind: str = typer.Option("heatmap", "--kind", help="one of: " + ", ".join(PLOT_KINDS)),
-         out: Path = typer.Option(None, "--out", help="output file (.png, .svg, .pdf, .jpg); default NAME-KIND.png"),
+         out: Path = typer.Option(None, "--out", help=f"output file ({', '.join(FIGURE_SUFFIXES)}); default NAME-KIND.png"),
          option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
          d_model: int = typer.Option(None, "--d-model", help="model width (default: the figure's own)"),
          length: int = typer.Option(None, "--length", help="number of positions (default: the figure's own)"),
@@ -112,7 +111,7 @@ def plot(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
     get_class(name)
     if kind not in PLOT_KINDS:
         raise PosencError(f"unknown figure kind {kind!r}; valid kinds are: {', '.join(PLOT_KINDS)}")
-    out = output_file(out or Path(f"{name}-{kind}.png"), "--out", PLOT_SUFFIXES, existing_folder=True)
+    out = output_file(out or Path(f"{name}-{kind}.png"), "--out", FIGURE_SUFFIXES, existing_folder=True)
     from posenc.plots.figures import DEFAULT_SIZES, make_figure, save_figure  # matplotlib: after the cheap checks
 
     default_length, default_d = DEFAULT_SIZES[kind]

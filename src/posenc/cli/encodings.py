@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from posenc.cli.options import parse_options
-from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_json
+from posenc.cli.output import FIGURE_SUFFIXES, JSON_HELP, STDOUT, Printer, json_target, write_json
 from posenc.errors import PosencError
 
 console = Printer()
@@ -46,7 +46,7 @@ def show(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
          length: int = typer.Option(128, "--length", help="number of positions to draw"),
          n_heads: int = typer.Option(8, "--n-heads", help="heads, for bias encodings"),
          option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
-         out: Path = typer.Option(None, "--out", help="heatmap PNG path (default: NAME.png)"),
+         out: Path = typer.Option(None, "--out", help=f"heatmap file ({', '.join(FIGURE_SUFFIXES)}); default NAME.png"),
          json_path: str = typer.Option(None, "--json", help=JSON_HELP)) -> None:
     """Summarise an encoding and write a heatmap PNG of what it does to positions."""
     from posenc.cli.paths import output_file
@@ -58,7 +58,7 @@ def show(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
     get_class(name)
     if length < 1 or d_model < 1 or n_heads < 1:
         raise PosencError(f"--length, --d-model and --n-heads must be positive, got {length}, {d_model}, {n_heads}")
-    out = output_file(out or Path(f"{name}.png"), "--out", (".png", ".svg", ".pdf", ".jpg", ".jpeg"),
+    out = output_file(out or Path(f"{name}.png"), "--out", FIGURE_SUFFIXES,
                       existing_folder=True)
     target = json_target(json_path)
     # the heatmap's memory, before any work (a bias is drawn at most MAX_BIAS_SIDE positions a side, whatever

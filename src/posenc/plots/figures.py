@@ -76,10 +76,11 @@ def drawable_kinds(name: str, options: dict[str, Any] | None = None, n_heads: in
 
 
 def save_figure(fig: Figure, out: Path, dpi: int = 120) -> Path:
-    """Write ``fig`` to ``out`` (format from the suffix: .png, .svg, .pdf), creating the folder."""
+    """Write ``fig`` to ``out`` (format from the suffix: .png, .svg, .pdf, .jpg, .jpeg), creating the folder."""
     out = Path(out)
     if out.suffix.lower() not in (".png", ".svg", ".pdf", ".jpg", ".jpeg"):
-        raise PosencError(f"--out must end in .png, .svg, .pdf or .jpg, got {out.name!r}")
+        raise PosencError(f"a figure file must end in .png, .svg, .pdf, .jpg or .jpeg, got {out.name!r}; e.g. "
+                          f"{out.with_suffix('.png').name!r}")
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=dpi)
     return out
