@@ -187,7 +187,7 @@ def test_each_output_format_is_written_as_that_format(suffix, tmp_path):
 def test_help_of_out_names_every_format_written(command, capsys):
     assert main([*command, "--help"]) == 0
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "(.png, .svg, .pdf, .jpg, .jpeg)" in help_text
+    assert "file: .png, .svg, .pdf, .jpg, .jpeg (default: NAME" in help_text
 
 
 def test_another_format_is_refused_with_the_ones_that_fit(tmp_path, capsys):

@@ -240,3 +240,29 @@ def test_the_char_lm_takes_lengths_below_its_texts_and_refuses_them_at_their_siz
         CharLM().check_data(RunConfig(task="charlm", train_len=64, eval_lengths=[valid_chars]))
     with pytest.raises(PosencError, match=f"train_len {train_chars} is longer than the char-LM's training text"):
         CharLM().check_data(RunConfig(task="charlm", train_len=train_chars, eval_lengths=[64]))
+
+
+#: a bad value of each validated setting, and the option posenc train sets it with (written out, not derived)
+OPTION_OF_SETTING = [({"dtype": 5}, "--dtype"), ({"encoding_options": "dim=16"}, "-o KEY=VALUE"),
+                     ({"fmt": "seq2seq"}, "--fmt"), ({"d_model": 0}, "--d-model"), ({"n_layers": 0}, "--n-layers"),
+                     ({"train_len": 0}, "--train-len"), ({"eval_samples": 0}, "--eval-samples"),
+                     ({"val_every": -1}, "--val-every"), ({"val_every": 600, "steps": 500}, "--val-every"),
+                     ({"min_train_len": 30, "train_len": 20}, "--min-train-len"), ({"warmup": -1}, "--warmup"),
+                     ({"d_ff": 0}, "--d-ff"), ({"max_len": 0}, "--max-len"), ({"warmup": 900, "steps": 500}, "--warmup"),
+                     ({"lr": 0}, "--lr"), ({"weight_decay": -1}, "--weight-decay"), ({"grad_clip": -1}, "--grad-clip"),
+                     ({"dropout": 1.0}, "--dropout"), ({"lr_decay": "linear"}, "--lr-decay"), ({"label": " "}, "--label"),
+                     ({"eval_lengths": [0]}, "--eval-lengths"), ({"stride": 0}, "--stride"),
+                     ({"max_len": 3, "train_len": 20}, "--max-len")]
+
+
+@pytest.mark.parametrize("settings, option", OPTION_OF_SETTING, ids=[str(s) for s, _ in OPTION_OF_SETTING])
+def test_a_bad_setting_names_its_command_line_option(settings, option):
+    with pytest.raises(PosencError) as refused:
+        RunConfig(**settings)
+    assert str(refused.value).endswith(f" [option {option}]")
+
+
+def test_a_bad_setting_on_the_command_line_names_the_option_it_was_given_as(capsys):
+    assert main(["train", "--fmt", "seq2seq"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: fmt must be one of ('decoder', 'encoder'), got 'seq2seq' "
+                                               "[option --fmt]")

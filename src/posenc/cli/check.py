@@ -98,7 +98,7 @@ def check(name: str = typer.Argument(None, help="encoding name (see `posenc list
 
 def plot(name: str = typer.Argument(..., help="encoding name (see `posenc list`)"),
          kind: str = typer.Option("heatmap", "--kind", help="one of: " + ", ".join(PLOT_KINDS)),
-         out: Path = typer.Option(None, "--out", help=f"output file ({', '.join(FIGURE_SUFFIXES)}); default NAME-KIND.png"),
+         out: Path = typer.Option(None, "--out", help=f"figure file: {', '.join(FIGURE_SUFFIXES)} (default: NAME-KIND.png)"),
          option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
          d_model: int = typer.Option(None, "--d-model", help="model width (default: the figure's own)"),
          length: int = typer.Option(None, "--length", help="number of positions (default: the figure's own)"),

@@ -46,7 +46,7 @@ def show(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
          length: int = typer.Option(128, "--length", help="number of positions to draw"),
          n_heads: int = typer.Option(8, "--n-heads", help="heads, for bias encodings"),
          option: list[str] = typer.Option(None, "--option", "-o", help="encoding option key=value (repeatable)"),
-         out: Path = typer.Option(None, "--out", help=f"heatmap file ({', '.join(FIGURE_SUFFIXES)}); default NAME.png"),
+         out: Path = typer.Option(None, "--out", help=f"heatmap file: {', '.join(FIGURE_SUFFIXES)} (default: NAME.png)"),
          json_path: str = typer.Option(None, "--json", help=JSON_HELP)) -> None:
     """Summarise an encoding and write a heatmap PNG of what it does to positions."""
     from posenc.cli.paths import output_file
