@@ -29,11 +29,12 @@ ENCODINGS = ("nope", "t5", "alibi", "rope", "sinusoidal", "learned")
 
 
 def test_quick_task_sweep_trains_copy_only_small_and_short():
-    """Quick mode: copy alone at width 32, trained on sizes up to 6 and tested at 3, 6 and 12; 2 seeds give 12 runs."""
+    """Quick mode: copy alone at width 64, trained 400 steps on sizes up to 4 and tested at 2, 4 and 8; 2 seeds give
+    12 runs."""
     runs = Sweep.from_dict(tr.task_sweep(True, 2)).runs()
     assert len(runs) == 6 * 2
-    assert {(c.task, c.d_model, c.train_len, c.n_layers, tuple(c.eval_lengths)) for c, _ in runs} == {
-        ("copy", 32, 6, 2, (3, 6, 12))}
+    assert {(c.task, c.d_model, c.train_len, c.n_layers, tuple(c.eval_lengths), c.steps) for c, _ in runs} == {
+        ("copy", 64, 4, 2, (2, 4, 8), 400)}
     assert {(c.encoding, seed) for c, seed in runs} == {(e, s) for e in ENCODINGS for s in range(2)}
     assert tr.task_sweep(True)["seeds"] == [0]  # one seed unless told
 
