@@ -36,7 +36,6 @@ def _table(report) -> Table:
 
 #: figure kinds, in the order ``posenc plot --help`` lists them (tests/cli keep it equal to posenc.plots.FIGURES)
 PLOT_KINDS = ("heatmap", "dims", "positions", "binary", "rotation", "decay", "ramp")
-#: file types ``posenc plot --out`` writes
 #: a time estimate above this many seconds is printed before the work starts
 SLOW_S = 30.0
 

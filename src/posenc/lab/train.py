@@ -184,30 +184,32 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.dtype, str):
-            raise bad_setting('dtype', f"RunConfig.dtype must be a string, one of float32, bfloat16, float16; got "
-                              f"{self.dtype!r}")
+            raise bad_setting("dtype", f"RunConfig.dtype must be a string, one of float32, bfloat16, float16; "
+                                       f"got {self.dtype!r}")
         self.dtype = dtype_name(self.dtype)  # an unknown dtype names the valid ones
         task = lab_task(self.task)
         get_class(self.encoding)  # unknown encodings list the valid ones
         if not isinstance(self.encoding_options, dict):
-            raise bad_setting('encoding_options', f"encoding_options must be a dict, got {self.encoding_options!r}")
+            raise bad_setting("encoding_options", f"encoding_options must be a dict, got {self.encoding_options!r}")
         if self.fmt not in FORMATS:
-            raise bad_setting('fmt', f"fmt must be one of {FORMATS}, got {self.fmt!r}")
+            raise bad_setting("fmt", f"fmt must be one of {FORMATS}, got {self.fmt!r}")
         for name in ("d_model", "n_layers", "n_heads", "train_len", "min_train_len", "steps", "batch_size",
                      "eval_samples", "eval_tokens", "patience", "val_samples"):
             value = getattr(self, name)
             if not whole_number(value):
                 raise bad_setting(name, f"RunConfig.{name} must be a positive integer, got {value!r}")
         if not whole_number(self.val_every, 0):
-            raise bad_setting('val_every', f"RunConfig.val_every must be an integer >= 0 (0: no early stopping), got "
-                              f"{self.val_every!r}")
+            raise bad_setting("val_every", f"RunConfig.val_every must be an integer >= 0 (0: no early stopping), "
+                                           f"got {self.val_every!r}")
         if self.val_every > self.steps:
-            raise bad_setting('val_every', f"RunConfig.val_every ({self.val_every}) exceeds steps ({self.steps}): no validation would "
-                              f"fall due, so the run would report no in-distribution score; give val_every <= steps "
-                              f"(e.g. val_every={max(1, self.steps // 10)}) or 0 to train every step without stopping")
+            raise bad_setting("val_every", f"RunConfig.val_every ({self.val_every}) exceeds steps ({self.steps}): no "
+                                           f"validation would fall due, so the run would report no in-distribution "
+                                           f"score; give val_every <= steps (e.g. val_every="
+                                           f"{max(1, self.steps // 10)}) or 0 to train every step without stopping")
         task.check_config(self)  # what this task cannot take (a format, training to the ceiling)
         if self.min_train_len > self.train_len:
-            raise bad_setting('min_train_len', f"min_train_len ({self.min_train_len}) must be <= train_len ({self.train_len})")
+            raise bad_setting("min_train_len", f"min_train_len ({self.min_train_len}) must be <= train_len "
+                                               f"({self.train_len})")
         for name, low in (("warmup", 0), ("d_ff", 1), ("max_len", 1)):
             value = getattr(self, name)
             if value is not None and not whole_number(value, low):
@@ -216,9 +218,9 @@ class RunConfig:
             self.warmup = min(DEFAULT_WARMUP, self.steps)
         elif self.warmup > self.steps:
             fits = min(DEFAULT_WARMUP, self.steps)
-            raise bad_setting('warmup', f"RunConfig.warmup ({self.warmup}) exceeds steps ({self.steps}): the learning rate would "
-                              f"never reach lr; use warmup <= {self.steps} (--warmup {fits}, or --set warmup={fits} "
-                              f"in a sweep) or more steps")
+            raise bad_setting("warmup", f"RunConfig.warmup ({self.warmup}) exceeds steps ({self.steps}): the learning "
+                                        f"rate would never reach lr; use warmup <= {self.steps} (--warmup {fits}, or "
+                                        f"--set warmup={fits} in a sweep) or more steps")
         for name, low, high, example in (("lr", 0.0, None, "lr=1e-3"), ("weight_decay", 0.0, None, "weight_decay=0.01"),
                                          ("grad_clip", 0.0, None, "grad_clip=1.0"), ("dropout", 0.0, 1.0, "dropout=0.1")):
             value = getattr(self, name)
@@ -226,24 +228,26 @@ class RunConfig:
             ok = ok and (value > low if name == "lr" else value >= low) and (high is None or value < high)
             if not ok:
                 bounds = f"in [{low:g}, {high:g})" if high is not None else ("> 0" if name == "lr" else ">= 0")
-                raise bad_setting(name, f"RunConfig.{name} must be a number {bounds}, got {value!r}; e.g. --set {example}")
+                raise bad_setting(name, f"RunConfig.{name} must be a number {bounds}, got {value!r}; e.g. --set "
+                                        f"{example}")
         if self.lr_decay not in LR_DECAYS:
-            raise bad_setting('lr_decay', f"RunConfig.lr_decay must be one of {', '.join(LR_DECAYS)}, got {self.lr_decay!r}; e.g. "
-                              f"--set lr_decay=constant")
+            raise bad_setting("lr_decay", f"RunConfig.lr_decay must be one of {', '.join(LR_DECAYS)}, got "
+                                          f"{self.lr_decay!r}; e.g. --set lr_decay=constant")
         if self.label is not None and (not isinstance(self.label, str) or not self.label.strip()):
-            raise bad_setting('label', f"RunConfig.label must be a non-empty string or None, got {self.label!r}")
+            raise bad_setting("label", f"RunConfig.label must be a non-empty string or None, got {self.label!r}")
         lengths = self.eval_lengths or self.default_eval_lengths()
         if not isinstance(lengths, list | tuple) or not all(whole_number(n) for n in lengths):
-            raise bad_setting('eval_lengths', f"eval_lengths must be a list of positive integers, got {lengths!r}; e.g. "
-                              f"eval_lengths=[10, 20, 40]")
+            raise bad_setting("eval_lengths", f"eval_lengths must be a list of positive integers, got {lengths!r}; "
+                                              f"e.g. eval_lengths=[10, 20, 40]")
         self.eval_lengths = list(lengths)
         self.protocols = list(normalize_protocols(self.protocols))
         if self.stride is not None and not whole_number(self.stride):
-            raise bad_setting('stride', f"stride must be a positive integer or None, got {self.stride!r}")
+            raise bad_setting("stride", f"stride must be a positive integer or None, got {self.stride!r}")
         needed = self.sequence_length(self.train_len)
         if self.max_len is not None and self.max_len < needed:
-            raise bad_setting('max_len', f"max_len={self.max_len} does not fit the training sequences: train_len={self.train_len}"
-                              f" gives {needed} tokens; raise max_len to at least {needed} or lower train_len")
+            raise bad_setting("max_len", f"max_len={self.max_len} does not fit the training sequences: train_len="
+                                         f"{self.train_len} gives {needed} tokens; raise max_len to at least {needed} "
+                                         f"or lower train_len")
         randomized = get_class(self.encoding).info.randomized  # positions drawn from [0, max_len)
         randomized_range = self.encoding_options.get("max_len", RANDOMIZED_RANGE) if randomized else None
         longest = max(self.sequence_length(n) for n in self.eval_lengths + [self.train_len])
