@@ -9,7 +9,15 @@ import os
 import subprocess
 from pathlib import Path
 
-from posenc.report.reference import KINDS, REFERENCE_DIR, load_references, machine, run_identity, source_commit
+from posenc.report.reference import (
+    FOLLOW_UPS,
+    KINDS,
+    REFERENCE_DIR,
+    load_references,
+    machine,
+    run_identity,
+    source_commit,
+)
 
 
 def write_report(folder: Path, name: str, verdicts: dict[str, str], quick: bool = False, extended: bool = False,
@@ -126,3 +134,23 @@ def test_a_full_file_needs_only_to_be_full_and_an_extended_one_to_say_extended(t
     del data["extended"]
     path.write_text(json.dumps(data))
     assert set(load_references(tmp_path).runs) == {"full", "extended"}
+
+
+def test_a_follow_up_holds_the_claims_it_ran_and_is_optional(tmp_path):
+    assert FOLLOW_UPS == {"more-seeds": ("more-seeds.json", "posenc report --seeds 10 --claim ID")}
+    assert "more-seeds" not in load_references(tmp_path).notes  # never made: nothing to say
+    write_report(tmp_path, "more-seeds.json", {"alibi-table": "qualified", "sin-bounded": "not run",
+                                               "cope-counts": "supported"}, seeds=10)
+    refs = load_references(tmp_path)
+    assert refs.runs["more-seeds"].verdicts == {"alibi-table": {"status": "qualified", "condition": "at 128 tokens"},
+                                                "cope-counts": {"status": "supported", "condition": None}}
+    assert refs.runs["more-seeds"].describe().startswith("more-seeds run of 2026-11-26 (commit 0123456789ab")
+    write_report(tmp_path, "more-seeds.json", {"alibi-table": "qualified"}, quick=True)
+    note = load_references(tmp_path).notes["more-seeds"]
+    assert "is a quick run" in note and "posenc report --seeds 10 --claim ID --out DIR" in note
+
+
+def test_the_committed_follow_up_is_the_ten_seed_run_of_three_claims():
+    follow_up = load_references().runs.get("more-seeds")
+    assert follow_up is not None, load_references().notes.get("more-seeds")
+    assert sorted(follow_up.verdicts) == ["alibi-table", "cope-counts", "learned-slows-convergence"]

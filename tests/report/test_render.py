@@ -168,6 +168,25 @@ def test_the_page_shows_the_full_and_extended_verdicts_and_marks_differences(tmp
     assert "differs from this run" in section
 
 
+def test_a_follow_up_shows_in_the_sections_of_the_claims_it_ran_only(tmp_path):
+    from test_reference import write_report
+
+    from posenc.report.reference import load_references
+
+    write_report(tmp_path, "full.json", {"sin-bounded": "supported", "rope-extrapolates": "refuted"})
+    write_report(tmp_path, "more-seeds.json", {"rope-extrapolates": "refuted", "sin-bounded": "not run"}, seeds=10)
+    page, _ = _page(tmp_path, load_references(tmp_path))
+    section = _section(page, "rope-extrapolates")  # inconclusive on this page
+    assert "last more-seeds run (2026-11-26):" in section
+    assert section.count("differs from this run") == 2  # the full run's line and the follow-up's
+    assert "more-seeds" not in _section(page, "sin-bounded")
+    summary = page[page.index('<table class="summary">'):]
+    assert "more-seeds" not in summary[:summary.index("</table>")]  # no column of its own
+    header = " ".join(page[page.index('<div class="references">'):].split("</div>")[0].split())
+    assert "In the sections of the 1 claim it ran: the more-seeds run of 2026-11-26" in header
+    assert "<code>more-seeds.json</code>; 1 verdict differs from this run's." in header
+
+
 def test_without_committed_runs_the_page_says_so(tmp_path):
     from posenc.report.reference import load_references
 

@@ -5,7 +5,8 @@ recomputed by every page, so whoever runs them on a quiet machine commits their 
 :data:`REFERENCE_DIR` as ``full.json`` and ``extended.json``. Each report.json says what ran: its date
 (``created_at``), the commit (``commit``), the machine (``machine``) and the library versions (``versions``); see
 :func:`run_identity`. The page shows each claim's verdict in both beside this run's and marks where one differs; a
-file that is missing or cannot be read is said on the page, never guessed.
+file that is missing or cannot be read is said on the page, never guessed. A follow-up run of a few claims
+(:data:`FOLLOW_UPS`: ``more-seeds.json``) is shown in the sections of the claims it ran.
 
 To refresh them (on an otherwise idle machine; the commands are those of docs/report.md)::
 
@@ -25,13 +26,17 @@ from typing import Any
 
 from posenc.report.verdict import STATUSES
 
-__all__ = ["REFERENCE_DIR", "KINDS", "ReferenceRun", "References", "load_references", "run_identity",
+__all__ = ["REFERENCE_DIR", "KINDS", "FOLLOW_UPS", "ReferenceRun", "References", "load_references", "run_identity",
            "source_commit", "machine"]
 
 #: where the committed reference reports live: ``docs/reports`` of the source tree posenc runs from
 REFERENCE_DIR = Path(__file__).resolve().parents[3] / "docs" / "reports"
 #: the reference runs, by kind: the file and the command that makes it
 KINDS = {"full": ("full.json", "posenc report"), "extended": ("extended.json", "posenc report --extended")}
+#: follow-up runs of a few claims (their file and command): shown in those claims' sections only, and only when
+#: committed; their "not run" claims are left out. ``more-seeds``: the claims an interval left inconclusive, at 10
+#: seeds, under the rule fixed before that run (docs/report.md, "More seeds where an interval straddles its bar").
+FOLLOW_UPS = {"more-seeds": ("more-seeds.json", "posenc report --seeds 10 --claim ID")}
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,8 @@ def _read(kind: str, path: Path) -> ReferenceRun:
         verdict = claim.get("verdict") if isinstance(claim, dict) else None
         if not isinstance(verdict, dict) or verdict.get("status") not in STATUSES or not claim.get("id"):
             raise ValueError(f"a claim without an id or a known verdict status: {str(claim)[:120]}")
+        if kind in FOLLOW_UPS and verdict["status"] == "not run":
+            continue  # a follow-up holds the claims it ran
         verdicts[str(claim["id"])] = {"status": verdict["status"], "condition": verdict.get("condition")}
     machine_ = data.get("machine") if isinstance(data.get("machine"), dict) else {}
     versions = data.get("versions") if isinstance(data.get("versions"), dict) else {}
@@ -91,17 +98,19 @@ def _read(kind: str, path: Path) -> ReferenceRun:
 
 
 def load_references(folder: str | Path | None = None) -> References:
-    """The committed full and extended runs in ``folder`` (default :data:`REFERENCE_DIR`); a kind whose file is
-    missing or unreadable gets a note saying so and how to make it."""
+    """The committed full and extended runs in ``folder`` (default :data:`REFERENCE_DIR`), and its follow-ups
+    (:data:`FOLLOW_UPS`); a full or extended run whose file is missing, or any file that cannot be read, gets a note
+    saying so and how to make it (a follow-up that was never made gets none: it is optional)."""
     where = Path(folder).expanduser() if folder is not None else REFERENCE_DIR
     runs: dict[str, ReferenceRun] = {}
     notes: dict[str, str] = {}
-    for kind, (name, command) in KINDS.items():
+    for kind, (name, command) in {**KINDS, **FOLLOW_UPS}.items():
         path = where / name
         shown = _shown(path)
         make = f"run `{command} --out DIR` on an idle machine and commit DIR/report.json as {shown}"
         if not path.is_file():
-            notes[kind] = f"no committed {kind} run: {shown} does not exist ({make})"
+            if kind in KINDS:
+                notes[kind] = f"no committed {kind} run: {shown} does not exist ({make})"
             continue
         try:
             runs[kind] = _read(kind, path)

@@ -24,6 +24,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from posenc.report.experiments.base import find_experiment
+from posenc.report.reference import FOLLOW_UPS
 from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
 from posenc.stats import MIN_UNITS, Estimate
 from posenc.store import package_versions
@@ -31,7 +32,7 @@ from posenc.store import package_versions
 if TYPE_CHECKING:
     import jinja2
 
-    from posenc.report.reference import References
+    from posenc.report.reference import ReferenceRun, References
     from posenc.report.result import ClaimResult, ReportResult
 
 __all__ = ["render_html", "format_value", "template_text", "TEMPLATE"]
@@ -136,8 +137,8 @@ def _groups(results: list[ClaimResult], references: References | None) -> list[d
 
 
 def _reference_runs(references: References | None, results: list[ClaimResult]) -> list[dict[str, Any]] | None:
-    """Which committed runs the summary's last two columns come from, how many verdicts differ, or why one is
-    missing (``note``)."""
+    """Which committed runs the summary's last two columns come from, and the committed follow-ups shown in their
+    claims' sections: what ran each, how many verdicts differ, or why one is missing or unreadable (``note``)."""
     if references is None:
         return None
     runs = []
@@ -146,11 +147,22 @@ def _reference_runs(references: References | None, results: list[ClaimResult]) -
         if run is None:
             runs.append({"note": references.notes.get(kind, f"no committed {kind} run")})
             continue
-        differs = sum(run.verdicts.get(r.claim.id, {}).get("status", r.verdict.status) != r.verdict.status
-                      for r in results)
-        runs.append({"note": None, "kind": kind, "describe": run.describe(), "file": run.path.name,
-                     "differs": differs})
+        runs.append(_reference_run(run, results, column=True))
+    for kind in FOLLOW_UPS:  # listed only when committed (or committed and unreadable)
+        if kind in references.runs:
+            runs.append(_reference_run(references.runs[kind], results, column=False))
+        elif kind in references.notes:
+            runs.append({"note": references.notes[kind]})
     return runs
+
+
+def _reference_run(run: ReferenceRun, results: list[ClaimResult], column: bool) -> dict[str, Any]:
+    """A committed run as the header lists it: what ran it, its file, and how many verdicts differ from this run's
+    (a claim it lacks does not count)."""
+    differs = sum(run.verdicts.get(r.claim.id, {}).get("status", r.verdict.status) != r.verdict.status
+                  for r in results)
+    return {"note": None, "kind": run.kind, "describe": run.describe(), "file": run.path.name, "differs": differs,
+            "column": column, "claims": len(run.verdicts)}
 
 
 def _timings(results: list[ClaimResult]) -> list[tuple[str, float, bool]]:
@@ -179,7 +191,8 @@ def _versions_text(versions: dict[str, Any]) -> str:
 
 def _reference_lines(result: ClaimResult, references: References | None) -> list[dict[str, Any]] | None:
     """The claim's verdict in the last committed full and extended runs (``missing``: ``"run"`` without that run,
-    ``"claim"`` when the claim was not in it), each marked where it differs."""
+    ``"claim"`` when the claim was not in it), and in a committed follow-up that ran it; each marked where it
+    differs."""
     if references is None:
         return None
     lines = []
@@ -187,17 +200,24 @@ def _reference_lines(result: ClaimResult, references: References | None) -> list
         run = references.runs.get(kind)
         if run is None:
             lines.append({"kind": kind, "missing": "run"})
-            continue
-        date = run.created_at.split("T")[0]
-        found = run.verdicts.get(result.claim.id)
-        if found is None:
-            lines.append({"kind": kind, "missing": "claim", "date": date})
-            continue
-        label = f"qualified: {found['condition']}" if found["status"] == "qualified" and found.get("condition") \
-            else found["status"]
-        lines.append({"kind": kind, "missing": None, "date": date, "status": found["status"], "label": label,
-                      "differs": found["status"] != result.verdict.status})
+        elif result.claim.id not in run.verdicts:
+            lines.append({"kind": kind, "missing": "claim", "date": run.created_at.split("T")[0]})
+        else:
+            lines.append(_reference_line(run, result))
+    for kind in FOLLOW_UPS:  # a follow-up's line only in the sections of the claims it ran
+        run = references.runs.get(kind)
+        if run is not None and result.claim.id in run.verdicts:
+            lines.append(_reference_line(run, result))
     return lines
+
+
+def _reference_line(run: ReferenceRun, result: ClaimResult) -> dict[str, Any]:
+    """The claim's verdict in ``run`` (which holds it) as a section's line shows it."""
+    found = run.verdicts[result.claim.id]
+    label = f"qualified: {found['condition']}" if found["status"] == "qualified" and found.get("condition") \
+        else found["status"]
+    return {"kind": run.kind, "missing": None, "date": run.created_at.split("T")[0], "status": found["status"],
+            "label": label, "differs": found["status"] != result.verdict.status}
 
 
 def _section(i: int, result: ClaimResult, references: References | None = None) -> dict[str, Any]:
