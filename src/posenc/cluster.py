@@ -114,8 +114,11 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     killed after :data:`STOP_GRACE_S` seconds. Ctrl-C at a terminal reaches the whole process group: it ends the
     workers the same way (:func:`_on_interrupt`).
     """
+    # a process started with Ctrl-C ignored (a background job of a script) keeps its workers ignoring it too:
+    # otherwise a SIGINT to the group would end the workers while this process went on, and report them dead
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_worker_init,
-                               initargs=(os.getpid(),))
+                               initargs=(os.getpid(), ignored))
     try:
         yield pool
     except BaseException:
@@ -182,9 +185,9 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(1)  # the parent is gone (killed, even with SIGKILL): nobody will read this work
 
 
-def _worker_init(parent_pid: int) -> None:
-    """Make a pool worker exit when its parent dies, and end at Ctrl-C (:func:`_on_interrupt`); it prints no
-    library warnings.
+def _worker_init(parent_pid: int, interrupt_ignored: bool = False) -> None:
+    """Make a pool worker exit when its parent dies, and end at Ctrl-C (:func:`_on_interrupt`) unless its parent
+    ignores Ctrl-C (``interrupt_ignored``: then the worker ignores it too); it prints no library warnings.
 
     Linux: ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` asks the kernel to signal the worker when its parent dies. Everywhere:
     a daemon thread that polls the parent's pid (a dead parent's children are re-parented, so ``getppid`` changes).
@@ -199,7 +202,7 @@ def _worker_init(parent_pid: int) -> None:
     if os.getppid() != parent_pid:  # the parent died before the line above took effect
         os._exit(1)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="posenc-parent-watch").start()
-    signal.signal(signal.SIGINT, _on_interrupt)
+    signal.signal(signal.SIGINT, signal.SIG_IGN if interrupt_ignored else _on_interrupt)
     # the parent speaks for the pool: a library's warning (a kernel that cannot be built, a deprecation) would
     # otherwise be printed once per worker, between the progress lines
     warnings.simplefilter("ignore")

@@ -70,6 +70,18 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _terminal_signals() -> None:
+    """In the child, before it runs: Ctrl-C as a terminal gives it (the default action, not blocked), whatever the
+    test runner's process had set (a runner that ignores or blocks SIGINT passes that on to the processes it starts)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _ignoring_signals() -> None:
+    """In the child, before it runs: Ctrl-C ignored, as in a background job of a shell script."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -83,7 +95,8 @@ def test_ctrl_c_stops_the_pool_keeps_finished_runs_and_says_how_to_resume(tmp_pa
     grid, store = tmp_path / "grid.json", tmp_path / "runs.sqlite"
     grid.write_text(json.dumps({"base": TINY, "grid": {"variant": VARIANTS}}))
     proc = subprocess.Popen(CLI + ["sweep", "--grid", str(grid), "--store", str(store), "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_terminal_signals)
     everyone: set[int] = set()
     try:
         deadline = time.time() + 300
@@ -117,3 +130,34 @@ def test_ctrl_c_stops_the_pool_keeps_finished_runs_and_says_how_to_resume(tmp_pa
         time.sleep(0.1)
     left = [(pid, _cmdline(pid)) for pid in everyone if _alive(pid)]
     assert not left, f"processes left running: {left}"
+
+
+def test_a_sweep_started_with_ctrl_c_ignored_keeps_its_workers_through_a_group_sigint(tmp_path):
+    """Started with SIGINT ignored (a background job of a script), the sweep ignores a SIGINT to its group, and so do
+    its workers: before, the workers ended and the sweep, which went on, reported them dead."""
+    grid, store = tmp_path / "grid.json", tmp_path / "runs.sqlite"
+    grid.write_text(json.dumps({"base": TINY, "grid": {"variant": VARIANTS}}))
+    proc = subprocess.Popen(CLI + ["sweep", "--grid", str(grid), "--store", str(store), "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_ignoring_signals)
+    everyone: set[int] = set()
+    try:
+        deadline = time.time() + 300
+        while _done(store) < 2 and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.2)
+        assert _done(store) == 2 and proc.poll() is None, "the two short runs should be stored, the sweep running"
+        time.sleep(1.0)  # the pool has moved on to the long runs
+        everyone = _descendants(proc.pid)
+        workers = {pid for pid in everyone if "multiprocessing.spawn" in _cmdline(pid)}
+        assert len(workers) == 2, [(pid, _cmdline(pid)) for pid in everyone]
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(3.0)
+        assert proc.poll() is None, proc.communicate()[1][-2000:]
+        assert all(_alive(pid) for pid in workers)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+        for pid in everyone:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
