@@ -5,6 +5,7 @@ the store, the command says how many finished and how to resume, and it exits wi
 died and every remaining run still started; a SIGINT to the sweep alone waited for all of them.
 """
 
+import contextlib
 import json
 import os
 import signal
@@ -90,13 +91,16 @@ def _alive(pid: int) -> bool:
     return stat[stat.rindex(")") + 2:].split()[0] != "Z"
 
 
-@pytest.mark.parametrize("to", ["group", "sweep"])
-def test_ctrl_c_stops_the_pool_keeps_finished_runs_and_says_how_to_resume(tmp_path, to):
+@contextlib.contextmanager
+def _sweep_at_its_long_runs(tmp_path: Path, preexec):
+    """A real ``posenc sweep --workers 2`` (its child set up by ``preexec``) whose two short runs are stored and whose
+    pool has moved on to the long ones; yields ``(process, store, the processes below it then)``. Whatever of them
+    is still alive at the end is killed."""
     grid, store = tmp_path / "grid.json", tmp_path / "runs.sqlite"
     grid.write_text(json.dumps({"base": TINY, "grid": {"variant": VARIANTS}}))
     proc = subprocess.Popen(CLI + ["sweep", "--grid", str(grid), "--store", str(store), "--workers", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=_terminal_signals)
+                            preexec_fn=preexec)
     everyone: set[int] = set()
     try:
         deadline = time.time() + 300
@@ -104,56 +108,8 @@ def test_ctrl_c_stops_the_pool_keeps_finished_runs_and_says_how_to_resume(tmp_pa
             time.sleep(0.2)
         assert _done(store) == 2 and proc.poll() is None, "the two short runs should be stored, the sweep running"
         time.sleep(1.0)  # the pool has moved on to the long runs
-        everyone = _descendants(proc.pid)
-        started = time.monotonic()
-        if to == "group":  # what a terminal's Ctrl-C does: every process of the foreground group gets SIGINT
-            os.killpg(proc.pid, signal.SIGINT)
-        else:  # the sweep alone
-            os.kill(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=30)  # hours of runs were waiting: this would not end before
-        elapsed = time.monotonic() - started
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-        for pid in everyone:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
-    assert proc.returncode == 130, err[-2000:]
-    assert elapsed < 5, f"stopping took {elapsed:.1f} s"  # measured: 0.7 to 1.0 s on 2 busy cores
-    assert "Traceback" not in err
-    assert (f"sweep grid interrupted: 2 of its 6 runs to run finished and are kept in {store} (beside the 0 stored "
-            f"before); run the same command again to run the 4 still missing") in err
-    assert sorted(_rows(store)) == [("nope", "done"), ("rope", "done")]  # kept, and nothing else was stored
-    deadline = time.time() + 5  # multiprocessing's resource tracker ends once the sweep's end closes its pipe
-    while time.time() < deadline and any(_alive(pid) for pid in everyone):
-        time.sleep(0.1)
-    left = [(pid, _cmdline(pid)) for pid in everyone if _alive(pid)]
-    assert not left, f"processes left running: {left}"
-
-
-def test_a_sweep_started_with_ctrl_c_ignored_keeps_its_workers_through_a_group_sigint(tmp_path):
-    """Started with SIGINT ignored (a background job of a script), the sweep ignores a SIGINT to its group, and so do
-    its workers: before, the workers ended and the sweep, which went on, reported them dead."""
-    grid, store = tmp_path / "grid.json", tmp_path / "runs.sqlite"
-    grid.write_text(json.dumps({"base": TINY, "grid": {"variant": VARIANTS}}))
-    proc = subprocess.Popen(CLI + ["sweep", "--grid", str(grid), "--store", str(store), "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=_ignoring_signals)
-    everyone: set[int] = set()
-    try:
-        deadline = time.time() + 300
-        while _done(store) < 2 and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.2)
-        assert _done(store) == 2 and proc.poll() is None, "the two short runs should be stored, the sweep running"
-        time.sleep(1.0)  # the pool has moved on to the long runs
-        everyone = _descendants(proc.pid)
-        workers = {pid for pid in everyone if "multiprocessing.spawn" in _cmdline(pid)}
-        assert len(workers) == 2, [(pid, _cmdline(pid)) for pid in everyone]
-        os.killpg(proc.pid, signal.SIGINT)
-        time.sleep(3.0)
-        assert proc.poll() is None, proc.communicate()[1][-2000:]
-        assert all(_alive(pid) for pid in workers)
+        everyone |= _descendants(proc.pid)
+        yield proc, store, everyone
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -161,3 +117,38 @@ def test_a_sweep_started_with_ctrl_c_ignored_keeps_its_workers_through_a_group_s
         for pid in everyone:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("to", ["group", "sweep"])
+def test_ctrl_c_stops_the_pool_keeps_finished_runs_and_says_how_to_resume(tmp_path, to):
+    with _sweep_at_its_long_runs(tmp_path, _terminal_signals) as (proc, store, everyone):
+        started = time.monotonic()
+        if to == "group":  # what a terminal's Ctrl-C does: every process of the foreground group gets SIGINT
+            os.killpg(proc.pid, signal.SIGINT)
+        else:  # the sweep alone
+            os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)  # hours of runs were waiting: this would not end before
+        elapsed = time.monotonic() - started
+        deadline = time.time() + 5  # multiprocessing's resource tracker ends once the sweep's end closes its pipe
+        while time.time() < deadline and any(_alive(pid) for pid in everyone):
+            time.sleep(0.1)
+        left = [(pid, _cmdline(pid)) for pid in everyone if _alive(pid)]  # read before the cleanup kills them
+    assert proc.returncode == 130, err[-2000:]
+    assert elapsed < 5, f"stopping took {elapsed:.1f} s"  # measured: 0.7 to 1.0 s on 2 busy cores
+    assert "Traceback" not in err
+    assert (f"sweep grid interrupted: 2 of its 6 runs to run finished and are kept in {store} (beside the 0 stored "
+            f"before); run the same command again to run the 4 still missing") in err
+    assert sorted(_rows(store)) == [("nope", "done"), ("rope", "done")]  # kept, and nothing else was stored
+    assert not left, f"processes left running: {left}"
+
+
+def test_a_sweep_started_with_ctrl_c_ignored_keeps_its_workers_through_a_group_sigint(tmp_path):
+    """Started with SIGINT ignored (a background job of a script), the sweep ignores a SIGINT to its group, and so do
+    its workers: before, the workers ended and the sweep, which went on, reported them dead."""
+    with _sweep_at_its_long_runs(tmp_path, _ignoring_signals) as (proc, _, everyone):
+        workers = {pid for pid in everyone if "multiprocessing.spawn" in _cmdline(pid)}
+        assert len(workers) == 2, [(pid, _cmdline(pid)) for pid in everyone]
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(3.0)
+        assert proc.poll() is None, proc.communicate()[1][-2000:]
+        assert all(_alive(pid) for pid in workers)
