@@ -6,6 +6,9 @@ import dataclasses
 #: seeds are whole numbers in ``0..SEED_LIMIT - 1``: what every generator posenc seeds takes (NumPy's legacy
 #: ``RandomState`` stops at 2^32 - 1, torch at 2^64 - 1), one rule for every command and function
 SEED_LIMIT = 2 ** 32
+#: the figure files posenc writes (``posenc plot``, ``posenc show``, :func:`posenc.plots.figures.save_figure`):
+#: matplotlib picks the format from the suffix
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 
 
 def whole_number(value: object, low: int = 1, high: int | None = None) -> bool:

@@ -9,8 +9,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from posenc.checks import FIGURE_SUFFIXES
 from posenc.cli.options import THREADS_HELP, check_threads, parse_options
-from posenc.cli.output import FIGURE_SUFFIXES, JSON_HELP, STDOUT, Printer, json_target, write_json
+from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_json
 from posenc.errors import PosencError
 
 console = Printer()

@@ -29,8 +29,6 @@ STDOUT = "-"
 #: the width a pipe or a log gets: no wrapping short of it
 PIPE_WIDTH = 400
 JSON_HELP = "write the result as JSON to this file (- for standard output)"
-#: the figure files `posenc plot` and `posenc show` write (matplotlib picks the format from the suffix)
-FIGURE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 
 
 class Printer:

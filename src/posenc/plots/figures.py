@@ -8,6 +8,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from posenc.checks import FIGURE_SUFFIXES
 from posenc.errors import PosencError
 from posenc.plots.binary import binary_figure
 from posenc.plots.common import NotDrawable
@@ -78,9 +79,9 @@ def drawable_kinds(name: str, options: dict[str, Any] | None = None, n_heads: in
 def save_figure(fig: Figure, out: Path, dpi: int = 120) -> Path:
     """Write ``fig`` to ``out`` (format from the suffix: .png, .svg, .pdf, .jpg, .jpeg), creating the folder."""
     out = Path(out)
-    if out.suffix.lower() not in (".png", ".svg", ".pdf", ".jpg", ".jpeg"):
-        raise PosencError(f"a figure file must end in .png, .svg, .pdf, .jpg or .jpeg, got {out.name!r}; e.g. "
-                          f"{out.with_suffix('.png').name!r}")
+    if out.suffix.lower() not in FIGURE_SUFFIXES:
+        raise PosencError(f"a figure file must end in {', '.join(FIGURE_SUFFIXES[:-1])} or {FIGURE_SUFFIXES[-1]}, "
+                          f"got {out.name!r}; e.g. {out.with_suffix('.png').name!r}")
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=dpi)
     return out
