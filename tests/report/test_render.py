@@ -1,5 +1,5 @@
-"""The page: self-contained (no network URL anywhere a browser would fetch), a section with a verdict per claim,
-failed claims shown with their error, values formatted for reading."""
+"""The page: self-contained (no network URL anywhere a browser would fetch, its one script inline), a section with a
+verdict per claim, failed claims shown with their error, values formatted for reading."""
 
 from __future__ import annotations
 
@@ -19,9 +19,12 @@ class _Collector(HTMLParser):
         self.urls: list[str] = []
         self.sections: list[dict[str, str]] = []
         self.images: list[str] = []
+        self.scripts: list[dict[str, str]] = []
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if tag == "script":
+            self.scripts.append(attrs)
         for key in ("src", "href", "action", "poster", "data"):
             if key in attrs:
                 self.urls.append(attrs[key])
@@ -41,13 +44,22 @@ def _parse(page: str) -> _Collector:
     return collector
 
 
+def _plain(fragment: str) -> str:
+    """What a reader sees of a piece of the page: tags dropped, entities decoded, white space collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", "", fragment)).split())
+
+
 def test_page_is_self_contained(small_report):
     page = read(small_report.index_html)
     parsed = _parse(page)
-    external = [u for u in parsed.urls if not (u.startswith("#") or u.startswith("data:"))]
+    # the language switch's links stay on the page (?lang=...); no explorer link without an explorer page
+    external = [u for u in parsed.urls if not (u.startswith("#") or u.startswith("data:") or u.startswith("?lang="))]
     assert external == []
     assert not re.search(r"url\(\s*['\"]?https?:", page)  # no CSS fetch
-    assert "<script" not in page and "@import" not in page
+    assert "@import" not in page
+    # two inline scripts, the text tables (JSON) and the switch; nothing loaded, nothing fetched
+    assert parsed.scripts == [{"type": "application/json", "id": "report-text"}, {}]
+    assert not re.search(r"fetch\(|XMLHttpRequest|import\(|https?://", page.split('id="report-text"')[1])
 
 
 def test_every_figure_is_an_embedded_png(small_report):
@@ -61,8 +73,13 @@ def test_every_figure_is_an_embedded_png(small_report):
 
 
 def test_one_section_per_claim_with_its_verdict(small_report):
-    parsed = _parse(read(small_report.index_html))
-    assert [s["id"] for s in parsed.sections] == [r.claim.id for r in small_report.results]
+    page = read(small_report.index_html)
+    parsed = _parse(page)
+    assert [s["id"] for s in parsed.sections] == [f"claim-{r.claim.id}" for r in small_report.results]
+    assert [s["data-claim"] for s in parsed.sections] == [r.claim.id for r in small_report.results]
+    for r in small_report.results:  # the older anchor #<id> lands on the section too
+        section = page[page.index(f'id="claim-{r.claim.id}"'):]
+        assert f'<span class="anchor" id="{r.claim.id}"></span>' in section[:section.index("</section>")]
     assert [s["data-verdict"] for s in parsed.sections] == [r.verdict.status for r in small_report.results]
 
 
@@ -125,10 +142,10 @@ def test_not_run_and_not_decided_are_counted_apart_from_inconclusive(tmp_path):
     page, _ = _page(tmp_path)
     counts = page[page.index('<div class="counts">'):]
     counts = counts[:counts.index("</div>")]
-    assert ">2 supported<" in counts and ">1 inconclusive<" in counts
-    assert ">1 not decided in quick mode<" in counts and ">1 not run<" in counts
-    assert "Run it: <code>posenc report --claim cope-counts</code>" in _section(page, "cope-counts")
-    assert "Run it: <code>posenc report --claim sinusoid-weak-local</code>" in _section(page, "sinusoid-weak-local")
+    assert _plain(counts.replace("</span><span", "</span> <span")) == ("2 supported 1 inconclusive "
+                                                                       "1 not decided in quick mode 1 not run")
+    assert "Run it: posenc report --claim cope-counts" in _plain(_section(page, "cope-counts"))
+    assert "Run it: posenc report --claim sinusoid-weak-local" in _plain(_section(page, "sinusoid-weak-local"))
     assert 'data-verdict="not run"' in page and "run: posenc report --claim cope-counts" in page  # summary row
 
 
@@ -155,15 +172,15 @@ def test_the_page_shows_the_full_and_extended_verdicts_and_marks_differences(tmp
     summary = page[page.index('<table class="summary">'):]
     summary = summary[:summary.index("</table>")]
     assert "Last full run" in summary and "Last extended run" in summary
-    row = summary[summary.index('href="#rope-extrapolates"'):]
+    row = summary[summary.index('href="#claim-rope-extrapolates"'):]
     row = row[:row.index("</tr>")]
     assert 'data-kind="full" data-verdict="refuted" data-differs="yes"' in row and "&ne;" in row
-    same = summary[summary.index('href="#sin-bounded"'):]
+    same = summary[summary.index('href="#claim-sin-bounded"'):]
     same = same[:same.index("</tr>")]
     assert 'data-kind="full" data-verdict="supported" data-differs="no"' in same and "&ne;" not in same
     assert "not in that run" in row  # rope-extrapolates is not in the extended file
     assert "full run of 2026-11-26 (commit 0123456789ab" in page
-    section = _section(page, "cope-counts")
+    section = _plain(_section(page, "cope-counts"))
     assert "last extended run (2026-11-26)" in section and "qualified: at 128 tokens" in section
     assert "differs from this run" in section
 
@@ -176,7 +193,7 @@ def test_a_follow_up_shows_in_the_sections_of_the_claims_it_ran_only(tmp_path):
     write_report(tmp_path, "full.json", {"sin-bounded": "supported", "rope-extrapolates": "refuted"})
     write_report(tmp_path, "more-seeds.json", {"rope-extrapolates": "refuted", "sin-bounded": "not run"}, seeds=10)
     page, _ = _page(tmp_path, load_references(tmp_path))
-    section = _section(page, "rope-extrapolates")  # inconclusive on this page
+    section = _plain(_section(page, "rope-extrapolates"))  # inconclusive on this page
     assert "last more-seeds run (2026-11-26):" in section
     assert section.count("differs from this run") == 2  # the full run's line and the follow-up's
     assert "more-seeds" not in _section(page, "sin-bounded")
@@ -192,7 +209,7 @@ def test_without_committed_runs_the_page_says_so(tmp_path):
 
     page, _ = _page(tmp_path, load_references(tmp_path))
     assert "no committed full run" in page and "no committed extended run" in page
-    assert "last full run: none committed" in _section(page, "sin-bounded")
+    assert "last full run: none committed" in _plain(_section(page, "sin-bounded"))
 
 
 def test_the_small_report_reads_the_source_trees_reference_folder(small_report):
@@ -231,6 +248,8 @@ def test_the_template_is_package_data_the_wheel_carries():
 
 def test_every_value_on_the_page_is_escaped(tmp_path):
     """Text from a claim, a measurement or an error reaches the page as text, never as markup."""
+    import dataclasses
+
     from posenc.report.experiments.base import Measurement, Row
     from posenc.report.ledger import get_claim
     from posenc.report.render import render_html
@@ -239,14 +258,16 @@ def test_every_value_on_the_page_is_escaped(tmp_path):
     from posenc.stats import exact
 
     evil = "<script>alert('x')</script>"
+    titled = dataclasses.replace(get_claim("word-order"), title=evil, title_zh=evil)
     results = [ClaimResult(get_claim("sin-bounded"), supported(f"holds {evil}"),
                            Measurement({}, rows=[Row(evil, exact(1.0), evil, evil)], setup=evil), True),
-               ClaimResult(get_claim("word-order"), failed(evil), None, True, error=evil)]
+               ClaimResult(titled, failed(evil), None, True, error=evil)]
     page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", results, True,
                                     None, store_note=evil))
-    assert "<script" not in page
-    # the reason, three cells, the setup, the error in its section and in the summary, the store note
-    assert page.count("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;") == 8
+    assert page.count("<script") == 2 and "<script>alert" not in page  # the page's own two scripts only
+    # the reason, three cells, the setup, the error in its section and in the summary, the store note; the title
+    # in the summary and in its section's heading, each as the text and its English and Chinese attributes
+    assert page.count("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;") == 8 + 6
 
 
 def test_timings_count_a_shared_experiment_once_and_stored_only_when_all_its_claims_were():
@@ -331,7 +352,7 @@ def test_each_status_gets_its_note_its_pill_and_its_colour(tmp_path, status):
     assert group["origin"] == "tutorial" and group["rows"][0]["note"] == NOTES[status]
     page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [result], True, None))
     counts = page[page.index('<div class="counts">'):]
-    assert f">1 {status}<" in counts[:counts.index("</div>")]
+    assert _plain(counts[:counts.index("</div>")]) == f"1 {status}"
     background, text = _COLOURS[status]
     assert f"background:{background};color:{text}" in _section_of(page, "sin-bounded")
 

@@ -85,6 +85,8 @@ class Claim:
         source: where the claim is made, e.g. ``"tutorial 001 §3.1"`` or ``"Press et al. 2022 (ALiBi)"``.
         origin: ``"tutorial"`` (the four tutorials) or ``"literature"`` (a paper's claim).
         title: a few words for the summary table.
+        title_zh: the title in Chinese, shown when the page is switched to Chinese (in the tutorial's own words where
+            the claim quotes one); every claim of the ledger has one (``""``: the page shows ``title``).
         claim: the claim in one sentence (English).
         experiment: the name of the experiment that measures it.
         tests: the thresholds (see :class:`Test`); all pass: supported.
@@ -111,6 +113,7 @@ class Claim:
     quote: str = ""
     revision: int = 1
     untestable: str = ""
+    title_zh: str = ""
 
     def __post_init__(self) -> None:
         if self.untestable:

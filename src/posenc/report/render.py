@@ -1,9 +1,15 @@
-"""The report as one self-contained HTML page: inline CSS, figures as base64 PNG, no script, no network.
+"""The report as one self-contained HTML page: inline CSS and script, figures as base64 PNG, no network.
 
 The page is the jinja2 template ``templates/report.html`` (with ``templates/report.css``), package data read through
 :mod:`importlib.resources`, rendered with autoescaping on: every value from a claim, a measurement or the store is
 escaped by the template. This module turns a :class:`~posenc.report.result.ReportResult` into the plain values the
 template shows (numbers formatted, the reference runs' verdicts looked up); the template holds all the markup.
+
+Two languages: the page is written in English and its fixed text, verdict names and claim titles switch to Chinese
+(a switch at the top, kept in the URL as ``?lang=zh``; the page's inline script does it, from the two tables of
+:mod:`posenc.report.lang` embedded in the page). Each claim's section is ``id="claim-<id>"`` (the explorer links
+there; the older ``#<id>`` still lands on it), and the header links to the explorer page beside the report,
+``explore.html?lang=<the page's language>``, when there is one.
 
 Layout: a header (mode, versions, counts: the claims not run and not decided in quick mode counted apart from the
 inconclusive ones), a summary table (claim, source, verdict, and the verdicts of the last committed full and
@@ -23,7 +29,10 @@ import time
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from markupsafe import Markup, escape
+
 from posenc.report.experiments.base import find_experiment
+from posenc.report.lang import DEFAULT_LANG, LANGS, TEXT, fill, status_key
 from posenc.report.reference import FOLLOW_UPS
 from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
 from posenc.stats import MIN_UNITS, Estimate
@@ -51,8 +60,65 @@ _COLOURS = {  # background, text
     "failed": ("#f3d9fa", "#6a1b9a"),
 }
 
-_GROUPS = {"tutorial": "Claims of the four documents (tutorials 000-003)",
-           "literature": "Claims from the literature (papers the documents point to or that test them)"}
+_GROUPS = {"tutorial": TEXT["en"]["group.tutorial"], "literature": TEXT["en"]["group.literature"]}
+
+
+class _Key(str):
+    """A placeholder's value that is itself a key of the page's text tables (a verdict name, a run's kind): it
+    switches language with the text around it."""
+
+
+def _key(key: str) -> _Key:
+    if key not in TEXT[DEFAULT_LANG]:
+        raise KeyError(f"no page text {key!r}; add it to both tables of posenc.report.lang")
+    return _Key(key)
+
+
+def _text(key: str, tag: str = "span", cls: str = "", **params: Any) -> Markup:
+    """One piece of fixed text as an element the page's script can switch: ``<span data-i18n="key"
+    data-p-name="value">English</span>``; a :class:`_Key` value goes in ``data-k-name`` and switches too."""
+    attrs, values = [], {}
+    for name, value in params.items():
+        if isinstance(value, _Key):
+            attrs.append(Markup(' data-k-{}="{}"').format(name, value))
+            values[name] = TEXT[DEFAULT_LANG][value]
+        else:
+            attrs.append(Markup(' data-p-{}="{}"').format(name, value))
+            values[name] = str(escape(value))
+    open_tag = Markup('<{} data-i18n="{}"').format(tag, key) + (Markup(' class="{}"').format(cls) if cls else "")
+    return open_tag + Markup("").join(attrs) + Markup(">" + fill(DEFAULT_LANG, key, values)) + \
+        Markup("</{}>").format(tag)
+
+
+def _kind(kind: str) -> _Key | str:
+    """A committed run's kind (``full``, ``extended``, a follow-up's name) as a placeholder's value: its name in
+    the page's language where the tables have one, else as written."""
+    return _Key(f"kind.{kind}") if f"kind.{kind}" in TEXT[DEFAULT_LANG] else kind
+
+
+def _status(status: str) -> Markup:
+    """A verdict's name, switching language."""
+    return _text(status_key(status))
+
+
+def _title_attr(key: str) -> Markup:
+    """A ``title`` attribute (a tooltip) that switches language."""
+    return Markup(' title="{}" data-i18n-title="{}"').format(TEXT[DEFAULT_LANG][key], key)
+
+
+def _claim_title(claim: Any) -> Markup:
+    """A claim's title, switching to its Chinese title (the English one where the record has none)."""
+    zh = getattr(claim, "title_zh", "") or claim.title
+    return Markup('<span class="claim-title" data-en="{}" data-zh="{}">{}</span>').format(claim.title, zh,
+                                                                                        claim.title)
+
+
+def _alt(claim: Any) -> Markup:
+    """The figure's ``alt`` text in both languages (the script swaps it)."""
+    zh = getattr(claim, "title_zh", "") or claim.title
+    en_alt, zh_alt = (fill(lang, "figure.alt", {"title": title}) for lang, title in (("en", claim.title),
+                                                                                      ("zh", zh)))
+    return Markup(' alt="{}" data-alt-en="{}" data-alt-zh="{}"').format(en_alt, en_alt, zh_alt)
 
 
 def format_value(value: Any) -> str:
@@ -96,7 +162,10 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FunctionLoader(template_text), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
-    env.globals.update(colours=_COLOURS, NOT_RUN=NOT_RUN, QUICK_UNDECIDED=QUICK_UNDECIDED, MIN_UNITS=MIN_UNITS)
+    env.globals.update(colours=_COLOURS, NOT_RUN=NOT_RUN, QUICK_UNDECIDED=QUICK_UNDECIDED, MIN_UNITS=MIN_UNITS,
+                       t=_text, key=_key, kind=_kind, verdict_name=_status, status_key=status_key, title_attr=_title_attr,
+                       claim_title=_claim_title, alt=_alt, LANGS=LANGS, DEFAULT_LANG=DEFAULT_LANG,
+                       texts={lang: TEXT[lang] for lang in LANGS})
     return env
 
 
@@ -126,9 +195,11 @@ def _groups(results: list[ClaimResult], references: References | None) -> list[d
                 continue
             note = r.verdict.condition or (_short(r.verdict.reason) if r.verdict.status in
                                            ("not testable", "failed", "inconclusive") else None)
-            if r.verdict.status in NOT_MEASURED:
-                note = f"run: {r.verdict.command}"
-            rows.append({"number": i, "claim": r.claim, "status": r.verdict.status, "note": note,
+            command = None
+            if r.verdict.status in NOT_MEASURED:  # the note is the command that runs it ("run: ..." in English)
+                command = f"{r.verdict.command}"
+                note = fill(DEFAULT_LANG, "note.run", {"command": command})
+            rows.append({"number": i, "claim": r.claim, "status": r.verdict.status, "note": note, "command": command,
                          "full": _reference_cell(r, references, "full"),
                          "extended": _reference_cell(r, references, "extended")})
         if rows:
@@ -217,15 +288,16 @@ def _reference_line(run: ReferenceRun, result: ClaimResult) -> dict[str, Any]:
     label = f"qualified: {found['condition']}" if found["status"] == "qualified" and found.get("condition") \
         else found["status"]
     return {"kind": run.kind, "missing": None, "date": run.created_at.split("T")[0], "status": found["status"],
-            "label": label, "differs": found["status"] != result.verdict.status}
+            "label": label, "differs": found["status"] != result.verdict.status,
+            "condition": found.get("condition") if found["status"] == "qualified" else None}
 
 
 def _section(i: int, result: ClaimResult, references: References | None = None) -> dict[str, Any]:
     """What one claim's section shows, as plain values."""
     v, m = result.verdict, result.measurement
-    how = "read from the results store" if result.cached else f"computed in {result.wall_s:.1f} s"
-    if result.provenance:
-        how += f" ({_versions_text(result.provenance['versions'])}, {result.provenance['computed_at']})"
+    how = ("how.stored", {}) if result.cached else ("how.computed", {"seconds": f"{result.wall_s:.1f}"})
+    provenance = f" ({_versions_text(result.provenance['versions'])}, {result.provenance['computed_at']})" \
+        if result.provenance else ""
     rows = [{"quantity": row.quantity, "measured": format_value(row.measured),
              "quick": _quick_badge(result, row.measured), "anchor": format_value(row.anchor),
              "anchor_label": row.anchor_label} for row in (m.rows if m is not None else ())]
@@ -233,30 +305,38 @@ def _section(i: int, result: ClaimResult, references: References | None = None) 
     return {"number": i, "claim": result.claim, "verdict": v, "measurement": m, "rows": rows, "choice": choice,
             "command": v.command if v.status in NOT_MEASURED and v.command else None,
             "references": _reference_lines(result, references),
-            "mode": "quick mode" if result.quick else "full mode", "how": how}
+            "mode": "mode.quick" if result.quick else "mode.full", "how": how, "provenance": provenance}
+
+
+def _where_parts(report: ReportResult) -> list[tuple[str, dict[str, Any]]]:
+    """Where the experiments computed, as the page's text keys and their values: ``device cpu, float32``, or the
+    lab and extend experiments' device and dtype beside the CPU's for the rest; then the Ray cluster, if any."""
+    where = getattr(report, "setup", None) or {"device": "cpu", "dtype": "float32"}
+    device: str = where["device"] + (f" ({where['gpu']})" if where.get("gpu") else "")
+    if where.get("executor") == "ray" and where["device"] == "auto":
+        device = _key("where.raydevice")
+    parts = [("where.cpu", {})] if where["device"] == "cpu" and where["dtype"] == "float32" else \
+        [("where.split", {"device": device, "dtype": where["dtype"]})]
+    if where.get("executor") == "ray":
+        parts.append(("where.ray", {"address": where["address"]}))
+    return parts
 
 
 def _where(report: ReportResult) -> str:
-    """Where the experiments computed, for the header: ``device cpu, float32``, or the lab and extend experiments'
-    device and dtype beside the CPU's for the rest."""
-    where = getattr(report, "setup", None) or {"device": "cpu", "dtype": "float32"}
-    device = where["device"] + (f" ({where['gpu']})" if where.get("gpu") else "")
-    if where.get("executor") == "ray" and where["device"] == "auto":
-        device = "each Ray worker's own device (auto)"
-    ray = f"; every experiment and lab run a task on the Ray cluster at {where['address']}" \
-        if where.get("executor") == "ray" else ""
-    if where["device"] == "cpu" and where["dtype"] == "float32":
-        return "device cpu, float32" + ray
-    return f"lab and extend experiments on {device} in {where['dtype']}, the others on cpu in float32" + ray
+    """Where the experiments computed, for the header, in English (plain text)."""
+    return "".join(fill(DEFAULT_LANG, key, {name: TEXT[DEFAULT_LANG][value] if isinstance(value, _Key) else value
+                                            for name, value in params.items()})
+                   for key, params in _where_parts(report))
 
 
-def render_html(report: ReportResult) -> str:
-    """The whole page as a string (UTF-8, no external resources)."""
+def render_html(report: ReportResult, explorer: str | None = None) -> str:
+    """The whole page as a string (UTF-8, no external resources). ``explorer``: the explorer page's address
+    relative to this one (``"explore.html"``), linked from the header with the page's language; ``None``: no link."""
     references = getattr(report, "references", None)
     return _environment().get_template(TEMPLATE).render(
-        report=report, versions=_versions_text(package_versions()),
+        report=report, versions=_versions_text(package_versions()), explorer=explorer,
         created=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        stored=sum(r.cached for r in report.results), where=_where(report),
+        stored=sum(r.cached for r in report.results), where=_where_parts(report),
         counts=[(s, report.counts[s]) for s in STATUSES if report.counts[s]],
         reference_runs=_reference_runs(references, report.results), groups=_groups(report.results, references),
         timings=_timings(report.results),

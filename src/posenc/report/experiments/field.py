@@ -152,20 +152,23 @@ CLAIMS: tuple[Claim, ...] = (
           "lab_field_lm", (
               Test("pope_minus_rope", "<", 0.0, "PoPE's log perplexity past L is below RoPE's",
                    "the paper's ordering"),),
-          choice=_LENGTH, revision=2),
+          choice=_LENGTH, revision=2,
+          title_zh="超过训练长度 L 时 PoPE 优于 RoPE"),
     Claim("fox-extrapolates", "Lin et al. 2025 (FoX)", "literature", "Forgetting attention beats RoPE past L",
           "Trained at length L, a Transformer with forgetting attention and no other positional encoding has lower "
           "perplexity than a RoPE Transformer at longer lengths.",
           "lab_field_lm", (
               Test("fox_minus_rope", "<", 0.0, "FoX's log perplexity past L is below RoPE's", "the paper's ordering"),),
-          choice=_LENGTH, revision=2),
+          choice=_LENGTH, revision=2,
+          title_zh="超过训练长度 L 时遗忘注意力优于 RoPE"),
     Claim("dape-extrapolates", "Zheng et al. 2024 (DAPE)", "literature", "DAPE improves KERPLE past L",
           "Trained at length L, adjusting KERPLE's bias with DAPE's MLP over the attention scores lowers perplexity "
           "at longer lengths.",
           "lab_field_lm", (
               Test("dape_minus_kerple", "<", 0.0, "DAPE-KERPLE's log perplexity past L is below KERPLE's",
                    "the paper's ordering"),),
-          choice=_LENGTH, revision=2),
+          choice=_LENGTH, revision=2,
+          title_zh="超过训练长度 L 时 DAPE 改进 KERPLE"),
     Claim("irope-hybrid", "Meta 2025 (Llama 4, iRoPE); Yang et al. 2025", "literature",
           "NoPE layers among RoPE layers generalise past L",
           "A model whose every fourth layer has no positional encoding (the others RoPE) has lower perplexity past "
@@ -173,5 +176,6 @@ CLAIMS: tuple[Claim, ...] = (
           "lab_irope", (
               Test("hybrid_minus_best", "<", 0.0, "the hybrid's log perplexity past L is below both all-RoPE's and "
                    "all-NoPE's", "the ordering the hybrid is built for"),),
-          choice=_LENGTH, revision=2),
+          choice=_LENGTH, revision=2,
+          title_zh="RoPE 层间的 NoPE 层让模型超过 L 后泛化更好"),
 )

@@ -814,7 +814,8 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="but not because of training: tables drawn as BERT initialises them are already in "
                           "near-orthogonal subspaces")),
           choice=SAMPLE, quote="经过训练,模型会学习到将词嵌入所代表的语义信息和位置编码所代表的序列顺序信息,分别映射到高维空间中两个近似正交的子空间内",
-          revision=3),
+          revision=3,
+          title_zh="语义与位置映射到两个近似正交的子空间"),
     Claim("small-magnitude", "tutorial 000 §3.3", "tutorial", "Positions are small next to words",
           "The position encoding's magnitude is small next to the word embedding's, so it does not drown it.",
           "magnitude", (
@@ -825,7 +826,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "smaller than the reference embedding at d=512 (the choice: how the embedding is initialised and "
                    "scaled by sqrt(d), Vaswani et al. 2017 §3.4)", "equal size", role="condition",
                    unless="in the trained model only: the fixed sinusoid is larger than this reference embedding")),
-          choice=REFERENCE, quote="2. 位置编码的幅度较小,不会淹没词向量", revision=4),
+          choice=REFERENCE, quote="2. 位置编码的幅度较小,不会淹没词向量", revision=4,
+          title_zh="位置编码的幅度较小，不会淹没词向量"),
     Claim("comparable-magnitude", "tutorial 003 §14.8.2", "tutorial", "The sinusoid is comparable to embeddings",
           "The sinusoid's values lie in [-1, 1], the same order of magnitude as the word embedding's.",
           "magnitude", (
@@ -839,7 +841,8 @@ CLAIMS: tuple[Claim, ...] = (
                    role="condition",
                    unless="only next to an embedding of the reference's scale: next to a trained, unscaled "
                           "BERT-style word table the sinusoid is not of the same order of magnitude")),
-          choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=2),
+          choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=2,
+          title_zh="正弦/余弦位置编码和 embedding 的量级相当"),
     Claim("four-terms-weak", "tutorial 001 §5.2", "tutorial", "Word-position logit terms are weak",
           "Attention logits split into word-word, word-position, position-word and position-position terms, and the "
           "word-position ones are weak.",
@@ -849,7 +852,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("max_head_cross_to_main_spread", "<", WEAK_RATIO, "also in every single head", "the same bar",
                    role="condition", unless="weak on average over heads, not in every head"),
               _REST_CONDITION),
-          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=3),
+          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=3,
+          title_zh="“词-位置”项较弱"),
     Claim("head-experts", "tutorial 001 §5.2", "tutorial", "Word experts and position experts",
           "Some attention heads mainly follow word-word relations (word experts), others mainly position-position "
           "relations (position experts).",
@@ -860,7 +864,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("max_head_position_share", ">", EXPERT, "some head draws the majority from position-position",
                    "majority: more than the other three terms together", unless="no head is a position expert")),
           choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家",
-          revision=2),
+          revision=2,
+          title_zh="语义专家与位置专家"),
     Claim("qk-dimension-experts", "tutorial 003 §14.5.3", "tutorial", "Query/key dimensions specialise",
           "W_q and W_k can learn that some dimensions mainly follow semantic similarity and others mainly position "
           "(tested on the dimensions of all-MiniLM-L6-v2's layer-0 queries and keys, in the projections' own "
@@ -872,7 +877,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("max_dim_position_share", ">", EXPERT, "some query/key dimension draws the majority from "
                    "position-position", "majority: more than the other three terms together",
                    unless="no dimension is a position expert")),
-          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系"),
+          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系",
+          title_zh="查询/键的某些维度关注语义，某些关注位置"),
     Claim("positional-heads", "tutorial 001 §5.2", "tutorial", "Some heads are positional",
           "Some attention heads specialise in position.",
           "minilm_heads", (
@@ -886,7 +892,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("positional_heads_512", ">", AT_LEAST_ONE, "also in 512-token windows (the whole position table)",
                    "the same rule", role="condition", unless="refuted at 512 tokens")),
           quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
-                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=4),
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=4,
+          title_zh="有些头是“位置头”"),
     Claim("voita-heads", "Voita et al. 2019; Clark et al. 2019", "literature",
           "Positional heads by Voita's definition sit at ±1",
           "Heads that are positional by Voita et al.'s definition (the maximum attention weight on one fixed "
@@ -899,7 +906,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("other_positional_heads", "<", AT_LEAST_ONE, "no positional head sits at another offset",
                    "none may", role="condition",
                    unless="positional heads exist at +-1, but some look further than one token")),
-          choice=WINDOW, revision=5),
+          choice=WINDOW, revision=5,
+          title_zh="按 Voita 定义的位置头指向 ±1"),
     Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms look uniform",
           "In BERT-family models the word-position and position-word terms of the first layer's logits look uniform: "
           "flat along positions (word-position hardly changes with the key's position, position-word hardly with the "
@@ -911,5 +919,6 @@ CLAIMS: tuple[Claim, ...] = (
                    "uniform: flat along positions; the report's tenth for a share that matters (LITTLE)"),
               Test("max_head_cross_along_positions", "<", UNIFORM, "also in the head where it is largest",
                    "the same bar", role="condition", unless="flat on average over heads, not in every head")),
-          choice=WINDOW, revision=3),
+          choice=WINDOW, revision=3,
+          title_zh="“词-位置”项看起来是均匀的"),
 )

@@ -220,20 +220,23 @@ CLAIMS: tuple[Claim, ...] = (
           "lab_fire_kerple", (
               Test("fire_minus_best", "<", 0.0, "FIRE's log perplexity past L is below both RoPE's and ALiBi's",
                    "the paper's ordering"),),
-          choice=_LENGTH, revision=2),
+          choice=_LENGTH, revision=2,
+          title_zh="超过 L 时 FIRE 优于 RoPE 和 ALiBi"),
     Claim("kerple-extrapolates", "Chi et al. 2022 (KERPLE)", "literature", "KERPLE beats RoPE and ALiBi past L",
           "Trained at length L, KERPLE's (log kernel) perplexity at longer lengths is lower than RoPE's and ALiBi's.",
           "lab_fire_kerple", (
               Test("kerple_minus_best", "<", 0.0, "KERPLE's log perplexity past L is below both RoPE's and "
                    "ALiBi's", "the paper's ordering"),),
-          choice=_LENGTH, revision=2),
+          choice=_LENGTH, revision=2,
+          title_zh="超过 L 时 KERPLE 优于 RoPE 和 ALiBi"),
     Claim("p-rope-in-distribution", "Barbero et al. 2024 (p-RoPE)", "literature",
           "p-RoPE costs nothing in distribution",
           "Keeping only RoPE's highest frequencies (p = 0.75) does not hurt perplexity at the trained length.",
           "lab_prope", (
               Test("prope_minus_rope", "<", math.log(PROPE_MARGIN), f"p-RoPE's perplexity at L is at most "
                    f"{100 * (PROPE_MARGIN - 1):.0f}% above RoPE's", "non-inferiority margin fixed before the run"),),
-          revision=2),
+          revision=2,
+          title_zh="p-RoPE 在训练长度内没有代价"),
     Claim("cope-counts", "Golovneva et al. 2024 (CoPE)", "literature", "CoPE counts where token positions fail",
           "CoPE solves selective copy and counting past the trained size, where encodings that count every token "
           "(RoPE, a learned table) fail.",
@@ -247,5 +250,6 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="CoPE does better than the token-counting encodings but does not solve the tasks past L")),
           requires=(Test("cope_in_distribution", ">", LEARNED, f"CoPE learned both tasks in distribution (token "
                          f"accuracy >= {LEARNED:g})", "the in-distribution bar fixed for every lab claim"),),
-          revision=2),
+          revision=2,
+          title_zh="CoPE 能计数，按词元计位置的编码做不到"),
 )

@@ -469,7 +469,8 @@ CLAIMS: tuple[Claim, ...] = (
                    f"interval) on more than half of the learned tasks", "tutorial's text: 'most tasks'"),),
           requires=(Test("learned_tasks", ">", 1.5, f"at least 2 tasks learned in distribution (token accuracy >= "
                          f"{LEARNED:g})", "'most tasks' needs several tasks"),),
-          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=4),
+          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=4,
+          title_zh="可学习位置编码在多数任务上表现更好"),
     Claim("rope-extrapolates", "tutorial 003 §14.6.3", "tutorial", "RoPE extrapolates",
           "RoPE can extrapolate to sequences longer than those seen in training.",
           "lab_rope_extrapolation", (
@@ -479,7 +480,8 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only partly: it runs past the trained length but loses accuracy")),
           requires=(Test("rope_in_distribution", ">", LEARNED, "RoPE learned the tasks in distribution",
                          _LEARNED_BASIS),),
-          quote="可以外推到更长的序列", revision=4),
+          quote="可以外推到更长的序列", revision=4,
+          title_zh="RoPE 可以外推到更长的序列"),
     Claim("alibi-table", "Press et al. 2022 (ALiBi)", "literature", "ALiBi's table: flat past L",
           "Trained at length L, ALiBi's perplexity stays flat at longer lengths while the sinusoid's explodes and "
           "rotary's grows.",
@@ -490,7 +492,8 @@ CLAIMS: tuple[Claim, ...] = (
                    role="condition", unless="ALiBi is flattest, but the sinusoid is not the steepest")),
           choice=Choice("evaluation length", ("2L", "4L", "8L"), "8L",
                         "the paper's claim is about lengths far past L; 8L is the longest measured"),
-          revision=3),
+          revision=3,
+          title_zh="ALiBi 的结果表：超过 L 后保持平稳"),
     Claim("nope-ranking", "Kazemnejad et al. 2023 (NoPE)", "literature", "NoPE ranks first at length generalisation",
           "On synthetic tasks, length generalisation ranks NoPE > T5 > ALiBi > Rotary > sinusoidal.",
           "lab_nope_ranking", (
@@ -499,5 +502,6 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("usable_tasks", ">", 0.5, f"at least one task on which >= 3 of the paper's encodings "
                          f"learned in distribution (>= {LEARNED:g})", _LEARNED_BASIS),),
           choice=Choice("metric", tuple(NOPE_METRICS), "exact match", "the paper ranks by exact-match accuracy"),
-          revision=4),
+          revision=4,
+          title_zh="NoPE 在长度泛化上排名第一"),
 )

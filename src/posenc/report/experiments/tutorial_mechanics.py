@@ -558,7 +558,8 @@ CLAIMS: tuple[Claim, ...] = (
                           "stops telling positions apart")),
           requires=(Test("attention_max_order_effect", "<", SAME, "self-attention without positions shows no order "
                          "effect (the measure can tell the cases apart)", ROUND_OFF, otherwise="not testable"),),
-          quote="循环神经网络本身就是一种顺序结构, 天然包含了词在序列中的位置信息"),
+          quote="循环神经网络本身就是一种顺序结构, 天然包含了词在序列中的位置信息",
+          title_zh="RNN 天然包含词序信息"),
     Claim("binary-512-positions", "tutorial 000 §2.3", "tutorial", "512 bits can mark every position",
           "With d_model = 512 (or larger), the binary code can give basically every token's position a code of its "
           "own.",
@@ -567,7 +568,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "2^63 - 1) reads back from its code, so no two share one", "no error; " + EXACT),),
           requires=(Test("small_code_duplicates", ">", 0.5, "a code too short (the document's d_model = 3) does "
                          "repeat", "the check must be able to fail", otherwise="not testable"),),
-          quote="d_model一般比较大(512, 1024…), 基本可以把每个token的位置都编码出来"),
+          quote="d_model一般比较大(512, 1024…), 基本可以把每个token的位置都编码出来",
+          title_zh="512 位足以编码每个位置"),
     Claim("binary-alternation", "tutorial 001 §3.2", "tutorial", "Frequencies fall along the dimension, as in binary",
           "In binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four: higher bits alternate "
           "less often; the sinusoid likewise lowers its frequency along the encoding dimension.",
@@ -577,7 +579,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "the pair before it, read off the table", "none; " + EXACT)),
           requires=(Test("shuffled_order_violations", ">", 0.5, "the same table with its pairs shuffled fails",
                          "the check must be able to fail", otherwise="not testable"),),
-          quote="在二进制表示中,较高比特位的交替频率低于较低比特位,与下面的热图所示相似,只是位置编码通过使用三角函数在编码维度上降低频率。"),
+          quote="在二进制表示中,较高比特位的交替频率低于较低比特位,与下面的热图所示相似,只是位置编码通过使用三角函数在编码维度上降低频率。",
+          title_zh="频率沿维度降低，与二进制相似"),
     Claim("sinusoid-cost", "tutorial 002", "tutorial", "The sinusoid's cost grows with d and affects efficiency",
           "The sinusoid's compute and memory grow with the dimension, take more time and possibly a lot of memory, "
           "and affect the model's running efficiency (judged at 512 positions, the length the document names).",
@@ -593,7 +596,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "blocks' weights", "'大量' (a lot of memory): a tenth of what the model's own weights take",
                    role="condition", unless="its memory grows with d, but at 512 positions it is under a tenth of the "
                                             "blocks' weights: not a lot of memory")),
-          quote="正弦余弦位置编码通常是高维向量，其计算量会随着维度的增加不仅需要更多的计算时间，还可能占用大量的内存空间，影响模型的运行效率。"),
+          quote="正弦余弦位置编码通常是高维向量，其计算量会随着维度的增加不仅需要更多的计算时间，还可能占用大量的内存空间，影响模型的运行效率。",
+          title_zh="正弦编码的计算量随维度增长，影响运行效率"),
     Claim("worked-update", "tutorial 003 §14.4", "tutorial", "The worked update: 0.9 - 0.1 x (-0.4) = 0.94",
           "One backpropagation step with learning rate 0.1 and gradient -0.4 moves an embedding value from 0.9 to "
           "0.94, while the fixed (sinusoidal) position encoding takes no part in training: the next forward pass "
@@ -607,7 +611,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("sinusoid_change", "<", SAME, "the position values are the same after the step", ROUND_OFF)),
           requires=(Test("learned_change", ">", DIFFERENT, "a learned table's entry does move in the same step (by "
                          "lr x gradient = 0.04)", "the check must be able to fail", otherwise="not testable"),),
-          quote="Positional Encoding 是固定的:不参与训练(使用正弦/余弦函数)"),
+          quote="Positional Encoding 是固定的:不参与训练(使用正弦/余弦函数)",
+          title_zh="计算示例：0.9 - 0.1 × (-0.4) = 0.94"),
     Claim("rope-relative-explicit", "tutorial 003 §14.6.3", "tutorial", "RoPE makes relative position explicit",
           "With RoPE the attention score of a query and a key depends on their offset only, wherever the pair sits; "
           "an added position table gives no such guarantee.",
@@ -617,7 +622,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("added_min_spread", ">", DIFFERENT, "with the sinusoid added to q and k instead, the score also "
                    "depends on where the pair sits", "far above round-off", role="condition",
                    unless="an added table's score depends on the offset only too: RoPE is no more explicit")),
-          quote="相对位置信息更明确"),
+          quote="相对位置信息更明确",
+          title_zh="RoPE 的相对位置信息更明确"),
     Claim("input-shapes", "tutorial 003 §14.7.2", "tutorial", "The input layer's shapes",
           "Token ids [4, 16] give token embeddings [4, 16, 512]; the position embedding [16, 512] is broadcast over "
           "the batch, and their sum is [4, 16, 512].",
@@ -625,7 +631,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("shape_mismatches", "<", 0.5, "posenc's input layer gives every printed shape", "none; " + EXACT),),
           requires=(Test("concat_mismatches", ">", 0.5, "concatenating instead gives another shape",
                          "the check must be able to fail", otherwise="not testable"),),
-          quote="[4, 16, 512] + [4, 16, 512] = [4, 16, 512]"),
+          quote="[4, 16, 512] + [4, 16, 512] = [4, 16, 512]",
+          title_zh="输入层的张量形状"),
     Claim("ffn-would-mix", "tutorial 001 §5.1", "tutorial", "Without separability the FFN would mix everything",
           "The model must keep word and position separable inside each vector, otherwise the position-blind FFN "
           "would confuse the information completely.",
@@ -636,7 +643,8 @@ CLAIMS: tuple[Claim, ...] = (
                      "FFN was already inseparable before it, or was merged by the FFN's own weights, which the "
                      "sentence does not speak of. The measurable half, that the FFN is position-blind, is "
                      "ffn-position-blind (its numbers are shown here)",
-          quote="否则经过FFN这个“盲处理”后,信息就会彻底混淆"),
+          quote="否则经过FFN这个“盲处理”后,信息就会彻底混淆",
+          title_zh="不可分离时，经过 FFN 信息就会彻底混淆"),
     Claim("start-attends-verbs", "tutorial 001 §5.2", "tutorial", "Sentence-initial words attend to verbs",
           "In some tasks, the first word of a sentence may attend more to the sequence's verbs (the position-to-word "
           "term at work).",
@@ -644,7 +652,8 @@ CLAIMS: tuple[Claim, ...] = (
           untestable="hedged twice ('在某些任务中', in some tasks; '可能', may) and offered as an illustration of a "
                      "logit term: no finite set of tasks and models could refute it, and it names no model, task or "
                      "size of the preference",
-          quote="例如,在某些任务中,句首的词可能更倾向于关注序列中的动词。"),
+          quote="例如,在某些任务中,句首的词可能更倾向于关注序列中的动词。",
+          title_zh="句首的词更倾向于关注动词"),
     Claim("static-vs-dynamic", "tutorial 002", "tutorial", "Static positions may not complement dynamic attention",
           "The sinusoid is a static representation of position while attention captures dynamic semantic relations; "
           "the two differ in form and focus, so they may not complement each other well when combined.",
@@ -653,5 +662,6 @@ CLAIMS: tuple[Claim, ...] = (
                      "would complement better, and it is hedged ('可能', may). Comparing the sinusoid with learned or "
                      "rotary encodings on tasks measures something else (learned-beats-fixed, sinusoid-weak-local "
                      "test those sentences)",
-          quote="这两种信息在表示形式和语义侧重点上存在差异，导致在融合时可能无法很好地相互补充。"),
+          quote="这两种信息在表示形式和语义侧重点上存在差异，导致在融合时可能无法很好地相互补充。",
+          title_zh="静态位置与动态注意力可能无法很好地相互补充"),
 )

@@ -496,7 +496,8 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("nearness", tuple(NEARNESS), "nearest word (rank 1)",
                         "the examples come from word-analogy work (Mikolov et al. 2013), where an analogy holds only "
                         "when the target is the nearest word; the looser readings are shown beside"),
-          quote="在向量空间中,加法表示叠加不同的语义因素"),
+          quote="在向量空间中,加法表示叠加不同的语义因素",
+          title_zh="向量加法表示叠加不同的语义因素"),
     Claim("same-word-shifted", "tutorial 000 §3.2", "tutorial", "Positions shift a word's direction slightly",
           "Adding the position does not destroy the word's meaning: the same word at different positions points in "
           "slightly different directions (MiniLM's tables).",
@@ -509,7 +510,8 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("vector", SHIFT_OPTIONS, SHIFT_OPTIONS[0],
                         "the sentence speaks of new_embedding = semantic_embedding + position_offset; what MiniLM's "
                         "first layer reads after its LayerNorm is shown beside"),
-          quote="所以模型看到的不是“词义被破坏”,而是“相同词在不同位置处于略微不同的方向”。"),
+          quote="所以模型看到的不是“词义被破坏”,而是“相同词在不同位置处于略微不同的方向”。",
+          title_zh="相同词在不同位置处于略微不同的方向"),
     Claim("linear-separation", "tutorial 000 §3.3", "tutorial", "A linear layer can separate the sum",
           "If the word and position distributions are relatively independent, a later linear layer can separate "
           "E_word + E_pos back into its two parts (MiniLM's tables, independent draws).",
@@ -519,7 +521,8 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("collision_linear_both", "<", 0.75, "the same maps fail on the sum of two words of one table, "
                          "which cannot say which is which", "the test must be able to fail: such a sum gets the order "
                          "right no better than a coin (0.5)", otherwise="not testable"),),
-          quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离"),
+          quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离",
+          title_zh="线性相加仍能被后续层分离"),
     Claim("sum-capacity", "tutorial 000 §3.3, tutorial 003 §14.8.1", "tutorial", "High dimension: the sum keeps both",
           "In 512 or more dimensions the sum does not make word and position information overlap badly: both can "
           "still be told apart and extracted (MiniLM's tables, d = 384).",
@@ -529,7 +532,8 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("collision_decoded_both", "<", 0.75, "the same search fails on the sum of two words of one "
                          "table", "the test must be able to fail: such a sum gets the order right no better than a "
                          "coin (0.5)", otherwise="not testable"),),
-          quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。"),
+          quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。",
+          title_zh="高维空间中向量叠加不会严重重叠"),
     Claim("semantic-concentration", "tutorial 001 §4", "tutorial", "Meaning is not spread evenly over dimensions",
           "The values of a word vector are not evenly distributed over its dimensions: some dimensions are rich in "
           "meaning, others sparse (MiniLM's word table against isotropic tables of the same shape).",
@@ -542,7 +546,8 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("dimensions", CONCENTRATION_OPTIONS, CONCENTRATION_OPTIONS[0],
                         "the sentence speaks of the values on a vector's 512 dimensions (its coordinates); directions "
                         "found by PCA are shown beside"),
-          quote="一定有一部分是语义的富集,一些值的语义是稀疏的。"),
+          quote="一定有一部分是语义的富集,一些值的语义是稀疏的。",
+          title_zh="语义在各维度上的分布不均匀"),
     Claim("position-own-space", "tutorial 001 §4", "tutorial", "Position information has its own space",
           "Position information occupies a space of its own: MiniLM's position table holds 90% of its variance in "
           "a small part of the dimensions. (Whether that space lies apart from the words' is near-orthogonal.)",
@@ -551,7 +556,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "table's variance", "a space of its own is a part of the whole: under half of it; " + EXACT),),
           requires=(Test("isotropic_position_dims_share", ">", 0.5, "isotropic tables of the same shape need more "
                          "than half", "the test must be able to fail", otherwise="not testable"),),
-          quote="位置信息有自己的空间"),
+          quote="位置信息有自己的空间",
+          title_zh="位置信息有自己的空间"),
     Claim("positional-head-content", "tutorial 001 §5.2", "tutorial", "Positional heads also carry content",
           "A head that mainly attends by position is not purely positional: part of its attention follows the "
           "words (MiniLM's positional heads at 128 tokens).",
@@ -561,7 +567,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "'部分' (some): 5% of the attention, far above the 0 of a purely positional head"),),
           requires=(Test("positional_heads_found", ">", 0.5, "MiniLM has positional heads (Voita et al.'s rule)",
                          "the claim is about such heads", otherwise="not testable"),),
-          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。"),
+          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。",
+          title_zh="位置头也编码了部分语义信息"),
     Claim("later-modules-extract", "tutorial 001 §6, tutorial 003 §14.3.2", "tutorial", "Later modules still extract word and "
           "position", "In the later modules, attention and FFN alike can correctly extract both the word and its "
           "position from the summed vector (MiniLM on Shakespeare: what every module's output still carries).",
@@ -580,7 +587,8 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("probe_on_sum", ">", 0.9, "the probe reads both the token and the position from the sum "
                          "itself (the embeddings' output) for nine tokens in ten", "a probe that cannot read what the "
                          "modules receive cannot say what they extract"),),
-          quote="后续的模块中,不论是Attention还是FFN都能正确的提取到给定向量中的语义和位置信息。"),
+          quote="后续的模块中,不论是Attention还是FFN都能正确的提取到给定向量中的语义和位置信息。",
+          title_zh="后续模块仍能提取语义和位置信息"),
     Claim("king-queen-apple", "tutorial 003 §14.2.1", "tutorial", "King is near queen, far from apple",
           "In the embedding table the vectors of 国王 (king) and 王后 (queen) are close, those of 国王 and 苹果 (apple) "
           "far apart (MiniLM's input table with the English words: " + STANDS_IN + ").",
@@ -590,5 +598,6 @@ CLAIMS: tuple[Claim, ...] = (
               Test("apple_percentile", "<", 0.9, "king and apple are no more similar than 90% of random pairs",
                    "'很远(没有关系)' (far: unrelated): within the bulk of random pairs",
                    unless="king and apple are closer than unrelated words typically are")),
-          quote="\"国王\"和\"王后\"的向量接近(都是皇室)"),
+          quote="\"国王\"和\"王后\"的向量接近(都是皇室)",
+          title_zh="“国王”接近“王后”，远离“苹果”"),
 )

@@ -731,7 +731,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "the report's bar for a share that matters (LITTLE)"),),
           choice=DIVISION_CHOICE,
           quote="虽然位置和语义在所有维度上混合，但在训练中，模型可能学到一种“低维更多位置，高维更多语义”的分工模式。",
-          revision=2),
+          revision=2,
+          title_zh="低维更多位置，高维更多语义"),
     Claim("orthogonality-learned", "tutorial 001 §4", "tutorial", "Orthogonality is learned in training",
           "At the start of training word and position embeddings are not near-orthogonal; training separates them "
           "into near-orthogonal directions, by pushing position into the dimensions where meaning is sparse.",
@@ -748,7 +749,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "bar for a share that matters", role="condition",
                    unless="position does not move into the dimensions where meaning is sparse")),
           choice=Choice("measure", MEASURES, "raw cosine", "tutorial 001 §4.1's own code compares raw rows"),
-          quote="训练初期,他们确实不是近似正交的。", revision=4),
+          quote="训练初期,他们确实不是近似正交的。", revision=4,
+          title_zh="近似正交是训练中学到的"),
     Claim("add-easier-to-learn", "tutorial 003 §14 (summary)", "tutorial", "Adding is easier to learn than concatenating",
           "Adding the position vector (rather than concatenating it) makes the model easier to train.",
           "add_vs_concat_training", (
@@ -758,7 +760,8 @@ CLAIMS: tuple[Claim, ...] = (
                          _REACHED_BASIS),),
           choice=ADD_CONCAT,
           quote="Transformer 把它们直接相加而不是拼接,因为相加既能保留两种信息,又不增加维度,还让模型更容易学习。",
-          revision=3),
+          revision=3,
+          title_zh="相加比拼接更容易学习"),
     Claim("learned-slows-convergence", "tutorial 002", "tutorial", "A learned table converges slower",
           "Storing a max_len x d_model learned table makes training harder to converge than the fixed sinusoid "
           "(tested with a table that is 1.5% of a small model's parameters, more than in large models; the "
@@ -767,7 +770,8 @@ CLAIMS: tuple[Claim, ...] = (
               Test("learned_over_sinusoid_steps", ">", FASTER, "with a learned table the model needs at least 10% "
                    "more steps to the validation bar", _FASTER_BASIS),),
           requires=(Test("sinusoid_reached", ">", 0.5, "most sinusoid runs reach the bar", _REACHED_BASIS),),
-          quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛", revision=3),
+          quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛", revision=3,
+          title_zh="可学习位置表让训练更难收敛"),
     Claim("sinusoid-weak-local", "tutorial 002", "tutorial", "The fixed sinusoid is weak on local dependencies",
           "Because it is fixed and not learned, the sinusoid models local dependencies worse than a learned table.",
           "local_dependency", (
@@ -780,5 +784,6 @@ CLAIMS: tuple[Claim, ...] = (
                          "positions)", "the task must test positions", otherwise="not testable")),
           choice=EVALUATED,
           quote="虽然正弦余弦位置编码能够隐含地表达一定的局部位置信息，但由于它是固定的、不可学习的，并没有专门针对局部依赖关系进行优化，因此在建模局部依赖关系时能力相对不足。",
-          revision=3),
+          revision=3,
+          title_zh="固定的正弦编码建模局部依赖的能力不足"),
 )
