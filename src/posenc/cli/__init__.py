@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperCommand
 
 from posenc._version import __version__
-from posenc.cli import bench, check, encodings, extend, inspect, lab, probe, report
+from posenc.cli import bench, check, encodings, explore, extend, inspect, lab, probe, report
 from posenc.cli.command import PosencCommand, PosencGroup
 from posenc.errors import PosencError
 
@@ -42,6 +42,7 @@ probe.register(app)  # probe
 lab.register(app)  # train, sweep
 extend.register(app)  # extend
 report.register(app)  # report
+explore.register(app)  # explore
 bench.register(app)  # bench
 for _info in app.registered_commands:  # one reading of the command line for all (posenc.cli.command)
     if _info.cls in (None, TyperCommand):

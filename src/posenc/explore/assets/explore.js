@@ -1,0 +1,953 @@
+/* posenc explorer: every panel's formula (the same names and arguments as posenc.explore.golden.FUNCTIONS), the
+   drawing (SVG and canvas written for this page), the language switch and the self-check against posenc's values.
+   No library, no network: the page's data sits in <script id="explore-data">. */
+"use strict";
+
+const DATA = JSON.parse(document.getElementById("explore-data").textContent);
+const TAU = 2 * Math.PI;
+const TOLERANCE = {rel: 1e-6, abs: 1e-12};
+
+/* ---------------------------------------------------------------- random draws (mulberry32 + Box-Muller) --- */
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return function () {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a) >>> 0;
+    t = ((t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t) >>> 0;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function normalVectors(seed, count, dim) {
+  const draw = mulberry32(seed), out = new Float64Array(count * dim);
+  for (let i = 0; i < out.length; i++) {
+    const u1 = 1 - draw(), u2 = draw();
+    out[i] = Math.sqrt(-2 * Math.log(u1)) * Math.cos(TAU * u2);
+  }
+  return out;
+}
+
+/* ---------------------------------------------------------------------------------------------- formulas --- */
+function defaultInvFreq(dim, base) {  // base^(-2i/dim), i = 0..dim/2-1
+  const out = new Float64Array(dim / 2);
+  for (let i = 0; i < dim / 2; i++) out[i] = 1 / Math.pow(base, (2 * i) / dim);
+  return out;
+}
+
+function naive(a) {  // integer: p + 1; normalized: p / (n - 1); binary: bit j of p, table [n, dim]
+  const n = a.n, out = [];
+  if (a.kind === "integer") for (let p = 0; p < n; p++) out.push(p + 1);
+  else if (a.kind === "normalized") for (let p = 0; p < n; p++) out.push(p / Math.max(n - 1, 1));
+  else for (let p = 0; p < n; p++) for (let j = 0; j < a.dim; j++) out.push(j < 31 ? (p >>> j) & 1 : 0);
+  return out;
+}
+
+function sinusoidRow(p, d, w, out, offset) {  // PE[p, 2i] = sin(p w_i), PE[p, 2i+1] = cos(p w_i)
+  for (let i = 0; i < d / 2; i++) {
+    const angle = p * w[i];
+    out[offset + 2 * i] = Math.sin(angle);
+    out[offset + 2 * i + 1] = Math.cos(angle);
+  }
+}
+
+function sinusoid(a) {
+  const w = defaultInvFreq(a.d, a.base), out = new Float64Array(a.n * a.d);
+  for (let p = 0; p < a.n; p++) sinusoidRow(p, a.d, w, out, p * a.d);
+  return Array.from(out);
+}
+
+function sinusoidDot(a) {  // PE[p] . PE[q] = sum_i cos((p - q) w_i)
+  const w = defaultInvFreq(a.d, a.base), out = [];
+  const rowP = new Float64Array(a.d), rowQ = new Float64Array(a.d);
+  sinusoidRow(a.p, a.d, w, rowP, 0);
+  for (let q = 0; q < a.n; q++) {
+    sinusoidRow(q, a.d, w, rowQ, 0);
+    let s = 0;
+    for (let j = 0; j < a.d; j++) s += rowP[j] * rowQ[j];
+    out.push(s);
+  }
+  return out;
+}
+
+function pairAt(p, w) { return [Math.sin(p * w), Math.cos(p * w)]; }
+
+function rotation(a) {  // M(k) read off the vectors: M = B A^-1, A = [PE[p], PE[p+1]], B = [PE[p+k], PE[p+k+1]]
+  const w = defaultInvFreq(a.d, a.base)[a.i];
+  const x0 = pairAt(a.p, w), x1 = pairAt(a.p + 1, w), y0 = pairAt(a.p + a.k, w), y1 = pairAt(a.p + a.k + 1, w);
+  const det = x0[0] * x1[1] - x1[0] * x0[1];
+  const inv = [[x1[1] / det, -x1[0] / det], [-x0[1] / det, x0[0] / det]];  // A^-1 with A's columns x0, x1
+  const m = [[y0[0] * inv[0][0] + y1[0] * inv[1][0], y0[0] * inv[0][1] + y1[0] * inv[1][1]],
+             [y0[1] * inv[0][0] + y1[1] * inv[1][0], y0[1] * inv[0][1] + y1[1] * inv[1][1]]];
+  return [x0[0], x0[1], y0[0], y0[1], m[0][0], m[0][1], m[1][0], m[1][1]];
+}
+
+function rotateHalf(x, offset, dim, position, invFreq, out) {  // channel i with i + dim/2
+  const h = dim / 2;
+  for (let i = 0; i < h; i++) {
+    const t = position * invFreq[i], c = Math.cos(t), s = Math.sin(t), u = x[offset + i], v = x[offset + i + h];
+    out[i] = u * c - v * s;
+    out[i + h] = u * s + v * c;
+  }
+}
+
+function ropeScore(a) {
+  const inv = defaultInvFreq(a.dim, a.base), qk = normalVectors(a.seed, 2, a.dim);
+  const q = new Float64Array(a.dim), k = new Float64Array(a.dim);
+  rotateHalf(qk, 0, a.dim, a.m, inv, q);
+  rotateHalf(qk, a.dim, a.dim, a.n, inv, k);
+  let s = 0;
+  for (let j = 0; j < a.dim; j++) s += q[j] * k[j];
+  return [s];
+}
+
+function ropeAngles(a) {
+  const inv = defaultInvFreq(a.dim, a.base), out = new Float64Array(a.n * a.dim / 2);
+  for (let p = 0; p < a.n; p++) for (let i = 0; i < a.dim / 2; i++) out[p * a.dim / 2 + i] = p * inv[i];
+  return Array.from(out);
+}
+
+function ropeDecay(a) {  // q rotated at r against k at 0, over `samples` draws: mean then std (population)
+  const h = a.dim / 2, inv = defaultInvFreq(a.dim, a.base), draws = normalVectors(a.seed, 2 * a.samples, a.dim);
+  const even = new Float64Array(a.samples * h), odd = new Float64Array(a.samples * h);
+  for (let s = 0; s < a.samples; s++) {
+    const q = 2 * s * a.dim, k = q + a.dim;
+    for (let i = 0; i < h; i++) {
+      even[s * h + i] = draws[q + i] * draws[k + i] + draws[q + i + h] * draws[k + i + h];
+      odd[s * h + i] = draws[q + i] * draws[k + i + h] - draws[q + i + h] * draws[k + i];
+    }
+  }
+  const mean = new Float64Array(a.n), std = new Float64Array(a.n), cos = new Float64Array(h), sin = new Float64Array(h);
+  const scores = new Float64Array(a.samples);
+  for (let r = 0; r < a.n; r++) {
+    for (let i = 0; i < h; i++) { cos[i] = Math.cos(r * inv[i]); sin[i] = Math.sin(r * inv[i]); }
+    let total = 0;
+    for (let s = 0; s < a.samples; s++) {
+      let v = 0;
+      for (let i = 0; i < h; i++) v += even[s * h + i] * cos[i] - odd[s * h + i] * sin[i];
+      scores[s] = v;
+      total += v;
+    }
+    const m = total / a.samples;
+    let sq = 0;
+    for (let s = 0; s < a.samples; s++) sq += (scores[s] - m) * (scores[s] - m);
+    mean[r] = m;
+    std[r] = Math.sqrt(sq / a.samples);
+  }
+  return [...mean, ...std];
+}
+
+/* RoPE scalings: each returns [inv_freq..., attention_factor] (posenc.encodings.rope_scaling) */
+function yarnMscale(scale, mscale) { return scale <= 1 ? 1 : 0.1 * (mscale === undefined ? 1 : mscale) * Math.log(scale) + 1; }
+
+function yarnRange(dim, base, original, betaFast, betaSlow) {
+  const corr = (rotations) => dim * Math.log(original / (rotations * TAU)) / (2 * Math.log(base));
+  const low = Math.floor(corr(betaFast)), high = Math.ceil(corr(betaSlow));
+  return [Math.max(low, 0), Math.min(high, dim - 1)];
+}
+
+function yarnRamp(low, high, n) {
+  if (low === high) high += 0.001;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = Math.min(1, Math.max(0, (i - low) / (high - low)));
+  return out;
+}
+
+const SCALINGS = {
+  default: (dim, base) => [defaultInvFreq(dim, base), 1],
+  linear: (dim, base, p) => [defaultInvFreq(dim, base).map((f) => f / (p.factor ?? 1)), 1],
+  ntk: (dim, base, p) => SCALINGS.default(dim, base * Math.pow(p.factor ?? 1, dim / (dim - 2))),
+  dynamic: (dim, base, p, seqLen) => {
+    const s = p.factor ?? 1, original = p.original_max_len ?? 2048;
+    const length = Math.max(seqLen || original, original);
+    return SCALINGS.default(dim, base * Math.pow(s * length / original - (s - 1), dim / (dim - 2)));
+  },
+  yarn: (dim, base, p) => {
+    const s = p.factor ?? 1, inv = defaultInvFreq(dim, base);
+    let factor = p.attention_factor;
+    if (factor === undefined || factor === null) {
+      factor = (p.mscale && p.mscale_all_dim) ? yarnMscale(s, p.mscale) / yarnMscale(s, p.mscale_all_dim) : yarnMscale(s);
+    }
+    const [low, high] = yarnRange(dim, base, p.original_max_len ?? 2048, p.beta_fast ?? 32, p.beta_slow ?? 1);
+    const gamma = yarnRamp(low, high, dim / 2);
+    return [inv.map((f, i) => f / s * gamma[i] + f * (1 - gamma[i])), factor];
+  },
+  llama3: (dim, base, p) => {
+    const s = p.factor ?? 8, lowF = p.low_freq_factor ?? 1, highF = p.high_freq_factor ?? 4;
+    const original = p.original_max_len ?? 8192, inv = defaultInvFreq(dim, base);
+    return [inv.map((f) => {
+      const wavelen = TAU / f;
+      if (wavelen > original / lowF) return f / s;
+      if (wavelen < original / highF) return f;
+      const smooth = Math.min(1, Math.max(0, (original / wavelen - lowF) / (highF - lowF)));
+      return (1 - smooth) * f / s + smooth * f;
+    }), 1];
+  },
+  longrope: (dim, base, p, seqLen) => {
+    const s = p.factor ?? 1, original = p.original_max_len ?? 4096;
+    const ext = seqLen && seqLen > original ? p.long_factor : p.short_factor;
+    let factor = p.attention_factor;
+    if (factor === undefined || factor === null) factor = s <= 1 ? 1 : Math.sqrt(1 + Math.log(s) / Math.log(original));
+    return [defaultInvFreq(dim, base).map((f, i) => f / ext[i]), factor];
+  },
+  proportional: (dim, base, p) => {
+    const kept = Math.floor((p.partial_rotary_factor ?? 1) * dim / 2), s = p.factor ?? 1;
+    return [defaultInvFreq(dim, base).map((f, i) => (i < kept ? f : 0) / s), 1];
+  },
+};
+
+function scaling(a) {
+  const [inv, factor] = SCALINGS[a.type](a.dim, a.base, a.params || {}, a.seq_len);
+  return [...inv, factor];
+}
+
+function yarnGamma(a) {
+  const [low, high] = yarnRange(a.dim, a.base, a.original_max_len, a.beta_fast, a.beta_slow);
+  return [...yarnRamp(low, high, a.dim / 2), low, high];
+}
+
+/* bias encodings */
+function alibi(a) {  // Press et al.: 2^(-8h/n) for a power of two n, interleaved for the rest
+  const pow2 = (n) => Array.from({length: n}, (_, h) => Math.pow(2, -8 * (h + 1) / n));
+  const p = Math.pow(2, Math.floor(Math.log2(a.heads)));
+  let slopes = pow2(p);
+  if (p < a.heads) slopes = slopes.concat(pow2(2 * p).filter((_, i) => i % 2 === 0).slice(0, a.heads - p));
+  return slopes;
+}
+
+function t5Bucket(r, bidirectional, buckets, maxDistance) {
+  let bucket = 0, distance, nb = buckets;
+  if (bidirectional) { nb = Math.floor(nb / 2); bucket += r > 0 ? nb : 0; distance = Math.abs(r); }
+  else distance = Math.max(-r, 0);
+  const maxExact = Math.floor(nb / 2);
+  if (distance < maxExact) return bucket + distance;
+  const ratio = Math.log(Math.max(distance, 1) / maxExact) / Math.log(maxDistance / maxExact);
+  return bucket + Math.min(maxExact + Math.trunc(ratio * (nb - maxExact)), nb - 1);
+}
+
+function t5(a) {
+  const out = [];
+  for (let r = -a.n + 1; r < a.n; r++) out.push(t5Bucket(r, a.bidirectional, a.buckets, a.max_distance));
+  return out;
+}
+
+function kerpleAt(d, r1, r2, kernel) { return kernel === "power" ? -r1 * Math.pow(d, r2) : -r1 * Math.log1p(r2 * d); }
+
+function kerple(a) { return Array.from({length: a.n}, (_, d) => kerpleAt(d, a.r1, a.r2, a.kernel)); }
+
+function fireAt(i, j, c, L) { return Math.log1p(c * Math.abs(i - j)) / Math.max(Math.log1p(c * Math.max(i, L)), 1e-6); }
+
+function fire(a) {
+  const out = [];
+  for (let i = 0; i < a.n; i++) for (let j = 0; j < a.n; j++) out.push(fireAt(i, j, a.c, a.L));
+  return out;
+}
+
+function sandwichRho(heads, compress) { return Array.from({length: heads}, (_, h) => compress ? 8 * (h + 1) / heads : 1); }
+
+function sandwich(a) {  // sum_i cos(r w_i / rho_h) - d'/2
+  const w = defaultInvFreq(a.dim, 10000), rho = sandwichRho(a.heads, a.compress), out = [];
+  for (let h = 0; h < a.heads; h++) {
+    for (let r = 0; r < a.n; r++) {
+      let s = 0;
+      for (let i = 0; i < w.length; i++) s += Math.cos(r * w[i] / rho[h]);
+      out.push(s - a.dim / 2);
+    }
+  }
+  return out;
+}
+
+/* precision: a float64 value rounded to float32, then to bfloat16 or float16 (round half to even), as torch does */
+function roundTo(x, mantissa, minExp, overflow) {
+  x = Math.fround(x);
+  if (!Number.isFinite(x) || x === 0) return x;
+  const a = Math.abs(x);
+  if (a >= overflow) return Math.sign(x) * Infinity;
+  let e = Math.floor(Math.log2(a));
+  if (Math.pow(2, e) > a) e -= 1;
+  if (Math.pow(2, e + 1) <= a) e += 1;
+  const ulp = Math.pow(2, Math.max(e, minExp) - mantissa), r = a / ulp;
+  let n = Math.floor(r);
+  const f = r - n;
+  if (f > 0.5 || (f === 0.5 && n % 2 === 1)) n += 1;
+  return Math.sign(x) * n * ulp;
+}
+
+const FORMATS = {
+  bfloat16: (x) => roundTo(x, 7, -126, 3.3961775292304e38),  // (2 - 2^-8) 2^127: rounds up past the largest
+  float16: (x) => roundTo(x, 10, -14, 65520),  // 65504 + half an ulp
+};
+
+function precision(a) {
+  const w = defaultInvFreq(a.dim, a.base)[a.i], round = FORMATS[a.dtype];
+  return a.positions.map((p) => { const exact = p * w; return round(exact) - exact; });
+}
+
+function firstAliased(a) {  // the first q whose whole angle row equals row q - 1 in the format, else -1
+  const round = FORMATS[a.dtype], freqs = Array.from(defaultInvFreq(a.dim, a.base)).sort((x, y) => y - x);
+  for (let q = 1; q < a.limit; q++) {
+    let same = true;
+    for (const w of freqs) { if (round(q * w) !== round((q - 1) * w)) { same = false; break; } }
+    if (same) return [q];
+  }
+  return [-1];
+}
+
+/* the last results by formula and arguments: a redraw asks for the numbers it draws and its readouts once */
+const memo = new Map();
+function cached(f, args) {
+  const key = f + JSON.stringify(args);
+  if (!memo.has(key)) {
+    if (memo.size > 64) memo.delete(memo.keys().next().value);
+    memo.set(key, F[f](args));
+  }
+  return memo.get(key);
+}
+
+const F = {naive, sinusoid, sinusoid_dot: sinusoidDot, rotation, rope_score: ropeScore, rope_angles: ropeAngles,
+  rope_decay: ropeDecay, scaling, yarn_gamma: yarnGamma, alibi, t5, kerple, fire, sandwich, precision,
+  first_aliased: firstAliased};
+
+/* ------------------------------------------------------------------------------------------- languages --- */
+const LANGS = ["zh", "en"];
+let lang = (() => {
+  const asked = new URLSearchParams(location.search).get("lang");
+  return LANGS.includes(asked) ? asked : document.documentElement.dataset.defaultLang || "zh";
+})();
+
+function t(key, ...args) {
+  let text = (STRINGS[lang] && STRINGS[lang][key]) ?? STRINGS.en[key];
+  if (text === undefined) { missing.add(key); return key; }
+  args.forEach((v, i) => { text = text.replace(`{${i}}`, v); });
+  return text;
+}
+const missing = new Set();
+
+function setLang(next) {
+  lang = next;
+  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  const url = new URL(location.href);
+  url.searchParams.set("lang", lang);
+  try { history.replaceState(null, "", url); } catch (e) { /* file:// pages may refuse; the links still carry it */ }
+  document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  document.querySelectorAll("a[data-report]").forEach((el) => {
+    el.href = `index.html?lang=${lang}${el.dataset.report ? "#claim-" + el.dataset.report : ""}`;
+  });
+  const button = document.getElementById("lang-switch");
+  button.textContent = lang === "zh" ? "English" : "中文";
+  button.setAttribute("aria-label", t("switch_label"));
+  document.title = t("title");
+  PANELS.forEach((p) => p.redraw());
+  showSelfCheck();
+}
+
+/* -------------------------------------------------------------------------------------------- drawing --- */
+const SVG = "http://www.w3.org/2000/svg";
+
+function el(tag, attrs = {}, parent = null, ns = null) {
+  const node = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") node.textContent = v; else node.setAttribute(k, v);
+  }
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function fmt(x) {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return "0";
+  return Number(x.toPrecision(8)).toString();
+}
+
+function diverging(v) {  // -1 blue, 0 white, +1 red
+  const c = Math.max(-1, Math.min(1, v));
+  return c >= 0 ? [255, Math.round(255 * (1 - c)), Math.round(255 * (1 - c))]
+    : [Math.round(255 * (1 + c)), Math.round(255 * (1 + c)), 255];
+}
+
+function sequential(v) {  // 0 pale yellow .. 1 dark blue
+  const c = Math.max(0, Math.min(1, v));
+  return [Math.round(255 - 215 * c), Math.round(250 - 170 * c), Math.round(205 - 55 * c)];
+}
+
+/* a rows x cols heatmap drawn pixel by pixel; value(r, c) in the colour map's range */
+function heatmap(canvas, rows, cols, value, colour) {
+  if (canvas.width !== cols || canvas.height !== rows) { canvas.width = cols; canvas.height = rows; }
+  const ctx = canvas.getContext("2d"), image = ctx.createImageData(cols, rows), px = image.data;
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const [R, G, B] = colour(value(r, c)), o = 4 * (r * cols + c);
+      px[o] = R; px[o + 1] = G; px[o + 2] = B; px[o + 3] = 255;
+    }
+  }
+  ctx.putImageData(image, 0, 0);
+}
+
+const PLOT = {w: 560, h: 220, left: 56, right: 12, top: 14, bottom: 34};
+
+/* series: [{ys, xs?, colour, dash?, label}]; opts: {xlog, ylog, xlabel, ylabel, hlines:[{y, label}], vlines, ymin, ymax, marks} */
+function linePlot(svg, series, opts = {}) {
+  svg.replaceChildren();
+  svg.setAttribute("viewBox", `0 0 ${PLOT.w} ${PLOT.h}`);
+  const tx = opts.xlog ? (v) => Math.log10(v) : (v) => v, ty = opts.ylog ? (v) => Math.log10(v) : (v) => v;
+  let x0 = Infinity, x1 = -Infinity, y0 = opts.ymin ?? Infinity, y1 = opts.ymax ?? -Infinity;
+  for (const s of series) {
+    s.ys.forEach((y, i) => {
+      const x = s.xs ? s.xs[i] : i;
+      if (!Number.isFinite(ty(y)) || !Number.isFinite(tx(x))) return;
+      x0 = Math.min(x0, tx(x)); x1 = Math.max(x1, tx(x));
+      if (opts.ymin === undefined) y0 = Math.min(y0, ty(y));
+      if (opts.ymax === undefined) y1 = Math.max(y1, ty(y));
+    });
+  }
+  for (const line of opts.hlines || []) { if (opts.ymax === undefined) y1 = Math.max(y1, ty(line.y)); if (opts.ymin === undefined) y0 = Math.min(y0, ty(line.y)); }
+  if (!(x1 > x0)) x1 = x0 + 1;
+  if (!(y1 > y0)) { y1 = y0 + 1; y0 -= 1; }
+  const W = PLOT.w - PLOT.left - PLOT.right, H = PLOT.h - PLOT.top - PLOT.bottom;
+  const sx = (x) => PLOT.left + (tx(x) - x0) / (x1 - x0) * W, sy = (y) => PLOT.top + (1 - (ty(y) - y0) / (y1 - y0)) * H;
+  el("rect", {x: PLOT.left, y: PLOT.top, width: W, height: H, class: "frame"}, svg, SVG);
+  for (const [v, anchor] of [[y0, "end"], [y1, "end"]]) {
+    el("text", {x: PLOT.left - 4, y: sy(opts.ylog ? Math.pow(10, v) : v) + 4, "text-anchor": anchor, class: "tick",
+      text: fmt(opts.ylog ? Math.pow(10, v) : v)}, svg, SVG);
+  }
+  for (const v of [x0, x1]) {
+    el("text", {x: sx(opts.xlog ? Math.pow(10, v) : v), y: PLOT.h - PLOT.bottom + 14, "text-anchor": "middle", class: "tick",
+      text: fmt(opts.xlog ? Math.pow(10, v) : v)}, svg, SVG);
+  }
+  if (opts.xlabel) el("text", {x: PLOT.left + W / 2, y: PLOT.h - 4, "text-anchor": "middle", class: "axis", text: opts.xlabel}, svg, SVG);
+  if (opts.ylabel) el("text", {x: 12, y: PLOT.top + H / 2, transform: `rotate(-90 12 ${PLOT.top + H / 2})`, "text-anchor": "middle", class: "axis", text: opts.ylabel}, svg, SVG);
+  for (const line of opts.hlines || []) {
+    if (!Number.isFinite(ty(line.y))) continue;
+    el("line", {x1: PLOT.left, x2: PLOT.left + W, y1: sy(line.y), y2: sy(line.y), class: "guide"}, svg, SVG);
+    el("text", {x: PLOT.left + W - 4, y: sy(line.y) - 4, "text-anchor": "end", class: "guide-label", text: line.label}, svg, SVG);
+  }
+  for (const line of opts.vlines || []) {
+    el("line", {x1: sx(line.x), x2: sx(line.x), y1: PLOT.top, y2: PLOT.top + H, class: "guide"}, svg, SVG);
+  }
+  for (const s of series) {
+    let d = "", pen = false;
+    s.ys.forEach((y, i) => {
+      const x = s.xs ? s.xs[i] : i;
+      if (!Number.isFinite(ty(y)) || !Number.isFinite(tx(x))) { pen = false; return; }
+      const yy = Math.max(PLOT.top - 2, Math.min(PLOT.top + H + 2, sy(y)));
+      d += `${pen ? "L" : "M"}${sx(x).toFixed(1)} ${yy.toFixed(1)}`;
+      pen = true;
+    });
+    el("path", {d, stroke: s.colour, fill: "none", "stroke-width": s.width || 1.6, "stroke-dasharray": s.dash || ""}, svg, SVG);
+  }
+  (opts.marks || []).forEach((m) => el("circle", {cx: sx(m.x), cy: sy(m.y), r: 4, fill: m.colour || "#000"}, svg, SVG));
+  const legend = series.filter((s) => s.label);
+  legend.forEach((s, i) => {
+    const y = PLOT.top + 12 + 14 * i;
+    el("line", {x1: PLOT.left + 8, x2: PLOT.left + 26, y1: y - 4, y2: y - 4, stroke: s.colour, "stroke-width": 2, "stroke-dasharray": s.dash || ""}, svg, SVG);
+    el("text", {x: PLOT.left + 30, y, class: "legend", text: s.label}, svg, SVG);
+  });
+}
+
+/* ----------------------------------------------------------------------------------------------- panels --- */
+/* A panel: controls (range, select, checkbox: each labelled, each operable from the keyboard), figures and readouts
+   (numbers the page computed with F[f](args), picked by index; the browser test reads them and asks posenc). */
+class Panel {
+  constructor(spec) {
+    Object.assign(this, spec);
+    this.meta = DATA.panels.find((p) => p.id === spec.id);
+    this.inputs = {};
+    this.lastMs = 0;
+  }
+
+  get state() {
+    const s = {};
+    for (const [key, input] of Object.entries(this.inputs)) {
+      s[key] = input.type === "checkbox" ? input.checked : input.tagName === "SELECT" ? input.value : Number(input.value);
+    }
+    return s;
+  }
+
+  build(root) {
+    const section = el("section", {class: "panel", id: `panel-${this.id}`, "aria-labelledby": `h-${this.id}`}, root);
+    el("h2", {id: `h-${this.id}`, "data-i18n": `${this.id}.title`}, section);
+    const quote = el("blockquote", {lang: "zh-CN"}, section);
+    el("p", {text: `“${this.meta.quote}”`}, quote);
+    el("cite", {text: this.meta.where}, quote);
+    el("p", {class: "explain", "data-i18n": `${this.id}.explain`}, section);
+    const claims = el("p", {class: "claims"}, section);
+    el("span", {"data-i18n": "claims"}, claims);
+    for (const claim of this.meta.claims) {
+      const a = el("a", {"data-report": claim.id, href: `index.html#claim-${claim.id}`, class: "claim"}, claims);
+      el("span", {text: claim.id}, a);
+      if (claim.status) el("span", {class: `pill ${claim.status.replace(/ /g, "-")}`, "data-i18n": `verdict.${claim.status}`}, a);
+    }
+    const controls = el("div", {class: "controls"}, section);
+    for (const c of this.controls) {
+      const id = `ctl-${this.id}-${c.key}`, box = el("div", {class: `control ${c.kind}`}, controls);
+      el("label", {for: id, "data-i18n": `${this.id}.${c.key}`}, box);
+      let input;
+      if (c.kind === "select") {
+        input = el("select", {id, "data-key": c.key}, box);
+        for (const [value, label] of c.options()) {
+          const option = el("option", {value}, input);
+          if (label.startsWith("@")) option.dataset.i18n = label.slice(1); else option.textContent = label;
+        }
+        input.value = String(c.value);
+      } else if (c.kind === "check") {
+        input = el("input", {id, type: "checkbox", "data-key": c.key}, box);
+        input.checked = Boolean(c.value);
+      } else {
+        input = el("input", {id, type: "range", min: c.min, max: c.max, step: c.step || 1, value: c.value, "data-key": c.key}, box);
+        el("output", {for: id, class: "value", id: `${id}-value`}, box);
+      }
+      input.addEventListener("input", () => this.update(c.key));
+      input.addEventListener("change", () => this.update(c.key));
+      this.inputs[c.key] = input;
+    }
+    this.figureBox = el("div", {class: "figures"}, section);
+    this.figures = {};
+    for (const f of this.figureSpecs) {
+      const figure = el("figure", {class: f.wide ? "wide" : ""}, this.figureBox);
+      const node = f.kind === "canvas" ? el("canvas", {width: 1, height: 1, role: "img", "aria-labelledby": `cap-${this.id}-${f.key}`}, figure)
+        : el("svg", {role: "img", "aria-labelledby": `cap-${this.id}-${f.key}`}, figure, SVG);
+      el("figcaption", {id: `cap-${this.id}-${f.key}`, "data-i18n": `${this.id}.fig.${f.key}`}, figure);
+      this.figures[f.key] = node;
+    }
+    this.readoutBox = el("dl", {class: "readouts", "aria-live": "polite"}, section);
+    this.extra = el("div", {class: "extra"}, section);
+  }
+
+  update(changed) {
+    if (this.constrain) this.constrain(changed);
+    this.redraw();
+  }
+
+  setRange(key, max, min) {
+    const input = this.inputs[key];
+    if (min !== undefined) input.min = min;
+    input.max = max;
+    if (Number(input.value) > max) input.value = max;
+    if (min !== undefined && Number(input.value) < min) input.value = min;
+  }
+
+  redraw() {
+    const start = performance.now();
+    const s = this.state;
+    for (const c of this.controls) {
+      if (c.kind === "range") {
+        const shown = c.show ? c.show(s[c.key], s) : fmt(s[c.key]);
+        document.getElementById(`ctl-${this.id}-${c.key}-value`).textContent = shown;
+        this.inputs[c.key].setAttribute("aria-valuetext", shown);
+      }
+    }
+    const rows = this.draw(s);
+    this.readoutBox.replaceChildren();
+    for (const r of rows) {
+      const row = el("div", {class: "readout"}, this.readoutBox);
+      el("dt", {text: t(r.label, ...(r.labelArgs || []))}, row);
+      const dd = el("dd", {}, row);
+      const values = cached(r.f, r.args), value = pick(values, r.pick);
+      el("output", {class: "num", "data-key": r.key, "data-f": r.f, "data-args": JSON.stringify(r.args),
+        "data-pick": JSON.stringify(r.pick), text: fmt(value)}, dd);
+    }
+    this.lastMs = performance.now() - start;
+  }
+}
+
+/* what a readout shows of a formula's values: an index, the difference of two, or a wavelength 2 pi / value */
+function pick(values, spec) {
+  if (typeof spec === "number") return values[spec];
+  if (spec[0] === "sub") return values[spec[1]] - values[spec[2]];
+  if (spec[0] === "wavelength") return TAU / values[spec[1]];
+  if (spec[0] === "flips") {  // bits that differ between rows a and b of a [n, width] table
+    let n = 0;
+    for (let j = 0; j < spec[3]; j++) n += values[spec[1] * spec[3] + j] !== values[spec[2] * spec[3] + j] ? 1 : 0;
+    return n;
+  }
+  throw new Error(`unknown pick ${JSON.stringify(spec)}`);
+}
+
+const BASES = [["100", "100"], ["1000", "1000"], ["10000", "10000"], ["100000", "100000"], ["500000", "500000"], ["1000000", "1000000"]];
+const COLOURS = ["#1b6ca8", "#d1495b", "#2e933c", "#8f5bb0", "#e0a100", "#444"];
+
+const PANELS = [
+  new Panel({
+    id: "naive",
+    controls: [
+      {key: "n", kind: "range", min: 2, max: 512, value: 16},
+      {key: "p", kind: "range", min: 0, max: 15, value: 3},
+      {key: "bits", kind: "range", min: 1, max: 16, value: 8},
+    ],
+    figureSpecs: [{key: "values", kind: "svg"}, {key: "binary", kind: "canvas"}],
+    constrain() { this.setRange("p", this.state.n - 2); },
+    draw(s) {
+      const ints = naive({kind: "integer", n: s.n}), units = naive({kind: "normalized", n: s.n});
+      linePlot(this.figures.values, [
+        {ys: ints.map((v) => v / s.n), colour: COLOURS[0], label: t("naive.integer_scaled", s.n)},
+        {ys: units, colour: COLOURS[1], label: t("naive.normalized")},
+      ], {xlabel: t("position"), ylabel: t("value"), marks: [{x: s.p, y: units[s.p], colour: COLOURS[1]}]});
+      const bits = naive({kind: "binary", n: s.n, dim: s.bits});
+      heatmap(this.figures.binary, s.bits, s.n, (r, c) => bits[c * s.bits + r], (v) => sequential(v));
+      const flips = pick(bits, ["flips", s.p + 1, s.p, s.bits]);
+      this.extra.textContent = t("naive.failure", s.n, fmt(1 / (s.n - 1)), s.p, s.p + 1, flips);
+      return [
+        {key: "integer", label: "naive.r.integer", labelArgs: [s.p], f: "naive", args: {kind: "integer", n: s.n}, pick: s.p},
+        {key: "normalized", label: "naive.r.normalized", labelArgs: [s.p], f: "naive", args: {kind: "normalized", n: s.n}, pick: s.p},
+        {key: "step", label: "naive.r.step", f: "naive", args: {kind: "normalized", n: s.n}, pick: ["sub", 1, 0]},
+        {key: "flips", label: "naive.r.flips", labelArgs: [s.p, s.p + 1], f: "naive", args: {kind: "binary", n: s.n, dim: s.bits}, pick: ["flips", s.p + 1, s.p, s.bits]},
+      ];
+    },
+  }),
+  new Panel({
+    id: "sinusoid",
+    controls: [
+      {key: "d", kind: "range", min: 4, max: 1024, step: 2, value: 128},
+      {key: "base", kind: "select", options: () => BASES, value: "10000"},
+      {key: "n", kind: "range", min: 8, max: 512, value: 128},
+      {key: "p", kind: "range", min: 0, max: 127, value: 1},
+      {key: "q", kind: "range", min: 0, max: 127, value: 5},
+      {key: "j", kind: "range", min: 0, max: 127, value: 2},
+    ],
+    figureSpecs: [{key: "heatmap", kind: "canvas"}, {key: "dot", kind: "svg"}, {key: "period", kind: "svg"}, {key: "close", kind: "svg"}],
+    constrain() { const s = this.state; this.setRange("p", s.n - 1); this.setRange("q", s.n - 1); this.setRange("j", s.d - 1); },
+    draw(s) {
+      const base = Number(s.base), table = cached("sinusoid", {d: s.d, base, n: s.n});
+      heatmap(this.figures.heatmap, s.n, s.d, (r, c) => table[r * s.d + c], diverging);
+      const dots = sinusoidDot({d: s.d, base, p: s.p, n: s.n});
+      linePlot(this.figures.dot, [{ys: dots, colour: COLOURS[0], label: `PE[${s.p}]·PE[q]`}],
+        {xlabel: "q", ylabel: "PE[p]·PE[q]", marks: [{x: s.q, y: dots[s.q], colour: COLOURS[1]}]});
+      const dims = [2, 6, 12, s.j].filter((j, i, all) => j < s.d && all.indexOf(j) === i);
+      linePlot(this.figures.period, dims.map((j, i) => ({ys: Array.from({length: s.n}, (_, p) => table[p * s.d + j]), colour: COLOURS[i], label: `${t("dim")} ${j}`})),
+        {xlabel: t("position"), ylabel: "PE", ymin: -1, ymax: 1});
+      const gap = Array.from({length: s.d}, (_, j) => Math.abs(table[s.p * s.d + j] - table[s.q * s.d + j]));
+      linePlot(this.figures.close, [{ys: gap, colour: COLOURS[2], label: `|PE[${s.p}] − PE[${s.q}]|`}], {xlabel: t("dim"), ylabel: "|Δ|", ymin: 0, ymax: 2});
+      const w = Math.pow(base, -2 * Math.floor(s.j / 2) / s.d);
+      this.extra.textContent = t("sinusoid.period", s.j, fmt(TAU / w));
+      const n = Math.max(s.p, s.q) + 1;
+      return [
+        {key: "pe_p", label: "sinusoid.r.pe", labelArgs: [s.p, s.j], f: "sinusoid", args: {d: s.d, base, n}, pick: s.p * s.d + s.j},
+        {key: "pe_q", label: "sinusoid.r.pe", labelArgs: [s.q, s.j], f: "sinusoid", args: {d: s.d, base, n}, pick: s.q * s.d + s.j},
+        {key: "dot", label: "sinusoid.r.dot", labelArgs: [s.p, s.q], f: "sinusoid_dot", args: {d: s.d, base, p: s.p, n: s.q + 1}, pick: s.q},
+      ];
+    },
+  }),
+  new Panel({
+    id: "rotation",
+    controls: [
+      {key: "d", kind: "range", min: 2, max: 128, step: 2, value: 16},
+      {key: "i", kind: "range", min: 0, max: 7, value: 1},
+      {key: "p", kind: "range", min: 0, max: 200, value: 7},
+      {key: "k", kind: "range", min: 0, max: 50, value: 3},
+    ],
+    figureSpecs: [{key: "circle", kind: "svg"}],
+    constrain() { this.setRange("i", this.state.d / 2 - 1); },
+    draw(s) {
+      const args = {d: s.d, base: 10000, i: s.i, p: s.p, k: s.k}, v = rotation(args);
+      const svg = this.figures.circle, R = 95, cx = 110, cy = 110;
+      svg.replaceChildren();
+      svg.setAttribute("viewBox", "0 0 440 220");
+      el("circle", {cx, cy, r: R, class: "frame"}, svg, SVG);
+      const hand = (sinv, cosv, colour, label) => {  // x = cos, y = sin
+        el("line", {x1: cx, y1: cy, x2: cx + R * cosv, y2: cy - R * sinv, stroke: colour, "stroke-width": 3}, svg, SVG);
+        el("text", {x: cx + 0.6 * R * cosv, y: cy - 0.6 * R * sinv - 6, "text-anchor": cosv >= 0 ? "start" : "end", class: "legend", fill: colour, text: label}, svg, SVG);
+      };
+      hand(v[0], v[1], COLOURS[0], `p=${s.p}`);
+      hand(v[2], v[3], COLOURS[1], `p+k=${s.p + s.k}`);
+      el("text", {x: 230, y: 40, class: "legend", text: `M(${s.k}) =`}, svg, SVG);
+      el("path", {d: "M232 58 h-6 v64 h6 M428 58 h6 v64 h-6", fill: "none", stroke: "#333"}, svg, SVG);
+      [[v[4], v[5]], [v[6], v[7]]].forEach((row, r) => row.forEach((x, c) => {
+        el("text", {x: 330 + 95 * (c - 0.5), y: 84 + 28 * r, "text-anchor": "middle", class: "matrix", text: fmt(x)}, svg, SVG);
+      }));
+      el("text", {x: 230, y: 160, class: "legend", text: t("rotation.same")}, svg, SVG);
+      return ["m00", "m01", "m10", "m11"].map((key, n) => ({key, label: `rotation.r.${key}`, labelArgs: [s.k], f: "rotation", args, pick: 4 + n}))
+        .concat([{key: "pk_sin", label: "rotation.r.pk", labelArgs: [s.p + s.k, 2 * s.i], f: "rotation", args, pick: 2}]);
+    },
+  }),
+  new Panel({
+    id: "rope",
+    controls: [
+      {key: "dim", kind: "range", min: 4, max: 256, step: 2, value: 64},
+      {key: "base", kind: "select", options: () => BASES, value: "10000"},
+      {key: "m", kind: "range", min: 0, max: 511, value: 5},
+      {key: "n", kind: "range", min: 0, max: 511, value: 2},
+      {key: "offset", kind: "range", min: 0, max: 511, value: 100},
+      {key: "positions", kind: "range", min: 16, max: 512, value: 256},
+      {key: "samples", kind: "range", min: 1, max: 200, value: 50},
+      {key: "seed", kind: "range", min: 1, max: 100, value: 1},
+    ],
+    figureSpecs: [{key: "angles", kind: "canvas"}, {key: "decay", kind: "svg"}],
+    draw(s) {
+      const base = Number(s.base), h = s.dim / 2, angles = ropeAngles({dim: s.dim, base, n: s.positions});
+      heatmap(this.figures.angles, s.positions, h, (r, c) => Math.cos(angles[r * h + c]), diverging);
+      const decay = cached("rope_decay", {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed});
+      const mean = decay.slice(0, s.positions), std = decay.slice(s.positions);
+      linePlot(this.figures.decay, [
+        {ys: mean, colour: COLOURS[0], label: t("rope.mean")},
+        {ys: mean.map((m, i) => m + std[i]), colour: COLOURS[1], dash: "4 3", label: t("rope.spread")},
+        {ys: mean.map((m, i) => m - std[i]), colour: COLOURS[1], dash: "4 3"},
+      ], {xlabel: "m − n", ylabel: "q·k"});
+      const r = Math.min(Math.abs(s.m - s.n), s.positions - 1);
+      const decayArgs = {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed};
+      return [
+        {key: "score", label: "rope.r.score", labelArgs: [s.m, s.n], f: "rope_score", args: {dim: s.dim, base, m: s.m, n: s.n, seed: s.seed}, pick: 0},
+        {key: "shifted", label: "rope.r.score", labelArgs: [s.m + s.offset, s.n + s.offset], f: "rope_score", args: {dim: s.dim, base, m: s.m + s.offset, n: s.n + s.offset, seed: s.seed}, pick: 0},
+        {key: "mean", label: "rope.r.mean", labelArgs: [r], f: "rope_decay", args: decayArgs, pick: r},
+        {key: "std", label: "rope.r.std", labelArgs: [r], f: "rope_decay", args: decayArgs, pick: s.positions + r},
+      ];
+    },
+  }),
+  new Panel({
+    id: "scaling",
+    controls: [
+      {key: "model", kind: "select", options: () => [["custom", "@scaling.custom"], ...DATA.models.map((m, i) => [String(i), m.name])], value: "custom"},
+      {key: "group", kind: "range", min: 0, max: 0, value: 0},
+      {key: "type", kind: "select", options: () => Object.keys(SCALINGS).map((k) => [k, `@scaling.type.${k}`]), value: "yarn"},
+      {key: "dim", kind: "range", min: 8, max: 512, step: 2, value: 128},
+      {key: "base", kind: "select", options: () => BASES, value: "10000"},
+      {key: "factor", kind: "range", min: 1, max: 64, step: 0.5, value: 8},
+      {key: "original", kind: "select", options: () => ["2048", "4096", "8192", "32768"].map((v) => [v, v]), value: "4096"},
+      {key: "seq_len", kind: "range", min: 512, max: 262144, step: 512, value: 16384},
+      {key: "beta_fast", kind: "range", min: 2, max: 64, value: 32},
+      {key: "beta_slow", kind: "range", min: 1, max: 8, value: 1},
+      {key: "low_freq_factor", kind: "range", min: 1, max: 4, step: 0.5, value: 1},
+      {key: "high_freq_factor", kind: "range", min: 2, max: 16, step: 0.5, value: 4},
+      {key: "partial", kind: "range", min: 0, max: 1, step: 0.05, value: 0.25},
+      {key: "pair", kind: "range", min: 0, max: 63, value: 20},
+    ],
+    figureSpecs: [{key: "wavelength", kind: "svg", wide: true}, {key: "ratio", kind: "svg"}],
+    constrain(changed) {
+      const s = this.state;
+      if (changed === "model" || changed === "group") {
+        const model = DATA.models[Number(s.model)];
+        if (model) {
+          const ropes = model.groups.filter((g) => g.rope);
+          this.setRange("group", Math.max(ropes.length - 1, 0));
+          const rope = (ropes[Number(this.inputs.group.value)] || ropes[0] || {}).rope;
+          if (rope) {
+            this.inputs.type.value = rope.type;
+            this.inputs.dim.value = rope.dim;
+            const known = BASES.some(([b]) => Number(b) === rope.base);
+            if (!known) { const o = el("option", {value: String(rope.base), text: String(rope.base)}, this.inputs.base); o.dataset.added = "1"; }
+            this.inputs.base.value = BASES.find(([b]) => Number(b) === rope.base)?.[0] ?? String(rope.base);
+            const p = rope.params;
+            if (p.factor !== undefined) this.inputs.factor.value = p.factor;
+            if (p.original_max_len !== undefined && [...this.inputs.original.options].some((o) => Number(o.value) === p.original_max_len)) this.inputs.original.value = String(p.original_max_len);
+            for (const key of ["beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor"]) if (p[key] !== undefined) this.inputs[key].value = p[key];
+          }
+        }
+      }
+      this.setRange("pair", this.state.dim / 2 - 1);
+    },
+    params(s) {
+      const model = DATA.models[Number(s.model)], rope = model && (model.groups.filter((g) => g.rope)[s.group] || {}).rope;
+      const original = rope && rope.params.original_max_len !== undefined && ![...this.inputs.original.options].some((o) => Number(o.value) === rope.params.original_max_len)
+        ? rope.params.original_max_len : Number(s.original);
+      const p = {factor: s.factor, original_max_len: original};
+      if (s.type === "default") return {};
+      if (s.type === "linear" || s.type === "ntk") return {factor: s.factor};
+      if (s.type === "yarn") Object.assign(p, {beta_fast: s.beta_fast, beta_slow: Math.min(s.beta_slow, s.beta_fast - 1)});
+      if (s.type === "llama3") Object.assign(p, {low_freq_factor: s.low_freq_factor, high_freq_factor: Math.max(s.high_freq_factor, s.low_freq_factor + 0.5)});
+      if (s.type === "proportional") return {factor: s.factor, partial_rotary_factor: s.partial};
+      if (s.type === "longrope") {  // a preset's own factors, else an illustrative ramp from 1 to s over the pairs
+        if (rope && rope.type === "longrope" && rope.params.long_factor.length === s.dim / 2) return {...rope.params, factor: s.factor};
+        p.short_factor = Array.from({length: s.dim / 2}, () => 1);
+        p.long_factor = Array.from({length: s.dim / 2}, (_, i) => 1 + (s.factor - 1) * i / Math.max(s.dim / 2 - 1, 1));
+      }
+      if (rope && rope.type === s.type) for (const key of ["mscale", "mscale_all_dim", "attention_factor"]) if (rope.params[key] !== undefined) p[key] = rope.params[key];
+      return p;
+    },
+    draw(s) {
+      const base = Number(s.base), params = this.params(s), half = s.dim / 2;
+      const seqLen = s.type === "dynamic" || s.type === "longrope" ? s.seq_len : null;
+      const args = {type: s.type, dim: s.dim, base, params, seq_len: seqLen};
+      const scaled = cached("scaling", args), plain = defaultInvFreq(s.dim, base), original = params.original_max_len ?? Number(s.original);
+      const idx = Array.from({length: half}, (_, i) => i);
+      linePlot(this.figures.wavelength, [
+        {xs: idx, ys: Array.from(plain, (f) => TAU / f), colour: COLOURS[5], dash: "4 3", label: t("scaling.unscaled")},
+        {xs: idx, ys: scaled.slice(0, half).map((f) => TAU / f), colour: COLOURS[0], label: t(`scaling.type.${s.type}`)},
+      ], {ylog: true, xlabel: t("pair"), ylabel: t("wavelength"), hlines: [{y: original, label: `L₀ = ${original}`}, {y: original * s.factor, label: `s·L₀ = ${original * s.factor}`}],
+        marks: [{x: s.pair, y: TAU / scaled[s.pair], colour: COLOURS[1]}]});
+      const ratio = scaled.slice(0, half).map((f, i) => f / plain[i]);
+      const series = [{xs: idx, ys: ratio, colour: COLOURS[2], label: t("scaling.ratio")}];
+      if (s.type === "yarn") {
+        const g = yarnGamma({dim: s.dim, base, original_max_len: original, beta_fast: params.beta_fast, beta_slow: params.beta_slow});
+        series.push({xs: idx, ys: g.slice(0, half), colour: COLOURS[3], dash: "4 3", label: t("scaling.ramp")});
+      }
+      linePlot(this.figures.ratio, series, {xlabel: t("pair"), ylabel: "θ′/θ", ymin: 0, ymax: 1.05});
+      this.drawModel(s);
+      const rows = [
+        {key: "freq", label: "scaling.r.freq", labelArgs: [s.pair], f: "scaling", args, pick: s.pair},
+        {key: "wavelength", label: "scaling.r.wavelength", labelArgs: [s.pair], f: "scaling", args, pick: ["wavelength", s.pair]},
+        {key: "attention", label: "scaling.r.attention", f: "scaling", args, pick: half},
+      ];
+      if (s.type === "yarn") {
+        rows.push({key: "gamma", label: "scaling.r.gamma", labelArgs: [s.pair], f: "yarn_gamma",
+          args: {dim: s.dim, base, original_max_len: original, beta_fast: params.beta_fast, beta_slow: params.beta_slow}, pick: s.pair});
+      }
+      return rows;
+    },
+    drawModel(s) {
+      this.extra.replaceChildren();
+      const model = DATA.models[Number(s.model)];
+      if (!model) { el("p", {class: "note", text: t("scaling.custom_note")}, this.extra); return; }
+      const head = el("p", {class: "note"}, this.extra);
+      head.textContent = t("scaling.model_note", model.name, model.model_type, model.layers.length);
+      el("a", {href: model.source.split(" ")[0], text: model.source, class: "source"}, el("p", {class: "source"}, this.extra));
+      const strip = el("div", {class: "strip", role: "img", "aria-label": t("scaling.strip")}, this.extra);
+      model.layers.forEach((g, i) => el("span", {class: `cell g${g % 6}${model.groups[g].rope ? "" : " nope"}`, title: `${i}: ${model.groups[g].text}`}, strip));
+      const legend = el("ul", {class: "legend-list"}, this.extra);
+      model.groups.forEach((g, i) => {
+        const li = el("li", {}, legend);
+        el("span", {class: `cell g${i % 6}${g.rope ? "" : " nope"}`}, li);
+        el("code", {text: ` ${g.text}`}, li);
+      });
+      const findings = el("ul", {class: "findings"}, this.extra);
+      if (!model.findings.length) el("li", {text: t("scaling.no_findings")}, findings);
+      model.findings.forEach((f) => { const li = el("li", {}, findings); el("b", {text: `${f.code}: `}, li); el("span", {text: f.message}, li); });
+    },
+  }),
+  new Panel({
+    id: "bias",
+    controls: [
+      {key: "kind", kind: "select", options: () => ["alibi", "t5", "kerple", "fire", "sandwich"].map((k) => [k, `@bias.kind.${k}`]), value: "alibi"},
+      {key: "heads", kind: "range", min: 1, max: 16, value: 8},
+      {key: "n", kind: "range", min: 8, max: 512, value: 64},
+      {key: "head", kind: "range", min: 0, max: 7, value: 0},
+      {key: "i", kind: "range", min: 0, max: 63, value: 40},
+      {key: "j", kind: "range", min: 0, max: 63, value: 10},
+      {key: "buckets", kind: "range", min: 4, max: 64, step: 2, value: 32},
+      {key: "max_distance", kind: "range", min: 8, max: 512, value: 128},
+      {key: "bidirectional", kind: "check", value: true},
+      {key: "kernel", kind: "select", options: () => [["log", "log"], ["power", "power"]], value: "log"},
+      {key: "r1", kind: "range", min: 0.1, max: 4, step: 0.1, value: 1},
+      {key: "r2", kind: "range", min: 0.1, max: 2, step: 0.1, value: 1},
+      {key: "c", kind: "range", min: 0.1, max: 10, step: 0.1, value: 1},
+      {key: "L", kind: "range", min: 1, max: 512, value: 16},
+      {key: "sdim", kind: "range", min: 2, max: 256, step: 2, value: 64},
+      {key: "compress", kind: "check", value: true},
+    ],
+    figureSpecs: [{key: "heads", kind: "canvas", wide: true}, {key: "head", kind: "canvas"}],
+    constrain() { const s = this.state; this.setRange("head", s.heads - 1); this.setRange("i", s.n - 1); this.setRange("j", s.n - 1); },
+    /* bias[h](i, j) for the chosen kind, and the readout's formula and pick */
+    formula(s) {
+      const d = Math.abs(s.i - s.j);
+      if (s.kind === "alibi") {
+        const slopes = alibi({heads: s.heads});
+        return {at: (h, i, j) => i >= j ? -slopes[h] * (i - j) : NaN, range: [-slopes[0] * s.n, 0],
+          read: {f: "alibi", args: {heads: s.heads}, pick: s.head, label: "bias.r.slope"}};
+      }
+      if (s.kind === "t5") {
+        const args = {n: s.n, buckets: s.buckets, max_distance: s.max_distance, bidirectional: s.bidirectional}, b = cached("t5", args);
+        return {at: (h, i, j) => b[j - i + s.n - 1], range: [0, s.buckets - 1], read: {f: "t5", args, pick: s.j - s.i + s.n - 1, label: "bias.r.bucket"}};
+      }
+      if (s.kind === "kerple") {
+        const args = {n: s.n, r1: s.r1, r2: s.r2, kernel: s.kernel}, k = cached("kerple", args);
+        return {at: (h, i, j) => i >= j ? k[i - j] : NaN, range: [k[s.n - 1], 0], read: {f: "kerple", args, pick: d, label: "bias.r.kerple"}};
+      }
+      if (s.kind === "fire") {
+        const args = {n: s.n, c: s.c, L: s.L};
+        return {at: (h, i, j) => i >= j ? fireAt(i, j, s.c, s.L) : NaN, range: [0, 1], read: {f: "fire", args, pick: s.i * s.n + s.j, label: "bias.r.fire"}};
+      }
+      const args = {n: s.n, dim: s.sdim, heads: s.heads, compress: s.compress}, table = cached("sandwich", args);
+      let low = 0;
+      for (const v of table) low = Math.min(low, v);
+      return {at: (h, i, j) => i >= j ? table[h * s.n + (i - j)] : NaN, range: [low, 0], read: {f: "sandwich", args, pick: s.head * s.n + d, label: "bias.r.sandwich"}};
+    },
+    draw(s) {
+      for (const key of Object.keys(this.inputs)) {  // only the chosen kind's options are shown
+        const owner = {buckets: "t5", max_distance: "t5", bidirectional: "t5", kernel: "kerple", r1: "kerple", r2: "kerple", c: "fire", L: "fire", sdim: "sandwich", compress: "sandwich"}[key];
+        this.inputs[key].closest(".control").hidden = owner !== undefined && owner !== s.kind;
+      }
+      const f = this.formula(s), [lo, hi] = f.range, rising = s.kind === "t5" || s.kind === "fire";  // far = high value
+      const scale = (v) => Number.isNaN(v) ? -1 : hi > lo ? (rising ? (hi - v) / (hi - lo) : (v - lo) / (hi - lo)) : 1;
+      const colour = (v) => v < 0 ? [240, 240, 240] : sequential(v);  // dark: near, pale: far
+      const tile = Math.min(s.n, 64), cols = Math.min(s.heads, 8), rowsOfTiles = Math.ceil(s.heads / cols), gap = 2;
+      const W = cols * (tile + gap), H = rowsOfTiles * (tile + gap), step = s.n / tile;
+      heatmap(this.figures.heads, H, W, (r, c) => {
+        const h = Math.floor(c / (tile + gap)) + cols * Math.floor(r / (tile + gap)), y = r % (tile + gap), x = c % (tile + gap);
+        if (h >= s.heads || y >= tile || x >= tile) return -2;
+        return scale(f.at(h, Math.floor(y * step), Math.floor(x * step)));
+      }, (v) => v === -2 ? [255, 255, 255] : colour(v));
+      heatmap(this.figures.head, s.n, s.n, (i, j) => scale(f.at(s.head, i, j)), colour);
+      this.extra.textContent = t(`bias.note.${s.kind}`);
+      return [{key: "value", label: f.read.label, labelArgs: [s.head, s.i, s.j], f: f.read.f, args: f.read.args, pick: f.read.pick}];
+    },
+  }),
+  new Panel({
+    id: "precision",
+    controls: [
+      {key: "base", kind: "select", options: () => BASES, value: "10000"},
+      {key: "dim", kind: "range", min: 2, max: 256, step: 2, value: 64},
+      {key: "i", kind: "range", min: 0, max: 31, value: 0},
+      {key: "log2p", kind: "range", min: 0, max: 20, step: 0.25, value: 14, show: (v) => String(Math.round(Math.pow(2, v)))},
+      {key: "dtype", kind: "select", options: () => [["bfloat16", "bfloat16"], ["float16", "float16"]], value: "bfloat16"},
+    ],
+    figureSpecs: [{key: "error", kind: "svg", wide: true}],
+    constrain(changed) { this.setRange("i", this.state.dim / 2 - 1); if (changed === "base" || changed === "dim" || changed === "dtype") this.aliased = null; },
+    draw(s) {
+      const base = Number(s.base), p = Math.round(Math.pow(2, s.log2p));
+      const grid = Array.from({length: 161}, (_, k) => Math.round(Math.pow(2, k / 8)));
+      const series = ["bfloat16", "float16"].map((dtype, n) => ({xs: grid, colour: COLOURS[n],
+        ys: precision({dim: s.dim, base, i: s.i, positions: grid, dtype}).map((e) => Math.max(Math.abs(e), 1e-12)), label: dtype}));
+      linePlot(this.figures.error, series, {xlog: true, ylog: true, xlabel: t("position"), ylabel: t("precision.error"), ymin: 1e-12,
+        hlines: [{y: Math.PI / 2, label: "π/2"}], vlines: [{x: p}]});
+      const limit = 32768, firstArgs = {dim: s.dim, base, dtype: s.dtype, limit};
+      return [
+        {key: "bf16", label: "precision.r.error", labelArgs: ["bfloat16", p, s.i], f: "precision", args: {dim: s.dim, base, i: s.i, positions: [p], dtype: "bfloat16"}, pick: 0},
+        {key: "fp16", label: "precision.r.error", labelArgs: ["float16", p, s.i], f: "precision", args: {dim: s.dim, base, i: s.i, positions: [p], dtype: "float16"}, pick: 0},
+        {key: "first", label: "precision.r.first", labelArgs: [s.dtype, limit], f: "first_aliased", args: firstArgs, pick: 0},
+      ];
+    },
+  }),
+];
+
+/* --------------------------------------------------------------------------------------------- self-check --- */
+function close(a, b) {
+  if (a === b) return true;  // equal infinities too
+  return Math.abs(a - b) <= TOLERANCE.rel * Math.abs(b) + TOLERANCE.abs;
+}
+
+function selfCheck() {
+  const cases = DATA.golden.map((g) => ({f: g.f, args: g.args, out: g.out, what: g.f}));
+  DATA.models.forEach((m) => m.groups.forEach((g, i) => {
+    if (g.rope) {
+      cases.push({f: "scaling", what: `${m.name} ${i}`, args: {type: g.rope.type, dim: g.rope.dim, base: g.rope.base, params: g.rope.params, seq_len: null},
+        out: [...g.rope.inv_freq, g.rope.attention_factor]});
+    }
+  }));
+  let points = 0;
+  for (const c of cases) {
+    let got;
+    try { got = F[c.f](c.args); } catch (e) { return {ok: false, points, first: {what: c.what, args: c.args, error: String(e)}}; }
+    if (got.length !== c.out.length) return {ok: false, points, first: {what: c.what, args: c.args, error: `${got.length} values, posenc ${c.out.length}`}};
+    for (let i = 0; i < got.length; i++) {
+      const want = c.out[i] === null ? NaN : c.out[i];
+      if (!close(got[i], want)) return {ok: false, points, first: {what: c.what, args: c.args, index: i, got: got[i], want}};
+      points++;
+    }
+  }
+  return {ok: true, points, cases: cases.length};
+}
+
+let check = null;
+
+function showSelfCheck() {
+  const box = document.getElementById("selfcheck");
+  if (!check) return;
+  box.className = check.ok ? "ok" : "bad";
+  box.textContent = check.ok ? t("selfcheck.ok", check.points, check.cases)
+    : t("selfcheck.bad", check.first.what, JSON.stringify(check.first.args), check.first.index ?? "-", fmt(check.first.got ?? NaN), fmt(check.first.want ?? NaN), check.first.error || "");
+}
+
+/* ------------------------------------------------------------------------------------------------- start --- */
+function start() {
+  const root = document.getElementById("panels");
+  PANELS.forEach((p) => p.build(root));
+  PANELS.forEach((p) => { if (p.constrain) p.constrain(); });
+  document.getElementById("lang-switch").addEventListener("click", () => setLang(lang === "zh" ? "en" : "zh"));
+  check = selfCheck();
+  setLang(lang);
+  window.posencExplore = {
+    F, panels: PANELS, check, missing: () => [...missing],
+    timings: () => Object.fromEntries(PANELS.map((p) => [p.id, p.lastMs])),
+    redraw: (id) => { const p = PANELS.find((x) => x.id === id); p.update(); return p.lastMs; },
+  };
+  document.body.dataset.ready = "1";
+}
+
+start();
