@@ -222,6 +222,43 @@ CASES = [
     ("r3-convert-weights-rows", lambda: convert_qk_weights(torch.randn(10, 4), 2, 8, "half", "interleaved"),
      ["weight has 10 output rows but n_heads * head_dim = 2 * 8 = 16"]),
     ("r3-sinusoidal-table-layout", lambda: sinusoidal_table(torch.arange(3), 4, layout="x"), ["got 'x'"]),
+    # -- issue 40: constructor arguments checked even where unused; q laid out [B, T, H, Dh] --------------------------
+    ("i40-dape-max-len-negative", lambda: build("dape", max_len=-1),
+     ["DAPE: max_len must be a positive integer or None", "got -1"]),
+    ("i40-dape-max-len-text", lambda: build("dape", encoding="alibi", max_len="long"), ["got 'long'"]),
+    ("i40-dape-options-not-a-dict", lambda: build("dape", options=0),
+     ["DAPE: options (of the base encoding) must be a dict", "got 0"]),
+    ("i40-randomized-d-model", lambda: build("randomized", encoding="rope", head_dim=8, d_model=-1),
+     ["randomized: d_model must be a positive integer or None, got -1"]),
+    ("i40-randomized-n-heads", lambda: build("randomized", encoding="sinusoidal", d_model=8, n_heads=2.5),
+     ["randomized: n_heads must be a positive integer or None, got 2.5"]),
+    ("i40-rope-q-transposed", lambda: _rope_rotate(q=_q(1, 5, 2, 8), k=_q(1, 2, 5, 8), qp=torch.arange(5),
+                                                   kp=torch.arange(5)),
+     ["q has shape [1, 5, 2, 8], which reads as [B, T, H, Dh]", "q must be [B, H, T, Dh]", "q.transpose(1, 2)"]),
+    ("i40-rope-both-transposed", lambda: _rope_rotate(q=_q(1, 5, 4, 8), k=_q(1, 5, 2, 8), qp=torch.arange(5),
+                                                      kp=torch.arange(5)), ["q.transpose(1, 2)"]),
+    ("i40-rope-k-transposed", lambda: _rope_rotate(q=_q(1, 2, 5, 8), k=_q(1, 5, 2, 8), qp=torch.arange(5),
+                                                   kp=torch.arange(5)),
+     ["k has shape [1, 5, 2, 8]", "k.transpose(1, 2)"]),
+    ("i40-rope-batched-positions", lambda: _rope_rotate(q=_q(2, 5, 2, 8), k=_q(2, 5, 2, 8),
+                                                        qp=torch.arange(5).repeat(2, 1), kp=torch.arange(5)),
+     ["q.transpose(1, 2)"]),
+    ("i40-xpos-q-transposed", lambda: build("xpos", head_dim=8).rotate(_q(1, 5, 2, 8), _q(1, 5, 2, 8),
+                                                                      torch.arange(5), torch.arange(5)),
+     ["q.transpose(1, 2)"]),
+    ("i40-pope-q-transposed", lambda: build("pope", head_dim=8, n_heads=2).rotate(
+        _q(1, 5, 2, 8), _q(1, 5, 2, 8), torch.arange(5), torch.arange(5)), ["q.transpose(1, 2)"]),
+    ("i40-mrope-q-transposed", lambda: build("mrope", head_dim=8).rotate(
+        _q(1, 5, 2, 8), _q(1, 5, 2, 8), torch.arange(5), torch.arange(5)), ["q.transpose(1, 2)"]),
+    ("i40-mrope-axes-q-transposed", lambda: build("mrope", head_dim=12).rotate(
+        _q(1, 5, 2, 12), _q(1, 5, 2, 12), torch.arange(5).expand(3, 1, 5), torch.arange(5)), ["q.transpose(1, 2)"]),
+    ("i40-cope-q-transposed", lambda: build("cope", head_dim=8).contextual_bias(
+        _q(1, 5, 2, 8), _q(1, 5, 2, 8), torch.arange(5), torch.arange(5)), ["q.transpose(1, 2)"]),
+    ("i40-dape-q-transposed", lambda: build("dape", n_heads=2, head_dim=8, encoding="alibi").contextual_bias(
+        _q(1, 5, 2, 8), _q(1, 5, 2, 8), torch.arange(5), torch.arange(5)), ["q.transpose(1, 2)"]),
+    ("i40-dape-positions-length", lambda: build("dape", n_heads=2, head_dim=8, encoding="alibi").contextual_bias(
+        _q(1, 2, 5, 8), _q(1, 2, 5, 8), torch.arange(4), torch.arange(5)),
+     ["q_positions has 4 entries but the sequence has 5 tokens"]),
 ]
 
 #: cases whose error is a subclass of PosencError with a meaning of its own
@@ -243,6 +280,13 @@ def test_bad_input_raises_one_line_naming_the_value(call, fragments, request):
 def test_a_position_past_a_learned_table_is_its_own_kind_of_error():
     with pytest.raises(PositionOutOfRange, match="position 8 is past the learned table: it was built with max_len=8"):
         build("learned", dim=4, max_len=8).table(9)
+
+
+def test_a_layout_that_cannot_be_told_apart_is_left_alone():
+    # as many heads as tokens: [B, T, H, Dh] and [B, H, T, Dh] look alike, so nothing is refused
+    q = _q(1, 3, 3, 8)
+    qo, _ = build("rope", head_dim=8).rotate(q, q, torch.arange(3), torch.arange(3))
+    assert qo.shape == q.shape
 
 
 def test_the_table_holds_a_round_of_its_own():

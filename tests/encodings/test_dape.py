@@ -72,3 +72,27 @@ def test_refusals():
     with pytest.raises(PosencError, match="q has 2 heads but this DAPE was built for 4"):
         posenc.build("dape", n_heads=4, head_dim=4, encoding="alibi").contextual_bias(
             torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4), torch.arange(3), torch.arange(3))
+
+
+def test_float64_inputs_are_computed_in_float64():
+    # the hand computation of test_the_bias_by_hand in float64 (weights a float32 cannot hold exactly): float32
+    # scores or a float32 MLP would be about 1e-7 off
+    dape = posenc.build("dape", n_heads=1, head_dim=4, encoding="alibi", hidden=2)
+    w1, b1, w2, b2 = [[1.1, -0.5], [0.25, 2.3]], [0.1, -0.2], [[0.7, -1.3]], [0.05]
+    _set_mlp(dape, w1, b1, w2, b2)
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(1, 1, 3, 4, generator=g, dtype=torch.float64), torch.randn(1, 1, 3, 4, generator=g,
+                                                                                   dtype=torch.float64)
+    got = dape.contextual_bias(q, k, torch.arange(3), torch.arange(3))[0, 0]
+    assert got.dtype == torch.float64
+    slope = float(posenc.build("alibi", n_heads=1).slopes[0])  # float32's 1/2: exact
+    w1, b1 = dape.mlp[0].weight.detach().double().tolist(), dape.mlp[0].bias.detach().double().tolist()
+    w2, b2 = dape.mlp[2].weight.detach().double().tolist(), dape.mlp[2].bias.detach().double().tolist()
+    for i in range(3):
+        for j in range(3):
+            s = sum(q[0, 0, i, c].item() * k[0, 0, j, c].item() for c in range(4)) / 2.0
+            b = -slope * abs(i - j)
+            h = [_gelu(w1[u][0] * s + w1[u][1] * b + b1[u]) for u in range(2)]
+            assert got[i, j].item() == pytest.approx(b + w2[0][0] * h[0] + w2[0][1] * h[1] + b2[0], rel=1e-12,
+                                                     abs=1e-12)
+    assert dape.contextual_bias(q.float(), k.float(), torch.arange(3), torch.arange(3)).dtype == torch.float32

@@ -98,3 +98,40 @@ def test_equals_x_transformers_data_dependent_alibi(causal):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
         plain = attend(q, k, v, posenc.build("nope"), positions, positions, None, causal=causal)
         assert (attn.to_out(plain.transpose(1, 2).reshape(B, T, H * Dh)) - want).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_float64_inputs_are_computed_in_float64(bidirectional):
+    # gates far from 1 and 0 and a float64 reference in plain Python: D_ij = sum_{l=j+1}^{i} log sigmoid(w . x_l + b)
+    # (and the second gate's sum for j > i); float32 gates would be about 1e-7 off
+    g = torch.Generator().manual_seed(5)
+    fox = posenc.build("fox", d_model=3, n_heads=2, bias_init=0.5, bidirectional=bidirectional)
+    with torch.no_grad():
+        fox.gate.weight.copy_(torch.randn(fox.gate.weight.shape, generator=g))
+    x = torch.randn(1, 6, 3, generator=g, dtype=torch.float64)
+    got = fox.input_bias(x, torch.arange(6), torch.arange(6))
+    assert got.dtype == torch.float64
+    w, b = fox.gate.weight.detach().double(), fox.gate.bias.detach().double()
+
+    def log_gate(row: int, l: int) -> float:
+        z = sum(w[row, c].item() * x[0, l, c].item() for c in range(3)) + b[row].item()
+        return -math.log1p(math.exp(-z))
+
+    for h in range(2):
+        for i in range(6):
+            for j in range(6):
+                if j <= i:
+                    want = sum(log_gate(h, l) for l in range(j + 1, i + 1))
+                elif bidirectional:
+                    want = sum(log_gate(2 + h, l) for l in range(i + 1, j + 1))
+                else:
+                    continue  # a decoder's mask hides keys after the query
+                assert got[0, h, i, j].item() == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_float32_inputs_stay_float32():
+    fox = posenc.build("fox", d_model=3, n_heads=2)
+    x = torch.randn(1, 4, 3)
+    got = fox.input_bias(x, torch.arange(4), torch.arange(4))
+    assert got.dtype == torch.float32
+    torch.testing.assert_close(fox.input_bias(x.double(), torch.arange(4), torch.arange(4)).float(), got)

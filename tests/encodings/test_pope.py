@@ -100,3 +100,41 @@ def test_equals_x_transformers_polar_pos_emb(kv_heads):
         other = attn.to_out(attend(q, k, v, pope, positions, positions, None, causal=True)
                             .transpose(1, 2).reshape(B, T, H * Dh))
     assert (other - want).abs().max() > 1e-3  # the bias matters: the comparison can fail
+
+
+def _softplus(v: float) -> float:
+    return max(v, 0.0) + math.log1p(math.exp(-abs(v)))
+
+
+def test_float64_inputs_are_computed_in_float64():
+    # far positions (angles near 3000 rad) and a phase bias: every element against a float64 reference in plain
+    # Python; float32 magnitudes or products would be about 1e-7 off
+    g = torch.Generator().manual_seed(3)
+    pope = posenc.build("pope", head_dim=4, n_heads=2, bias_init="uniform").double()
+    q = torch.randn(1, 2, 3, 4, generator=g, dtype=torch.float64)
+    k = torch.randn(1, 2, 3, 4, generator=g, dtype=torch.float64)
+    qp, kp = torch.tensor([3000, 3001, 3005]), torch.tensor([7, 2999, 3004])
+    qo, ko = pope.rotate(q, k, qp, kp)
+    assert qo.dtype == ko.dtype == torch.float64
+    delta = pope.phase_bias.detach().clamp(-2 * math.pi, 0.0)
+    for h in range(2):
+        for t in range(3):
+            for c in range(4):
+                theta = 10000.0 ** (-c / 4)
+                phase, phase_k = qp[t].item() * theta - delta[h, c].item(), kp[t].item() * theta
+                mq, mk = _softplus(q[0, h, t, c].item()), _softplus(k[0, h, t, c].item())
+                for got, want in ((qo[0, h, t, c], mq * math.cos(phase)), (qo[0, h, t, 4 + c], mq * math.sin(phase)),
+                                  (ko[0, h, t, c], mk * math.cos(phase_k)),
+                                  (ko[0, h, t, 4 + c], mk * math.sin(phase_k))):
+                    assert got.item() == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_float32_inputs_stay_float32():
+    pope = posenc.build("pope", head_dim=4, n_heads=2)
+    q = torch.randn(1, 2, 3, 4)
+    qo, ko = pope.rotate(q, q, torch.arange(3), torch.arange(3))
+    assert qo.dtype == ko.dtype == torch.float32
+    q64 = q.double()
+    qo64, _ = pope.rotate(q64, q64, torch.arange(3), torch.arange(3))  # float32 module, float64 input: float64 out
+    assert qo64.dtype == torch.float64
+    torch.testing.assert_close(qo64.float(), qo, rtol=1e-6, atol=1e-6)

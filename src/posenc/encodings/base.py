@@ -60,9 +60,9 @@ from posenc.checks import whole_number
 from posenc.errors import PosencError
 from posenc.resources import check_memory, format_bytes
 
-__all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "default_positions",
-           "future_mask", "bias_positions", "pair_positions", "check_allocation", "BIAS_BYTES_PER_PAIR",
-           "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL", "ScoreMod"]
+__all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "check_head_layout",
+           "math_dtype", "default_positions", "future_mask", "bias_positions", "pair_positions", "check_allocation",
+           "BIAS_BYTES_PER_PAIR", "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL", "ScoreMod"]
 
 #: FlexAttention's ``score_mod``: ``(score, b, h, q_idx, kv_idx) -> score``, every argument a tensor
 ScoreMod = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -187,6 +187,32 @@ def check_positions(positions: torch.Tensor, length: int | None = None, name: st
         raise PosencError(f"{name} must be >= 0, got minimum {int(positions.min())}; "
                           f"shift them so the first token is at position 0 or later")
     return positions.long()
+
+
+def math_dtype(*tensors: torch.Tensor) -> torch.dtype:
+    """The dtype a hook computes in for these inputs and parameters: float64 when any of them is float64, else
+    float32 (half-precision inputs are computed in float32 and returned in their own dtype). A hook follows the
+    precision it is given: float64 in, float64 math."""
+    return torch.float64 if any(t.dtype == torch.float64 for t in tensors) else torch.float32
+
+
+def check_head_layout(x: torch.Tensor, positions: torch.Tensor, name: str = "q",
+                      positions_name: str = "q_positions") -> None:
+    """Refuse queries or keys laid out ``[B, T, H, Dh]`` where hooks take ``[B, H, T, Dh]``.
+
+    The sign: ``x``'s dim 1 has as many entries as the positions and its dim 2 does not. Then the positions are
+    right and the tensor is transposed; saying so beats blaming the positions' length or the head count. (With as
+    many heads as tokens, or a single position, the two layouts cannot be told apart, and nothing is said.)
+    """
+    if not isinstance(x, torch.Tensor) or not isinstance(positions, torch.Tensor) or x.dim() != 4:
+        return
+    if positions.dim() not in (1, 2, 3):  # [T], [B, T], or M-RoPE's [A, B, T]
+        return
+    tokens = positions.shape[-1]
+    if tokens > 1 and x.shape[1] == tokens and x.shape[2] != tokens:
+        raise PosencError(f"{name} has shape {list(x.shape)}, which reads as [B, T, H, Dh]: its dim 1 holds the "
+                          f"{tokens} tokens of {positions_name}; {name} must be [B, H, T, Dh] (batch, heads, tokens, "
+                          f"head_dim): pass {name}.transpose(1, 2)")
 
 
 def pair_positions(q_positions: torch.Tensor, k_positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

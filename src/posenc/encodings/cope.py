@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_allocation, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_allocation, check_head_layout, check_positions
 from posenc.errors import PosencError
 
 __all__ = ["CoPE", "cope_positions", "cope_bias"]
@@ -95,6 +95,8 @@ class CoPE(PositionalEncoding):
     def contextual_bias(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor,
                         k_positions: torch.Tensor) -> torch.Tensor:
         """``[B, H, Tq, Tk]``: ``q_i . e[p_ij]`` for keys at or before each query's position, 0 elsewhere."""
+        check_head_layout(q, q_positions, "q", "q_positions")  # [B, T, H, Dh] is named before any size check
+        check_head_layout(k, k_positions, "k", "k_positions")
         if q.dim() != 4 or k.dim() != 4 or q.shape[-1] != self.head_dim or k.shape[-1] != self.head_dim:
             raise PosencError(f"CoPE was built for head_dim {self.head_dim}; got q {list(q.shape)} and k "
                               f"{list(k.shape)} (want [batch, heads, seq, {self.head_dim}])")

@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
 from posenc.encodings.catalog import build_for_model, get_class
 from posenc.errors import PosencError
 from posenc.kernels import check_qk
@@ -43,7 +44,7 @@ class DAPE(PositionalEncoding):
         encoding: the base bias encoding (a registry name with a ``bias`` hook; the paper's main one: ``"kerple"``).
         options: the base encoding's options.
         hidden: the MLP's hidden width ``D_DAPE`` (the paper: 32).
-        max_len: passed on to a base encoding that takes it.
+        max_len: passed on to a base encoding that takes it (``None`` or a positive integer; checked either way).
 
     Example::
 
@@ -64,6 +65,12 @@ class DAPE(PositionalEncoding):
         for key, value in (("n_heads", n_heads), ("head_dim", head_dim), ("hidden", hidden)):
             if not whole_number(value):
                 raise PosencError(f"{key} must be a positive integer, got {value!r}")
+        if max_len is not None and not whole_number(max_len):
+            raise PosencError(f"DAPE: max_len must be a positive integer or None (the base encoding's position range, "
+                              f"for a base that has one), got {max_len!r}")
+        if options is not None and not isinstance(options, Mapping):
+            raise PosencError(f"DAPE: options (of the base encoding) must be a dict such as {{'n_heads': 8}} or None, "
+                              f"got {options!r}")
         if not isinstance(encoding, str) or not get_class(encoding).info.biases_logits:
             raise PosencError(f"DAPE adjusts a bias encoding, but {encoding!r} has no bias hook; pass one of the "
                               f"bias encodings, e.g. encoding='kerple' or 'alibi'")
@@ -77,18 +84,30 @@ class DAPE(PositionalEncoding):
 
     def contextual_bias(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor,
                         k_positions: torch.Tensor) -> torch.Tensor:
-        """``B + f([s ; B])`` ``[B, H, Tq, Tk]`` for queries ``[B, H, Tq, Dh]`` and keys ``[B, Hk, Tk, Dh]``."""
+        """``B + f([s ; B])`` ``[B, H, Tq, Tk]`` for queries ``[B, H, Tq, Dh]`` and keys ``[B, Hk, Tk, Dh]``; computed
+        in float32, or in float64 for float64 queries and keys (the precision given is kept)."""
+        check_head_layout(q, q_positions, "q", "q_positions")  # [B, T, H, Dh] is named before any size check
+        check_head_layout(k, k_positions, "k", "k_positions")
         check_qk(q, k)
         if q.shape[1] != self.n_heads:
             raise PosencError(f"q has {q.shape[1]} heads but this DAPE was built for {self.n_heads}; build it with "
                               f"n_heads={q.shape[1]}")
+        check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0])
+        check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
+        work = math_dtype(q, k, self.mlp[0].weight)
         groups = q.shape[1] // k.shape[1]
         keys = k.repeat_interleave(groups, dim=1) if groups > 1 else k  # [B, H, Tk, Dh]
-        scores = (q.float() @ keys.float().transpose(-1, -2)) / self.head_dim ** 0.5  # [B, H, Tq, Tk]
-        bias = self.base.bias(q_positions, k_positions).to(scores.device, scores.dtype)  # [(B,) H, Tq, Tk]
+        scores = (q.to(work) @ keys.to(work).transpose(-1, -2)) / self.head_dim ** 0.5  # [B, H, Tq, Tk]
+        bias = self.base.bias(q_positions, k_positions).to(scores.device, work)  # [(B,) H, Tq, Tk]
         bias = bias.expand_as(scores)
         z = torch.cat([scores, bias], dim=1).permute(0, 2, 3, 1)  # [B, Tq, Tk, 2H]
-        return (bias + self.mlp(z).permute(0, 3, 1, 2)).to(q.dtype)
+        return (bias + self._mlp(z, work).permute(0, 3, 1, 2)).to(q.dtype)
+
+    def _mlp(self, z: torch.Tensor, work: torch.dtype) -> torch.Tensor:
+        """``f(z) = W2 sigma(W1 z + b1) + b2`` with the weights in ``work``'s precision (``[..., 2H] -> [..., H]``)."""
+        first, act, second = self.mlp
+        hidden = act(F.linear(z, first.weight.to(work), first.bias.to(work)))  # [..., D_DAPE]
+        return F.linear(hidden, second.weight.to(work), second.bias.to(work))
 
     def extra_repr(self) -> str:
         return f"n_heads={self.n_heads}, head_dim={self.head_dim}, encoding={self.base_name!r}, hidden={self.hidden}"

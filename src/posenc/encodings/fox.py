@@ -29,7 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions, future_mask
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions, future_mask, math_dtype
 from posenc.errors import PosencError
 
 __all__ = ["FoX", "forget_bias"]
@@ -83,11 +83,17 @@ class FoX(PositionalEncoding):
         nn.init.constant_(self.gate.bias, float(bias_init))
 
     def log_gates(self, x: torch.Tensor) -> torch.Tensor:
-        """``log f`` (and ``log g``) ``[B, H or 2H, T]`` of the layer input ``x [B, T, d_model]``, in float32."""
+        """``log f`` (and ``log g``) ``[B, H or 2H, T]`` of the layer input ``x [B, T, d_model]``: in float32, or in
+        float64 when ``x`` or the gate is float64 (the precision given is kept)."""
         if x.dim() != 3 or x.shape[-1] != self.d_model:
             raise PosencError(f"FoX reads the layer input [batch, seq, {self.d_model}], got shape {list(x.shape)}; "
                               f"build it with d_model={x.shape[-1] if x.dim() == 3 else '...'}")
-        return F.logsigmoid(self.gate(x.to(self.gate.weight.dtype)).float()).transpose(1, 2)
+        weight, bias = self.gate.weight, self.gate.bias
+        if math_dtype(x, weight) == torch.float64:
+            logits = F.linear(x.double(), weight.double(), bias.double())  # [B, T, H or 2H]
+        else:  # the gate in its own dtype (bfloat16 in a bfloat16 model), the log in float32
+            logits = self.gate(x.to(weight.dtype)).float()
+        return F.logsigmoid(logits).transpose(1, 2)
 
     def input_bias(self, x: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
         """``D [B, H, Tq, Tk]`` from ``x [B, Tk, d_model]`` (the module docstring)."""

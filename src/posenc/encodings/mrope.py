@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope, check_pairing, check_qk
@@ -95,6 +95,8 @@ class SectionedRotary(PositionalEncoding):
     def rotate(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor,
                inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
         """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` at positions ``[T]``, ``[B, T]`` or ``[A, B, T]``."""
+        check_head_layout(q, q_positions, "q", "q_positions")  # [B, T, H, Dh] is named before any size check
+        check_head_layout(k, k_positions, "k", "k_positions")
         check_qk(q, k, head_dim=self.head_dim)
         q_cos, q_sin = self.axis_tables(self.to_axes(q_positions, q.shape[2], q.shape[0], "q_positions").to(q.device))
         k_cos, k_sin = self.axis_tables(self.to_axes(k_positions, k.shape[2], k.shape[0], "k_positions").to(k.device))

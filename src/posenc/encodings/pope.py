@@ -18,7 +18,8 @@ As real vectors: ``rotate`` returns ``[softplus(q) cos(t theta - delta) | softpl
 ``[softplus(k) cos(s theta) | softplus(k) sin(s theta)]``, ``2 Dh`` channels each (:meth:`PoPE.rotated_dim`), whose
 dot product is the logit above. The bias sits on the query side (one per query head, so grouped-query keys shared by
 several query heads need no copy); the logits are those of putting it on the keys' phase, as x-transformers'
-``polar_pos_emb`` does. The softmax scale stays ``1/sqrt(Dh)``. Angles are built from int64 positions in float64.
+``polar_pos_emb`` does. The softmax scale stays ``1/sqrt(Dh)``. Angles are built from int64 positions in float64;
+magnitudes and products are computed in float32, or in float64 for float64 inputs (the precision given is kept).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
 from posenc.errors import PosencError
 from posenc.kernels import check_qk
 
@@ -102,18 +103,21 @@ class PoPE(PositionalEncoding):
                inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
         """``q [B, H, Tq, Dh]``, ``k [B, Hk, Tk, Dh]`` -> ``[B, H, Tq, 2 Dh]``, ``[B, Hk, Tk, 2 Dh]`` (the module
         docstring); ``inplace`` is accepted for the contract and has no effect (the output is wider)."""
+        check_head_layout(q, q_positions, "q", "q_positions")  # [B, T, H, Dh] is named before any size check
+        check_head_layout(k, k_positions, "k", "k_positions")
         check_qk(q, k, head_dim=self.head_dim)
         if q.shape[1] != self.n_heads:
             raise PosencError(f"q has {q.shape[1]} heads but this PoPE holds a phase bias for {self.n_heads}; build "
                               f"it with n_heads={q.shape[1]}")
         q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0])
         k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
+        work = math_dtype(q, k, self.phase_bias)  # float64 for float64 inputs, else float32
         delta = self.phase_bias.clamp(-2 * math.pi, 0.0).double()[:, None, :]  # [H, 1, Dh]
         q_phase = self._angles(q_positions, q.device) - delta  # [(B,) H, Tq, Dh], float64 like RoPE's angles
         k_phase = self._angles(k_positions, k.device)  # [(B,) 1, Tk, Dh]
-        q_mag, k_mag = F.softplus(q.float()), F.softplus(k.float())
-        q_out = torch.cat([q_mag * q_phase.cos().float(), q_mag * q_phase.sin().float()], dim=-1)
-        k_out = torch.cat([k_mag * k_phase.cos().float(), k_mag * k_phase.sin().float()], dim=-1)
+        q_mag, k_mag = F.softplus(q.to(work)), F.softplus(k.to(work))
+        q_out = torch.cat([q_mag * q_phase.cos().to(work), q_mag * q_phase.sin().to(work)], dim=-1)
+        k_out = torch.cat([k_mag * k_phase.cos().to(work), k_mag * k_phase.sin().to(work)], dim=-1)
         return q_out.to(q.dtype), k_out.to(k.dtype)
 
     def extra_repr(self) -> str:

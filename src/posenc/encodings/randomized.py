@@ -80,6 +80,9 @@ class Randomized(PositionalEncoding):
         if options is not None and not isinstance(options, dict):
             raise PosencError(f"randomized: options (of the wrapped encoding) must be a dict such as "
                               f"{{'base': 500000}}, got {options!r}")
+        for key, value in (("d_model", d_model), ("n_heads", n_heads), ("head_dim", head_dim)):
+            if value is not None and not whole_number(value):  # checked even where the wrapped encoding has no use
+                raise PosencError(f"randomized: {key} must be a positive integer or None, got {value!r}")
         if not whole_number(seed, 0, SEED_LIMIT):
             raise PosencError(f"randomized: seed must be an integer in 0..{SEED_LIMIT - 1}, got {seed!r}")
         options = dict(options or {})

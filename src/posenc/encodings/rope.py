@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
 from posenc.kernels import PAIRINGS, apply_rope, check_pairing, check_qk
@@ -176,6 +176,8 @@ class RoPE(PositionalEncoding):
         :meth:`tables`, the per-pair factors from :meth:`scales`, and :func:`posenc.kernels.apply_rope` rotates.
         ``seq_len``: the length a length-dependent scaling is evaluated at (default: 1 + the largest position).
         """
+        check_head_layout(q, q_positions, "q", "q_positions")  # [B, T, H, Dh] is named before any size check
+        check_head_layout(k, k_positions, "k", "k_positions")
         check_qk(q, k, head_dim=self.head_dim)
         q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0])
         k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
