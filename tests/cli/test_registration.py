@@ -63,12 +63,13 @@ def test_every_command_module_is_registered():
         names = {command.name for command in scratch.registered_commands}
         assert names and names <= REGISTERED, f"posenc.cli.{info.name} adds {sorted(names - REGISTERED)}"
         modules += 1
-    assert modules == 8  # encodings, inspect, check, probe, lab, extend, report, bench
+    assert modules == 9  # encodings, inspect, check, probe, lab, extend, report, explore, bench
 
 
 #: the commands each module of posenc.cli registers, written from README.md's command list
 BY_MODULE = {"encodings": {"list", "show"}, "inspect": {"inspect"}, "check": {"check", "plot"}, "probe": {"probe"},
-             "lab": {"train", "sweep"}, "extend": {"extend"}, "report": {"report"}, "bench": {"bench"}}
+             "lab": {"train", "sweep"}, "extend": {"extend"}, "report": {"report"}, "explore": {"explore"},
+             "bench": {"bench"}}
 
 
 @pytest.mark.parametrize("module", sorted(BY_MODULE))
@@ -80,4 +81,4 @@ def test_each_command_module_registers_its_commands_and_no_other(module):
 
 def test_the_registered_commands_are_those_of_the_modules():
     assert REGISTERED == set().union(*BY_MODULE.values())
-    assert len(app.registered_commands) == 11  # each registered once
+    assert len(app.registered_commands) == 12  # each registered once
