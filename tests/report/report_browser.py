@@ -1,11 +1,15 @@
-"""Open a report page in headless Chromium (Debian's ``chromium`` + ``chromedriver``) and read what it shows."""
+"""Open a report page in headless Chromium (Debian's ``chromium`` + ``chromedriver``) and read what it shows, in
+either language."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -31,15 +35,16 @@ class PageView:
     title: str
 
 
-def open_page(index_html: Path, screenshot: Path) -> PageView:
-    """Load ``index_html`` from disk, collect console errors, image sizes and verdicts, save a full-page screenshot."""
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium driven by selenium, with the browser's console log kept; closed on exit."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    chromium, driver_path = find_browser()
+    binary, driver_path = find_browser()
     profile = tempfile.mkdtemp(prefix="posenc-chromium-")
     options = webdriver.ChromeOptions()
-    options.binary_location = chromium
+    options.binary_location = binary
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
                  f"--user-data-dir={profile}", "--window-size=1200,900"):
@@ -47,6 +52,15 @@ def open_page(index_html: Path, screenshot: Path) -> PageView:
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def open_page(index_html: Path, screenshot: Path) -> PageView:
+    """Load ``index_html`` from disk, collect console errors, image sizes and verdicts, save a full-page screenshot."""
+    with chromium() as driver:
         driver.get(index_html.resolve().as_uri())
         driver.execute_script("return document.readyState")
         images = driver.execute_script(
@@ -63,6 +77,49 @@ def open_page(index_html: Path, screenshot: Path) -> PageView:
         driver.save_screenshot(str(screenshot))
         logs = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
         return PageView(logs, images, sections, int(rows), driver.title)
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+
+
+#: what a language check reads off the page: the fixed text, the verdict names, the claim titles, where it links
+_READ = """
+const text = el => el ? el.textContent.replace(/\\s+/g, ' ').trim() : null;
+const all = sel => Array.from(document.querySelectorAll(sel)).map(text);
+const link = document.querySelector('a.explore-link');
+return {
+  url: window.location.href, title: document.title, htmlLang: document.documentElement.lang,
+  h1: text(document.querySelector('h1')), headers: all('table.summary thead th'),
+  groups: all('table.summary tr.group th'), legend: text(document.querySelector('p.legend')),
+  footer: text(document.querySelector('footer')), pills: all('section.claim header .pill'),
+  counts: all('.counts .pill'), summaryTitles: all('table.summary .claim-title'),
+  headingTitles: all('section.claim h2 .claim-title'), dts: all('section.claim dt'), captions: all('figcaption'),
+  alts: Array.from(document.images).map(i => i.alt), explore: link ? link.getAttribute('href') : null,
+  current: all('.lang-switch a[aria-current="true"]'), scrolled: window.scrollY,
+  target: (document.querySelector(':target') || {}).id || null};
+"""
+
+
+def read_view(driver: Any) -> dict[str, Any]:
+    """What the page shows now (see ``_READ``)."""
+    return driver.execute_script(_READ)
+
+
+def switch_language(driver: Any, lang: str) -> dict[str, Any]:
+    """Click the switch's link for ``lang`` (a real click on the element) and read the page."""
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(By.CSS_SELECTOR, f'.lang-switch a[data-lang="{lang}"]').click()
+    return read_view(driver)
+
+
+def language_views(index_html: Path, claim_id: str) -> dict[str, Any]:
+    """The page as loaded (English), after clicking 中文, after clicking English again, and loaded afresh from
+    ``index.html?lang=zh#claim-<claim_id>`` (the address the explorer links to); plus the console's errors."""
+    with chromium() as driver:
+        uri = index_html.resolve().as_uri()
+        driver.get(uri)
+        views = {"loaded": read_view(driver)}
+        views["zh"] = switch_language(driver, "zh")
+        views["en"] = switch_language(driver, "en")
+        driver.get(f"{uri}?lang=zh#claim-{claim_id}")
+        views["deep"] = read_view(driver)
+        views["severe_logs"] = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+        return views

@@ -1,6 +1,8 @@
 """The report in a real browser: headless Chromium (Debian ``chromium`` + ``chromium-driver``) opens index.html from
 disk. No console errors, every image decoded and drawn at a non-zero size, every claim section shows a verdict.
-A full-page screenshot is saved next to the report (``screenshot.png``) for a person to look at.
+A full-page screenshot is saved next to the report (``screenshot.png``) for a person to look at. The language
+switch, clicked: the fixed text, the verdict names and the claim titles turn Chinese and back, ``?lang=`` is kept
+in the address and honoured on load, and the explorer link carries the language.
 
 Chromium missing is a failure with the install command, never a silent skip: CI installs it in the set-up.
 """
@@ -9,9 +11,20 @@ from __future__ import annotations
 
 import pytest
 
+from posenc.report.lang import TEXT, status_key
 from posenc.report.verdict import STATUSES
 
 pytestmark = pytest.mark.browser
+
+
+def _browser():
+    try:
+        import report_browser
+
+        report_browser.find_browser()
+    except (ImportError, RuntimeError) as exc:
+        pytest.fail(f"browser test cannot run: {exc}")
+    return report_browser
 
 
 def test_report_page_in_headless_chromium(small_report):
@@ -30,10 +43,55 @@ def test_report_page_in_headless_chromium(small_report):
     for image in view.images:
         assert image["complete"] and image["naturalWidth"] > 0 and image["naturalHeight"] > 0, image
         assert image["width"] > 0 and image["height"] > 0, image
-    assert [s["id"] for s in view.sections] == [r.claim.id for r in small_report.results]
+    assert [s["id"] for s in view.sections] == [f"claim-{r.claim.id}" for r in small_report.results]
     for section, result in zip(view.sections, small_report.results, strict=True):
         assert section["verdict"] in STATUSES and section["pill"].strip() == result.verdict.status
         assert section["text"].strip(), f"no verdict text in section {section['id']}"
     assert view.summary_rows == len(small_report.results)
     assert screenshot.exists() and screenshot.stat().st_size > 10_000
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
+    """Every expected value is written from the tables and the claim records, not read back from the page."""
+    results = small_report.results
+    target = results[-1].claim.id  # the last section: loading its address must scroll
+    views = _browser().language_views(small_report.index_html, target)
+    assert views["severe_logs"] == [], views["severe_logs"]
+    loaded, zh, en, deep = views["loaded"], views["zh"], views["en"], views["deep"]
+
+    def expected(lang: str) -> dict:
+        table = TEXT[lang]
+        # a claim without a Chinese title (the test ledger's broken one) keeps its English title
+        titles = [(r.claim.title_zh or r.claim.title) if lang == "zh" else r.claim.title for r in results]
+        return {"title": table["page.title"], "h1": table["h1"],
+                "headers": [table[k] for k in ("th.number", "th.claim", "th.source", "th.verdict.run", "th.full",
+                                               "th.extended")],
+                "pills": [table[status_key(r.verdict.status)] for r in results],
+                "summaryTitles": titles, "headingTitles": titles,
+                "dts": [table[k] for r in results for k in ("dt.source", "dt.experiment", "dt.setup",
+                                                             "dt.criterion")],
+                "alts": [table["figure.alt"].replace("{title}", t) for r, t in zip(results, titles, strict=True)
+                         if r.measurement is not None and r.measurement.figure_png],
+                "captions": [f"{t} ({table['mode.quick']})" for r, t in zip(results, titles, strict=True)
+                             if r.measurement is not None and r.measurement.figure_png],
+                "current": ["English" if lang == "en" else "中文"]}
+
+    for view, lang in ((loaded, "en"), (zh, "zh"), (en, "en"), (deep, "zh")):
+        for field, value in expected(lang).items():
+            assert view[field] == value, (lang, field, view[field], value)
+        assert view["htmlLang"] == ("zh-CN" if lang == "zh" else "en")
+        assert view["explore"] == f"explore.html?lang={lang}"
+        counts = [f"{n} {TEXT[lang][status_key(s)]}" for s in STATUSES
+                  for n in [small_report.counts[s]] if n]
+        assert view["counts"] == counts
+        assert view["groups"] == [TEXT[lang][f"group.{o}"] for o in ("tutorial", "literature")
+                                  if any(r.claim.origin == o for r in results)]
+    assert "supported" in loaded["pills"] and "支持" in zh["pills"]  # the check can tell the languages apart
+    assert "每个抽样得到的数字" in zh["legend"] and zh["legend"].count("无定论") >= 1 and "inconclusive" not in zh["legend"]
+    assert en["legend"] == loaded["legend"] and en["footer"] == loaded["footer"] == "Written by posenc report. " \
+        "Every number is also in report.json next to this page."
+    assert "?" not in loaded["url"]  # opened plainly
+    assert zh["url"].endswith("index.html?lang=zh") and en["url"].endswith("index.html?lang=en")
+    assert deep["url"].endswith(f"index.html?lang=zh#claim-{target}") and deep["target"] == f"claim-{target}"
+    assert deep["scrolled"] > 0

@@ -103,7 +103,7 @@ def test_the_page_renders_each_fixed_text_as_its_english_with_its_key(tmp_path):
     used = set(re.findall(r'data-(?:i18n|k-[a-z]+|i18n-title)="([^"]+)"', page))
     assert used and used <= set(TEXT["en"])
     assert '<html lang="en">' in page and 'href="?lang=zh"' in page
-    assert "explore.html" not in page  # no explorer page, no link
+    assert "explore.html" not in page and 'class="explore-link"' not in page  # no explorer page, no link
 
 
 def test_the_page_links_the_explorer_with_its_language(tmp_path):
@@ -113,3 +113,22 @@ def test_the_page_links_the_explorer_with_its_language(tmp_path):
     page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [], True, None),
                        explorer="explore.html")
     assert '<a class="explore-link" href="explore.html?lang=en" data-href="explore.html">' in page
+
+
+def test_the_report_writes_the_explorer_beside_its_page_and_links_it(small_report):
+    page = small_report.index_html.read_text(encoding="utf-8")
+    explorer = small_report.out_dir / "explore.html"
+    assert explorer.is_file() and explorer.stat().st_size > 10_000
+    assert '<a class="explore-link" href="explore.html?lang=en" data-href="explore.html">' in page
+
+
+def test_an_explorer_that_cannot_be_written_costs_the_link_not_the_report(tmp_path):
+    """A folder in the explorer page's place: the report still writes its page, without the link, and warns."""
+    from posenc.report.run import run_report
+
+    out = tmp_path / "r"
+    (out / "explore.html").mkdir(parents=True)
+    with pytest.warns(RuntimeWarning, match=r"explorer page was not written .* `posenc explore --out "):
+        result = run_report(out, quick=True, progress=False, claims=["sin-bounded"])
+    page = result.index_html.read_text(encoding="utf-8")
+    assert result.counts["supported"] == 1 and 'class="explore-link"' not in page and "explore.html" not in page

@@ -52,9 +52,9 @@ def _plain(fragment: str) -> str:
 def test_page_is_self_contained(small_report):
     page = read(small_report.index_html)
     parsed = _parse(page)
-    # the language switch's links stay on the page (?lang=...); no explorer link without an explorer page
+    # the language switch's links stay on the page (?lang=...); the explorer's is the file written beside it
     external = [u for u in parsed.urls if not (u.startswith("#") or u.startswith("data:") or u.startswith("?lang="))]
-    assert external == []
+    assert external == ["explore.html?lang=en"] and (small_report.out_dir / "explore.html").is_file()
     assert not re.search(r"url\(\s*['\"]?https?:", page)  # no CSS fetch
     assert "@import" not in page
     # two inline scripts, the text tables (JSON) and the switch; nothing loaded, nothing fetched

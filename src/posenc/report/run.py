@@ -1,5 +1,7 @@
 """``posenc report``: run the experiment of every claim in the ledger (or read it from the results store), judge it,
-and write ``index.html`` and ``report.json``.
+and write ``index.html`` and ``report.json``, with the explorer page (:func:`posenc.explore.write_explorer`,
+``explore.html``) beside them, linked from the page's header. An explorer that cannot be written costs the page its
+link and a warning, never the report.
 
 Results are stored under kind ``report:<claim id>`` keyed by the experiment, its revision, the mode (quick or full),
 the seed count and the posenc version, so a re-run computes only what is missing. The store holds the estimates;
@@ -25,6 +27,7 @@ import json
 import math
 import os
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -43,6 +46,7 @@ from posenc.report.reference import load_references, run_identity
 from posenc.report.result import ClaimResult, ReportResult
 from posenc.report.schedule import Outcome, RayExperiments, error_text, flag
 from posenc.report.verdict import NOT_RUN, Verdict, failed, judge
+from posenc.stats import MIN_UNITS
 from posenc.store import ResultStore, StoreError
 
 __all__ = ["ClaimResult", "ReportResult", "ReportConfig", "run_report", "check_setup", "store_config", "check_output_dir", "judge_claim",
@@ -257,7 +261,8 @@ def run_report(config: ReportConfig | str | os.PathLike | None = None, **setting
     where = check_setup(config.device, config.dtype, config.executor, config.address)
     target = where["device"]
     if seeds is not None and not whole_number(seeds):
-        raise PosencError(f"seeds must be a whole number >= 1, got {seeds!r}; the default is 2 (quick) or 3 (full)")
+        raise PosencError(f"seeds must be a whole number >= 1, got {seeds!r}; leave it out for the default, "
+                          f"{MIN_UNITS} in both modes (quick and full)")
     if seeds is not None and seeds > MAX_SEEDS:
         raise PosencError(f"seeds={seeds} would train {seeds} copies of every lab configuration (the full report's "
                           f"lab takes about 10 min of 2 cores per seed); at most {MAX_SEEDS} are allowed here: "
@@ -310,9 +315,22 @@ def run_report(config: ReportConfig | str | os.PathLike | None = None, **setting
                           time.perf_counter() - start, computed, seeds,
                           str(config.thresholds) if config.thresholds is not None else None, where,
                           load_references(config.references), bool(config.extended))
-    result.index_html.write_text(render_html(result), encoding="utf-8")
+    result.index_html.write_text(render_html(result, explorer=_write_explorer(out)), encoding="utf-8")
     result.report_json.write_text(json.dumps(_report_json(result), indent=1, default=str), encoding="utf-8")
     return result
+
+
+def _write_explorer(out: Path) -> str | None:
+    """Write the explorer page beside the report; its address relative to ``index.html``, or ``None`` (with a
+    warning that says why and how to write it alone) when it could not be written."""
+    from posenc.explore import write_explorer
+
+    try:
+        return write_explorer(out).name
+    except (PosencError, OSError) as exc:
+        warnings.warn(f"the report's explorer page was not written ({exc}); the report links none; write it alone "
+                      f"with `posenc explore --out {out}`", RuntimeWarning, stacklevel=3)
+        return None
 
 
 def _report_json(result: ReportResult) -> dict[str, Any]:
