@@ -1,5 +1,5 @@
 # posenc: the two quick-start commands are `make report` and `make test`; each sets everything up first.
-.PHONY: setup report test test-all test-latest test-oldest lock lint bench mutate
+.PHONY: setup report test test-all test-latest test-oldest test-paths lock lint bench mutate
 
 VENV := .venv
 BIN := $(VENV)/bin
@@ -26,6 +26,10 @@ test-latest:
 ## the same tests on the floor of every range in pyproject.toml
 test-oldest:
 	./scripts/test_versions.sh oldest
+
+## the numeric tests under torch's, numpy's and the BLAS libraries' other code paths and 1 and 2 threads (docs/testing.md)
+test-paths: setup
+	./scripts/test_paths.sh
 
 ## regenerate constraints.txt (the versions `make setup` installs) with uv; then run `make test` and commit both
 lock: setup
