@@ -53,14 +53,18 @@ def mulberry32(seed: int) -> Callable[[], float]:
     return draw
 
 
+#: each seed's normals drawn so far (the stream only grows: a longer request extends it)
+_STREAMS: dict[int, tuple[Callable[[], float], list[float]]] = {}
+
+
 def normal_vectors(seed: int, count: int, dim: int) -> torch.Tensor:
-    """``[count, dim]`` standard normals (Box-Muller over :func:`mulberry32`), float64, as explore.js draws them."""
-    draw = mulberry32(seed)
-    out = []
-    for _ in range(count * dim):
+    """``[count, dim]`` standard normals (Box-Muller over :func:`mulberry32`), float64, as explore.js draws them:
+    the first ``count * dim`` values of the seed's stream."""
+    draw, out = _STREAMS.setdefault(seed, (mulberry32(seed), []))
+    while len(out) < count * dim:
         u1, u2 = 1.0 - draw(), draw()
         out.append(math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2))
-    return torch.tensor(out, dtype=torch.float64).reshape(count, dim)
+    return torch.tensor(out[: count * dim], dtype=torch.float64).reshape(count, dim)
 
 
 def _positions(n: int) -> torch.Tensor:

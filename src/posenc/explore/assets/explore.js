@@ -358,25 +358,25 @@ function fmt(x) {
   return Number(x.toPrecision(8)).toString();
 }
 
-function diverging(v) {  // -1 blue, 0 white, +1 red
-  const c = Math.max(-1, Math.min(1, v));
-  return c >= 0 ? [255, Math.round(255 * (1 - c)), Math.round(255 * (1 - c))]
-    : [Math.round(255 * (1 + c)), Math.round(255 * (1 + c)), 255];
+/* colour maps as 256-entry tables over their range; `outside` is the colour of a value past it (masked cells) */
+function colourTable(low, high, rgb, outside = [240, 240, 240]) {
+  const table = new Uint8ClampedArray(257 * 3);
+  for (let k = 0; k < 256; k++) table.set(rgb(low + (high - low) * k / 255), 3 * k);
+  table.set(outside, 256 * 3);
+  return {low, high, table};
 }
+const diverging = colourTable(-1, 1, (c) => c >= 0 ? [255, 255 * (1 - c), 255 * (1 - c)] : [255 * (1 + c), 255 * (1 + c), 255]);  // -1 blue, 0 white, +1 red
+const sequential = colourTable(0, 1, (c) => [255 - 215 * c, 250 - 170 * c, 205 - 55 * c]);  // 0 pale yellow .. 1 dark blue
 
-function sequential(v) {  // 0 pale yellow .. 1 dark blue
-  const c = Math.max(0, Math.min(1, v));
-  return [Math.round(255 - 215 * c), Math.round(250 - 170 * c), Math.round(205 - 55 * c)];
-}
-
-/* a rows x cols heatmap drawn pixel by pixel; value(r, c) in the colour map's range */
-function heatmap(canvas, rows, cols, value, colour) {
+/* a rows x cols heatmap drawn pixel by pixel; value(r, c) in the colour map's range, NaN or past it: `outside` */
+function heatmap(canvas, rows, cols, value, map) {
   if (canvas.width !== cols || canvas.height !== rows) { canvas.width = cols; canvas.height = rows; }
   const ctx = canvas.getContext("2d"), image = ctx.createImageData(cols, rows), px = image.data;
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) {
-      const [R, G, B] = colour(value(r, c)), o = 4 * (r * cols + c);
-      px[o] = R; px[o + 1] = G; px[o + 2] = B; px[o + 3] = 255;
+  const {low, high, table} = map, scale = 255 / (high - low);
+  for (let r = 0, o = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++, o += 4) {
+      const v = value(r, c), k = v >= low - 1e-9 && v <= high + 1e-9 ? 3 * Math.round((Math.min(Math.max(v, low), high) - low) * scale) : 768;
+      px[o] = table[k]; px[o + 1] = table[k + 1]; px[o + 2] = table[k + 2]; px[o + 3] = 255;
     }
   }
   ctx.putImageData(image, 0, 0);
@@ -434,7 +434,8 @@ function linePlot(svg, series, opts = {}) {
     });
     el("path", {d, stroke: s.colour, fill: "none", "stroke-width": s.width || 1.6, "stroke-dasharray": s.dash || ""}, svg, SVG);
   }
-  (opts.marks || []).forEach((m) => el("circle", {cx: sx(m.x), cy: sy(m.y), r: 4, fill: m.colour || "#000"}, svg, SVG));
+  (opts.marks || []).filter((m) => Number.isFinite(ty(m.y)) && Number.isFinite(tx(m.x)))
+    .forEach((m) => el("circle", {cx: sx(m.x), cy: Math.max(PLOT.top, Math.min(PLOT.top + H, sy(m.y))), r: 4, fill: m.colour || "#000"}, svg, SVG));
   const legend = series.filter((s) => s.label);
   legend.forEach((s, i) => {
     const y = PLOT.top + 12 + 14 * i;
@@ -582,7 +583,7 @@ const PANELS = [
         {ys: units, colour: COLOURS[1], label: t("naive.normalized")},
       ], {xlabel: t("position"), ylabel: t("value"), marks: [{x: s.p, y: units[s.p], colour: COLOURS[1]}]});
       const bits = naive({kind: "binary", n: s.n, dim: s.bits});
-      heatmap(this.figures.binary, s.bits, s.n, (r, c) => bits[c * s.bits + r], (v) => sequential(v));
+      heatmap(this.figures.binary, s.bits, s.n, (r, c) => bits[c * s.bits + r], sequential);
       const flips = pick(bits, ["flips", s.p + 1, s.p, s.bits]);
       this.extra.textContent = t("naive.failure", s.n, fmt(1 / (s.n - 1)), s.p, s.p + 1, flips);
       return [
@@ -855,15 +856,14 @@ const PANELS = [
       }
       const f = this.formula(s), [lo, hi] = f.range, rising = s.kind === "t5" || s.kind === "fire";  // far = high value
       const scale = (v) => Number.isNaN(v) ? -1 : hi > lo ? (rising ? (hi - v) / (hi - lo) : (v - lo) / (hi - lo)) : 1;
-      const colour = (v) => v < 0 ? [240, 240, 240] : sequential(v);  // dark: near, pale: far
       const tile = Math.min(s.n, 64), cols = Math.min(s.heads, 8), rowsOfTiles = Math.ceil(s.heads / cols), gap = 2;
       const W = cols * (tile + gap), H = rowsOfTiles * (tile + gap), step = s.n / tile;
       heatmap(this.figures.heads, H, W, (r, c) => {
         const h = Math.floor(c / (tile + gap)) + cols * Math.floor(r / (tile + gap)), y = r % (tile + gap), x = c % (tile + gap);
-        if (h >= s.heads || y >= tile || x >= tile) return -2;
+        if (h >= s.heads || y >= tile || x >= tile) return NaN;  // the gap between tiles: grey, as masked cells
         return scale(f.at(h, Math.floor(y * step), Math.floor(x * step)));
-      }, (v) => v === -2 ? [255, 255, 255] : colour(v));
-      heatmap(this.figures.head, s.n, s.n, (i, j) => scale(f.at(s.head, i, j)), colour);
+      }, sequential);
+      heatmap(this.figures.head, s.n, s.n, (i, j) => scale(f.at(s.head, i, j)), sequential);
       this.extra.textContent = t(`bias.note.${s.kind}`);
       return [{key: "value", label: f.read.label, labelArgs: [s.head, s.i, s.j], f: f.read.f, args: f.read.args, pick: f.read.pick}];
     },
