@@ -21,11 +21,14 @@ rope type or model type and what posenc maps: other M-RoPE and axial layouts, un
 
 from __future__ import annotations
 
+import json
+import warnings
 from typing import Any
 
 from posenc.encodings.base import PositionalEncoding
 from posenc.encodings.rope_scaling import BY_HF_ROPE_TYPE, SCALINGS, HfRopeParameters, Scaling
-from posenc.errors import PosencError
+from posenc.errors import PosencError, PosencWarning
+from posenc.hf_fields import ROPE_FIELDS, ROTARY_DIM_MODEL_TYPES, ConfigFields
 from posenc.registry import build
 
 __all__ = ["from_hf_config", "rope_options_from_hf_config", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES",
@@ -104,49 +107,39 @@ M_ROPE_MODEL_TYPES = frozenset({
     "hunyuan_vl_text", "cohere_compass_text", "cosmos3_edge_text", "neomme",
 })
 
-#: model types whose code reads an absolute ``rotary_dim`` from the config, and plain dicts without a model_type (the
-#: other types derive the rotary width from ``partial_rotary_factor`` and ignore the field)
-_ROTARY_DIM_MODEL_TYPES = ("gptj", "codegen", "")
+def _fields(config: Any) -> ConfigFields:
+    return config if isinstance(config, ConfigFields) else ConfigFields(config)
 
 
-def _get(config: Any, *names: str, default: Any = None) -> Any:
-    for name in names:
-        try:
-            value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
-        except Exception as exc:  # e.g. a field that differs per layer (Gemma 4's per_layer_config) refuses to be read
-            raise PosencError(f"cannot read {name!r} from this {type(config).__name__}: {str(exc).splitlines()[0]}; "
-                              f"posenc reads one value per config, so build the encoding with posenc.build(...) "
-                              f"from the layer's own values") from exc
-        if value is not None:
-            return value
-    return default
-
-
-def _count(config: Any, what: str, *names: str, low: int = 1) -> int:
-    """A whole-number field of the config (the first of ``names`` it has), or an error naming the fields."""
-    value = _get(config, *names)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        found = "none of them" if value is None else f"{value!r}"
-        raise PosencError(f"this config (model_type {_get(config, 'model_type', default='') or '(none)'!r}) needs "
-                          f"{what} as an integer >= {low} in {' or '.join(names)}, found {found}; add the field to "
-                          f"the config, or build the encoding by name with posenc.build(...)")
-    return value
+def _entry(fields: ConfigFields, layer_type: str | None = None) -> ConfigFields:
+    """The RoPE parameter entry of ``layer_type`` (default: ``"full_attention"``, or the first), empty if none."""
+    entries = fields.rope_entries()
+    if None in entries or not entries:
+        return entries.get(None) or ConfigFields({}, f"{fields.prefix}rope_parameters.", ROPE_FIELDS)
+    if layer_type is not None:
+        if layer_type not in entries:
+            raise PosencError(f"layer_type {layer_type!r} has no RoPE parameters in this config; it has them for "
+                              f"{', '.join(map(repr, entries))}")
+        return entries[layer_type]
+    return entries.get("full_attention") or next(iter(entries.values()))
 
 
 def _rope_params(config: Any, layer_type: str | None = None) -> dict[str, Any]:
-    params = _get(config, "rope_parameters", "rope_scaling") or {}
-    if not isinstance(params, dict):
-        raise PosencError(f"the config's rope_parameters / rope_scaling must be a dict such as "
-                          f"{{'rope_type': 'linear', 'factor': 2.0}}, got {params!r}")
-    if isinstance(params, dict) and params and all(isinstance(v, dict) for v in params.values()):
-        # per-layer-type parameters, e.g. {"full_attention": {...}, "sliding_attention": {...}} (Gemma 3)
-        if layer_type is not None:
-            if layer_type not in params:
-                raise PosencError(f"layer_type {layer_type!r} has no RoPE parameters in this config; it has them for "
-                                  f"{', '.join(map(repr, params))}")
-            return dict(params[layer_type])
-        return dict(params.get("full_attention") or next(iter(params.values())))
-    return dict(params)
+    return _entry(_fields(config), layer_type).entry_dict()
+
+
+def _warn_one_of_several(fields: ConfigFields) -> None:
+    """A config whose layer types turn with different RoPE (Gemma 3's local and global layers): say which one
+    :func:`from_hf_config` returns, and how to read the others."""
+    entries = fields.rope_entries()
+    if None in entries or len({json.dumps(e.entry_dict(), sort_keys=True, default=str) for e in entries.values()}) < 2:
+        return
+    chosen = "full_attention" if "full_attention" in entries else next(iter(entries))
+    others = [t for t in entries if t != chosen]
+    warnings.warn(f"this config's layer types have different RoPE parameters ({', '.join(map(repr, entries))}); "
+                  f"from_hf_config returns the {chosen!r} layers' encoding only. Pass layer_type= "
+                  f"({', '.join(map(repr, others))}) for another, or read every layer's with "
+                  f"posenc.schedule_from_hf_config(config)", PosencWarning, stacklevel=3)
 
 
 def _is_m_rope(params: dict[str, Any], model_type: str) -> bool:
@@ -187,12 +180,12 @@ def _scaling_of(kind: str, params: dict[str, Any], model_type: str) -> Scaling:
                       f"builds its encoding ({', '.join(HF_ROPE_TYPES)} are 1-D rope types)")
 
 
-def _pairing(config: Any, model_type: str) -> str:
+def _pairing(config: ConfigFields, model_type: str) -> str:
     """``"interleaved"`` or ``"half"``, decided the way the model's own code decides it (module docstring)."""
     if model_type in _UNSUPPORTED_MODEL_TYPES:
         raise PosencError(f"posenc cannot reproduce the rotary embedding of model type {model_type!r}: "
                           f"{_UNSUPPORTED_MODEL_TYPES[model_type]}")
-    flag = _get(config, "rope_interleave")
+    flag = config.get("rope_interleave")
     if flag is None and model_type in _INTERLEAVE_FIELD_DEFAULT:  # a config.json read as a dict may leave it out
         flag = True
     if flag is not None:
@@ -200,14 +193,47 @@ def _pairing(config: Any, model_type: str) -> str:
     return "interleaved" if model_type in INTERLEAVED_MODEL_TYPES else "half"
 
 
+def _pairs_fix(head_dim: int, partial: float) -> str:
+    """A partial rotary factor near ``partial`` whose rotary width ``int(head_dim * factor)`` is even, at least 2 and
+    at most ``head_dim``."""
+    widths = [w for w in range(2, head_dim + 1, 2) if int(head_dim * (w / head_dim)) == w]
+    best = min(widths, key=lambda w: (abs(w - head_dim * partial), -w))
+    return f"{best / head_dim:g}"
+
+
+def _head_dim(fields: ConfigFields, whole: bool) -> int:
+    """The width of each head: ``head_dim``, else ``hidden_size / num_attention_heads``; even where every channel
+    rotates (``whole``: RoPE turns pairs). A width RoPE cannot turn is a :class:`~posenc.errors.PosencError` naming
+    the fields it comes from (each field is well-formed: posenc cannot build RoPE on it)."""
+    head_dim = fields.get("head_dim")
+    if head_dim is None:
+        hidden = fields.require("hidden_size", "n_embd", "d_model")
+        heads = fields.require("num_attention_heads", "n_head", "num_heads")
+        head_dim = hidden // heads
+        if head_dim < 2 or (whole and head_dim % 2):
+            raise PosencError(f'config.json fields "{fields.prefix}hidden_size" / "{fields.prefix}'
+                              f'num_attention_heads" = {hidden} / {heads} give each head {head_dim} channel(s): RoPE '
+                              f"turns pairs of channels, so every channel of a head rotates only at an even width "
+                              f">= 2; fix: correct the two counts, or set head_dim")
+        return head_dim
+    if head_dim < 2 or (whole and head_dim % 2):
+        raise PosencError(f'config.json field "{fields.prefix}head_dim" = {head_dim}: RoPE turns pairs of channels, '
+                          f"and every channel of the head rotates here, so it needs an even width >= 2; fix: correct "
+                          f"head_dim (e.g. {max(2, head_dim + head_dim % 2)}), or set partial_rotary_factor for a "
+                          f"model whose heads rotate only in part")
+    return head_dim
+
+
 def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> dict[str, Any]:
     """The options of ``posenc.build("rope", ...)`` equivalent to a Hugging Face rotary config.
 
     ``layer_type`` picks one entry of per-layer-type parameters (``"sliding_attention"``, ...); by default
-    ``"full_attention"``, or the first entry.
+    ``"full_attention"``, or the first.
     """
-    model_type = _get(config, "model_type", default="")
-    params = _rope_params(config, layer_type)
+    fields = _fields(config)
+    model_type = fields.model_type
+    entry = _entry(fields, layer_type)
+    params = entry.entry_dict()
     kind = _check_rope_type(params, model_type)
     if kind == POSENC_ROPE_TYPE:
         spec = params.get(POSENC_ROPE_TYPE)
@@ -217,40 +243,35 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
                               f"(got {spec!r}); patch the model with posenc.extend.patch_model(model, encoding)")
         return {name: spec[name] for name in _POSENC_OPTIONS}
     record = _scaling_of(kind, params, model_type)
-    pairing = _pairing(config, model_type)
-    heads = _get(config, "num_attention_heads", "n_head", "num_heads")
-    head_dim = _get(config, "head_dim")
-    if head_dim is None:
-        if _get(config, "hidden_size", "n_embd", "d_model") is None or heads is None:
-            raise PosencError("the config has neither head_dim nor hidden_size and num_attention_heads; "
-                              "cannot tell the rotary width")
-        hidden = _count(config, "the model width", "hidden_size", "n_embd", "d_model")
-        heads = _count(config, "the number of attention heads", "num_attention_heads", "n_head", "num_heads")
-        head_dim = hidden // heads
-    elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim < 2:
-        raise PosencError(f"the config's head_dim must be an integer >= 2, got {head_dim!r}")
-    base = params.get("rope_theta", _get(config, "rope_theta", "rotary_emb_base", default=10000.0))
-    if isinstance(base, bool) or not isinstance(base, int | float) or not 1 < base < float("inf"):
-        raise PosencError(f"the config's rope_theta must be a finite number > 1, got {base!r}; the usual value is "
-                          f"10000 (an infinite base would leave only the first pair turning)")
-    partial = params.get("partial_rotary_factor", _get(config, "partial_rotary_factor", "rotary_pct", default=1.0))
-    low_ok = (lambda f: f >= 0) if record.whole_head else (lambda f: f > 0)  # p-RoPE may keep no pair
-    if isinstance(partial, bool) or not isinstance(partial, int | float) or not (low_ok(partial) and partial <= 1):
-        raise PosencError(f"the config's partial_rotary_factor must be a number in "
-                          f"{'[0, 1]' if record.whole_head else '(0, 1]'} (the fraction of each head that "
-                          f"rotates), got {partial!r}; e.g. 0.25, or 1.0 for full rotary")
-    rotary_dim = int(head_dim) if record.whole_head else int(head_dim * partial)
-    if not record.whole_head and (rotary_dim < 2 or rotary_dim % 2):
-        raise PosencError(f"the config's partial_rotary_factor {partial!r} of head_dim {head_dim} gives {rotary_dim} "
-                          f"rotary channel(s), but RoPE rotates pairs: the product must be an even number >= 2; use "
-                          f"a factor such as {2 * max(1, round(head_dim * partial / 2)) / head_dim:g}")
-    if model_type in _ROTARY_DIM_MODEL_TYPES and _get(config, "rotary_dim"):
-        rotary_dim = int(_get(config, "rotary_dim"))
-        if model_type == "codegen" and _get(config, "n_ctx") and heads:  # CodeGenModel caps it so
-            rotary_dim = min(rotary_dim, int(_get(config, "n_ctx")) // int(heads))
-    max_pos = _get(config, "max_position_embeddings", "n_positions")
-    original = params.get("original_max_position_embeddings",
-                          _get(config, "original_max_position_embeddings", default=max_pos))
+    pairing = _pairing(fields, model_type)
+    heads = fields.get("num_attention_heads", "n_head", "num_heads")
+    base = entry.get("rope_theta", default=fields.get("rope_theta", "rotary_emb_base", default=10000.0))
+    owner, partial_name = (entry, "partial_rotary_factor") if entry.get("partial_rotary_factor") is not None else (
+        fields, "rotary_pct" if fields.get("partial_rotary_factor") is None and fields.get("rotary_pct") is not None
+        else "partial_rotary_factor")
+    partial = owner.get(partial_name, default=1.0)
+    if not record.whole_head and partial == 0:  # p-RoPE (whole_head) may keep no pair
+        raise owner.error(partial_name, partial, "a number in (0, 1] (the fraction of each head that rotates)",
+                          "e.g. 0.25, or 1.0 for full rotary")
+    rotary_by_field = (model_type in ROTARY_DIM_MODEL_TYPES or not model_type) and fields.get("rotary_dim")
+    head_dim = _head_dim(fields, whole=record.whole_head or (partial == 1 and not rotary_by_field))
+    rotary_dim = head_dim if record.whole_head else int(head_dim * partial)
+    if not record.whole_head and not rotary_by_field and (rotary_dim < 2 or rotary_dim % 2):
+        raise PosencError(f'config.json field "{owner.prefix}{partial_name}" = {partial:g} of head_dim {head_dim} '
+                          f"gives {rotary_dim} rotary channel(s), but RoPE rotates pairs: head_dim x factor must be "
+                          f"an even number >= 2; fix: use a factor such as {_pairs_fix(head_dim, partial)}")
+    if rotary_by_field:
+        rotary_dim = fields.get("rotary_dim")
+        if rotary_dim % 2 or rotary_dim > head_dim:
+            raise PosencError(f'config.json field "{fields.prefix}rotary_dim" = {rotary_dim}: RoPE rotates pairs of '
+                              f"the head's {head_dim} channels, so it needs an even number from 2 to {head_dim}; fix: "
+                              f"e.g. {min(head_dim, 64) // 2 * 2}")
+        n_ctx = fields.get("n_ctx")
+        if model_type == "codegen" and n_ctx and heads:  # CodeGenModel caps it so
+            rotary_dim = min(rotary_dim, n_ctx // heads)
+    max_pos = fields.get("max_position_embeddings", "n_positions")
+    original = entry.get("original_max_position_embeddings",
+                         default=fields.get("original_max_position_embeddings", default=max_pos))
     translated = record.from_hf(HfRopeParameters(kind, params, model_type, max_pos, original, partial))
     scaling = None if translated is None else {"type": record.name, **translated}
     options = {"head_dim": int(head_dim), "base": float(base), "pairing": pairing, "rotary_dim": int(rotary_dim),
@@ -260,31 +281,30 @@ def rope_options_from_hf_config(config: Any, layer_type: str | None = None) -> d
     return options
 
 
-def _m_rope_options(config: Any, layer_type: str | None) -> dict[str, Any]:
-    model_type = _get(config, "model_type", default="")
-    params = _rope_params(config, layer_type)
-    options = rope_options_from_hf_config(config, layer_type)
-    interleaved, default_section = M_ROPE_LAYOUTS[model_type]
-    section = [int(s) for s in (params.get("mrope_section") or default_section)]
+def _m_rope_options(fields: ConfigFields, layer_type: str | None) -> dict[str, Any]:
+    entry = _entry(fields, layer_type)
+    options = rope_options_from_hf_config(fields, layer_type)
+    interleaved, default_section = M_ROPE_LAYOUTS[fields.model_type]
+    section = list(entry.get("mrope_section") or default_section)
     options.pop("scale_logits", None)
     return {**options, "mrope_section": section, "interleaved": interleaved}
 
 
-def _axial_options(config: Any) -> dict[str, Any]:
-    hidden = _get(config, "embed_dim", "hidden_size")
-    heads = _get(config, "num_heads", "num_attention_heads")
-    if not hidden or not heads:
-        raise PosencError("the vision config has no embed_dim / hidden_size and num_heads; cannot tell the head width")
-    params = _rope_params(config)
-    head_dim = _get(config, "head_dim") or int(hidden) // int(heads)
-    return {"head_dim": int(head_dim), "base": float(params.get("rope_theta", 10000.0))}
+def _axial_options(fields: ConfigFields) -> dict[str, Any]:
+    hidden = fields.require("embed_dim", "hidden_size")
+    heads = fields.require("num_heads", "num_attention_heads")
+    head_dim = fields.get("head_dim") or hidden // heads
+    return {"head_dim": head_dim, "base": float(_entry(fields).get("rope_theta", default=10000.0))}
 
 
 def from_hf_config(config: Any, layer_type: str | None = None) -> PositionalEncoding:
     """The encoding a Hugging Face config (a ``PretrainedConfig`` or its dict) describes.
 
-    ``layer_type`` selects per-layer-type RoPE parameters (``"sliding_attention"`` in Gemma 3, ...); by default those
-    of ``"full_attention"``.
+    ``layer_type`` selects per-layer-type RoPE parameters (``"sliding_attention"`` in Gemma 3, ...); by default
+    those of ``"full_attention"``, with a :class:`~posenc.errors.PosencWarning` when the layer types' parameters
+    differ (the other layers turn otherwise: :func:`posenc.schedule_from_hf_config` reads every layer's). Every
+    field read is checked first (:mod:`posenc.hf_fields`): a value that does not fit raises
+    :class:`~posenc.hf_fields.ConfigFieldError` naming the field as ``config.json`` spells it.
 
     Example::
 
@@ -296,29 +316,31 @@ def from_hf_config(config: Any, layer_type: str | None = None) -> PositionalEnco
     if config is None or isinstance(config, str | bytes | int | float | list | tuple):
         raise PosencError(f"from_hf_config takes a Hugging Face config (a PretrainedConfig or its dict), got "
                           f"{type(config).__name__}; e.g. transformers.AutoConfig.from_pretrained(folder)")
-    model_type = _get(config, "model_type", default="")
-    heads = ("the number of attention heads", "num_attention_heads", "n_head", "num_heads")
-    if model_type == "bloom" or _get(config, "alibi", "use_alibi", default=False):
-        return build("alibi", n_heads=_count(config, *heads))
-    if model_type in ("t5", "mt5", "umt5", "longt5") or _get(config, "relative_attention_num_buckets") is not None:
-        return build("t5", n_heads=_count(config, *heads),
-                     num_buckets=_count(config, "the bias's buckets", "relative_attention_num_buckets", low=4),
-                     max_distance=_count(config, "the bias's largest distance", "relative_attention_max_distance")
-                     if _get(config, "relative_attention_max_distance") is not None else 128,
-                     bidirectional=not bool(_get(config, "is_decoder", default=False)))
+    fields = _fields(config)
+    model_type = fields.model_type
+    heads = ("num_attention_heads", "n_head", "num_heads")
+    if model_type == "bloom" or fields.get("alibi", "use_alibi", default=False):
+        return build("alibi", n_heads=fields.require(*heads))
+    if model_type in ("t5", "mt5", "umt5", "longt5") or fields.get("relative_attention_num_buckets") is not None:
+        return build("t5", n_heads=fields.require(*heads),
+                     num_buckets=fields.require("relative_attention_num_buckets"),
+                     max_distance=fields.get("relative_attention_max_distance", default=128),
+                     bidirectional=not fields.get("is_decoder", default=False))
     if model_type in ("bert", "roberta", "gpt2", "distilbert", "electra", "opt") or (
-            _get(config, "position_embedding_type") == "absolute"):
-        return build("learned", dim=_count(config, "the model width", "hidden_size", "n_embd", "dim"),
-                     max_len=_count(config, "the number of positions", "max_position_embeddings", "n_positions"))
-    if _get(config, "rope_parameters", "rope_scaling", "rope_theta", "rotary_emb_base", "rotary_pct",
-            "rotary_dim") is not None:
-        params = _rope_params(config, layer_type)
+            fields.get("position_embedding_type") == "absolute"):
+        return build("learned", dim=fields.require("hidden_size", "n_embd", "dim"),
+                     max_len=fields.require("max_position_embeddings", "n_positions"))
+    if fields.get("rope_parameters", "rope_scaling", "rope_theta", "rotary_emb_base", "rotary_pct",
+                  "rotary_dim") is not None:
+        params = _entry(fields, layer_type).entry_dict()
         _check_rope_type(params, model_type)
+        if layer_type is None:
+            _warn_one_of_several(fields)
         if model_type in M_ROPE_LAYOUTS and _is_m_rope(params, model_type):
-            return build("mrope", **_m_rope_options(config, layer_type))
+            return build("mrope", **_m_rope_options(fields, layer_type))
         if model_type in AXIAL_MODEL_TYPES:
-            return build("axial_rope", **_axial_options(config))
-        return build("rope", **rope_options_from_hf_config(config, layer_type))
+            return build("axial_rope", **_axial_options(fields))
+        return build("rope", **rope_options_from_hf_config(fields, layer_type))
     raise PosencError(f"cannot tell the positional encoding of a config with model_type {model_type!r}: it has no "
                       f"rope_parameters / rope_theta, no ALiBi flag, no T5 buckets and no learned position table; "
                       f"build the encoding by name with posenc.build(...)")

@@ -39,6 +39,7 @@ from posenc.encodings.base import PositionalEncoding
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.hf_config import from_hf_config
+from posenc.hf_fields import MAX_LAYERS, ConfigFields
 
 __all__ = ["schedule_from_hf_config", "LAYER_TYPES", "text_config"]
 
@@ -52,42 +53,27 @@ _QK_NORM_ON_ROPE_LAYERS = frozenset({"llama4_text"})
 _INCLUSIVE_WINDOW_MODEL_TYPES = frozenset({"modernbert"})
 
 
-def _get(config: Any, name: str, default: Any = None) -> Any:
-    value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
-    return default if value is None else value
-
-
 def text_config(config: Any) -> Any:
     """The language model's config of a multimodal config (``text_config``), else the config itself."""
-    if not isinstance(config, dict) and hasattr(config, "get_text_config"):
-        return config.get_text_config()
-    inner = _get(config, "text_config")
-    return inner if inner is not None else config
+    return ConfigFields(config).text_model().config
 
 
-def _rope_layers(config: Any, n_layers: int) -> list[int]:
+def _rope_layers(fields: ConfigFields, n_layers: int) -> list[int]:
     """1 where the layer rotates, 0 where it does not (``no_rope_layers``, else ``no_rope_layer_interval``)."""
-    flags = _get(config, "no_rope_layers")
-    interval = _get(config, "no_rope_layer_interval")
+    flags = fields.get("no_rope_layers")  # a list of 0 / 1, one per layer (checked)
+    interval = fields.get("no_rope_layer_interval")  # an integer >= 1 (checked)
     if not flags and interval:
-        flags = [int((i + 1) % int(interval) != 0) for i in range(n_layers)]
+        flags = [int((i + 1) % interval != 0) for i in range(n_layers)]
     if not flags:
         return [1] * n_layers
-    if len(flags) != n_layers:
-        raise PosencError(f"no_rope_layers has {len(flags)} entries but the config has {n_layers} layers; give one "
-                          f"flag per layer (1: RoPE, 0: NoPE)")
     return [int(bool(f)) for f in flags]
 
 
-def _layer_types(config: Any, n_layers: int) -> list[str]:
-    types = _get(config, "layer_types")
+def _layer_types(fields: ConfigFields, n_layers: int) -> list[str]:
+    types = fields.get("layer_types")  # a list of strings, one per layer (checked)
     if not types:
-        sliding = _get(config, "sliding_window") is not None and _get(config, "use_sliding_window", True) is not False
+        sliding = fields.get("sliding_window") is not None and fields.get("use_sliding_window", default=True)
         return ["sliding_attention" if sliding else "full_attention"] * n_layers
-    types = list(types)
-    if len(types) != n_layers:
-        raise PosencError(f"layer_types has {len(types)} entries but the config has {n_layers} layers; give one "
-                          f"type per layer")
     unknown = sorted({t for t in types if t not in LAYER_TYPES})
     if unknown:
         raise PosencError(f"layer type(s) {', '.join(map(repr, unknown))} in this config have no schedule in posenc, "
@@ -96,51 +82,63 @@ def _layer_types(config: Any, n_layers: int) -> list[str]:
     return types
 
 
-def _window(config: Any, model_type: str) -> int:
-    window = _get(config, "sliding_window")
+def _window(fields: ConfigFields) -> int:
+    window = fields.get("sliding_window")
     if window is None:
-        raise PosencError("the config has sliding_attention layers but no sliding_window; cannot tell their span")
-    return int(window) + (1 if model_type in _INCLUSIVE_WINDOW_MODEL_TYPES else 0)
+        raise PosencError(f'this config has sliding_attention layers but no config.json field '
+                          f'"{fields.prefix}sliding_window": expected an integer >= 1 (the keys a sliding-window '
+                          f'layer sees); fix: add it, e.g. "sliding_window": 4096')
+    return window + (1 if fields.model_type in _INCLUSIVE_WINDOW_MODEL_TYPES else 0)
 
 
-def _per_type(config: Any) -> bool:
-    params = _get(config, "rope_parameters") or _get(config, "rope_scaling")
-    return isinstance(params, dict) and bool(params) and all(isinstance(v, dict) for v in params.values())
+def _chunk(fields: ConfigFields) -> int:
+    chunk = fields.get("attention_chunk_size")
+    if chunk is None:
+        raise PosencError(f'this config has chunked_attention layers but no config.json field '
+                          f'"{fields.prefix}attention_chunk_size": expected an integer >= 1 (the tokens of each '
+                          f'attention chunk); fix: add it, e.g. "attention_chunk_size": 8192')
+    return chunk
+
+
+def _nope_layer(fields: ConfigFields) -> Layer:
+    """A layer without RoPE: plain NoPE, or Llama 4's NoPE with the attention temperature."""
+    if not fields.get("attn_temperature_tuning", default=False):
+        return Layer("nope")
+    return Layer("temperature", {"attn_scale": float(fields.get("attn_scale", default=0.1)),
+                                 "floor_scale": fields.get("floor_scale", default=8192)})
 
 
 def schedule_from_hf_config(config: Any) -> LayerSchedule:
     """The :class:`~posenc.encodings.schedule.LayerSchedule` of a Hugging Face config (a ``PretrainedConfig`` or
-    its dict): every layer's encoding (built, shared by the layers of one type) and span."""
-    config = text_config(config)
-    model_type = _get(config, "model_type", "")
-    n_layers = _get(config, "num_hidden_layers") or _get(config, "n_layer") or _get(config, "num_layers")
-    if not n_layers:
-        raise PosencError("the config has no num_hidden_layers; cannot tell how many layers to schedule")
-    n_layers = int(n_layers)
-    types, rotates = _layer_types(config, n_layers), _rope_layers(config, n_layers)
-    per_type = _per_type(config)
-    nope: Layer | str = "nope"
-    if _get(config, "attn_temperature_tuning", False) and 0 in rotates:
-        nope = Layer("temperature", {"attn_scale": float(_get(config, "attn_scale", 0.1)),
-                                     "floor_scale": int(_get(config, "floor_scale", 8192))})
+    its dict): every layer's encoding (built, shared by the layers of one type) and span.
+
+    Every field read is checked first (:mod:`posenc.hf_fields`): a value that does not fit raises
+    :class:`~posenc.hf_fields.ConfigFieldError` naming the field as ``config.json`` spells it."""
+    fields = ConfigFields(config).text_model()
+    model_type = fields.model_type
+    n_layers = fields.layer_count()
+    if n_layers is None:
+        raise PosencError(f'this config has no config.json field "{fields.prefix}num_hidden_layers": expected '
+                          f'an integer from 1 to {MAX_LAYERS} (the number of layers); fix: add it, e.g. '
+                          f'"num_hidden_layers": 32')
+    types, rotates = _layer_types(fields, n_layers), _rope_layers(fields, n_layers)
+    entries = fields.rope_entries()
+    per_type = None not in entries and bool(entries)
+    nope = _nope_layer(fields) if 0 in rotates else Layer("nope")
+    qk_norm = None
+    if model_type in _QK_NORM_ON_ROPE_LAYERS and fields.get("use_qk_norm", default=False):
+        qk_norm = float(fields.get("rms_norm_eps", default=1e-6))
+    window = _window(fields) if "sliding_attention" in types else None
+    chunk = _chunk(fields) if "chunked_attention" in types else None
     built: dict[str | None, PositionalEncoding] = {}
     layers = []
     for kind, rotary in zip(types, rotates, strict=True):
-        window = _window(config, model_type) if kind == "sliding_attention" else None
-        chunk = None
-        if kind == "chunked_attention":
-            chunk = _get(config, "attention_chunk_size")
-            if chunk is None:
-                raise PosencError("the config has chunked_attention layers but no attention_chunk_size")
-            chunk = int(chunk)
+        span = (window if kind == "sliding_attention" else None, chunk if kind == "chunked_attention" else None)
         if not rotary:
-            base = nope if isinstance(nope, Layer) else Layer("nope")
-            layers.append(Layer(base.encoding, base.options, window, chunk))
+            layers.append(Layer(nope.encoding, nope.options, *span))
             continue
         key = kind if per_type else None
         if key not in built:
-            built[key] = from_hf_config(config, layer_type=key)
-        qk_norm = float(_get(config, "rms_norm_eps", 1e-6)) if model_type in _QK_NORM_ON_ROPE_LAYERS and \
-            _get(config, "use_qk_norm", False) else None
-        layers.append(Layer(built[key], {}, window, chunk, qk_norm))
+            built[key] = from_hf_config(fields, layer_type=key)
+        layers.append(Layer(built[key], {}, *span, qk_norm))
     return LayerSchedule(tuple(layers))

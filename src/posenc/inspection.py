@@ -33,16 +33,25 @@ triggers it:
 
 from __future__ import annotations
 
-import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from posenc.encodings.schedule import LayerSchedule
+from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.hf_config import INTERLEAVED_MODEL_TYPES
-from posenc.hf_schedule import schedule_from_hf_config, text_config
+from posenc.hf_fields import (
+    ROTARY_DIM_MODEL_TYPES,
+    ConfigFieldError,
+    ConfigFields,
+    check_written,
+    config_from_dict,
+    read_config_json,
+)
+from posenc.hf_schedule import schedule_from_hf_config
+from posenc.registry import get_class
 
 __all__ = ["Finding", "Inspection", "inspect_model", "inspect_config", "FINDINGS"]
 
@@ -54,8 +63,6 @@ DEFAULT_BASE = 10000.0
 _MOVED_BASES = {"rope_local_base_freq": "rope_parameters['sliding_attention']['rope_theta']",
                 "global_rope_theta": "rope_parameters['full_attention']['rope_theta']",
                 "local_rope_theta": "rope_parameters['sliding_attention']['rope_theta']"}
-#: model types whose code reads an absolute ``rotary_dim`` (the others derive it from partial_rotary_factor)
-_ROTARY_DIM_MODEL_TYPES = ("gptj", "codegen")
 #: GGUF architectures whose q/k rows llama.cpp stores permuted for interleaved pairing (transformers reverses it)
 _GGUF_PERMUTED = ("llama",)
 
@@ -79,56 +86,64 @@ class Inspection:
     findings: list[Finding] = field(default_factory=list)
 
     def rows(self) -> list[tuple[str, str]]:
-        """``(layers, encoding and span)`` per distinct layer."""
-        return [] if self.schedule is None else self.schedule.describe()
+        """``(layers, encoding and span)`` per distinct layer; a layer whose encoding only scales queries (Llama 4's
+        attention temperature on its NoPE layers) is named ``nope + temperature(...)``."""
+        if self.schedule is None:
+            return []
+        by_text = {layer.describe(): layer for layer in self.schedule}
+        return [(layers, _named(by_text[text], text)) for layers, text in self.schedule.describe()]
 
     def codes(self) -> list[str]:
         return [f.code for f in self.findings]
 
 
-def _get(config: Any, name: str, default: Any = None) -> Any:
+def _named(layer: Layer, text: str) -> str:
+    """A layer's line, saying what a layer with no positional encoding but a query scale is."""
+    info = get_class(layer.name).info
+    if info.scales_queries and not (info.rotates_qk or info.acts_on_input or info.biases_logits):
+        return f"nope + {text} (no positional encoding, with attention temperature)"
+    return text
+
+
+def _read(fields: ConfigFields | None, *names: str, default: Any = None) -> Any:
+    """A checked field (a value that does not fit raises :class:`ConfigFieldError`); ``default`` for a field that
+    cannot be read as one value (Gemma 4's per-layer fields: the schedule finding says so)."""
+    if fields is None:
+        return default
     try:
-        value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
-    except Exception:  # a field that differs per layer (Gemma 4) refuses to be read as one value: not read here
-        value = None
-    return default if value is None else value
+        return fields.get(*names, default=default)
+    except ConfigFieldError:
+        raise
+    except PosencError:
+        return default
 
 
-def _has_attribute(config: Any, name: str) -> bool:
-    """The config itself carries ``name`` (a dict key, or an attribute of a config object)."""
-    if isinstance(config, dict):
-        return name in config
-    try:
-        return hasattr(config, name)
-    except Exception:  # hasattr lets only AttributeError through; a per-layer field raises its own error
-        return True
-
-
-def _entries(config: Any) -> dict[str | None, dict[str, Any]]:
+def _entries(fields: ConfigFields | None) -> dict[str | None, dict[str, Any]]:
     """The RoPE parameter entries: ``{layer_type: entry}`` for per-type parameters, else ``{None: entry}``."""
-    params = _get(config, "rope_parameters") or _get(config, "rope_scaling") or {}
-    if not isinstance(params, dict) or not params:
+    if fields is None:
         return {}
-    if all(isinstance(v, dict) for v in params.values()):
-        return {k: dict(v) for k, v in params.items()}
-    return {None: dict(params)}
+    try:
+        return {t: e.entry_dict() for t, e in fields.rope_entries().items() if e.config}
+    except ConfigFieldError:
+        raise
+    except PosencError:
+        return {}
 
 
 def _where(layer_type: str | None) -> str:
     return "rope_parameters" if layer_type is None else f"rope_parameters[{layer_type!r}]"
 
 
-def _is_rotary(config: Any) -> bool:
-    return bool(_entries(config)) or any(_get(config, k) is not None for k in ("rope_theta", "rotary_pct",
-                                                                                "rotary_dim", "rotary_emb_base"))
+def _is_rotary(fields: ConfigFields) -> bool:
+    return bool(_entries(fields)) or any(_read(fields, k) is not None for k in ("rope_theta", "rotary_pct",
+                                                                               "rotary_dim", "rotary_emb_base"))
 
 
-def _check_rope_theta(config: Any, raw: dict[str, Any] | None) -> list[Finding]:
+def _check_rope_theta(fields: ConfigFields, written: ConfigFields | None) -> list[Finding]:
     found = []
-    entries = _entries(config)
-    source = raw if raw is not None else config  # the config as written, where there is one
-    raw_entries = _entries(source) if isinstance(source, dict) else {}
-    raw_top = source.get("rope_theta") if isinstance(source, dict) else None
+    entries = _entries(fields)
+    raw_entries = _entries(written)
+    raw_top = _read(written, "rope_theta")
     for layer_type, entry in raw_entries.items():
         inner = entry.get("rope_theta")
         if raw_top is not None and inner is not None and float(raw_top) != float(inner):
@@ -144,15 +159,25 @@ def _check_rope_theta(config: Any, raw: dict[str, Any] | None) -> list[Finding]:
                                                f"{'nothing' if filled is None else f'{float(filled):g}'} for this "
                                                f"model type, other code usually {DEFAULT_BASE:g}); write the base "
                                                f"the model was trained with into the config"))
-    if isinstance(source, dict):
+    if written is not None and not raw_entries and raw_top is None and _read(written, "rotary_emb_base") is None:
+        filled = ", ".join(f"{float(e['rope_theta']):g}" + ("" if t is None else f" ({t})")
+                           for t, e in entries.items() if e.get("rope_theta") is not None)
+        found.append(Finding("rope-theta", f"the config has no rope_theta (and no rope_parameters): the RoPE base is "
+                                           f"a default, {filled or 'none'} as transformers fills it in for model "
+                                           f"type {fields.model_type or '(none)'!r}, {DEFAULT_BASE:g} in most other "
+                                           f"code; write the base the model was trained with into the config"))
+    if written is not None:
         for name, target in _MOVED_BASES.items():
-            if source.get(name) is not None:
-                found.append(Finding("rope-theta", f"the config sets {name} = {float(source[name]):g}, which "
+            value = written.value(name)
+            if value is not None:
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    value = f"{float(value):g}"
+                found.append(Finding("rope-theta", f"the config sets {name} = {value}, which "
                                                    f"transformers 5 moves into {target}; code that reads "
                                                    f"config.{name} or config.rope_theta from a loaded config gets "
                                                    f"nothing there and falls back to its default, and code that reads "
                                                    f"only rope_theta gives every layer the global base"))
-    if not _has_attribute(config, "rope_theta"):
+    if not fields.written("rope_theta"):
         moved = [(t, float(e["rope_theta"])) for t, e in entries.items()
                  if e.get("rope_theta") is not None and float(e["rope_theta"]) != DEFAULT_BASE]
         if moved:
@@ -166,16 +191,17 @@ def _check_rope_theta(config: Any, raw: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
-def _check_yarn(config: Any, raw: dict[str, Any] | None) -> list[Finding]:
+def _check_yarn(fields: ConfigFields, written: ConfigFields | None) -> list[Finding]:
     found = []
-    max_pos = _get(config, "max_position_embeddings")
-    source = raw if raw is not None else config
+    max_pos = _read(fields, "max_position_embeddings")
+    source = written if written is not None else fields
     raw_entries = _entries(source)
-    for layer_type, entry in _entries(config).items():
+    for layer_type, entry in _entries(fields).items():
         if entry.get("rope_type", entry.get("type")) != "yarn":
             continue
-        written = raw_entries.get(layer_type, entry)
-        original = written.get("original_max_position_embeddings", _get(source, "original_max_position_embeddings"))
+        entry_written = raw_entries.get(layer_type, entry)
+        original = entry_written.get("original_max_position_embeddings",
+                                     _read(source, "original_max_position_embeddings"))
         factor = entry.get("factor")
         if original is None:
             found.append(Finding("yarn-factor", f"{_where(layer_type)} is YaRN (factor {factor}) without "
@@ -197,26 +223,24 @@ def _check_yarn(config: Any, raw: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
-def _head_dim(config: Any) -> int | None:
-    head_dim = _get(config, "head_dim")
-    hidden, heads = _get(config, "hidden_size") or _get(config, "n_embd"), \
-        _get(config, "num_attention_heads") or _get(config, "n_head")
+def _head_dim(fields: ConfigFields) -> int | None:
+    head_dim = _read(fields, "head_dim")
+    hidden, heads = _read(fields, "hidden_size", "n_embd"), _read(fields, "num_attention_heads", "n_head")
     if head_dim is None and hidden and heads:
-        head_dim = int(hidden) // int(heads)
-    return None if head_dim is None else int(head_dim)
+        head_dim = hidden // heads
+    return head_dim
 
 
-def _check_partial(config: Any, raw: dict[str, Any] | None) -> list[Finding]:
+def _check_partial(fields: ConfigFields, written: ConfigFields | None) -> list[Finding]:
     found = []
-    model_type = _get(config, "model_type", "")
-    head_dim = _head_dim(config)
-    source = raw if raw is not None else config
-    top = _get(source, "partial_rotary_factor", _get(source, "rotary_pct"))
+    model_type = fields.model_type
+    head_dim = _head_dim(fields)
+    top = _read(written if written is not None else fields, "partial_rotary_factor", "rotary_pct")
     factors = {}
-    for layer_type, entry in _entries(config).items():
+    for layer_type, entry in _entries(fields).items():
         if entry.get("rope_type") == "proportional":
             continue  # Gemma 4: the factor zeroes frequencies, every channel still turns
-        factor = entry.get("partial_rotary_factor", _get(config, "partial_rotary_factor", _get(config, "rotary_pct")))
+        factor = entry.get("partial_rotary_factor", _read(fields, "partial_rotary_factor", "rotary_pct"))
         if factor is not None:
             factors[layer_type] = float(factor)
         if top is not None and entry.get("partial_rotary_factor") is not None \
@@ -226,12 +250,12 @@ def _check_partial(config: Any, raw: dict[str, Any] | None) -> list[Finding]:
                                                    f"{_where(layer_type)}; transformers 5 reads rope_parameters"))
     if not factors and top is not None:
         factors[None] = float(top)
-    rotary_dim = _get(config, "rotary_dim")
-    if model_type in _ROTARY_DIM_MODEL_TYPES and rotary_dim and head_dim:
-        factors = {None: int(rotary_dim) / head_dim}
+    rotary_dim = _read(fields, "rotary_dim")
+    if (model_type in ROTARY_DIM_MODEL_TYPES or not model_type) and rotary_dim and head_dim:
+        factors = {None: rotary_dim / head_dim}
     elif rotary_dim and head_dim and model_type:
         derived = int(head_dim * next(iter(factors.values()), 1.0))
-        if int(rotary_dim) != derived:
+        if rotary_dim != derived:
             found.append(Finding("partial-rotary", f"the config sets rotary_dim = {rotary_dim}, which "
                                                    f"{model_type}'s code never reads: it rotates {derived} channels "
                                                    f"(head_dim {head_dim} x partial_rotary_factor); code that reads "
@@ -253,7 +277,7 @@ def _check_partial(config: Any, raw: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
-def _check_pairing(config: Any, schedule: LayerSchedule | None, gguf_arch: str | None) -> list[Finding]:
+def _check_pairing(fields: ConfigFields, schedule: LayerSchedule | None, gguf_arch: str | None) -> list[Finding]:
     found = []
     if gguf_arch in _GGUF_PERMUTED:
         found.append(Finding("pairing", f"this GGUF file ({gguf_arch}) stores the q and k projection rows permuted "
@@ -265,8 +289,8 @@ def _check_pairing(config: Any, schedule: LayerSchedule | None, gguf_arch: str |
     pairings = set()
     if schedule is not None:
         pairings = {getattr(x.encoding, "pairing", None) for x in schedule if not isinstance(x.encoding, str)}
-    flag = _get(config, "rope_interleave")
-    model_type = _get(config, "model_type", "")
+    flag = _read(fields, "rope_interleave")
+    model_type = fields.model_type
     if "interleaved" in pairings or flag or model_type in INTERLEAVED_MODEL_TYPES:
         why = "its config sets rope_interleave" if flag else f"{model_type}'s code in transformers does so"
         found.append(Finding("pairing", f"this model rotates adjacent channel pairs (2i, 2i+1), interleaved "
@@ -277,13 +301,13 @@ def _check_pairing(config: Any, schedule: LayerSchedule | None, gguf_arch: str |
     return found
 
 
-def _check_dynamic(config: Any) -> list[Finding]:
+def _check_dynamic(fields: ConfigFields) -> list[Finding]:
     found = []
-    for layer_type, entry in _entries(config).items():
+    for layer_type, entry in _entries(fields).items():
         if entry.get("rope_type", entry.get("type")) == "dynamic":
             found.append(Finding("dynamic-cache", f"{_where(layer_type)} is dynamic NTK: its frequencies change "
                                                   f"with the sequence length past "
-                                                  f"{_get(config, 'max_position_embeddings')} tokens, but a KV cache "
+                                                  f"{_read(fields, 'max_position_embeddings')} tokens, but a KV cache "
                                                   f"keeps keys rotated with the frequencies of the length at which "
                                                   f"they were written (transformers #25306), so cached decoding "
                                                   f"differs from a full pass; fix the length the scaling is taken at "
@@ -294,43 +318,33 @@ def _check_dynamic(config: Any) -> list[Finding]:
 def inspect_config(config: Any, raw: dict[str, Any] | None = None, source: str = "config",
                    gguf_arch: str | None = None) -> Inspection:
     """Inspect a config: ``config`` is a transformers config (or its dict), ``raw`` the config as written
-    (``config.json``'s dict) when there is one, ``gguf_arch`` the GGUF architecture when it came from a GGUF file."""
-    config = text_config(config)
-    if isinstance(raw, dict) and raw.get("text_config") is not None:
-        raw = raw["text_config"]
-    model_type = _get(config, "model_type", "") or ""
+    (``config.json``'s dict) when there is one, ``gguf_arch`` the GGUF architecture when it came from a GGUF file.
+
+    A field that does not fit what it holds (a string for a number, a list of the wrong length, a count of 0) raises
+    :class:`~posenc.hf_fields.ConfigFieldError` naming it (``posenc inspect`` exits with status 2); what posenc
+    cannot schedule in a well-formed config is a ``schedule`` finding."""
+    written = ConfigFields(raw).text_model() if raw is not None else None
+    if written is not None:
+        check_written(raw)
+    elif isinstance(config, Mapping):
+        check_written(config)
+        written = ConfigFields(config).text_model()
+    fields = ConfigFields(config).text_model()
     findings: list[Finding] = []
     schedule = None
     try:
-        schedule = schedule_from_hf_config(config)
+        schedule = schedule_from_hf_config(fields.config)
+    except ConfigFieldError:
+        raise
     except PosencError as exc:
         findings.append(Finding("schedule", f"posenc cannot derive this model's schedule: {exc}"))
-    if _is_rotary(config):
-        findings += _check_rope_theta(config, raw)
-        findings += _check_yarn(config, raw)
-        findings += _check_partial(config, raw)
-        findings += _check_pairing(config, schedule, gguf_arch)
-        findings += _check_dynamic(config)
-    return Inspection(source, model_type, schedule, findings)
-
-
-def _load_config_file(path: Path) -> tuple[Any, dict[str, Any]]:
-    import transformers
-
-    try:
-        raw = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise PosencError(f"cannot read {path} as a JSON config ({exc}); pass a Hugging Face config.json") from exc
-    if not isinstance(raw, dict) or "model_type" not in raw:
-        raise PosencError(f"{path} has no model_type, so it is not a Hugging Face config; pass a config.json with "
-                          f"model_type (or the model's folder)")
-    try:
-        fields = json.loads(json.dumps(raw))  # transformers fills in nested dicts in place; raw stays as written
-        config = transformers.AutoConfig.for_model(fields.pop("model_type"), **fields)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise PosencError(f"transformers cannot build a config from {path} ({str(exc).splitlines()[0]}); "
-                          f"check its model_type ({raw['model_type']!r}) and fields") from exc
-    return config, raw
+    if _is_rotary(fields):
+        findings += _check_rope_theta(fields, written)
+        findings += _check_yarn(fields, written)
+        findings += _check_partial(fields, written)
+        findings += _check_pairing(fields, schedule, gguf_arch)
+        findings += _check_dynamic(fields)
+    return Inspection(source, _read(fields, "model_type", default="") or "", schedule, findings)
 
 
 def inspect_model(spec: str | Path) -> Inspection:
@@ -343,12 +357,12 @@ def inspect_model(spec: str | Path) -> Inspection:
         if not path.is_file():
             raise PosencError(f"config file {path} does not exist; pass an existing config.json, a model folder, "
                               f"a .gguf file or a hub id")
-        config, raw = _load_config_file(path)
-        return inspect_config(config, raw, str(path))
+        raw = read_config_json(path)
+        return inspect_config(config_from_dict(raw, str(path)), raw, str(path))
     config = model_config(str(spec))  # refuses what is neither a default, a folder, a GGUF file nor a hub id
     raw, arch = None, None
     if path.is_dir() and (path / "config.json").is_file():
-        raw = json.loads((path / "config.json").read_text())
+        raw = read_config_json(path / "config.json")
     elif path.suffix.lower() == ".gguf":
         arch = gguf_architecture(path)
     elif str(spec).strip().lower() == "smollm2":

@@ -43,6 +43,7 @@ from typing import Any
 import torch
 
 from posenc.errors import PosencError
+from posenc.hf_fields import check_written, read_config_json, transformers_errors
 
 __all__ = ["LoadedModel", "load_model", "model_config", "download", "cache_root", "smollm2_gguf_path", "minilm_dir",
            "gguf_architecture", "DEFAULTS", "HUB_FILES"]
@@ -171,10 +172,7 @@ def _load_folder(folder: Path, name: str, source: str, dtype: torch.dtype, attn_
         raise PosencError(f"folder {folder} has no *.safetensors weights{found}; posenc never unpickles weights: "
                           f"convert them to safetensors first")
     with _offline(), _quiet_loading():
-        try:
-            config = transformers.AutoConfig.from_pretrained(folder, trust_remote_code=False)
-        except ValueError as exc:
-            raise PosencError(f"cannot read the config in {folder}: {exc}") from exc
+        config = _folder_config(folder)
         cls = _auto_class(config)
         try:
             model = cls.from_pretrained(folder, use_safetensors=True, trust_remote_code=False, dtype=dtype,
@@ -429,8 +427,24 @@ def _locate(spec: Any) -> tuple[str, Any]:
     return "hub", text
 
 
+def _folder_config(folder: Path) -> Any:
+    """The config of a model folder: its ``config.json`` checked field by field (:mod:`posenc.hf_fields`), then read
+    by transformers, whose refusals are said in posenc's words."""
+    import transformers
+
+    path = folder / "config.json"
+    if path.is_file():
+        check_written(read_config_json(path))
+    with transformers_errors(str(path)):
+        return transformers.AutoConfig.from_pretrained(folder, trust_remote_code=False)
+
+
 def model_config(spec: str) -> Any:
-    """The Hugging Face config of a model spec, read without loading weights (cache, folder, GGUF header, hub cache)."""
+    """The Hugging Face config of a model spec, read without loading weights (cache, folder, GGUF header, hub cache).
+
+    A folder's ``config.json`` is checked field by field first (:func:`posenc.hf_fields.check_written`): a field
+    that does not fit raises :class:`~posenc.hf_fields.ConfigFieldError` naming it, before transformers builds
+    anything."""
     import transformers
 
     kind, where = _locate(spec)
@@ -438,17 +452,19 @@ def model_config(spec: str) -> Any:
     try:
         if kind == "default":
             if where == "minilm":
-                return transformers.AutoConfig.from_pretrained(minilm_dir())
+                return _folder_config(minilm_dir())
             gguf = smollm2_gguf_path()
             cached = _gguf_cache(gguf, where)[0] / "config.json"
             if cached.is_file():
-                return transformers.AutoConfig.from_pretrained(cached.parent)
-            return transformers.AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
+                return _folder_config(cached.parent)
+            with transformers_errors(str(gguf)):
+                return transformers.AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
         if kind == "gguf":
-            return transformers.AutoConfig.from_pretrained(where.parent, gguf_file=where.name)
+            with transformers_errors(str(where)):
+                return transformers.AutoConfig.from_pretrained(where.parent, gguf_file=where.name)
         if kind == "hub":  # the cache's copy, found on disk: a name in no cache is refused at once
-            return transformers.AutoConfig.from_pretrained(_hub_folder(where))
-        return transformers.AutoConfig.from_pretrained(where)
+            return _folder_config(_hub_folder(where))
+        return _folder_config(where)
     except PosencError:
         raise
     except (OSError, ValueError) as exc:

@@ -25,6 +25,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.errors import PosencError
+from posenc.hf_fields import ConfigFields
 from posenc.resources import GB, available_memory
 
 __all__ = ["MemoryEstimate", "estimate_memory", "available_memory", "check_fits", "GB"]
@@ -51,24 +52,20 @@ class MemoryEstimate:
                 f"{self.output_layer / GB:.2f}, runtime {self.runtime / GB:.2f}, margin x{_MARGIN})")
 
 
-def _get(config: Any, name: str, default: Any = None) -> Any:
-    value = config.get(name) if isinstance(config, dict) else getattr(config, name, None)
-    return default if value is None else value
-
-
 def estimate_memory(config: Any, length: int, dtype: torch.dtype = torch.float32, kv_cache: bool = True,
                     logits_chunk: int = 1024, device: str | torch.device = "cpu") -> MemoryEstimate:
     """Peak memory for a forward pass over ``length`` tokens of the model ``config`` describes (see module doc)."""
     if not whole_number(length):
         raise PosencError(f"length must be a positive integer, got {length!r}")
-    d = int(_get(config, "hidden_size"))
-    heads = int(_get(config, "num_attention_heads"))
-    kv_heads = int(_get(config, "num_key_value_heads", heads))
-    head_dim = int(_get(config, "head_dim", d // heads))
-    inter = int(_get(config, "intermediate_size", 4 * d))
-    layers = int(_get(config, "num_hidden_layers"))
-    vocab = int(_get(config, "vocab_size"))
-    tied = bool(_get(config, "tie_word_embeddings", False))
+    fields = ConfigFields(config)  # every field checked, and named as config.json spells it
+    d = fields.require("hidden_size")
+    heads = fields.require("num_attention_heads")
+    kv_heads = fields.get("num_key_value_heads", default=heads)
+    head_dim = fields.get("head_dim", default=d // heads)
+    inter = fields.get("intermediate_size", default=4 * d)
+    layers = fields.require("num_hidden_layers")
+    vocab = fields.require("vocab_size")
+    tied = fields.get("tie_word_embeddings", default=False)
     size = torch.empty((), dtype=dtype).element_size()
     per_layer = d * (heads + 2 * kv_heads) * head_dim + heads * head_dim * d + 3 * d * inter + 2 * d
     weights = size * (vocab * d * (1 if tied else 2) + layers * per_layer + d)
