@@ -72,11 +72,31 @@ def check_rope_model(config: Any) -> None:
     if model_type not in SUPPORTED_MODEL_TYPES:
         raise PosencError(f"model type {model_type!r} uses RoPE but its attention layout is not one posenc patches; "
                           f"supported model types are: {', '.join(SUPPORTED_MODEL_TYPES)}")
-    layer_types = getattr(config, "layer_types", None) or []
-    if "sliding_attention" in layer_types or (model_type == "mistral" and getattr(config, "sliding_window", None)):
+    if _slides(config, model_type):
         raise PosencError(f"this {model_type} model uses sliding-window attention; posenc's patched attention is full "
                           f"causal attention, so results would not be this model's. Use a model without a sliding "
                           f"window (set sliding_window=None only if the checkpoint was trained that way)")
+
+
+def _field(config: Any, name: str) -> Any:
+    return config.get(name) if isinstance(config, dict) else getattr(config, name, None)
+
+
+def _slides(config: Any, model_type: str) -> bool:
+    """Whether any layer of a supported model attends within a sliding window, however its config says so (a config
+    object or its ``config.json`` dict): ``layer_types`` with ``"sliding_attention"``; without layer types,
+    Mistral's ``sliding_window``, or Qwen2's / Qwen3's ``use_sliding_window`` with ``sliding_window`` on the layers
+    at or past ``max_window_layers`` (default 28, as their config classes fill it in)."""
+    layer_types = _field(config, "layer_types")
+    if layer_types:
+        return "sliding_attention" in layer_types
+    window = _field(config, "sliding_window")
+    if model_type == "mistral":
+        return window is not None
+    if model_type in ("qwen2", "qwen3") and window is not None and _field(config, "use_sliding_window"):
+        layers, first = _field(config, "num_hidden_layers"), _field(config, "max_window_layers")
+        return layers is None or int(layers) > (28 if first is None else int(first))
+    return False
 
 
 def native_length(config: Any) -> int:
