@@ -87,7 +87,8 @@ class Checker:
                 if c.is_displayed()]
 
     def move(self, panel: str, control) -> None:
-        """Home, End, a step back (a range); every option in turn (a select); Space twice (a checkbox)."""
+        """End, Home, a step up (a range: its extremes, then left light for the next control's redraws); every option
+        in turn (a select); Space twice (a checkbox)."""
         from selenium.webdriver.common.keys import Keys
 
         key, kind = control.get_attribute("data-key"), control.tag_name
@@ -97,7 +98,7 @@ class Checker:
         elif control.get_attribute("type") == "checkbox":
             presses = [Keys.SPACE, Keys.SPACE]
         else:
-            presses = [Keys.HOME, Keys.END, Keys.ARROW_LEFT]
+            presses = [Keys.END, Keys.HOME, Keys.ARROW_RIGHT]
         values = set()
         for press in presses:
             control.send_keys(press)

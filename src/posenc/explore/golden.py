@@ -138,13 +138,8 @@ def rope_decay(args: dict[str, Any]) -> list[float]:
     dim, n, samples = int(args["dim"]), int(args["n"]), int(args["samples"])
     inv_freq, _ = default_inv_freq(dim, float(args["base"]))
     draws = normal_vectors(int(args["seed"]), 2 * samples, dim).reshape(samples, 2, dim)
-    theta = rope_angles(_positions(n), inv_freq)  # [n, dim/2]
-    half = dim // 2
-    q, k = draws[:, 0], draws[:, 1]  # [S, dim]
-    # q rotated at r against k at 0: sum_i (qa ka + qb kb) cos(r t_i) + (qa kb - qb ka) sin(r t_i)
-    even = q[:, :half] * k[:, :half] + q[:, half:] * k[:, half:]  # [S, dim/2]
-    odd = q[:, :half] * k[:, half:] - q[:, half:] * k[:, :half]  # [S, dim/2]
-    scores = even @ theta.cos().T - odd @ theta.sin().T  # [S, n]
+    q, k = draws[:, 0], _rotate(draws[:, 1], 0, inv_freq)  # [S, dim]: k at position 0
+    scores = torch.stack([(_rotate(q, r, inv_freq) * k).sum(-1) for r in range(n)], dim=1)  # [S, n]: q at r
     return [*scores.mean(0).tolist(), *scores.std(0, unbiased=False).tolist()]
 
 

@@ -1,6 +1,6 @@
 /* posenc explorer: every panel's formula (the same names and arguments as posenc.explore.golden.FUNCTIONS), the
    drawing (SVG and canvas written for this page), the language switch and the self-check against posenc's values.
-   No library, no network: the page's data sits in <script id="explore-data">. */
+   No library, no network: the page's data sits in the JSON block #explore-data. */
 "use strict";
 
 const DATA = JSON.parse(document.getElementById("explore-data").textContent);
@@ -107,6 +107,7 @@ function ropeAngles(a) {
 }
 
 function ropeDecay(a) {  // q rotated at r against k at 0, over `samples` draws: mean then std (population)
+  // q_r . k_0 = sum_i (qa ka + qb kb) cos(r t_i) + (qa kb - qb ka) sin(r t_i), (a, b) = channels (i, i + dim/2)
   const h = a.dim / 2, inv = defaultInvFreq(a.dim, a.base), draws = normalVectors(a.seed, 2 * a.samples, a.dim);
   const even = new Float64Array(a.samples * h), odd = new Float64Array(a.samples * h);
   for (let s = 0; s < a.samples; s++) {
@@ -123,7 +124,7 @@ function ropeDecay(a) {  // q rotated at r against k at 0, over `samples` draws:
     let total = 0;
     for (let s = 0; s < a.samples; s++) {
       let v = 0;
-      for (let i = 0; i < h; i++) v += even[s * h + i] * cos[i] - odd[s * h + i] * sin[i];
+      for (let i = 0; i < h; i++) v += even[s * h + i] * cos[i] + odd[s * h + i] * sin[i];
       scores[s] = v;
       total += v;
     }
@@ -662,7 +663,7 @@ const PANELS = [
   new Panel({
     id: "rope",
     controls: [
-      {key: "dim", kind: "range", min: 4, max: 256, step: 2, value: 64},
+      {key: "dim", kind: "range", min: 4, max: 512, step: 2, value: 64},
       {key: "base", kind: "select", options: () => BASES, value: "10000"},
       {key: "m", kind: "range", min: 0, max: 511, value: 5},
       {key: "n", kind: "range", min: 0, max: 511, value: 2},
@@ -872,7 +873,7 @@ const PANELS = [
     id: "precision",
     controls: [
       {key: "base", kind: "select", options: () => BASES, value: "10000"},
-      {key: "dim", kind: "range", min: 2, max: 256, step: 2, value: 64},
+      {key: "dim", kind: "range", min: 2, max: 512, step: 2, value: 64},
       {key: "i", kind: "range", min: 0, max: 31, value: 0},
       {key: "log2p", kind: "range", min: 0, max: 20, step: 0.25, value: 14, show: (v) => String(Math.round(Math.pow(2, v)))},
       {key: "dtype", kind: "select", options: () => [["bfloat16", "bfloat16"], ["float16", "float16"]], value: "bfloat16"},

@@ -1,0 +1,126 @@
+"""Time the explorer's redraw per control in headless Chromium, at d_model 512 and 512 positions.
+
+Run by hand (never a timed test; it needs Debian's chromium and chromedriver):
+    .venv/bin/python benchmarks/bench_explore.py [--redraws 40] [--page explore/explore.html]
+
+Each panel is first set to its largest work at width 512 and 512 positions (the sinusoid's d_model and positions,
+RoPE's head_dim and positions, the scalings' rotary width, the bias panel's positions, the precision panel's
+head_dim); then every control in turn is moved between two values ``--redraws`` times by setting its value and
+dispatching the ``input`` event a person's key press dispatches. Each redraw is timed in the page with
+``performance.now()`` around the event's handler (every formula, figure and readout of the panel, synchronously),
+plus a forced layout read (``document.body.offsetHeight``); the median and the 90th percentile are printed per
+control, and the slowest median per panel. The goal: every median under 16 ms (one frame at 60 Hz).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "explore"))
+
+from explore_browser import chromium, open_page  # noqa: E402
+
+#: per panel, the settings of the largest work at width 512 and 512 positions
+LARGEST = {
+    "naive": {"n": 512, "bits": 16},
+    "sinusoid": {"d": 512, "n": 512},
+    "rotation": {"d": 128},
+    "rope": {"dim": 512, "positions": 512},
+    "scaling": {"dim": 512},
+    "bias": {"n": 512, "heads": 16},
+    "precision": {"dim": 512},
+}
+
+#: moves one control between two values `redraws` times and times each redraw in the page
+_TIME = """
+const [panelId, key, redraws] = arguments;
+const panel = window.posencExplore.panels.find(p => p.id === panelId), input = panel.inputs[key];
+let values;
+if (input.type === 'checkbox') values = [true, false];
+else if (input.tagName === 'SELECT') values = Array.from(input.options).slice(0, 2).map(o => o.value);
+else {
+  const v = Number(input.value), step = Number(input.step) || 1;
+  values = [v, v - step >= Number(input.min) ? v - step : v + step].map(String);
+}
+const times = [];
+for (let i = 0; i < redraws; i++) {
+  if (input.type === 'checkbox') input.checked = values[i % 2]; else input.value = values[i % 2];
+  const start = performance.now();
+  input.dispatchEvent(new Event('input'));
+  void document.body.offsetHeight;
+  times.push(performance.now() - start);
+}
+if (input.type === 'checkbox') input.checked = values[0]; else input.value = values[0];
+input.dispatchEvent(new Event('input'));  // back where it was
+return times;
+"""
+
+_SET = """
+const [panelId, settings] = arguments;
+const panel = window.posencExplore.panels.find(p => p.id === panelId);
+for (const [key, value] of Object.entries(settings)) { panel.inputs[key].value = String(value); panel.update(key); }
+return Object.fromEntries(Object.keys(settings).map(k => [k, panel.inputs[k].value]));
+"""
+
+
+def screenshots(page: Path, folder: Path) -> None:
+    """``explore-{zh,en}-{1280,390}.png``: the top of the page (header, self-check, the first panels)."""
+    from PIL import Image
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for width, height, mobile in ((1280, 1800, False), (390, 2000, True)):
+        with chromium(width, height) as driver:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                                          "deviceScaleFactor": 1, "mobile": mobile})
+            for lang in ("zh", "en"):
+                open_page(driver, page, lang=lang)
+                path = folder / f"explore-{lang}-{width}.png"
+                driver.save_screenshot(str(path))
+                Image.open(path).convert("RGB").quantize(128).save(path, optimize=True)
+                print(f"saved {path} ({path.stat().st_size / 1024:.0f} KiB)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--redraws", type=int, default=40, help="redraws per control (default 40)")
+    parser.add_argument("--page", type=Path, default=None, help="an explore.html (default: write one now)")
+    parser.add_argument("--screenshots", type=Path, default=None, help="also save the page's top in zh and en at "
+                        "1280 px and at a phone's 390 px into this folder (PNG, 128 colours)")
+    args = parser.parse_args()
+    if args.redraws < 2:
+        parser.error(f"--redraws must be at least 2, got {args.redraws}")
+    page = args.page
+    if page is None:
+        from posenc.explore import write_explorer
+
+        page = write_explorer(Path(tempfile.mkdtemp(prefix="posenc-bench-explore-")))
+    print(f"page {page} ({page.stat().st_size / 1024:.0f} KiB), {args.redraws} redraws per control")
+    if args.screenshots is not None:
+        screenshots(page, args.screenshots)
+    print(f"{'panel':<10} {'control':<18} {'median ms':>10} {'p90 ms':>8}")
+    worst = {}
+    with chromium() as driver:
+        open_page(driver, page)
+        for panel, settings in LARGEST.items():
+            applied = driver.execute_script(_SET, panel, settings)
+            keys = driver.execute_script("return Object.keys(window.posencExplore.panels.find(p => p.id === "
+                                         "arguments[0]).inputs);", panel)
+            for key in keys:
+                driver.execute_script(_SET, panel, settings)  # a preset chosen by the last control sets its width
+                times = sorted(driver.execute_script(_TIME, panel, key, args.redraws))
+                median, p90 = statistics.median(times), times[int(0.9 * (len(times) - 1))]
+                worst[panel] = max(worst.get(panel, 0.0), median)
+                print(f"{panel:<10} {key:<18} {median:>10.2f} {p90:>8.2f}")
+            print(f"{panel:<10} {'(settings)':<18} {applied}")
+    print("slowest median per panel: " + ", ".join(f"{p} {m:.1f} ms" for p, m in worst.items()))
+    over = [p for p, m in worst.items() if m >= 16]
+    print("every median under 16 ms" if not over else f"over 16 ms: {', '.join(over)}")
+    return 0 if not over else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
