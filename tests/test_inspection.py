@@ -183,7 +183,7 @@ def test_the_inspection_names_the_model_type():
      [("0-4", "base=10000", "window 512"), ("5", "base=1e+06", None)]),
     (ModernBertConfig(num_hidden_layers=3), [("0", "base=160000", None), ("1-2", "base=10000", "window 65")]),
     (Llama4TextConfig(num_hidden_layers=4), [("0-2", "pairing='interleaved'", "chunk 8192"),
-                                             ("3", "temperature(attn_scale=0.1, floor_scale=8192)", None)]),
+                                             ("3", "nope + temperature(attn_scale=0.1, floor_scale=8192)", None)]),
     (SmolLM3Config(num_hidden_layers=4), [("0-2", "base=2e+06", None), ("3", "nope", None)]),
     (Qwen3VLConfig(), [(f"0-{Qwen3VLConfig().text_config.num_hidden_layers - 1}", "interleaved=True", None)]),
 ], ids=["gemma3", "modernbert", "llama4", "smollm3", "qwen3_vl"])
@@ -210,6 +210,48 @@ def test_a_config_whose_fields_differ_per_layer_is_reported_not_raised():
 
     found = inspect_config(CONFIG_MAPPING["gemma4_text"]())  # head_dim differs per layer (per_layer_config)
     assert found.schedule is None and found.codes()[0] == "schedule" and "head_dim" in found.findings[0].message
+
+
+def test_llama4s_nope_layers_are_named_as_such(tmp_path):
+    Llama4TextConfig(num_hidden_layers=4).save_pretrained(tmp_path)
+    rows = dict(inspect_model(tmp_path).rows())
+    assert rows["3"] == ("nope + temperature(attn_scale=0.1, floor_scale=8192) (no positional encoding, with "
+                         "attention temperature)")
+    assert rows["0-2"].startswith("rope(")  # a rotary layer keeps its own name
+
+
+def test_a_config_without_a_base_warns_that_the_default_applies(tmp_path):
+    # no rope_theta and no rope_parameters: transformers fills in its default, 10000 for llama, 2000000 for smollm3
+    found = [f.message for f in inspect_model(_write(tmp_path, "l", _llama())).findings if f.code == "rope-theta"]
+    assert len(found) == 1 and "has no rope_theta (and no rope_parameters)" in found[0]
+    assert "10000 as transformers fills it in for model type 'llama'" in found[0]
+    smol = {"model_type": "smollm3", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 4}
+    found = [f.message for f in inspect_model(_write(tmp_path, "s", smol)).findings if f.code == "rope-theta"]
+    assert any("2e+06 as transformers fills it in for model type 'smollm3'" in m for m in found)
+    assert "rope-theta" not in _codes(tmp_path, _llama(rope_theta=10000.0))  # written: nothing to say
+
+
+def test_a_width_rope_cannot_turn_is_a_schedule_finding(tmp_path):
+    # head_dim 63 is a well-formed integer: posenc cannot rotate every channel of it, and says which field
+    found = inspect_config(_llama(head_dim=63, rope_theta=10000.0))
+    assert found.schedule is None and found.codes()[0] == "schedule"
+    assert 'config.json field "head_dim" = 63: RoPE turns pairs of channels' in found.findings[0].message
+    # from a config.json, transformers refuses it first; posenc says so, naming the file
+    from posenc.hf_fields import ConfigFieldError
+
+    with pytest.raises(ConfigFieldError, match="transformers refuses the config in .*h.json .*`head_dim`=63"):
+        inspect_model(_write(tmp_path, "h", _llama(head_dim=63, rope_theta=10000.0)))
+
+
+def test_a_malformed_field_is_raised_not_reported(tmp_path):
+    from posenc.hf_fields import ConfigFieldError
+
+    with pytest.raises(ConfigFieldError, match='"sliding_window" = 512.7'):
+        inspect_model(_write(tmp_path, "w", _llama(sliding_window=512.7)))
+    with pytest.raises(ConfigFieldError, match='"no_rope_layer_interval" = -1'):
+        inspect_config(_llama(no_rope_layer_interval=-1))  # a dict: checked as written
+    with pytest.raises(ConfigFieldError, match='"rope_theta" = "abc"'):
+        inspect_config(LlamaConfig(), raw=_llama(rope_theta="abc"))  # the config as written is checked too
 
 
 def test_every_finding_code_is_listed():

@@ -139,7 +139,7 @@ def _warn_one_of_several(fields: ConfigFields) -> None:
     warnings.warn(f"this config's layer types have different RoPE parameters ({', '.join(map(repr, entries))}); "
                   f"from_hf_config returns the {chosen!r} layers' encoding only. Pass layer_type= "
                   f"({', '.join(map(repr, others))}) for another, or read every layer's with "
-                  f"posenc.schedule_from_hf_config(config)", PosencWarning, stacklevel=3)
+                  f"posenc.schedule_from_hf_config(config)", PosencWarning, stacklevel=3)  # at the caller
 
 
 def _is_m_rope(params: dict[str, Any], model_type: str) -> bool:
@@ -334,13 +334,15 @@ def from_hf_config(config: Any, layer_type: str | None = None) -> PositionalEnco
                   "rotary_dim") is not None:
         params = _entry(fields, layer_type).entry_dict()
         _check_rope_type(params, model_type)
+        if model_type in M_ROPE_LAYOUTS and _is_m_rope(params, model_type):
+            encoding = build("mrope", **_m_rope_options(fields, layer_type))
+        elif model_type in AXIAL_MODEL_TYPES:
+            encoding = build("axial_rope", **_axial_options(fields))
+        else:
+            encoding = build("rope", **rope_options_from_hf_config(fields, layer_type))
         if layer_type is None:
             _warn_one_of_several(fields)
-        if model_type in M_ROPE_LAYOUTS and _is_m_rope(params, model_type):
-            return build("mrope", **_m_rope_options(fields, layer_type))
-        if model_type in AXIAL_MODEL_TYPES:
-            return build("axial_rope", **_axial_options(fields))
-        return build("rope", **rope_options_from_hf_config(fields, layer_type))
+        return encoding
     raise PosencError(f"cannot tell the positional encoding of a config with model_type {model_type!r}: it has no "
                       f"rope_parameters / rope_theta, no ALiBi flag, no T5 buckets and no learned position table; "
                       f"build the encoding by name with posenc.build(...)")

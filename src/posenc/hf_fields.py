@@ -250,7 +250,7 @@ class ConfigFields:
         try:
             return getattr(self.config, name, None)
         except Exception as exc:  # e.g. a field that differs per layer (Gemma 4's per_layer_config) refuses to be read
-            raise PosencError(f"cannot read {self.prefix}{name} from this {type(self.config).__name__}: "
+            raise PosencError(f"cannot read {self.prefix + name!r} from this {type(self.config).__name__}: "
                               f"{str(exc).splitlines()[0]}; posenc reads one value per config, so build the "
                               f"encoding with posenc.build(...) from the layer's own values") from exc
 
@@ -331,6 +331,7 @@ class ConfigFields:
             raise self.error(name, value, _expected(spec), fix)
         if not math.isfinite(value):
             raise self.error(name, value, _expected(spec), fix)
+        written = value
         if spec.kind == "int":
             if isinstance(value, float) and not value.is_integer():
                 raise self.error(name, value, _expected(spec), f"write a whole number, e.g. {math.floor(value)}")
@@ -340,7 +341,7 @@ class ConfigFields:
             if name in ("num_hidden_layers", "n_layer", "num_layers") and spec.high is not None and value > spec.high:
                 fix = (f"posenc reads at most {MAX_LAYERS} layers (the deepest published models have a few "
                        f"hundred); write the model's real layer count")
-            raise self.error(name, value, _expected(spec), fix)
+            raise self.error(name, written, _expected(spec), fix)
         return value
 
     def _list(self, name: str, spec: FieldSpec, value: Any) -> list[Any]:

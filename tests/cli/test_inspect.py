@@ -74,3 +74,22 @@ def test_flags_default_off(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "┃ layers ┃ encoding · span" in out and "warning [rope-theta]" in out
     assert not out.lstrip().startswith("{")
+
+
+def test_a_config_without_rope_theta_is_not_no_warnings(tmp_path, capsys):
+    # the help promises a warning for a base left at its default: a config.json with no base at all has one
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+                                "num_hidden_layers": 2}))
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "no warnings" not in out and "warning [rope-theta]: the config has no rope_theta" in out
+
+
+def test_a_malformed_field_exits_2_with_one_line(tmp_path, capsys):
+    path = _config(tmp_path, rope_parameters={"rope_type": "default", "rope_theta": 10000.0}, head_dim="16")
+    assert main(["inspect", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert captured.err.strip().endswith('config.json field "head_dim" = "16" (a string): expected an integer >= 1 '
+                                         "(the width of each attention head); fix: write 16 without quotes")
