@@ -54,7 +54,7 @@ def test_every_verdict_has_a_name_in_both_languages():
 def test_fill_replaces_placeholders_and_refuses_what_is_missing():
     assert fill("en", "meta.claims", {"n": "67"}) == "67 claims"
     assert fill("zh", "meta.claims", {"n": "67"}) == "67 条说法"
-    assert fill("zh", "how.computed", {"seconds": "1.5"}) == "用时 1.5 秒计算"
+    assert fill("zh", "how.computed", {"seconds": "1.5", "provenance": ""}) == "用时 1.5 秒计算"
     with pytest.raises(PosencError, match=r"'meta.claims' needs n"):
         fill("en", "meta.claims", {})
     with pytest.raises(PosencError, match=r"no page text in language 'fr'; the page speaks en, zh"):

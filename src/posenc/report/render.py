@@ -295,9 +295,10 @@ def _reference_line(run: ReferenceRun, result: ClaimResult) -> dict[str, Any]:
 def _section(i: int, result: ClaimResult, references: References | None = None) -> dict[str, Any]:
     """What one claim's section shows, as plain values."""
     v, m = result.verdict, result.measurement
-    how = ("how.stored", {}) if result.cached else ("how.computed", {"seconds": f"{result.wall_s:.1f}"})
     provenance = f" ({_versions_text(result.provenance['versions'])}, {result.provenance['computed_at']})" \
         if result.provenance else ""
+    how = ("how.stored", {"provenance": provenance}) if result.cached else \
+        ("how.computed", {"seconds": f"{result.wall_s:.1f}", "provenance": provenance})
     rows = [{"quantity": row.quantity, "measured": format_value(row.measured),
              "quick": _quick_badge(result, row.measured), "anchor": format_value(row.anchor),
              "anchor_label": row.anchor_label} for row in (m.rows if m is not None else ())]
@@ -305,7 +306,7 @@ def _section(i: int, result: ClaimResult, references: References | None = None) 
     return {"number": i, "claim": result.claim, "verdict": v, "measurement": m, "rows": rows, "choice": choice,
             "command": v.command if v.status in NOT_MEASURED and v.command else None,
             "references": _reference_lines(result, references),
-            "mode": "mode.quick" if result.quick else "mode.full", "how": how, "provenance": provenance}
+            "mode": "mode.quick" if result.quick else "mode.full", "how": how}
 
 
 def _where_parts(report: ReportResult) -> list[tuple[str, dict[str, Any]]]:
