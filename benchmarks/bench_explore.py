@@ -6,7 +6,8 @@ Run by hand (never a timed test; it needs Debian's chromium and chromedriver):
 Each panel is first set to its largest work at width 512 and 512 positions (the sinusoid's d_model and positions,
 RoPE's head_dim and positions, the scalings' rotary width, the bias panel's positions, the precision panel's
 head_dim); then every control in turn is moved between two values ``--redraws`` times by setting its value and
-dispatching the ``input`` event a person's key press dispatches. Each redraw is timed in the page with
+dispatching the ``input`` event a person's key press dispatches, with the page's caches emptied before each (so every
+redraw computes everything a new value needs, as dragging a slider does). Each redraw is timed in the page with
 ``performance.now()`` around the event's handler (every formula, figure and readout of the panel, synchronously),
 plus a forced layout read (``document.body.offsetHeight``); the median and the 90th percentile are printed per
 control, and the slowest median per panel. The goal: every median under 16 ms (one frame at 60 Hz).
@@ -15,6 +16,7 @@ control, and the slowest median per panel. The goal: every median under 16 ms (o
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -49,6 +51,7 @@ else {
 const times = [];
 for (let i = 0; i < redraws; i++) {
   if (input.type === 'checkbox') input.checked = values[i % 2]; else input.value = values[i % 2];
+  window.posencExplore.forget();  // nothing cached: every redraw computes as a new value would
   const start = performance.now();
   input.dispatchEvent(new Event('input'));
   void document.body.offsetHeight;
@@ -57,6 +60,18 @@ for (let i = 0; i < redraws; i++) {
 if (input.type === 'checkbox') input.checked = values[0]; else input.value = values[0];
 input.dispatchEvent(new Event('input'));  // back where it was
 return times;
+"""
+
+#: a fixed amount of work, to read the benchmark's numbers against the machine's load
+_KERNEL = """
+const times = [];
+for (let r = 0; r < 5; r++) {
+  const start = performance.now();
+  let s = 0;
+  for (let i = 0; i < 1 << 20; i++) s += Math.sin(i * 1e-3);
+  times.push(performance.now() - start + (s > 1e9 ? 1 : 0));
+}
+return times.sort((a, b) => a - b)[2];
 """
 
 _SET = """
@@ -101,10 +116,12 @@ def main() -> int:
     print(f"page {page} ({page.stat().st_size / 1024:.0f} KiB), {args.redraws} redraws per control")
     if args.screenshots is not None:
         screenshots(page, args.screenshots)
-    print(f"{'panel':<10} {'control':<18} {'median ms':>10} {'p90 ms':>8}")
+    print(f"{'panel':<10} {'control':<18} {'median ms':>10} {'p90 ms':>8} {'min ms':>8}")
     worst = {}
     with chromium() as driver:
         open_page(driver, page)
+        print(f"machine: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; a fixed JS kernel (2^20 "
+              f"sines) takes {driver.execute_script(_KERNEL):.1f} ms in this page")
         for panel, settings in LARGEST.items():
             applied = driver.execute_script(_SET, panel, settings)
             keys = driver.execute_script("return Object.keys(window.posencExplore.panels.find(p => p.id === "
@@ -114,7 +131,7 @@ def main() -> int:
                 times = sorted(driver.execute_script(_TIME, panel, key, args.redraws))
                 median, p90 = statistics.median(times), times[int(0.9 * (len(times) - 1))]
                 worst[panel] = max(worst.get(panel, 0.0), median)
-                print(f"{panel:<10} {key:<18} {median:>10.2f} {p90:>8.2f}")
+                print(f"{panel:<10} {key:<18} {median:>10.2f} {p90:>8.2f} {times[0]:>8.2f}")
             print(f"{panel:<10} {'(settings)':<18} {applied}")
     print("slowest median per panel: " + ", ".join(f"{p} {m:.1f} ms" for p, m in worst.items()))
     over = [p for p, m in worst.items() if m >= 16]

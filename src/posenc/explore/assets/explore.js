@@ -371,7 +371,10 @@ const sequential = colourTable(0, 1, (c) => [255 - 215 * c, 250 - 170 * c, 205 -
 
 /* a rows x cols heatmap drawn pixel by pixel; value(r, c) in the colour map's range, NaN or past it: `outside` */
 function heatmap(canvas, rows, cols, value, map) {
-  if (canvas.width !== cols || canvas.height !== rows) { canvas.width = cols; canvas.height = rows; }
+  if (canvas.width !== cols || canvas.height !== rows) {
+    canvas.width = cols; canvas.height = rows;
+    canvas.style.aspectRatio = String(Math.min(4, Math.max(0.5, cols / rows)));  // wide tables flat, tall ones tall
+  }
   const ctx = canvas.getContext("2d"), image = ctx.createImageData(cols, rows), px = image.data;
   const {low, high, table} = map, scale = 255 / (high - low);
   for (let r = 0, o = 0; r < rows; r++) {
@@ -381,6 +384,14 @@ function heatmap(canvas, rows, cols, value, map) {
     }
   }
   ctx.putImageData(image, 0, 0);
+}
+
+/* draw a figure only when what it shows changed: `key` names its inputs (and the language of its labels) */
+function once(node, key, draw) {
+  const full = `${lang}|${key}`;
+  if (node.dataset.drawn === full) return;
+  draw();
+  node.dataset.drawn = full;
 }
 
 const PLOT = {w: 560, h: 220, left: 56, right: 12, top: 14, bottom: 34};
@@ -537,16 +548,19 @@ class Panel {
         this.inputs[c.key].setAttribute("aria-valuetext", shown);
       }
     }
-    const rows = this.draw(s);
-    this.readoutBox.replaceChildren();
-    for (const r of rows) {
-      const row = el("div", {class: "readout"}, this.readoutBox);
-      el("dt", {text: t(r.label, ...(r.labelArgs || []))}, row);
-      const dd = el("dd", {}, row);
-      const values = cached(r.f, r.args), value = pick(values, r.pick);
-      el("output", {class: "num", "data-key": r.key, "data-f": r.f, "data-args": JSON.stringify(r.args),
-        "data-pick": JSON.stringify(r.pick), text: fmt(value)}, dd);
+    const rows = this.draw(s), box = this.readoutBox;
+    while (box.children.length > rows.length) box.lastChild.remove();
+    while (box.children.length < rows.length) {  // a row: <div><dt/><dd><output class="num"/></dd></div>
+      const row = el("div", {class: "readout"}, box);
+      el("dt", {}, row);
+      el("output", {class: "num"}, el("dd", {}, row));
     }
+    rows.forEach((r, n) => {  // rewritten in place: only what changed is laid out again
+      const row = box.children[n], out = row.querySelector("output"), value = pick(cached(r.f, r.args), r.pick);
+      row.firstChild.textContent = t(r.label, ...(r.labelArgs || []));
+      Object.assign(out.dataset, {key: r.key, f: r.f, args: JSON.stringify(r.args), pick: JSON.stringify(r.pick)});
+      out.textContent = fmt(value);
+    });
     this.lastMs = performance.now() - start;
   }
 }
@@ -608,16 +622,22 @@ const PANELS = [
     figureSpecs: [{key: "heatmap", kind: "canvas"}, {key: "dot", kind: "svg"}, {key: "period", kind: "svg"}, {key: "close", kind: "svg"}],
     constrain() { const s = this.state; this.setRange("p", s.n - 1); this.setRange("q", s.n - 1); this.setRange("j", s.d - 1); },
     draw(s) {
-      const base = Number(s.base), table = cached("sinusoid", {d: s.d, base, n: s.n});
-      heatmap(this.figures.heatmap, s.n, s.d, (r, c) => table[r * s.d + c], diverging);
-      const dots = sinusoidDot({d: s.d, base, p: s.p, n: s.n});
-      linePlot(this.figures.dot, [{ys: dots, colour: COLOURS[0], label: `PE[${s.p}]·PE[q]`}],
-        {xlabel: "q", ylabel: "PE[p]·PE[q]", marks: [{x: s.q, y: dots[s.q], colour: COLOURS[1]}]});
-      const dims = [2, 6, 12, s.j].filter((j, i, all) => j < s.d && all.indexOf(j) === i);
-      linePlot(this.figures.period, dims.map((j, i) => ({ys: Array.from({length: s.n}, (_, p) => table[p * s.d + j]), colour: COLOURS[i], label: `${t("dim")} ${j}`})),
-        {xlabel: t("position"), ylabel: "PE", ymin: -1, ymax: 1});
-      const gap = Array.from({length: s.d}, (_, j) => Math.abs(table[s.p * s.d + j] - table[s.q * s.d + j]));
-      linePlot(this.figures.close, [{ys: gap, colour: COLOURS[2], label: `|PE[${s.p}] − PE[${s.q}]|`}], {xlabel: t("dim"), ylabel: "|Δ|", ymin: 0, ymax: 2});
+      const base = Number(s.base), table = cached("sinusoid", {d: s.d, base, n: s.n}), grid = `${s.d}|${base}|${s.n}`;
+      once(this.figures.heatmap, grid, () => heatmap(this.figures.heatmap, s.n, s.d, (r, c) => table[r * s.d + c], diverging));
+      once(this.figures.dot, `${grid}|${s.p}|${s.q}`, () => {  // PE[p] . PE[q] from the table's rows
+        const dots = Array.from({length: s.n}, (_, q) => { let v = 0; for (let j = 0; j < s.d; j++) v += table[s.p * s.d + j] * table[q * s.d + j]; return v; });
+        linePlot(this.figures.dot, [{ys: dots, colour: COLOURS[0], label: `PE[${s.p}]·PE[q]`}],
+          {xlabel: "q", ylabel: "PE[p]·PE[q]", marks: [{x: s.q, y: dots[s.q], colour: COLOURS[1]}]});
+      });
+      once(this.figures.period, `${grid}|${s.j}`, () => {
+        const dims = [2, 6, 12, s.j].filter((j, i, all) => j < s.d && all.indexOf(j) === i);
+        linePlot(this.figures.period, dims.map((j, i) => ({ys: Array.from({length: s.n}, (_, p) => table[p * s.d + j]), colour: COLOURS[i], label: `${t("dim")} ${j}`})),
+          {xlabel: t("position"), ylabel: "PE", ymin: -1, ymax: 1});
+      });
+      once(this.figures.close, `${grid}|${s.p}|${s.q}`, () => {
+        const gap = Array.from({length: s.d}, (_, j) => Math.abs(table[s.p * s.d + j] - table[s.q * s.d + j]));
+        linePlot(this.figures.close, [{ys: gap, colour: COLOURS[2], label: `|PE[${s.p}] − PE[${s.q}]|`}], {xlabel: t("dim"), ylabel: "|Δ|", ymin: 0, ymax: 2});
+      });
       const w = Math.pow(base, -2 * Math.floor(s.j / 2) / s.d);
       this.extra.textContent = t("sinusoid.period", s.j, fmt(TAU / w));
       const n = Math.max(s.p, s.q) + 1;
@@ -674,15 +694,20 @@ const PANELS = [
     ],
     figureSpecs: [{key: "angles", kind: "canvas"}, {key: "decay", kind: "svg"}],
     draw(s) {
-      const base = Number(s.base), h = s.dim / 2, angles = ropeAngles({dim: s.dim, base, n: s.positions});
-      heatmap(this.figures.angles, s.positions, h, (r, c) => Math.cos(angles[r * h + c]), diverging);
+      const base = Number(s.base), h = s.dim / 2;
+      once(this.figures.angles, `${s.dim}|${base}|${s.positions}`, () => {
+        const angles = ropeAngles({dim: s.dim, base, n: s.positions});
+        heatmap(this.figures.angles, s.positions, h, (r, c) => Math.cos(angles[r * h + c]), diverging);
+      });
       const decay = cached("rope_decay", {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed});
-      const mean = decay.slice(0, s.positions), std = decay.slice(s.positions);
-      linePlot(this.figures.decay, [
-        {ys: mean, colour: COLOURS[0], label: t("rope.mean")},
-        {ys: mean.map((m, i) => m + std[i]), colour: COLOURS[1], dash: "4 3", label: t("rope.spread")},
-        {ys: mean.map((m, i) => m - std[i]), colour: COLOURS[1], dash: "4 3"},
-      ], {xlabel: "m − n", ylabel: "q·k"});
+      once(this.figures.decay, `${s.dim}|${base}|${s.positions}|${s.samples}|${s.seed}`, () => {
+        const mean = decay.slice(0, s.positions), std = decay.slice(s.positions);
+        linePlot(this.figures.decay, [
+          {ys: mean, colour: COLOURS[0], label: t("rope.mean")},
+          {ys: mean.map((m, i) => m + std[i]), colour: COLOURS[1], dash: "4 3", label: t("rope.spread")},
+          {ys: mean.map((m, i) => m - std[i]), colour: COLOURS[1], dash: "4 3"},
+        ], {xlabel: "m − n", ylabel: "q·k"});
+      });
       const r = Math.min(Math.abs(s.m - s.n), s.positions - 1);
       const decayArgs = {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed};
       return [
@@ -859,12 +884,14 @@ const PANELS = [
       const scale = (v) => Number.isNaN(v) ? -1 : hi > lo ? (rising ? (hi - v) / (hi - lo) : (v - lo) / (hi - lo)) : 1;
       const tile = Math.min(s.n, 64), cols = Math.min(s.heads, 8), rowsOfTiles = Math.ceil(s.heads / cols), gap = 2;
       const W = cols * (tile + gap), H = rowsOfTiles * (tile + gap), step = s.n / tile;
-      heatmap(this.figures.heads, H, W, (r, c) => {
+      const options = {alibi: [], t5: [s.buckets, s.max_distance, s.bidirectional], kerple: [s.kernel, s.r1, s.r2],
+        fire: [s.c, s.L], sandwich: [s.sdim, s.compress]}[s.kind], key = `${s.kind}|${s.heads}|${s.n}|${options.join("|")}`;
+      once(this.figures.heads, key, () => heatmap(this.figures.heads, H, W, (r, c) => {
         const h = Math.floor(c / (tile + gap)) + cols * Math.floor(r / (tile + gap)), y = r % (tile + gap), x = c % (tile + gap);
         if (h >= s.heads || y >= tile || x >= tile) return NaN;  // the gap between tiles: grey, as masked cells
         return scale(f.at(h, Math.floor(y * step), Math.floor(x * step)));
-      }, sequential);
-      heatmap(this.figures.head, s.n, s.n, (i, j) => scale(f.at(s.head, i, j)), sequential);
+      }, sequential));
+      once(this.figures.head, `${key}|${s.head}`, () => heatmap(this.figures.head, s.n, s.n, (i, j) => scale(f.at(s.head, i, j)), sequential));
       this.extra.textContent = t(`bias.note.${s.kind}`);
       return [{key: "value", label: f.read.label, labelArgs: [s.head, s.i, s.j], f: f.read.f, args: f.read.args, pick: f.read.pick}];
     },
@@ -947,6 +974,7 @@ function start() {
     F, panels: PANELS, check, missing: () => [...missing],
     timings: () => Object.fromEntries(PANELS.map((p) => [p.id, p.lastMs])),
     redraw: (id) => { const p = PANELS.find((x) => x.id === id); p.update(); return p.lastMs; },
+    forget: () => { memo.clear(); document.querySelectorAll("[data-drawn]").forEach((n) => delete n.dataset.drawn); },
   };
   document.body.dataset.ready = "1";
 }
