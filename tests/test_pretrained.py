@@ -275,3 +275,44 @@ def test_model_config_leaves_later_processes_offline(tmp_path, monkeypatch):
     child = subprocess.run([sys.executable, "-c", "import huggingface_hub.constants as c; print(c.HF_HUB_OFFLINE)"],
                            capture_output=True, text=True, check=True)
     assert child.stdout.strip() == "True"
+
+
+def _tiny_gguf(path, architecture="llama"):
+    import gguf
+
+    writer = gguf.GGUFWriter(str(path), architecture)
+    writer.add_tensor("token_embd.weight", np.arange(32, dtype=np.float32).reshape(4, 8))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+#: damaged GGUF files, each from a whole one: (name, what is done to its bytes, a fragment of the refusal)
+DAMAGED_GGUF = [
+    ("empty", lambda data: b"", "ValueError: cannot mmap an empty file"),
+    ("magic-only", lambda data: data[:4], "struct.error: unpack_from requires a buffer"),
+    ("cut-in-the-header", lambda data: data[:9], "struct.error"),
+    ("cut-in-the-metadata", lambda data: data[:40], "struct.error"),
+    ("cut-in-the-tensor-data", lambda data: data[:-16], "it is cut short, its tensors end at byte"),
+    ("another-magic", lambda data: b"GGUX" + data[4:], "does not start with the GGUF magic bytes"),
+    ("metadata-count-huge", lambda data: data[:16] + (2 ** 40).to_bytes(8, "little") + data[24:], "UnicodeDecodeError"),
+    ("tensor-count-huge", lambda data: data[:8] + (2 ** 40).to_bytes(8, "little") + data[16:], "struct.error"),
+]
+
+
+@pytest.mark.parametrize("damage, fragment", [pytest.param(d, f, id=n) for n, d, f in DAMAGED_GGUF])
+def test_a_damaged_gguf_file_is_refused_by_every_reader(tmp_path, damage, fragment):
+    from posenc.pretrained import gguf_architecture, read_gguf_header
+
+    whole = _tiny_gguf(tmp_path / "whole.gguf")
+    assert gguf_architecture(whole) == "llama" and read_gguf_header(whole).tensors[0].nbytes == 4 * 8 * 4
+    path = tmp_path / "damaged.gguf"
+    path.write_bytes(damage(whole.read_bytes()))
+    for read in (load_model, model_config, gguf_architecture):
+        with pytest.raises(PosencError) as caught:
+            read(path)
+        message = str(caught.value)
+        assert message.startswith(f"model file {path} is not a readable GGUF file: "), message
+        assert fragment in message and "pass a complete .gguf model file" in message

@@ -35,6 +35,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,7 @@ from posenc.errors import PosencError
 from posenc.hf_fields import check_written, read_config_json, transformers_errors
 
 __all__ = ["LoadedModel", "load_model", "model_config", "download", "cache_root", "smollm2_gguf_path", "minilm_dir",
-           "gguf_architecture", "DEFAULTS", "HUB_FILES"]
+           "gguf_architecture", "read_gguf_header", "DEFAULTS", "HUB_FILES"]
 
 #: the offline defaults: name -> (PyPI package, what it holds)
 DEFAULTS = {
@@ -184,17 +185,42 @@ def _load_folder(folder: Path, name: str, source: str, dtype: torch.dtype, attn_
 
 
 # -- GGUF ------------------------------------------------------------------------------------------------------------
-def gguf_architecture(path: Path) -> str:
-    """The ``general.architecture`` field of a GGUF file (read from its header, weights untouched)."""
+#: what parsing a damaged or cut-short GGUF header raises: a short read (struct.error), a count or offset past the
+#: end (IndexError, OverflowError, MemoryError), bytes that are not UTF-8 or a bad magic (ValueError), a missing key
+_GGUF_DAMAGE = (struct.error, ValueError, IndexError, KeyError, OverflowError, MemoryError, OSError)
+
+
+def read_gguf_header(path: Path) -> Any:
+    """A GGUF file's header, its tensor data untouched (transformers' ``GgufHeader``: ``architecture``, ``tensors``,
+    ``data_start``), after checking that the file holds every byte its tensor table points at.
+
+    A file that is damaged or cut short raises :class:`PosencError` naming it ("model file X is not a readable GGUF
+    file: ..."), never the parser's ``struct.error``. Reading the header takes a fraction of a second: it is done
+    before anything else reads the file (:func:`load_model`, :func:`model_config`)."""
     try:
-        from gguf import GGUFReader
+        from transformers.integrations.gguf.reader import GgufHeader
     except ImportError as exc:
-        raise PosencError("reading GGUF files needs the `gguf` package; install posenc[models]") from exc
+        raise PosencError("reading GGUF files needs transformers' GGUF reader (transformers >= 5, as pinned in "
+                          "constraints.txt); install posenc[models]") from exc
     try:
-        field = GGUFReader(str(path)).fields["general.architecture"]
-    except (KeyError, ValueError, OSError) as exc:
-        raise PosencError(f"{path} is not a readable GGUF file ({exc}); pass a .gguf model file") from exc
-    return bytes(field.parts[field.data[0]]).decode("utf-8")
+        header = GgufHeader.from_file(str(path))
+        size = path.stat().st_size
+    except _GGUF_DAMAGE as exc:
+        detail = str(exc).splitlines()[0] if str(exc) else "no detail"
+        kind = "struct.error" if isinstance(exc, struct.error) else type(exc).__name__
+        raise PosencError(f"model file {path} is not a readable GGUF file: {kind}: {detail}; pass a "
+                          f"complete .gguf model file (fetch or convert it again)") from exc
+    end = max((header.data_start + t.offset + t.nbytes for t in header.tensors), default=header.data_start)
+    if end > size:
+        raise PosencError(f"model file {path} is not a readable GGUF file: it is cut short, its tensors end at byte "
+                          f"{end} but the file has {size} bytes; pass a complete .gguf model file (fetch or convert "
+                          f"it again)")
+    return header
+
+
+def gguf_architecture(path: Path) -> str:
+    """The ``general.architecture`` field of a GGUF file (:func:`read_gguf_header`: weights untouched)."""
+    return read_gguf_header(path).architecture
 
 
 def _check_gguf_supported(path: Path) -> str:
@@ -415,6 +441,7 @@ def _locate(spec: Any) -> tuple[str, Any]:
     if path.suffix.lower() == ".gguf":
         if not path.is_file():
             raise PosencError(f"GGUF file {path} does not exist; pass the path of an existing .gguf file")
+        read_gguf_header(path)  # a damaged or cut-short file is refused here, before any reader meets it
         return "gguf", path.resolve()
     if path.is_dir():
         return "folder", path.resolve()
