@@ -2,6 +2,7 @@
 
 import multiprocessing as mp
 import platform
+import re
 import sqlite3
 
 import pytest
@@ -106,6 +107,20 @@ def test_store_of_another_schema_version_is_refused(tmp_path):
     con.close()
     with pytest.raises(StoreError, match=f"version 0.*reads version {SCHEMA_VERSION}"):
         ResultStore(path)
+
+
+@pytest.mark.parametrize("version", ["one", "", "1.0", b"\x01"])
+def test_a_schema_version_that_is_not_a_number_is_refused_untouched(tmp_path, version):
+    path = tmp_path / "odd.sqlite"
+    ResultStore(path).put("lab", {"x": 1}, 0, {}, 0.0)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=f"records schema version {re.escape(repr(version))}, which is not a number"):
+        ResultStore(path)
+    assert path.read_bytes() == before
 
 
 def test_folder_path_is_a_clear_error(tmp_path):

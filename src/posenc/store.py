@@ -252,7 +252,11 @@ class ResultStore(_Resuming):
         if app_id != _APP_ID or not {"meta", "runs"} <= tables:
             raise StoreError(f"{self.path} is a SQLite file of another program (tables: {sorted(tables) or 'none'}); "
                              f"{untouched}")
-        version = int(row[0]) if row else 0
+        try:
+            version = int(str(row[0]).strip()) if row else 0
+        except ValueError:  # a text or a blob where posenc writes a number
+            raise StoreError(f"{self.path} records schema version {row[0]!r}, which is not a number: the file is "
+                             f"damaged or was not written by posenc; {untouched}") from None
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} holds posenc results of schema version {version}, this posenc reads "
                              f"version {SCHEMA_VERSION}; it was left untouched — use a new store file (--store PATH) "
