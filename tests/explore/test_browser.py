@@ -120,14 +120,19 @@ def test_every_control_of_every_panel_matches_posenc(driver, page):
             "return Array.from(document.querySelectorAll(arguments[0])).map(c => c.dataset.key);",
             f"#panel-{panel} [data-key]:not(output)"))
         checker.check(panel, "loading")
-        if panel == "bias":  # each kind shows its own options: move them under each kind
+        if panel == "bias":  # each kind shows its own options: move them under their kind, the shared ones once
             from selenium.webdriver.common.keys import Keys
 
             kinds = driver.find_element("id", "ctl-bias-kind")
-            for n in range(len(kinds.find_elements("tag name", "option"))):
-                kinds.send_keys(Keys.ARROW_DOWN if n else Keys.HOME)
+            names = [o.get_attribute("value") for o in kinds.find_elements("tag name", "option")]
+            for n, name in enumerate(names):
+                kinds.send_keys(Keys.HOME, *[Keys.ARROW_DOWN] * n)
+                assert kinds.get_attribute("value") == name
+                checker.check(panel, f"kind {name}")
                 for control in checker.controls(panel):
-                    checker.move(panel, control)
+                    if control.get_attribute("data-key") not in {"kind", *checker.moved.get(panel, {})}:
+                        checker.move(panel, control)
+            checker.moved[panel]["kind"] = len(names)
         elif panel == "scaling":  # every model in turn, its layer groups and every control under the last one
             from selenium.webdriver.common.keys import Keys
 
