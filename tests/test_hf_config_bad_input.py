@@ -56,7 +56,7 @@ CASES = [
     ("r3-hidden-zero", _config(hidden_size=0, rope_theta=1e4),
      ['config.json field "hidden_size" = 0: expected an integer >= 1 (the model width)']),
     ("r3-head-dim-string", _config(head_dim="16", rope_theta=1e4),
-     ['config.json field "head_dim" = "16" (a string): expected an integer >= 1', "write 16 without quotes"]),
+     ['config.json field "head_dim" = "16" (a string): expected an integer >= 0', "write 16 without quotes"]),
     ("r3-longrope-factors-string", _config(rope_scaling={"rope_type": "longrope", "factor": 2, "short_factor": "x",
                                                          "long_factor": "y", "original_max_position_embeddings": 2048}),
      ['config.json field "rope_scaling.short_factor" = "x" (a string): expected a list of entries, each a number']),

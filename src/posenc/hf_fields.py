@@ -121,7 +121,7 @@ FIELDS: dict[str, FieldSpec] = {
     "n_head": _int("the number of attention heads", example="12"),
     "num_heads": _int("the number of attention heads", example="12"),
     "num_key_value_heads": _int("the number of key/value heads", example="8"),
-    "head_dim": _int("the width of each attention head", example="128"),
+    "head_dim": _int("the width of each attention head; 0 where the model derives it", 0, example="128"),
     "intermediate_size": _int("the width of the MLP", example="11008"),
     "vocab_size": _int("the vocabulary size", example="32000"),
     "max_position_embeddings": _int("the context length", example="4096"),
@@ -143,7 +143,8 @@ FIELDS: dict[str, FieldSpec] = {
     "no_rope_layers": FieldSpec("list", "1 where the layer rotates, 0 where it has no RoPE", element="flag01",
                                 per_layer=True, example="[1, 1, 1, 0]"),
     "no_rope_layer_interval": _int("every that many-th layer has no RoPE", example="4 (SmolLM3)"),
-    "sliding_window": _int("the keys a sliding-window layer sees", example="4096"),
+    "sliding_window": _int("the keys a sliding-window layer sees; 0 or null where the window is off", 0,
+                           example="4096"),
     "use_sliding_window": _flag("whether the sliding window is on"),
     "attention_chunk_size": _int("the tokens of each attention chunk", example="8192 (Llama 4)"),
     "attn_temperature_tuning": _flag("whether NoPE layers scale queries by position"),
@@ -369,14 +370,25 @@ class ConfigFields:
         """``num_hidden_layers`` (or ``n_layer``, ``num_layers``), checked and at most :data:`MAX_LAYERS`; ``None``
         when the config has none."""
         if self._layers is False:
-            self._layers = self.get("num_hidden_layers", "n_layer", "num_layers") if "num_hidden_layers" in \
-                self.table else None
+            self._layers = None
+            if "num_hidden_layers" in self.table:
+                for name in ("num_hidden_layers", "n_layer", "num_layers"):
+                    value = self.value(name)
+                    if isinstance(value, Mapping | list):  # LXMERT: {"vision": 5, "language": 9, ...}
+                        raise PosencError(f'config.json field "{self.prefix}{name}" = {_shown(value)} counts the '
+                                          f"layers of several stacks; posenc reads a schedule of one stack of "
+                                          f"layers: pass the config of the stack you mean")
+                self._layers = self.get("num_hidden_layers", "n_layer", "num_layers")
         return self._layers
 
     def text_model(self) -> ConfigFields:
         """The language model's fields of a multimodal config (``text_config``), else these fields."""
         if not isinstance(self.config, Mapping) and hasattr(self.config, "get_text_config"):
-            inner = self.config.get_text_config()
+            try:
+                inner = self.config.get_text_config()
+            except ValueError as exc:  # several language models (MusicGen's text encoder and decoder)
+                raise PosencError(f"cannot tell which language model of this {type(self.config).__name__} to read "
+                                  f"({_cause(exc)}); pass the config of the one you mean") from exc
             return self if inner is self.config else ConfigFields(inner, self.prefix + "text_config.")
         inner = self.get("text_config")
         return self if inner is None else ConfigFields(inner, self.prefix + "text_config.")
@@ -412,6 +424,12 @@ class ConfigFields:
         """Check every field of the table this config sets, its text model's and its RoPE entries' (what
         :func:`check_written` does)."""
         for name in self.table:
+            value = None
+            with contextlib.suppress(PosencError):
+                value = self.value(name)
+            if isinstance(value, list | Mapping) and self.table[name].kind in ("int", "number", "flag", "text"):
+                continue  # a field of another shape in another kind of model (Swin's num_heads per stage): refused
+                # only where posenc reads it
             try:
                 self.get(name)
             except ConfigFieldError:

@@ -72,7 +72,7 @@ def _rope_layers(fields: ConfigFields, n_layers: int) -> list[int]:
 def _layer_types(fields: ConfigFields, n_layers: int) -> list[str]:
     types = fields.get("layer_types")  # a list of strings, one per layer (checked)
     if not types:
-        sliding = fields.get("sliding_window") is not None and fields.get("use_sliding_window", default=True)
+        sliding = bool(fields.get("sliding_window")) and fields.get("use_sliding_window", default=True)
         return ["sliding_attention" if sliding else "full_attention"] * n_layers
     unknown = sorted({t for t in types if t not in LAYER_TYPES})
     if unknown:
@@ -84,6 +84,10 @@ def _layer_types(fields: ConfigFields, n_layers: int) -> list[str]:
 
 def _window(fields: ConfigFields) -> int:
     window = fields.get("sliding_window")
+    if window == 0:
+        raise fields.error("sliding_window", window, "an integer >= 1 (the keys a sliding-window layer sees) where "
+                                                     "the config has sliding_attention layers",
+                           "set the window the model was trained with, e.g. 4096, or make the layers full_attention")
     if window is None:
         raise PosencError(f'this config has sliding_attention layers but no config.json field '
                           f'"{fields.prefix}sliding_window": expected an integer >= 1 (the keys a sliding-window '

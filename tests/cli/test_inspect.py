@@ -91,5 +91,6 @@ def test_a_malformed_field_exits_2_with_one_line(tmp_path, capsys):
     assert main(["inspect", str(path), "--json"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "Traceback" not in captured.err
-    assert captured.err.strip().endswith('config.json field "head_dim" = "16" (a string): expected an integer >= 1 '
-                                         "(the width of each attention head); fix: write 16 without quotes")
+    assert captured.err.strip().endswith('config.json field "head_dim" = "16" (a string): expected an integer >= 0 '
+                                         "(the width of each attention head; 0 where the model derives it); fix: "
+                                         "write 16 without quotes")
