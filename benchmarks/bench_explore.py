@@ -5,9 +5,11 @@ Run by hand (never a timed test; it needs Debian's chromium and chromedriver):
 
 Each panel is first set to its largest work at width 512 and 512 positions (the sinusoid's d_model and positions,
 RoPE's head_dim and positions, the scalings' rotary width, the bias panel's positions, the precision panel's
-head_dim); then every control in turn is moved between two values ``--redraws`` times by setting its value and
-dispatching the ``input`` event a person's key press dispatches, with the page's caches emptied before each (so every
-redraw computes everything a new value needs, as dragging a slider does). Each redraw is timed in the page with
+head_dim); then every control in turn is moved ``--redraws`` times by setting its value and
+dispatching the ``input`` event a person's key press dispatches: a slider walks one step at a time from where it
+is (as dragging it does: each redraw computes what the new value changes and reuses the rest), a select goes through
+its options, a checkbox toggles; a value seen before is computed again with the page's caches emptied. Each redraw is
+timed in the page with
 ``performance.now()`` around the event's handler (every formula, figure and readout of the panel, synchronously),
 plus a forced layout read (``document.body.offsetHeight``); the median and the 90th percentile are printed per
 control, and the slowest median per panel. The goal: every median under 16 ms (one frame at 60 Hz).
@@ -43,15 +45,17 @@ const [panelId, key, redraws] = arguments;
 const panel = window.posencExplore.panels.find(p => p.id === panelId), input = panel.inputs[key];
 let values;
 if (input.type === 'checkbox') values = [true, false];
-else if (input.tagName === 'SELECT') values = Array.from(input.options).slice(0, 2).map(o => o.value);
-else {
-  const v = Number(input.value), step = Number(input.step) || 1;
-  values = [v, v - step >= Number(input.min) ? v - step : v + step].map(String);
+else if (input.tagName === 'SELECT') values = Array.from(input.options).map(o => o.value);
+else {  // a slider walked down from where it is, one step a redraw, wrapping to its top
+  const v = Number(input.value), step = Number(input.step) || 1, low = Number(input.min), high = Number(input.max);
+  const count = Math.round((high - low) / step) + 1, at = Math.round((v - low) / step);
+  values = Array.from({length: Math.min(count, redraws + 1)}, (_, i) => String(low + ((at - i) % count + count) % count * step));
 }
 const times = [];
 for (let i = 0; i < redraws; i++) {
-  if (input.type === 'checkbox') input.checked = values[i % 2]; else input.value = values[i % 2];
-  window.posencExplore.forget();  // nothing cached: every redraw computes as a new value would
+  const value = values[(i + 1) % values.length];
+  if (input.type === 'checkbox') input.checked = value; else input.value = value;
+  if (i + 1 >= values.length) window.posencExplore.forget();  // a value seen before: computed again, not cached
   const start = performance.now();
   input.dispatchEvent(new Event('input'));
   void document.body.offsetHeight;

@@ -99,6 +99,13 @@ def sinusoid_dot(args: dict[str, Any]) -> list[float]:
     return (table[: int(args["n"])] @ table[int(args["p"])]).tolist()
 
 
+def sinusoid_pair(args: dict[str, Any]) -> list[float]:
+    """``[PE[p] (d values), PE[q] (d values), PE[p] . PE[q]]``."""
+    table = sinusoidal_table(torch.tensor([int(args["p"]), int(args["q"])]), int(args["d"]), float(args["base"]),
+                             torch.float64)  # [2, d]
+    return [*table[0].tolist(), *table[1].tolist(), float(table[0] @ table[1])]
+
+
 # -- 3. relative position is a rotation ------------------------------------------------------------------------------
 def rotation(args: dict[str, Any]) -> list[float]:
     """``[PE[p]_2i, PE[p]_2i+1, PE[p+k]_2i, PE[p+k]_2i+1, M00, M01, M10, M11]`` with ``PE[p+k] = M(k) PE[p]`` on the
@@ -214,7 +221,8 @@ def first_aliased(args: dict[str, Any]) -> list[float]:
 
 
 FUNCTIONS: dict[str, Callable[[dict[str, Any]], list[float]]] = {
-    "naive": naive, "sinusoid": sinusoid, "sinusoid_dot": sinusoid_dot, "rotation": rotation,
+    "naive": naive, "sinusoid": sinusoid, "sinusoid_dot": sinusoid_dot, "sinusoid_pair": sinusoid_pair,
+    "rotation": rotation,
     "rope_score": rope_score, "rope_angles": rope_angles_table, "rope_decay": rope_decay, "scaling": scaling,
     "yarn_gamma": yarn_gamma, "alibi": alibi, "t5": t5, "kerple": kerple, "fire": fire, "sandwich": sandwich,
     "precision": precision, "first_aliased": first_aliased,
@@ -244,6 +252,7 @@ def _grid() -> list[tuple[str, dict[str, Any]]]:
     for d, base in ((4, 10000.0), (16, 100.0), (64, 10000.0)):
         cases.append(("sinusoid", {"d": d, "base": base, "n": 12}))
         cases.append(("sinusoid_dot", {"d": d, "base": base, "p": 5, "n": 40}))
+        cases.append(("sinusoid_pair", {"d": d, "base": base, "p": 1, "q": 5}))
     for i, p, k in ((0, 0, 1), (1, 7, 3), (3, 50, 20)):
         cases.append(("rotation", {"d": 16, "base": 10000.0, "i": i, "p": p, "k": k}))
     for m, n, seed in ((0, 0, 1), (5, 2, 1), (100, 40, 7)):

@@ -69,6 +69,16 @@ function sinusoidDot(a) {  // PE[p] . PE[q] = sum_i cos((p - q) w_i)
   return out;
 }
 
+function sinusoidPair(a) {  // [PE[p], PE[q], PE[p] . PE[q]]
+  const w = defaultInvFreq(a.d, a.base), out = new Float64Array(2 * a.d + 1);
+  sinusoidRow(a.p, a.d, w, out, 0);
+  sinusoidRow(a.q, a.d, w, out, a.d);
+  let s = 0;
+  for (let j = 0; j < a.d; j++) s += out[j] * out[a.d + j];
+  out[2 * a.d] = s;
+  return Array.from(out);
+}
+
 function pairAt(p, w) { return [Math.sin(p * w), Math.cos(p * w)]; }
 
 function rotation(a) {  // M(k) read off the vectors: M = B A^-1, A = [PE[p], PE[p+1]], B = [PE[p+k], PE[p+k+1]]
@@ -304,7 +314,7 @@ function cached(f, args) {
   return memo.get(key);
 }
 
-const F = {naive, sinusoid, sinusoid_dot: sinusoidDot, rotation, rope_score: ropeScore, rope_angles: ropeAngles,
+const F = {naive, sinusoid, sinusoid_dot: sinusoidDot, sinusoid_pair: sinusoidPair, rotation, rope_score: ropeScore, rope_angles: ropeAngles,
   rope_decay: ropeDecay, scaling, yarn_gamma: yarnGamma, alibi, t5, kerple, fire, sandwich, precision,
   first_aliased: firstAliased};
 
@@ -640,11 +650,11 @@ const PANELS = [
       });
       const w = Math.pow(base, -2 * Math.floor(s.j / 2) / s.d);
       this.extra.textContent = t("sinusoid.period", s.j, fmt(TAU / w));
-      const n = Math.max(s.p, s.q) + 1;
+      const args = {d: s.d, base, p: s.p, q: s.q};
       return [
-        {key: "pe_p", label: "sinusoid.r.pe", labelArgs: [s.p, s.j], f: "sinusoid", args: {d: s.d, base, n}, pick: s.p * s.d + s.j},
-        {key: "pe_q", label: "sinusoid.r.pe", labelArgs: [s.q, s.j], f: "sinusoid", args: {d: s.d, base, n}, pick: s.q * s.d + s.j},
-        {key: "dot", label: "sinusoid.r.dot", labelArgs: [s.p, s.q], f: "sinusoid_dot", args: {d: s.d, base, p: s.p, n: s.q + 1}, pick: s.q},
+        {key: "pe_p", label: "sinusoid.r.pe", labelArgs: [s.p, s.j], f: "sinusoid_pair", args, pick: s.j},
+        {key: "pe_q", label: "sinusoid.r.pe", labelArgs: [s.q, s.j], f: "sinusoid_pair", args, pick: s.d + s.j},
+        {key: "dot", label: "sinusoid.r.dot", labelArgs: [s.p, s.q], f: "sinusoid_pair", args, pick: 2 * s.d},
       ];
     },
   }),
