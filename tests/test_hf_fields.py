@@ -156,6 +156,14 @@ def test_posenc_inspect_names_the_field(tmp_path, capsys, config, fragments):
         assert fragment in " ".join(err.split()), err
 
 
+@pytest.mark.parametrize("command", ["probe", "extend"])
+def test_probe_and_extend_read_a_folders_config_through_the_same_checks(tmp_path, capsys, command):
+    (tmp_path / "config.json").write_text(json.dumps(llama(head_dim="16")))
+    assert main([command, str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert 'config.json field "head_dim" = "16" (a string)' in err and "Traceback" not in err
+
+
 def test_a_model_folder_is_checked_before_transformers_reads_it(tmp_path, capsys):
     (tmp_path / "config.json").write_text(json.dumps(smollm3(no_rope_layer_interval=0)))
     from posenc.pretrained import model_config

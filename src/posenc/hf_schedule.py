@@ -20,7 +20,8 @@ Gemma 3 run bidirectionally sees ``|i - j| < sliding_window``; ModernBERT's loca
 ``|i - j| <= sliding_window`` (= ``local_attention // 2``), so its window is one more.
 
 A multimodal config is read through its text model (``text_config``): Qwen3-VL's layers all turn with interleaved
-M-RoPE, Gemma 3's and Llama 4's language models have the schedules above.
+M-RoPE, Gemma 3's and Llama 4's language models have the schedules above. Every field is read through
+:class:`posenc.hf_fields.ConfigFields`, which checks it and names it as ``config.json`` spells it.
 
 Example::
 

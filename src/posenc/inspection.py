@@ -28,7 +28,11 @@ triggers it:
     frequencies of the length at which they were written (transformers #25306): cached decoding past the native
     length differs from a full pass.
 ``schedule``
-    posenc cannot derive a schedule for this config (the reason).
+    posenc cannot derive a schedule for this well-formed config (the reason).
+
+A field whose value does not fit what it holds (read through :mod:`posenc.hf_fields`: a string for a number, a
+per-layer list of the wrong length, a count of 0) is not a finding: :func:`inspect_model` and :func:`inspect_config`
+raise :class:`~posenc.hf_fields.ConfigFieldError` naming it, and ``posenc inspect`` exits with status 2.
 """
 
 from __future__ import annotations
