@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
-from posenc.cluster import EXECUTORS, check_address, check_executor, process_pool
+from posenc.cluster import (
+    EXECUTORS,
+    RAY_CONNECT_TIMEOUT_S,
+    check_address,
+    check_executor,
+    check_reachable,
+    connect_ray,
+    process_pool,
+)
 from posenc.errors import PosencError
 
 
@@ -24,6 +34,43 @@ def test_executors_and_addresses_are_checked_by_form():
             check_address(bad)
     with pytest.raises(PosencError, match="must be a string"):
         check_address(6379)
+
+
+def test_a_head_that_refuses_is_named_at_once():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed when the block ends
+    for check in (check_reachable, connect_ray):
+        start = time.monotonic()
+        with pytest.raises(PosencError, match=f"cannot reach a Ray head at 127.0.0.1:{port} \\(.*refused"):
+            check(f"127.0.0.1:{port}")
+        assert time.monotonic() - start < 1.0  # refused before ray is imported
+    assert check_reachable("auto") == "auto" and check_reachable("local") == "local"  # left to Ray
+
+
+def test_a_head_that_does_not_answer_is_refused_after_the_timeout():
+    # a listener whose backlog is full: the kernel drops further connection requests unanswered, as a host behind a
+    # firewall that drops packets does
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(0)
+        port = server.getsockname()[1]
+        waiting = []
+        for _ in range(3):
+            client = socket.socket()
+            client.setblocking(False)
+            client.connect_ex(("127.0.0.1", port))
+            waiting.append(client)
+        time.sleep(0.2)
+        try:
+            start = time.monotonic()
+            with pytest.raises(PosencError, match=f"127.0.0.1:{port} \\(no answer within 0.5 s"):
+                check_reachable(f"127.0.0.1:{port}", timeout=0.5)
+            assert 0.4 < time.monotonic() - start < 2.0
+        finally:
+            for client in waiting:
+                client.close()
+    assert RAY_CONNECT_TIMEOUT_S <= 3.0  # the default refuses a silent head within seconds
 
 
 def _pid(_: int) -> int:

@@ -29,12 +29,13 @@ from typing import Any
 
 from posenc.errors import PosencError
 
-__all__ = ["EXECUTORS", "RAY_CONNECT_TIMEOUT_S", "STOP_GRACE_S", "check_executor", "check_address", "connect_ray",
-           "process_pool", "finish_before_interrupt"]
+__all__ = ["EXECUTORS", "RAY_CONNECT_TIMEOUT_S", "STOP_GRACE_S", "check_executor", "check_address", "check_reachable",
+           "connect_ray", "process_pool", "finish_before_interrupt"]
 
 EXECUTORS = ("local", "ray")
-#: how long an unreachable head may take to answer before the call fails (seconds)
-RAY_CONNECT_TIMEOUT_S = 5.0
+#: how long a Ray head may take to accept a connection before posenc refuses its address (seconds); a head that
+#: runs answers within milliseconds, even across a network
+RAY_CONNECT_TIMEOUT_S = 2.0
 
 
 def check_executor(executor: Any) -> str:
@@ -58,24 +59,37 @@ def check_address(address: str | None) -> str:
     return address
 
 
+def check_reachable(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> str:
+    """The checked address (:func:`check_address`) once a ``HOST:PORT`` head has accepted a TCP connection within
+    ``timeout`` seconds; an address that refuses or does not answer raises, naming it, before Ray is imported (which
+    takes seconds) and before any work. ``"auto"`` and ``"local"`` are left to Ray."""
+    address = check_address(address)
+    if address in ("auto", "local"):
+        return address
+    host, _, port = address.rpartition(":")
+    start = time.monotonic()
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        waited = time.monotonic() - start
+        why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else str(exc)
+        raise PosencError(f"cannot reach a Ray head at {address} ({why}, after {waited:.1f} s); start one there with "
+                          f"`ray start --head --port {port}`, check the host and port, or pass --address auto on a "
+                          f"machine that runs one") from exc
+    return address
+
+
 def connect_ray(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> tuple[Any, bool]:
     """``(ray, started)``: the ``ray`` module, connected to ``address`` (see the module docstring).
 
     An unreachable head fails within ``timeout`` seconds with a clear error. ``started`` is ``False`` when this
     process was already connected (the caller then leaves the connection open for its owner).
     """
+    address = check_reachable(address, timeout)  # before importing ray: an unreachable head is refused in seconds
     try:
         import ray
     except ImportError as exc:
         raise PosencError("the Ray executor needs ray: pip install 'posenc[ray]'") from exc
-    address = check_address(address)
-    if address not in ("auto", "local"):
-        host, _, port = address.rpartition(":")
-        try:
-            socket.create_connection((host, int(port)), timeout=timeout).close()
-        except OSError as exc:
-            raise PosencError(f"cannot reach a Ray head at {address} ({exc}); start one there with `ray start --head "
-                              f"--port {port}` or pass --address auto on a machine that runs one") from exc
     if ray.is_initialized():
         return ray, False
     # a private Ray needs no token; left to Ray, starting one writes ~/.ray/auth_token, and every cluster that

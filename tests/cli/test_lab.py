@@ -2,6 +2,7 @@
 failed), the line that names a failed run and the first line of its error, and how ``--set`` errors read."""
 
 import json
+import socket
 
 import pytest
 
@@ -127,10 +128,12 @@ def test_sweep_on_ray_leaves_the_device_and_precision_to_each_worker(stopped, ca
     # here (no CUDA) --device cuda is refused, but on Ray it is resolved on each worker, as is a training precision
     assert main(["sweep", "--preset", "quick", "--device", "cuda"]) == 2
     assert "CUDA is not available here" in capsys.readouterr().err
-    _, kwargs = _reached(["sweep", "--preset", "quick", "--executor", "ray", "--device", "cuda", "--dtype", "float16",
-                          "--address", "10.0.0.1:6379"])
+    with socket.create_server(("127.0.0.1", 0)) as head:  # a head that answers: the sweep checks it does
+        address = f"127.0.0.1:{head.getsockname()[1]}"
+        _, kwargs = _reached(["sweep", "--preset", "quick", "--executor", "ray", "--device", "cuda", "--dtype",
+                              "float16", "--address", address])
     assert (kwargs["executor"], kwargs["device"], kwargs["dtype"], kwargs["address"]) == ("ray", "cuda", "float16",
-                                                                                          "10.0.0.1:6379")
+                                                                                          address)
     _, kwargs = _reached(["sweep", "--preset", "quick", "--executor", "ray", "--dtype", "float16"])  # device auto
     assert (kwargs["device"], kwargs["dtype"]) == ("auto", "float16")
     assert main(["sweep", "--preset", "quick", "--executor", "ray", "--device", "tpu"]) == 2  # the form still counts

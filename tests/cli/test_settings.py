@@ -186,9 +186,13 @@ def test_given_values_are_parsed_into_the_fields_types():
     assert settings.build(size=9).size == 9  # values the command resolved go on top
 
 
-def test_an_empty_list_is_none_for_an_optional_field_and_empty_otherwise():
-    settings, _ = _run(["--lengths", "", "--names", ""])
-    assert settings.parsed()["lengths"] is None and settings.parsed()["names"] == []
+@pytest.mark.parametrize("option, text, example", [("--lengths", "", "10,20,40"), ("--names", " ", "none,yarn")])
+def test_an_empty_list_is_refused_never_read_as_the_default(option, text, example):
+    # an optional field (--lengths) would have become None, the default; another one an empty list
+    settings, _ = _run([option, text])
+    with pytest.raises(PosencError, match=f"^{option} {text!r} is empty; give at least one item, e.g. {option} "
+                                          f"{example}, or leave {option} out for its default$"):
+        settings.parsed()
 
 
 @pytest.mark.parametrize("text", ["4,,8", "4,8,", ",4", ",", " , "])

@@ -102,7 +102,7 @@ def _reached(argv: list[str]):
 
 def test_extend_passes_its_settings_on(stand_ins):
     (config,), kwargs = _reached(["extend", "smollm2", "--lengths", "4k, 6144", "--scalings", "none, YaRN",
-                                  "--protocols", "", "--depths", "0.5", "--trials", "2", "--factor", "2", "--device",
+                                  "--protocols", "none", "--depths", "0.5", "--trials", "2", "--factor", "2", "--device",
                                   "cpu", "--stride-fraction", "0.25", "--seed", "3", "--plan"])
     assert config == ExtendConfig(model="smollm2", lengths=(4096, 6144), scalings=("none", "yarn"), protocols=(),
                                   depths=(0.5,), trials=2, factor=2.0, device="cpu", stride_fraction=0.25, seed=3)

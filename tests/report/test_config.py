@@ -46,3 +46,9 @@ def test_every_field_has_its_default_listed():
     assert {f.name for f in dataclasses.fields(ReportConfig)} == {
         "out_dir", "quick", "store_path", "claims", "seeds", "thresholds", "progress", "device", "dtype", "executor",
         "address", "extended", "references"}
+
+
+def test_a_claim_named_twice_is_refused_not_run_twice():
+    with pytest.raises(PosencError, match="^claims names 'sin-bounded' more than once; name each claim once"):
+        ReportConfig(claims=["sin-bounded", "rope-decay", "sin-bounded"])
+    assert ReportConfig(claims=["sin-bounded", "rope-decay"]).claims == ("sin-bounded", "rope-decay")

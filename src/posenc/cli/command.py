@@ -2,8 +2,9 @@
 
 - An option given twice is an error (``--length 16 --length 32``, ``--progress --no-progress``), never "the last
   one wins": the message names the option, every value given, and the fix. Options that collect values
-  (``-o``, ``--set``, ``--only``, ``--claim``, ``--mode``) are repeated on purpose and stay repeatable; their
-  ``KEY=VALUE`` items are checked for a key given twice by :func:`posenc.cli.options.parse_options`.
+  (``-o``, ``--set``, ``--only``, ``--claim``, ``--mode``) are repeated on purpose and stay repeatable, but one
+  value given twice in them is an error too (``--claim X --claim X`` would run claim X twice); their ``KEY=VALUE``
+  items are checked for a key given twice by :func:`posenc.cli.options.parse_options`.
 - A value of the wrong type is named as it was given (``Invalid value for '--length': Input should be a valid
   integer, ... (got --length 1.5)``): typer's own message names the type only.
 - A flag shows no value type in ``--help`` (typer would print ``<bool>`` beside ``--quick`` and ``--help``).
@@ -27,7 +28,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from posenc.progress import is_terminal
 
-__all__ = ["PosencCommand", "PosencGroup", "repeated_options"]
+__all__ = ["PosencCommand", "PosencGroup", "repeated_options", "repeated_values"]
 
 
 def _occurrences(param: Any, args: list[str]) -> list[str]:
@@ -60,6 +61,21 @@ def repeated_options(command: Any, ctx: Any, args: list[str]) -> list[tuple[str,
         param = params[key]
         if count > 1 and param.param_type_name == "option" and not param.multiple and not param.count:
             repeated.append((param.opts[0], _occurrences(param, list(args))))
+    return repeated
+
+
+def repeated_values(command: Any, ctx: Any, args: list[str]) -> list[tuple[str, str, int]]:
+    """``[(option, value, times)]`` for every value given more than once to an option of ``command`` that collects
+    values (``multiple``), read from the parsed ``ctx.params``; ``option`` as ``args`` spell it (``-o``)."""
+    repeated = []
+    for param in command.get_params(ctx):
+        if param.param_type_name != "option" or not param.multiple:
+            continue
+        values = [str(value) for value in ctx.params.get(param.name) or ()]
+        spelled = [name for name in param.opts if name in args] or param.opts[:1]
+        for value in dict.fromkeys(values):  # in the order given
+            if values.count(value) > 1:
+                repeated.append((spelled[0], value, values.count(value)))
     return repeated
 
 
@@ -112,12 +128,17 @@ class PosencCommand(TyperCommand):
                          f"(an option given twice is an error, never 'the last one wins')")
         given_args = list(args)  # the parser consumes the list it is given
         try:
-            return super().parse_args(ctx, args)
+            rest = super().parse_args(ctx, args)
         except _click.exceptions.BadParameter as exc:  # typer's message names the type, not the value given
             given = _occurrences(exc.param, given_args) if getattr(exc.param, "param_type_name", "") == "option" else []
             if given:
                 exc.message = f"{exc.message} (got {', '.join(given)})"
             raise
+        if not ctx.resilient_parsing:
+            for option, value, times in repeated_values(self, ctx, given_args):
+                ctx.fail(f"option {option} was given {value!r} {times} times; give each value once (never the "
+                         f"same work twice)")
+        return rest
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _flags_without_type(super().get_params(ctx))

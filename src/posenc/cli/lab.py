@@ -112,7 +112,7 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
                                     "float32; a precision other than float32 is part of the runs' store keys)")) -> None:
     """Run a grid of lab runs (skipping those already in the store) and print the table of metric by length."""
     from posenc.cli.paths import output_dir, output_file
-    from posenc.cluster import check_executor
+    from posenc.cluster import check_executor, check_reachable
     from posenc.device import parse_device, resolve_device, resolve_dtype
     from posenc.lab import PRESETS, run_sweep, summarize, to_markdown
     from posenc.lab.sweep import resolve_sweep
@@ -130,6 +130,8 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
     if address != "auto" and executor != "ray":
         raise PosencError(f"--address {address} applies to the Ray executor; add --executor ray, or leave --address "
                           f"out for the local process pool")
+    if executor == "ray":
+        check_reachable(address)  # a head that does not answer is refused in seconds, before the grid is read
     for option, value, low in (("--workers", workers, 1), ("--limit", limit, 0)):
         if value is not None and value < low:
             raise PosencError(f"{option} must be an integer >= {low}, got {value}")

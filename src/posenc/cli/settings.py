@@ -8,8 +8,8 @@
 - its type comes from the field's annotation (``X | None`` is read as ``X``): ``int``, ``float`` and ``str`` take
   one value of that type; ``bool`` is a flag, ``--name`` when the default is False, else ``--name/--no-name``;
   ``tuple[T, ...]`` and ``list[T]`` (T int, float or str) take one comma-separated value, e.g.
-  ``--depths 0.25,0.75`` (an empty one is None for an optional field, else empty; an empty item, ``0.25,,0.75``,
-  is an error); ``dict[str, Any]`` takes ``KEY=VALUE``, repeated (:func:`posenc.cli.options.parse_options`: a
+  ``--depths 0.25,0.75`` (an empty value, ``--depths ''``, or an empty item, ``0.25,,0.75``, is an error: left
+  out, the option keeps its default); ``dict[str, Any]`` takes ``KEY=VALUE``, repeated (:func:`posenc.cli.options.parse_options`: a
   key given twice is an error); any other type is refused when the command is defined;
 - a field left off the command line is not passed on: the dataclass applies its own default (and its
   ``__post_init__`` its own rules, such as a ``quick`` plan's sizes).
@@ -53,8 +53,12 @@ _SCALARS = (int, float, str)
 
 
 def comma_items(text: str, option: str, example: str) -> list[str]:
-    """The items of a comma-separated value, stripped; an empty item (``10,,20``, a trailing comma) is an error
-    naming ``option``, the text and an ``example`` of the form (never silently dropped)."""
+    """The items of a comma-separated value, stripped; an empty value (``''``) or an empty item (``10,,20``, a
+    trailing comma) is an error naming ``option``, the text and an ``example`` of the form (never silently dropped,
+    never read as the default)."""
+    if not text.strip():
+        raise PosencError(f"{option} {text!r} is empty; give at least one item, e.g. {option} {example}, or leave "
+                          f"{option} out for its default")
     items = [part.strip() for part in text.split(",")]
     if not all(items):
         raise PosencError(f"{option} {text!r} has an empty item; write the items separated by single commas, e.g. "
@@ -192,9 +196,8 @@ def _derive(cls: type, f, annotation: Any, doc: str, flag: Flag) -> _Option:
         parse = flag.parse or _COMMA_PARSERS[element]
         cli_type, shown = str, (",".join(str(v) for v in default) if default else None)
 
-        def read(value: Any) -> Any:
-            items = parse(value, option) if value else []
-            return container(items) if items or not optional else None
+        def read(value: Any) -> Any:  # only for an option given: '' is refused by the parser, never the default
+            return container(parse(value, option))
     elif typing.get_origin(kind) is dict or kind is dict:
         cli_type, shown = list[str], None
         help_text += " (KEY=VALUE, repeatable)"

@@ -342,8 +342,9 @@ def _model_options(config: RunConfig, seed: int) -> tuple[dict[str, Any], int]:
     # the model passes its own sizes to the encoding; a size also given as an option would be passed twice
     clash = sorted(set(options) & {"d_model", "n_heads", "head_dim"})
     if clash:
-        raise PosencError(f"encoding_options {clash} are model sizes; set them through RunConfig (d_model, n_heads) "
-                          f"instead of encoding_options")
+        raise PosencError(f"encoding_options {clash} are model sizes, which a run sets itself: set d_model and "
+                          f"n_heads (options --d-model, --n-heads; head_dim is d_model / n_heads) instead of "
+                          f"encoding_options")
     max_len = options.pop("max_len", None) or config.max_len or config.sequence_length(config.train_len)
     return options, max_len
 
@@ -492,12 +493,33 @@ def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = 
     try:  # what the model's constructor does with the options, without the model
         build_for_model(config.encoding, d_model=config.d_model, n_heads=config.n_heads,
                         head_dim=config.d_model // config.n_heads, max_len=max_len, **options)
-    except PosencError:
+    except PosencError as exc:
+        if "head_dim must" in str(exc):  # the encoding's fix names a head_dim option, which a run does not have
+            raise _head_width_error(config, options, max_len, exc) from exc
         raise
     except (TypeError, ValueError, ArithmeticError) as exc:
         raise PosencError(f"encoding {config.encoding!r} rejects encoding_options {config.encoding_options!r}: "
                           f"{type(exc).__name__}: {exc}; fix the option values (see docs/encodings.md)") from exc
     return estimate
+
+
+def _head_width_error(config: RunConfig, options: dict[str, Any], max_len: int, exc: PosencError) -> PosencError:
+    """An encoding's refusal of the head width, said in the run's own terms: head_dim is d_model / n_heads, set by
+    --d-model and --n-heads, with the nearest larger d_model that the encoding takes."""
+    d_model, n_heads = config.d_model, config.n_heads
+    problem = str(exc).split("; ")[0]  # the encoding's reason, without its fix (which names head_dim)
+    fits = None
+    for wider in range(d_model + n_heads, d_model + 64 * n_heads + 1, n_heads):
+        try:
+            build_for_model(config.encoding, d_model=wider, n_heads=n_heads, head_dim=wider // n_heads,
+                            max_len=max_len, **options)
+        except (TypeError, ValueError, ArithmeticError):
+            continue
+        fits = wider
+        break
+    hint = f", e.g. --d-model {fits} (head_dim {fits // n_heads})" if fits is not None else ""
+    return PosencError(f"{config.encoding}: {problem}: a run's head_dim is d_model / n_heads = {d_model} / {n_heads} = "
+                       f"{d_model // n_heads}; change --d-model or --n-heads{hint} (RunConfig.d_model, n_heads)")
 
 
 def check_seed(seed: object, name: str = "seed") -> int:

@@ -71,6 +71,12 @@ class ReportConfig:
                               f"claims=[{self.claims!r}]")
         if self.claims is not None and not isinstance(self.claims, tuple):
             object.__setattr__(self, "claims", tuple(self.claims))  # a list is taken for the tuple
+        if self.claims is not None:
+            ids = [getattr(claim, "id", claim) for claim in self.claims]
+            twice = [claim for claim in dict.fromkeys(ids) if ids.count(claim) > 1]
+            if twice:
+                raise PosencError(f"claims names {', '.join(map(repr, twice))} more than once; name each claim once "
+                                  f"(a claim named twice would run twice)")
 
 
 def report_config(config: ReportConfig | str | os.PathLike | None = None, **settings: Any) -> ReportConfig:

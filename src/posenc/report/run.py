@@ -34,7 +34,7 @@ from typing import Any
 
 import posenc
 from posenc.checks import whole_number
-from posenc.cluster import check_address, check_executor
+from posenc.cluster import check_executor, check_reachable
 from posenc.device import dtype_name, parse_device, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
 from posenc.report import schedule
@@ -229,13 +229,15 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
 def check_setup(device: str = "auto", dtype: str = "float32", executor: str = "local",
                 address: str | None = None) -> dict[str, str]:
     """Where and how a report computes, checked before any work: locally the resolved device and its dtype
-    (:func:`posenc.device.setup`; float16 on the CPU is refused, the lab trains in it); on Ray the device's and the
-    address's form only (each worker resolves the device), with ``executor`` and ``address`` added."""
+    (:func:`posenc.device.setup`; float16 on the CPU is refused, the lab trains in it); on Ray the device's form
+    (each worker resolves the device) and the address, whose head must answer within seconds
+    (:func:`posenc.cluster.check_reachable`), with ``executor`` and ``address`` added."""
     check_executor(executor)
     if executor == "ray":
         target = parse_device(device)
         precision = resolve_dtype(dtype, "cpu", training=True) if target == "cpu" else resolve_dtype(dtype)
-        return {"device": target, "dtype": dtype_name(precision), "executor": "ray", "address": check_address(address)}
+        return {"device": target, "dtype": dtype_name(precision), "executor": "ray",
+                "address": check_reachable(address)}
     target = str(resolve_device(device))
     return setup(target, resolve_dtype(dtype, target, training=True))
 
