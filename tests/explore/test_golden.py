@@ -61,11 +61,16 @@ def test_rope_score_by_complex_numbers_and_its_shift_invariance():
 def test_rope_decay_by_hand():
     dim, n, samples = 8, 12, 5
     draws = normal_vectors(3, 2 * samples, dim).numpy().reshape(samples, 2, dim)
-    scores = np.array([[_rope_numpy(q, r, dim, 10000.0) @ _rope_numpy(k, 0, dim, 10000.0) for r in range(n)]
-                       for q, k in draws])
+    scores = np.array([[_rope_numpy(q, r, dim, 10000.0) @ _rope_numpy(q, 0, dim, 10000.0) for r in range(n)]
+                       for q, _ in draws])  # k = q
     got = evaluate("rope_decay", {"dim": dim, "base": 10000.0, "n": n, "samples": samples, "seed": 3})
     assert got[:n] == pytest.approx(scores.mean(0), rel=1e-10, abs=1e-12)
     assert got[n:] == pytest.approx(scores.std(0), rel=1e-10, abs=1e-12)
+    theta = 10000.0 ** (-np.arange(0, 32, 2) / 32)  # many draws: the mean nears 2 sum_i cos(r theta_i), the decay
+    many = evaluate("rope_decay", {"dim": 32, "base": 10000.0, "n": 200, "samples": 2000, "seed": 4})
+    expected = 2 * np.cos(np.arange(200)[:, None] * theta).sum(1)
+    assert np.abs(np.array(many[:200]) - expected).max() < 0.1 * expected[0]
+    assert many[0] > 2 * abs(np.mean(many[100:200]))  # near positions score higher than far ones
     angles = evaluate("rope_angles", {"dim": dim, "base": 10000.0, "n": 3})
     assert angles[4:8] == pytest.approx(10000.0 ** (-np.arange(0, dim, 2) / dim))  # row 1: theta itself
 

@@ -141,11 +141,13 @@ def rope_angles_table(args: dict[str, Any]) -> list[float]:
 
 
 def rope_decay(args: dict[str, Any]) -> list[float]:
-    """Mean then standard deviation (over ``samples`` draws of q, k) of ``q_r . k_0`` for r = 0..n-1."""
+    """Mean then standard deviation (over ``samples`` random q, with k = q: the same content at two positions) of
+    ``q_r . k_0`` for r = 0..n-1: RoFormer's long-term decay, ``E = 2 sum_i cos(r theta_i)`` for standard normals.
+    Sample s uses draw 2s of :func:`normal_vectors` (draw 2s + 1 is left for a k of its own)."""
     dim, n, samples = int(args["dim"]), int(args["n"]), int(args["samples"])
     inv_freq, _ = default_inv_freq(dim, float(args["base"]))
     draws = normal_vectors(int(args["seed"]), 2 * samples, dim).reshape(samples, 2, dim)
-    q, k = draws[:, 0], _rotate(draws[:, 1], 0, inv_freq)  # [S, dim]: k at position 0
+    q, k = draws[:, 0], _rotate(draws[:, 0], 0, inv_freq)  # [S, dim]: k = q, at position 0
     scores = torch.stack([(_rotate(q, r, inv_freq) * k).sum(-1) for r in range(n)], dim=1)  # [S, n]: q at r
     return [*scores.mean(0).tolist(), *scores.std(0, unbiased=False).tolist()]
 

@@ -53,7 +53,7 @@ function sinusoidRow(p, d, w, out, offset) {  // PE[p, 2i] = sin(p w_i), PE[p, 2
 function sinusoid(a) {
   const w = defaultInvFreq(a.d, a.base), out = new Float64Array(a.n * a.d);
   for (let p = 0; p < a.n; p++) sinusoidRow(p, a.d, w, out, p * a.d);
-  return Array.from(out);
+  return out;
 }
 
 function sinusoidDot(a) {  // PE[p] . PE[q] = sum_i cos((p - q) w_i)
@@ -113,15 +113,15 @@ function ropeScore(a) {
 function ropeAngles(a) {
   const inv = defaultInvFreq(a.dim, a.base), out = new Float64Array(a.n * a.dim / 2);
   for (let p = 0; p < a.n; p++) for (let i = 0; i < a.dim / 2; i++) out[p * a.dim / 2 + i] = p * inv[i];
-  return Array.from(out);
+  return out;
 }
 
-function ropeDecay(a) {  // q rotated at r against k at 0, over `samples` draws: mean then std (population)
+function ropeDecay(a) {  // q rotated at r against k = q at 0, over `samples` draws: mean then std (population)
   // q_r . k_0 = sum_i (qa ka + qb kb) cos(r t_i) + (qa kb - qb ka) sin(r t_i), (a, b) = channels (i, i + dim/2)
   const h = a.dim / 2, inv = defaultInvFreq(a.dim, a.base), draws = normalVectors(a.seed, 2 * a.samples, a.dim);
   const even = new Float64Array(a.samples * h), odd = new Float64Array(a.samples * h);
   for (let s = 0; s < a.samples; s++) {
-    const q = 2 * s * a.dim, k = q + a.dim;
+    const q = 2 * s * a.dim, k = q;  // k = q: the same content at two positions (draw 2s + 1 unused)
     for (let i = 0; i < h; i++) {
       even[s * h + i] = draws[q + i] * draws[k + i] + draws[q + i + h] * draws[k + i + h];
       odd[s * h + i] = draws[q + i] * draws[k + i + h] - draws[q + i + h] * draws[k + i];
@@ -268,15 +268,17 @@ function sandwich(a) {  // sum_i cos(r w_i / rho_h) - d'/2
 }
 
 /* precision: a float64 value rounded to float32, then to bfloat16 or float16 (round half to even), as torch does */
+const F32 = new Float32Array(1), U32 = new Uint32Array(F32.buffer);
+const POW2 = Float64Array.from({length: 401}, (_, k) => Math.pow(2, k - 200));  // 2^-200 .. 2^200
+
 function roundTo(x, mantissa, minExp, overflow) {
-  x = Math.fround(x);
+  F32[0] = x;  // float64 -> float32 (round half to even), as torch converts first
+  x = F32[0];
   if (!Number.isFinite(x) || x === 0) return x;
   const a = Math.abs(x);
   if (a >= overflow) return Math.sign(x) * Infinity;
-  let e = Math.floor(Math.log2(a));
-  if (Math.pow(2, e) > a) e -= 1;
-  if (Math.pow(2, e + 1) <= a) e += 1;
-  const ulp = Math.pow(2, Math.max(e, minExp) - mantissa), r = a / ulp;
+  const biased = (U32[0] >>> 23) & 0xFF, e = biased === 0 ? -127 : biased - 127;  // the float32's exponent
+  const ulp = POW2[Math.max(e, minExp) - mantissa + 200], r = a / ulp;
   let n = Math.floor(r);
   const f = r - n;
   if (f > 0.5 || (f === 0.5 && n % 2 === 1)) n += 1;
@@ -404,7 +406,7 @@ function once(node, key, draw) {
   node.dataset.drawn = full;
 }
 
-const PLOT = {w: 560, h: 220, left: 56, right: 12, top: 14, bottom: 34};
+const PLOT = {w: 560, h: 220, left: 72, right: 12, top: 14, bottom: 34};
 
 /* series: [{ys, xs?, colour, dash?, label}]; opts: {xlog, ylog, xlabel, ylabel, hlines:[{y, label}], vlines, ymin, ymax, marks} */
 function linePlot(svg, series, opts = {}) {

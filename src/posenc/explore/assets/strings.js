@@ -42,10 +42,10 @@ const STRINGS = {
     "rotation.r.pk": "PE[{0}] 第 {1} 维",
 
     "rope.title": "4. RoPE：旋转位置编码",
-    "rope.explain": "q 在位置 m、k 在位置 n 各自旋转 mθᵢ、nθᵢ；q·k 只取决于 m−n：两者同时平移，数值不变。下方是角度热图，以及随机 q、k 的 q·k 随距离的衰减与离散程度。",
+    "rope.explain": "q 在位置 m、k 在位置 n 各自旋转 mθᵢ、nθᵢ；q·k 只取决于 m−n：两者同时平移，数值不变。下方是角度热图，以及同一个随机向量放在两个位置（k = q）时 q·k 随距离的衰减与离散程度。",
     "rope.dim": "head_dim", "rope.base": "底数 base", "rope.m": "q 的位置 m", "rope.n": "k 的位置 n", "rope.offset": "共同平移",
-    "rope.positions": "位置个数", "rope.samples": "随机 q、k 的组数", "rope.seed": "随机种子",
-    "rope.fig.angles": "角度热图：cos(p·θᵢ)，行是位置，列是维度对", "rope.fig.decay": "随机 q、k：q·k 随距离的均值与 ±1 标准差",
+    "rope.positions": "位置个数", "rope.samples": "随机向量个数", "rope.seed": "随机种子",
+    "rope.fig.angles": "角度热图：cos(p·θᵢ)，行是位置，列是维度对", "rope.fig.decay": "随机 q，k = q：q·k 随距离的均值（衰减）与 ±1 标准差",
     "rope.mean": "均值", "rope.spread": "± 标准差",
     "rope.r.score": "q·k（m = {0}，n = {1}）", "rope.r.mean": "距离 {0} 的均值", "rope.r.std": "距离 {0} 的标准差",
 
@@ -66,7 +66,7 @@ const STRINGS = {
     "scaling.strip": "逐层结构条", "scaling.no_findings": "posenc inspect 没有发现问题。",
 
     "bias.title": "6. 偏置式编码：ALiBi、T5、KERPLE、FIRE、Sandwich",
-    "bias.explain": "这些编码不改词向量，而是在注意力分数上加一个只依赖距离的偏置。左图是每个头的偏置热图（行是查询 i，列是键 j，因果部分），右图是所选头的完整热图。",
+    "bias.explain": "这些编码不改词向量，而是在注意力分数上加一个只依赖距离的偏置。上图是每个头的偏置热图（行是查询 i，列是键 j，因果部分），下图是所选头的完整热图。",
     "bias.kind": "编码", "bias.heads": "头数", "bias.n": "位置个数", "bias.head": "头 h", "bias.i": "查询位置 i", "bias.j": "键位置 j",
     "bias.buckets": "T5 桶数", "bias.max_distance": "T5 max_distance", "bias.bidirectional": "T5 双向", "bias.kernel": "KERPLE 核",
     "bias.r1": "KERPLE r₁", "bias.r2": "KERPLE r₂", "bias.c": "FIRE c", "bias.L": "FIRE 阈值 L", "bias.sdim": "Sandwich 维度 d′", "bias.compress": "Sandwich 按头压缩",
@@ -125,10 +125,10 @@ const STRINGS = {
     "rotation.r.pk": "PE[{0}], dimension {1}",
 
     "rope.title": "4. RoPE: rotary position embedding",
-    "rope.explain": "q at position m and k at position n turn by mθᵢ and nθᵢ; q·k depends on m−n only: shift both and the number stays. Below, the angle heatmap and the decay of q·k with distance for random q and k, with its spread.",
+    "rope.explain": "q at position m and k at position n turn by mθᵢ and nθᵢ; q·k depends on m−n only: shift both and the number stays. Below, the angle heatmap and the decay of q·k with distance for one random vector at two positions (k = q), with its spread.",
     "rope.dim": "head_dim", "rope.base": "base", "rope.m": "position m of q", "rope.n": "position n of k", "rope.offset": "shift of both",
-    "rope.positions": "positions", "rope.samples": "random q, k draws", "rope.seed": "random seed",
-    "rope.fig.angles": "Angle heatmap: cos(p·θᵢ), rows positions, columns pairs", "rope.fig.decay": "Random q, k: mean of q·k against distance, ± one standard deviation",
+    "rope.positions": "positions", "rope.samples": "random vectors", "rope.seed": "random seed",
+    "rope.fig.angles": "Angle heatmap: cos(p·θᵢ), rows positions, columns pairs", "rope.fig.decay": "Random q, k = q: mean of q·k against distance (the decay), ± one standard deviation",
     "rope.mean": "mean", "rope.spread": "± std",
     "rope.r.score": "q·k (m = {0}, n = {1})", "rope.r.mean": "mean at distance {0}", "rope.r.std": "std at distance {0}",
 
@@ -149,7 +149,7 @@ const STRINGS = {
     "scaling.strip": "per-layer schedule strip", "scaling.no_findings": "posenc inspect found nothing to warn about.",
 
     "bias.title": "6. Bias encodings: ALiBi, T5, KERPLE, FIRE, Sandwich",
-    "bias.explain": "These leave the embeddings alone and add a bias that depends on the distance to the attention scores. Left, each head's bias (rows query i, columns key j, the causal part); right, the chosen head in full.",
+    "bias.explain": "These leave the embeddings alone and add a bias that depends on the distance to the attention scores. Above, each head's bias (rows query i, columns key j, the causal part); below, the chosen head in full.",
     "bias.kind": "encoding", "bias.heads": "heads", "bias.n": "positions", "bias.head": "head h", "bias.i": "query position i", "bias.j": "key position j",
     "bias.buckets": "T5 buckets", "bias.max_distance": "T5 max_distance", "bias.bidirectional": "T5 bidirectional", "bias.kernel": "KERPLE kernel",
     "bias.r1": "KERPLE r₁", "bias.r2": "KERPLE r₂", "bias.c": "FIRE c", "bias.L": "FIRE threshold L", "bias.sdim": "Sandwich width d′", "bias.compress": "Sandwich: compress per head",
