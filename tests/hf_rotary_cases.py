@@ -33,7 +33,7 @@ import torch
 
 import posenc
 from posenc.encodings.rope import pairing_permutation
-from posenc.errors import PosencError
+from posenc.errors import PosencError, PosencWarning
 
 T = 11  # tokens: prime and unlike every head count and width below, so the token axis is found by its size
 ATOL = 1e-5  # relative to the largest |x_out| (at least 1)
@@ -389,7 +389,9 @@ def check(model_type: str, ignore: tuple[str, ...] = (), fields: dict | None = N
             errors.append(f"config: {type(config).__name__}: {_line(config)}")
             continue
         try:
-            encoding = posenc.from_hf_config(config)
+            with warnings.catch_warnings():  # which encoding it is; each layer type is compared with its own below
+                warnings.simplefilter("ignore", PosencWarning)
+                encoding = posenc.from_hf_config(config)
         except PosencError as exc:
             return Outcome("refused", str(exc))
         if encoding.name not in ("rope", "mrope"):

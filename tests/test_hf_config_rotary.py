@@ -24,7 +24,7 @@ from hf_rotary_cases import (
     small_configs,
     uses_m_rope,
 )
-from posenc.errors import PosencError
+from posenc.errors import PosencError, PosencWarning
 from posenc.hf_config import (
     AXIAL_MODEL_TYPES,
     INTERLEAVED_MODEL_TYPES,
@@ -188,7 +188,8 @@ def test_layer_type_selects_per_layer_parameters():
     params = {"full_attention": {"rope_type": "default", "rope_theta": 1e6},
               "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}
     config = _deepseek_dict(model_type="gemma3_text", rope_parameters=params)
-    assert posenc.from_hf_config(config).base == 1e6
+    with pytest.warns(PosencWarning, match="returns the 'full_attention' layers' encoding only"):
+        assert posenc.from_hf_config(config).base == 1e6
     assert posenc.from_hf_config(config, layer_type="sliding_attention").base == 1e4
     with pytest.raises(PosencError, match="layer_type 'chunked' has no RoPE parameters.*'full_attention', "
                                           "'sliding_attention'"):
