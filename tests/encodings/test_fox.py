@@ -75,6 +75,9 @@ def test_bad_input():
         posenc.build("fox", d_model=8).input_bias(torch.randn(1, 3, 4), torch.arange(3), torch.arange(3))
     with pytest.raises(PosencError, match="bias_init must be a finite number"):
         posenc.build("fox", bias_init=float("inf"))
+    # more queries than tokens: the bias would silently have the wrong number of rows
+    with pytest.raises(PosencError, match="q_positions has 5 entries but x holds 3 tokens"):
+        posenc.build("fox", d_model=4, n_heads=1).input_bias(torch.randn(1, 3, 4), torch.arange(5), torch.arange(3))
 
 
 @pytest.mark.parametrize("causal", [True, False])

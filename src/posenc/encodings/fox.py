@@ -99,6 +99,10 @@ class FoX(PositionalEncoding):
         """``D [B, H, Tq, Tk]`` from ``x [B, Tk, d_model]`` (the module docstring)."""
         k_positions = check_positions(k_positions, x.shape[1], "k_positions", batch=x.shape[0])
         t_q = check_positions(q_positions, name="q_positions").shape[-1]
+        if t_q > x.shape[1]:  # the queries are the last Tq of the Tk tokens x holds
+            raise PosencError(f"q_positions has {t_q} entries but x holds {x.shape[1]} tokens; FoX's queries are the "
+                              f"last Tq of the tokens x holds (with a KV cache, every key token's input), so pass at "
+                              f"most {x.shape[1]} query positions")
         gates = self.log_gates(x)
         log_f, log_g = (gates.chunk(2, dim=1) if self.bidirectional else (gates, None))
         return forget_bias(log_f, t_q, log_g).to(x.dtype)
