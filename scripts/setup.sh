@@ -41,14 +41,18 @@ loaded = load_model('smollm2')
 print('[setup] smollm2 ready:', loaded.source)
 "
 
-# Headless Chromium for the report's browser test (Debian packages); needs root, skipped with a note otherwise.
-if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+# Headless Chromium for the browser tests of the report and the explorer, and a font with Chinese glyphs for their
+# Chinese pages (without one, Chromium draws them as boxes) (Debian packages); needs root, skipped with a note otherwise.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1 \
+   || ! dpkg -s fonts-wqy-microhei >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "[setup] installing chromium and chromium-driver"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
-      || echo "[setup] note: could not install chromium; the browser test will say so"
+    echo "[setup] installing chromium, chromium-driver and fonts-wqy-microhei"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+      fonts-wqy-microhei >/dev/null) \
+      || echo "[setup] note: could not install chromium; the browser tests will say so"
   else
-    echo "[setup] note: chromium/chromedriver missing and not root; install Debian's chromium chromium-driver"
+    echo "[setup] note: chromium/chromedriver or a Chinese font missing and not root; install Debian's chromium" \
+      "chromium-driver fonts-wqy-microhei"
   fi
 fi
 echo "[setup] done"
