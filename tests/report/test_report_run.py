@@ -225,6 +225,14 @@ def test_report_json_says_what_ran_it_so_it_can_serve_as_a_reference(small_repor
     assert set(data["counts"]) >= {"not run", "not decided in quick mode", "inconclusive"}
 
 
+def test_report_json_carries_each_claims_titles_in_both_languages(small_report):
+    """report.json holds the Chinese title the page shows beside the English one, as the claim record has them."""
+    data = json.loads(read(small_report.report_json))
+    records = {r.claim.id: r.claim for r in small_report.results}
+    assert {c["id"]: (c["title"], c["title_zh"]) for c in data["claims"]} == {
+        i: (c.title, c.title_zh) for i, c in records.items()}
+
+
 def test_report_json_counts_the_claims_by_verdict(small_report):
     """The counts beside the claims: each status's tally over the claims' own verdicts (0 for a status none got)."""
     from collections import Counter

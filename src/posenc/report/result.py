@@ -38,7 +38,7 @@ class ClaimResult:
         """Everything but the figure (report.json)."""
         m = self.measurement.to_json() if self.measurement else None
         c = self.claim
-        return {"id": c.id, "source": c.source, "origin": c.origin, "title": c.title, "claim": c.claim,
+        return {"id": c.id, "source": c.source, "origin": c.origin, "title": c.title, "title_zh": c.title_zh, "claim": c.claim,
                 "quote": c.quote, "experiment": c.experiment, "criterion": c.criterion_text,
                 "tests": [dataclasses.asdict(t) for t in c.tests],
                 "requires": [dataclasses.asdict(t) for t in c.requires],
