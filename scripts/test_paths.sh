@@ -65,9 +65,13 @@ for c in "${CONFIGS[@]}"; do
   check=$(env "${assignments[@]}" "$VPY" -c "
 import torch
 from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__ as f
+from threadpoolctl import threadpool_info
 on = [d for d in __cpu_dispatch__ if f.get(d)]
+blas = [f\"{i['internal_api']} {i.get('architecture', '?')} x{i['num_threads']}\" for i in threadpool_info()
+        if i['user_api'] == 'blas']
 print(f'torch capability {torch.backends.cpu.get_cpu_capability()}, torch threads {torch.get_num_threads()},',
-      'numpy dispatch to', ' '.join(on) or 'nothing beyond its baseline')" 2>&1 | tail -1)
+      'numpy dispatch to', ' '.join(on) or 'nothing beyond its baseline', '| numpy BLAS', ', '.join(blas) or '?')" \
+    2>&1 | tail -1)
   echo "[$name] in effect: $check"
   start=$(date +%s)
   summary=$(env "${assignments[@]}" "$VPY" -m pytest -m "not slow" -q -p no:cacheprovider "${EXTRA[@]}" \
