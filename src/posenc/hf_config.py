@@ -207,8 +207,12 @@ def _head_dim(fields: ConfigFields, whole: bool) -> int:
     the fields it comes from (each field is well-formed: posenc cannot build RoPE on it)."""
     head_dim = fields.get("head_dim")
     if head_dim is None:
-        hidden = fields.require("hidden_size", "n_embd", "d_model")
-        heads = fields.require("num_attention_heads", "n_head", "num_heads")
+        hidden = fields.get("hidden_size", "n_embd", "d_model")
+        heads = fields.get("num_attention_heads", "n_head", "num_heads")
+        if hidden is None or heads is None:
+            raise PosencError(f'the config has neither config.json field "{fields.prefix}head_dim" nor '
+                              f'"{fields.prefix}hidden_size" and "{fields.prefix}num_attention_heads"; cannot tell '
+                              f"the rotary width; fix: add head_dim, or build the encoding with posenc.build(...)")
         head_dim = hidden // heads
         if head_dim < 2 or (whole and head_dim % 2):
             raise PosencError(f'config.json fields "{fields.prefix}hidden_size" / "{fields.prefix}'
