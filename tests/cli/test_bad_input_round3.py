@@ -225,7 +225,7 @@ CASES = [
     ("inspect-missing-file", ["inspect", "{tmp}/nothing.json"],
      ["config file {tmp}/nothing.json does not exist", "pass an existing config.json, a model folder"]),
     ("inspect-not-a-config", ["inspect", "{tmp}/list.json"],
-     ["list.json has no model_type, so it is not a Hugging Face config", "pass a config.json with model_type"]),
+     ["list.json holds a JSON list, not an object, so it is not a Hugging Face config", "pass a config.json"]),
     # -- r3: report ------------------------------------------------------------------------------------------------
     ("r3-report-address-without-ray", ["report", "--address", "10.0.0.1:6379", "--out", "{tmp}/report"],
      ["--address 10.0.0.1:6379 applies to the Ray executor"]),

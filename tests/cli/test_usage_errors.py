@@ -27,6 +27,7 @@ BAD_CHOICES = {
                                                "decodability, four_terms, heads, rope"]),
     "check": (["nosuch"], ["unknown encoding 'nosuch'; valid names are: alibi,"]),
     "show": (["nosuch"], ["unknown encoding 'nosuch'; valid names are: alibi,"]),
+    "explore": (["--lang", "fr"], ["--lang must be one of zh, en, got 'fr'"]),
 }
 
 
@@ -75,7 +76,7 @@ def _cases():
 def test_every_subcommand_is_enumerated():
     names = set(_commands())
     assert names == {"list", "show", "inspect", "check", "plot", "probe", "train", "sweep", "extend", "report",
-                     "bench"}
+                     "bench", "explore"}
     assert _params(_commands()["plot"])[0] == ["name"] and "--length" in _params(_commands()["check"])[1]
 
 
