@@ -121,3 +121,9 @@ def test_derived_defaults():
     assert posenc.build("rope").rotary_dim == 64  # every channel turns
     slopes = posenc.build("alibi").slopes  # 8 heads: 2^-1 ... 2^-8
     torch.testing.assert_close(slopes, torch.tensor([2.0 ** -(h + 1) for h in range(8)], dtype=slopes.dtype))
+
+
+@pytest.mark.parametrize("name", ["mrope", "rope", "videorope", "axial_rope", "xpos", "p_rope", "pope", "cope"])
+def test_a_rotary_encoding_built_without_options_has_the_default_head_width(name):
+    # the signature table reads the declared defaults; this builds one and reads what it holds
+    assert posenc.build(name).head_dim == 64
