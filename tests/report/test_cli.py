@@ -12,6 +12,7 @@ def test_report_command_writes_page_and_json(tmp_path, capsys):
     assert code == 0
     out = capsys.readouterr()
     assert str((tmp_path / "index.html").resolve()) in out.out
+    assert f"explorer: {(tmp_path / 'explore.html').resolve()}" in out.out  # the page beside it, and where
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["quick"] is True and [c["id"] for c in data["claims"]] == ["sin-bounded"]
     assert data["claims"][0]["verdict"]["status"] == "supported"

@@ -118,7 +118,7 @@ def test_the_page_links_the_explorer_with_its_language(tmp_path):
 def test_the_report_writes_the_explorer_beside_its_page_and_links_it(small_report):
     page = small_report.index_html.read_text(encoding="utf-8")
     explorer = small_report.out_dir / "explore.html"
-    assert explorer.is_file() and explorer.stat().st_size > 10_000
+    assert explorer.is_file() and explorer.stat().st_size > 10_000 and small_report.explorer_html == explorer
     assert '<a class="explore-link" href="explore.html?lang=en" data-href="explore.html">' in page
 
 
@@ -132,3 +132,4 @@ def test_an_explorer_that_cannot_be_written_costs_the_link_not_the_report(tmp_pa
         result = run_report(out, quick=True, progress=False, claims=["sin-bounded"])
     page = result.index_html.read_text(encoding="utf-8")
     assert result.counts["supported"] == 1 and 'class="explore-link"' not in page and "explore.html" not in page
+    assert result.explorer_html is None

@@ -28,7 +28,8 @@ def register(app: typer.Typer) -> None:
     "thresholds": Flag(metavar="<path>")})
 def report(settings: CommandSettings,
            no_progress: bool = typer.Option(False, "--no-progress", help="hide the progress bar")) -> None:
-    """Test every claim of the ledger and write OUT/index.html (self-contained) and OUT/report.json.
+    """Test every claim of the ledger and write OUT/index.html (self-contained), OUT/report.json and the explorer
+    OUT/explore.html (the tutorials' figures, live; linked from the page).
 
     Every sampled number carries a 95% interval; a verdict is supported or refuted only when the intervals clear
     the thresholds fixed before the run, and inconclusive when one straddles a threshold.
@@ -59,6 +60,8 @@ def report(settings: CommandSettings,
         if r.verdict.status == "failed":
             console.print(f"[magenta]failed[/magenta] {r.claim.id}: {r.verdict.reason}")
     typer.echo(f"report: {result.index_html.resolve()}")
+    if result.explorer_html is not None:
+        typer.echo(f"explorer: {result.explorer_html.resolve()}")
 
 
 def _check_claims(claims: list[str]) -> None:

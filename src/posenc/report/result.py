@@ -72,6 +72,8 @@ class ReportResult:
     references: References | None = None
     #: whether the claims past the report's time budget were run (``--extended``)
     extended: bool = False
+    #: the explorer page written beside ``index.html`` (``None``: it could not be written; a warning said why)
+    explorer_html: Path | None = None
 
     @property
     def counts(self) -> dict[str, int]:

@@ -317,7 +317,9 @@ def run_report(config: ReportConfig | str | os.PathLike | None = None, **setting
                           time.perf_counter() - start, computed, seeds,
                           str(config.thresholds) if config.thresholds is not None else None, where,
                           load_references(config.references), bool(config.extended))
-    result.index_html.write_text(render_html(result, explorer=_write_explorer(out)), encoding="utf-8")
+    explorer = _write_explorer(out)
+    result.explorer_html = out / explorer if explorer is not None else None
+    result.index_html.write_text(render_html(result, explorer=explorer), encoding="utf-8")
     result.report_json.write_text(json.dumps(_report_json(result), indent=1, default=str), encoding="utf-8")
     return result
 
