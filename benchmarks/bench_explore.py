@@ -81,6 +81,7 @@ return times.sort((a, b) => a - b)[2];
 _SET = """
 const [panelId, settings] = arguments;
 const panel = window.posencExplore.panels.find(p => p.id === panelId);
+document.getElementById(`panel-${panelId}`).scrollIntoView();  // in view: its redraw is laid out and painted
 for (const [key, value] of Object.entries(settings)) { panel.inputs[key].value = String(value); panel.update(key); }
 return Object.fromEntries(Object.keys(settings).map(k => [k, panel.inputs[k].value]));
 """
@@ -109,6 +110,8 @@ def main() -> int:
     parser.add_argument("--page", type=Path, default=None, help="an explore.html (default: write one now)")
     parser.add_argument("--screenshots", type=Path, default=None, help="also save the page's top in zh and en at "
                         "1280 px and at a phone's 390 px into this folder (PNG, 128 colours)")
+    parser.add_argument("--panel", action="append", choices=list(LARGEST), default=None,
+                        help="time only this panel (repeatable; default: every panel)")
     args = parser.parse_args()
     if args.redraws < 2:
         parser.error(f"--redraws must be at least 2, got {args.redraws}")
@@ -127,6 +130,8 @@ def main() -> int:
         print(f"machine: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; a fixed JS kernel (2^20 "
               f"sines) takes {driver.execute_script(_KERNEL):.1f} ms in this page")
         for panel, settings in LARGEST.items():
+            if args.panel and panel not in args.panel:
+                continue
             applied = driver.execute_script(_SET, panel, settings)
             keys = driver.execute_script("return Object.keys(window.posencExplore.panels.find(p => p.id === "
                                          "arguments[0]).inputs);", panel)

@@ -193,3 +193,30 @@ def test_every_control_has_a_label(driver, page):
         "!(c.labels && c.labels.length && c.labels[0].textContent.trim()) && !c.getAttribute('aria-label'))"
         ".map(c => c.id);")
     assert unlabelled == []
+
+
+def test_the_reports_measured_curves_sit_beside_the_formulas(driver, page):
+    from explore_browser import open_page
+
+    from posenc.explore.measured import measured_curves
+
+    measured = measured_curves()
+    if not measured:
+        pytest.skip("written outside a checkout: no committed report to draw from")
+    open_page(driver, page, lang="en")
+    got = driver.execute_script("""
+      const p = window.posencExplore.panels.find(p => p.id === 'scaling');
+      p.inputs.model.value = String([...p.inputs.model.options].findIndex(o => o.textContent === 'SmolLM2-135M') - 1);
+      p.update('model');
+      const fig = (k) => document.getElementById(`cap-scaling-${k}`).closest('figure');
+      return ['use', 'ppl'].map(k => ({hidden: fig(k).hidden, paths: fig(k).querySelectorAll('path[d^="M"]').length,
+        marks: fig(k).querySelectorAll('circle').length, caption: fig(k).querySelector('figcaption').textContent,
+        link: fig(k).querySelector('figcaption a').getAttribute('href')}));""")
+    use, ppl = got
+    assert not use["hidden"] and not ppl["hidden"]
+    assert use["paths"] >= 3 and use["marks"] == 1  # mean, smallest and largest window; the chosen pair marked
+    assert ppl["paths"] >= 3 and ppl["marks"] == 3  # one line and one mark per scaling
+    assert "SmolLM2-135M" in use["caption"] and "16 windows of 128 tokens" in use["caption"]
+    assert "8192" in ppl["caption"] and "10240" in ppl["caption"] and "{" not in use["caption"] + ppl["caption"]
+    assert use["link"] == "index.html?lang=en#claim-low-dims-position"
+    assert ppl["link"] == "index.html?lang=en#claim-pi-yarn"

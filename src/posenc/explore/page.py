@@ -16,6 +16,7 @@ from typing import Any
 
 from posenc.errors import PosencError
 from posenc.explore.golden import golden_table
+from posenc.explore.measured import measured_curves
 from posenc.explore.models import model_entries
 from posenc.explore.panels import PANELS, claim_verdicts
 
@@ -38,11 +39,12 @@ def _check_lang(lang: object) -> str:
 
 
 def explorer_data(configs: Sequence[Path] = ()) -> dict[str, Any]:
-    """Everything the page needs besides its code: panels (quote, source, claims with verdicts), models, golden."""
+    """Everything the page needs besides its code: panels (quote, source, claims with verdicts), models, golden,
+    and the report's measured curves drawn beside the formulas."""
     verdicts = claim_verdicts()
     panels = [{"id": p.id, "quote": p.quote, "where": p.where,
                "claims": [{"id": c, **verdicts.get(c, {})} for c in p.claims]} for p in PANELS]
-    return {"panels": panels, "models": model_entries(configs), "golden": golden_table()}
+    return {"panels": panels, "models": model_entries(configs), "golden": golden_table(), "measured": measured_curves()}
 
 
 def _json_for_script(value: Any) -> str:

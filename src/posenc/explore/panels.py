@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Panel", "PANELS", "claim_verdicts"]
+__all__ = ["Panel", "PANELS", "claim_verdicts", "checkout_report"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ PANELS: tuple[Panel, ...] = (
 _REPORT = Path("docs/reports/full.json")
 
 
-def _checkout_report() -> Path | None:
+def checkout_report() -> Path | None:
+    """The committed full report of the checkout this package runs from (or of the working folder), if any."""
     for folder in (Path(__file__).resolve().parents[3], Path.cwd()):
         if (folder / _REPORT).is_file():
             return folder / _REPORT
@@ -57,7 +58,7 @@ def _checkout_report() -> Path | None:
 
 def claim_verdicts(report: Path | None = None) -> dict[str, dict[str, Any]]:
     """``{claim id: {"status", "title"}}`` of every claim the panels link to, from a committed report json."""
-    path = report if report is not None else _checkout_report()
+    path = report if report is not None else checkout_report()
     if path is None:
         return {}
     try:

@@ -116,28 +116,46 @@ function ropeAngles(a) {
   return out;
 }
 
-function ropeDecay(a) {  // q rotated at r against k = q at 0, over `samples` draws: mean then std (population)
-  // q_r . k_0 = sum_i (qa ka + qb kb) cos(r t_i) + (qa kb - qb ka) sin(r t_i), (a, b) = channels (i, i + dim/2)
-  const h = a.dim / 2, inv = defaultInvFreq(a.dim, a.base), draws = normalVectors(a.seed, 2 * a.samples, a.dim);
-  const even = new Float64Array(a.samples * h), odd = new Float64Array(a.samples * h);
-  for (let s = 0; s < a.samples; s++) {
-    const q = 2 * s * a.dim, k = q;  // k = q: the same content at two positions (draw 2s + 1 unused)
-    for (let i = 0; i < h; i++) {
-      even[s * h + i] = draws[q + i] * draws[k + i] + draws[q + i + h] * draws[k + i + h];
-      odd[s * h + i] = draws[q + i] * draws[k + i + h] - draws[q + i + h] * draws[k + i];
-    }
+/* q rotated at r against k = q at 0, over `samples` draws: mean then std (population). With k = q,
+   q_r . k_0 = sum_i (qa^2 + qb^2) cos(r t_i), (a, b) = channels (i, i + dim/2): the sine's weight qa kb - qb ka is
+   exactly 0. Each distance's scores are kept per draw (the draws come from one generator in order), so another
+   number of positions or of draws computes only the rows and draws it has not seen. */
+const decayStates = new Map();
+
+function decayState(dim, base, seed) {
+  const key = `${dim}|${base}|${seed}`;
+  if (!decayStates.has(key)) {
+    if (decayStates.size > 3) decayStates.delete(decayStates.keys().next().value);
+    const draw = mulberry32(seed), normal = () => { const u1 = 1 - draw(), u2 = draw(); return Math.sqrt(-2 * Math.log(u1)) * Math.cos(TAU * u2); };
+    decayStates.set(key, {h: dim / 2, dim, inv: defaultInvFreq(dim, base), normal, even: [], cos: [], scores: []});
   }
-  const mean = new Float64Array(a.n), std = new Float64Array(a.n), cos = new Float64Array(h), sin = new Float64Array(h);
-  const scores = new Float64Array(a.samples);
+  return decayStates.get(key);
+}
+
+function ropeDecay(a) {
+  const st = decayState(a.dim, a.base, a.seed), h = st.h;
+  while (st.even.length < a.samples) {  // draw 2s: q (and k = q); draw 2s + 1 unused, as normalVectors orders them
+    const q = Float64Array.from({length: st.dim}, st.normal), e = new Float64Array(h);
+    for (let j = 0; j < st.dim; j++) st.normal();
+    for (let i = 0; i < h; i++) e[i] = q[i] * q[i] + q[i + h] * q[i + h];
+    st.even.push(e);
+  }
+  const mean = new Float64Array(a.n), std = new Float64Array(a.n);
   for (let r = 0; r < a.n; r++) {
-    for (let i = 0; i < h; i++) { cos[i] = Math.cos(r * inv[i]); sin[i] = Math.sin(r * inv[i]); }
-    let total = 0;
-    for (let s = 0; s < a.samples; s++) {
-      let v = 0;
-      for (let i = 0; i < h; i++) v += even[s * h + i] * cos[i] + odd[s * h + i] * sin[i];
-      scores[s] = v;
-      total += v;
+    if (st.cos.length <= r) {
+      for (let t = st.cos.length; t <= r; t++) st.cos.push(Float64Array.from(st.inv, (w) => Math.cos(t * w)));
     }
+    const cos = st.cos[r];
+    if (!st.scores[r]) st.scores[r] = [];
+    const scores = st.scores[r];
+    for (let s = scores.length; s < a.samples; s++) {
+      const e = st.even[s];
+      let v = 0;
+      for (let i = 0; i < h; i++) v += e[i] * cos[i];
+      scores.push(v);
+    }
+    let total = 0;
+    for (let s = 0; s < a.samples; s++) total += scores[s];
     const m = total / a.samples;
     let sq = 0;
     for (let s = 0; s < a.samples; s++) sq += (scores[s] - m) * (scores[s] - m);
@@ -296,10 +314,15 @@ function precision(a) {
 }
 
 function firstAliased(a) {  // the first q whose whole angle row equals row q - 1 in the format, else -1
-  const round = FORMATS[a.dtype], freqs = Array.from(defaultInvFreq(a.dim, a.base)).sort((x, y) => y - x);
+  // a row aliases when no frequency tells it apart, so the frequency that told the last rows apart is asked first
+  const round = FORMATS[a.dtype], freqs = defaultInvFreq(a.dim, a.base), m = freqs.length;  // fastest first
+  let last = 0;
   for (let q = 1; q < a.limit; q++) {
     let same = true;
-    for (const w of freqs) { if (round(q * w) !== round((q - 1) * w)) { same = false; break; } }
+    for (let n = -1; n < m; n++) {  // the last one first, then from the fastest
+      const i = n < 0 ? last : n, w = freqs[i];
+      if (round(q * w) !== round((q - 1) * w)) { same = false; last = i; break; }
+    }
     if (same) return [q];
   }
   return [-1];
@@ -330,7 +353,7 @@ let lang = (() => {
 function t(key, ...args) {
   let text = (STRINGS[lang] && STRINGS[lang][key]) ?? STRINGS.en[key];
   if (text === undefined) { missing.add(key); return key; }
-  args.forEach((v, i) => { text = text.replace(`{${i}}`, v); });
+  args.forEach((v, i) => { text = text.split(`{${i}}`).join(v); });
   return text;
 }
 const missing = new Set();
@@ -373,29 +396,73 @@ function fmt(x) {
 
 /* colour maps as 256-entry tables over their range; `outside` is the colour of a value past it (masked cells) */
 function colourTable(low, high, rgb, outside = [240, 240, 240]) {
-  const table = new Uint8ClampedArray(257 * 3);
-  for (let k = 0; k < 256; k++) table.set(rgb(low + (high - low) * k / 255), 3 * k);
-  table.set(outside, 256 * 3);
-  return {low, high, table};
+  const bytes = new Uint8ClampedArray(257 * 4);  // RGBA per entry, read as one 32-bit pixel each
+  for (let k = 0; k <= 256; k++) bytes.set([...(k < 256 ? rgb(low + (high - low) * k / 255) : outside), 255], 4 * k);
+  return {low, high, pixels: new Uint32Array(bytes.buffer)};
 }
 const diverging = colourTable(-1, 1, (c) => c >= 0 ? [255, 255 * (1 - c), 255 * (1 - c)] : [255 * (1 + c), 255 * (1 + c), 255]);  // -1 blue, 0 white, +1 red
 const sequential = colourTable(0, 1, (c) => [255 - 215 * c, 250 - 170 * c, 205 - 55 * c]);  // 0 pale yellow .. 1 dark blue
 
-/* a rows x cols heatmap drawn pixel by pixel; value(r, c) in the colour map's range, NaN or past it: `outside` */
-function heatmap(canvas, rows, cols, value, map) {
+/* a rows x cols heatmap, one canvas pixel per cell (the browser scales the canvas): `values` holds the cells row by
+   row (a typed array, or a function value(r, c)), in the colour map's range; NaN or past it: `outside`. One ImageData
+   written as 32-bit pixels from the map's 257 colours, one putImageData. */
+function heatmap(canvas, rows, cols, values, map) {
   if (canvas.width !== cols || canvas.height !== rows) {
     canvas.width = cols; canvas.height = rows;
     canvas.style.aspectRatio = String(Math.min(4, Math.max(0.5, cols / rows)));  // wide tables flat, tall ones tall
   }
-  const ctx = canvas.getContext("2d"), image = ctx.createImageData(cols, rows), px = image.data;
-  const {low, high, table} = map, scale = 255 / (high - low);
-  for (let r = 0, o = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++, o += 4) {
-      const v = value(r, c), k = v >= low - 1e-9 && v <= high + 1e-9 ? 3 * Math.round((Math.min(Math.max(v, low), high) - low) * scale) : 768;
-      px[o] = table[k]; px[o + 1] = table[k + 1]; px[o + 2] = table[k + 2]; px[o + 3] = 255;
-    }
+  const ctx = canvas.getContext("2d"), image = ctx.createImageData(cols, rows), px = new Uint32Array(image.data.buffer);
+  let table = values;
+  if (typeof values === "function") {
+    table = new Float64Array(rows * cols);
+    for (let r = 0, o = 0; r < rows; r++) for (let c = 0; c < cols; c++, o++) table[o] = values(r, c);
+  }
+  const {low, high, pixels} = map, scale = 255 / (high - low), lo = low - 1e-9, hi = high + 1e-9;
+  for (let o = 0; o < rows * cols; o++) {
+    const v = table[o];
+    px[o] = pixels[v >= lo && v <= hi ? Math.round((Math.min(Math.max(v, low), high) - low) * scale) : 256];
   }
   ctx.putImageData(image, 0, 0);
+}
+
+/* sin and cos of p w for p = 0..n-1 by the angle-addition recurrence, exact again every 32 rows (the drift stays
+   below 1e-13): the figures' tables, which the readouts never read (they come from the formulas above) */
+function sinCosTable(n, w, out, stride, sines) {  // out[p, 2i] = sin, out[p, 2i+1] = cos; or out[p, i] = cos
+  for (let i = 0; i < w.length; i++) {
+    const cw = Math.cos(w[i]), sw = Math.sin(w[i]), col = sines ? 2 * i : i;
+    let sn = 0, cn = 1;
+    for (let p = 0, o = col; p < n; p++, o += stride) {
+      if ((p & 31) === 0) { sn = Math.sin(p * w[i]); cn = Math.cos(p * w[i]); }
+      if (sines) { out[o] = sn; out[o + 1] = cn; } else out[o] = cn;
+      const next = sn * cw + cn * sw;
+      cn = cn * cw - sn * sw; sn = next;
+    }
+  }
+}
+
+const drawTables = new Map();
+function drawTable(key, make) {  // the last few figure tables, by their inputs
+  if (!drawTables.has(key)) {
+    if (drawTables.size > 8) drawTables.delete(drawTables.keys().next().value);
+    drawTables.set(key, make());
+  }
+  return drawTables.get(key);
+}
+
+function sinusoidFigureTable(d, base, n) {  // PE[p, 2i] = sin(p w_i), PE[p, 2i+1] = cos(p w_i), [n, d]
+  return drawTable(`sin|${d}|${base}|${n}`, () => {
+    const out = new Float64Array(n * d);
+    sinCosTable(n, defaultInvFreq(d, base), out, d, true);
+    return out;
+  });
+}
+
+function ropeCosTable(dim, base, n) {  // cos(p theta_i), [n, dim/2]
+  return drawTable(`rope|${dim}|${base}|${n}`, () => {
+    const out = new Float64Array(n * dim / 2);
+    sinCosTable(n, defaultInvFreq(dim, base), out, dim / 2, false);
+    return out;
+  });
 }
 
 /* draw a figure only when what it shows changed: `key` names its inputs (and the language of its labels) */
@@ -526,12 +593,14 @@ class Panel {
     }
     this.figureBox = el("div", {class: "figures"}, section);
     this.figures = {};
+    this.captions = {};
     for (const f of this.figureSpecs) {
       const figure = el("figure", {class: f.wide ? "wide" : ""}, this.figureBox);
       const node = f.kind === "canvas" ? el("canvas", {width: 1, height: 1, role: "img", "aria-labelledby": `cap-${this.id}-${f.key}`}, figure)
         : el("svg", {role: "img", "aria-labelledby": `cap-${this.id}-${f.key}`}, figure, SVG);
-      el("figcaption", {id: `cap-${this.id}-${f.key}`, "data-i18n": `${this.id}.fig.${f.key}`}, figure);
+      const caption = el("figcaption", f.measured ? {id: `cap-${this.id}-${f.key}`} : {id: `cap-${this.id}-${f.key}`, "data-i18n": `${this.id}.fig.${f.key}`}, figure);
       this.figures[f.key] = node;
+      this.captions[f.key] = caption;
     }
     this.readoutBox = el("dl", {class: "readouts", "aria-live": "polite"}, section);
     this.extra = el("div", {class: "extra"}, section);
@@ -575,6 +644,13 @@ class Panel {
     });
     this.lastMs = performance.now() - start;
   }
+}
+
+/* a measured figure's caption: what was measured, where, and the link to its claim's verdict in the report */
+function measuredCaption(caption, text, claim) {
+  caption.replaceChildren();
+  el("span", {text: `${text} `}, caption);
+  el("a", {"data-report": claim, class: "claim", href: `index.html?lang=${lang}#claim-${claim}`, text: claim}, caption);
 }
 
 /* what a readout shows of a formula's values: an index, the difference of two, or a wavelength 2 pi / value */
@@ -634,10 +710,11 @@ const PANELS = [
     figureSpecs: [{key: "heatmap", kind: "canvas"}, {key: "dot", kind: "svg"}, {key: "period", kind: "svg"}, {key: "close", kind: "svg"}],
     constrain() { const s = this.state; this.setRange("p", s.n - 1); this.setRange("q", s.n - 1); this.setRange("j", s.d - 1); },
     draw(s) {
-      const base = Number(s.base), table = cached("sinusoid", {d: s.d, base, n: s.n}), grid = `${s.d}|${base}|${s.n}`;
-      once(this.figures.heatmap, grid, () => heatmap(this.figures.heatmap, s.n, s.d, (r, c) => table[r * s.d + c], diverging));
+      const base = Number(s.base), table = sinusoidFigureTable(s.d, base, s.n), grid = `${s.d}|${base}|${s.n}`;
+      once(this.figures.heatmap, grid, () => heatmap(this.figures.heatmap, s.n, s.d, table, diverging));
       once(this.figures.dot, `${grid}|${s.p}|${s.q}`, () => {  // PE[p] . PE[q] from the table's rows
-        const dots = Array.from({length: s.n}, (_, q) => { let v = 0; for (let j = 0; j < s.d; j++) v += table[s.p * s.d + j] * table[q * s.d + j]; return v; });
+        const dots = new Float64Array(s.n), row = s.p * s.d;
+        for (let q = 0; q < s.n; q++) { let v = 0; for (let j = 0, o = q * s.d; j < s.d; j++) v += table[row + j] * table[o + j]; dots[q] = v; }
         linePlot(this.figures.dot, [{ys: dots, colour: COLOURS[0], label: `PE[${s.p}]·PE[q]`}],
           {xlabel: "q", ylabel: "PE[p]·PE[q]", marks: [{x: s.q, y: dots[s.q], colour: COLOURS[1]}]});
       });
@@ -708,8 +785,7 @@ const PANELS = [
     draw(s) {
       const base = Number(s.base), h = s.dim / 2;
       once(this.figures.angles, `${s.dim}|${base}|${s.positions}`, () => {
-        const angles = ropeAngles({dim: s.dim, base, n: s.positions});
-        heatmap(this.figures.angles, s.positions, h, (r, c) => Math.cos(angles[r * h + c]), diverging);
+        heatmap(this.figures.angles, s.positions, h, ropeCosTable(s.dim, base, s.positions), diverging);
       });
       const decay = cached("rope_decay", {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed});
       once(this.figures.decay, `${s.dim}|${base}|${s.positions}|${s.samples}|${s.seed}`, () => {
@@ -748,7 +824,8 @@ const PANELS = [
       {key: "partial", kind: "range", min: 0, max: 1, step: 0.05, value: 0.25},
       {key: "pair", kind: "range", min: 0, max: 63, value: 20},
     ],
-    figureSpecs: [{key: "wavelength", kind: "svg", wide: true}, {key: "ratio", kind: "svg"}],
+    figureSpecs: [{key: "wavelength", kind: "svg", wide: true}, {key: "ratio", kind: "svg"}, {key: "use", kind: "svg", measured: true},
+      {key: "ppl", kind: "svg", measured: true}],
     constrain(changed) {
       const s = this.state;
       if (changed === "model" || changed === "group") {
@@ -809,6 +886,7 @@ const PANELS = [
       }
       linePlot(this.figures.ratio, series, {xlabel: t("pair"), ylabel: "θ′/θ", ymin: 0, ymax: 1.05});
       this.drawModel(s);
+      this.drawMeasured(s);
       const rows = [
         {key: "freq", label: "scaling.r.freq", labelArgs: [s.pair], f: "scaling", args, pick: s.pair},
         {key: "wavelength", label: "scaling.r.wavelength", labelArgs: [s.pair], f: "scaling", args, pick: ["wavelength", s.pair]},
@@ -819,6 +897,38 @@ const PANELS = [
           args: {dim: s.dim, base, original_max_len: original, beta_fast: params.beta_fast, beta_slow: params.beta_slow}, pick: s.pair});
       }
       return rows;
+    },
+    /* the report's measurements on SmolLM2 beside the formula: its offset-explained share per rotary pair (the
+       wavelength plot above, at SmolLM2's preset, has the same pairs) and its perplexity past 8192 tokens per scaling */
+    drawMeasured(s) {
+      const use = DATA.measured.pair_use, ext = DATA.measured.extension, model = DATA.models[Number(s.model)];
+      const smol = model && use && model.name === use.model && s.dim === use.head_dim;
+      this.figures.use.parentNode.hidden = !use;
+      this.figures.ppl.parentNode.hidden = !ext;
+      if (use) {
+        once(this.figures.use, `${smol ? s.pair : -1}`, () => {
+          const idx = use.mean.map((_, i) => i);
+          linePlot(this.figures.use, [
+            {xs: idx, ys: use.mean, colour: COLOURS[0], label: t("scaling.use.mean", use.model, use.windows, use.length)},
+            {xs: idx, ys: use.low, colour: COLOURS[0], dash: "4 3", width: 1, label: t("scaling.use.band")},
+            {xs: idx, ys: use.high, colour: COLOURS[0], dash: "4 3", width: 1},
+          ], {xlabel: t("pair"), ylabel: t("scaling.use.y"), ymin: 0,
+            marks: smol && s.pair < use.mean.length ? [{x: s.pair, y: use.mean[s.pair], colour: COLOURS[1]}] : []});
+          measuredCaption(this.captions.use, t("scaling.fig.use", use.model, use.theta, use.head_dim, use.windows, use.length), use.claim);
+        });
+      }
+      if (ext) {
+        once(this.figures.ppl, "ppl", () => {
+          const xs = [ext.native_len, ext.long], names = Object.keys(ext.scalings);
+          const series = names.map((k, n) => ({xs, ys: [ext.native.value, ext.scalings[k].value], colour: COLOURS[n],
+            label: `${t(`scaling.type.${k === "none" ? "default" : k}`)}: ${fmt(ext.scalings[k].value)}`}));
+          names.forEach((k, n) => series.push({xs: [ext.long, ext.long], ys: [ext.scalings[k].low, ext.scalings[k].high], colour: COLOURS[n], width: 1}));
+          series.push({xs: [ext.native_len, ext.native_len], ys: [ext.native.low, ext.native.high], colour: COLOURS[5], width: 1});
+          linePlot(this.figures.ppl, series, {xlabel: t("scaling.ppl.x"), ylabel: t("scaling.ppl.y"),
+            vlines: [{x: ext.native_len}], marks: names.map((k, n) => ({x: ext.long, y: ext.scalings[k].value, colour: COLOURS[n]}))});
+          measuredCaption(this.captions.ppl, t("scaling.fig.ppl", ext.model, ext.native_len, ext.long, ext.windows, fmt(ext.native.value)), ext.claim);
+        });
+      }
     },
     drawModel(s) {
       this.extra.replaceChildren();
@@ -862,30 +972,34 @@ const PANELS = [
     ],
     figureSpecs: [{key: "heads", kind: "canvas", wide: true}, {key: "head", kind: "canvas"}],
     constrain() { const s = this.state; this.setRange("head", s.heads - 1); this.setRange("i", s.n - 1); this.setRange("j", s.n - 1); },
-    /* bias[h](i, j) for the chosen kind, and the readout's formula and pick */
+    /* bias[h](i, j) for the chosen kind: `at` one cell, `row` the cells (i, 0..n-1) into out[o..], and the readout */
     formula(s) {
-      const d = Math.abs(s.i - s.j);
+      const d = Math.abs(s.i - s.j), n = s.n;
+      const causal = (at) => ({at: (h, i, j) => i >= j ? at(h, i, j) : NaN,
+        row(h, i, out, o) { for (let j = 0; j < n; j++) out[o + j] = j <= i ? at(h, i, j) : NaN; }});
       if (s.kind === "alibi") {
         const slopes = alibi({heads: s.heads});
-        return {at: (h, i, j) => i >= j ? -slopes[h] * (i - j) : NaN, range: [-slopes[0] * s.n, 0],
+        return {...causal((h, i, j) => -slopes[h] * (i - j)), range: [-slopes[0] * n, 0],
           read: {f: "alibi", args: {heads: s.heads}, pick: s.head, label: "bias.r.slope"}};
       }
       if (s.kind === "t5") {
-        const args = {n: s.n, buckets: s.buckets, max_distance: s.max_distance, bidirectional: s.bidirectional}, b = cached("t5", args);
-        return {at: (h, i, j) => b[j - i + s.n - 1], range: [0, s.buckets - 1], read: {f: "t5", args, pick: s.j - s.i + s.n - 1, label: "bias.r.bucket"}};
+        const args = {n, buckets: s.buckets, max_distance: s.max_distance, bidirectional: s.bidirectional}, b = cached("t5", args);
+        return {at: (h, i, j) => b[j - i + n - 1], row(h, i, out, o) { for (let j = 0; j < n; j++) out[o + j] = b[j - i + n - 1]; },
+          range: [0, s.buckets - 1], read: {f: "t5", args, pick: s.j - s.i + n - 1, label: "bias.r.bucket"}};
       }
       if (s.kind === "kerple") {
-        const args = {n: s.n, r1: s.r1, r2: s.r2, kernel: s.kernel}, k = cached("kerple", args);
-        return {at: (h, i, j) => i >= j ? k[i - j] : NaN, range: [k[s.n - 1], 0], read: {f: "kerple", args, pick: d, label: "bias.r.kerple"}};
+        const args = {n, r1: s.r1, r2: s.r2, kernel: s.kernel}, k = cached("kerple", args);
+        return {...causal((h, i, j) => k[i - j]), range: [k[n - 1], 0], read: {f: "kerple", args, pick: d, label: "bias.r.kerple"}};
       }
-      if (s.kind === "fire") {
-        const args = {n: s.n, c: s.c, L: s.L};
-        return {at: (h, i, j) => i >= j ? fireAt(i, j, s.c, s.L) : NaN, range: [0, 1], read: {f: "fire", args, pick: s.i * s.n + s.j, label: "bias.r.fire"}};
+      if (s.kind === "fire") {  // fireAt's two logarithms, each taken once per distance and once per row
+        const args = {n, c: s.c, L: s.L}, top = Float64Array.from({length: n}, (_, r) => Math.log1p(s.c * r));
+        const bottom = Float64Array.from({length: n}, (_, i) => Math.max(Math.log1p(s.c * Math.max(i, s.L)), 1e-6));
+        return {...causal((h, i, j) => top[i - j] / bottom[i]), range: [0, 1], read: {f: "fire", args, pick: s.i * n + s.j, label: "bias.r.fire"}};
       }
-      const args = {n: s.n, dim: s.sdim, heads: s.heads, compress: s.compress}, table = cached("sandwich", args);
+      const args = {n, dim: s.sdim, heads: s.heads, compress: s.compress}, table = cached("sandwich", args);
       let low = 0;
       for (const v of table) low = Math.min(low, v);
-      return {at: (h, i, j) => i >= j ? table[h * s.n + (i - j)] : NaN, range: [low, 0], read: {f: "sandwich", args, pick: s.head * s.n + d, label: "bias.r.sandwich"}};
+      return {...causal((h, i, j) => table[h * n + (i - j)]), range: [low, 0], read: {f: "sandwich", args, pick: s.head * n + d, label: "bias.r.sandwich"}};
     },
     draw(s) {
       for (const key of Object.keys(this.inputs)) {  // only the chosen kind's options are shown
@@ -903,7 +1017,15 @@ const PANELS = [
         if (h >= s.heads || y >= tile || x >= tile) return NaN;  // the gap between tiles: grey, as masked cells
         return scale(f.at(h, Math.floor(y * step), Math.floor(x * step)));
       }, sequential));
-      once(this.figures.head, `${key}|${s.head}`, () => heatmap(this.figures.head, s.n, s.n, (i, j) => scale(f.at(s.head, i, j)), sequential));
+      once(this.figures.head, `${key}|${s.head}`, () => {
+        const grid = new Float64Array(s.n * s.n), span = hi - lo;
+        for (let i = 0; i < s.n; i++) f.row(s.head, i, grid, i * s.n);
+        for (let o = 0; o < grid.length; o++) {
+          const v = grid[o];
+          grid[o] = Number.isNaN(v) ? -1 : span > 0 ? (rising ? (hi - v) / span : (v - lo) / span) : 1;
+        }
+        heatmap(this.figures.head, s.n, s.n, grid, sequential);
+      });
       this.extra.textContent = t(`bias.note.${s.kind}`);
       return [{key: "value", label: f.read.label, labelArgs: [s.head, s.i, s.j], f: f.read.f, args: f.read.args, pick: f.read.pick}];
     },
@@ -986,7 +1108,7 @@ function start() {
     F, panels: PANELS, check, missing: () => [...missing],
     timings: () => Object.fromEntries(PANELS.map((p) => [p.id, p.lastMs])),
     redraw: (id) => { const p = PANELS.find((x) => x.id === id); p.update(); return p.lastMs; },
-    forget: () => { memo.clear(); document.querySelectorAll("[data-drawn]").forEach((n) => delete n.dataset.drawn); },
+    forget: () => { memo.clear(); drawTables.clear(); decayStates.clear(); document.querySelectorAll("[data-drawn]").forEach((n) => delete n.dataset.drawn); },
   };
   document.body.dataset.ready = "1";
 }
