@@ -135,7 +135,8 @@ function decayState(dim, base, seed) {
 function ropeDecay(a) {
   const st = decayState(a.dim, a.base, a.seed), h = st.h;
   while (st.even.length < a.samples) {  // draw 2s: q (and k = q); draw 2s + 1 unused, as normalVectors orders them
-    const q = Float64Array.from({length: st.dim}, st.normal), e = new Float64Array(h);
+    const q = new Float64Array(st.dim), e = new Float64Array(h);
+    for (let j = 0; j < st.dim; j++) q[j] = st.normal();
     for (let j = 0; j < st.dim; j++) st.normal();
     for (let i = 0; i < h; i++) e[i] = q[i] * q[i] + q[i + h] * q[i + h];
     st.even.push(e);
@@ -143,7 +144,11 @@ function ropeDecay(a) {
   const mean = new Float64Array(a.n), std = new Float64Array(a.n);
   for (let r = 0; r < a.n; r++) {
     if (st.cos.length <= r) {
-      for (let t = st.cos.length; t <= r; t++) st.cos.push(Float64Array.from(st.inv, (w) => Math.cos(t * w)));
+      for (let t = st.cos.length; t <= r; t++) {
+        const row = new Float64Array(h);
+        for (let i = 0; i < h; i++) row[i] = Math.cos(t * st.inv[i]);
+        st.cos.push(row);
+      }
     }
     const cos = st.cos[r];
     if (!st.scores[r]) st.scores[r] = [];
@@ -975,11 +980,15 @@ const PANELS = [
     /* bias[h](i, j) for the chosen kind: `at` one cell, `row` the cells (i, 0..n-1) into out[o..], and the readout */
     formula(s) {
       const d = Math.abs(s.i - s.j), n = s.n;
-      const causal = (at) => ({at: (h, i, j) => i >= j ? at(h, i, j) : NaN,
-        row(h, i, out, o) { for (let j = 0; j < n; j++) out[o + j] = j <= i ? at(h, i, j) : NaN; }});
+      const causal = (at, byDistance) => ({at: (h, i, j) => i >= j ? at(h, i, j) : NaN,
+        row(h, i, out, o) {  // byDistance(h): the values at distance i - j = 0..n-1, when they depend on it alone
+          const values = byDistance && byDistance(h);
+          for (let j = 0; j < n; j++) out[o + j] = j > i ? NaN : values ? values[i - j] : at(h, i, j);
+        }});
       if (s.kind === "alibi") {
         const slopes = alibi({heads: s.heads});
-        return {...causal((h, i, j) => -slopes[h] * (i - j)), range: [-slopes[0] * n, 0],
+        const bySlope = slopes.map((m) => Float64Array.from({length: n}, (_, r) => -m * r));
+        return {...causal((h, i, j) => -slopes[h] * (i - j), (h) => bySlope[h]), range: [-slopes[0] * n, 0],
           read: {f: "alibi", args: {heads: s.heads}, pick: s.head, label: "bias.r.slope"}};
       }
       if (s.kind === "t5") {
@@ -989,17 +998,17 @@ const PANELS = [
       }
       if (s.kind === "kerple") {
         const args = {n, r1: s.r1, r2: s.r2, kernel: s.kernel}, k = cached("kerple", args);
-        return {...causal((h, i, j) => k[i - j]), range: [k[n - 1], 0], read: {f: "kerple", args, pick: d, label: "bias.r.kerple"}};
+        return {...causal((h, i, j) => k[i - j], () => k), range: [k[n - 1], 0], read: {f: "kerple", args, pick: d, label: "bias.r.kerple"}};
       }
       if (s.kind === "fire") {  // fireAt's two logarithms, each taken once per distance and once per row
         const args = {n, c: s.c, L: s.L}, top = Float64Array.from({length: n}, (_, r) => Math.log1p(s.c * r));
         const bottom = Float64Array.from({length: n}, (_, i) => Math.max(Math.log1p(s.c * Math.max(i, s.L)), 1e-6));
         return {...causal((h, i, j) => top[i - j] / bottom[i]), range: [0, 1], read: {f: "fire", args, pick: s.i * n + s.j, label: "bias.r.fire"}};
       }
-      const args = {n, dim: s.sdim, heads: s.heads, compress: s.compress}, table = cached("sandwich", args);
+      const args = {n, dim: s.sdim, heads: s.heads, compress: s.compress}, table = cached("sandwich", args), heads = [];
       let low = 0;
       for (const v of table) low = Math.min(low, v);
-      return {...causal((h, i, j) => table[h * n + (i - j)]), range: [low, 0], read: {f: "sandwich", args, pick: s.head * n + d, label: "bias.r.sandwich"}};
+      return {...causal((h, i, j) => table[h * n + (i - j)], (h) => (heads[h] ??= table.slice(h * n, h * n + n))), range: [low, 0], read: {f: "sandwich", args, pick: s.head * n + d, label: "bias.r.sandwich"}};
     },
     draw(s) {
       for (const key of Object.keys(this.inputs)) {  // only the chosen kind's options are shown
