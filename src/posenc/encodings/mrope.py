@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope, check_pairing, check_qk
@@ -86,11 +86,13 @@ class SectionedRotary(PositionalEncoding):
     def to_axes(self, positions: torch.Tensor, length: int, batch: int, name: str) -> torch.Tensor:
         return axis_positions(positions, self.axes, length, batch, name)
 
-    def axis_tables(self, axis_pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """float32 ``(cos, sin)`` ``[B', T, R/2]`` from positions ``[A, B', T]`` (angles in float64)."""
+    def axis_tables(self, axis_pos: torch.Tensor,
+                    dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(cos, sin)`` ``[B', T, R/2]`` in ``dtype`` (float32, or float64 for float64 inputs) from positions
+        ``[A, B', T]`` (angles in float64)."""
         pos = axis_pos.to(torch.float64)[self.pair_axis.to(axis_pos.device)]  # [R/2, B', T]: each pair's axis
         theta = pos.permute(1, 2, 0) * self.inv_freq.to(axis_pos.device)  # [B', T, R/2]
-        return ((theta.cos() * self.attention_factor).float(), (theta.sin() * self.attention_factor).float())
+        return (theta.cos() * self.attention_factor).to(dtype), (theta.sin() * self.attention_factor).to(dtype)
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor,
                inplace: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
@@ -98,8 +100,11 @@ class SectionedRotary(PositionalEncoding):
         check_head_layout(q, q_positions, "q", "q_positions")  # [B, T, H, Dh] is named before any size check
         check_head_layout(k, k_positions, "k", "k_positions")
         check_qk(q, k, head_dim=self.head_dim)
-        q_cos, q_sin = self.axis_tables(self.to_axes(q_positions, q.shape[2], q.shape[0], "q_positions").to(q.device))
-        k_cos, k_sin = self.axis_tables(self.to_axes(k_positions, k.shape[2], k.shape[0], "k_positions").to(k.device))
+        work = math_dtype(q, k)  # float64 tables and math for float64 inputs, else float32
+        q_axes = self.to_axes(q_positions, q.shape[2], q.shape[0], "q_positions").to(q.device)
+        k_axes = self.to_axes(k_positions, k.shape[2], k.shape[0], "k_positions").to(k.device)
+        q_cos, q_sin = self.axis_tables(q_axes, work)
+        k_cos, k_sin = self.axis_tables(k_axes, work)
         return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace)
 
 
@@ -167,10 +172,13 @@ class MRoPE(SectionedRotary):
         """``(inv_freq [R/2], attention_factor)``: the frequencies at text positions (every axis equal)."""
         return self.inv_freq, self.attention_factor
 
-    def tables(self, positions: torch.Tensor, seq_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """float32 ``(cos, sin)`` ``[..., T, R/2]`` at 1-D (text) positions ``[T]`` or ``[B, T]``."""
+    def tables(self, positions: torch.Tensor, seq_len: int | None = None,
+               dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(cos, sin)`` ``[..., T, R/2]`` in ``dtype`` (float32 or float64) at 1-D (text) positions ``[T]`` or
+        ``[B, T]``."""
         cos, sin = self.axis_tables(axis_positions(positions, self.axes, positions.shape[-1],
-                                                   positions.shape[0] if positions.dim() == 2 else 1, "positions"))
+                                                   positions.shape[0] if positions.dim() == 2 else 1, "positions"),
+                                    dtype)
         return (cos[0], sin[0]) if positions.dim() == 1 else (cos, sin)
 
     def extra_repr(self) -> str:

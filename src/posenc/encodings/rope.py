@@ -8,8 +8,9 @@ Queries and keys are rotated pair by pair by an angle proportional to their posi
 so ``<R(p) q, R(m) k>`` depends on ``p - m`` only. Scalings (:mod:`posenc.encodings.rope_scaling`) change
 ``inv_freq`` and an ``attention_factor`` that multiplies cos and sin; the module stays the same.
 
-Precision: angles are built from int64 positions in float64 and stored as float32 tables, then applied with float32
-math whatever the tensor dtype (Hugging Face builds them in float32 and is off by 0.37 rad-scaled error at 2^24).
+Precision: angles are built from int64 positions in float64 (Hugging Face builds them in float32 and is off by 0.37
+rad-scaled error at 2^24). They are stored as float32 tables and applied with float32 math for float32, bfloat16 and
+float16 tensors; float64 tensors get float64 tables (never rounded through float32) and float64 math.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
 from posenc.kernels import PAIRINGS, apply_rope, check_pairing, check_qk
@@ -40,12 +41,12 @@ def positions_span(*positions: torch.Tensor) -> int:
     return max((int(p.max()) + 1 for p in positions if p.numel()), default=0)
 
 
-def rope_tables(positions: torch.Tensor, inv_freq: torch.Tensor,
-                attention_factor: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
-    """float32 ``(cos, sin)`` tables ``[..., T, R/2]``, computed in float64 and scaled by ``attention_factor``."""
+def rope_tables(positions: torch.Tensor, inv_freq: torch.Tensor, attention_factor: float = 1.0,
+                dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(cos, sin)`` tables ``[..., T, R/2]`` in ``dtype`` (float32, or float64 for float64 inputs), computed in
+    float64 and scaled by ``attention_factor``."""
     theta = rope_angles(positions, inv_freq)
-    return ((theta.cos() * attention_factor).to(torch.float32),
-            (theta.sin() * attention_factor).to(torch.float32))
+    return (theta.cos() * attention_factor).to(dtype), (theta.sin() * attention_factor).to(dtype)
 
 
 def pairing_permutation(rotary_dim: int, head_dim: int, source: str, target: str) -> torch.Tensor:
@@ -147,14 +148,16 @@ class RoPE(PositionalEncoding):
             return compute_inv_freq(self.rotary_dim, self.base, self.scaling, seq_len)
         return self.inv_freq, self.attention_factor
 
-    def tables(self, positions: torch.Tensor, seq_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """float32 ``(cos, sin)`` ``[..., T, R/2]`` for integer positions, scaled by the attention factor."""
+    def tables(self, positions: torch.Tensor, seq_len: int | None = None,
+               dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(cos, sin)`` ``[..., T, R/2]`` for integer positions, scaled by the attention factor: float32 (served
+        from a cache below 2^17), or float64 with ``dtype=torch.float64`` (computed per call)."""
         if self.scaling.length_dependent:
             inv_freq, factor = self.frequencies(seq_len)
-            return rope_tables(positions, inv_freq, factor)
+            return rope_tables(positions, inv_freq, factor, dtype)
         top = int(positions.max()) + 1 if positions.numel() else 1
-        if top > _CACHE_LIMIT:
-            return rope_tables(positions, self.inv_freq, self.attention_factor)
+        if top > _CACHE_LIMIT or dtype != torch.float32:
+            return rope_tables(positions, self.inv_freq, self.attention_factor, dtype)
         if self._cache is None or self._cache[0].shape[0] < top or self._cache[0].device != positions.device:
             size = max(256, 1 << (top - 1).bit_length())
             grid = torch.arange(size, device=positions.device)
@@ -187,9 +190,10 @@ class RoPE(PositionalEncoding):
             raise PosencError(f"seq_len must be a positive integer (the length a length-dependent scaling is "
                               f"evaluated at), got {seq_len!r}; pass None to use 1 + the largest position")
         q_positions, k_positions = q_positions.to(q.device), k_positions.to(k.device)
-        q_cos, q_sin = self.tables(q_positions, seq_len)
-        k_cos, k_sin = self.tables(k_positions, seq_len)
-        narrow = torch.float16 if torch.float16 in (q.dtype, k.dtype) else torch.float32  # the range the factors need
+        work = math_dtype(q, k)  # float64 tables and math for float64 inputs, else float32
+        q_cos, q_sin = self.tables(q_positions, seq_len, work)
+        k_cos, k_sin = self.tables(k_positions, seq_len, work)
+        narrow = torch.float16 if torch.float16 in (q.dtype, k.dtype) else work  # the range the factors need
         q_scale, k_scale = self.scales(q_positions, k_positions, narrow)
         return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace,
                           q_scale=q_scale, k_scale=k_scale)
@@ -197,7 +201,8 @@ class RoPE(PositionalEncoding):
     def scales(self, q_positions: torch.Tensor, k_positions: torch.Tensor,
                dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor | None, torch.Tensor | None]:
         """Factors ``[..., T, R/2]`` multiplying each rotated pair of q and of k; ``(None, None)`` for RoPE itself
-        (xPos returns its decay here, and refuses positions whose factors would leave ``dtype``'s range)."""
+        (xPos returns its decay here, float64 for ``dtype`` float64 and float32 otherwise, and refuses positions
+        whose factors would leave ``dtype``'s range)."""
         return None, None
 
     def extra_repr(self) -> str:

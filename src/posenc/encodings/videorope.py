@@ -78,10 +78,12 @@ class VideoRoPE(SectionedRotary):
         self.register_buffer("inv_freq", inv_freq, persistent=False)  # [R/2] float64
         self.register_buffer("pair_axis", videorope_axes(pairs, temporal), persistent=False)  # [R/2]
 
-    def tables(self, positions: torch.Tensor, seq_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """float32 ``(cos, sin)`` ``[..., T, R/2]`` at 1-D (text) positions ``[T]`` or ``[B, T]`` (every axis equal)."""
+    def tables(self, positions: torch.Tensor, seq_len: int | None = None,
+               dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(cos, sin)`` ``[..., T, R/2]`` in ``dtype`` (float32 or float64) at 1-D (text) positions ``[T]`` or
+        ``[B, T]`` (every axis equal)."""
         batch = positions.shape[0] if positions.dim() == 2 else 1
-        cos, sin = self.axis_tables(self.to_axes(positions, positions.shape[-1], batch, "positions"))
+        cos, sin = self.axis_tables(self.to_axes(positions, positions.shape[-1], batch, "positions"), dtype)
         return (cos[0], sin[0]) if positions.dim() == 1 else (cos, sin)
 
     def extra_repr(self) -> str:

@@ -13,7 +13,8 @@ positions: ``zeta_0^(-S/2 / scale_base)`` for a span of ``S`` positions, which p
 ``S = 72 000`` (``scale_base`` 512). :meth:`XPos.max_span` is the span within which every factor stays below
 ``G = sqrt(finfo.max) / 16`` (2^60 in float32), so that the logit of any query-key pair of the call, the product of
 two factors, also stays finite (below ``G^2``) however the pair is ordered; a call over a longer span is refused with
-that limit named, never answered with inf or NaN.
+that limit named, never answered with inf or NaN. float64 queries and keys get float64 factors, tables and math, and
+float64's range (287 819 positions with the paper's values).
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ class XPos(RoPE):
         scale_base: distance over which the decay ``zeta`` applies once (512 in the paper).
         gamma: 0.4 in the paper (> 0: ``zeta_0 = gamma / (1 + gamma)``).
 
-    One call spans at most :meth:`max_span` positions (33 995 in float32 with the paper's values; see the module
-    docstring).
+    One call spans at most :meth:`max_span` positions (33 995 in float32 with the paper's values, 287 819 in
+    float64; see the module docstring).
     """
 
     name = "xpos"
@@ -83,10 +84,11 @@ class XPos(RoPE):
         """The most positions (largest minus smallest, plus 1) one call may span with q and k in ``dtype``.
 
         Every factor ``zeta_i^(+-(p - c) / scale_base)`` then stays at most ``sqrt(finfo.max) / GAIN_HEADROOM``
-        (the rotation computes in float32, so a wider dtype counts as float32). With ``|p - c| <= S // 2`` for a span
-        ``S`` and the smallest ``zeta_0``: ``S = 2 floor(ln(G) scale_base / -ln(zeta_0)) + 1``.
+        (the rotation computes in float32 for every dtype but float64, so bfloat16 counts as float32). With
+        ``|p - c| <= S // 2`` for a span ``S`` and the smallest ``zeta_0``:
+        ``S = 2 floor(ln(G) scale_base / -ln(zeta_0)) + 1``.
         """
-        if dtype not in (torch.float16,):
+        if dtype not in (torch.float16, torch.float64):
             dtype = torch.float32
         log_gain = 0.5 * math.log(torch.finfo(dtype).max) - math.log(GAIN_HEADROOM)
         half = math.floor(log_gain * self.scale_base / -math.log(float(self.zeta.min())))
@@ -99,9 +101,10 @@ class XPos(RoPE):
 
     def scales(self, q_positions: torch.Tensor, k_positions: torch.Tensor,
                dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
-        """float32 ``(zeta^((n - c) / scale_base), zeta^(-(m - c) / scale_base))`` ``[..., T, R/2]`` for q at ``n``
-        and k at ``m``, ``c`` the middle of the positions (:func:`xpos_center`); :meth:`RoPE.rotate` multiplies the
-        rotated pairs by them. Positions spanning more than :meth:`max_span` for ``dtype`` are refused."""
+        """``(zeta^((n - c) / scale_base), zeta^(-(m - c) / scale_base))`` ``[..., T, R/2]`` for q at ``n`` and k at
+        ``m``, ``c`` the middle of the positions (:func:`xpos_center`); :meth:`RoPE.rotate` multiplies the rotated
+        pairs by them. float64 for ``dtype`` float64, float32 otherwise. Positions spanning more than
+        :meth:`max_span` for ``dtype`` are refused."""
         lo, hi = _bounds((q_positions, k_positions))
         limit = self.max_span(dtype)
         if hi - lo + 1 > limit:
@@ -112,8 +115,9 @@ class XPos(RoPE):
                 f"zeta^(+-span/2/scale_base) of the decay); rotate windows of at most {limit} positions (xPos' "
                 f"blockwise attention), raise scale_base, or use rope")
         center = (lo + hi + 1) // 2
-        q_scale = self.decay(q_positions, center).float()  # [..., Tq, R/2]
-        k_scale = (1.0 / self.decay(k_positions, center)).float()
+        out = torch.float64 if dtype == torch.float64 else torch.float32
+        q_scale = self.decay(q_positions, center).to(out)  # [..., Tq, R/2]
+        k_scale = (1.0 / self.decay(k_positions, center)).to(out)
         return q_scale, k_scale
 
     def extra_repr(self) -> str:

@@ -9,7 +9,8 @@ Paths (``provider=``):
 - ``"triton"``: fused Triton kernel for CUDA tensors (:mod:`posenc.kernels.triton_rope`); on CPU tensors only when
   asked for by name with ``TRITON_INTERPRET=1`` (Triton's interpreter, for tests);
 - ``"reference"``: plain torch (:mod:`posenc.kernels.reference`), always available, also the path for angle tables
-  that require gradients.
+  that require gradients and for float64 tensors, which it rotates with float64 math (the fused kernels take
+  float32, bfloat16 and float16).
 
 ``provider=None`` picks ``cpp`` on CPU when it is built, ``triton`` on CUDA when Triton imports, ``reference``
 otherwise. The fused paths go through one autograd operation (:class:`posenc.kernels.autograd.RopeFunction`).
@@ -86,6 +87,9 @@ def apply_rope(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: tor
     """Rotate ``q [B, H, Tq, Dh]`` and ``k [B, Hk, Tk, Dh]`` (``H`` a multiple of ``Hk``) by float32 half-width
     tables ``[T, R/2]`` or ``[B, T, R/2]`` (one row per token: offsets and per-row positions are in the tables).
 
+    Precision: float32 math for float32, bfloat16 and float16 tensors; when q or k is float64 the rotation runs on
+    the reference path with float64 math (pass float64 tables then, or they limit it to float32's 6e-8).
+
     ``(x1', x2') = (x1 cos - x2 sin, x2 cos + x1 sin)`` on the first ``R`` channels (Su et al. 2021); channels
     ``R..Dh-1`` pass through. ``inplace=True`` writes into q and k and returns them. Differentiable in q and k on
     every path (backward is the rotation by ``-theta``). Empty inputs (``B = 0``, ``Tq = 0`` or ``Tk = 0``) give
@@ -117,9 +121,11 @@ def apply_rope(q: torch.Tensor, k: torch.Tensor, q_cos: torch.Tensor, q_sin: tor
     # an empty problem (a zero batch, or no tokens in q and k) launches no kernel: torch returns empty tensors of
     # the right shapes, differentiable like any others
     empty = q.numel() == 0 and k.numel() == 0
-    if name == "reference" or tables_need_grad or empty:
-        q_out = rope_apply_reference(q, q_cos, q_sin, pairing)
-        k_out = rope_apply_reference(k, k_cos, k_sin, pairing)
+    wide = torch.float64 in (q.dtype, k.dtype)  # float64 in, float64 math: only the reference path has it
+    if name == "reference" or tables_need_grad or empty or wide:
+        math = torch.float64 if wide else torch.float32
+        q_out = rope_apply_reference(q, q_cos, q_sin, pairing, math)
+        k_out = rope_apply_reference(k, k_cos, k_sin, pairing, math)
         if inplace:
             return q.copy_(q_out), k.copy_(k_out)
         return q_out, k_out

@@ -6,7 +6,8 @@ For a rotary width ``R`` (``R = 2 * cos.shape[-1]``) and pair ``i`` with angle `
 
 ``pairing="half"`` (GPT-NeoX / Hugging Face) pairs element ``i`` with ``i + R/2``; ``pairing="interleaved"``
 (GPT-J / Meta) pairs ``2i`` with ``2i + 1``. Dimensions ``R..Dh-1`` pass through unchanged (partial rotary).
-Math in float32 whatever the tensor dtype; the result has the input's dtype.
+Math in float32 by default (``math_dtype``; :func:`posenc.kernels.apply_rope` asks for float64 when q or k is
+float64); the result has the input's dtype.
 """
 
 from __future__ import annotations
