@@ -87,8 +87,18 @@ return Object.fromEntries(Object.keys(settings).map(k => [k, panel.inputs[k].val
 """
 
 
+#: the scaling panel at the SmolLM2-135M preset, scrolled to its figures
+_MEASURED = """
+const p = window.posencExplore.panels.find(p => p.id === 'scaling');
+p.inputs.model.value = String([...p.inputs.model.options].findIndex(o => o.textContent === 'SmolLM2-135M') - 1);
+p.update('model');
+document.getElementById('cap-scaling-wavelength').closest('figure').scrollIntoView();
+"""
+
+
 def screenshots(page: Path, folder: Path) -> None:
-    """``explore-{zh,en}-{1280,390}.png``: the top of the page (header, self-check, the first panels)."""
+    """``explore-{zh,en}-{1280,390}.png``: the top of the page (header, self-check, the first panels); and
+    ``explore-measured-{zh,en}-1280.png``: the scaling panel at SmolLM2's preset with the report's measurements."""
     from PIL import Image
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -102,6 +112,12 @@ def screenshots(page: Path, folder: Path) -> None:
                 driver.save_screenshot(str(path))
                 Image.open(path).convert("RGB").quantize(128).save(path, optimize=True)
                 print(f"saved {path} ({path.stat().st_size / 1024:.0f} KiB)")
+                if width == 1280:  # the scaling panel at SmolLM2's preset, the report's measurements beside
+                    driver.execute_script(_MEASURED)
+                    path = folder / f"explore-measured-{lang}-1280.png"
+                    driver.save_screenshot(str(path))
+                    Image.open(path).convert("RGB").quantize(128).save(path, optimize=True)
+                    print(f"saved {path} ({path.stat().st_size / 1024:.0f} KiB)")
 
 
 def main() -> int:

@@ -505,8 +505,8 @@ function linePlot(svg, series, opts = {}) {
     el("text", {x: PLOT.left - 4, y: sy(opts.ylog ? Math.pow(10, v) : v) + 4, "text-anchor": anchor, class: "tick",
       text: fmt(opts.ylog ? Math.pow(10, v) : v)}, svg, SVG);
   }
-  for (const v of [x0, x1]) {
-    el("text", {x: sx(opts.xlog ? Math.pow(10, v) : v), y: PLOT.h - PLOT.bottom + 14, "text-anchor": "middle", class: "tick",
+  for (const v of [x0, x1]) {  // the right end's label ends at the frame, so a long number stays inside the figure
+    el("text", {x: sx(opts.xlog ? Math.pow(10, v) : v), y: PLOT.h - PLOT.bottom + 14, "text-anchor": v === x1 ? "end" : "middle", class: "tick",
       text: fmt(opts.xlog ? Math.pow(10, v) : v)}, svg, SVG);
   }
   if (opts.xlabel) el("text", {x: PLOT.left + W / 2, y: PLOT.h - 4, "text-anchor": "middle", class: "axis", text: opts.xlabel}, svg, SVG);
