@@ -145,6 +145,27 @@ def test_sliding_window_without_layer_types():
         [None] * 8  # Qwen2 with the window off
 
 
+@pytest.mark.parametrize(("model_type", "split", "windows"), [
+    # Qwen2 and Qwen3: the layers from max_window_layers on slide (transformers' Qwen2Config)
+    ("qwen2", 0, [64] * 4), ("qwen2", 2, [None, None, 64, 64]), ("qwen2", 4, [None] * 4),
+    ("qwen3", 1, [None, 64, 64, 64]),
+    # Qwen2-MoE: the even layers below max_window_layers slide
+    ("qwen2_moe", 4, [64, None, 64, None]), ("qwen2_moe", 2, [64, None, None, None]),
+])
+def test_max_window_layers_splits_a_dicts_layers_as_the_config_class_does(model_type, split, windows):
+    """A config.json dict with a window and max_window_layers but no layer_types: the same layers slide as in
+    transformers' own config built from it (the window counted as each model's attention does)."""
+    import transformers
+
+    raw = {"model_type": model_type, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+           "num_hidden_layers": 4, "intermediate_size": 128, "vocab_size": 100, "rope_theta": 10000.0,
+           "use_sliding_window": True, "sliding_window": 64, "max_window_layers": split}
+    from_dict = [x.window for x in schedule_from_hf_config(raw)]
+    built = transformers.AutoConfig.for_model(model_type, **{k: v for k, v in raw.items() if k != "model_type"})
+    assert from_dict == [x.window for x in schedule_from_hf_config(built)]
+    assert from_dict == windows
+
+
 def test_unknown_layer_types_and_wrong_lengths_are_refused():
     with pytest.raises(PosencError, match="'linear_attention' in this config have no schedule"):
         schedule_from_hf_config(_dict(num_hidden_layers=2, layer_types=["full_attention", "linear_attention"]))

@@ -146,6 +146,8 @@ FIELDS: dict[str, FieldSpec] = {
     "sliding_window": _int("the keys a sliding-window layer sees; 0 or null where the window is off", 0,
                            example="4096"),
     "use_sliding_window": _flag("whether the sliding window is on"),
+    "max_window_layers": _int("the layer count that splits full from sliding-window layers (Qwen2: layers from it "
+                              "on slide)", 0, example="28 (Qwen2)"),
     "attention_chunk_size": _int("the tokens of each attention chunk", example="8192 (Llama 4)"),
     "attn_temperature_tuning": _flag("whether NoPE layers scale queries by position"),
     "attn_scale": _number("how fast the attention temperature grows", 0, example="0.1 (Llama 4)"),

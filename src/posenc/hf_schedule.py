@@ -34,13 +34,14 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from posenc.encodings.base import PositionalEncoding
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.hf_config import from_hf_config
-from posenc.hf_fields import MAX_LAYERS, ConfigFields
+from posenc.hf_fields import MAX_LAYERS, ConfigFields, config_from_dict
 
 __all__ = ["schedule_from_hf_config", "LAYER_TYPES", "text_config"]
 
@@ -74,6 +75,8 @@ def _layer_types(fields: ConfigFields, n_layers: int) -> list[str]:
     types = fields.get("layer_types")  # a list of strings, one per layer (checked)
     if not types:
         sliding = bool(fields.get("sliding_window")) and fields.get("use_sliding_window", default=True)
+        if sliding and fields.get("max_window_layers") is not None and isinstance(fields.config, Mapping):
+            return _derived_layer_types(fields, n_layers)
         return ["sliding_attention" if sliding else "full_attention"] * n_layers
     unknown = sorted({t for t in types if t not in LAYER_TYPES})
     if unknown:
@@ -81,6 +84,17 @@ def _layer_types(fields: ConfigFields, n_layers: int) -> list[str]:
                           f"which knows {', '.join(LAYER_TYPES)}; a layer of another kind (linear attention, "
                           f"compressed attention) has no positional encoding posenc can describe")
     return types
+
+
+def _derived_layer_types(fields: ConfigFields, n_layers: int) -> list[str]:
+    """The layer types of a ``config.json`` dict that splits its layers by ``max_window_layers`` and gives no
+    ``layer_types``: each model type splits them its own way (Qwen2, Qwen3: the layers from ``max_window_layers`` on
+    slide; Qwen2-MoE: the even layers below it), so transformers' own config class derives them, as the model does."""
+    built = config_from_dict(fields.config, f"{fields.prefix or 'config.json'}")
+    derived = getattr(built, "layer_types", None)
+    if not derived or len(derived) != n_layers:  # a model type that does not split by max_window_layers
+        return ["sliding_attention"] * n_layers
+    return list(derived)
 
 
 def _window(fields: ConfigFields) -> int:
