@@ -65,6 +65,7 @@ PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
     "posenc": ("tests",),
     "posenc.cli": ("tests/cli",),
     "posenc.encodings": TESTS["posenc.encodings"],
+    "posenc.explore": ("tests/explore", "tests/cli/test_explore.py"),
     "posenc.extend": ("tests/extend",),
     "posenc.kernels": TESTS["posenc.kernels"],
     "posenc.lab": ("tests/lab",),
