@@ -24,7 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "explore"))
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / "tests" / "explore"),
+                str(Path(__file__).resolve().parents[1] / "tests")]  # explore_browser, and the headless it uses
 
 from explore_browser import chromium, open_page  # noqa: E402
 

@@ -1,52 +1,29 @@
 """Headless Chromium (Debian's ``chromium`` + ``chromedriver``) for the explorer's tests and benchmark, network off.
 
-The flags are the report's browser test's (tests/report/report_browser.py); the page is opened from a file.
+The browser is tests/headless.py's, as the report's browser test's; the page is opened from a file.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage")
+import headless
+
+NEEDED_BY = "the explorer's browser test"
 
 
 def find_browser() -> tuple[str, str]:
     """Paths of chromium and chromedriver, or an error that says how to install them."""
-    chromium = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
-    driver = CHROMEDRIVER if Path(CHROMEDRIVER).exists() else shutil.which("chromedriver")
-    if not chromium or not driver:
-        raise RuntimeError("headless Chromium is needed for the explorer's browser test but "
-                           f"{'chromium' if not chromium else 'chromedriver'} is not installed; install the Debian "
-                           "packages with `apt-get install -y chromium chromium-driver` (./scripts/setup.sh does it)")
-    return chromium, driver
+    return headless.find_browser(NEEDED_BY)
 
 
 @contextmanager
 def chromium(width: int = 1280, height: int = 900):
-    """A headless Chromium driver, closed (and its profile removed) on exit."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    binary, driver_path = find_browser()
-    profile = tempfile.mkdtemp(prefix="posenc-explore-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    try:
+    """A headless Chromium driver (:func:`headless.chromium`), closed (and its profile removed) on exit."""
+    with headless.chromium(width, height, NEEDED_BY) as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def open_page(driver, page: Path, lang: str | None = None) -> None:

@@ -4,26 +4,19 @@ either language."""
 from __future__ import annotations
 
 import contextlib
-import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+import headless
+
+NEEDED_BY = "the report's browser test"
 
 
 def find_browser() -> tuple[str, str]:
     """Paths of chromium and chromedriver, or an error that says how to install them."""
-    chromium = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
-    driver = CHROMEDRIVER if Path(CHROMEDRIVER).exists() else shutil.which("chromedriver")
-    if not chromium or not driver:
-        raise RuntimeError("headless Chromium is needed for the report's browser test but "
-                           f"{'chromium' if not chromium else 'chromedriver'} is not installed; install the Debian "
-                           "packages with `apt-get install -y chromium chromium-driver` (./scripts/setup.sh does it)")
-    return chromium, driver
+    return headless.find_browser(NEEDED_BY)
 
 
 @dataclass
@@ -37,25 +30,10 @@ class PageView:
 
 @contextlib.contextmanager
 def chromium() -> Iterator[Any]:
-    """A headless Chromium driven by selenium, with the browser's console log kept; closed on exit."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    binary, driver_path = find_browser()
-    profile = tempfile.mkdtemp(prefix="posenc-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                 f"--user-data-dir={profile}", "--window-size=1200,900"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    try:
+    """A headless Chromium driven by selenium (:func:`headless.chromium`), with the browser's console log kept;
+    closed on exit."""
+    with headless.chromium(1200, 900, NEEDED_BY) as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def open_page(index_html: Path, screenshot: Path) -> PageView:
