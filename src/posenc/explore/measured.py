@@ -15,24 +15,12 @@ ships none and says so.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from posenc.explore.panels import checkout_report
+from posenc.explore.panels import report_claims
 
 __all__ = ["measured_curves"]
-
-
-def _claims(report: Path | None) -> dict[str, dict[str, Any]]:
-    path = report if report is not None else checkout_report()
-    if path is None:
-        return {}
-    try:
-        claims = json.loads(Path(path).read_text()).get("claims", [])
-    except (OSError, ValueError):
-        return {}
-    return {c["id"]: c for c in claims if isinstance(c, dict) and "id" in c}
 
 
 def _interval(estimate: Any) -> dict[str, float] | None:
@@ -66,7 +54,7 @@ def _extension(claim: dict[str, Any]) -> dict[str, Any] | None:
 def measured_curves(report: Path | None = None) -> dict[str, dict[str, Any]]:
     """``{"pair_use": ..., "extension": ...}`` from a committed report json (the checkout's full report by
     default); a measurement the report lacks is left out."""
-    claims = _claims(report)
+    claims = report_claims(report)
     out = {}
     for key, claim_id, read in (("pair_use", "low-dims-position", _pair_use), ("extension", "pi-yarn", _extension)):
         if claim_id in claims:

@@ -56,8 +56,9 @@ def checkout_report() -> Path | None:
     return None
 
 
-def claim_verdicts(report: Path | None = None) -> dict[str, dict[str, Any]]:
-    """``{claim id: {"status", "title"}}`` of every claim the panels link to, from a committed report json."""
+def report_claims(report: Path | None = None) -> dict[str, dict[str, Any]]:
+    """``{claim id: claim record}`` of a report json (default: the checkout's committed full report); ``{}`` when
+    there is none or it cannot be read."""
     path = report if report is not None else checkout_report()
     if path is None:
         return {}
@@ -65,10 +66,16 @@ def claim_verdicts(report: Path | None = None) -> dict[str, dict[str, Any]]:
         claims = json.loads(Path(path).read_text()).get("claims", [])
     except (OSError, ValueError):
         return {}
+    return {c["id"]: c for c in claims if isinstance(c, dict) and "id" in c}
+
+
+def claim_verdicts(report: Path | None = None) -> dict[str, dict[str, Any]]:
+    """``{claim id: {"status", "title"}}`` of every claim the panels link to, from a committed report json."""
+    claims = report_claims(report)
     wanted = {c for panel in PANELS for c in panel.claims}
     out = {}
-    for claim in claims:
-        if isinstance(claim, dict) and claim.get("id") in wanted:
+    for claim in claims.values():
+        if claim.get("id") in wanted:
             verdict = claim.get("verdict")
             status = verdict.get("status") if isinstance(verdict, dict) else verdict
             out[claim["id"]] = {"status": status, "title": claim.get("title") or claim.get("statement") or ""}
