@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from one_line_error import check_one_line_error
 
 from posenc.cli import main
 from posenc.store import ResultStore
@@ -89,17 +90,7 @@ def _snapshot(tmp) -> dict[str, bytes]:
 @pytest.mark.parametrize("argv, fragments", [pytest.param(argv, fragments, id=name) for name, argv, fragments in CASES])
 def test_bad_input_is_one_line_naming_the_value(argv, fragments, tmp_path, capsys):
     _files(tmp_path)
-    before = _snapshot(tmp_path)
-    argv = [arg.replace("{tmp}", str(tmp_path)) for arg in argv]
-    assert main(argv) == 2
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    message = " ".join(err.split())  # usage errors are framed over a few lines; the message is what counts
-    for fragment in fragments:
-        assert fragment.replace("{tmp}", str(tmp_path)) in message, err
-    errors = [line for line in err.splitlines() if line.startswith(("error:", "Error:"))]
-    assert len(errors) == 1, err
-    assert _snapshot(tmp_path) == before  # nothing written, no folder made, the store untouched
+    check_one_line_error(argv, fragments, tmp_path, capsys, _snapshot)  # the store untouched, byte for byte
 
 
 def _closed_port() -> int:
