@@ -33,6 +33,11 @@ class Test:
         otherwise: for a requirement (:attr:`Claim.requires`), the verdict when it is not met: ``"inconclusive"``
             (the data cannot judge yet: more training, more samples) or ``"not testable"`` (the test cannot tell the
             cases apart at all).
+        null: the name of the estimate that holds this statistic on the claim's null (:attr:`Claim.null`: random
+            weights, a random table, shuffled positions, an untrained model), computed by the experiment with the
+            same code path and sample as the statistic itself; ``""`` when :attr:`no_null` says why none applies.
+        no_null: why this statistic has no null (an exact identity, a round-off bound, a count); ``""`` when
+            :attr:`null` names one.
     """
 
     __test__ = False  # not a pytest test class
@@ -45,6 +50,8 @@ class Test:
     role: Literal["core", "condition"] = "core"
     unless: str = ""
     otherwise: Literal["inconclusive", "not testable"] = "inconclusive"
+    null: str = ""
+    no_null: str = ""
 
     def __post_init__(self) -> None:
         if self.op not in (">", "<"):
@@ -99,6 +106,10 @@ class Claim:
             or ``""``. A claim with a reason has no tests: its verdict is ``not testable`` with this reason, and its
             experiment shows what can be measured nearby, if anything. Register a vague claim this way rather than
             testing a stronger one in its place.
+        null: what the claim's statistics are compared with, in words, computed the same way (``"all-MiniLM-L6-v2
+            with re-initialised weights of matched norms"``, ``"a random table of the same shape"``, ``"exact: no
+            null"``); each test names its null's estimate in :attr:`Test.null` or says why none applies in
+            :attr:`Test.no_null`.
     """
 
     id: str
@@ -114,6 +125,7 @@ class Claim:
     revision: int = 1
     untestable: str = ""
     title_zh: str = ""
+    null: str = ""
 
     def __post_init__(self) -> None:
         if self.untestable:

@@ -14,7 +14,9 @@ properties, probe, lab, extend), never decides a verdict, and returns:
   returns ``missing`` in quick mode leaves its claims "not decided in quick mode"; the runner marks the claims past
   the report's time budget "not run" (``missing_status``);
 - ``figure``: an optional matplotlib ``Figure`` (stored as a PNG);
-- ``setup``: one sentence saying what ran, with its sizes (quick and full mode differ here).
+- ``setup``: one sentence saying what ran, with its sizes (quick and full mode differ here);
+- ``scope``: what the numbers rest on, in a few words the verdict line repeats ("all-MiniLM-L6-v2, 128-token
+  windows, 64 windows"; "2-layer lab models of width 64, 3 seeds, trained at 32 tokens").
 
 Experiments import the areas they call inside the function, so a missing or broken area fails only the claims that
 need it.
@@ -104,6 +106,7 @@ class Measurement:
     missing_status: str | None = None
     command: str | None = None
     figure_png: str | None = None  # base64 PNG: filled from ``figure`` when stored, or read back from the store
+    scope: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serialisable dict (the figure as base64 PNG) for the results store."""
@@ -114,7 +117,7 @@ class Measurement:
                 "variants": {o: {k: e.as_dict() for k, e in v.items()} for o, v in self.variants.items()},
                 "missing": self.missing, "missing_status": self.missing_status, "command": self.command,
                 "numbers": jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows], "setup": self.setup,
-                "figure_png": png}
+                "scope": self.scope, "figure_png": png}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Measurement:
@@ -125,7 +128,7 @@ class Measurement:
                    variants={o: {k: Estimate.from_dict(e) for k, e in v.items()}
                              for o, v in data.get("variants", {}).items()},
                    missing=data.get("missing"), missing_status=data.get("missing_status"),
-                   command=data.get("command"))
+                   command=data.get("command"), scope=data.get("scope", ""))
 
 
 def exacts(numbers: dict[str, Any], *keys: str) -> dict[str, Estimate]:
