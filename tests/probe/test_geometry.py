@@ -9,6 +9,7 @@ from transformers import LlamaConfig, LlamaModel
 
 from posenc.errors import PosencError
 from posenc.probe.geometry import (
+    ORTHOGONAL_ENRICHMENT,
     cosine_matrix,
     embedding_tables,
     format_seed_layout,
@@ -18,10 +19,12 @@ from posenc.probe.geometry import (
     initial_table_orthogonality,
     near_orthogonal_margin,
     orthogonality,
+    orthogonality_against_chance,
     pair_stats,
     placeholder_rows,
     principal_angles,
     subspace_comparison,
+    subspace_share,
     trained_rows,
     verdict,
 )
@@ -348,3 +351,28 @@ def test_subspace_share_against_numpy():
     assert subspace_share(words, positions - inside)["enrichment"].value == pytest.approx(0.0, abs=1e-12)
     assert subspace_share(words, inside)["enrichment"].value == pytest.approx(d / k, rel=1e-9)
     assert principal_k(np.array([0.5, 0.3, 0.2]), 0.8) == 2 and principal_k(np.array([0.5, 0.3, 0.2]), 0.81) == 3
+
+
+def test_orthogonality_against_chance_counts_chance_overlap_as_not_orthogonal():
+    """The shared definition: orthogonal only when more orthogonal than random vectors of the dimension.
+
+    Hand-built: words vary in dimensions 0..3 only (their top principal subspace is spanned by those), positions in
+    4..7 only, so the positions' share inside is 0 (enrichment 0: orthogonal). Positions drawn in all 8 dimensions
+    put about k/d of their variance inside (enrichment about 1: chance, not orthogonal), and so does the null the
+    function draws itself (the same statistic on N(0, std^2) tables of the same shapes)."""
+    rng = np.random.default_rng(3)
+    words = np.concatenate([rng.normal(size=(500, 4)), np.zeros((500, 4))], axis=1)
+    apart = np.concatenate([np.zeros((64, 4)), rng.normal(size=(64, 4))], axis=1)
+    out = orthogonality_against_chance(words, apart)
+    assert out["enrichment"].value == pytest.approx(0.0, abs=1e-12) and out["orthogonal"] == "yes"
+    assert out["k"] <= 4 and out["chance"] == out["k"] / 8
+    assert out["null"]["enrichment"].value == pytest.approx(1.0, abs=0.5)
+    assert out["null_orthogonal"] == "no" and out["bar"] == ORTHOGONAL_ENRICHMENT == 0.5
+    chance = orthogonality_against_chance(words, rng.normal(size=(512, 8)))
+    assert chance["orthogonal"] == "no"
+    assert chance["enrichment"].value == pytest.approx(1.0, abs=0.25)
+    # the null is the same code on the drawn tables: drawing them from the same generator reproduces it
+    draw = np.random.default_rng(7)
+    again = subspace_share(draw.normal(0.0, 0.02, words.shape), draw.normal(0.0, 0.02, apart.shape), 0.5)
+    assert orthogonality_against_chance(words, apart, rng=np.random.default_rng(7))["null"]["enrichment"].value \
+        == pytest.approx(again["enrichment"].value, rel=1e-12)

@@ -48,7 +48,8 @@ from posenc.stats import Estimate, bootstrap_weights
 __all__ = ["embedding_tables", "cosine_matrix", "pair_stats", "seed_examples", "gaussian_baseline",
            "principal_angles", "pca", "subspace_comparison", "geometry", "verdict", "format_seed_layout",
            "WORD_ROWS", "placeholder_rows", "trained_rows", "frequent_rows", "near_orthogonal_margin",
-           "orthogonality", "initial_table_orthogonality", "BERT_INIT_STD", "principal_k", "subspace_share"]
+           "orthogonality", "initial_table_orthogonality", "BERT_INIT_STD", "principal_k", "subspace_share",
+           "ORTHOGONAL_ENRICHMENT", "orthogonality_against_chance"]
 
 #: the tutorial's sample of word rows
 WORD_ROWS = (100, 1100)
@@ -223,6 +224,48 @@ def subspace_share(words: np.ndarray, positions: np.ndarray, level: float = 0.5,
     angles = principal_angles(u, basis_p[:, :k_p])
     return {"k": k, "dim": d, "level": level, "share": share, "enrichment": enrichment, "chance": chance,
             "k_positions": k_p, "angles": [float(a) for a in angles], "angle_min": float(angles.min())}
+
+
+#: "orthogonal" against chance: the positions put under half of chance's share of their variance in the words'
+#: principal subspace (enrichment 1: random vectors of that dimension; 0: orthogonal subspaces; halfway between)
+ORTHOGONAL_ENRICHMENT = 0.5
+
+
+def orthogonality_against_chance(words: np.ndarray, positions: np.ndarray, level: float = 0.5,
+                                 bar: float = ORTHOGONAL_ENRICHMENT, std: float = BERT_INIT_STD,
+                                 rng: np.random.Generator | None = None, seed: int = 0) -> dict[str, Any]:
+    """The one definition of "word and position vectors are (near-)orthogonal" that the report's claims share
+    (tutorial 001 §4: "训练初期,他们确实不是近似正交的", at the start of training they are not near-orthogonal).
+
+    Two sets of vectors count as orthogonal when they are *more* orthogonal than chance: random vectors of the same
+    dimension already meet at about 90 degrees, so an angle near 90 says nothing, and chance overlap counts as *not*
+    orthogonal. The statistic is :func:`subspace_share`'s enrichment, the share of the (centred) position table's
+    variance inside the words' principal subspace (the fewest directions holding ``level`` of the word variance)
+    over the share ``k/d`` isotropic random rows put there:
+
+        enrichment = (sum_t |U^T p_t|^2 / sum_t |p_t|^2) / (k / d)      1 for chance, 0 for orthogonal subspaces
+
+    and the sets are orthogonal when its 95% interval lies wholly below ``bar`` (halfway), not orthogonal when it
+    lies at or above, undecided when it straddles. The null is computed by the same code on tables of the same
+    shapes drawn from N(0, std^2) (random vectors of this dimension; BERT's initialisation by default), from ``rng``
+    (default ``numpy.random.default_rng(seed)``): words first, then positions.
+
+    Returns :func:`subspace_share`'s dict for the given tables, plus ``null`` (the same dict for the random tables),
+    ``bar`` and ``orthogonal`` / ``null_orthogonal`` (``"yes"``, ``"no"`` or ``"undecided"``).
+
+    >>> rng = np.random.default_rng(0)
+    >>> words = np.concatenate([rng.normal(size=(400, 4)), np.zeros((400, 4))], axis=1)   # words in dims 0..3
+    >>> positions = np.concatenate([np.zeros((64, 4)), rng.normal(size=(64, 4))], axis=1)  # positions in 4..7
+    >>> out = orthogonality_against_chance(words, positions)
+    >>> out["orthogonal"], out["null_orthogonal"]
+    ('yes', 'no')
+    """
+    w, p = np.asarray(words, np.float64), np.asarray(positions, np.float64)
+    measured = subspace_share(w, p, level, seed=seed)
+    draw = np.random.default_rng(seed) if rng is None else rng
+    null = subspace_share(draw.normal(0.0, std, w.shape), draw.normal(0.0, std, p.shape), level, seed=seed)
+    return {**measured, "null": null, "bar": bar, "orthogonal": _judge(measured["enrichment"], bar),
+            "null_orthogonal": _judge(null["enrichment"], bar)}
 
 
 def placeholder_rows(tokenizer: Any) -> np.ndarray:
