@@ -231,7 +231,10 @@ def test_rope_extrapolates_needs_the_task_learned_first():
     good = {"rope_in_distribution": est(0.99, 0.98, 1.0), "kept_past_L": est(0.95, 0.92, 0.97)}
     assert verdict("rope-extrapolates", **good) == "supported"
     assert verdict("rope-extrapolates", **{**good, "kept_past_L": est(0.7, 0.6, 0.8)}) == "qualified"
-    assert verdict("rope-extrapolates", **{**good, "kept_past_L": est(0.2, 0.1, 0.3)}) == "refuted"
+    # 可以外推 ("can extrapolate") is hedged: sampled numbers refute it only beside a power requirement that is met
+    refuting = {**good, "kept_past_L": est(0.2, 0.1, 0.3)}
+    assert verdict("rope-extrapolates", **refuting) == ("refuted" if get_claim("rope-extrapolates").power
+                                                        else "inconclusive")
     assert verdict("rope-extrapolates", **{**good, "kept_past_L": est(0.5, 0.3, 0.7)}) == "inconclusive"
     assert verdict("rope-extrapolates", **{**good, "rope_in_distribution": est(0.8, 0.7, 0.9)}) == "inconclusive"
 
@@ -320,9 +323,14 @@ def _passes(test: Test, value: float) -> bool:
 
 
 def _passing_values(claim: Claim) -> dict[str, float]:
-    """A value for each statistic that clears every bar on it: just past a single bar, the middle of a range."""
+    """A value for each statistic that clears every bar on it: just past a single bar, the middle of a range; each
+    null a test names (that is not itself a statistic) a little short of that test's bar."""
     values = {}
-    for name in {t.statistic for t in (*claim.requires, *claim.tests)}:
+    statistics = {t.statistic for t in (*claim.requires, *claim.tests)}
+    for t in (*claim.requires, *claim.tests):
+        if t.null and t.null not in statistics:
+            values[t.null] = t.threshold - 1e-3 * max(1.0, abs(t.threshold)) * (1 if t.op == ">" else -1)
+    for name in statistics:
         bars = [t for t in (*claim.requires, *claim.tests) if t.statistic == name]
         lows = [t.threshold for t in bars if t.op == ">"]
         highs = [t.threshold for t in bars if t.op == "<"]
@@ -337,16 +345,21 @@ def _passing_values(claim: Claim) -> dict[str, float]:
 
 def _expected(claim: Claim, values: dict[str, float]) -> str:
     """The status the rule's documented order gives when every number is exact: the first requirement not met
-    decides (its ``otherwise``); then all core tests passing and all conditions passing is supported, no core test
-    passing refuted, anything else qualified."""
+    decides (its ``otherwise``); then a null that passes its test's bar makes it not testable; then all core tests
+    passing and all conditions passing is supported, no core test passing refuted (inconclusive when a power
+    requirement is not met), anything else qualified."""
     for req in claim.requires:
-        if not _passes(req, values[req.statistic]):
+        if req.role != "power" and not _passes(req, values[req.statistic]):
             return req.otherwise
+    if any(t.null and _passes(t, values[t.null]) for t in (*claim.requires, *claim.tests)):
+        return "not testable"
     core = [_passes(t, values[t.statistic]) for t in claim.tests if t.role == "core"]
     conditions = [_passes(t, values[t.statistic]) for t in claim.tests if t.role == "condition"]
     if all(core) and all(conditions):
         return "supported"
-    return "refuted" if not any(core) else "qualified"
+    if not any(core):
+        return "refuted" if all(_passes(p, values[p.statistic]) for p in claim.power) else "inconclusive"
+    return "qualified"
 
 
 JUDGED = [c for c in LEDGER if not c.untestable]
@@ -363,7 +376,7 @@ def test_each_claim_is_supported_just_past_its_bars_and_not_on_them(claim):
         for value in (bar.threshold, short):
             values = {**passing, bar.statistic: value}
             expected = _expected(claim, values)
-            assert expected != "supported", (bar, value)
+            assert expected != "supported" or bar.role == "power", (bar, value)  # power is read only to refute
             got = judge(claim, {k: exact(v) for k, v in values.items()}).status
             assert got == expected, (bar, value, got)
 

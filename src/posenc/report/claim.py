@@ -8,12 +8,46 @@ any run, each with where it comes from.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from posenc.errors import PosencError
 
-__all__ = ["Test", "Choice", "Claim"]
+__all__ = ["Test", "Choice", "Claim", "ROLES", "TEST_ROLES", "REQUIREMENT_ROLES", "HEDGES", "hedge_words"]
+
+#: a test's roles: among a claim's tests, and among its requirements
+TEST_ROLES = ("core", "condition")
+REQUIREMENT_ROLES = ("core", "headroom", "power")
+ROLES = ("core", "condition", "headroom", "power")
+
+#: the words that make a sentence an existence claim ("may", "can"): in the document's Chinese quote, and in the
+#: English claim (whole words); see :attr:`Claim.hedged`
+HEDGES = {"zh": ("可能", "也许", "或许", "可以"), "en": ("may", "might")}
+#: 可以 before a verb of seeing is the writer's "one can see" (an observation the document reports), not a hedge on
+#: the claim
+_SEEING = ("看到", "看出", "发现", "观察到")
+
+
+def hedge_words(quote: str, claim: str = "") -> list[str]:
+    """The hedges a claim's quote and English sentence hold, in order of appearance (quote first).
+
+    >>> hedge_words("模型可能学到一种分工", "a model may learn it")
+    ['可能', 'may']
+    >>> hedge_words("我们也可以发现，维度越高，周期越长")
+    []
+    """
+    found = []
+    for word in HEDGES["zh"]:
+        start = quote.find(word)
+        while start >= 0:
+            after = quote[start + len(word):]
+            if not (word == "可以" and after.startswith(_SEEING)):
+                found.append((start, word))
+            start = quote.find(word, start + 1)
+    words = [w for _, w in sorted(found)]
+    words += re.findall(r"\b(?:" + "|".join(HEDGES["en"]) + r")\b", claim, flags=re.IGNORECASE)
+    return [w.lower() for w in words]
 
 
 @dataclass(frozen=True)
@@ -26,8 +60,14 @@ class Test:
         threshold: the bar, fixed before the run.
         says: what passing means, in words ("values stay within [-1, 1]").
         basis: where the threshold comes from ("float32 round-off", "chance level", "Voita et al. 2019", ...).
-        role: ``"core"``, the claim itself; ``"condition"``, a condition under which it holds: a failing condition
-            makes the verdict qualified, never refuted.
+        role: in :attr:`Claim.tests`, ``"core"``, the claim itself, or ``"condition"``, a condition under which it
+            holds: a failing condition makes the verdict qualified, never refuted. In :attr:`Claim.requires`,
+            ``"core"`` (a plain precondition, read before any test), ``"headroom"`` (the ceiling rule: the
+            baseline of a comparison on a bounded metric lies far enough from the metric's ceiling or floor for the
+            claimed margin to fit; unmet: not testable, so its ``otherwise`` must be ``"not testable"``) or
+            ``"power"`` (the hedge rule: the test would have seen the effect had it been there, a positive control
+            or the null's separation from the stated effect; read only when the verdict would be refuted, which it
+            turns into inconclusive when not met).
         unless: for a condition (or a core test among several), the qualified verdict's wording when it fails;
             ``{value}`` in it stands for the measured value (3 significant digits).
         otherwise: for a requirement (:attr:`Claim.requires`), the verdict when it is not met: ``"inconclusive"``
@@ -47,7 +87,7 @@ class Test:
     threshold: float
     says: str
     basis: str
-    role: Literal["core", "condition"] = "core"
+    role: Literal["core", "condition", "headroom", "power"] = "core"
     unless: str = ""
     otherwise: Literal["inconclusive", "not testable"] = "inconclusive"
     null: str = ""
@@ -56,8 +96,15 @@ class Test:
     def __post_init__(self) -> None:
         if self.op not in (">", "<"):
             raise PosencError(f"test {self.statistic}: op must be '>' or '<', got {self.op!r}")
-        if self.role not in ("core", "condition"):
-            raise PosencError(f"test {self.statistic}: role must be 'core' or 'condition', got {self.role!r}")
+        if self.role not in ROLES:
+            raise PosencError(f"test {self.statistic}: role must be one of {ROLES}, got {self.role!r}")
+        if self.role == "headroom" and self.otherwise != "not testable":
+            raise PosencError(f"test {self.statistic}: a headroom requirement says the metric has no room for the "
+                              f"comparison, so the test cannot tell the cases apart: its otherwise must be "
+                              f"'not testable', got {self.otherwise!r}")
+        if self.null and self.no_null:
+            raise PosencError(f"test {self.statistic}: give its null's estimate (null={self.null!r}) or the reason "
+                              f"it has none (no_null={self.no_null!r}), not both")
 
     @property
     def text(self) -> str:
@@ -110,6 +157,8 @@ class Claim:
             with re-initialised weights of matched norms"``, ``"a random table of the same shape"``, ``"exact: no
             null"``); each test names its null's estimate in :attr:`Test.null` or says why none applies in
             :attr:`Test.no_null`.
+        not_hedged: why the hedge word in the quote or the sentence (:func:`hedge_words`) does not hedge what is
+            tested (a 可能 that names a possibility the claim does not rest on, say), or ``""``; see :attr:`hedged`.
     """
 
     id: str
@@ -126,6 +175,7 @@ class Claim:
     untestable: str = ""
     title_zh: str = ""
     null: str = ""
+    not_hedged: str = ""
 
     def __post_init__(self) -> None:
         if self.untestable:
@@ -139,6 +189,29 @@ class Claim:
             raise PosencError(f"claim {self.id}: origin must be 'tutorial' or 'literature', got {self.origin!r}")
         if self.tests and not any(t.role == "core" for t in self.tests):
             raise PosencError(f"claim {self.id} has only conditions; at least one test must be 'core'")
+        for kind, tests, roles in (("test", self.tests, TEST_ROLES), ("requirement", self.requires,
+                                                                       REQUIREMENT_ROLES)):
+            for t in tests:
+                if t.role not in roles:
+                    raise PosencError(f"claim {self.id}: the {kind} on {t.statistic} has role {t.role!r}; a {kind}'s "
+                                      f"role is one of {roles} (headroom and power are requirements, in requires)")
+        if self.not_hedged and not hedge_words(self.quote, self.claim):
+            raise PosencError(f"claim {self.id} says why its hedge does not hedge it (not_hedged={self.not_hedged!r}), "
+                              f"but neither its quote nor its sentence holds a hedge ({', '.join(sum(HEDGES.values(), ()))}"
+                              f"); drop not_hedged")
+
+    @property
+    def hedged(self) -> bool:
+        """Whether the claim is an existence claim ("may", 可能): its quote or sentence holds a hedge
+        (:func:`hedge_words`) and :attr:`not_hedged` gives no reason why that hedge does not bear on what is tested.
+        A hedged claim is supported by showing the effect happens in the setting tested, and refuted only with power
+        to see it (:func:`~posenc.report.verdict.judge`)."""
+        return bool(hedge_words(self.quote, self.claim)) and not self.not_hedged
+
+    @property
+    def power(self) -> tuple[Test, ...]:
+        """The requirements that show the test would have seen the effect (``role="power"``)."""
+        return tuple(t for t in self.requires if t.role == "power")
 
     @property
     def criterion_text(self) -> str:

@@ -26,6 +26,17 @@ The rule: each :class:`~posenc.report.claim.Test` compares one statistic's inter
 pass, fail or undecided (a number without an interval is undecided). Every way the undecided tests could fall is
 tried; if all give one status, that is the verdict, else it is inconclusive (or not decided in quick mode, when an
 undecided test's number has no interval in quick mode).
+
+Three more readings calibrate it (docs/report.md, "Nulls, hedges, ceilings and scope"):
+
+- the null: a test that names its null's estimate (:attr:`~posenc.report.claim.Test.null`) is read against it first.
+  A null whose interval already passes the bar means the test cannot tell the cases apart: not testable, with both
+  numbers. A null whose interval straddles the bar: inconclusive (the bar does not separate null from effect).
+- the ceiling: a ``headroom`` requirement that fails makes the claim not testable on that metric.
+- the hedge: a verdict that would be refuted stands only with power to see the effect. A ``power`` requirement
+  that is not met turns it inconclusive; a hedged claim (:attr:`~posenc.report.claim.Claim.hedged`, "may") with no
+  power requirement is refuted only by exact numbers (an exact computation sees the whole setting), else
+  inconclusive.
 """
 
 from __future__ import annotations
@@ -159,11 +170,65 @@ def _status(core: list[bool], conditions: list[bool]) -> str:
     return "qualified"
 
 
-def _describe(test: Test, estimate: Estimate, result: bool | None) -> str:
+def _describe(test: Test, estimate: Estimate, result: bool | None, null: Estimate | None = None) -> str:
     mark = {True: "holds", False: "does not hold", None: "undecided"}[result]
     if result is None and not estimate.has_interval:
         mark = f"undecided (n={estimate.n}: no interval)"
-    return f"{test.says}: {test.statistic} = {estimate.text()} (needs {test.op} {test.threshold:.7g}) — {mark}"
+    beside = f"; null {null.text()}" if null is not None else ""
+    return (f"{test.says}: {test.statistic} = {estimate.text()} (needs {test.op} {test.threshold:.7g}{beside})"
+            f" — {mark}")
+
+
+def _null_check(claim: Claim, estimates: Mapping[str, Estimate], quick: bool) -> Verdict | None:
+    """The null's reading (module docstring): ``None`` when every null that a test names fails its bar, else the
+    verdict it forces (not testable when a null passes, inconclusive or not decided in quick mode when one is
+    undecided)."""
+    passing, undecided, too_few = [], [], False
+    against = claim.null or "the null"
+    for t in (*claim.requires, *claim.tests):
+        if not t.null:
+            continue
+        null, est = estimates[t.null], estimates[t.statistic]
+        result = outcome(t, null)
+        bar = f"{t.op} {t.threshold:.7g}"
+        if result is True:
+            passing.append(f"{t.says}: {against} already gives {t.null} = {null.text()}, past the bar {bar} "
+                           f"(measured: {t.statistic} = {est.text()})")
+        elif result is None:
+            too_few = too_few or not null.has_interval
+            undecided.append(f"{t.says}: {against} gives {t.null} = {null.text()}, across the bar {bar} "
+                             f"(measured: {t.statistic} = {est.text()})")
+    if passing:
+        return not_testable("the null already passes the bar, so the test cannot tell the cases apart: "
+                            + "; ".join(passing))
+    if undecided:
+        text = "the bar does not separate the null from the effect: " + "; ".join(undecided)
+        return _too_few(claim, quick, text) if too_few else inconclusive(text)
+    return None
+
+
+def _powered(claim: Claim, estimates: Mapping[str, Estimate], results: list[tuple[Test, Estimate, bool | None]],
+             reason: str, quick: bool) -> Verdict | None:
+    """The power check of a verdict that would be refuted (module docstring): ``None`` when the refutation stands,
+    else the undecided verdict that replaces it."""
+    unmet = [(p, estimates[p.statistic], outcome(p, estimates[p.statistic])) for p in claim.power]
+    unmet = [(p, e, r) for p, e, r in unmet if r is not True]
+    if unmet:
+        text = (f"{reason}. It would be refuted, but only a test with power to see the effect refutes it, and the "
+                f"power requirement is not met: " + "; ".join(_describe(p, e, r) for p, e, r in unmet))
+        if any(r is None and not e.has_interval for _, e, r in unmet):
+            return _too_few(claim, quick, text)
+        return inconclusive(text)
+    exact = all(not e.sampled for t, e, _ in results if t.role == "core")
+    if claim.hedged and not claim.power and not exact:
+        from posenc.report.claim import hedge_words
+
+        words = ", ".join(dict.fromkeys(hedge_words(claim.quote, claim.claim)))
+        return inconclusive(f"{reason}. The claim is hedged ({words}): a 'may' is refuted only by showing it cannot "
+                            f"happen in the setting tested, with power to see it if it did, and this claim shows no "
+                            f"power (a power requirement: a positive control, or the null's separation from the "
+                            f"stated effect); its sampled numbers alone leave it open")
+    return None
 
 
 def _too_few(claim: Claim, quick: bool, reason: str) -> Verdict:
@@ -193,6 +258,7 @@ def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None =
     with ``command`` (default: the claim's own ``posenc report --claim ID``). ``quick``: the numbers come from quick
     mode, so an undecided test whose number has no interval makes the claim not decided in quick mode, not
     inconclusive. A claim marked :attr:`~posenc.report.claim.Claim.untestable` is not testable whatever was measured.
+    A test's null (:attr:`~posenc.report.claim.Test.null`) is an estimate like its statistic: a missing one raises.
     """
     if claim.untestable:
         return not_testable(f"not testable as written: {claim.untestable}")
@@ -203,22 +269,29 @@ def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None =
                               f"{missing_status!r}")
         return Verdict(missing_status, missing, command=command or decide_command(claim.id))
     absent = [t.statistic for t in (*claim.requires, *claim.tests) if t.statistic not in estimates]
+    absent += [f"{t.null} (the null of {t.statistic})" for t in (*claim.requires, *claim.tests)
+               if t.null and t.null not in estimates]
     if absent:
         raise PosencError(f"claim {claim.id}: the experiment {claim.experiment!r} gave no estimate for "
-                          f"{', '.join(absent)}; it gave {', '.join(sorted(estimates)) or 'none'}. The experiment "
-                          f"and the claim disagree: bump the claim's revision after fixing either")
+                          f"{', '.join(dict.fromkeys(absent))}; it gave {', '.join(sorted(estimates)) or 'none'}. The "
+                          f"experiment and the claim disagree: bump the claim's revision after fixing either")
     for req in claim.requires:
+        if req.role == "power":  # read only when the verdict would be refuted
+            continue
         est = estimates[req.statistic]
         result = outcome(req, est)
         if result is not True:
-            text = _describe(req, est, result)
+            text = _describe(req, est, result, estimates[req.null] if req.null else None)
             if req.otherwise == "not testable" and result is False:
                 return not_testable(f"requirement not met, so the test cannot tell the cases apart: {text}")
             if result is None and not est.has_interval:
                 return _too_few(claim, quick, f"requirement undecided: {text}")
             return inconclusive(f"requirement not met: {text}")
+    null_verdict = _null_check(claim, estimates, quick)
+    if null_verdict is not None:
+        return null_verdict
     results = [(t, estimates[t.statistic], outcome(t, estimates[t.statistic])) for t in claim.tests]
-    reason = "; ".join(_describe(t, e, r) for t, e, r in results)
+    reason = "; ".join(_describe(t, e, r, estimates[t.null] if t.null else None) for t, e, r in results)
     undecided = [i for i, (_, _, r) in enumerate(results) if r is None]
     statuses = set()
     for fill in itertools.product((True, False), repeat=len(undecided)):
@@ -235,6 +308,10 @@ def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None =
             return _too_few(claim, quick, text)
         return inconclusive(text)
     status = statuses.pop()
+    if status == "refuted":
+        unpowered = _powered(claim, estimates, results, reason, quick)
+        if unpowered is not None:
+            return unpowered
     if status == "qualified":
         failing = [(t, e) for t, e, r in results if r is False]
         condition = "; ".join(_unless(t, e) for t, e in failing) or "some tests undecided"
