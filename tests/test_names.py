@@ -22,7 +22,8 @@ def test_names_items_and_iteration_keep_declaration_order():
     assert fruit.names() == ("pear", "apple", "plum")
     assert list(fruit) == ["pear", "apple", "plum"]
     assert fruit.items() == [("pear", 0), ("apple", 1), ("plum", 2)]
-    assert fruit.values() == [0, 1, 2]
+    assert fruit.values() == [0, 1, 2] and fruit.keys() == fruit.names()
+    assert dict(fruit) == {"pear": 0, "apple": 1, "plum": 2} and list(dict(fruit)) == ["pear", "apple", "plum"]
     assert fruit.choices == ["pear", "apple", "plum"]
     assert len(fruit) == 3 and "apple" in fruit and "fig" not in fruit and 3 not in fruit
 
@@ -78,6 +79,16 @@ def test_a_name_of_another_type_is_unknown_not_a_crash():
     for bad in (None, 3, ("apple",)):
         with pytest.raises(UnknownName, match=re.escape(f"unknown fruit {bad!r};")):
             _fruit().get(bad)
+
+
+def test_a_sorted_registry_lists_and_suggests_in_sorted_order():
+    fruit: Registry[int] = Registry("fruit", sort=True)
+    for i, name in enumerate(("pear", "apple", "plum")):
+        fruit.register(name, i)
+    assert fruit.names() == ("apple", "pear", "plum") and list(fruit) == ["apple", "pear", "plum"]
+    assert fruit.items() == [("apple", 1), ("pear", 0), ("plum", 2)] and fruit.choices == ["apple", "pear", "plum"]
+    with pytest.raises(UnknownName, match=r"valid fruits are: apple, pear, plum\. Did you mean 'pear'\?"):
+        fruit.get("peer")
 
 
 def test_the_plural_is_a_constructor_argument():

@@ -57,13 +57,16 @@ class Registry(Generic[T]):
     Args:
         kind: what an item is, in the singular, for messages: ``"encoding"`` gives "unknown encoding 'x'".
         plural: its plural (default ``kind + "s"``): "valid encodings are: ...".
+        sort: list the names sorted instead of in registration order, for a table whose registration order means
+            nothing (encodings register as the package imports their files).
     """
 
-    def __init__(self, kind: str, plural: str | None = None) -> None:
+    def __init__(self, kind: str, plural: str | None = None, *, sort: bool = False) -> None:
         if not isinstance(kind, str) or not kind.strip():
             raise PosencError(f"a registry's kind must be a non-empty string such as 'encoding', got {kind!r}")
         self.kind = kind
         self.plural = plural or f"{kind}s"
+        self.sort = sort
         self._items: dict[str, T] = {}
 
     @overload
@@ -92,7 +95,7 @@ class Registry(Generic[T]):
 
     def unknown(self, name: object, *, where: str = "") -> UnknownName:
         """The error for ``name`` not in the table (to raise); ``where`` follows the name (``" for --claim"``)."""
-        listed = ", ".join(self._items) or "(none)"
+        listed = ", ".join(self.names()) or "(none)"
         return UnknownName(f"unknown {self.kind} {name!r}{where}; valid {self.plural} are: {listed}."
                            f"{did_you_mean(name, self.names())}")
 
@@ -106,27 +109,31 @@ class Registry(Generic[T]):
         return self._items[name]
 
     def names(self) -> tuple[str, ...]:
-        """Every name, in registration order."""
-        return tuple(self._items)
+        """Every name, in registration order (sorted for a registry made with ``sort=True``)."""
+        return tuple(sorted(self._items) if self.sort else self._items)
 
     @property
     def choices(self) -> list[str]:
-        """Every name, in registration order, as a CLI's choices."""
-        return list(self._items)
+        """Every name, in the order of :meth:`names`, as a CLI's choices."""
+        return list(self.names())
+
+    def keys(self) -> tuple[str, ...]:
+        """The same as :meth:`names` (so ``dict(registry)`` copies the table)."""
+        return self.names()
 
     def items(self) -> list[tuple[str, T]]:
-        """Every (name, item), in registration order."""
-        return list(self._items.items())
+        """Every (name, item), in the order of :meth:`names`."""
+        return [(name, self._items[name]) for name in self.names()]
 
     def values(self) -> list[T]:
-        """Every item, in registration order."""
-        return list(self._items.values())
+        """Every item, in the order of :meth:`names`."""
+        return [self._items[name] for name in self.names()]
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self._items
 
     def __iter__(self) -> Iterator[str]:
-        return iter(tuple(self._items))
+        return iter(self.names())
 
     def __len__(self) -> int:
         return len(self._items)
@@ -147,4 +154,4 @@ class Registry(Generic[T]):
         del self._items[name]
 
     def __repr__(self) -> str:
-        return f"Registry({self.kind!r}: {', '.join(self._items)})"
+        return f"Registry({self.kind!r}: {', '.join(self.names())})"

@@ -57,7 +57,7 @@ def test_check_all(tmp_path):
     (["check", "sinusoidal", "--d-model", "7"], "d_model must be an even integer >= 2"),
     (["check"], "name an encoding (see `posenc list`) or pass --all"),
     (["check", "rope", "--all"], "pass an encoding name or --all, not both (got 'rope' and --all)"),
-    (["check", "nosuch"], "unknown encoding 'nosuch'; valid names are: alibi, axial_rope"),
+    (["check", "nosuch"], "unknown encoding 'nosuch'; valid encodings are: alibi, axial_rope"),
     (["plot", "alibi", "--kind", "dims"], "cannot draw 'dims'"),
     (["plot", "rope", "--kind", "pie"], "unknown figure kind 'pie'; valid kinds are: heatmap, dims, positions, "
                                         "binary, rotation, decay, ramp"),

@@ -25,8 +25,8 @@ BAD_CHOICES = {
     "extend": (["--dtype", "float8"], ["unknown dtype 'float8'; use one of: float32, bfloat16, float16"]),
     "probe": (["minilm", "--only", "nosuch"], ["unknown probe(s) ['nosuch'] for --only; choose from geometry, "
                                                "decodability, four_terms, heads, rope"]),
-    "check": (["nosuch"], ["unknown encoding 'nosuch'; valid names are: alibi,"]),
-    "show": (["nosuch"], ["unknown encoding 'nosuch'; valid names are: alibi,"]),
+    "check": (["nosuch"], ["unknown encoding 'nosuch'; valid encodings are: alibi,"]),
+    "show": (["nosuch"], ["unknown encoding 'nosuch'; valid encodings are: alibi,"]),
     "explore": (["--lang", "fr"], ["--lang must be one of zh, en, got 'fr'"]),
 }
 

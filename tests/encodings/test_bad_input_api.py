@@ -12,6 +12,7 @@ import posenc
 from posenc.encodings import PositionOutOfRange, convert_qk_weights, sinusoidal_table, t5_bucket
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope
+from posenc.names import UnknownName
 
 build = posenc.build
 
@@ -262,7 +263,7 @@ CASES = [
 ]
 
 #: cases whose error is a subclass of PosencError with a meaning of its own
-KINDS = {}
+KINDS = {"r3-randomized-unknown": UnknownName, "r3-unknown-encoding": UnknownName}
 
 
 @pytest.mark.parametrize("call, fragments", [pytest.param(call, fragments, id=name) for name, call, fragments in CASES])

@@ -120,7 +120,7 @@ def test_charlm_run():
 
 @pytest.mark.parametrize("settings,match", [
     ({"task": "copyy"}, "valid tasks are"),
-    ({"encoding": "ropee"}, "valid names are"),
+    ({"encoding": "ropee"}, "valid encodings are"),
     ({"train_len": 0}, "positive integer"),
     ({"eval_lengths": [4, -1]}, "eval_lengths"),
     ({"max_len": 10, "train_len": 20}, "does not fit"),

@@ -231,8 +231,8 @@ def test_a_rotary_encoding_that_widens_the_model_is_refused(monkeypatch):
         return Widening
 
     config = TransformerConfig(vocab_size=10, d_model=16, n_heads=2, encoding="widening_rotary")
-    monkeypatch.setitem(catalog._TABLE, "widening_rotary", widening(("embed", "rotate")))
+    monkeypatch.setitem(catalog.ENCODINGS, "widening_rotary", widening(("embed", "rotate")))
     with pytest.raises(PosencError, match="a rotary encoding cannot also change the model width"):
         Transformer(config)
-    monkeypatch.setitem(catalog._TABLE, "widening_rotary", widening(("embed",)))
+    monkeypatch.setitem(catalog.ENCODINGS, "widening_rotary", widening(("embed",)))
     assert Transformer(config).width == 24

@@ -1,14 +1,18 @@
 """Every encoding family, one file each, and the table of them by name.
 
-Each family module imports only the contract (:mod:`~posenc.encodings.base`) and its own helpers; none knows the
-table. This file lists every family in :data:`FAMILIES` and adds each to :mod:`~posenc.encodings.catalog` under its
-``name``, so importing any part of the package fills the table.
+Each family module imports the contract (:mod:`~posenc.encodings.base`), its own helpers and the decorator that
+registers its class (``@register("rope")`` from :mod:`~posenc.encodings.catalog`). This file imports every module of
+the folder, so importing any part of the package fills the table (:data:`~posenc.encodings.catalog.ENCODINGS`), and a
+new family file joins it without being listed here. The names below are the package's public classes and helpers.
 """
+
+import importlib
+import pkgutil
 
 from posenc.encodings.alibi import ALiBi, alibi_slopes
 from posenc.encodings.axial import AxialRoPE
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, PositionalEncoding
-from posenc.encodings.catalog import register
+from posenc.encodings.catalog import ENCODINGS
 from posenc.encodings.cope import CoPE
 from posenc.encodings.dape import DAPE
 from posenc.encodings.fire import FIRE
@@ -36,14 +40,10 @@ __all__ = [
     "MRoPE", "AxialRoPE", "PRoPE", "FIRE", "KERPLE", "Sandwich", "CoPE",
     "AttentionTemperature", "PoPE", "FoX", "DAPE", "VideoRoPE",
     "alibi_slopes", "t5_bucket", "sinusoidal_table", "rope_tables", "convert_qk_weights", "sorted_random_positions",
-    "convert_sinusoidal_layout",
+    "convert_sinusoidal_layout", "ENCODINGS",
 ]
 
-#: every family of this package, in the order of ``__all__``; each class carries its name (``RoPE.name == "rope"``)
-FAMILIES = (IntegerPE, NormalizedPE, BinaryPE, SinusoidalPE, LearnedPE, RoPE, XPos, ALiBi, T5Bias, NoPE, Randomized,
-            MRoPE, AxialRoPE, PRoPE, FIRE, KERPLE, Sandwich, CoPE,
-            AttentionTemperature, PoPE, FoX, DAPE, VideoRoPE)
-
-for _family in FAMILIES:
-    register(_family.name)(_family)
-del _family
+# every module of the folder, so that each family's @register runs: the table needs no list of them
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
+del _module

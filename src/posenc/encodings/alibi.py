@@ -21,6 +21,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.catalog import register
 from posenc.encodings.offsets import positions_at
 from posenc.errors import PosencError
 
@@ -42,6 +43,7 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
     return torch.tensor(slopes, dtype=torch.float64)
 
 
+@register("alibi")
 class ALiBi(PositionalEncoding):
     """Linear distance penalty per head (Press et al. 2022, arXiv:2108.12409, §3).
 
@@ -59,7 +61,6 @@ class ALiBi(PositionalEncoding):
         [[-2.0, -1.0, -0.0], [-0.0, -0.0, -0.0], [-1.0, -0.5, -0.0], [-0.0, -0.0, -0.0]]
     """
 
-    name = "alibi"
     info = EncodingInfo(family="bias", paper="Press et al. 2022, Train Short, Test Long (ALiBi)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, slopes: Sequence[float] | None = None, heads: Sequence[int] | None = None):

@@ -20,6 +20,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, check_positions
+from posenc.encodings.catalog import register
 from posenc.encodings.mrope import SectionedRotary, axis_positions
 from posenc.encodings.rope_scaling import check_base
 from posenc.errors import PosencError
@@ -35,6 +36,7 @@ def axial_inv_freq(rotary_dim: int, base: float = 10000.0) -> tuple[torch.Tensor
     return torch.cat([f, f]), torch.cat([torch.zeros(quarter, dtype=torch.long), torch.ones(quarter, dtype=torch.long)])
 
 
+@register("axial_rope")
 class AxialRoPE(SectionedRotary):
     """2-D axial RoPE over patch rows and columns (Heo et al. 2024, arXiv:2403.13298, §3.2).
 
@@ -55,7 +57,6 @@ class AxialRoPE(SectionedRotary):
         True
     """
 
-    name = "axial_rope"
     info = EncodingInfo(family="rotary", paper="Heo et al. 2024, RoPE for Vision Transformer (arXiv:2403.13298)",
                         hooks=("rotate",))
     axes = 2

@@ -1,9 +1,11 @@
 """Names to builders: the table behind ``posenc.build("rope", head_dim=64)``.
 
-The table holds classes; it imports none. The package (``posenc/encodings/__init__.py``) lists every family it
-holds and adds each under its ``name``; an encoding defined elsewhere joins with :func:`register`. Options are the
-keyword arguments of the class's ``__init__``; an unknown name or option raises an error that lists the valid ones.
-A duplicate name raises.
+The table, :data:`ENCODINGS`, is a :class:`~posenc.names.Registry` of classes; it imports none. Each family registers
+at its class with the decorator :func:`register` (``@register("rope")`` above ``class RoPE``), and the package
+(``posenc/encodings/__init__.py``) imports every module of the folder, so a new family file is in the table without
+being listed anywhere; an encoding defined elsewhere joins with the same decorator. Options are the keyword arguments
+of the class's ``__init__``; an unknown name or option raises an error that lists the valid ones. A duplicate name
+raises.
 
 Importing any ``posenc.encodings`` module runs the package first, so the table is full before this module is used.
 A wrapper that builds an encoding by name (``randomized``) imports this module, never the package.
@@ -11,7 +13,6 @@ A wrapper that builds an encoding by name (``randomized``) imports this module, 
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -19,24 +20,24 @@ from typing import Any
 from posenc.checks import whole_number
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
+from posenc.names import Registry, did_you_mean
 
-__all__ = ["register", "build", "build_for_model", "available", "options_of", "get_class", "MODEL_SIZES"]
+__all__ = ["ENCODINGS", "register", "build", "build_for_model", "available", "options_of", "get_class", "MODEL_SIZES"]
 
-_TABLE: dict[str, type[PositionalEncoding]] = {}
+#: every encoding class by name, listed sorted (the families register in the order their files are imported)
+ENCODINGS: Registry[type[PositionalEncoding]] = Registry("encoding", sort=True)
 
 #: model sizes a model builder offers to every encoding; each encoding takes only those its __init__ names.
 MODEL_SIZES = ("d_model", "n_heads", "head_dim", "max_len")
 
 
 def register(name: str) -> Callable[[type[PositionalEncoding]], type[PositionalEncoding]]:
-    """Class decorator: add an encoding under ``name`` (lower case, unique) and set its ``name``."""
+    """Class decorator: add an encoding under ``name`` (lower case, unique) and set its ``name``; a name already
+    taken raises :class:`~posenc.names.DuplicateName`."""
 
     def decorate(cls: type[PositionalEncoding]) -> type[PositionalEncoding]:
-        if name in _TABLE:
-            raise PosencError(f"encoding name {name!r} is already registered by {_TABLE[name].__qualname__}; "
-                              f"pick another name")
+        ENCODINGS.register(name, cls)
         cls.name = name
-        _TABLE[name] = cls
         return cls
 
     return decorate
@@ -44,16 +45,12 @@ def register(name: str) -> Callable[[type[PositionalEncoding]], type[PositionalE
 
 def available() -> list[str]:
     """Names of every registered encoding, sorted."""
-    return sorted(_TABLE)
+    return list(ENCODINGS.names())
 
 
 def get_class(name: str) -> type[PositionalEncoding]:
     """The class registered under ``name``; an unknown name lists the valid ones."""
-    if not isinstance(name, str) or name not in _TABLE:
-        close = difflib.get_close_matches(str(name), list(_TABLE), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise PosencError(f"unknown encoding {name!r}; valid names are: {', '.join(sorted(_TABLE))}.{hint}")
-    return _TABLE[name]
+    return ENCODINGS.get(name)
 
 
 def options_of(name: str) -> dict[str, Any]:
@@ -72,8 +69,7 @@ def build(name: str, **options: Any) -> PositionalEncoding:
     valid = options_of(name)
     unknown = sorted(set(options) - set(valid))
     if unknown:
-        close = {key: difflib.get_close_matches(key, list(valid), n=1) for key in unknown}
-        hint = "".join(f" Did you mean {close[key][0]!r} for {key!r}?" for key in unknown if close[key])
+        hint = "".join(did_you_mean(key, list(valid), suffix=f" for {key!r}") for key in unknown)
         raise PosencError(f"unknown option(s) {', '.join(map(repr, unknown))} for encoding {name!r}; "
                           f"valid options are: {', '.join(valid) or '(none)'}.{hint}")
     for key, value in options.items():

@@ -33,6 +33,7 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_allocation, check_head_layout, check_positions
+from posenc.encodings.catalog import register
 from posenc.errors import PosencError
 
 __all__ = ["CoPE", "cope_positions", "cope_bias"]
@@ -59,6 +60,7 @@ def cope_bias(q: torch.Tensor, positions: torch.Tensor, table: torch.Tensor) -> 
     return frac * z_high + (1 - frac) * z_low
 
 
+@register("cope")
 class CoPE(PositionalEncoding):
     """Contextual positions from gates over previous tokens (Golovneva et al. 2024, arXiv:2405.18719, §3).
 
@@ -75,7 +77,6 @@ class CoPE(PositionalEncoding):
         torch.Size([1, 2, 5, 5])
     """
 
-    name = "cope"
     #: 2: the gates read the scaled logits ``q k^T / sqrt(Dh)`` (Appendix B); 1 took the sigmoid of ``q k^T``
     revision = 2
     info = EncodingInfo(family="contextual", paper="Golovneva et al. 2024, CoPE (arXiv:2405.18719)",

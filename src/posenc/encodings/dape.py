@@ -28,13 +28,14 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
-from posenc.encodings.catalog import build_for_model, get_class
+from posenc.encodings.catalog import build_for_model, get_class, register
 from posenc.errors import PosencError
 from posenc.kernels import check_qk
 
 __all__ = ["DAPE"]
 
 
+@register("dape")
 class DAPE(PositionalEncoding):
     """A bias encoding adjusted per pair by an MLP over the heads' scores and biases (arXiv:2405.14722).
 
@@ -55,7 +56,6 @@ class DAPE(PositionalEncoding):
         torch.Size([1, 2, 3, 3])
     """
 
-    name = "dape"
     info = EncodingInfo(family="contextual", paper="Zheng et al. 2024, DAPE (arXiv:2405.14722)",
                         hooks=("contextual_bias",))
 

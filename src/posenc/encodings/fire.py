@@ -27,6 +27,7 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.catalog import register
 from posenc.encodings.offsets import Offsets, gather_offsets, offset_range, offsets_of, positions_at
 from posenc.errors import PosencError
 
@@ -49,6 +50,7 @@ def fire_inputs(q_positions: torch.Tensor, k_positions: torch.Tensor, c: torch.T
     return numerator / denominator
 
 
+@register("fire")
 class FIRE(PositionalEncoding):
     """Learned function of the normalised relative distance (Li et al. 2023, arXiv:2310.04418, §3.2-3.3).
 
@@ -65,7 +67,6 @@ class FIRE(PositionalEncoding):
         torch.Size([2, 4, 4])
     """
 
-    name = "fire"
     info = EncodingInfo(family="bias", paper="Li et al. 2023, FIRE (arXiv:2310.04418)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, hidden: int = 32, c: float = 1.0, threshold: float = 512.0):

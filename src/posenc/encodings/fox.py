@@ -30,6 +30,7 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions, future_mask, math_dtype
+from posenc.encodings.catalog import register
 from posenc.errors import PosencError
 
 __all__ = ["FoX", "forget_bias"]
@@ -49,6 +50,7 @@ def forget_bias(log_f: torch.Tensor, t_q: int, log_g: torch.Tensor | None = None
     return torch.where(later, after, bias)
 
 
+@register("fox")
 class FoX(PositionalEncoding):
     """A forget gate per head whose cumulative log is added to the logits (arXiv:2503.02130).
 
@@ -67,7 +69,6 @@ class FoX(PositionalEncoding):
         torch.Size([1, 2, 5, 5])
     """
 
-    name = "fox"
     info = EncodingInfo(family="contextual", paper="Lin et al. 2025, Forgetting Transformer (arXiv:2503.02130)",
                         hooks=("input_bias",), per_layer=True)
 

@@ -24,6 +24,7 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.catalog import register
 from posenc.encodings.offsets import offset_bias, offset_score_mod
 from posenc.errors import PosencError
 
@@ -50,6 +51,7 @@ def _inverse_softplus(x: float) -> float:
     return x + math.log(-math.expm1(-x))
 
 
+@register("kerple")
 class KERPLE(PositionalEncoding):
     """Learned log or power distance kernel per head (Chi et al. 2022, arXiv:2205.09921, §4.2).
 
@@ -66,7 +68,6 @@ class KERPLE(PositionalEncoding):
         [-1.3863, -1.0986, -0.6931, 0.0]
     """
 
-    name = "kerple"
     info = EncodingInfo(family="bias", paper="Chi et al. 2022, KERPLE (arXiv:2205.09921)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, kernel: str = "log", r1: float = 1.0, r2: float = 1.0):

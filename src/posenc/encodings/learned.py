@@ -15,6 +15,7 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, check_allocation
+from posenc.encodings.catalog import register
 from posenc.errors import PosencError
 
 __all__ = ["LearnedPE", "PositionOutOfRange"]
@@ -24,6 +25,7 @@ class PositionOutOfRange(PosencError):
     """A position past the end of a learned table."""
 
 
+@register("learned")
 class LearnedPE(AbsoluteEncoding):
     """A trainable table ``[max_len, dim]`` (Gehring et al. 2017; Devlin et al. 2019; Radford et al. 2019).
 
@@ -34,7 +36,6 @@ class LearnedPE(AbsoluteEncoding):
         init_std: standard deviation of the normal initialisation (GPT-2: 0.02).
     """
 
-    name = "learned"
     info = EncodingInfo(family="absolute", paper="Gehring et al. 2017, ConvS2S; Devlin et al. 2019, BERT",
                         hooks=("embed",), length_limited=True)
 

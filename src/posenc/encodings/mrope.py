@@ -29,6 +29,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
+from posenc.encodings.catalog import register
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
 from posenc.kernels import apply_rope, check_pairing, check_qk
@@ -108,6 +109,7 @@ class SectionedRotary(PositionalEncoding):
         return apply_rope(q, k, q_cos, q_sin, k_cos, k_sin, pairing=self.pairing, inplace=inplace)
 
 
+@register("mrope")
 class MRoPE(SectionedRotary):
     """Multimodal RoPE over temporal / height / width positions (Qwen2-VL §2.1; Qwen3-VL interleaved).
 
@@ -129,7 +131,6 @@ class MRoPE(SectionedRotary):
         torch.Size([1, 2, 4, 12])
     """
 
-    name = "mrope"
     info = EncodingInfo(family="rotary", paper="Wang et al. 2024, Qwen2-VL (arXiv:2409.12191) §2.1; Qwen3-VL 2025",
                         hooks=("rotate",))
 

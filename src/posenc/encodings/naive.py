@@ -17,6 +17,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
+from posenc.encodings.catalog import register
 from posenc.errors import PosencError
 
 __all__ = ["IntegerPE", "NormalizedPE", "BinaryPE"]
@@ -31,10 +32,10 @@ def _width(dim: int | None, requested: int | None, name: str) -> int:
     return width
 
 
+@register("integer")
 class IntegerPE(AbsoluteEncoding):
     """``PE[p] = p + start`` repeated across channels (tutorial 000 §2.1). Grows without bound."""
 
-    name = "integer"
     info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",), constant_across_channels=True)
 
     def __init__(self, dim: int | None = None, combine: str = "add", start: int = 1):
@@ -51,13 +52,13 @@ class IntegerPE(AbsoluteEncoding):
         return values[..., None].expand(*values.shape, width)  # [..., T, dim]
 
 
+@register("normalized")
 class NormalizedPE(AbsoluteEncoding):
     """``PE[p] = p / (n - 1)`` in [0, 1] repeated across channels (tutorial 000 §2.2).
 
     ``n`` is ``length`` when given, else the number of positions in the call (so 3 tokens give 0, 0.5, 1).
     """
 
-    name = "normalized"
     info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",), constant_across_channels=True)
 
     def __init__(self, dim: int | None = None, combine: str = "add", length: int | None = None):
@@ -74,13 +75,13 @@ class NormalizedPE(AbsoluteEncoding):
         return values.to(dtype)[..., None].expand(*values.shape, width)
 
 
+@register("binary")
 class BinaryPE(AbsoluteEncoding):
     """``PE[p, j] = (p >> j) & 1``: channel 0 holds the lowest bit (tutorial 000 §2.3, tutorial 001 §3.2).
 
     Positions ``>= 2^dim`` alias: only ``2^dim`` distinct vectors exist.
     """
 
-    name = "binary"
     info = EncodingInfo(family="absolute", paper=_SEED000, hooks=("embed",))
 
     def encode(self, positions: torch.Tensor, dim: int | None = None,

@@ -5,12 +5,13 @@ while an encoder without a mask is permutation-equivariant (tutorial 000: "I lov
 from __future__ import annotations
 
 from posenc.encodings.base import EncodingInfo, PositionalEncoding
+from posenc.encodings.catalog import register
 
 __all__ = ["NoPE"]
 
 
+@register("nope")
 class NoPE(PositionalEncoding):
     """No position information (Kazemnejad et al. 2023, arXiv:2305.19466)."""
 
-    name = "nope"
     info = EncodingInfo(family="none", paper="Kazemnejad et al. 2023, NoPE (arXiv:2305.19466)", hooks=())

@@ -32,6 +32,7 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
+from posenc.encodings.catalog import register
 from posenc.errors import PosencError
 from posenc.kernels import check_qk
 
@@ -45,6 +46,7 @@ def pope_frequencies(head_dim: int, base: float) -> torch.Tensor:
     return base ** (-torch.arange(head_dim, dtype=torch.float64) / head_dim)
 
 
+@register("pope")
 class PoPE(PositionalEncoding):
     """Polar coordinate position embedding (arXiv:2509.10534): magnitudes from content through softplus, phases from
     position, a learned phase bias per head and frequency.
@@ -65,7 +67,6 @@ class PoPE(PositionalEncoding):
         (torch.Size([1, 2, 3, 8]), 8)
     """
 
-    name = "pope"
     info = EncodingInfo(family="rotary", paper="Gopalakrishnan et al. 2025, PoPE (arXiv:2509.10534)",
                         hooks=("rotate",))
 

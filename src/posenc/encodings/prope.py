@@ -14,11 +14,13 @@ uses (:func:`posenc.encodings.rope_scaling.proportional`), applied through RoPE'
 from __future__ import annotations
 
 from posenc.encodings.base import EncodingInfo
+from posenc.encodings.catalog import register
 from posenc.encodings.rope import RoPE
 
 __all__ = ["PRoPE"]
 
 
+@register("p_rope")
 class PRoPE(RoPE):
     """RoPE with only the ``p`` fraction of highest frequencies (Barbero et al. 2024, arXiv:2410.06205, §5).
 
@@ -34,7 +36,6 @@ class PRoPE(RoPE):
         [1.0, 0.1, 0.0, 0.0]
     """
 
-    name = "p_rope"
     info = EncodingInfo(family="rotary", paper="Barbero et al. 2024, Round and Round We Go (p-RoPE, arXiv:2410.06205)",
                         hooks=("rotate",))
 

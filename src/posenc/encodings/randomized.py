@@ -26,7 +26,7 @@ import torch
 
 from posenc.checks import SEED_LIMIT, whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
-from posenc.encodings.catalog import build_for_model
+from posenc.encodings.catalog import build_for_model, register
 from posenc.errors import PosencError
 
 __all__ = ["Randomized", "sorted_random_positions"]
@@ -48,6 +48,7 @@ def sorted_random_positions(n: int, max_len: int, rows: int = 1, generator: torc
     return draw.sort(dim=-1).values.to(device)
 
 
+@register("randomized")
 class Randomized(PositionalEncoding):
     """Wrap any encoding with sorted random positions from ``[0, max_len)`` (Ruoss et al. 2023, arXiv:2305.16843).
 
@@ -60,7 +61,6 @@ class Randomized(PositionalEncoding):
         d_model, n_heads, head_dim: model sizes passed on to the wrapped encoding when it takes them.
     """
 
-    name = "randomized"
     info = EncodingInfo(family="wrapper", paper="Ruoss et al. 2023, Randomized Positional Encodings (ACL)",
                         hooks=_PASSED_ON, length_limited=True, randomized=True)
 

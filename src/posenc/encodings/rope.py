@@ -21,6 +21,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
+from posenc.encodings.catalog import register
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
 from posenc.kernels import PAIRINGS, apply_rope, check_pairing, check_qk
@@ -85,6 +86,7 @@ def convert_qk_weights(weight: torch.Tensor, n_heads: int, head_dim: int, source
     return rows[:, perm.to(weight.device)].reshape(weight.shape)
 
 
+@register("rope")
 class RoPE(PositionalEncoding):
     """Rotary position embedding (Su et al. 2021, RoFormer), with every common scaling.
 
@@ -108,7 +110,6 @@ class RoPE(PositionalEncoding):
         torch.Size([1, 2, 5, 8])
     """
 
-    name = "rope"
     info = EncodingInfo(family="rotary", paper="Su et al. 2021, RoFormer (arXiv:2104.09864)", hooks=("rotate",))
 
     def __init__(self, head_dim: int = 64, base: float = 10000.0, pairing: str = "half", rotary_dim: int | None = None,

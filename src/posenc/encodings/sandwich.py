@@ -19,6 +19,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.catalog import register
 from posenc.encodings.offsets import Offsets, gather_offsets, offset_bias, offset_score_mod
 from posenc.encodings.sinusoidal import sinusoidal_frequencies
 from posenc.errors import PosencError
@@ -48,6 +49,7 @@ def sandwich_curve(offsets: torch.Tensor, dim: int, rho: torch.Tensor, base: flo
     return curve.float().to(offsets.device)
 
 
+@register("sandwich")
 class Sandwich(PositionalEncoding):
     """Parameter-free sinusoidal inner-product bias (Chi et al. 2023, arXiv:2212.10356, §5).
 
@@ -65,7 +67,6 @@ class Sandwich(PositionalEncoding):
         [-1.4161, -0.4597, 0.0]
     """
 
-    name = "sandwich"
     info = EncodingInfo(family="bias", paper="Chi et al. 2023, Sandwich (arXiv:2212.10356)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, dim: int = 128, compress: bool = True):

@@ -20,6 +20,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, check_allocation
+from posenc.encodings.catalog import register
 from posenc.errors import PosencError
 
 __all__ = ["SinusoidalPE", "sinusoidal_table", "sinusoidal_frequencies", "convert_sinusoidal_layout", "LAYOUTS"]
@@ -81,6 +82,7 @@ def sinusoidal_table(positions: torch.Tensor, dim: int, base: float = 10000.0,
     return pe.flatten(-2).to(dtype)  # [..., T, d]: PE[:, 0::2] = sin, PE[:, 1::2] = cos
 
 
+@register("sinusoidal")
 class SinusoidalPE(AbsoluteEncoding):
     """Fixed sin/cos table (Vaswani et al. 2017, §3.5).
 
@@ -97,7 +99,6 @@ class SinusoidalPE(AbsoluteEncoding):
         tensor([ 0.9093, -0.4161,  0.0200,  0.9998])
     """
 
-    name = "sinusoidal"
     info = EncodingInfo(family="absolute", paper="Vaswani et al. 2017, Attention Is All You Need", hooks=("embed",))
 
     def __init__(self, dim: int | None = None, combine: str = "add", base: float = 10000.0,

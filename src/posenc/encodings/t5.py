@@ -21,6 +21,7 @@ from torch import nn
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, ScoreMod, bias_positions, pair_positions
+from posenc.encodings.catalog import register
 from posenc.encodings.offsets import offset_bias, offset_score_mod
 from posenc.errors import PosencError
 
@@ -53,6 +54,7 @@ def t5_bucket(relative: torch.Tensor, bidirectional: bool = True, num_buckets: i
     return bucket + torch.where(is_small, distance, large)
 
 
+@register("t5")
 class T5Bias(PositionalEncoding):
     """Learned bucketed relative bias (Raffel et al. 2020).
 
@@ -64,7 +66,6 @@ class T5Bias(PositionalEncoding):
         scale: a fixed factor on the bias (1 in T5).
     """
 
-    name = "t5"
     info = EncodingInfo(family="bias", paper="Raffel et al. 2020, T5 (JMLR 21:140)", hooks=("bias",))
 
     def __init__(self, n_heads: int = 8, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,

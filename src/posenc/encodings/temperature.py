@@ -21,6 +21,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.catalog import register
 from posenc.errors import PosencError
 
 __all__ = ["AttentionTemperature", "temperature_factor"]
@@ -33,6 +34,7 @@ def temperature_factor(positions: torch.Tensor, attn_scale: float, floor_scale: 
     return (1.0 + attn_scale * torch.log1p(steps.to(torch.float64))).to(torch.float32)
 
 
+@register("temperature")
 class AttentionTemperature(PositionalEncoding):
     """Queries scaled by ``1 + attn_scale * log1p(floor((p + 1) / floor_scale))`` (Llama 4, arXiv:2501.19399).
 
@@ -48,7 +50,6 @@ class AttentionTemperature(PositionalEncoding):
         tensor([1.0000, 1.3466, 1.3466, 1.5493])
     """
 
-    name = "temperature"
     info = EncodingInfo(family="temperature", paper="Meta 2025, Llama 4 attention temperature tuning; Nakanishi "
                         "2025, Scalable-Softmax (arXiv:2501.19399)", hooks=("query_scale",))
 

@@ -25,6 +25,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.encodings.base import EncodingInfo
+from posenc.encodings.catalog import register
 from posenc.encodings.mrope import SectionedRotary, rotary_width
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq
 from posenc.errors import PosencError
@@ -42,6 +43,7 @@ def videorope_axes(pairs: int, temporal: int) -> torch.Tensor:
     return torch.where(i >= spatial, T_AXIS, torch.where(i % 2 == 0, H_AXIS, W_AXIS))
 
 
+@register("videorope")
 class VideoRoPE(SectionedRotary):
     """RoPE over ``(t, h, w)`` positions with the temporal axis on the lowest frequencies (arXiv:2502.05173, LTA).
 
@@ -58,7 +60,6 @@ class VideoRoPE(SectionedRotary):
         [1, 2, 1, 2, 1, 2, 0, 0]
     """
 
-    name = "videorope"
     info = EncodingInfo(family="rotary", paper="Wei et al. 2025, VideoRoPE (arXiv:2502.05173)", hooks=("rotate",))
     axes = 3
 

@@ -24,6 +24,7 @@ import math
 import torch
 
 from posenc.encodings.base import EncodingInfo
+from posenc.encodings.catalog import register
 from posenc.encodings.rope import RoPE
 from posenc.errors import PosencError
 
@@ -55,6 +56,7 @@ def _bounds(positions: tuple[torch.Tensor, ...]) -> tuple[int, int]:
     return min(int(p.min()) for p in full), max(int(p.max()) for p in full)
 
 
+@register("xpos")
 class XPos(RoPE):
     """RoPE times a per-pair exponential decay (Sun et al. 2023, arXiv:2212.10554).
 
@@ -67,7 +69,6 @@ class XPos(RoPE):
     float64; see the module docstring).
     """
 
-    name = "xpos"
     info = EncodingInfo(family="rotary", paper="Sun et al. 2023, A Length-Extrapolatable Transformer (xPos)",
                         hooks=("rotate",))
 
