@@ -263,7 +263,7 @@ CASES = [
 ]
 
 #: cases whose error is a subclass of PosencError with a meaning of its own
-KINDS = {"r3-randomized-unknown": UnknownName, "r3-unknown-encoding": UnknownName}
+KINDS = {"r3-randomized-unknown": UnknownName, "r3-unknown-encoding": UnknownName, "r3-scaling-type": UnknownName}
 
 
 @pytest.mark.parametrize("call, fragments", [pytest.param(call, fragments, id=name) for name, call, fragments in CASES])

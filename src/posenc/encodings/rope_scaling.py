@@ -38,6 +38,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.errors import PosencError, PosencWarning
+from posenc.names import Registry
 from posenc.resources import check_memory
 
 __all__ = [
@@ -396,10 +397,11 @@ class Scaling:
         return [p for p in inspect.signature(self.frequencies).parameters if p not in ("dim", "base", "seq_len")]
 
 
-#: every scaling by name, in the order tables and messages list them. ``default`` is RoFormer's unscaled frequencies
+#: every scaling by name (a :class:`~posenc.names.Registry`), in the order tables and messages list them. ``default`` is RoFormer's unscaled frequencies
 #: (``posenc extend`` calls it ``none``); ``ntk`` has no Hugging Face rope type; ``longrope`` (per-pair factors of a
 #: search) and ``proportional`` (a model's design, not a stretch) are not offered by ``posenc extend``.
-SCALINGS: dict[str, Scaling] = {s.name: s for s in (
+SCALINGS: Registry[Scaling] = Registry("RoPE scaling", plural="scalings")
+for _scaling in (
     Scaling("default", default_inv_freq, hf_rope_type="default", from_hf=lambda hf: None,
             extend_name="none", extend_params=lambda s, native: None),
     Scaling("linear", linear, needs_factor=True, hf_rope_type="linear",
@@ -429,7 +431,9 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
     Scaling("proportional", proportional, hf_rope_type="proportional", whole_head=True,  # Gemma 4
             from_hf=lambda hf: {"factor": hf.params.get("factor", 1.0),
                                 "partial_rotary_factor": hf.partial_rotary_factor}),
-)}
+):
+    SCALINGS.register(_scaling.name, _scaling)
+del _scaling
 
 #: Hugging Face rope type -> its scaling
 BY_HF_ROPE_TYPE: dict[str, Scaling] = {s.hf_rope_type: s for s in SCALINGS.values() if s.hf_rope_type is not None}
@@ -443,9 +447,7 @@ class RopeScaling:
     params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.type not in SCALINGS:
-            raise PosencError(f"unknown RoPE scaling {self.type!r}; valid scalings are: {', '.join(SCALINGS)}")
-        valid = SCALINGS[self.type].parameters
+        valid = SCALINGS.get(self.type).parameters  # an unknown type lists the valid ones
         unknown = sorted(set(self.params) - set(valid))
         if unknown:
             raise PosencError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for RoPE scaling {self.type!r}; "

@@ -26,19 +26,23 @@ llama3   Llama 3.1 bands (low_freq_factor 1, high_freq_factor 4)
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from posenc.encodings.rope_scaling import SCALINGS, Scaling, is_stretch_factor
 from posenc.errors import PosencError
+from posenc.names import Registry
 
-__all__ = ["SCALING_NAMES", "DEFAULT_SCALINGS", "check_scalings", "factor_for", "scaling_spec"]
+__all__ = ["EXTEND_SCALINGS", "SCALING_NAMES", "DEFAULT_SCALINGS", "check_scalings", "factor_for", "scaling_spec"]
 
 #: ``posenc extend``'s name -> the scaling's record, for every scaling extend can put into a model, in table order
-_BY_NAME: dict[str, Scaling] = {s.extend_name: s for s in SCALINGS.values() if s.extend_name is not None}
+EXTEND_SCALINGS: Registry[Scaling] = Registry("scaling")
+for _record in SCALINGS.values():
+    if _record.extend_name is not None:
+        EXTEND_SCALINGS.register(_record.extend_name, _record)
+del _record
 
 #: every scaling ``posenc extend`` can put into a model, in table order
-SCALING_NAMES = tuple(_BY_NAME)
+SCALING_NAMES = EXTEND_SCALINGS.names()
 DEFAULT_SCALINGS = SCALING_NAMES
 
 
@@ -49,10 +53,8 @@ def check_scalings(names: list[str] | tuple[str, ...]) -> list[str]:
     out: list[str] = []
     for raw in names:
         name = str(raw).strip().lower()
-        if name not in SCALING_NAMES:
-            close = difflib.get_close_matches(name, SCALING_NAMES, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise PosencError(f"unknown scaling {raw!r}; valid scalings are: {', '.join(SCALING_NAMES)}.{hint}")
+        if name not in EXTEND_SCALINGS:
+            raise EXTEND_SCALINGS.unknown(raw)
         if name not in out:
             out.append(name)
     if not out:
@@ -86,7 +88,7 @@ def scaling_spec(name: str, factor: float, native_len: int) -> dict[str, Any] | 
         {'type': 'yarn', 'factor': 2.0, 'original_max_len': 8192}
     """
     (name,) = check_scalings([name])
-    record = _BY_NAME[name]
+    record = EXTEND_SCALINGS.get(name)
     params = record.extend_params(factor, native_len)
     if params is None or (factor == 1 and not record.length_dependent):
         return None
