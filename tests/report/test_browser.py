@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from posenc.report.lang import TEXT, status_key
-from posenc.report.verdict import STATUSES
+from posenc.report.lang import TEXT, fill, status_key
+from posenc.report.render import _section
+from posenc.report.verdict import NOT_MEASURED, STATUSES
 
 pytestmark = pytest.mark.browser
 
@@ -60,6 +61,9 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
     assert views["severe_logs"] == [], views["severe_logs"]
     loaded, zh, en, deep = views["loaded"], views["zh"], views["en"], views["deep"]
 
+    def scoped(r) -> bool:  # a verdict names its scope when its claim was measured
+        return bool(r.scope) and r.verdict.status not in (*NOT_MEASURED, "failed")
+
     def expected(lang: str) -> dict:
         table = TEXT[lang]
         # a claim without a Chinese title (the test ledger's broken one) keeps its English title
@@ -70,7 +74,12 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
                 "pills": [table[status_key(r.verdict.status)] for r in results],
                 "summaryTitles": titles, "headingTitles": titles,
                 "dts": [table[k] for r in results for k in ("dt.source", "dt.experiment", "dt.setup",
-                                                             "dt.criterion")],
+                                                             "dt.criterion", "dt.null", "dt.scope")
+                        if k != "dt.null" or r.claim.null if k != "dt.scope" or scoped(r)],
+                "sides": [fill(lang, side["text"][0], side["text"][1]) for r in results
+                          for kind in ("tests", "requires") for side in _section(1, r)["sides"][kind]
+                          if side["text"] is not None],
+                "scopes": [fill(lang, "verdict.scope", {"scope": r.scope}) for r in results if scoped(r)],
                 "alts": [table["figure.alt"].replace("{title}", t) for r, t in zip(results, titles, strict=True)
                          if r.measurement is not None and r.measurement.figure_png],
                 "captions": [f"{t} ({table['mode.quick']})" for r, t in zip(results, titles, strict=True)

@@ -384,3 +384,64 @@ def test_the_header_counts_a_reference_runs_differing_verdicts_and_skips_claims_
     assert runs[0]["differs"] == 1 and runs[0]["file"] == "full.json"
     assert runs[1]["note"].startswith("no committed extended run")
     assert _reference_runs(None, page_results) is None
+
+
+# ---- each test's measurement beside its null, and the verdict's scope -------------------------------------------
+def _nulled_page(tmp_path):
+    """A hand-made claim with a null on one test, a reason for none on another, a headroom requirement, and a
+    measurement with its scope; judged, rendered, and written as report.json's entry."""
+    from posenc.report.claim import Claim, Test
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.render import render_html
+    from posenc.report.result import ClaimResult, ReportResult
+    from posenc.report.verdict import judge
+    from posenc.stats import Estimate, exact
+
+    claim = Claim("nulled", "by hand", "tutorial", "Word heads", "Some heads are word experts.", "none",
+                  (Test("share", ">", 0.5, "a head is a word expert", "between the null and the effect",
+                        null="share_null"),
+                   Test("heads", ">", 0.5, "heads were read", "a count", no_null="a count of heads, not sampled")),
+                  requires=(Test("room", ">", 0.02, "the metric has room", "the tie margin", role="headroom",
+                                 otherwise="not testable"),),
+                  null="all-MiniLM-L6-v2 with re-initialised weights of matched norms")
+    estimates = {"share": Estimate(0.8, 0.7, 0.9, 64, "bootstrap"), "share_null": Estimate(0.3, 0.2, 0.4, 64,
+                                                                                             "bootstrap"),
+                 "heads": exact(12.0), "room": exact(0.5)}
+    m = Measurement({}, estimates=estimates, scope="all-MiniLM-L6-v2, 128-token windows, 64 windows")
+    result = ClaimResult(claim, judge(claim, estimates), m, True)
+    report = ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [result], True, None)
+    return render_html(report), result
+
+
+def test_each_test_shows_its_measurement_beside_its_null_and_the_verdict_its_scope(tmp_path):
+    page, result = _nulled_page(tmp_path)
+    section = _plain(_section(page, "nulled"))
+    assert "a head is a word expert: share > 0.5" in section
+    assert "measured 0.8 [0.7, 0.9] · null 0.3 [0.2, 0.4]" in section
+    assert "measured 12 · no null: a count of heads, not sampled" in section
+    assert "headroom the metric has room: room > 0.02" in section and "measured 0.5" in section
+    # the claim's null and scope under their headings (the page's dt and dd: no space between them in plain text)
+    assert "Nullall-MiniLM-L6-v2 with re-initialised weights of matched norms" in section
+    assert "Rests onall-MiniLM-L6-v2, 128-token windows, 64 windows" in section
+    assert "supported on all-MiniLM-L6-v2, 128-token windows, 64 windowsa head is a word expert: share" in section
+    assert 'data-i18n="side.null" class="sides" data-p-measured="0.8 [0.7, 0.9]" data-p-null="0.3 [0.2, 0.4]"' in page
+
+
+def test_report_json_holds_the_null_the_scope_and_each_test_beside_its_null(tmp_path):
+    _, result = _nulled_page(tmp_path)
+    entry = result.as_dict()
+    assert entry["null"] == "all-MiniLM-L6-v2 with re-initialised weights of matched norms"
+    assert entry["scope"] == "all-MiniLM-L6-v2, 128-token windows, 64 windows" and entry["hedged"] is False
+    room, share, heads = entry["sides"]
+    assert (room["kind"], room["role"], room["measured"]["value"], room["null"]) == ("requires", "headroom", 0.5,
+                                                                                    None)
+    assert (share["statistic"], share["measured"]["low"], share["null_estimate"], share["null"]["high"]) == \
+        ("share", 0.7, "share_null", 0.4)
+    assert (heads["null"], heads["no_null"]) == (None, "a count of heads, not sampled")
+    assert entry["tests"][0]["null"] == "share_null"
+
+
+def test_a_claim_not_measured_shows_no_scope_and_no_numbers_beside_its_tests(tmp_path):
+    page, _ = _page(tmp_path)
+    section = _plain(_section(page, "cope-counts"))
+    assert "measured" not in section and "Rests on" not in section

@@ -17,8 +17,10 @@ inconclusive ones), a summary table (claim, source, verdict, and the verdicts of
 claims and the literature's, the time each part took, then one section per claim: the claim (and the document's own
 sentence), its source, the experiment and its setup, the tests with their thresholds, a small table of measured
 numbers (each with its 95% interval; in quick mode the sampled ones marked QUICK) beside their baseline or published
-anchor, the verdict with its reason (and, for a claim not run or not decided in quick mode, the command that runs
-it), the reference runs' verdicts, the verdict under each option of a methodological choice, and the figure.
+anchor, each test's measured number beside its null's (the same statistic on random weights, a random table, an
+untrained model: :attr:`~posenc.report.claim.Test.null`) or the reason it has none, the verdict with what its numbers
+rest on (:attr:`~posenc.report.experiments.base.Measurement.scope`, "supported on all-MiniLM-L6-v2, 128-token
+windows") and its reason (and, for a claim not run or not decided in quick mode, the command that runs it), the reference runs' verdicts, the verdict under each option of a methodological choice, and the figure.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from posenc.report.reference import ReferenceRun, References
-    from posenc.report.result import ClaimResult, ReportResult
+    from posenc.report.result import ClaimResult, ReportResult, Side
 
 __all__ = ["render_html", "format_value", "template_text", "TEMPLATE"]
 
@@ -304,9 +306,27 @@ def _section(i: int, result: ClaimResult, references: References | None = None) 
              "anchor_label": row.anchor_label} for row in (m.rows if m is not None else ())]
     choice = list(result.variants.items()) if result.claim.choice is not None and result.variants else None
     return {"number": i, "claim": result.claim, "verdict": v, "measurement": m, "rows": rows, "choice": choice,
+            "sides": {kind: [_side(side) for side in result.sides() if side.kind == kind]
+                      for kind in ("requires", "tests")},
+            "scope": result.scope if v.status not in NOT_MEASURED and v.status != "failed" else "",
             "command": v.command if v.status in NOT_MEASURED and v.command else None,
             "references": _reference_lines(result, references),
             "mode": "mode.quick" if result.quick else "mode.full", "how": how}
+
+
+def _side(side: Side) -> dict[str, Any]:
+    """A test's line: the test, its measured number and its null's, formatted (``None``: not measured), and which of
+    the page's texts shows them (``side.null``: beside the null's number; ``side.nonull``: beside the reason there
+    is none; ``side.measured``: the test names neither)."""
+    measured = format_value(side.measured) if side.measured is not None else None
+    if side.test.null:
+        text = ("side.null", {"measured": measured or "—", "null": format_value(side.null)
+                              if side.null is not None else "—"})
+    elif side.test.no_null:
+        text = ("side.nonull", {"measured": measured or "—", "reason": side.test.no_null})
+    else:
+        text = ("side.measured", {"measured": measured or "—"})
+    return {"test": side.test, "text": text if measured is not None or side.null is not None else None}
 
 
 def _where_parts(report: ReportResult) -> list[tuple[str, dict[str, Any]]]:
