@@ -96,10 +96,12 @@ EXPECTED_TASKS = {
 
 
 def test_the_hand_table_has_every_lab_task():
-    assert sorted(EXPECTED_TASKS) == sorted(LAB_TASKS)  # a new task needs its row above
+    # a task of another kind needs its row above; a string task's answers are checked by its hand-worked batch in
+    # test_tasks.py (test_every_task_samples_the_hand_worked_batch), so adding one touches lab/tasks.py and that test
+    assert set(LAB_TASKS) - set(TASKS) <= set(EXPECTED_TASKS) <= set(LAB_TASKS)
 
 
-@pytest.mark.parametrize("name", sorted(LAB_TASKS))
+@pytest.mark.parametrize("name", sorted(EXPECTED_TASKS))
 def test_each_lab_task_answers_as_its_definition_says(name):
     (decoder, encoder), lengths, metrics, vocab, rows, axis, flexible = EXPECTED_TASKS[name]
     task = lab_task(name)

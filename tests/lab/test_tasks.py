@@ -161,7 +161,7 @@ def test_exact_match_counts_only_targets():
 
 
 def test_bad_task_and_size():
-    with pytest.raises(PosencError, match="unknown synthetic task 'cpy'; valid ones are: copy, .*Did you mean 'copy'"):
+    with pytest.raises(PosencError, match="unknown synthetic task 'cpy'; valid synthetic tasks are: copy, .*Did you mean 'copy'"):
         get_task("cpy")
     with pytest.raises(PosencError, match="positive integer"):
         get_task("copy").sample(2, 0, torch.Generator())

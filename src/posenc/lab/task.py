@@ -25,18 +25,17 @@ Example::
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import torch
 from torch import nn
 
-from posenc.errors import PosencError
 from posenc.lab.charlm import CharLM
 from posenc.lab.local import BACK2, LOCAL
 from posenc.lab.synthetic import Synthetic
 from posenc.lab.tasks import TASKS
+from posenc.names import Registry
 
 __all__ = ["LabTask", "LAB_TASKS", "lab_task", "task_of_series"]
 
@@ -105,19 +104,18 @@ class LabTask(Protocol):
         """The title of a series' table."""
 
 
-#: every task a run config may name
-LAB_TASKS: dict[str, LabTask] = {**{name: Synthetic(task) for name, task in TASKS.items()}, CharLM.name: CharLM(),
-                                  LOCAL.name: LOCAL, BACK2.name: BACK2}
+#: every task a run config may name: each string task of :data:`~posenc.lab.tasks.TASKS`, then the other kinds
+LAB_TASKS: Registry[LabTask] = Registry("task")
+for _name, _task in TASKS.items():
+    LAB_TASKS.register(_name, Synthetic(_task))
+for _other in (CharLM(), LOCAL, BACK2):
+    LAB_TASKS.register(_other.name, _other)
+del _name, _task, _other
 
 
 def lab_task(name: str) -> LabTask:
     """The task called ``name``; an unknown name lists the valid ones."""
-    task = LAB_TASKS.get(name) if isinstance(name, str) else None
-    if task is None:
-        close = difflib.get_close_matches(str(name), list(LAB_TASKS), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise PosencError(f"unknown task {name!r}; valid tasks are: {', '.join(LAB_TASKS)}.{hint}")
-    return task
+    return LAB_TASKS.get(name)
 
 
 def task_of_series(key: str) -> LabTask:

@@ -32,13 +32,13 @@ Example (copy, n = 3, decoder)::
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 import torch
 
 from posenc.checks import whole_number
 from posenc.errors import PosencError
+from posenc.names import Registry
 
 __all__ = ["Task", "Copy", "Reverse", "Sort", "Duplicate", "Parity", "Addition", "SelectiveCopy", "Count", "TASKS",
            "get_task", "format_batch", "sequence_length", "exact_match", "PAD", "SEP", "BLANK", "PLUS", "SYMBOL0",
@@ -207,7 +207,9 @@ class Count(Task):
 #: the blank of :class:`SelectiveCopy` and the mark of :class:`Count`: the last symbol, outside their alphabets
 SELECTIVE_BLANK = COUNT_MARK = N_SYMBOLS - 1
 
-TASKS: dict[str, Task] = {t.name: t for t in (
+#: every string task by name, in the order tables list them
+TASKS: Registry[Task] = Registry("synthetic task")
+for _task in (
     Copy("copy", "repeat the input string", N_SYMBOLS, "Kazemnejad et al. 2023"),
     Reverse("reverse", "the input string backwards", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
     Sort("sort", "the input symbols in ascending order", N_SYMBOLS, "Kazemnejad et al. 2023; Deletang et al. 2023"),
@@ -219,17 +221,15 @@ TASKS: dict[str, Task] = {t.name: t for t in (
                   N_SYMBOLS - 1, "Gu and Dao 2023; Golovneva et al. 2024 (CoPE)"),
     Count("count", "how many marks (at most 9) are among n symbols (one output token)", N_SYMBOLS - 1,
           "Golovneva et al. 2024 (CoPE)"),
-)}
+):
+    TASKS.register(_task.name, _task)
+del _task
 
 
 def get_task(name: str) -> Task:
     """The synthetic task called ``name``; an unknown name lists the valid ones (the lab's other tasks, such as the
     char-LM, are :func:`posenc.lab.task.lab_task`'s)."""
-    if name not in TASKS:
-        close = difflib.get_close_matches(str(name), list(TASKS), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise PosencError(f"unknown synthetic task {name!r}; valid ones are: {', '.join(TASKS)}.{hint}")
-    return TASKS[name]
+    return TASKS.get(name)
 
 
 def sequence_length(task: Task, n: int, fmt: str = "decoder") -> int:
