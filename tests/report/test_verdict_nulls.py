@@ -110,6 +110,11 @@ def test_a_test_names_its_null_or_why_it_has_none_not_both():
         Test("x", ">", 1, "x", "by hand", null="x_null", no_null="exact")
 
 
+def test_a_claim_whose_tests_name_a_null_says_what_that_null_is():
+    with pytest.raises(PosencError, match="share name a null estimate but the claim does not say what its null is"):
+        Claim("n", "by hand", "tutorial", "n", "...", "none", (SHARE,))
+
+
 # ---- the ceiling ----------------------------------------------------------------------------------------------------
 ROOM = Test("baseline_room", ">", 0.02, "the baseline leaves room for the margin", "the tie margin, 0.02",
             role="headroom", otherwise="not testable")

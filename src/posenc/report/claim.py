@@ -195,6 +195,10 @@ class Claim:
                 if t.role not in roles:
                     raise PosencError(f"claim {self.id}: the {kind} on {t.statistic} has role {t.role!r}; a {kind}'s "
                                       f"role is one of {roles} (headroom and power are requirements, in requires)")
+        named = [t.statistic for t in (*self.requires, *self.tests) if t.null]
+        if named and not self.null:
+            raise PosencError(f"claim {self.id}: {', '.join(named)} name a null estimate but the claim does not say "
+                              f"what its null is; set null='...' (e.g. 'the same model with random weights')")
         if self.not_hedged and not hedge_words(self.quote, self.claim):
             raise PosencError(f"claim {self.id} says why its hedge does not hedge it (not_hedged={self.not_hedged!r}), "
                               f"but neither its quote nor its sentence holds a hedge ({', '.join(sum(HEDGES.values(), ()))}"
