@@ -220,3 +220,90 @@ def test_the_reports_measured_curves_sit_beside_the_formulas(driver, page):
     assert "8192" in ppl["caption"] and "10240" in ppl["caption"] and "{" not in use["caption"] + ppl["caption"]
     assert use["link"] == "index.html?lang=en#claim-low-dims-position"
     assert ppl["link"] == "index.html?lang=en#claim-pi-yarn"
+
+
+def test_the_fast_roundings_equal_torchs_at_every_binade(driver, page):
+    """bfloat16 and float16 by the float32's bits (the precision search's roundings) against torch, which rounds a
+    float64 to float32 and then to the format: float32 values of every binade from 2^-30 to 2^20 (subnormal float16
+    included), the halfway points between neighbours in each format, a float64 a hair either side of them, and the
+    overflow edges."""
+    import torch
+    from explore_browser import open_page
+
+    open_page(driver, page, lang="en")
+    gen = torch.Generator().manual_seed(0)
+    exponents = torch.randint(-30, 21, (6000,), generator=gen).double()
+    mantissas = 1 + torch.randint(0, 1 << 23, (6000,), generator=gen).double() / (1 << 23)
+    values = (mantissas * 2.0 ** exponents).tolist()
+    for bits in (7, 10):  # halfway between two neighbours of each format, and a hair either side
+        halves = ((1 + (2 * torch.randint(0, 1 << bits, (800,), generator=gen).double() + 1) / (1 << (bits + 1)))
+                  * 2.0 ** torch.randint(-24, 16, (800,), generator=gen).double()).tolist()
+        values += halves + [h * (1 + 2.0 ** -40) for h in halves] + [h * (1 - 2.0 ** -40) for h in halves]
+    values += [65504.0, 65519.0, 65520.0, 65536.0, 2.0 ** -14, 2.0 ** -24, 2.0 ** -25, 3.0 * 2.0 ** -26, 0.0, 1e30,
+               3.3895313892515355e38, 3.3961775292304e38]
+    values += [-v for v in values[:500]]
+    got = driver.execute_script("const [xs, name] = arguments; return xs.map(x => window.posencExplore.FORMATS[name](x));",
+                                values, "bfloat16")
+    got16 = driver.execute_script("const [xs, name] = arguments; return xs.map(x => window.posencExplore.FORMATS[name](x));",
+                                  values, "float16")
+    x = torch.tensor(values, dtype=torch.float64)
+    for name, page_values in (("bfloat16", got), ("float16", got16)):
+        want = x.to(getattr(torch, name)).double().tolist()
+        wrong = [(v, g, w) for v, g, w in zip(values, page_values, want, strict=True)
+                 if not (g == w or (g is None and math.isinf(w)))]  # selenium returns an infinity as None
+        assert not wrong, f"{name}: {len(wrong)} of {len(values)} roundings differ from torch, e.g. {wrong[:3]}"
+
+
+#: names, code and units a Chinese page keeps in Latin letters are single words or joined by _ . ' ( [ : the
+#: English the check looks for is three words in a row, outside <code>, addresses, quoted names and the tutorials'
+#: own sentences (a <blockquote>, as the tutorial wrote it)
+_ENGLISH = r"[A-Za-z]{2,}(?:[ ,;]+[A-Za-z]{2,}){2,}"
+_VISIBLE_TEXT = """
+const out = [];
+const walk = (node) => { for (const c of node.childNodes) {
+  if (c.nodeType === 3) {
+    const p = c.parentElement;
+    if (p && !p.closest('code, script, style, blockquote') && p.getClientRects().length && c.textContent.trim()) out.push(c.textContent);
+  } else if (c.nodeType === 1 && !c.hidden && getComputedStyle(c).display !== 'none') walk(c);
+} };
+walk(document.body);
+document.querySelectorAll('[title], [aria-label], [aria-valuetext]').forEach(e => out.push(e.title || '', e.getAttribute('aria-label') || '', e.getAttribute('aria-valuetext') || ''));
+return out;
+"""
+
+
+def test_the_chinese_page_shows_no_english_sentence(driver, page):
+    """In Chinese every text the page shows is Chinese, apart from names, code and units: three English words in a
+    row anywhere (a label, a caption, a readout, a tooltip, posenc inspect's warnings of every preset, each bias
+    kind's note) fail, with the text they are in. A switch back to English shows the English texts again."""
+    import re
+
+    from explore_browser import open_page
+
+    open_page(driver, page, lang="zh")
+    seen = list(driver.execute_script(_VISIBLE_TEXT))
+    models = driver.execute_script("return document.getElementById('ctl-scaling-model').options.length;")
+    for n in range(models):
+        driver.execute_script("const s = document.getElementById('ctl-scaling-model'); s.selectedIndex = arguments[0];"
+                              " s.dispatchEvent(new Event('input'));", n)
+        seen += driver.execute_script(_VISIBLE_TEXT)
+    for kind in ("alibi", "t5", "kerple", "fire", "sandwich"):
+        driver.execute_script("const s = document.getElementById('ctl-bias-kind'); s.value = arguments[0];"
+                              " s.dispatchEvent(new Event('input'));", kind)
+        seen += driver.execute_script(_VISIBLE_TEXT)
+    english = {}
+    for text in set(seen):
+        bare = re.sub(r"https?://\S+|'[^']*'|\"[^\"]*\"", " ", text)  # addresses and quoted names
+        if text.strip() != "English" and (found := re.search(_ENGLISH, bare)):  # the switch names the other language
+            english[found.group(0)] = text[:160]
+    assert not english, f"English shown on the Chinese page: {english}"
+    warnings = driver.execute_script("return Array.from(document.querySelectorAll('#panel-scaling .findings li'))"
+                                     ".map(li => li.textContent);")
+    assert warnings and all(re.search(r"[\u4e00-\u9fff]", w) for w in warnings)
+    cites = driver.execute_script("return Array.from(document.querySelectorAll('cite')).map(c => c.textContent);")
+    assert "教程 000，§2.1" in cites and not any("tutorial" in c for c in cites)  # where each quote is from
+    driver.find_element("id", "lang-switch").click()
+    shown = " ".join(driver.execute_script(_VISIBLE_TEXT))
+    assert "kept only in rope_parameters" in shown or "rotates adjacent channel pairs" in shown or "found nothing" in shown
+    cites = driver.execute_script("return Array.from(document.querySelectorAll('cite')).map(c => c.textContent);")
+    assert "tutorial 000, §2.1" in cites and not any("教程" in c for c in cites)

@@ -16,6 +16,7 @@ from typing import Any
 
 from posenc.encodings.rope import RoPE
 from posenc.errors import PosencError
+from posenc.explore.findings import chinese
 from posenc.explore.presets import PRESETS, Preset
 from posenc.inspection import Inspection, inspect_model
 
@@ -38,9 +39,11 @@ def _rope_of(encoding: RoPE, raw: dict[str, Any]) -> dict[str, Any]:
             "inv_freq": inv_freq.tolist(), "attention_factor": float(factor)}
 
 
-def model_entry(name: str, source: str, inspection: Inspection, raw: dict[str, Any]) -> dict[str, Any]:
-    """The page's record of one model: ``name``, ``source``, ``layers`` (one group index per layer), ``groups``
-    (``text`` and ``rope`` or ``None`` per distinct layer) and ``findings`` (code and message)."""
+def model_entry(name: str, source: str, inspection: Inspection, raw: dict[str, Any],
+                source_zh: str | None = None) -> dict[str, Any]:
+    """The page's record of one model: ``name``, ``source`` (and ``source_zh``), ``layers`` (one group index per layer), ``groups``
+    (``text`` and ``rope`` or ``None`` per distinct layer) and ``findings`` (code, message, and the message in
+    Chinese: :func:`posenc.explore.findings.chinese`, ``None`` where no template matches)."""
     groups: list[dict[str, Any]] = []
     texts: dict[str, int] = {}
     layers: list[int] = []
@@ -51,14 +54,15 @@ def model_entry(name: str, source: str, inspection: Inspection, raw: dict[str, A
             rope = _rope_of(layer.encoding, raw) if isinstance(layer.encoding, RoPE) else None
             groups.append({"text": text, "rope": rope, "window": layer.window})
         layers.append(texts[text])
-    return {"name": name, "source": source, "model_type": inspection.model_type, "layers": layers, "groups": groups,
-            "findings": [{"code": f.code, "message": f.message} for f in inspection.findings]}
+    return {"name": name, "source": source, "source_zh": source_zh or source, "model_type": inspection.model_type, "layers": layers, "groups": groups,
+            "findings": [{"code": f.code, "message": f.message, "message_zh": chinese(f.code, f.message)}
+                         for f in inspection.findings]}
 
 
 def _preset_entry(preset: Preset, folder: Path) -> dict[str, Any]:
     path = folder / f"{len(list(folder.iterdir()))}.json"
     path.write_text(json.dumps(preset.config))
-    return model_entry(preset.name, preset.source, inspect_model(path), preset.config)
+    return model_entry(preset.name, preset.source, inspect_model(path), preset.config, preset.source_zh)
 
 
 def read_user_config(path: Path) -> dict[str, Any]:

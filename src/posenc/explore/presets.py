@@ -16,11 +16,13 @@ __all__ = ["Preset", "PRESETS"]
 
 @dataclass(frozen=True)
 class Preset:
-    """A named model configuration: ``config`` is the ``config.json`` dict, ``source`` where its values are from."""
+    """A named model configuration: ``config`` is the ``config.json`` dict, ``source`` where its values are from
+    (``source_zh`` the same in Chinese, where it says more than an address)."""
 
     name: str
     source: str
     config: dict[str, Any] = field(default_factory=dict)
+    source_zh: str | None = None
 
 
 PRESETS: tuple[Preset, ...] = (
@@ -44,7 +46,9 @@ PRESETS: tuple[Preset, ...] = (
                "head_dim": 128, "num_hidden_layers": 36, "intermediate_size": 12288,
                "max_position_embeddings": 131072, "rope_theta": 1000000.0, "use_sliding_window": False,
                "vocab_size": 151936,
-               "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}),
+               "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}},
+           source_zh="https://huggingface.co/Qwen/Qwen3-8B（模型卡 'Processing Long Texts' 一节：rope_scaling 取 yarn，"
+                     "factor 4，original_max_position_embeddings 32768）"),
     Preset("Gemma-3-4B (text)", "https://huggingface.co/google/gemma-3-4b-it/blob/main/config.json (text_config)", {
         "model_type": "gemma3_text", "hidden_size": 2560, "num_attention_heads": 8, "num_key_value_heads": 4,
         "head_dim": 256, "num_hidden_layers": 34, "intermediate_size": 10240, "max_position_embeddings": 131072,

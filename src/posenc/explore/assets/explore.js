@@ -116,56 +116,118 @@ function ropeAngles(a) {
   return out;
 }
 
+/* cos(r theta_i) for r = 0..n-1 and theta_i = base^(-2i/dim): one table per (dim, base), grown a row at a time and
+   shared by RoPE's decay (its readouts) and its angle heatmap (cos of the angle), each entry one Math.cos */
+const cosTables = new Map();
+
+function cosTable(dim, base, n) {  // {rows, h, values: Float64Array [rows, h]}, at least n rows
+  const key = `${dim}|${base}`;
+  let table = cosTables.get(key);
+  if (!table) {
+    if (cosTables.size > 3) cosTables.delete(cosTables.keys().next().value);
+    table = {rows: 0, h: dim / 2, inv: defaultInvFreq(dim, base), values: new Float64Array(0)};
+    cosTables.set(key, table);
+  }
+  if (table.rows < n) {
+    const h = table.h, values = new Float64Array(Math.max(n, 2 * table.rows) * h);
+    values.set(table.values.subarray(0, table.rows * h));
+    for (let r = table.rows, o = r * h; r < n; r++) for (let i = 0; i < h; i++, o++) values[o] = Math.cos(r * table.inv[i]);
+    Object.assign(table, {rows: n, values});
+  }
+  return table;
+}
+
 /* q rotated at r against k = q at 0, over `samples` draws: mean then std (population). With k = q,
    q_r . k_0 = sum_i (qa^2 + qb^2) cos(r t_i), (a, b) = channels (i, i + dim/2): the sine's weight qa kb - qb ka is
    exactly 0. Each distance's scores are kept per draw (the draws come from one generator in order), so another
-   number of positions or of draws computes only the rows and draws it has not seen. */
+   number of positions or of draws computes only the rows and draws it has not seen; four draws' sums run side by
+   side over one cosine row, each summed over i in order as one alone would be. */
 const decayStates = new Map();
+const MAX_SAMPLES = 200;  // the panel's largest number of draws: each distance keeps room for them
 
 function decayState(dim, base, seed) {
   const key = `${dim}|${base}|${seed}`;
   if (!decayStates.has(key)) {
     if (decayStates.size > 3) decayStates.delete(decayStates.keys().next().value);
-    const draw = mulberry32(seed), normal = () => { const u1 = 1 - draw(), u2 = draw(); return Math.sqrt(-2 * Math.log(u1)) * Math.cos(TAU * u2); };
-    decayStates.set(key, {h: dim / 2, dim, inv: defaultInvFreq(dim, base), normal, even: [], cos: [], scores: []});
+    decayStates.set(key, {h: dim / 2, dim, base, draw: mulberry32(seed), drawn: 0, even: new Float64Array(0),
+      scores: [], counts: []});
   }
   return decayStates.get(key);
 }
 
-function ropeDecay(a) {
-  const st = decayState(a.dim, a.base, a.seed), h = st.h;
-  while (st.even.length < a.samples) {  // draw 2s: q (and k = q); draw 2s + 1 unused, as normalVectors orders them
-    const q = new Float64Array(st.dim), e = new Float64Array(h);
-    for (let j = 0; j < st.dim; j++) q[j] = st.normal();
-    for (let j = 0; j < st.dim; j++) st.normal();
-    for (let i = 0; i < h; i++) e[i] = q[i] * q[i] + q[i + h] * q[i + h];
-    st.even.push(e);
+function drawEven(st, samples) {  // even[s, i] = qa^2 + qb^2 of draw 2s; draw 2s + 1 (k's) only advances the generator
+  if (st.drawn >= samples) return;
+  const h = st.h, dim = st.dim, even = new Float64Array(Math.max(samples, 2 * st.drawn) * h), q = new Float64Array(dim);
+  even.set(st.even.subarray(0, st.drawn * h));
+  for (let s = st.drawn; s < samples; s++) {
+    for (let j = 0; j < dim; j++) {
+      const u1 = 1 - st.draw(), u2 = st.draw();
+      q[j] = Math.sqrt(-2 * Math.log(u1)) * Math.cos(TAU * u2);
+    }
+    for (let j = 0; j < dim; j++) { st.draw(); st.draw(); }  // Box-Muller takes two uniforms per normal
+    for (let i = 0, o = s * h; i < h; i++) even[o + i] = q[i] * q[i] + q[i + h] * q[i + h];
   }
-  const mean = new Float64Array(a.n), std = new Float64Array(a.n);
+  st.even = even;
+  st.drawn = samples;
+}
+
+function scoreRoom(st, r, S) {  // distance r's scores, with room for S draws
+  let scores = st.scores[r];
+  if (!scores || scores.length < S) {
+    const room = new Float64Array(Math.max(MAX_SAMPLES, S));
+    if (scores) room.set(scores);
+    scores = st.scores[r] = room;
+  }
+  return scores;
+}
+
+/* two distances (cosine rows c0 and c0 + h) x four draws (s..s+3): eight sums side by side over one pass of i */
+function scoreBlock(cos, even, h, c0, s, out0, out1) {
+  const c1 = c0 + h, e0 = s * h, e1 = e0 + h, e2 = e1 + h, e3 = e2 + h;
+  let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+  for (let i = 0; i < h; i++) {
+    const x = cos[c0 + i], y = cos[c1 + i], q0 = even[e0 + i], q1 = even[e1 + i], q2 = even[e2 + i], q3 = even[e3 + i];
+    a0 += q0 * x; a1 += q1 * x; a2 += q2 * x; a3 += q3 * x;
+    b0 += q0 * y; b1 += q1 * y; b2 += q2 * y; b3 += q3 * y;
+  }
+  out0[s] = a0; out0[s + 1] = a1; out0[s + 2] = a2; out0[s + 3] = a3;
+  out1[s] = b0; out1[s + 1] = b1; out1[s + 2] = b2; out1[s + 3] = b3;
+}
+
+/* the scores of draws from..S-1 at distances r and r + 1 (rows = 2) or r alone: each a sum over i in order */
+function scoreRows(st, cos, r, rows, from, S) {
+  const h = st.h, even = st.even, c0 = r * h, c1 = c0 + h, out0 = scoreRoom(st, r, S), out1 = rows > 1 ? scoreRoom(st, r + 1, S) : out0;
+  let s = from;
+  if (rows > 1) for (; s + 4 <= S; s += 4) scoreBlock(cos, even, h, c0, s, out0, out1);
+  for (; s < S; s++) {  // the draws past the last four, and a lone last distance
+    const e = s * h;
+    let a = 0, b = 0;
+    for (let i = 0; i < h; i++) { a += even[e + i] * cos[c0 + i]; b += rows > 1 ? even[e + i] * cos[c1 + i] : 0; }
+    out0[s] = a;
+    if (rows > 1) out1[s] = b;
+  }
+  st.counts[r] = S;
+  if (rows > 1) st.counts[r + 1] = S;
+}
+
+function ropeDecay(a) {
+  const st = decayState(a.dim, a.base, a.seed), S = a.samples;
+  drawEven(st, S);
+  const cos = cosTable(a.dim, a.base, a.n).values, mean = new Float64Array(a.n), std = new Float64Array(a.n);
+  for (let r = 0; r < a.n;) {  // the draws each distance has not seen yet, two distances at a time when they agree
+    const from = st.counts[r] ?? 0, rows = r + 1 < a.n && (st.counts[r + 1] ?? 0) === from ? 2 : 1;
+    if (from < S) scoreRows(st, cos, r, rows, from, S);
+    r += rows;
+  }
   for (let r = 0; r < a.n; r++) {
-    if (st.cos.length <= r) {
-      for (let t = st.cos.length; t <= r; t++) {
-        const row = new Float64Array(h);
-        for (let i = 0; i < h; i++) row[i] = Math.cos(t * st.inv[i]);
-        st.cos.push(row);
-      }
-    }
-    const cos = st.cos[r];
-    if (!st.scores[r]) st.scores[r] = [];
     const scores = st.scores[r];
-    for (let s = scores.length; s < a.samples; s++) {
-      const e = st.even[s];
-      let v = 0;
-      for (let i = 0; i < h; i++) v += e[i] * cos[i];
-      scores.push(v);
-    }
     let total = 0;
-    for (let s = 0; s < a.samples; s++) total += scores[s];
-    const m = total / a.samples;
+    for (let k = 0; k < S; k++) total += scores[k];
+    const m = total / S;
     let sq = 0;
-    for (let s = 0; s < a.samples; s++) sq += (scores[s] - m) * (scores[s] - m);
+    for (let k = 0; k < S; k++) sq += (scores[k] - m) * (scores[k] - m);
     mean[r] = m;
-    std[r] = Math.sqrt(sq / a.samples);
+    std[r] = Math.sqrt(sq / S);
   }
   return [...mean, ...std];
 }
@@ -270,25 +332,45 @@ function kerple(a) { return Array.from({length: a.n}, (_, d) => kerpleAt(d, a.r1
 
 function fireAt(i, j, c, L) { return Math.log1p(c * Math.abs(i - j)) / Math.max(Math.log1p(c * Math.max(i, L)), 1e-6); }
 
-function fire(a) {
-  const out = [];
-  for (let i = 0; i < a.n; i++) for (let j = 0; j < a.n; j++) out.push(fireAt(i, j, a.c, a.L));
+function fire(a) {  // fireAt's two logarithms taken once per distance and once per row: the same numbers
+  const n = a.n, out = new Float64Array(n * n);
+  const top = Float64Array.from({length: n}, (_, r) => Math.log1p(a.c * r));
+  for (let i = 0, o = 0; i < n; i++) {
+    const bottom = Math.max(Math.log1p(a.c * Math.max(i, a.L)), 1e-6);
+    for (let j = 0; j < n; j++, o++) out[o] = top[Math.abs(i - j)] / bottom;
+  }
   return out;
 }
 
 function sandwichRho(heads, compress) { return Array.from({length: heads}, (_, h) => compress ? 8 * (h + 1) / heads : 1); }
 
-function sandwich(a) {  // sum_i cos(r w_i / rho_h) - d'/2
-  const w = defaultInvFreq(a.dim, 10000), rho = sandwichRho(a.heads, a.compress), out = [];
-  for (let h = 0; h < a.heads; h++) {
-    for (let r = 0; r < a.n; r++) {
-      let s = 0;
-      for (let i = 0; i < w.length; i++) s += Math.cos(r * w[i] / rho[h]);
-      out.push(s - a.dim / 2);
-    }
-  }
+function sandwichCell(w, rho, dim, r) {  // sum_i cos(r w_i / rho_h) - d'/2
+  let s = 0;
+  for (let i = 0; i < w.length; i++) s += Math.cos(r * w[i] / rho);
+  return s - dim / 2;
+}
+
+function sandwich(a) {  // [heads, n]
+  const w = defaultInvFreq(a.dim, 10000), rho = sandwichRho(a.heads, a.compress), out = new Float64Array(a.heads * a.n);
+  for (let h = 0, o = 0; h < a.heads; h++) for (let r = 0; r < a.n; r++, o++) out[o] = sandwichCell(w, rho[h], a.dim, r);
   return out;
 }
+
+/* Sandwich's cells one at a time, each as sandwich(a) computes it, kept once computed: the heads' tiles read 64
+   offsets of each head and the chosen head's grid its n, not the whole [heads, n] table */
+function sandwichCells(a) {
+  return drawTable(`sandwich|${a.n}|${a.dim}|${a.heads}|${a.compress}`, () => {
+    const w = defaultInvFreq(a.dim, 10000), rho = sandwichRho(a.heads, a.compress), cells = new Float64Array(a.heads * a.n).fill(NaN);
+    return (h, r) => { const o = h * a.n + r; return Number.isNaN(cells[o]) ? (cells[o] = sandwichCell(w, rho[h], a.dim, r)) : cells[o]; };
+  });
+}
+
+/* one entry of a formula's table, computed as the whole table computes it, for readouts of tables too large to make
+   for one number: (args, index) -> value */
+const ENTRY = {
+  fire: (a, k) => fireAt(Math.floor(k / a.n), k % a.n, a.c, a.L),
+  sandwich: (a, k) => sandwichCells(a)(Math.floor(k / a.n), k % a.n),
+};
 
 /* precision: a float64 value rounded to float32, then to bfloat16 or float16 (round half to even), as torch does */
 const F32 = new Float32Array(1), U32 = new Uint32Array(F32.buffer);
@@ -308,9 +390,28 @@ function roundTo(x, mantissa, minExp, overflow) {
   return Math.sign(x) * n * ulp;
 }
 
+/* the same roundings by the float32's bits (round half to even at the format's last mantissa bit, the carry running
+   into the exponent), for the precision search's many calls: bfloat16 keeps float32's exponent range, so its 16
+   low bits go for every float32; float16's normal range (2^-14 up to its overflow) drops 13, the rest (its
+   subnormals, zero, overflow) takes roundTo's path. tests/explore checks both against torch at every binade. */
+function bfloat16Bits(x) {
+  F32[0] = x;
+  const b = U32[0];
+  if ((b & 0x7F800000) !== 0x7F800000) U32[0] = (b + 0x7FFF + ((b >>> 16) & 1)) & 0xFFFF0000;  // not inf or NaN
+  return F32[0];
+}
+
+function float16Bits(x) {
+  F32[0] = x;
+  const b = U32[0], magnitude = b & 0x7FFFFFFF;  // 0x38800000 is 2^-14, 0x477FF000 is 65520
+  if (magnitude < 0x38800000 || magnitude >= 0x477FF000) return roundTo(x, 10, -14, 65520);  // subnormal, overflow, NaN
+  U32[0] = (b + 0xFFF + ((b >>> 13) & 1)) & 0xFFFFE000;
+  return F32[0];
+}
+
 const FORMATS = {
-  bfloat16: (x) => roundTo(x, 7, -126, 3.3961775292304e38),  // (2 - 2^-8) 2^127: rounds up past the largest
-  float16: (x) => roundTo(x, 10, -14, 65520),  // 65504 + half an ulp
+  bfloat16: bfloat16Bits,  // roundTo(x, 7, -126, (2 - 2^-8) 2^127): rounds up past the largest
+  float16: float16Bits,  // roundTo(x, 10, -14, 65504 + half an ulp)
 };
 
 function precision(a) {
@@ -319,14 +420,19 @@ function precision(a) {
 }
 
 function firstAliased(a) {  // the first q whose whole angle row equals row q - 1 in the format, else -1
-  // a row aliases when no frequency tells it apart, so the frequency that told the last rows apart is asked first
+  // a row aliases when no frequency tells it apart, so the frequency that told the last rows apart is asked first;
+  // each frequency keeps the rounded angle it last computed, which is row q - 1's when it was asked at q - 1
   const round = FORMATS[a.dtype], freqs = defaultInvFreq(a.dim, a.base), m = freqs.length;  // fastest first
+  const keptAt = new Int32Array(m).fill(-1), kept = new Float64Array(m);
   let last = 0;
   for (let q = 1; q < a.limit; q++) {
     let same = true;
     for (let n = -1; n < m; n++) {  // the last one first, then from the fastest
       const i = n < 0 ? last : n, w = freqs[i];
-      if (round(q * w) !== round((q - 1) * w)) { same = false; last = i; break; }
+      if (n === last) continue;  // asked already
+      const before = keptAt[i] === q - 1 ? kept[i] : round((q - 1) * w), now = keptAt[i] === q ? kept[i] : round(q * w);
+      keptAt[i] = q; kept[i] = now;
+      if (now !== before) { same = false; last = i; break; }
     }
     if (same) return [q];
   }
@@ -370,6 +476,10 @@ function setLang(next) {
   url.searchParams.set("lang", lang);
   try { history.replaceState(null, "", url); } catch (e) { /* file:// pages may refuse; the links still carry it */ }
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  document.querySelectorAll("cite[data-where]").forEach((el) => {
+    const found = /^tutorial (\S+), (.*)$/.exec(el.dataset.where);
+    el.textContent = found ? t("cite", found[1], found[2]) : el.dataset.where;
+  });
   document.querySelectorAll("a[data-report]").forEach((el) => {
     el.href = `index.html?lang=${lang}${el.dataset.report ? "#claim-" + el.dataset.report : ""}`;
   });
@@ -415,32 +525,35 @@ function heatmap(canvas, rows, cols, values, map) {
   if (canvas.width !== cols || canvas.height !== rows) {
     canvas.width = cols; canvas.height = rows;
     canvas.style.aspectRatio = String(Math.min(4, Math.max(0.5, cols / rows)));  // wide tables flat, tall ones tall
+    canvas.image = null;
   }
-  const ctx = canvas.getContext("2d"), image = ctx.createImageData(cols, rows), px = new Uint32Array(image.data.buffer);
+  const ctx = canvas.getContext("2d"), image = canvas.image ??= ctx.createImageData(cols, rows), px = new Uint32Array(image.data.buffer);
   let table = values;
   if (typeof values === "function") {
     table = new Float64Array(rows * cols);
     for (let r = 0, o = 0; r < rows; r++) for (let c = 0; c < cols; c++, o++) table[o] = values(r, c);
   }
-  const {low, high, pixels} = map, scale = 255 / (high - low), lo = low - 1e-9, hi = high + 1e-9;
+  const {low, high, pixels} = map, scale = 255 / (high - low), lo = low - 1e-9, hi = high + 1e-9, outside = pixels[256];
   for (let o = 0; o < rows * cols; o++) {
     const v = table[o];
-    px[o] = pixels[v >= lo && v <= hi ? Math.round((Math.min(Math.max(v, low), high) - low) * scale) : 256];
+    if (v >= lo && v <= hi) {  // the nearest of the 256 colours (a value just past the range: the end colour)
+      const k = (v - low) * scale + 0.5;
+      px[o] = pixels[k < 0 ? 0 : k >= 255 ? 255 : k | 0];
+    } else px[o] = outside;
   }
   ctx.putImageData(image, 0, 0);
 }
 
 /* sin and cos of p w for p = 0..n-1 by the angle-addition recurrence, exact again every 32 rows (the drift stays
    below 1e-13): the figures' tables, which the readouts never read (they come from the formulas above) */
-function sinCosTable(n, w, out, stride, sines) {  // out[p, 2i] = sin, out[p, 2i+1] = cos; or out[p, i] = cos
-  for (let i = 0; i < w.length; i++) {
-    const cw = Math.cos(w[i]), sw = Math.sin(w[i]), col = sines ? 2 * i : i;
-    let sn = 0, cn = 1;
-    for (let p = 0, o = col; p < n; p++, o += stride) {
-      if ((p & 31) === 0) { sn = Math.sin(p * w[i]); cn = Math.cos(p * w[i]); }
-      if (sines) { out[o] = sn; out[o + 1] = cn; } else out[o] = cn;
-      const next = sn * cw + cn * sw;
-      cn = cn * cw - sn * sw; sn = next;
+function sinCosTable(n, w, out) {  // out[p, 2i] = sin, out[p, 2i+1] = cos, filled row by row
+  const m = w.length, d = 2 * m, cw = w.map(Math.cos), sw = w.map(Math.sin), sn = new Float64Array(m), cn = new Float64Array(m);
+  for (let p = 0, o = 0; p < n; p++, o += d) {
+    if ((p & 31) === 0) for (let i = 0; i < m; i++) { sn[i] = Math.sin(p * w[i]); cn[i] = Math.cos(p * w[i]); }
+    for (let i = 0; i < m; i++) {
+      const a = sn[i], b = cn[i];
+      out[o + 2 * i] = a; out[o + 2 * i + 1] = b;
+      sn[i] = a * cw[i] + b * sw[i]; cn[i] = b * cw[i] - a * sw[i];
     }
   }
 }
@@ -457,18 +570,11 @@ function drawTable(key, make) {  // the last few figure tables, by their inputs
 function sinusoidFigureTable(d, base, n) {  // PE[p, 2i] = sin(p w_i), PE[p, 2i+1] = cos(p w_i), [n, d]
   return drawTable(`sin|${d}|${base}|${n}`, () => {
     const out = new Float64Array(n * d);
-    sinCosTable(n, defaultInvFreq(d, base), out, d, true);
+    sinCosTable(n, defaultInvFreq(d, base), out);
     return out;
   });
 }
 
-function ropeCosTable(dim, base, n) {  // cos(p theta_i), [n, dim/2]
-  return drawTable(`rope|${dim}|${base}|${n}`, () => {
-    const out = new Float64Array(n * dim / 2);
-    sinCosTable(n, defaultInvFreq(dim, base), out, dim / 2, false);
-    return out;
-  });
-}
 
 /* draw a figure only when what it shows changed: `key` names its inputs (and the language of its labels) */
 function once(node, key, draw) {
@@ -564,7 +670,7 @@ class Panel {
     el("h2", {id: `h-${this.id}`, "data-i18n": `${this.id}.title`}, section);
     const quote = el("blockquote", {lang: "zh-CN"}, section);
     el("p", {text: `“${this.meta.quote}”`}, quote);
-    el("cite", {text: this.meta.where}, quote);
+    el("cite", {"data-where": this.meta.where}, quote);  // "tutorial 000, §2.2", said in the page's language
     el("p", {class: "explain", "data-i18n": `${this.id}.explain`}, section);
     const claims = el("p", {class: "claims"}, section);
     el("span", {"data-i18n": "claims"}, claims);
@@ -642,7 +748,7 @@ class Panel {
       el("output", {class: "num"}, el("dd", {}, row));
     }
     rows.forEach((r, n) => {  // rewritten in place: only what changed is laid out again
-      const row = box.children[n], out = row.querySelector("output"), value = pick(cached(r.f, r.args), r.pick);
+      const row = box.children[n], out = row.querySelector("output"), value = typeof r.pick === "number" && ENTRY[r.f] ? ENTRY[r.f](r.args, r.pick) : pick(cached(r.f, r.args), r.pick);
       row.firstChild.textContent = t(r.label, ...(r.labelArgs || []));
       Object.assign(out.dataset, {key: r.key, f: r.f, args: JSON.stringify(r.args), pick: JSON.stringify(r.pick)});
       out.textContent = fmt(value);
@@ -790,7 +896,7 @@ const PANELS = [
     draw(s) {
       const base = Number(s.base), h = s.dim / 2;
       once(this.figures.angles, `${s.dim}|${base}|${s.positions}`, () => {
-        heatmap(this.figures.angles, s.positions, h, ropeCosTable(s.dim, base, s.positions), diverging);
+        heatmap(this.figures.angles, s.positions, h, cosTable(s.dim, base, s.positions).values.subarray(0, s.positions * h), diverging);
       });
       const decay = cached("rope_decay", {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed});
       once(this.figures.decay, `${s.dim}|${base}|${s.positions}|${s.samples}|${s.seed}`, () => {
@@ -941,7 +1047,7 @@ const PANELS = [
       if (!model) { el("p", {class: "note", text: t("scaling.custom_note")}, this.extra); return; }
       const head = el("p", {class: "note"}, this.extra);
       head.textContent = t("scaling.model_note", model.name, model.model_type, model.layers.length);
-      el("a", {href: model.source.split(" ")[0], text: model.source, class: "source"}, el("p", {class: "source"}, this.extra));
+      el("a", {href: model.source.split(" ")[0], text: lang === "zh" ? model.source_zh : model.source, class: "source"}, el("p", {class: "source"}, this.extra));
       const strip = el("div", {class: "strip", role: "img", "aria-label": t("scaling.strip")}, this.extra);
       model.layers.forEach((g, i) => el("span", {class: `cell g${g % 6}${model.groups[g].rope ? "" : " nope"}`, title: `${i}: ${model.groups[g].text}`}, strip));
       const legend = el("ul", {class: "legend-list"}, this.extra);
@@ -952,7 +1058,12 @@ const PANELS = [
       });
       const findings = el("ul", {class: "findings"}, this.extra);
       if (!model.findings.length) el("li", {text: t("scaling.no_findings")}, findings);
-      model.findings.forEach((f) => { const li = el("li", {}, findings); el("b", {text: `${f.code}: `}, li); el("span", {text: f.message}, li); });
+      model.findings.forEach((f) => {  // posenc's English sentence, or its Chinese one (the English under a Chinese line where none)
+        const li = el("li", {}, findings);
+        el("b", {text: `${f.code}: `}, li);
+        if (lang === "zh" && !f.message_zh) el("span", {text: t("scaling.finding_en"), class: "note"}, li);
+        el("span", {text: lang === "zh" && f.message_zh ? f.message_zh : f.message, lang: lang === "zh" && f.message_zh ? "zh-CN" : "en"}, li);
+      });
     },
   }),
   new Panel({
@@ -967,7 +1078,7 @@ const PANELS = [
       {key: "buckets", kind: "range", min: 4, max: 64, step: 2, value: 32},
       {key: "max_distance", kind: "range", min: 8, max: 512, value: 128},
       {key: "bidirectional", kind: "check", value: true},
-      {key: "kernel", kind: "select", options: () => [["log", "log"], ["power", "power"]], value: "log"},
+      {key: "kernel", kind: "select", options: () => [["log", "@bias.kernel.log"], ["power", "@bias.kernel.power"]], value: "log"},
       {key: "r1", kind: "range", min: 0.1, max: 4, step: 0.1, value: 1},
       {key: "r2", kind: "range", min: 0.1, max: 2, step: 0.1, value: 1},
       {key: "c", kind: "range", min: 0.1, max: 10, step: 0.1, value: 1},
@@ -1005,10 +1116,10 @@ const PANELS = [
         const bottom = Float64Array.from({length: n}, (_, i) => Math.max(Math.log1p(s.c * Math.max(i, s.L)), 1e-6));
         return {...causal((h, i, j) => top[i - j] / bottom[i]), range: [0, 1], read: {f: "fire", args, pick: s.i * n + s.j, label: "bias.r.fire"}};
       }
-      const args = {n, dim: s.sdim, heads: s.heads, compress: s.compress}, table = cached("sandwich", args), heads = [];
-      let low = 0;
-      for (const v of table) low = Math.min(low, v);
-      return {...causal((h, i, j) => table[h * n + (i - j)], (h) => (heads[h] ??= table.slice(h * n, h * n + n))), range: [low, 0], read: {f: "sandwich", args, pick: s.head * n + d, label: "bias.r.sandwich"}};
+      const args = {n, dim: s.sdim, heads: s.heads, compress: s.compress}, cell = sandwichCells(args), heads = [];
+      const low = -s.sdim;  // sum_i cos - d'/2 over d'/2 frequencies lies in [-d', 0]: the colour scale's range
+      return {...causal((h, i, j) => cell(h, i - j), (h) => (heads[h] ??= Float64Array.from({length: n}, (_, r) => cell(h, r)))),
+        range: [low, 0], read: {f: "sandwich", args, pick: s.head * n + d, label: "bias.r.sandwich"}};
     },
     draw(s) {
       for (const key of Object.keys(this.inputs)) {  // only the chosen kind's options are shown
@@ -1114,10 +1225,10 @@ function start() {
   check = selfCheck();
   setLang(lang);
   window.posencExplore = {
-    F, panels: PANELS, check, missing: () => [...missing],
+    F, FORMATS, panels: PANELS, check, missing: () => [...missing],
     timings: () => Object.fromEntries(PANELS.map((p) => [p.id, p.lastMs])),
     redraw: (id) => { const p = PANELS.find((x) => x.id === id); p.update(); return p.lastMs; },
-    forget: () => { memo.clear(); drawTables.clear(); decayStates.clear(); document.querySelectorAll("[data-drawn]").forEach((n) => delete n.dataset.drawn); },
+    forget: () => { memo.clear(); drawTables.clear(); decayStates.clear(); cosTables.clear(); document.querySelectorAll("[data-drawn]").forEach((n) => delete n.dataset.drawn); },
   };
   document.body.dataset.ready = "1";
 }

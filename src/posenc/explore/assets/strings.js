@@ -13,6 +13,7 @@ const STRINGS = {
     "verdict.inconclusive": "尚无定论", "verdict.not testable": "无法检验", "verdict.not run": "未运行",
     "selfcheck.ok": "自检通过：本页公式与 posenc 在 {0} 个数值点（{1} 组设置）上一致，相对误差 ≤ 1e-6。",
     "selfcheck.bad": "自检失败：{0} 在 {1} 处第 {2} 个值为 {3}，posenc 给出 {4} {5}",
+    "cite": "教程 {0}，{1}",
     "position": "位置", "value": "值", "dim": "维度", "pair": "维度对 i", "wavelength": "波长（位置数）",
 
     "naive.title": "1. 朴素的位置编码：整数、[0, 1] 区间与二进制",
@@ -68,6 +69,7 @@ const STRINGS = {
     "scaling.custom_note": "自定义设置；选一个模型配置可看到它的逐层结构与警告。LongRoPE 在自定义模式下用从 1 到 s 的示意斜坡作为 long_factor。",
     "scaling.model_note": "{0}（{1}），共 {2} 层；每格一层，颜色表示层组，灰色为不旋转（NoPE）层：",
     "scaling.strip": "逐层结构条", "scaling.no_findings": "posenc inspect 没有发现问题。",
+    "scaling.finding_en": "（这条提示尚无中文译文，以下是 posenc 的英文原文）",
 
     "bias.title": "6. 偏置式编码：ALiBi、T5、KERPLE、FIRE、Sandwich",
     "bias.explain": "这些编码不改词向量，而是在注意力分数上加一个只依赖距离的偏置。上图是每个头的偏置热图（行是查询 i，列是键 j，因果部分），下图是所选头的完整热图。",
@@ -76,6 +78,7 @@ const STRINGS = {
     "bias.r1": "KERPLE r₁", "bias.r2": "KERPLE r₂", "bias.c": "FIRE c", "bias.L": "FIRE 阈值 L", "bias.sdim": "Sandwich 维度 d′", "bias.compress": "Sandwich 按头压缩",
     "bias.fig.heads": "每个头的偏置（深色 = 近距离，浅色 = 远距离；灰色 = 因果遮挡）", "bias.fig.head": "所选头的偏置热图",
     "bias.kind.alibi": "ALiBi", "bias.kind.t5": "T5 相对位置桶", "bias.kind.kerple": "KERPLE", "bias.kind.fire": "FIRE", "bias.kind.sandwich": "Sandwich",
+    "bias.kernel.log": "对数核 log：−r₁·log(1 + r₂|i−j|)", "bias.kernel.power": "幂核 power：−r₁·|i−j|^r₂",
     "bias.r.slope": "头 {0} 的斜率（偏置 = −斜率·|i−j|）", "bias.r.bucket": "T5 桶号（i = {1}，j = {2}）", "bias.r.kerple": "KERPLE 偏置（i = {1}，j = {2}）",
     "bias.r.fire": "FIRE 输入 ψ(|i−j|)/ψ(max(L, i))（i = {1}，j = {2}）", "bias.r.sandwich": "头 {0} 的 Sandwich 偏置（i = {1}，j = {2}）",
     "bias.note.alibi": "ALiBi：每个头一个斜率 2^(−8h/H)，偏置随距离线性下降。",
@@ -100,6 +103,7 @@ const STRINGS = {
     "verdict.inconclusive": "inconclusive", "verdict.not testable": "not testable", "verdict.not run": "not run",
     "selfcheck.ok": "Self-check passed: this page's formulas match posenc to 1e-6 (relative) at {0} points ({1} settings).",
     "selfcheck.bad": "Self-check failed: {0} at {1}, value {2} is {3}, posenc says {4} {5}",
+    "cite": "tutorial {0}, {1}",
     "position": "position", "value": "value", "dim": "dimension", "pair": "pair i", "wavelength": "wavelength (positions)",
 
     "naive.title": "1. Naive encodings: integers, [0, 1] and binary",
@@ -155,6 +159,7 @@ const STRINGS = {
     "scaling.custom_note": "Custom settings; pick a model configuration to see its per-layer schedule and warnings. In custom mode LongRoPE's long_factor is an illustrative ramp from 1 to s.",
     "scaling.model_note": "{0} ({1}), {2} layers; one cell per layer, colour by layer group, grey for layers without rotation (NoPE):",
     "scaling.strip": "per-layer schedule strip", "scaling.no_findings": "posenc inspect found nothing to warn about.",
+    "scaling.finding_en": "(this warning has no Chinese text yet; posenc's English follows)",
 
     "bias.title": "6. Bias encodings: ALiBi, T5, KERPLE, FIRE, Sandwich",
     "bias.explain": "These leave the embeddings alone and add a bias that depends on the distance to the attention scores. Above, each head's bias (rows query i, columns key j, the causal part); below, the chosen head in full.",
@@ -163,6 +168,7 @@ const STRINGS = {
     "bias.r1": "KERPLE r₁", "bias.r2": "KERPLE r₂", "bias.c": "FIRE c", "bias.L": "FIRE threshold L", "bias.sdim": "Sandwich width d′", "bias.compress": "Sandwich: compress per head",
     "bias.fig.heads": "Every head's bias (dark: near, pale: far; grey: masked by causality)", "bias.fig.head": "The chosen head's bias",
     "bias.kind.alibi": "ALiBi", "bias.kind.t5": "T5 relative buckets", "bias.kind.kerple": "KERPLE", "bias.kind.fire": "FIRE", "bias.kind.sandwich": "Sandwich",
+    "bias.kernel.log": "log: −r₁·log(1 + r₂|i−j|)", "bias.kernel.power": "power: −r₁·|i−j|^r₂",
     "bias.r.slope": "slope of head {0} (bias = −slope·|i−j|)", "bias.r.bucket": "T5 bucket (i = {1}, j = {2})", "bias.r.kerple": "KERPLE bias (i = {1}, j = {2})",
     "bias.r.fire": "FIRE input ψ(|i−j|)/ψ(max(L, i)) (i = {1}, j = {2})", "bias.r.sandwich": "Sandwich bias of head {0} (i = {1}, j = {2})",
     "bias.note.alibi": "ALiBi: one slope 2^(−8h/H) per head; the bias falls linearly with distance.",
