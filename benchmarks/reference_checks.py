@@ -18,7 +18,7 @@ from transformers.models.t5.modeling_t5 import T5Attention  # noqa: E402
 
 import posenc  # noqa: E402
 from posenc.encodings.rope_scaling import compute_inv_freq  # noqa: E402
-from posenc.hf_config import rope_options_from_hf_config  # noqa: E402
+from posenc.hf.config import rope_options_from_hf_config  # noqa: E402
 
 
 def float64_rope(q, positions, inv_freq):

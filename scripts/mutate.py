@@ -44,7 +44,7 @@ SRC = ROOT / "src"
 
 #: module -> the test paths that check it (the mirror layout, plus the reference comparisons that exercise it)
 TESTS: dict[str, tuple[str, ...]] = {
-    "posenc.encodings": ("tests/encodings", "tests/test_registry.py", "tests/test_hf_config_rotary.py", "tests/model"),
+    "posenc.encodings": ("tests/encodings", "tests/test_registry.py", "tests/hf/test_config_rotary.py", "tests/model"),
     "posenc.kernels": ("tests/kernels",),
     "posenc.properties": ("tests/properties",),
     "posenc.probe": ("tests/probe",),
@@ -67,6 +67,7 @@ PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
     "posenc.encodings": TESTS["posenc.encodings"],
     "posenc.explore": ("tests/explore", "tests/cli/test_explore.py"),
     "posenc.extend": ("tests/extend",),
+    "posenc.hf": ("tests/hf", "tests/test_inspection.py", "tests/test_inspection_silent.py"),
     "posenc.kernels": TESTS["posenc.kernels"],
     "posenc.lab": ("tests/lab",),
     "posenc.model": ("tests/model", "tests/encodings"),

@@ -14,7 +14,7 @@ VPY=${VPY:-.venv/bin/python}
 # the tests that compute numbers: encodings, kernels, properties, probes, the model, statistics, context extension,
 # the Hugging Face comparisons and the report's numbers (the slow experiments excluded, as in make test)
 DEFAULT_TESTS="tests/encodings tests/kernels tests/properties tests/probe tests/model tests/extend tests/test_stats.py
-  tests/test_tolerance.py tests/test_hf_config_rotary.py tests/test_hf_schedule.py tests/test_hf_tables.py
+  tests/test_tolerance.py tests/hf/test_config_rotary.py tests/hf/test_hf_schedule.py tests/hf/test_hf_tables.py
   $(ls tests/report/test_numbers_*.py | tr '\n' ' ')"
 read -r -a TEST_PATHS <<< "$(echo ${TESTS:-$DEFAULT_TESTS})"
 read -r -a EXTRA <<< "${PYTEST_ARGS:--n 2 --dist loadgroup}"

@@ -169,6 +169,34 @@ def test_dynamic_ntk_warns_about_the_cache(tmp_path):
     assert "dynamic-cache" not in _codes(tmp_path, linear)
 
 
+#: each Hugging Face rope type's entry (head_dim 16: 8 pairs) and the findings it must give, written by hand from what
+#: the type does: dynamic NTK and LongRoPE change their frequencies with the length (the cache warning), YaRN
+#: stretches an original length by a fixed factor (its factor checked: 2 x 2048 = 4096 holds, so nothing to say),
+#: proportional RoPE keeps the whole head turning (its partial factor is no partial rotary)
+_BY_ROPE_TYPE = [
+    ("default", {}, set()),
+    ("linear", {"factor": 2.0}, set()),
+    ("dynamic", {"factor": 2.0}, {"dynamic-cache"}),
+    ("yarn", {"factor": 2.0, "original_max_position_embeddings": 2048}, set()),
+    ("yarn", {"factor": 4.0, "original_max_position_embeddings": 2048}, {"yarn-factor"}),
+    ("llama3", {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                "original_max_position_embeddings": 512}, set()),
+    ("longrope", {"short_factor": [1.0] * 8, "long_factor": [2.0] * 8, "original_max_position_embeddings": 2048},
+     {"dynamic-cache"}),
+    ("proportional", {"partial_rotary_factor": 0.25}, set()),
+]
+
+
+@pytest.mark.parametrize(("rope_type", "params", "want"), _BY_ROPE_TYPE,
+                         ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(_BY_ROPE_TYPE)])
+def test_each_rope_type_gets_the_findings_its_record_implies(rope_type, params, want):
+    # the linter asks each type's Scaling record what it means, never its name: a length-dependent type warns about the
+    # cache, a fixed stretch of an original length has its factor checked, a whole-head type is no partial rotary
+    data = _llama(rope_parameters={"rope_type": rope_type, "rope_theta": 10000.0, **params})
+    codes = set(inspect_config(data).codes()) & {"dynamic-cache", "yarn-factor", "partial-rotary"}
+    assert codes == want
+
+
 def test_the_inspection_names_the_model_type():
     assert inspect_config(LlamaConfig()).model_type == "llama"
     assert inspect_config(_llama(model_type="phi", rope_theta=10000.0)).model_type == "phi"
@@ -237,14 +265,14 @@ def test_a_width_rope_cannot_turn_is_a_schedule_finding(tmp_path):
     assert found.schedule is None and found.codes()[0] == "schedule"
     assert 'config.json field "head_dim" = 63: RoPE turns pairs of channels' in found.findings[0].message
     # from a config.json, transformers refuses it first; posenc says so, naming the file
-    from posenc.hf_fields import ConfigFieldError
+    from posenc.hf.fields import ConfigFieldError
 
     with pytest.raises(ConfigFieldError, match="transformers refuses the config in .*h.json .*`head_dim`=63"):
         inspect_model(_write(tmp_path, "h", _llama(head_dim=63, rope_theta=10000.0)))
 
 
 def test_a_malformed_field_is_raised_not_reported(tmp_path):
-    from posenc.hf_fields import ConfigFieldError
+    from posenc.hf.fields import ConfigFieldError
 
     with pytest.raises(ConfigFieldError, match='"sliding_window" = 512.7'):
         inspect_model(_write(tmp_path, "w", _llama(sliding_window=512.7)))

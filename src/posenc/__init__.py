@@ -12,8 +12,8 @@ Every encoding is an ``nn.Module`` with three hooks (``embed``, ``rotate``, ``bi
 from posenc._version import __version__
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo, PositionalEncoding
 from posenc.errors import PosencError
-from posenc.hf_config import from_hf_config
-from posenc.hf_schedule import schedule_from_hf_config
+from posenc.hf.config import from_hf_config
+from posenc.hf.schedule import schedule_from_hf_config
 from posenc.registry import available, build, build_for_model, get_class, options_of
 
 __all__ = [

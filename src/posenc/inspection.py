@@ -2,7 +2,7 @@
 
 :func:`inspect_model` reads a config (a ``config.json`` file, a model folder, a GGUF file, a hub id in the local cache,
 or an offline default; no weights are loaded) and returns an :class:`Inspection`: the layer schedule
-(:func:`posenc.hf_schedule.schedule_from_hf_config`) and a :class:`Finding` for each of these, where the config
+(:func:`posenc.hf.schedule.schedule_from_hf_config`) and a :class:`Finding` for each of these, where the config
 triggers it:
 
 ``rope-theta``
@@ -11,9 +11,10 @@ triggers it:
     when the base is another; a config whose top-level ``rope_theta`` contradicts ``rope_parameters``; a
     ``rope_parameters`` entry with no ``rope_theta`` (the base is then whatever default the reading code assumes).
 ``yarn-factor``
-    YaRN's ``factor`` against ``original_max_position_embeddings``: missing (the original length is then taken to be
-    ``max_position_embeddings``, wrong when that was already raised to the extended context), or a factor that is
-    not ``max_position_embeddings / original_max_position_embeddings`` (transformers' own check, which it only logs).
+    YaRN's ``factor`` (a fixed stretch of an original length) against ``original_max_position_embeddings``: missing
+    (the original length is then taken to be ``max_position_embeddings``, wrong when that was already raised to the
+    extended context), or a factor that is not ``max_position_embeddings / original_max_position_embeddings``
+    (transformers' own check, which it only logs).
 ``partial-rotary``
     Only part of each head rotates (``partial_rotary_factor``, ``rotary_pct``, ``rotary_dim``): transformers 5 moved
     the factor into ``rope_parameters`` too, so code that reads ``config.partial_rotary_factor`` rotates every
@@ -24,15 +25,20 @@ triggers it:
     weights moved between half-pairing code (``rotate_half``) and interleaved code need their q/k rows permuted
     (:func:`posenc.encodings.rope.convert_qk_weights`).
 ``dynamic-cache``
-    Dynamic NTK changes the frequencies with the sequence length, but a KV cache keeps the keys rotated with the
-    frequencies of the length at which they were written (transformers #25306): cached decoding past the native
-    length differs from a full pass.
+    A length-dependent scaling (dynamic NTK; LongRoPE, whose factors switch past the original length) changes the
+    frequencies with the sequence length, but a KV cache keeps the keys rotated with the frequencies of the length at
+    which they were written (transformers #25306): cached decoding past the native length differs from a full pass.
+
+What a rope type means is asked of its :class:`~posenc.encodings.rope_scaling.Scaling` record
+(:func:`posenc.hf.config.scaling_named`), never of its name: ``yarn-factor`` checks a scaling with a fixed factor of
+an original length (YaRN), ``dynamic-cache`` a length-dependent one, and ``partial-rotary`` skips a whole-head one
+(Gemma 4's proportional RoPE), so a new scaling is judged by its record's flags.
 ``schedule``
     posenc cannot derive a schedule for this well-formed config (the reason).
 
-A field whose value does not fit what it holds (read through :mod:`posenc.hf_fields`: a string for a number, a
+A field whose value does not fit what it holds (read through :mod:`posenc.hf.fields`: a string for a number, a
 per-layer list of the wrong length, a count of 0) is not a finding: :func:`inspect_model` and :func:`inspect_config`
-raise :class:`~posenc.hf_fields.ConfigFieldError` naming it, and ``posenc inspect`` exits with status 2.
+raise :class:`~posenc.hf.fields.ConfigFieldError` naming it, and ``posenc inspect`` exits with status 2.
 """
 
 from __future__ import annotations
@@ -43,10 +49,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from posenc.encodings.rope_scaling import Scaling
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
-from posenc.hf_config import INTERLEAVED_MODEL_TYPES
-from posenc.hf_fields import (
+from posenc.hf.config import INTERLEAVED_MODEL_TYPES, scaling_named
+from posenc.hf.fields import (
     ROTARY_DIM_MODEL_TYPES,
     ConfigFieldError,
     ConfigFields,
@@ -54,7 +61,7 @@ from posenc.hf_fields import (
     config_from_dict,
     read_config_json,
 )
-from posenc.hf_schedule import schedule_from_hf_config
+from posenc.hf.schedule import schedule_from_hf_config
 from posenc.registry import get_class
 
 __all__ = ["Finding", "Inspection", "inspect_model", "inspect_config", "FINDINGS"]
@@ -201,14 +208,15 @@ def _check_yarn(fields: ConfigFields, written: ConfigFields | None) -> list[Find
     source = written if written is not None else fields
     raw_entries = _entries(source)
     for layer_type, entry in _entries(fields).items():
-        if entry.get("rope_type", entry.get("type")) != "yarn":
+        scaling = scaling_named(entry)
+        if scaling is None or not _stretches_an_original_length(scaling):
             continue
         entry_written = raw_entries.get(layer_type, entry)
         original = entry_written.get("original_max_position_embeddings",
                                      _read(source, "original_max_position_embeddings"))
         factor = entry.get("factor")
         if original is None:
-            found.append(Finding("yarn-factor", f"{_where(layer_type)} is YaRN (factor {factor}) without "
+            found.append(Finding("yarn-factor", f"{_where(layer_type)} is {scaling.name} (factor {factor}) without "
                                                 f"original_max_position_embeddings: the original length is then "
                                                 f"taken to be max_position_embeddings ({max_pos}), which is wrong if "
                                                 f"that was raised to the extended context (the ramp between "
@@ -218,13 +226,21 @@ def _check_yarn(fields: ConfigFields, written: ConfigFields | None) -> list[Find
         if max_pos and factor:
             implicit = float(max_pos) / float(original)
             if implicit != 1 and not math.isclose(implicit, float(factor), rel_tol=1e-9):
-                found.append(Finding("yarn-factor", f"{_where(layer_type)} is YaRN with factor {float(factor):g}, "
+                found.append(Finding("yarn-factor", f"{_where(layer_type)} is {scaling.name} with factor "
+                                                    f"{float(factor):g}, "
                                                     f"but max_position_embeddings / original_max_position_embeddings"
                                                     f" = {max_pos} / {original} = {implicit:g}: one of the three is "
                                                     f"not what the model was extended with (transformers uses the "
                                                     f"explicit factor and only logs this); make factor x original "
                                                     f"= max_position_embeddings"))
     return found
+
+
+def _stretches_an_original_length(scaling: Scaling) -> bool:
+    """A scaling whose fixed factor stretches the length the model was trained at (YaRN): its factor should be
+    ``max_position_embeddings / original_max_position_embeddings``. A length-dependent one (dynamic NTK) has no fixed
+    stretch, and one without an original length (linear) nothing to check it against."""
+    return scaling.needs_factor and scaling.needs_original and not scaling.length_dependent
 
 
 def _head_dim(fields: ConfigFields) -> int | None:
@@ -242,8 +258,9 @@ def _check_partial(fields: ConfigFields, written: ConfigFields | None) -> list[F
     top = _read(written if written is not None else fields, "partial_rotary_factor", "rotary_pct")
     factors = {}
     for layer_type, entry in _entries(fields).items():
-        if entry.get("rope_type") == "proportional":
-            continue  # Gemma 4: the factor zeroes frequencies, every channel still turns
+        scaling = scaling_named(entry)
+        if scaling is not None and scaling.whole_head:
+            continue  # Gemma 4's proportional RoPE: the factor zeroes frequencies, every channel still turns
         factor = entry.get("partial_rotary_factor", _read(fields, "partial_rotary_factor", "rotary_pct"))
         if factor is not None:
             factors[layer_type] = float(factor)
@@ -308,8 +325,9 @@ def _check_pairing(fields: ConfigFields, schedule: LayerSchedule | None, gguf_ar
 def _check_dynamic(fields: ConfigFields) -> list[Finding]:
     found = []
     for layer_type, entry in _entries(fields).items():
-        if entry.get("rope_type", entry.get("type")) == "dynamic":
-            found.append(Finding("dynamic-cache", f"{_where(layer_type)} is dynamic NTK: its frequencies change "
+        scaling = scaling_named(entry)
+        if scaling is not None and scaling.length_dependent:
+            found.append(Finding("dynamic-cache", f"{_where(layer_type)} is {scaling.name}: its frequencies change "
                                                   f"with the sequence length past "
                                                   f"{_read(fields, 'max_position_embeddings')} tokens, but a KV cache "
                                                   f"keeps keys rotated with the frequencies of the length at which "
@@ -325,7 +343,7 @@ def inspect_config(config: Any, raw: dict[str, Any] | None = None, source: str =
     (``config.json``'s dict) when there is one, ``gguf_arch`` the GGUF architecture when it came from a GGUF file.
 
     A field that does not fit what it holds (a string for a number, a list of the wrong length, a count of 0) raises
-    :class:`~posenc.hf_fields.ConfigFieldError` naming it (``posenc inspect`` exits with status 2); what posenc
+    :class:`~posenc.hf.fields.ConfigFieldError` naming it (``posenc inspect`` exits with status 2); what posenc
     cannot schedule in a well-formed config is a ``schedule`` finding."""
     written = ConfigFields(raw).text_model() if raw is not None else None
     if written is not None:

@@ -44,7 +44,7 @@ from typing import Any
 import torch
 
 from posenc.errors import PosencError
-from posenc.hf_fields import check_written, read_config_json, transformers_errors
+from posenc.hf.fields import check_written, read_config_json, transformers_errors
 
 __all__ = ["LoadedModel", "load_model", "model_config", "download", "cache_root", "smollm2_gguf_path", "minilm_dir",
            "gguf_architecture", "read_gguf_header", "check_safetensors", "DEFAULTS", "HUB_FILES"]
@@ -472,7 +472,7 @@ def _locate(spec: Any) -> tuple[str, Any]:
 
 
 def _folder_config(folder: Path) -> Any:
-    """The config of a model folder: its ``config.json`` checked field by field (:mod:`posenc.hf_fields`), then read
+    """The config of a model folder: its ``config.json`` checked field by field (:mod:`posenc.hf.fields`), then read
     by transformers, whose refusals are said in posenc's words."""
     import transformers
 
@@ -486,8 +486,8 @@ def _folder_config(folder: Path) -> Any:
 def model_config(spec: str) -> Any:
     """The Hugging Face config of a model spec, read without loading weights (cache, folder, GGUF header, hub cache).
 
-    A folder's ``config.json`` is checked field by field first (:func:`posenc.hf_fields.check_written`): a field
-    that does not fit raises :class:`~posenc.hf_fields.ConfigFieldError` naming it, before transformers builds
+    A folder's ``config.json`` is checked field by field first (:func:`posenc.hf.fields.check_written`): a field
+    that does not fit raises :class:`~posenc.hf.fields.ConfigFieldError` naming it, before transformers builds
     anything."""
     import transformers
 

@@ -10,7 +10,7 @@ from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 import posenc
 from posenc.encodings import rope_scaling as rs
 from posenc.errors import PosencError
-from posenc.hf_config import rope_options_from_hf_config
+from posenc.hf.config import rope_options_from_hf_config
 from tolerance import bound
 
 HEAD_DIM = 64
@@ -154,7 +154,7 @@ def test_base_is_not_a_scaling_parameter():
 
 
 def test_hf_config_with_unknown_rope_type():
-    from posenc.hf_config import from_hf_config
+    from posenc.hf.config import from_hf_config
 
     config = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 128,
               "rope_parameters": {"rope_type": "wobbly", "rope_theta": 10000.0}}

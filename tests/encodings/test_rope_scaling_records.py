@@ -10,7 +10,7 @@ from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from posenc.encodings import rope_scaling as rs
 from posenc.errors import PosencWarning
 from posenc.extend.factors import SCALING_NAMES, scaling_spec
-from posenc.hf_config import HF_ROPE_TYPES, POSENC_ROPE_TYPE, from_hf_config, rope_options_from_hf_config
+from posenc.hf.config import HF_ROPE_TYPES, POSENC_ROPE_TYPE, from_hf_config, rope_options_from_hf_config
 
 RECORDS = list(rs.SCALINGS.values())
 

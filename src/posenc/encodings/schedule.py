@@ -75,7 +75,7 @@ class Layer:
 
     Attributes:
         encoding: a registry name (``posenc list``), e.g. ``"rope"`` or ``"nope"``; or a built encoding (what
-            :func:`posenc.hf_schedule.schedule_from_hf_config` gives: the layers holding one module share it).
+            :func:`posenc.hf.schedule.schedule_from_hf_config` gives: the layers holding one module share it).
         options: the encoding's options (model sizes are filled in by :meth:`LayerSchedule.build`); empty for a
             built encoding.
         window: queries see keys at ``|i - j| < window`` (``None``: no window).

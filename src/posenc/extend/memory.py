@@ -25,7 +25,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.errors import PosencError
-from posenc.hf_fields import ConfigFields
+from posenc.hf.fields import ConfigFields
 from posenc.resources import GB, available_memory
 
 __all__ = ["MemoryEstimate", "estimate_memory", "available_memory", "check_fits", "GB"]

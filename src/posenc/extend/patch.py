@@ -41,7 +41,7 @@ from posenc.encodings.rope import RoPE
 from posenc.errors import PosencError
 from posenc.extend.attention import ATTENTION, register_attention
 from posenc.extend.factors import scaling_spec
-from posenc.hf_config import POSENC_ROPE_TYPE, from_hf_config, rope_options_from_hf_config
+from posenc.hf.config import POSENC_ROPE_TYPE, from_hf_config, rope_options_from_hf_config
 from posenc.registry import build
 
 __all__ = ["FixedLengthRope", "patch_model", "set_encoding", "scaled_rope", "native_length", "check_rope_model",
@@ -114,7 +114,7 @@ def native_length(config: Any) -> int:
 def scaled_rope(config: Any, scaling: str, factor: float, native_len: int | None = None) -> PositionalEncoding:
     """posenc's RoPE for a Hugging Face config with the named scaling (see :mod:`posenc.extend.factors`).
 
-    Head width, base, pairing and rotary width come from :func:`posenc.hf_config.rope_options_from_hf_config`; the scaling
+    Head width, base, pairing and rotary width come from :func:`posenc.hf.config.rope_options_from_hf_config`; the scaling
     the config may already carry is replaced by ``scaling`` at ``factor`` relative to ``native_len``.
     """
     check_rope_model(config)

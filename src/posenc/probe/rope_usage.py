@@ -30,7 +30,7 @@ import torch
 
 from posenc.encodings.base import future_mask
 from posenc.errors import PosencError
-from posenc.hf_config import from_hf_config
+from posenc.hf.config import from_hf_config
 from posenc.kernels import apply_rope
 from posenc.kernels.reference import pair_channels
 from posenc.probe.heads import distance_bins

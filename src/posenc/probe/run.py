@@ -201,7 +201,7 @@ def _n_heads(model: Any) -> tuple[int, int]:
 
 
 def _is_rotary(config: Any) -> bool:
-    from posenc.hf_config import from_hf_config
+    from posenc.hf.config import from_hf_config
 
     try:
         return from_hf_config(config).info.hooks == ("rotate",)

@@ -562,8 +562,8 @@ SCHEDULED_MODELS = {"Gemma 3": "Gemma3TextConfig", "Llama 4 (iRoPE)": "Llama4Tex
 
 def _layer_schedules(transformers: Any) -> dict[str, list[tuple[str, str]]]:
     """Each of :data:`SCHEDULED_MODELS`'s layer schedule from its default configuration
-    (:func:`posenc.hf_schedule.schedule_from_hf_config`): ``(layers, encoding)`` per kind of layer."""
-    from posenc.hf_schedule import schedule_from_hf_config
+    (:func:`posenc.hf.schedule.schedule_from_hf_config`): ``(layers, encoding)`` per kind of layer."""
+    from posenc.hf.schedule import schedule_from_hf_config
 
     out = {}
     for name, cls_name in SCHEDULED_MODELS.items():

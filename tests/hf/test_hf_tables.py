@@ -1,8 +1,8 @@
-"""Every table of model types in posenc.hf_config, entry by entry, on plain config dicts (no model is built).
+"""Every table of model types in posenc.hf.config, entry by entry, on plain config dicts (no model is built).
 
 The expected value of each entry is written here by hand from the model's code in transformers (the reason is in the
 comment of each table below), not read from posenc's tables: an entry dropped from, added to or moved between
-posenc's tables fails one named case. The comparisons with the models' own rotations are in test_hf_config_rotary.py (a
+posenc's tables fails one named case. The comparisons with the models' own rotations are in test_config_rotary.py (a
 representative per rule in the fast suite, every model type in the slow one).
 """
 
@@ -12,7 +12,7 @@ import pytest
 
 import posenc
 from posenc.errors import PosencError
-from posenc.hf_config import (
+from posenc.hf.config import (
     AXIAL_MODEL_TYPES,
     INTERLEAVED_MODEL_TYPES,
     LOGIT_MSCALE_MODEL_TYPES,
@@ -73,7 +73,7 @@ def test_a_config_json_without_rope_interleave_takes_the_config_classes_default(
 
 
 def test_the_field_default_table_is_the_list_above():
-    from posenc.hf_config import _INTERLEAVE_FIELD_DEFAULT
+    from posenc.hf.config import _INTERLEAVE_FIELD_DEFAULT
 
     assert _INTERLEAVE_FIELD_DEFAULT == set(FIELD_DEFAULT_TRUE)
 
@@ -127,7 +127,7 @@ def test_model_types_that_run_the_same_model_class_share_their_table_entry(table
     to transformers this way fails here by name."""
     from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
-    from posenc.hf_config import _INTERLEAVE_FIELD_DEFAULT
+    from posenc.hf.config import _INTERLEAVE_FIELD_DEFAULT
 
     types = {"interleaved": INTERLEAVED_MODEL_TYPES, "field default": _INTERLEAVE_FIELD_DEFAULT,
              "logit scale": LOGIT_MSCALE_MODEL_TYPES, "M-RoPE": M_ROPE_MODEL_TYPES}[table]

@@ -21,12 +21,12 @@ Gemma 3 run bidirectionally sees ``|i - j| < sliding_window``; ModernBERT's loca
 
 A multimodal config is read through its text model (``text_config``): Qwen3-VL's layers all turn with interleaved
 M-RoPE, Gemma 3's and Llama 4's language models have the schedules above. Every field is read through
-:class:`posenc.hf_fields.ConfigFields`, which checks it and names it as ``config.json`` spells it.
+:class:`posenc.hf.fields.ConfigFields`, which checks it and names it as ``config.json`` spells it.
 
 Example::
 
     >>> from transformers import Gemma3TextConfig
-    >>> from posenc.hf_schedule import schedule_from_hf_config
+    >>> from posenc.hf.schedule import schedule_from_hf_config
     >>> schedule = schedule_from_hf_config(Gemma3TextConfig(num_hidden_layers=6, sliding_window=512))
     >>> [(schedule[i].encoding.base, schedule[i].window) for i in (0, 5)]     # five local layers, one global
     [(10000.0, 512), (1000000.0, None)]
@@ -40,8 +40,8 @@ from typing import Any
 from posenc.encodings.base import PositionalEncoding
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
-from posenc.hf_config import from_hf_config
-from posenc.hf_fields import MAX_LAYERS, ConfigFields, config_from_dict
+from posenc.hf.config import from_hf_config
+from posenc.hf.fields import MAX_LAYERS, ConfigFields, config_from_dict
 
 __all__ = ["schedule_from_hf_config", "LAYER_TYPES", "text_config"]
 
@@ -131,8 +131,8 @@ def schedule_from_hf_config(config: Any) -> LayerSchedule:
     """The :class:`~posenc.encodings.schedule.LayerSchedule` of a Hugging Face config (a ``PretrainedConfig`` or
     its dict): every layer's encoding (built, shared by the layers of one type) and span.
 
-    Every field read is checked first (:mod:`posenc.hf_fields`): a value that does not fit raises
-    :class:`~posenc.hf_fields.ConfigFieldError` naming the field as ``config.json`` spells it."""
+    Every field read is checked first (:mod:`posenc.hf.fields`): a value that does not fit raises
+    :class:`~posenc.hf.fields.ConfigFieldError` naming the field as ``config.json`` spells it."""
     fields = ConfigFields(config).text_model()
     model_type = fields.model_type
     n_layers = fields.layer_count()

@@ -1,6 +1,6 @@
 """A tiny Hugging Face model's own forward against the same model whose positional work is all posenc's schedule.
 
-For one model type (sizes shrunk by :func:`hf_rotary_cases._overrides`, no download): the model built with random
+For one model type (sizes shrunk by :func:`rotary_cases._overrides`, no download): the model built with random
 weights and eager attention is the reference. The same model is then run with
 
 - every module-level ``apply*rot*`` / ``apply*rope*`` function of its modeling file replaced by the identity on q
@@ -28,10 +28,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import torch
+from rotary_cases import _APPLY, _overrides
 
-from hf_rotary_cases import _APPLY, _overrides
 from posenc.encodings.schedule import LayerSchedule
-from posenc.hf_schedule import schedule_from_hf_config
+from posenc.hf.schedule import schedule_from_hf_config
 from posenc.model.transformer import attend, attention_mask
 
 T = 11  #: tokens per sequence

@@ -27,13 +27,13 @@ transformers or posenc build anything per layer.
 
 Example::
 
-    >>> from posenc.hf_fields import ConfigFields
+    >>> from posenc.hf.fields import ConfigFields
     >>> ConfigFields({"model_type": "llama", "num_hidden_layers": 4}).layer_count()
     4
     >>> ConfigFields({"head_dim": "64"}).get("head_dim")
     Traceback (most recent call last):
     ...
-    posenc.hf_fields.ConfigFieldError: config.json field "head_dim" = "64" (a string): expected an integer >= 1 (the width of each attention head); fix: write 64 without quotes
+    posenc.hf.fields.ConfigFieldError: config.json field "head_dim" = "64" (a string): expected an integer >= 1 (the width of each attention head); fix: write 64 without quotes
 """
 
 from __future__ import annotations

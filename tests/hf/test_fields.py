@@ -1,4 +1,4 @@
-"""``posenc.hf_fields``: every field of a model's config read through one place and checked, each error naming the
+"""``posenc.hf.fields``: every field of a model's config read through one place and checked, each error naming the
 field as config.json spells it; the cases of a bad config.json, each through the library and through
 ``posenc inspect`` (status 2, one line, no traceback); transformers' own refusals said in posenc's words."""
 
@@ -21,7 +21,7 @@ from transformers import (
 import posenc
 from posenc.cli import main
 from posenc.errors import PosencError, PosencWarning
-from posenc.hf_fields import (
+from posenc.hf.fields import (
     FIELDS,
     MAX_LAYERS,
     ROPE_FIELDS,
@@ -31,7 +31,7 @@ from posenc.hf_fields import (
     config_from_dict,
     transformers_errors,
 )
-from posenc.hf_schedule import schedule_from_hf_config
+from posenc.hf.schedule import schedule_from_hf_config
 
 
 def _real(config_class, drop=(), **fields):

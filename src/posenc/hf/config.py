@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from posenc.encodings.base import PositionalEncoding
 from posenc.encodings.rope_scaling import BY_HF_ROPE_TYPE, SCALINGS, HfRopeParameters, Scaling
 from posenc.errors import PosencError, PosencWarning
-from posenc.hf_fields import ROPE_FIELDS, ROTARY_DIM_MODEL_TYPES, ConfigFields
+from posenc.hf.fields import ROPE_FIELDS, ROTARY_DIM_MODEL_TYPES, ConfigFields
 from posenc.registry import build
 
-__all__ = ["from_hf_config", "rope_options_from_hf_config", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES",
+__all__ = ["from_hf_config", "rope_options_from_hf_config", "rope_type", "scaling_named", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES",
            "M_ROPE_LAYOUTS", "AXIAL_MODEL_TYPES", "LOGIT_MSCALE_MODEL_TYPES", "HF_ROPE_TYPES", "POSENC_ROPE_TYPE"]
 
 #: the rope types of 1-D RoPE a config may name, from the scalings' records
@@ -43,7 +44,7 @@ POSENC_ROPE_TYPE = "posenc"
 _POSENC_OPTIONS = ("head_dim", "base", "pairing", "rotary_dim", "scaling")
 
 #: M-RoPE model types posenc reproduces: ``(interleaved, default mrope_section of the modeling code)``; checked
-#: against each model's rotary embedding at distinct temporal/height/width positions by tests/test_hf_config_rotary.py
+#: against each model's rotary embedding at distinct temporal/height/width positions by tests/hf/test_config_rotary.py
 M_ROPE_LAYOUTS = {
     "qwen2_vl_text": (False, (16, 24, 24)),
     "qwen2_5_vl_text": (False, (16, 24, 24)),
@@ -64,7 +65,7 @@ LOGIT_MSCALE_MODEL_TYPES = frozenset({
 })
 
 #: model types whose modeling code in transformers rotates adjacent pairs ``(x[2i], x[2i+1])`` whatever the config
-#: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/test_hf_config_rotary.py):
+#: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/hf/test_config_rotary.py):
 #: ``rotate_every_two`` (GPT-J, CodeGen); a ``rotate_half`` or ``_apply_rotary_emb`` over ``x[..., 0::2]`` and
 #: ``x[..., 1::2]`` (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter); complex products of
 #: ``reshape(..., -1, 2)`` pairs (DeepSeek-V2, Llama 4); ``apply_rotary_pos_emb_interleave`` in every attention layer
@@ -142,13 +143,26 @@ def _warn_one_of_several(fields: ConfigFields) -> None:
                   f"posenc.schedule_from_hf_config(config)", PosencWarning, stacklevel=3)  # at the caller
 
 
+def rope_type(params: Mapping[str, Any]) -> str:
+    """The rope type a RoPE parameter entry names: its ``rope_type`` (transformers 5), else ``type`` (earlier), else
+    ``"default"``."""
+    return params.get("rope_type", params.get("type", "default"))
+
+
+def scaling_named(params: Mapping[str, Any]) -> Scaling | None:
+    """The :class:`~posenc.encodings.rope_scaling.Scaling` record of the rope type a RoPE parameter entry names, the
+    one place that says what the type means (length-dependent, a factor of an original length, whole-head); ``None``
+    for a type with no record (M-RoPE's ``"mrope"``, ``"axial"``, one posenc does not know)."""
+    return BY_HF_ROPE_TYPE.get(rope_type(params))
+
+
 def _is_m_rope(params: dict[str, Any], model_type: str) -> bool:
-    kind = params.get("rope_type", params.get("type", "default"))
+    kind = rope_type(params)
     return params.get("mrope_section") is not None or kind in ("mrope", "3d") or model_type in M_ROPE_MODEL_TYPES
 
 
 def _check_rope_type(params: dict[str, Any], model_type: str) -> str:
-    kind = params.get("rope_type", params.get("type", "default"))
+    kind = rope_type(params)
     supported = ", ".join(HF_ROPE_TYPES)
     if _is_m_rope(params, model_type) and model_type not in M_ROPE_LAYOUTS:
         section = params.get("mrope_section") or "the modeling code's default"
@@ -165,7 +179,7 @@ def _check_rope_type(params: dict[str, Any], model_type: str) -> str:
     if kind not in HF_ROPE_TYPES and kind not in ("axial", POSENC_ROPE_TYPE) and not _is_m_rope(params, model_type):
         raise PosencError(f"the config asks for RoPE type {kind!r}, which posenc does not implement; "
                           f"supported types are: {supported} (plus M-RoPE and axial for the model types named in "
-                          f"posenc.hf_config.M_ROPE_LAYOUTS and AXIAL_MODEL_TYPES)")
+                          f"posenc.hf.config.M_ROPE_LAYOUTS and AXIAL_MODEL_TYPES)")
     return kind
 
 
@@ -307,8 +321,8 @@ def from_hf_config(config: Any, layer_type: str | None = None) -> PositionalEnco
     ``layer_type`` selects per-layer-type RoPE parameters (``"sliding_attention"`` in Gemma 3, ...); by default
     those of ``"full_attention"``, with a :class:`~posenc.errors.PosencWarning` when the layer types' parameters
     differ (the other layers turn otherwise: :func:`posenc.schedule_from_hf_config` reads every layer's). Every
-    field read is checked first (:mod:`posenc.hf_fields`): a value that does not fit raises
-    :class:`~posenc.hf_fields.ConfigFieldError` naming the field as ``config.json`` spells it.
+    field read is checked first (:mod:`posenc.hf.fields`): a value that does not fit raises
+    :class:`~posenc.hf.fields.ConfigFieldError` naming the field as ``config.json`` spells it.
 
     Example::
 

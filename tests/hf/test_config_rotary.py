@@ -1,7 +1,7 @@
 """``posenc.from_hf_config`` against the rotary code of the installed ``transformers``, model type by model type.
 
 Each check builds a tiny random-initialised model of a type (no download, never ``trust_remote_code``), records the
-model's own rotation of q and k (:mod:`hf_rotary_cases`) and requires posenc's rotation of the same tensors to agree
+model's own rotation of q and k (:mod:`rotary_cases`) and requires posenc's rotation of the same tensors to agree
 to 1e-5 (relative to the largest value), with the other pairing off by far more. The fast tests take one
 representative of each pairing rule; the slow test walks every model type whose config carries rotary parameters,
 and every type it does not match is listed below with its reason.
@@ -11,9 +11,7 @@ import math
 
 import pytest
 import torch
-
-import posenc
-from hf_rotary_cases import (
+from rotary_cases import (
     ATOL,
     Outcome,
     T,
@@ -24,8 +22,10 @@ from hf_rotary_cases import (
     small_configs,
     uses_m_rope,
 )
+
+import posenc
 from posenc.errors import PosencError, PosencWarning
-from posenc.hf_config import (
+from posenc.hf.config import (
     AXIAL_MODEL_TYPES,
     INTERLEAVED_MODEL_TYPES,
     M_ROPE_LAYOUTS,
@@ -217,7 +217,7 @@ def test_a_field_that_refuses_to_be_read_is_a_clear_error():
 
 def test_the_comparison_can_fail():
     # the harness itself: posenc built with the wrong pairing or base is caught
-    from hf_rotary_cases import Rotated, T, compare
+    from rotary_cases import Rotated, T, compare
 
     config = next(c for c in small_configs("llama") if not isinstance(c, Exception))
     x = torch.randn(1, 4, T, 16)
@@ -370,7 +370,7 @@ def test_proportional_rope_matches_its_model():
 def test_deepseek_v3_yarn_logits_equal_the_models_attention_logits(model_type):
     import importlib
 
-    from hf_rotary_cases import _rotated, recording
+    from rotary_cases import _rotated, recording
 
     params = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 8.0, "original_max_position_embeddings": 16,
               "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.8, "mscale_all_dim": 1.0}
@@ -397,12 +397,12 @@ def test_deepseek_v3_yarn_logits_equal_the_models_attention_logits(model_type):
     want = query @ key.transpose(-1, -2) * scaling  # the model's logits [B, H, T, T]
 
     encoding = posenc.from_hf_config(config)
-    assert encoding.scale_logits and encoding.logit_scale() == pytest.approx((0.1 * math.log(8.0) + 1) ** 2)
+    assert encoding.scale_logits and encoding.logit_factor == pytest.approx((0.1 * math.log(8.0) + 1) ** 2)
     positions = torch.arange(T)
     q_rot, k_rot = encoding.rotate(q_pe, k_pe, positions, positions)
     nope = config.qk_nope_head_dim
     head = nope + config.qk_rope_head_dim
     got = (query[..., :nope] @ key[..., :nope].transpose(-1, -2) + q_rot @ k_rot.transpose(-1, -2))
-    got = got * encoding.logit_scale() / math.sqrt(head)
+    got = got * encoding.logit_factor / math.sqrt(head)
     torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
-    assert (got / encoding.logit_scale() - want).abs().max() > 1e-3  # without the factor it differs
+    assert (got / encoding.logit_factor - want).abs().max() > 1e-3  # without the factor it differs

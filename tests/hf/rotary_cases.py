@@ -123,7 +123,7 @@ def _overrides(model_type: str, layers: int | None, keep_head: bool = False, fie
         new_head = out.get("head_dim") or (out.get("hidden_size") or out.get("n_embd")) // (
             out.get("num_attention_heads") or out.get("n_head"))
         out["rotary_dim"] = max(2, new_head * values["rotary_dim"] // old_head // 2 * 2)
-    from posenc.hf_config import M_ROPE_LAYOUTS
+    from posenc.hf.config import M_ROPE_LAYOUTS
 
     if model_type in M_ROPE_LAYOUTS and isinstance(values.get("rope_parameters"), dict):
         # M-RoPE sections must sum to the new head's pairs: a third each, the remainder on the temporal axis

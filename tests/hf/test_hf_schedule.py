@@ -1,6 +1,6 @@
 """``posenc.schedule_from_hf_config`` against the models of the installed ``transformers`` whose positional scheme
 differs by layer: each tiny model's own eager forward against the same model with every positional step done by
-posenc's schedule (:mod:`hf_schedule_cases`), for a full pass and for cached decoding, to 1e-5; and a schedule with
+posenc's schedule (:mod:`schedule_cases`), for a full pass and for cached decoding, to 1e-5; and a schedule with
 one thing wrong (a window, a base, a NoPE layer, the temperature, the section layout) is off by more than
 10 times that (the matches are within 4e-7)."""
 
@@ -8,12 +8,12 @@ import dataclasses
 
 import pytest
 import torch
+from schedule_cases import ATOL, T, compare, tiny_config
 
 import posenc
-from hf_schedule_cases import ATOL, T, compare, tiny_config
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
-from posenc.hf_schedule import schedule_from_hf_config
+from posenc.hf.schedule import schedule_from_hf_config
 
 LLAMA3 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
           "high_freq_factor": 4.0, "original_max_position_embeddings": 8}
