@@ -18,7 +18,7 @@ same thing here):
 
 Each scaling is one record (:class:`Scaling`) in :data:`SCALINGS`: its function, its flags, its Hugging Face
 ``rope_type`` with the translation of a config's parameters, and what ``posenc extend`` uses. The Hugging Face config
-reader (:mod:`posenc.hf_config`) and ``posenc extend`` (:mod:`posenc.extend.factors`) read the records, so a new
+reader (:mod:`posenc.hf.config`) and ``posenc extend`` (:mod:`posenc.extend.factors`) read the records, so a new
 scaling is its function, its record and its test (docs/architecture.md, "Where a new RoPE scaling goes").
 
 DeepSeek-V2/V3 split YaRN's temperature in two (:func:`yarn_logit_scale`): cos and sin carry
@@ -281,7 +281,7 @@ def proportional(dim: int, base: float = 10000.0, factor: float = 1.0,
 
 @dataclass(frozen=True)
 class HfRopeParameters:
-    """What a scaling's translation reads from a Hugging Face config (:func:`posenc.hf_config.rope_options_from_hf_config`
+    """What a scaling's translation reads from a Hugging Face config (:func:`posenc.hf.config.rope_options_from_hf_config`
     builds it): the ``rope_parameters`` / ``rope_scaling`` dict and the config's fields its parameters fall back on.
 
     Attributes:
@@ -349,7 +349,7 @@ def _longrope_from_hf(hf: HfRopeParameters) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Scaling:
     """One RoPE scaling: everything posenc knows about it, read by the RoPE modules, the Hugging Face config reader
-    (:mod:`posenc.hf_config`) and ``posenc extend`` (:mod:`posenc.extend.factors`). Adding a scaling is one record in
+    (:mod:`posenc.hf.config`) and ``posenc extend`` (:mod:`posenc.extend.factors`). Adding a scaling is one record in
     :data:`SCALINGS` (and its test).
 
     Attributes:
