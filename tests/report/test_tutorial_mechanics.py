@@ -147,33 +147,60 @@ def test_frequency_order_numbers():
 
 
 def test_sinusoid_cost_memory_and_the_aggregation_of_timings(monkeypatch):
-    # a clock under which every table takes d microseconds and the block 1 ms: the ratios are then known exactly.
-    # Each repeat times the tables in COST_WIDTHS order, then the block.
+    # a clock under which every table takes d microseconds, the empty call 1 us and the block 1 ms: the ratios are
+    # then known exactly. Each repeat times the tables in COST_WIDTHS order (the d = 64 table twice, side by side),
+    # the empty call, then the block.
     calls = []
-    cycle = len(sm.COST_WIDTHS) + 1
+    cycle = len(sm.COST_WIDTHS) + 3
 
     def fake_seconds(fn):
         calls.append(fn)
         i = (len(calls) - 1) % cycle
-        return 1e-3 if i == cycle - 1 else 1e-6 * sm.COST_WIDTHS[i]
+        times = [64e-6] + [1e-6 * d for d in sm.COST_WIDTHS] + [1e-6, 1e-3]
+        return times[i]
 
     monkeypatch.setattr(sm, "_seconds", fake_seconds)
     m = sm.sinusoid_cost(CTX)
-    assert len(calls) == 7 * cycle
+    assert len(calls) == 21 * cycle
     n = m.numbers
     assert n["memory_growth"] == 2048 / 64
     block_params = 4 * 512 * 512 + (512 * 2048 + 2048 + 2048 * 512 + 512) + 2 * 2 * 512  # q, k, v, out; FFN; 2 LNs
     assert n["blocks_bytes"] == 6 * block_params * 4
     assert n["memory_share"] == pytest.approx(512 * 512 * 4 / (6 * block_params * 4))
     assert m.estimates["time_growth"].value == pytest.approx(2048 / 64)
+    assert m.estimates["time_growth_null"].value == pytest.approx(1.0)  # the same table timed again
     assert m.estimates["step_share"].value == pytest.approx(512e-6 / (512e-6 + 6e-3))
+    assert m.estimates["step_share_null"].value == pytest.approx(1e-6 / (1e-6 + 6e-3))
     assert m.estimates["step_share"].low == pytest.approx(m.estimates["step_share"].value)  # no spread: constant
 
 
-def test_sinusoid_cost_real_timings_are_positive():
+def test_cost_statistics_read_the_low_quantile_so_load_on_some_repeats_does_not_move_them():
+    # 20 repeats of a 1 ms table beside a 10 ms block; then the same with 5 repeats slowed 30-fold by load (a
+    # quarter of them): the 0.1 quantile ('lower') is the 2nd smallest of 20, untouched by the slow repeats
+    quiet = np.column_stack([np.full(20, 1e-3), np.full(20, 1e-2)])
+    loaded = quiet.copy()
+    loaded[[1, 4, 9, 13, 17]] *= 30
+    assert sm.step_share(quiet) == pytest.approx(1e-3 / (1e-3 + 6e-2))
+    assert sm.step_share(loaded) == sm.step_share(quiet)
+    assert sm.cost_ratio(loaded) == pytest.approx(10.0)
+    # the median would have moved with a load on half the repeats; the low quantile does not
+    half = quiet.copy()
+    half[::2, 0] *= 30
+    assert sm.low_quantile(half[:, 0]) == pytest.approx(1e-3)
+    assert float(np.median(half[:, 0])) > 1e-3
+
+
+def test_sinusoid_cost_null_is_the_same_statistic_on_the_same_repeats():
     m = sm.sinusoid_cost(CTX)
-    assert m.estimates["time_growth"].value > 0 and 0 < m.estimates["step_share"].value < 1
-    assert m.estimates["time_growth"].n == 7
+    growth, null = m.estimates["time_growth"], m.estimates["time_growth_null"]
+    share, share_null = m.estimates["step_share"], m.estimates["step_share_null"]
+    assert growth.n == null.n == share.n == share_null.n == 21
+    assert growth.value > 0 and 0 < share.value < 1 and 0 <= share_null.value < share.value
+    claim = next(c for c in sm.CLAIMS if c.id == "sinusoid-cost")
+    by = {t.statistic: t for t in claim.tests}
+    assert by["time_growth"].null == "time_growth_null" and by["step_share"].null == "step_share_null"
+    assert by["memory_growth"].no_null and by["memory_share"].no_null
+    assert m.scope
 
 
 def test_worked_update_numbers_by_hand():
@@ -265,7 +292,9 @@ def test_exact_count_claims_edges():
 
 def test_sinusoid_cost_edges():
     ok = {"memory_growth": exact(32), "time_growth": Estimate(30, 20, 40, 7, "bootstrap"),
-          "step_share": Estimate(0.05, 0.04, 0.06, 7, "bootstrap"), "memory_share": exact(0.2)}
+          "step_share": Estimate(0.05, 0.04, 0.06, 7, "bootstrap"), "memory_share": exact(0.2),
+          "time_growth_null": Estimate(1.0, 0.9, 1.1, 7, "bootstrap"),
+          "step_share_null": Estimate(1e-6, 5e-7, 2e-6, 7, "bootstrap")}
     assert verdict("sinusoid-cost", **ok) == "supported"
     v = judge(get_claim("sinusoid-cost"), {**ok, "step_share": Estimate(0.002, 0.001, 0.003, 7, "bootstrap")})
     assert v.status == "qualified" and "under 1% of a forward pass" in v.condition
@@ -273,6 +302,9 @@ def test_sinusoid_cost_edges():
         "inconclusive"
     assert verdict("sinusoid-cost", **{**ok, "time_growth": Estimate(1.0, 0.9, 1.1, 7, "bootstrap"),
                                        "memory_growth": exact(1.0)}) == "refuted"
+    # a timer whose empty call already reads past the bar cannot tell a table's cost from nothing
+    assert verdict("sinusoid-cost", **{**ok, "step_share_null": Estimate(0.02, 0.015, 0.03, 7, "bootstrap")}) == \
+        "not testable"
 
 
 def test_worked_update_and_rope_edges():

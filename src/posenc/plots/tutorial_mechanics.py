@@ -70,7 +70,7 @@ def table_cost_figure(widths: Sequence[int], table_ms: Sequence[float], forward_
 
     Args:
         widths: the table widths ``d``.
-        table_ms: the median time per width, milliseconds.
+        table_ms: the time per width (a low quantile of repeats), milliseconds.
         forward_ms: the blocks' forward pass, milliseconds.
     """
     if len(widths) != len(table_ms) or not widths:
