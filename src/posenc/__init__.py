@@ -5,8 +5,9 @@
     True
     >>> pe = posenc.build("sinusoidal", dim=8)
 
-Every encoding is an ``nn.Module`` with three hooks (``embed``, ``rotate``, ``bias``); see
-:mod:`posenc.encodings.base` for shapes.
+Every encoding is an ``nn.Module`` with six hooks (``embed``, ``rotate``, ``bias``, ``score_mod``,
+``contextual_bias``, ``query_scale``), each with a default that changes nothing; see :mod:`posenc.encodings.base`
+for shapes and why each exists.
 """
 
 from posenc._version import __version__

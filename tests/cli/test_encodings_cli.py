@@ -16,7 +16,7 @@ from posenc.cli import main
 ENCODINGS = {
     "alibi": ("bias", ["bias"]), "axial_rope": ("rotary", ["rotate"]), "binary": ("absolute", ["embed"]),
     "cope": ("contextual", ["contextual_bias"]), "dape": ("contextual", ["contextual_bias"]),
-    "fire": ("bias", ["bias"]), "fox": ("contextual", ["input_bias"]), "integer": ("absolute", ["embed"]),
+    "fire": ("bias", ["bias"]), "fox": ("contextual", ["contextual_bias"]), "integer": ("absolute", ["embed"]),
     "kerple": ("bias", ["bias"]), "learned": ("absolute", ["embed"]), "mrope": ("rotary", ["rotate"]),
     "nope": ("none", []), "normalized": ("absolute", ["embed"]), "p_rope": ("rotary", ["rotate"]),
     "pope": ("rotary", ["rotate"]), "randomized": ("wrapper", ["embed", "rotate", "bias"]),

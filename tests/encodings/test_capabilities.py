@@ -8,7 +8,7 @@ from posenc.encodings.base import EncodingInfo, PositionalEncoding
 from posenc.errors import PosencError
 
 NAMES = posenc.available()
-HOOKS = ("embed", "rotate", "bias", "contextual_bias", "query_scale", "input_bias")
+HOOKS = ("embed", "rotate", "bias", "contextual_bias", "query_scale")
 D_MODEL, HEADS, HEAD_DIM, MAX_LEN = 16, 2, 8, 8
 T = 6  #: tokens in a sequence that fits every encoding's max_len
 
@@ -26,12 +26,11 @@ def _inputs(batch: int, length: int, seed: int = 0) -> tuple[torch.Tensor, torch
     return x, q, k
 
 
-def _run_hooks(enc: PositionalEncoding, x, q, k, positions) -> list[torch.Tensor | None]:
+def _run_hooks(enc: PositionalEncoding, x, q, k, positions) -> list[torch.Tensor | float | None]:
     """Every hook's output at ``positions``, one tensor object passed to all of them (as the model does)."""
     q2, k2 = enc.rotate(q, k, positions, positions)
     return [enc.embed(x, positions), q2, k2, enc.bias(positions, positions),
-            enc.contextual_bias(q, k, positions, positions), enc.query_scale(positions),
-            enc.input_bias(x, positions, positions)]
+            enc.contextual_bias(q, k, positions, positions, x=x), enc.query_scale(positions)]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -55,8 +54,8 @@ def test_capabilities_read_the_hooks():
                 or info.constant_across_channels)
     info = EncodingInfo(family="test", paper="test", hooks=("embed", "bias"))
     assert info.acts_on_input and info.biases_logits and not (info.rotates_qk or info.biases_from_content)
-    info = EncodingInfo(family="test", paper="test", hooks=("query_scale", "input_bias"))
-    assert info.scales_queries and info.biases_from_input and not (info.rotates_qk or info.acts_on_input)
+    info = EncodingInfo(family="test", paper="test", hooks=("query_scale", "contextual_bias"))
+    assert info.scales_queries and info.biases_from_content and not (info.rotates_qk or info.acts_on_input)
     assert not (EncodingInfo(family="test", paper="test", hooks=()).per_layer)
 
 
@@ -65,7 +64,7 @@ def test_declared_hooks_act_and_undeclared_ones_do_nothing(name):
     enc = _build(name)
     info = enc.info
     x, q, k = _inputs(2, T)
-    embedded, q2, k2, bias, contextual, factor, from_input = _run_hooks(enc, x, q, k, torch.arange(T))
+    embedded, q2, k2, bias, contextual, factor = _run_hooks(enc, x, q, k, torch.arange(T))
     if info.acts_on_input:  # a vector added or concatenated: the input changes
         assert embedded.shape != x.shape or not torch.allclose(embedded, x)
     else:
@@ -86,12 +85,8 @@ def test_declared_hooks_act_and_undeclared_ones_do_nothing(name):
     if info.scales_queries:  # a factor per query, which changes with the position somewhere
         far = enc.query_scale(torch.arange(T) * 10**6)
         assert factor.shape == (T,) and far.shape == (T,) and bool((far > 0).all()) and not torch.allclose(far, far[0])
-    else:
-        assert factor is None
-    if info.biases_from_input:
-        assert from_input is not None and from_input.shape == (2, HEADS, T, T)
-    else:
-        assert from_input is None
+    else:  # one number for every query: 1 as built by default
+        assert not isinstance(factor, torch.Tensor) and factor == 1.0
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -118,9 +113,11 @@ def test_randomized_is_declared_exactly_where_positions_are_drawn_per_sequence(n
     rows = _run_hooks(enc, x, q, k, torch.arange(T).repeat(2, 1))  # two sequences, the same tokens and positions
     # Equal rows up to float rounding: a batched matmul may block two identical rows differently (CoPE's gates),
     # while positions drawn afresh move a value by whole positions.
-    same_rows = [out is None or _close(out[0], out[1]) for out in rows]  # per-row positions: batch first
+    same_rows = [not isinstance(out, torch.Tensor) or _close(out[0], out[1])  # None, or one number for every query
+                 for out in rows]  # per-row positions: batch first
     again = _run_hooks(enc, x, q, k, torch.arange(T).repeat(2, 1))  # a second call with fresh positions
-    same_calls = [a is b or _close(a, b) for a, b in zip(rows, again, strict=True)]
+    same_calls = [a is b or a == b if not isinstance(a, torch.Tensor) else _close(a, b)
+                  for a, b in zip(rows, again, strict=True)]
     if enc.info.randomized:
         assert not all(same_rows) and not all(same_calls)
     else:

@@ -151,24 +151,20 @@ def test_every_hook_keeps_the_contract_shapes_and_dtype(name, problem):
         assert bias.shape == ((p.B, H, p.Tq, p.Tk) if p.per_row else (H, p.Tq, p.Tk))
         assert bias.is_floating_point() and bool(torch.isfinite(bias).all())
 
-    contextual = encoding.contextual_bias(qo, ko, q_pos, k_pos)
+    keys = torch.randn(p.B, p.Tk, D, dtype=torch.float64).to(p.dtype)  # the layer input of the key tokens
+    has_input = p.Tq <= p.Tk  # the queries are the last Tq of the Tk tokens: with more queries there is no input
+    contextual = (encoding.contextual_bias(qo, ko, q_pos, k_pos, x=keys if has_input else None)
+                  if has_input or encoding.name != "fox" else None)  # FoX reads only the input
     if "contextual_bias" not in hooks:
         assert contextual is None
-    else:
+    elif contextual is not None:
         assert contextual.shape == (p.B, H, p.Tq, p.Tk) and bool(torch.isfinite(contextual).all())
 
     factor = encoding.query_scale(q_pos)
-    if "query_scale" not in hooks:
-        assert factor is None
+    if "query_scale" not in hooks:  # one number for every query: 1 as built here
+        assert not isinstance(factor, torch.Tensor) and factor == 1.0
     else:
         assert factor.shape == q_pos.shape and factor.is_floating_point() and bool((factor > 0).all())
-
-    keys = torch.randn(p.B, p.Tk, D, dtype=torch.float64).to(p.dtype)  # the layer input of the key tokens
-    from_input = encoding.input_bias(keys, q_pos, k_pos) if p.Tq <= p.Tk else None
-    if "input_bias" not in hooks:
-        assert from_input is None
-    elif from_input is not None:  # the queries are the last Tq of the Tk tokens
-        assert from_input.shape == (p.B, H, p.Tq, p.Tk) and bool(torch.isfinite(from_input).all())
 
 
 # ---------------------------------------------------------------------------------------------------------------

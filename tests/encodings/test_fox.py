@@ -21,7 +21,7 @@ def test_constant_gates_are_alibi():
     with torch.no_grad():
         fox.gate.weight.zero_()
         fox.gate.bias.copy_(torch.tensor([0.0, 2.0]))
-    bias = fox.input_bias(torch.randn(1, 4, 3), torch.arange(4), torch.arange(4))[0]
+    bias = fox.contextual_bias(None, None, torch.arange(4), torch.arange(4), x=torch.randn(1, 4, 3))[0]
     for h, b in enumerate((0.0, 2.0)):
         slope = -math.log(1 / (1 + math.exp(-b)))
         for i in range(4):
@@ -33,7 +33,7 @@ def test_the_bias_is_the_sum_of_log_gates_between_key_and_query():
     g = torch.Generator().manual_seed(0)
     fox = posenc.build("fox", d_model=5, n_heads=3)
     x = torch.randn(2, 6, 5, generator=g)
-    bias = fox.input_bias(x, torch.arange(6), torch.arange(6))
+    bias = fox.contextual_bias(None, None, torch.arange(6), torch.arange(6), x=x)
     w, b = fox.gate.weight.double(), fox.gate.bias.double()
     for batch in range(2):
         log_f = torch.nn.functional.logsigmoid(x[batch].double() @ w.T + b)  # [T, H]
@@ -47,7 +47,7 @@ def test_keys_after_the_query_take_the_second_gate():
     g = torch.Generator().manual_seed(1)
     fox = posenc.build("fox", d_model=4, n_heads=2, bidirectional=True)
     x = torch.randn(1, 5, 4, generator=g)
-    bias = fox.input_bias(x, torch.arange(5), torch.arange(5))[0]
+    bias = fox.contextual_bias(None, None, torch.arange(5), torch.arange(5), x=x)[0]
     log_g = torch.nn.functional.logsigmoid(x[0].double() @ fox.gate.weight.double().T + fox.gate.bias.double())[:, 2:]
     for i in range(5):
         for j in range(i + 1, 5):
@@ -57,8 +57,9 @@ def test_keys_after_the_query_take_the_second_gate():
 def test_cached_queries_get_the_last_rows():
     fox = posenc.build("fox", d_model=4, n_heads=2)
     x = torch.randn(2, 7, 4)
-    full = fox.input_bias(x, torch.arange(7), torch.arange(7))
-    torch.testing.assert_close(fox.input_bias(x, torch.arange(5, 7), torch.arange(7)), full[:, :, 5:])
+    full = fox.contextual_bias(None, None, torch.arange(7), torch.arange(7), x=x)
+    last = fox.contextual_bias(None, None, torch.arange(5, 7), torch.arange(7), x=x)
+    torch.testing.assert_close(last, full[:, :, 5:])
     assert bool((forget_bias(torch.zeros(1, 1, 3), 3) == 0).all())  # gates of 1 forget nothing
 
 
@@ -72,12 +73,17 @@ def test_every_layer_gets_its_own_gate():
 
 def test_bad_input():
     with pytest.raises(PosencError, match=r"FoX reads the layer input \[batch, seq, 8\]"):
-        posenc.build("fox", d_model=8).input_bias(torch.randn(1, 3, 4), torch.arange(3), torch.arange(3))
+        posenc.build("fox", d_model=8).contextual_bias(None, None, torch.arange(3), torch.arange(3),
+                                                       x=torch.randn(1, 3, 4))
+    with pytest.raises(PosencError, match=r"FoX's bias comes from the layer input: pass x=\.\.\. \(\[batch, seq, 8\]"):
+        posenc.build("fox", d_model=8).contextual_bias(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4),
+                                                       torch.arange(3), torch.arange(3))
     with pytest.raises(PosencError, match="bias_init must be a finite number"):
         posenc.build("fox", bias_init=float("inf"))
     # more queries than tokens: the bias would silently have the wrong number of rows
     with pytest.raises(PosencError, match="q_positions has 5 entries but x holds 3 tokens"):
-        posenc.build("fox", d_model=4, n_heads=1).input_bias(torch.randn(1, 3, 4), torch.arange(5), torch.arange(3))
+        posenc.build("fox", d_model=4, n_heads=1).contextual_bias(None, None, torch.arange(5), torch.arange(3),
+                                                                  x=torch.randn(1, 3, 4))
 
 
 @pytest.mark.parametrize("causal", [True, False])
@@ -112,7 +118,7 @@ def test_float64_inputs_are_computed_in_float64(bidirectional):
     with torch.no_grad():
         fox.gate.weight.copy_(torch.randn(fox.gate.weight.shape, generator=g))
     x = torch.randn(1, 6, 3, generator=g, dtype=torch.float64)
-    got = fox.input_bias(x, torch.arange(6), torch.arange(6))
+    got = fox.contextual_bias(None, None, torch.arange(6), torch.arange(6), x=x)
     assert got.dtype == torch.float64
     w, b = fox.gate.weight.detach().double(), fox.gate.bias.detach().double()
 
@@ -135,6 +141,7 @@ def test_float64_inputs_are_computed_in_float64(bidirectional):
 def test_float32_inputs_stay_float32():
     fox = posenc.build("fox", d_model=3, n_heads=2)
     x = torch.randn(1, 4, 3)
-    got = fox.input_bias(x, torch.arange(4), torch.arange(4))
+    got = fox.contextual_bias(None, None, torch.arange(4), torch.arange(4), x=x)
     assert got.dtype == torch.float32
-    torch.testing.assert_close(fox.input_bias(x.double(), torch.arange(4), torch.arange(4)).float(), got)
+    wide = fox.contextual_bias(None, None, torch.arange(4), torch.arange(4), x=x.double())
+    torch.testing.assert_close(wide.float(), got)

@@ -166,8 +166,9 @@ def test_yarn_logit_scale_by_hand():
     rope = posenc.build("rope", head_dim=8, scale_logits=True,
                         scaling={"type": "yarn", "factor": 40.0, "mscale": 1.0, "mscale_all_dim": 1.0})
     assert rope.attention_factor == pytest.approx(1.0)  # the cos/sin factor collapses to 1 ...
-    assert rope.logit_scale() == pytest.approx(1.8739, abs=1e-4)  # ... and the softmax carries the temperature
-    assert posenc.build("rope", head_dim=8).logit_scale() == 1.0
+    assert rope.logit_factor == pytest.approx(1.8739, abs=1e-4)  # ... and the softmax carries the temperature
+    assert rope.query_scale(torch.arange(3)) == rope.logit_factor  # the same number for every query
+    assert posenc.build("rope", head_dim=8).query_scale(torch.arange(3)) == 1.0
 
 
 def test_model_applies_logit_scale():

@@ -1,4 +1,4 @@
-"""The contract every positional encoding follows: one module, up to three hooks.
+"""The contract every positional encoding follows: one module, six hooks, each with a default that changes nothing.
 
 Shape vocabulary used throughout posenc:
 
@@ -6,41 +6,48 @@ Shape vocabulary used throughout posenc:
     H  query heads      Hk key/value heads (GQA: H is a multiple of Hk)
     D  model width      Dh head width (head_dim)
 
-An encoding acts at one or more of three places in a Transformer:
+An encoding acts at one or more of these places in a Transformer; each hook exists because a family of encodings
+acts there and nowhere else:
 
 ``embed(x, positions)``
-    On the token embeddings ``x [B, T, D]``; returns ``[B, T, D]`` (add) or ``[B, T, D + Dp]`` (concat).
+    On the token embeddings ``x [B, T, D]``; returns ``[B, T, D]`` (add) or ``[B, T, D + Dp]`` (concat). Absolute
+    encodings: a vector per position, once, before the first layer.
 ``rotate(q, k, q_positions, k_positions, inplace=False)``
-    On queries ``q [B, H, Tq, Dh]`` and keys ``k [B, Hk, Tk, Dh]`` before the logits; returns ``(q, k)``.
+    On queries ``q [B, H, Tq, Dh]`` and keys ``k [B, Hk, Tk, Dh]`` before the logits; returns ``(q, k)``. Rotary
+    encodings: the logit of a pair then depends on the offset of its positions.
 ``bias(q_positions, k_positions)``
-    Added to the attention logits; returns ``[H, Tq, Tk]`` or ``[B, H, Tq, Tk]``, or ``None``.
-``contextual_bias(q, k, q_positions, k_positions)``
-    Added to the attention logits of each layer; sees that layer's queries and keys (after ``rotate``), so
-    positions can depend on content (CoPE); returns ``[B, H, Tq, Tk]`` or ``None`` (the default).
+    Added to the attention logits; returns ``[H, Tq, Tk]`` or ``[B, H, Tq, Tk]``, or ``None``. Bias encodings: a
+    function of positions alone, so a model builds it once per forward and every layer shares it.
 ``score_mod(q_positions, k_positions)``
     The same bias as ``bias``, as a function of one (query, key) pair instead of a tensor: FlexAttention's
     ``score_mod(score, b, h, q_idx, kv_idx) -> score + bias``, so attention never holds ``[H, Tq, Tk]``; ``None``
     (the default) where the encoding has no such form (see :mod:`posenc.model.flex`).
-``logit_scale()``
-    A factor on the softmax scale ``1/sqrt(Dh)`` (1 by default; DeepSeek-V2/V3's YaRN sets ``mscale^2``).
+``contextual_bias(q, k, q_positions, k_positions, x=None)``
+    Added to the attention logits of each layer, from what that layer computes: its queries and keys (after
+    ``rotate``; CoPE, DAPE) and its input ``x [B, Tk, D]`` (one row per key, the queries being the last ``Tq``;
+    FoX's forget gate), which a caller passes when it has it. Returns ``[B, H, Tq, Tk]`` or ``None`` (the default).
+    It exists beside ``bias`` because it cannot be built once per forward: it changes with every layer's content.
 ``query_scale(q_positions)``
-    A factor per query on its logits, ``[Tq]`` or ``[B, Tq]``, or ``None`` (the default): a softmax temperature that
-    depends on the query's position (Llama 4's attention temperature tuning on its NoPE layers).
-``input_bias(x, q_positions, k_positions)``
-    Added to the attention logits of each layer; sees that layer's input ``x [B, Tk, D]`` (one row per key; the
-    queries are the last ``Tq``), so a bias can come from a gate on the tokens (FoX's forget gate); returns
-    ``[B, H, Tq, Tk]`` or ``None`` (the default).
+    A factor on each query's logits: one number for every query, or a tensor ``[Tq]`` or ``[B, Tq]``, one per query.
+    The default is the number :attr:`PositionalEncoding.logit_factor` (1; RoPE built with ``scale_logits=True`` sets
+    DeepSeek-V2/V3's YaRN ``mscale^2``, a factor on the softmax scale ``1/sqrt(Dh)``); an encoding that overrides it
+    gives a factor that depends on the query's position (Llama 4's attention temperature on its NoPE layers).
 
 ``positions`` are integer tensors of shape ``[T]`` (shared by the batch) or ``[B, T]`` (one row per sequence: KV-cache
 offsets, left padding, packed sequences, randomized positions all go through this one path).
 
-Every hook defaults to identity / ``None``, so attention code calls all of them and never branches on the encoding.
+Every hook defaults to identity / ``None`` / 1, so attention code calls all of them and never branches on the encoding.
 ``rotate`` may change the width of queries and keys (PoPE doubles it); :meth:`PositionalEncoding.rotated_dim` says to
 what, as :meth:`PositionalEncoding.output_dim` does for ``embed``.
 
+Guards at the edges: a hook called directly checks its arguments (a clear :class:`~posenc.errors.PosencError` for
+bad positions, a refusal of a bias that would not fit in memory). Called by a model inside :func:`checked_entry`, it
+trusts the model's forward, which checked the positions and the memory once: nothing is read back from the device
+per layer (tests/model/test_host_reads.py).
+
 Capabilities: each encoding declares what it does in its ``info`` (:class:`EncodingInfo`), and code that depends on
 it asks there, never compares names. The hooks it overrides give ``rotates_qk``, ``acts_on_input``,
-``biases_logits``, ``biases_from_content``, ``scales_queries`` and ``biases_from_input``; four flags say the rest:
+``biases_logits``, ``biases_from_content`` and ``scales_queries``; four flags say the rest:
 ``length_limited`` (positions at or past its ``max_len`` are refused), ``randomized`` (positions drawn at random per
 sequence), ``constant_across_channels`` (``embed`` adds one value to every channel of a token) and ``per_layer`` (a
 model gives every layer a module of its own, as its parameters belong to that layer). A wrapper (``family="wrapper"``) names the encoding it wraps
@@ -49,7 +56,9 @@ through :meth:`PositionalEncoding.wrapped`, read from its options before anythin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +71,8 @@ from posenc.resources import check_memory, format_bytes
 
 __all__ = ["PositionalEncoding", "AbsoluteEncoding", "EncodingInfo", "check_positions", "check_head_layout",
            "math_dtype", "default_positions", "future_mask", "bias_positions", "pair_positions", "check_allocation",
-           "BIAS_BYTES_PER_PAIR", "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL", "ScoreMod"]
+           "BIAS_BYTES_PER_PAIR", "BIAS_BYTES_PER_ENTRY", "TABLE_BYTES_PER_CELL", "ScoreMod", "checked_entry",
+           "inside_checked_entry", "position_bounds", "entry_memo"]
 
 #: FlexAttention's ``score_mod``: ``(score, b, h, q_idx, kv_idx) -> score``, every argument a tensor
 ScoreMod = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -80,11 +90,59 @@ TABLE_BYTES_PER_CELL = 40
 SMALL_ALLOCATION = 1 << 28
 
 
+#: inside :func:`checked_entry`: what the hooks of this call have read back from the device, by key
+_ENTRY: ContextVar[dict[Any, Any] | None] = ContextVar("posenc_checked_entry", default=None)
+
+
+@contextmanager
+def checked_entry() -> Iterator[None]:
+    """Run hooks as the callees of an entry point that has checked their arguments once (the model's forward).
+
+    The entry point has checked the positions (:func:`check_positions`, their values read once) and the memory of
+    the whole call; inside, the hooks trust it: :func:`check_positions` checks types and shapes only (nothing read
+    from the device), :func:`check_allocation` nothing, and what a hook must read back from the positions (their
+    range: :func:`position_bounds`) or derive from them alone (:func:`entry_memo`) is read once per tensor for the
+    whole call, not once per layer. A hook called directly, outside any entry, checks everything itself."""
+    token = _ENTRY.set({})
+    try:
+        yield
+    finally:
+        _ENTRY.reset(token)
+
+
+def inside_checked_entry() -> bool:
+    """Whether hooks run inside :func:`checked_entry` (their caller has checked their arguments)."""
+    return _ENTRY.get() is not None
+
+
+def entry_memo(key: tuple[Any, ...], keep: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per :func:`checked_entry` for ``key`` (ids of the objects it depends on, which ``keep``
+    holds alive meanwhile so that their ids stay theirs); outside an entry, ``compute()`` every call."""
+    memo = _ENTRY.get()
+    if memo is None:
+        return compute()
+    hit = memo.get(key)
+    if hit is None or any(a is not b for a, b in zip(hit[0], keep, strict=True)):
+        hit = memo[key] = (keep, compute())
+    return hit[1]
+
+
+def position_bounds(positions: torch.Tensor) -> tuple[int, int]:
+    """``(smallest, largest)`` of an integer positions tensor, ``(0, -1)`` when it is empty: one read from the
+    device, and inside :func:`checked_entry` one per tensor for the whole call."""
+    if not positions.numel():
+        return 0, -1
+    low, high = entry_memo(("bounds", id(positions)), (positions,),
+                           lambda: torch.stack([positions.min(), positions.max()]).tolist())
+    return int(low), int(high)
+
+
 def check_allocation(nbytes: int, what: str, fix: str, detail: str = "") -> None:
     """Refuse, before anything is allocated, ``nbytes`` that do not fit in the memory available now
     (:func:`posenc.resources.check_memory`): the message names ``what``, the estimate and ``fix``. Below
-    :data:`SMALL_ALLOCATION` nothing is checked."""
-    if nbytes >= SMALL_ALLOCATION:
+    :data:`SMALL_ALLOCATION` nothing is checked, nor inside :func:`checked_entry` (the entry point has estimated the
+    whole call's memory once)."""
+    if nbytes >= SMALL_ALLOCATION and not inside_checked_entry():
         check_memory(int(nbytes), what, fix, detail=detail)
 
 
@@ -100,7 +158,7 @@ class EncodingInfo:
         family: ``"absolute"``, ``"rotary"``, ``"bias"``, ``"contextual"``, ``"none"`` or ``"wrapper"``.
         paper: short citation.
         hooks: the hooks this encoding overrides (``"embed"``, ``"rotate"``, ``"bias"``, ``"contextual_bias"``,
-            ``"query_scale"``, ``"input_bias"``).
+            ``"query_scale"``).
         length_limited: positions at or past the encoding's ``max_len`` are refused with a
             :class:`~posenc.errors.PosencError` (a learned table has no row for them); ``False``: any position runs.
         randomized: positions are drawn at random per sequence (a new draw per call), not used as given.
@@ -134,18 +192,13 @@ class EncodingInfo:
 
     @property
     def biases_from_content(self) -> bool:
-        """``contextual_bias`` returns a bias ``[B, H, Tq, Tk]`` from each layer's queries and keys."""
+        """``contextual_bias`` returns a bias ``[B, H, Tq, Tk]`` from each layer's queries and keys or its input."""
         return "contextual_bias" in self.hooks
 
     @property
     def scales_queries(self) -> bool:
-        """``query_scale`` returns a factor per query on its logits (a temperature by position)."""
+        """``query_scale`` returns a factor per query on its logits that depends on its position (a temperature)."""
         return "query_scale" in self.hooks
-
-    @property
-    def biases_from_input(self) -> bool:
-        """``input_bias`` returns a bias ``[B, H, Tq, Tk]`` from each layer's input."""
-        return "input_bias" in self.hooks
 
 
 def default_positions(length: int, device: torch.device | None = None, offset: int = 0) -> torch.Tensor:
@@ -164,7 +217,8 @@ def check_positions(positions: torch.Tensor, length: int | None = None, name: st
     """Validate an integer positions tensor ``[T]`` or ``[B, T]`` and return it as int64.
 
     Raises ``PosencError`` (a ``ValueError``) for float or negative positions, wrong rank, a length that does not
-    match the sequence, or a batch that does not match.
+    match the sequence, or a batch that does not match. Inside :func:`checked_entry` the values are not read (the
+    entry point has checked them): types and shapes only, no wait for the device.
     """
     if not isinstance(positions, torch.Tensor):
         raise PosencError(f"{name} must be an integer torch.Tensor of shape [T] or [B, T], got "
@@ -183,8 +237,8 @@ def check_positions(positions: torch.Tensor, length: int | None = None, name: st
     if batch is not None and positions.dim() == 2 and positions.shape[0] not in (1, batch):
         raise PosencError(f"{name} has batch {positions.shape[0]} but the input has batch {batch}; "
                           f"pass [T] positions shared by the batch or one row per sequence")
-    if positions.numel() and int(positions.min()) < 0:
-        raise PosencError(f"{name} must be >= 0, got minimum {int(positions.min())}; "
+    if not inside_checked_entry() and position_bounds(positions)[0] < 0:
+        raise PosencError(f"{name} must be >= 0, got minimum {position_bounds(positions)[0]}; "
                           f"shift them so the first token is at position 0 or later")
     return positions.long()
 
@@ -292,27 +346,23 @@ class PositionalEncoding(nn.Module):
         values (tests/encodings/test_score_mod.py)."""
         return None
 
-    def contextual_bias(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor,
-                        k_positions: torch.Tensor) -> torch.Tensor | None:
-        """Per-layer logit bias from queries ``[B, H, Tq, Dh]`` and keys ``[B, Hk, Tk, Dh]`` (after ``rotate``):
-        ``[B, H, Tq, Tk]``, or ``None`` when the encoding adds none (the default). Attention adds it to the logits,
-        with the causal and padding masks, in every layer."""
+    def contextual_bias(self, q: torch.Tensor | None, k: torch.Tensor | None, q_positions: torch.Tensor,
+                        k_positions: torch.Tensor, x: torch.Tensor | None = None) -> torch.Tensor | None:
+        """Per-layer logit bias from that layer's queries ``[B, H, Tq, Dh]`` and keys ``[B, Hk, Tk, Dh]`` (after
+        ``rotate``) and, where the caller has it, its input ``x [B, Tk, D]`` (one row per key; the queries are the
+        last ``Tq``): ``[B, H, Tq, Tk]``, or ``None`` when the encoding adds none (the default). Attention adds it to
+        the logits, with the causal and padding masks, in every layer. An encoding reads what it needs (FoX only
+        ``x``, CoPE and DAPE only ``q`` and ``k``) and names what is missing."""
         return None
 
-    def logit_scale(self) -> float:
-        """Factor on the softmax scale ``1/sqrt(Dh)``; 1 unless the encoding asks for a temperature."""
-        return 1.0
+    #: the factor on the softmax scale ``1/sqrt(Dh)`` that :meth:`query_scale` gives every query by default
+    logit_factor: float = 1.0
 
-    def query_scale(self, q_positions: torch.Tensor) -> torch.Tensor | None:
-        """A float factor per query on its logits, ``[Tq]`` or ``[B, Tq]`` like the positions; ``None`` (the
-        default) when the encoding has none. Attention multiplies each query by it before the logits."""
-        return None
-
-    def input_bias(self, x: torch.Tensor, q_positions: torch.Tensor,
-                   k_positions: torch.Tensor) -> torch.Tensor | None:
-        """Per-layer logit bias from the layer's input ``x [B, Tk, D]`` (one row per key; the queries are the last
-        ``Tq`` of them): ``[B, H, Tq, Tk]``, or ``None`` when the encoding adds none (the default)."""
-        return None
+    def query_scale(self, q_positions: torch.Tensor) -> float | torch.Tensor:
+        """A factor on each query's logits: the number :attr:`logit_factor` for every query (the default; 1 unless
+        the encoding was built to scale the softmax), or, where an encoding overrides it, a float tensor ``[Tq]`` or
+        ``[B, Tq]`` like the positions (a temperature by position). Attention multiplies each query's logits by it."""
+        return self.logit_factor
 
     def rotated_dim(self, head_dim: int) -> int:
         """Width of queries and keys after ``rotate`` for heads of ``head_dim`` channels (the same by default)."""

@@ -94,8 +94,9 @@ class CoPE(PositionalEncoding):
         nn.init.normal_(self.table, std=0.02)
 
     def contextual_bias(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor,
-                        k_positions: torch.Tensor) -> torch.Tensor:
-        """``[B, H, Tq, Tk]``: ``q_i . e[p_ij]`` for keys at or before each query's position, 0 elsewhere."""
+                        k_positions: torch.Tensor, x: torch.Tensor | None = None) -> torch.Tensor:
+        """``[B, H, Tq, Tk]``: ``q_i . e[p_ij]`` for keys at or before each query's position, 0 elsewhere (the layer
+        input ``x`` is not read)."""
         check_head_layout(q, q_positions, "q", "q_positions")  # [B, T, H, Dh] is named before any size check
         check_head_layout(k, k_positions, "k", "k_positions")
         if q.dim() != 4 or k.dim() != 4 or q.shape[-1] != self.head_dim or k.shape[-1] != self.head_dim:
@@ -109,7 +110,7 @@ class CoPE(PositionalEncoding):
         visible = k_positions[..., None, :] <= q_positions[..., :, None]  # [(B,) Tq, Tk]
         if visible.dim() == 3:
             visible = visible[:, None]  # [B, 1, Tq, Tk]
-        scale = self.logit_scale() / self.head_dim ** 0.5  # the scale attention gives its logits
+        scale = self.logit_factor / self.head_dim ** 0.5  # the scale attention gives its logits
         positions = cope_positions(q, k, visible, scale)
         return cope_bias(q, positions, self.table) * visible
 

@@ -27,7 +27,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
+from posenc.encodings.base import (
+    EncodingInfo,
+    PositionalEncoding,
+    check_head_layout,
+    check_positions,
+    entry_memo,
+    math_dtype,
+)
 from posenc.encodings.catalog import build_for_model, get_class, register
 from posenc.errors import PosencError
 from posenc.kernels import check_qk
@@ -83,9 +90,10 @@ class DAPE(PositionalEncoding):
         self.mlp = nn.Sequential(nn.Linear(2 * n_heads, hidden), nn.GELU(), nn.Linear(hidden, n_heads))
 
     def contextual_bias(self, q: torch.Tensor, k: torch.Tensor, q_positions: torch.Tensor,
-                        k_positions: torch.Tensor) -> torch.Tensor:
+                        k_positions: torch.Tensor, x: torch.Tensor | None = None) -> torch.Tensor:
         """``B + f([s ; B])`` ``[B, H, Tq, Tk]`` for queries ``[B, H, Tq, Dh]`` and keys ``[B, Hk, Tk, Dh]``; computed
-        in float32, or in float64 for float64 queries and keys (the precision given is kept)."""
+        in float32, or in float64 for float64 queries and keys (the precision given is kept; the layer input ``x``
+        is not read)."""
         check_head_layout(q, q_positions, "q", "q_positions")  # [B, T, H, Dh] is named before any size check
         check_head_layout(k, k_positions, "k", "k_positions")
         check_qk(q, k)
@@ -98,7 +106,9 @@ class DAPE(PositionalEncoding):
         groups = q.shape[1] // k.shape[1]
         keys = k.repeat_interleave(groups, dim=1) if groups > 1 else k  # [B, H, Tk, Dh]
         scores = (q.to(work) @ keys.to(work).transpose(-1, -2)) / self.head_dim ** 0.5  # [B, H, Tq, Tk]
-        bias = self.base.bias(q_positions, k_positions).to(scores.device, work)  # [(B,) H, Tq, Tk]
+        bias = entry_memo(("dape base bias", id(self.base), id(q_positions), id(k_positions)),  # once per forward
+                          (self.base, q_positions, k_positions), lambda: self.base.bias(q_positions, k_positions))
+        bias = bias.to(scores.device, work)  # [(B,) H, Tq, Tk]
         bias = bias.expand_as(scores)
         z = torch.cat([scores, bias], dim=1).permute(0, 2, 3, 1)  # [B, Tq, Tk, 2H]
         return (bias + self._mlp(z, work).permute(0, 3, 1, 2)).to(q.dtype)

@@ -65,12 +65,12 @@ class FoX(PositionalEncoding):
         >>> import torch, posenc
         >>> fox = posenc.build("fox", d_model=8, n_heads=2)
         >>> x = torch.randn(1, 5, 8)
-        >>> fox.input_bias(x, torch.arange(5), torch.arange(5)).shape
+        >>> fox.contextual_bias(None, None, torch.arange(5), torch.arange(5), x=x).shape
         torch.Size([1, 2, 5, 5])
     """
 
     info = EncodingInfo(family="contextual", paper="Lin et al. 2025, Forgetting Transformer (arXiv:2503.02130)",
-                        hooks=("input_bias",), per_layer=True)
+                        hooks=("contextual_bias",), per_layer=True)
 
     def __init__(self, d_model: int = 512, n_heads: int = 8, bias_init: float = 5.0, bidirectional: bool = False):
         super().__init__()
@@ -96,8 +96,13 @@ class FoX(PositionalEncoding):
             logits = self.gate(x.to(weight.dtype)).float()
         return F.logsigmoid(logits).transpose(1, 2)
 
-    def input_bias(self, x: torch.Tensor, q_positions: torch.Tensor, k_positions: torch.Tensor) -> torch.Tensor:
-        """``D [B, H, Tq, Tk]`` from ``x [B, Tk, d_model]`` (the module docstring)."""
+    def contextual_bias(self, q: torch.Tensor | None, k: torch.Tensor | None, q_positions: torch.Tensor,
+                        k_positions: torch.Tensor, x: torch.Tensor | None = None) -> torch.Tensor:
+        """``D [B, H, Tq, Tk]`` from the layer input ``x [B, Tk, d_model]`` (the module docstring); the queries and
+        keys are not read (pass ``None``)."""
+        if not isinstance(x, torch.Tensor):
+            raise PosencError(f"FoX's bias comes from the layer input: pass x=... ([batch, seq, {self.d_model}], one "
+                              f"row per key), got {type(x).__name__}; attention passes it as attend(..., x=layer_input)")
         k_positions = check_positions(k_positions, x.shape[1], "k_positions", batch=x.shape[0])
         t_q = check_positions(q_positions, name="q_positions").shape[-1]
         if t_q > x.shape[1]:  # the queries are the last Tq of the Tk tokens x holds

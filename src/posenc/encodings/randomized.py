@@ -25,7 +25,7 @@ from typing import Any
 import torch
 
 from posenc.checks import SEED_LIMIT, whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions
+from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_positions, position_bounds
 from posenc.encodings.catalog import build_for_model, register
 from posenc.errors import PosencError
 
@@ -105,7 +105,7 @@ class Randomized(PositionalEncoding):
             return positions
         if self._last is not None and self._last[0]() is positions:
             return self._last[1]
-        top = int(positions.max()) + 1 if positions.numel() else 1
+        top = position_bounds(positions)[1] + 1
         rows = positions.shape[0] if positions.dim() == 2 else 1
         table = sorted_random_positions(top, self.max_len, rows, self.generator, positions.device)  # [rows, top]
         mapped = table[0][positions] if positions.dim() == 1 else torch.gather(table, 1, positions)

@@ -20,7 +20,14 @@ from typing import Any
 import torch
 
 from posenc.checks import whole_number
-from posenc.encodings.base import EncodingInfo, PositionalEncoding, check_head_layout, check_positions, math_dtype
+from posenc.encodings.base import (
+    EncodingInfo,
+    PositionalEncoding,
+    check_head_layout,
+    check_positions,
+    math_dtype,
+    position_bounds,
+)
 from posenc.encodings.catalog import register
 from posenc.encodings.rope_scaling import RopeScaling, compute_inv_freq, yarn_logit_scale
 from posenc.errors import PosencError
@@ -39,7 +46,7 @@ def rope_angles(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor
 
 def positions_span(*positions: torch.Tensor) -> int:
     """``1 + the largest position`` over the given tensors; 0 when all are empty (an empty query or key is valid)."""
-    return max((int(p.max()) + 1 for p in positions if p.numel()), default=0)
+    return max((position_bounds(p)[1] + 1 for p in positions if p.numel()), default=0)
 
 
 def rope_tables(positions: torch.Tensor, inv_freq: torch.Tensor, attention_factor: float = 1.0,
@@ -98,7 +105,8 @@ class RoPE(PositionalEncoding):
         scaling: ``None`` or a dict ``{"type": "linear"|"ntk"|"dynamic"|"yarn"|"llama3"|"longrope"|"proportional",
             **params}``.
         scale_logits: multiply the softmax scale by ``mscale(s, mscale_all_dim)^2`` as DeepSeek-V2/V3 do with YaRN
-            (:func:`posenc.encodings.rope_scaling.yarn_logit_scale`); read through :meth:`logit_scale`.
+            (:func:`posenc.encodings.rope_scaling.yarn_logit_scale`): :attr:`logit_factor`, which ``query_scale``
+            gives every query.
 
     Example::
 
@@ -133,14 +141,10 @@ class RoPE(PositionalEncoding):
         self.register_buffer("inv_freq", inv_freq, persistent=False)  # [R/2] float64
         self.attention_factor = factor
         self.scale_logits = bool(scale_logits)
+        if self.scale_logits:  # DeepSeek-V2/V3: mscale(s, mscale_all_dim)^2 on the softmax scale, else 1
+            params = self.scaling.params
+            self.logit_factor = yarn_logit_scale(params.get("factor", 1.0), params.get("mscale_all_dim"))
         self._cache: tuple[torch.Tensor, torch.Tensor] | None = None
-
-    def logit_scale(self) -> float:
-        """``mscale(s, mscale_all_dim)^2`` with ``scale_logits`` and a scaling that names ``mscale_all_dim``, else 1."""
-        if not self.scale_logits:
-            return 1.0
-        params = self.scaling.params
-        return yarn_logit_scale(params.get("factor", 1.0), params.get("mscale_all_dim"))
 
     # -- frequencies and tables --------------------------------------------------------------------------------
     def frequencies(self, seq_len: int | None = None) -> tuple[torch.Tensor, float]:
@@ -156,7 +160,7 @@ class RoPE(PositionalEncoding):
         if self.scaling.length_dependent:
             inv_freq, factor = self.frequencies(seq_len)
             return rope_tables(positions, inv_freq, factor, dtype)
-        top = int(positions.max()) + 1 if positions.numel() else 1
+        top = position_bounds(positions)[1] + 1 if positions.numel() else 1
         if top > _CACHE_LIMIT or dtype != torch.float32:
             return rope_tables(positions, self.inv_freq, self.attention_factor, dtype)
         if self._cache is None or self._cache[0].shape[0] < top or self._cache[0].device != positions.device:
@@ -185,9 +189,9 @@ class RoPE(PositionalEncoding):
         check_qk(q, k, head_dim=self.head_dim)
         q_positions = check_positions(q_positions, q.shape[2], "q_positions", batch=q.shape[0])
         k_positions = check_positions(k_positions, k.shape[2], "k_positions", batch=k.shape[0])
-        if seq_len is None:
+        if seq_len is None and self.scaling.length_dependent:
             seq_len = max(positions_span(q_positions, k_positions), 1)  # what length-dependent scalings measure
-        elif not whole_number(seq_len):
+        elif seq_len is not None and not whole_number(seq_len):
             raise PosencError(f"seq_len must be a positive integer (the length a length-dependent scaling is "
                               f"evaluated at), got {seq_len!r}; pass None to use 1 + the largest position")
         q_positions, k_positions = q_positions.to(q.device), k_positions.to(k.device)
@@ -209,4 +213,4 @@ class RoPE(PositionalEncoding):
     def extra_repr(self) -> str:
         return (f"head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, base={self.base:g}, "
                 f"pairing={self.pairing!r}, scaling={self.scaling.as_dict()}"
-                + (f", logit_scale={self.logit_scale():.6g}" if self.scale_logits else ""))
+                + (f", logit_factor={self.logit_factor:.6g}" if self.scale_logits else ""))

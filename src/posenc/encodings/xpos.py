@@ -23,7 +23,7 @@ import math
 
 import torch
 
-from posenc.encodings.base import EncodingInfo
+from posenc.encodings.base import EncodingInfo, position_bounds
 from posenc.encodings.catalog import register
 from posenc.encodings.rope import RoPE
 from posenc.errors import PosencError
@@ -53,7 +53,8 @@ def _bounds(positions: tuple[torch.Tensor, ...]) -> tuple[int, int]:
     full = [p for p in positions if p.numel()]
     if not full:
         return 0, -1
-    return min(int(p.min()) for p in full), max(int(p.max()) for p in full)
+    bounds = [position_bounds(p) for p in full]
+    return min(low for low, _ in bounds), max(high for _, high in bounds)
 
 
 @register("xpos")
@@ -80,6 +81,7 @@ class XPos(RoPE):
                 raise PosencError(f"xpos {name} must be a finite number > 0, got {value!r}; the paper uses {paper}")
         self.scale_base, self.gamma = float(scale_base), float(gamma)
         self.register_buffer("zeta", xpos_zeta(self.rotary_dim, gamma), persistent=False)  # [R/2] float64
+        self._zeta_low = float(self.zeta.min())  # zeta_0, read here once: max_span runs every call
 
     def max_span(self, dtype: torch.dtype = torch.float32) -> int:
         """The most positions (largest minus smallest, plus 1) one call may span with q and k in ``dtype``.
@@ -92,7 +94,7 @@ class XPos(RoPE):
         if dtype not in (torch.float16, torch.float64):
             dtype = torch.float32
         log_gain = 0.5 * math.log(torch.finfo(dtype).max) - math.log(GAIN_HEADROOM)
-        half = math.floor(log_gain * self.scale_base / -math.log(float(self.zeta.min())))
+        half = math.floor(log_gain * self.scale_base / -math.log(self._zeta_low))
         return 2 * half + 1
 
     def decay(self, positions: torch.Tensor, center: int) -> torch.Tensor:

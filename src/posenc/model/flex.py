@@ -174,9 +174,8 @@ def choose(path: str, encoding: PositionalEncoding, length: int, device: torch.d
     if path not in PATHS:
         raise PosencError(f"bias_path must be one of {', '.join(PATHS)}, got {path!r}")
     info = encoding.info
-    fits = (type(encoding).score_mod is not PositionalEncoding.score_mod and not info.biases_from_content
-            and not info.biases_from_input and dropout == 0)
-    nothing = not (info.biases_logits or info.biases_from_content or info.biases_from_input)
+    fits = type(encoding).score_mod is not PositionalEncoding.score_mod and not info.biases_from_content and dropout == 0
+    nothing = not (info.biases_logits or info.biases_from_content)
     if path == "flex" and length and not nothing:
         if not fits:
             raise PosencError(f"bias_path='flex' needs an encoding with a score_mod and no per-layer bias from "

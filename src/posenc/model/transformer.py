@@ -1,14 +1,18 @@
 """A small pre-norm Transformer (encoder or causal decoder) that takes any encoding through its hooks, one
 encoding per layer when a :class:`~posenc.encodings.schedule.LayerSchedule` says so.
 
-Attention never asks what kind of encoding it has: it calls ``rotate`` on q/k, multiplies each query by
-``query_scale`` (a temperature by position), adds ``bias`` to the logits (built once per forward into the mask every
-layer with that encoding and span shares), ``contextual_bias`` (per layer, from that layer's q and k) and
-``input_bias`` (per layer, from that layer's input), and multiplies the softmax scale by ``logit_scale()``; for NoPE
-all are identities. A layer's window or chunk (its :class:`~posenc.encodings.schedule.Layer`) masks the keys it does
-not see. :func:`attend` is that attention on given q, k and v, with queries at other positions than keys (a KV cache);
-it runs through PyTorch's ``scaled_dot_product_attention``, or, where :func:`posenc.model.flex.choose` says so, through
-FlexAttention with the encoding's ``score_mod`` in place of the materialised bias (:mod:`posenc.model.flex`).
+Attention never asks what kind of encoding it has: it calls ``rotate`` on q/k, multiplies each query's logits by
+``query_scale`` (a number for every query, or a temperature by position), adds ``bias`` to the logits (built once per
+forward into the mask every layer with that encoding and span shares) and ``contextual_bias`` (per layer, from that
+layer's q, k and input); for NoPE all are identities. A layer's window or chunk (its
+:class:`~posenc.encodings.schedule.Layer`) masks the keys it does not see. :func:`attend` is that attention on given
+q, k and v, with queries at other positions than keys (a KV cache); it runs through PyTorch's
+``scaled_dot_product_attention``, or, where :func:`posenc.model.flex.choose` says so, through FlexAttention with the
+encoding's ``score_mod`` in place of the materialised bias (:mod:`posenc.model.flex`).
+
+The model's forward is the entry point: it checks the positions and the memory of its biases once, then runs its
+layers inside :func:`~posenc.encodings.base.checked_entry`, where the hooks trust those checks and nothing is read
+back from the device per layer.
 """
 
 from __future__ import annotations
@@ -21,7 +25,16 @@ import torch.nn.functional as F
 from torch import nn
 
 from posenc.checks import whole_number, wrong_flags
-from posenc.encodings.base import PositionalEncoding, check_positions, default_positions, future_mask
+from posenc.encodings.base import (
+    BIAS_BYTES_PER_ENTRY,
+    BIAS_BYTES_PER_PAIR,
+    PositionalEncoding,
+    check_allocation,
+    check_positions,
+    checked_entry,
+    default_positions,
+    future_mask,
+)
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.model.flex import FlexMask, choose, flex_attend, flex_mask
@@ -89,7 +102,7 @@ class TransformerConfig:
 
 
 class Attention(nn.Module):
-    """Multi-head (grouped-query) attention with the three encoding hooks."""
+    """Multi-head (grouped-query) attention through the encoding's hooks (:func:`attend`)."""
 
     def __init__(self, width: int, n_heads: int, n_kv_heads: int, dropout: float = 0.0):
         super().__init__()
@@ -121,35 +134,33 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, encoding: Position
     through one encoding's hooks; returns ``(B, H, Tq, Dh)``.
 
     ``rotate`` turns q and k at their positions, ``qk_norm`` (an epsilon, or ``None``) divides each by its root mean
-    square per head, ``query_scale`` multiplies each query, ``contextual_bias`` (from
-    the turned q and k) and ``input_bias`` (from the layer input ``x (B, Tk, width)``, when given) join ``mask``
-    (:func:`attention_mask`: the encoding's ``bias``, the causal mask, the layer's span, padding). The softmax scale
-    is ``scale`` (default ``1/sqrt(Dh)``) times ``logit_scale()``. A :class:`~posenc.model.flex.FlexMask` in place of
-    ``mask`` (:func:`~posenc.model.flex.flex_mask`, for an encoding with no per-layer bias and no dropout) runs
-    FlexAttention with the encoding's ``score_mod`` instead: the same values without the ``[H, Tq, Tk]`` bias.
+    square per head, ``query_scale`` multiplies each query's logits (a number: the softmax scale, ``scale`` or
+    ``1/sqrt(Dh)``, times it; a tensor: each query times its factor), ``contextual_bias`` (from the turned q and k and
+    the layer input ``x (B, Tk, width)``, when given) joins ``mask`` (:func:`attention_mask`: the encoding's ``bias``,
+    the causal mask, the layer's span, padding). A :class:`~posenc.model.flex.FlexMask` in place of ``mask``
+    (:func:`~posenc.model.flex.flex_mask`, for an encoding with no per-layer bias and no dropout) runs FlexAttention
+    with the encoding's ``score_mod`` instead: the same values without the ``[H, Tq, Tk]`` bias.
     """
     head_dim, t_q, t_k = q.shape[-1], q.shape[2], k.shape[2]
     q, k = encoding.rotate(q, k, q_positions, k_positions)
     if qk_norm is not None:  # Llama 4's L2 norm: x / sqrt(mean(x^2) + eps), in float32, no weight
         q, k = ((t.float() * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + qk_norm)).to(t.dtype)
                 for t in (q, k))
-    factor = encoding.query_scale(q_positions)  # None, (Tq,) or (B, Tq)
-    if factor is not None:
+    factor = encoding.query_scale(q_positions)  # a number, (Tq,) or (B, Tq)
+    if isinstance(factor, torch.Tensor):
         factor = factor.to(device=q.device, dtype=q.dtype)
-        q = q * (factor[:, None, :, None] if factor.dim() == 2 else factor[:, None])
-    softmax_scale = encoding.logit_scale() / head_dim ** 0.5 if scale is None else scale * encoding.logit_scale()
+        q, factor = q * (factor[:, None, :, None] if factor.dim() == 2 else factor[:, None]), 1.0
+    softmax_scale = factor / head_dim ** 0.5 if scale is None else scale * factor
     if isinstance(mask, FlexMask):
         if dropout_p:
             raise PosencError(f"FlexAttention has no attention dropout, got dropout_p={dropout_p}; build the mask with "
                               f"attention_mask (the materialised path) to train with dropout")
         return flex_attend(q, k, v, mask, softmax_scale)
-    extras = [encoding.contextual_bias(q, k, q_positions, k_positions),  # None or (B, H, Tq, Tk)
-              None if x is None else encoding.input_bias(x, q_positions, k_positions)]
-    extras = [e for e in extras if e is not None]
-    if mask is None and causal and (extras or t_q != t_k):  # SDPA's is_causal aligns the queries at the top
+    extra = encoding.contextual_bias(q, k, q_positions, k_positions, x=x)  # None or (B, H, Tq, Tk)
+    if mask is None and causal and (extra is not None or t_q != t_k):  # SDPA's is_causal aligns the queries at the top
         mask = torch.zeros(t_q, t_k, dtype=q.dtype, device=q.device).masked_fill(future_mask(t_q, t_k, q.device),
                                                                                 float("-inf"))
-    for extra in extras:
+    if extra is not None:
         mask = extra.to(q.dtype) if mask is None else mask + extra.to(q.dtype)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p,
                                           is_causal=causal and mask is None, enable_gqa=k.shape[1] != q.shape[1],
@@ -273,6 +284,32 @@ class Transformer(nn.Module):
             positions = default_positions(ids.shape[1], ids.device)  # one tensor for every hook of this forward
         else:
             positions = check_positions(positions, ids.shape[1], batch=ids.shape[0])
+        self.check_memory(ids.shape[0], ids.shape[1], positions.shape[0] if positions.dim() == 2 else 1)
+        with checked_entry():  # the hooks trust these checks: nothing read back per layer
+            return self._forward(ids, positions, key_padding_mask, return_hidden, bias_path)
+
+    def check_memory(self, batch: int, length: int, rows: int = 1) -> None:
+        """Refuse, before anything is allocated, a forward of ``batch`` sequences of ``length`` tokens whose
+        attention biases would not fit in memory (:func:`~posenc.encodings.base.check_allocation`): each distinct
+        encoding's ``[rows, H, T, T]`` bias from positions, with its offsets, and one layer's ``[B, H, T, T]`` bias
+        from content at a time. Run once per forward, here at the entry, not by each hook."""
+        pairs, heads, total, parts = length * length, self.config.n_heads, 0, []
+        for encoding in {id(e): e for e in self.encodings}.values():
+            info = encoding.info
+            if info.biases_logits:
+                total += rows * pairs * (BIAS_BYTES_PER_PAIR + BIAS_BYTES_PER_ENTRY * heads)
+                parts.append(f"{encoding.name} bias")
+            if info.biases_from_content:
+                total += batch * pairs * BIAS_BYTES_PER_ENTRY * heads
+                parts.append(f"{encoding.name} per-layer bias")
+        if total:
+            check_allocation(total, f"a forward of {batch} x {length} tokens with {heads} head(s) "
+                             f"({', '.join(parts)})", "use fewer tokens (the bias grows with their square) or a "
+                             "smaller batch", detail=f"{BIAS_BYTES_PER_ENTRY} bytes per head and pair of float32 "
+                             f"bias and a temporary, {BIAS_BYTES_PER_PAIR} per pair of offsets")
+
+    def _forward(self, ids: torch.Tensor, positions: torch.Tensor, key_padding_mask: torch.Tensor | None,
+                 return_hidden: bool, bias_path: str) -> torch.Tensor:
         x = self.input(ids, positions)  # (B, T, width)
         masks: dict[tuple[int, int | None, int | None], torch.Tensor | FlexMask | None] = {}
         for block, encoding, layer in zip(self.blocks, self.encodings, self.schedule, strict=True):

@@ -40,10 +40,10 @@ def _drawn(encoding: PositionalEncoding, length: int, d_model: int) -> tuple[tor
         title = f"{encoding.name}: bias of head 0" + (f" ({MAX_BIAS_SIDE} of {length} positions)" if sampled else "")
         extent = (-0.5, length - 0.5, length - 0.5, -0.5) if sampled else None
         return bias[0].detach(), title, "key position j", "query position i", extent
-    factor = inner.query_scale(default_positions(length))
-    if factor is not None:
+    factor = inner.query_scale(default_positions(length))  # a number for every query, or one per query
+    if isinstance(factor, torch.Tensor):
         return factor[:, None], f"{encoding.name}: factor on each query's logits", "", "position p", None
-    if inner.info.biases_from_content or inner.info.biases_from_input:
+    if inner.info.biases_from_content:
         return (torch.zeros(length, d_model), f"{encoding.name}: positions from content (no fixed table)", "dim",
                 "position", None)
     return torch.zeros(length, d_model), f"{encoding.name}: no position information", "dim", "position", None
