@@ -61,7 +61,8 @@ def naive_integer(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, fig, f"integer encoding (start 1), d={dim}, positions 0..{test_len - 1}; "
                                            f"'training' lengths 0..{train_len - 1}",
                        estimates=exacts(numbers, "growth_test_over_train", "rms_ratio_test", "unseen_fraction_test",
-                                        "residual_over_sinusoid"))
+                                        "residual_over_sinusoid"),
+                       scope="posenc's integer, normalised, binary and sinusoid tables, computed exactly")
 
 
 @experiment("naive_normalized")
@@ -88,7 +89,8 @@ def naive_normalized(ctx: Context) -> Measurement:
     codes = {n: _table("normalized", n, dim)[:, 0].numpy() for n in (3, 10, 100)}
     fig = normalized_step_figure(codes, steps)
     return Measurement(numbers, rows, fig, f"normalized encoding p/(n-1), lengths {lengths}",
-                       estimates=exacts(numbers, "step_ratio_shortest_longest"))
+                       estimates=exacts(numbers, "step_ratio_shortest_longest"),
+                       scope="posenc's normalised table at lengths 3 to 1000, computed exactly")
 
 
 @experiment("naive_binary")
@@ -119,7 +121,8 @@ def naive_binary(ctx: Context) -> Measurement:
     numbers["neighbour_distance_max_over_min"] = numbers["neighbour_distance_max"] / numbers["neighbour_distance_min"]
     return Measurement(numbers, rows, fig, f"binary encoding, d={dim}, positions 0..{length - 1}; sinusoid d={dim}",
                        estimates=exacts(numbers, "neighbour_distance_max_over_min", "neighbour_distance_cv",
-                                        "relative_map_residual"))
+                                        "relative_map_residual"),
+                       scope="posenc's binary and sinusoid tables, computed exactly")
 
 
 @experiment("sinusoid_bounded")
@@ -144,7 +147,8 @@ def sinusoid_bounded(ctx: Context) -> Measurement:
     fig = bounded_values_figure(enc.encode(torch.arange(256), dim).numpy(), values.numpy(),
                                 numbers["positions_checked"])
     return Measurement(numbers, rows, fig, f"sinusoid d={dim} at positions 0..{len(near) - 1} and 1e5..2^40",
-                       estimates=exacts(numbers, "max_abs"))
+                       estimates=exacts(numbers, "max_abs"),
+                       scope="posenc's sinusoid table (float32), positions up to 2^40, computed exactly")
 
 
 @experiment("sinusoid_unique")
@@ -178,7 +182,8 @@ def sinusoid_unique(ctx: Context) -> Measurement:
     fig = unique_positions_figure(distances, float(nearest.min()), gram)
     numbers["duplicate_rows_float32"] = length - distinct
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, float32 table",
-                       estimates=exacts(numbers, "min_pairwise_distance", "duplicate_rows_float32"))
+                       estimates=exacts(numbers, "min_pairwise_distance", "duplicate_rows_float32"),
+                       scope="posenc's sinusoid table (float32), computed exactly")
 
 
 @experiment("sinusoid_relative_linear")
@@ -231,7 +236,8 @@ def sinusoid_relative_linear(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, offsets {offsets}; "
                                            f"baselines: N(0,1) table and binary code of the same size",
                        estimates=exacts(numbers, "max_residual", "max_half_difference", "max_vs_rotation",
-                                        "min_random_residual"))
+                                        "min_random_residual"),
+                       scope="posenc's sinusoid table (float32), computed exactly")
 
 
 @experiment("sinusoid_local_global")
@@ -270,7 +276,8 @@ def sinusoid_local_global(ctx: Context) -> Measurement:
     steps = (pe[1:] - pe[:-1]).pow(2).mean(dim=0).sqrt()  # [d]
     fig = local_global_figure(pe.numpy(), 2, dim - 2, steps.numpy(), quarter)
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}; quarters of {quarter} dims",
-                       estimates=exacts(numbers, "step_ratio_low_high", "high_position_r2", "low_position_r2"))
+                       estimates=exacts(numbers, "step_ratio_low_high", "high_position_r2", "low_position_r2"),
+                       scope="posenc's sinusoid table (float32), computed exactly")
 
 
 @experiment("sinusoid_extrapolation_theory")
@@ -305,7 +312,8 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
     fig = extrapolation_figure(inside[:, :32].numpy(), far[:, :32].numpy(), far_start)
     return Measurement(numbers, rows, fig, f"sinusoid d={dim}; map fitted on 0..{train_len - 1}, tested at "
                                            f"{far_start}..{far_start + train_len - 1}",
-                       estimates=exacts(numbers, "far_max_abs", "transfer_residual", "far_min_distance"))
+                       estimates=exacts(numbers, "far_max_abs", "transfer_residual", "far_min_distance"),
+                       scope="posenc's sinusoid table (float32), computed exactly")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -316,8 +324,24 @@ SAME = 1e-5
 #: a difference above this is a real difference, far above round-off
 DIFFERENT = 1e-3
 ROUND_OFF = "float32 round-off"
+#: why a computed table's numbers have no null: nothing is sampled, so chance has no part in them
+COMPUTED = ("computed exactly from the table (no sample, no random draw): chance has no part in it; where the check "
+            "must be able to fail, a requirement shows that it does")
 
-CLAIMS: tuple[Claim, ...] = (
+
+def without_null(claim: Claim, reason: str = COMPUTED, null: str = "exact: no null") -> Claim:
+    """``claim`` with ``reason`` as the :attr:`~posenc.report.claim.Test.no_null` of every test and requirement that
+    names neither a null nor a reason, and ``null`` as its :attr:`~posenc.report.claim.Claim.null` when it has none:
+    for claims whose numbers are computed, not sampled."""
+    from dataclasses import replace
+
+    def fill(t: Test) -> Test:
+        return t if t.null or t.no_null else replace(t, no_null=reason)
+
+    return replace(claim, tests=tuple(fill(t) for t in claim.tests), requires=tuple(fill(t) for t in claim.requires),
+                   null=claim.null or null)
+
+CLAIMS: tuple[Claim, ...] = tuple(without_null(c) for c in (
     Claim("integer-positions", "tutorial 000 §2.1", "tutorial", "Integer positions fail",
           "Marking positions 1, 2, 3, ... grows without bound, swamps the embedding, leaves the training range and "
           "cannot express relative position: moving k places is an exact translation (PE[p+k] = PE[p] + k), but "
@@ -344,7 +368,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("step_ratio_shortest_longest", ">", 2, "the neighbour step at n=3 is more than twice that at "
                    "n=1000", "a factor of 2"),),
           quote="这样产生的问题是, 序列长度不同, 相对距离也不同, 模型可能认为这是单词语义发生了变化",
-          title_zh="用 [0, 1] 范围标记位置，相对距离随长度而变"),
+          revision=2, title_zh="用 [0, 1] 范围标记位置，相对距离随长度而变"),
     Claim("binary-positions", "tutorial 000 §2.3", "tutorial", "Binary positions jump",
           "Binary position vectors change discontinuously between neighbours, so relative position is hard to infer.",
           "naive_binary", (
@@ -355,14 +379,14 @@ CLAIMS: tuple[Claim, ...] = (
               Test("relative_map_residual", ">", 0.05, "no linear map independent of p (a full d x d matrix, least squares) "
                    "predicts PE[p+1] from PE[p]", "5% residual", unless="a linear relative map exists")),
           quote="但这样也存在问题, 不同单词间的位置变化不连续, 难以推测相对位置信息",
-          title_zh="用二进制向量标记位置，位置变化不连续"),
+          revision=2, title_zh="用二进制向量标记位置，位置变化不连续"),
     Claim("sin-bounded", "tutorial 001 §3.1", "tutorial", "Sin/cos values are bounded",
           "Sinusoidal position values always lie in [-1, 1].",
           "sinusoid_bounded", (
               Test("max_abs", "<", 1 + 1e-6, "no value exceeds 1 in absolute value, at any position tested",
                    "the bound of sin and cos, plus float32 rounding"),),
           quote="正弦和余弦函数的值域永远被限制在\u00a0[-1, 1]\u00a0之间。",
-          title_zh="正弦/余弦的值域限制在 [-1, 1] 之间"),
+          revision=2, title_zh="正弦/余弦的值域限制在 [-1, 1] 之间"),
     Claim("sin-unique", "tutorial 001 §3.2, tutorial 002", "tutorial", "Every position is unique",
           "Every position gets a different sinusoidal vector.",
           "sinusoid_unique", (
@@ -370,7 +394,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "1e-3", "far above float32 round-off", unless="some positions nearly collide"),
               Test("duplicate_rows_float32", "<", 0.5, "every float32 row is distinct", "no duplicates")),
           quote="位置编码向量是唯一的，因为不同位置的编码由不同的正弦和余弦值组成",
-          title_zh="位置编码向量是唯一的"),
+          revision=2, title_zh="位置编码向量是唯一的"),
     Claim("sin-relative-linear", "tutorial 001 §3.3", "tutorial", "PE[p+k] is linear in PE[p]",
           "For every offset k, PE[p+k] is a fixed linear function (a rotation per channel pair) of PE[p], the same "
           "for every p.",
@@ -384,7 +408,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "the test must be able to fail", otherwise="not testable"),),
           quote="这是因为对于任何确定的位置偏移\\(\\delta\\),位置\\(i + \\delta\\)处的位置编码可以线性投影位置\\(i\\)处的"
                 "位置编码来表示。",
-          title_zh="PE[p+k] 可由 PE[p] 线性投影得到"),
+          revision=2, title_zh="PE[p+k] 可由 PE[p] 线性投影得到"),
     Claim("local-global-dims", "tutorial 002", "tutorial", "Low dims local, high dims global",
           "Low (fast) dimensions of the sinusoid capture local position, high (slow) dimensions global position.",
           "sinusoid_local_global", (
@@ -395,7 +419,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("low_position_r2", "<", 0.5, "but not from the lowest quarter", "R^2 0.5",
                    unless="only the local part")),
           quote="正余弦位置编码通过在不同维度上引入不同波长的正余弦信号，使得低维对局部位置变化敏感，高维对全局位置变化敏感。",
-          title_zh="低维对局部位置敏感，高维对全局位置敏感"),
+          revision=2, title_zh="低维对局部位置敏感，高维对全局位置敏感"),
     Claim("sin-extrapolates-theory", "tutorial 003 §14.8.3", "tutorial", "The sinusoid extrapolates in theory",
           "The fixed sinusoid can in theory be extended to any length.",
           "sinusoid_extrapolation_theory", (
@@ -404,5 +428,5 @@ CLAIMS: tuple[Claim, ...] = (
               Test("transfer_residual", "<", SAME, "the relative maps fitted inside the range still hold",
                    ROUND_OFF)),
           quote="固定(正弦/余弦)理论上可外推到任意长度",
-          title_zh="正弦/余弦编码理论上可外推到任意长度"),
-)
+          revision=2, title_zh="正弦/余弦编码理论上可外推到任意长度"),
+))

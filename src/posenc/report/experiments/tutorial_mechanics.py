@@ -28,7 +28,7 @@ import posenc
 from posenc.errors import PosencError
 from posenc.report.claim import Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
-from posenc.report.experiments.tables import DIFFERENT, ROUND_OFF, SAME
+from posenc.report.experiments.tables import COMPUTED, DIFFERENT, ROUND_OFF, SAME, without_null
 from posenc.stats import bootstrap
 
 __all__ = ["order_effect", "position_gap", "decode_binary", "pair_frequencies", "order_violations",
@@ -188,7 +188,8 @@ def rnn_order(ctx: Context) -> Measurement:
                                            f"seeds; inputs: {', '.join(numbers['inputs'])}; a run of "
                                            f"{RUN_LENGTH} equal tokens",
                        estimates=exacts(numbers, "rnn_min_order_effect", "rnn_min_position_gap",
-                                        "attention_max_order_effect"))
+                                        "attention_max_order_effect"),
+                       scope="torch RNN, GRU and LSTM and posenc's position-free attention, 5 random initialisations")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -237,7 +238,8 @@ def binary_capacity(ctx: Context) -> Measurement:
                 8, "16 positions, 8 codes")]
     return Measurement(numbers, rows, None, f"posenc binary table, d = {BINARY_WIDTH}, {len(positions)} positions "
                                             f"up to 2^63 - 1; d = 3 for positions 0..15",
-                       estimates=exacts(numbers, "decode_errors", "small_code_duplicates"))
+                       estimates=exacts(numbers, "decode_errors", "small_code_duplicates"),
+                       scope=f"posenc's binary code of {BINARY_WIDTH} bits, computed exactly")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -280,7 +282,8 @@ def frequency_order(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, fig, "posenc binary table (8 bits, positions 0..255); posenc sinusoid "
                                            "(d = 512, positions 0..64), frequencies read off the float32 table",
                        estimates=exacts(numbers, "binary_violations", "sinusoid_order_violations",
-                                        "shuffled_order_violations"))
+                                        "shuffled_order_violations"),
+                       scope="posenc's binary table and sinusoid (d = 512), computed exactly")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -486,7 +489,8 @@ def worked_update(ctx: Context) -> Measurement:
                                             "2, loss -0.4 x combined[2, 0], torch.optim.SGD lr 0.1, one step; "
                                             "sinusoid vs a learned table",
                        estimates=exacts(numbers, "embedding_error", "combined_error", "sinusoid_trainable_parameters",
-                                        "sinusoid_change", "learned_change"))
+                                        "sinusoid_change", "learned_change"),
+                       scope="one SGD step of posenc's input layer, computed exactly")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -536,7 +540,8 @@ def rope_offset_only(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, None, f"posenc RoPE (head_dim {ROPE_HEAD_DIM}, base 10000, float32 tables), "
                                             f"{ROPE_VECTORS} N(0, 1) q/k pairs, offsets {list(ROPE_OFFSETS)}, 64 key "
                                             f"positions 0..3843; sinusoid of width {ROPE_HEAD_DIM} added instead",
-                       estimates=exacts(numbers, "rope_max_spread", "added_min_spread"))
+                       estimates=exacts(numbers, "rope_max_spread", "added_min_spread"),
+                       scope="posenc's RoPE (float32 tables), 16 random query/key pairs")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -574,7 +579,8 @@ def input_shapes(ctx: Context) -> Measurement:
     rows.append(Row("combined, if concatenated", str(list(concatenated["combined"])), None, "the check can fail"))
     return Measurement(numbers, rows, None, "posenc TransformerInput (vocabulary 1000, d_model 512, sqrt(d) scale, "
                                             "learned table of 16 rows), ids [4, 16]",
-                       estimates=exacts(numbers, "shape_mismatches", "concat_mismatches"))
+                       estimates=exacts(numbers, "shape_mismatches", "concat_mismatches"),
+                       scope="posenc's input layer at the document's shapes, computed exactly")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -585,7 +591,8 @@ def nothing_measured(ctx: Context) -> Measurement:
     """For claims that cannot be tested as written and have nothing nearby to measure: no numbers, the reason is the
     verdict."""
     return Measurement({}, [Row("measured", "nothing: the claim cannot be tested as written (see the verdict)",
-                                None, "")], None, "nothing measured")
+                                None, "")], None, "nothing measured",
+                       scope="nothing measured")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -593,7 +600,13 @@ def nothing_measured(ctx: Context) -> Measurement:
 # ---------------------------------------------------------------------------------------------------------------
 EXACT = "exact, so any bar between the alternatives gives the same verdict"
 
-CLAIMS: tuple[Claim, ...] = (
+#: why a test on random draws against round-off has no separate null
+DRAWN = ("the largest or smallest effect over random draws, against float32 round-off: the question is whether the "
+         "effect exists at all, so round-off is its null; the requirement or the condition shows a case without it")
+#: the claims whose numbers come from random draws (random weights, random queries and keys)
+_DRAWN_CLAIMS = ("rnn-word-order", "rope-relative-explicit")
+
+CLAIMS: tuple[Claim, ...] = tuple(without_null(c, DRAWN if c.id in _DRAWN_CLAIMS else COMPUTED) for c in (
     Claim("rnn-word-order", "tutorial 000 intro", "tutorial", "An RNN carries word order by construction",
           "A recurrent network is itself a sequential structure: with any weights, reordering its input changes what "
           "it computes, and its state tells positions apart.",
@@ -608,7 +621,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("attention_max_order_effect", "<", SAME, "self-attention without positions shows no order "
                          "effect (the measure can tell the cases apart)", ROUND_OFF, otherwise="not testable"),),
           quote="循环神经网络本身就是一种顺序结构, 天然包含了词在序列中的位置信息",
-          title_zh="RNN 天然包含词序信息"),
+          revision=2, title_zh="RNN 天然包含词序信息"),
     Claim("binary-512-positions", "tutorial 000 §2.3", "tutorial", "512 bits can mark every position",
           "With d_model = 512 (or larger), the binary code can give basically every token's position a code of its "
           "own.",
@@ -618,7 +631,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("small_code_duplicates", ">", 0.5, "a code too short (the document's d_model = 3) does "
                          "repeat", "the check must be able to fail", otherwise="not testable"),),
           quote="d_model一般比较大(512, 1024…), 基本可以把每个token的位置都编码出来",
-          title_zh="512 位足以编码每个位置"),
+          revision=2, title_zh="512 位足以编码每个位置"),
     Claim("binary-alternation", "tutorial 001 §3.2", "tutorial", "Frequencies fall along the dimension, as in binary",
           "In binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four: higher bits alternate "
           "less often; the sinusoid likewise lowers its frequency along the encoding dimension.",
@@ -629,7 +642,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("shuffled_order_violations", ">", 0.5, "the same table with its pairs shuffled fails",
                          "the check must be able to fail", otherwise="not testable"),),
           quote="在二进制表示中,较高比特位的交替频率低于较低比特位,与下面的热图所示相似,只是位置编码通过使用三角函数在编码维度上降低频率。",
-          title_zh="频率沿维度降低，与二进制相似"),
+          revision=2, title_zh="频率沿维度降低，与二进制相似"),
     Claim("sinusoid-cost", "tutorial 002", "tutorial", "The sinusoid's cost grows with d and affects efficiency",
           "The sinusoid's compute and memory grow with the dimension, take more time and possibly a lot of memory, "
           "and affect the model's running efficiency (judged at 512 positions, the length the document names).",
@@ -673,7 +686,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("learned_change", ">", DIFFERENT, "a learned table's entry does move in the same step (by "
                          "lr x gradient = 0.04)", "the check must be able to fail", otherwise="not testable"),),
           quote="Positional Encoding 是固定的:不参与训练(使用正弦/余弦函数)",
-          title_zh="计算示例：0.9 - 0.1 × (-0.4) = 0.94"),
+          revision=2, title_zh="计算示例：0.9 - 0.1 × (-0.4) = 0.94"),
     Claim("rope-relative-explicit", "tutorial 003 §14.6.3", "tutorial", "RoPE makes relative position explicit",
           "With RoPE the attention score of a query and a key depends on their offset only, wherever the pair sits; "
           "an added position table gives no such guarantee.",
@@ -684,7 +697,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "depends on where the pair sits", "far above round-off", role="condition",
                    unless="an added table's score depends on the offset only too: RoPE is no more explicit")),
           quote="相对位置信息更明确",
-          title_zh="RoPE 的相对位置信息更明确"),
+          revision=2, title_zh="RoPE 的相对位置信息更明确"),
     Claim("input-shapes", "tutorial 003 §14.7.2", "tutorial", "The input layer's shapes",
           "Token ids [4, 16] give token embeddings [4, 16, 512]; the position embedding [16, 512] is broadcast over "
           "the batch, and their sum is [4, 16, 512].",
@@ -693,7 +706,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("concat_mismatches", ">", 0.5, "concatenating instead gives another shape",
                          "the check must be able to fail", otherwise="not testable"),),
           quote="[4, 16, 512] + [4, 16, 512] = [4, 16, 512]",
-          title_zh="输入层的张量形状"),
+          revision=2, title_zh="输入层的张量形状"),
     Claim("ffn-would-mix", "tutorial 001 §5.1", "tutorial", "Without separability the FFN would mix everything",
           "The model must keep word and position separable inside each vector, otherwise the position-blind FFN "
           "would confuse the information completely.",
@@ -704,25 +717,31 @@ CLAIMS: tuple[Claim, ...] = (
                      "FFN was already inseparable before it, or was merged by the FFN's own weights, which the "
                      "sentence does not speak of. The measurable half, that the FFN is position-blind, is "
                      "ffn-position-blind (its numbers are shown here)",
+          null="none: not testable as written",
           quote="否则经过FFN这个“盲处理”后,信息就会彻底混淆",
-          title_zh="不可分离时，经过 FFN 信息就会彻底混淆"),
+          revision=2, title_zh="不可分离时，经过 FFN 信息就会彻底混淆"),
     Claim("start-attends-verbs", "tutorial 001 §5.2", "tutorial", "Sentence-initial words attend to verbs",
           "In some tasks, the first word of a sentence may attend more to the sequence's verbs (the position-to-word "
           "term at work).",
           "nothing_measured", (),
-          untestable="hedged twice ('在某些任务中', in some tasks; '可能', may) and offered as an illustration of a "
-                     "logit term: no finite set of tasks and models could refute it, and it names no model, task or "
-                     "size of the preference",
+          untestable="an example offered to illustrate a logit term ('例如', for example), not a statement about a "
+                     "model: it names no model, task or size of the preference, so nothing measured could bear on it. "
+                     "Its hedges ('在某些任务中', in some tasks; '可能', may) are not the reason: under the report's "
+                     "hedge rule a 'may' is an existence claim, supported by one setting where it happens, and this "
+                     "one would need words marked as verbs, which posenc has no offline tagger or treebank to mark",
+          null="none: not testable as written",
           quote="例如,在某些任务中,句首的词可能更倾向于关注序列中的动词。",
-          title_zh="句首的词更倾向于关注动词"),
+          revision=2, title_zh="句首的词更倾向于关注动词"),
     Claim("static-vs-dynamic", "tutorial 002", "tutorial", "Static positions may not complement dynamic attention",
           "The sinusoid is a static representation of position while attention captures dynamic semantic relations; "
           "the two differ in form and focus, so they may not complement each other well when combined.",
           "nothing_measured", (),
           untestable="'may not complement each other well' names no measure of complementing and no alternative that "
-                     "would complement better, and it is hedged ('可能', may). Comparing the sinusoid with learned or "
-                     "rotary encodings on tasks measures something else (learned-beats-fixed, sinusoid-weak-local "
-                     "test those sentences)",
+                     "would complement better: there is nothing to measure, with or without its hedge ('可能', may; "
+                     "under the report's hedge rule a hedge alone makes a claim an existence claim, not untestable). "
+                     "Comparing the sinusoid with learned or rotary encodings on tasks measures something else "
+                     "(learned-beats-fixed, sinusoid-weak-local test those sentences)",
+          null="none: not testable as written",
           quote="这两种信息在表示形式和语义侧重点上存在差异，导致在融合时可能无法很好地相互补充。",
-          title_zh="静态位置与动态注意力可能无法很好地相互补充"),
-)
+          revision=2, title_zh="静态位置与动态注意力可能无法很好地相互补充"),
+))
