@@ -119,6 +119,9 @@ def test_unknown_says_where_the_name_was_given():
     error = _fruit().unknown("aple", where=" for --fruit")
     assert str(error) == ("unknown fruit 'aple' for --fruit; valid fruits are: pear, apple, plum. "
                           "Did you mean 'apple'?")
+    error = _fruit().unknown("aple", also=" (or a basket)")
+    assert str(error) == ("unknown fruit 'aple'; valid fruits are: pear, apple, plum (or a basket). "
+                          "Did you mean 'apple'?")
 
 
 def test_item_assignment_swaps_an_entry_and_deletion_removes_it(monkeypatch):
@@ -131,6 +134,10 @@ def test_item_assignment_swaps_an_entry_and_deletion_removes_it(monkeypatch):
     assert fruit.names()[-1] == "fig"
     del fruit["fig"]
     assert "fig" not in fruit
+    fruit["fig"] = 3
+    assert fruit.pop("fig") == 3 and fruit.pop("fig", None) is None and "fig" not in fruit
+    with pytest.raises(UnknownName):
+        fruit.pop("fig")
     with pytest.raises(UnknownName):
         del fruit["fig"]
 

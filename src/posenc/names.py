@@ -93,10 +93,11 @@ class Registry(Generic[T]):
         self._items[name] = item
         return item
 
-    def unknown(self, name: object, *, where: str = "") -> UnknownName:
-        """The error for ``name`` not in the table (to raise); ``where`` follows the name (``" for --claim"``)."""
+    def unknown(self, name: object, *, where: str = "", also: str = "") -> UnknownName:
+        """The error for ``name`` not in the table (to raise); ``where`` follows the name (``" for --claim"``),
+        ``also`` the list of valid names (``" (or pass a JSON sweep file)"``)."""
         listed = ", ".join(self.names()) or "(none)"
-        return UnknownName(f"unknown {self.kind} {name!r}{where}; valid {self.plural} are: {listed}."
+        return UnknownName(f"unknown {self.kind} {name!r}{where}; valid {self.plural} are: {listed}{also}."
                            f"{did_you_mean(name, self.names())}")
 
     def get(self, name: str, default: Any = _MISSING) -> T:
@@ -147,6 +148,15 @@ class Registry(Generic[T]):
         if name not in self._items:
             self.register(name, item)
         self._items[name] = item
+
+    def pop(self, name: str, default: Any = _MISSING) -> T:
+        """Remove ``name`` and return its item (a test's own entry, once done); an unknown name raises
+        :class:`UnknownName`, or returns ``default`` when one is given."""
+        if name not in self._items:
+            if default is not _MISSING:
+                return default
+            raise self.unknown(name)
+        return self._items.pop(name)
 
     def __delitem__(self, name: str) -> None:
         if name not in self._items:
