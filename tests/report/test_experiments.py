@@ -179,7 +179,7 @@ def test_an_experiments_defaults_are_one_plain_cpu_task():
     try:
         assert experiment("test_defaults")(fn) is fn  # the function itself comes back
         assert EXPERIMENTS["test_defaults"] == Experiment("test_defaults", fn)
-        with pytest.raises(PosencError, match="'test_defaults' is registered twice"):
+        with pytest.raises(PosencError, match="experiment name 'test_defaults' is already registered"):
             experiment("test_defaults")(fn)
     finally:
         EXPERIMENTS.pop("test_defaults", None)

@@ -34,7 +34,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from posenc.errors import PosencError
+from posenc.names import Registry
 from posenc.stats import MIN_UNITS, Estimate, jsonable
 
 __all__ = ["Context", "Row", "Measurement", "Experiment", "exacts", "one_thread", "experiment", "EXPERIMENTS",
@@ -221,7 +221,7 @@ class Experiment:
 
 
 #: experiment name -> its record (filled by :func:`experiment` as the modules of this package are imported)
-EXPERIMENTS: dict[str, Experiment] = {}
+EXPERIMENTS: Registry[Experiment] = Registry("experiment")
 
 
 def experiment(name: str, device: bool = False, driver: bool = False,
@@ -232,10 +232,8 @@ def experiment(name: str, device: bool = False, driver: bool = False,
     name raises); the function itself is returned unchanged."""
 
     def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
-        if name in EXPERIMENTS:
-            raise PosencError(f"experiment {name!r} is registered twice; pick another name")
-        EXPERIMENTS[name] = Experiment(name, fn, device, driver, prepare, prepare_here, exclusive, extended,
-                                       quick_is_full)
+        EXPERIMENTS.register(name, Experiment(name, fn, device, driver, prepare, prepare_here, exclusive, extended,
+                                              quick_is_full))
         return fn
 
     return decorate
@@ -246,13 +244,11 @@ def find_experiment(name: str) -> Experiment | None:
     reported later (when it runs) rather than at once."""
     from posenc.report import experiments  # noqa: F401  (registers every experiment)
 
-    return EXPERIMENTS.get(name)
+    return EXPERIMENTS.get(name, None)
 
 
 def get_experiment(name: str) -> Experiment:
     """The experiment registered as ``name``; an unknown name lists the valid ones."""
     from posenc.report import experiments  # noqa: F401  (registers every experiment)
 
-    if name not in EXPERIMENTS:
-        raise PosencError(f"unknown experiment {name!r}; known: {', '.join(sorted(EXPERIMENTS))}")
-    return EXPERIMENTS[name]
+    return EXPERIMENTS.get(name)
