@@ -66,5 +66,6 @@ def test_claims_by_origin_keeps_ledger_order_within_each_group(monkeypatch):
     assert [c.id for c in groups["tutorial"]] == ["word-order", "tutorial-x"]
     assert [c.id for c in groups["literature"]] == ["paper-b", "paper-a"]  # declaration order, not sorted by id
     assert ledger.get_claim("paper-a") is groups["literature"][1]
-    with pytest.raises(PosencError, match="unknown claim 'paper-c'; known: word-order, tutorial-x, paper-b, paper-a"):
+    with pytest.raises(PosencError, match="unknown claim 'paper-c'; valid claims are: word-order, tutorial-x, "
+                                          "paper-b, paper-a. Did you mean 'paper-b'\\?"):
         ledger.get_claim("paper-c")

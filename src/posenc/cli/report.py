@@ -6,8 +6,6 @@ Its settings are the fields of :class:`~posenc.report.config.ReportConfig` (:mod
 
 from __future__ import annotations
 
-import difflib
-
 import typer
 
 from posenc.cli.output import Printer
@@ -65,12 +63,10 @@ def report(settings: CommandSettings,
 
 
 def _check_claims(claims: list[str]) -> None:
-    """Refuse an unknown ``--claim`` id at once, with the closest known id (as encoding names get)."""
-    from posenc.report.ledger import claim_ids
+    """Refuse an unknown ``--claim`` id at once, with the closest known id (the ledger's table's message)."""
+    from posenc.report.ledger import claims as ledger_claims
 
-    known = claim_ids()
+    known = ledger_claims()
     for claim in claims:
         if claim not in known:
-            close = difflib.get_close_matches(claim, known, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise PosencError(f"unknown claim {claim!r} for --claim.{hint} Known claims: {', '.join(known)}")
+            raise known.unknown(claim, where=" for --claim")

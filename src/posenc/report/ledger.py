@@ -12,10 +12,11 @@ learned vs fixed, RoPE). Papers: see ``shared/reference/FACTS.md`` §4.
 from __future__ import annotations
 
 from posenc.errors import PosencError
+from posenc.names import Registry
 from posenc.report.claim import Claim
 from posenc.report.experiments import EXPERIMENTS, MODULES
 
-__all__ = ["LEDGER", "get_claim", "claim_ids", "claims_by_origin"]
+__all__ = ["LEDGER", "claims", "get_claim", "claim_ids", "claims_by_origin"]
 
 #: the page's order: the tutorials' argument first (why positions, the naive codes, the sinusoid, pretrained models,
 #: the input layer), then the papers
@@ -40,16 +41,22 @@ def _collect() -> tuple[Claim, ...]:
 LEDGER: tuple[Claim, ...] = _collect()
 
 
+def claims() -> Registry[Claim]:
+    """Every claim by id, in ledger order (read from :data:`LEDGER` at each call, so a test's ledger is seen)."""
+    table: Registry[Claim] = Registry("claim")
+    for claim in LEDGER:
+        table.register(claim.id, claim)
+    return table
+
+
 def claim_ids() -> list[str]:
-    return [c.id for c in LEDGER]
+    """Every claim id, in ledger order."""
+    return claims().choices
 
 
 def get_claim(claim_id: str) -> Claim:
-    """The claim with this id; an unknown id lists the valid ones."""
-    for claim in LEDGER:
-        if claim.id == claim_id:
-            return claim
-    raise PosencError(f"unknown claim {claim_id!r}; known: {', '.join(claim_ids())}")
+    """The claim with this id; an unknown id lists the valid ones and the closest."""
+    return claims().get(claim_id)
 
 
 def claims_by_origin() -> dict[str, list[Claim]]:
