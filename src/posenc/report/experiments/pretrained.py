@@ -24,6 +24,7 @@ calls the same ones.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -33,7 +34,7 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
-from posenc.probe.geometry import near_orthogonal_margin
+from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT, near_orthogonal_margin
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.stats import POSITIVE, SHARE, UNBOUNDED, Estimate, exact
@@ -176,6 +177,57 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
             "windows": len(windows), "kinds": kinds}
 
 
+#: random-weight draws of the four-term split's null (both modes): the null's interval is a t-interval over draws
+NULL_DRAWS = 3
+#: what the four-term split reads of MiniLM (the embeddings and layer 0's projections): what the null re-draws
+SPLIT_PARAMETERS = ("embeddings.", "encoder.layer.0.")
+NULL_WORDS = ("all-MiniLM-L6-v2 with random weights of matched norms (every row of the embeddings and of layer 0's "
+              "matrices a random direction of its trained length, every bias and LayerNorm vector permuted: "
+              "posenc.probe.random_weights.matched_norm_copy), 3 draws, the same windows through the same split")
+
+
+@functools.lru_cache(maxsize=1)
+def _null_models() -> tuple[Any, ...]:
+    """:data:`NULL_DRAWS` copies of MiniLM with random weights of matched norms where the split reads (seeds 0..)."""
+    from posenc.probe.random_weights import matched_norm_copy
+
+    return tuple(matched_norm_copy(minilm().model, seed, only=SPLIT_PARAMETERS) for seed in range(NULL_DRAWS))
+
+
+@functools.lru_cache(maxsize=6)
+def _null_split(length: int, count: int | None) -> list[dict[str, np.ndarray]]:
+    """The four-term split's sums (as :func:`_window_pass` keeps them) of every null model on the same windows."""
+    from posenc.corpora import text_windows
+    from posenc.probe.decompose import four_term_split
+
+    windows, _ = text_windows(minilm().tokenizer, length, count, longest=max(LENGTHS))
+    out = []
+    for model in _null_models():
+        splits = [four_term_split(model, torch.tensor(ids)) for ids in windows]
+        out.append({"sums": np.stack([s.sums() for s in splits]), "flat_sums": np.stack([s.flatness_sums()
+                                                                                          for s in splits]),
+                    "dim_sums": np.stack([s.dimension_sums() for s in splits]),
+                    "entries": np.full(len(windows), float(length * length))})
+    return out
+
+
+def _split_statistics(sums: dict[str, np.ndarray]) -> dict[str, Estimate]:
+    """Every statistic the four-term claims read, from one model's sums over windows (the measurement and each null
+    draw go through this one function)."""
+    from posenc.probe.decompose import dimension_statistics, flatness_statistics, term_statistics
+
+    return {**term_statistics(sums["sums"], sums["entries"])[0], **flatness_statistics(sums["flat_sums"]),
+            **dimension_statistics(sums["dim_sums"], expert=EXPERT)[0]}
+
+
+def _null_estimates(draws: list[dict[str, Estimate]]) -> dict[str, Estimate]:
+    """``null_<statistic>``: the mean of the statistic's values over the null draws, with a Student-t interval over
+    draws (each draw's value is its statistic on the same windows as the measurement's)."""
+    from posenc.stats import over_seeds
+
+    return {f"null_{key}": over_seeds([d[key].value for d in draws], bounds=POSITIVE) for key in draws[0]}
+
+
 def _setup_windows(kinds: list[str], quick: bool) -> str:
     from posenc.corpora import TEXT_KINDS
 
@@ -226,8 +278,8 @@ def minilm_geometry(ctx: Context) -> Measurement:
         geometry,
         initial_table_orthogonality,
         orthogonality,
+        orthogonality_against_chance,
         placeholder_rows,
-        subspace_share,
     )
 
     words_t, positions_t = _tables()
@@ -247,11 +299,13 @@ def minilm_geometry(ctx: Context) -> Measurement:
     tutorial_size = TUTORIAL_ROWS[1] - TUTORIAL_ROWS[0]
     initial = initial_table_orthogonality(tutorial_size, n_positions, d, std=std)
     # subspaces: the positions' variance inside the words' principal subspace, trained and at initialisation
-    spaces = {name: subspace_share(words[samples[name]], positions, SUBSPACE_LEVEL) for name in SAMPLE_OPTIONS}
+    # (orthogonality_against_chance: the one definition of "orthogonal" the report's claims share; its null is the
+    # same statistic on tables of the same shapes drawn as BERT initialises them)
     draw = np.random.default_rng(1)
-    init_spaces = {name: subspace_share(draw.normal(0.0, std, (len(samples[name]), d)),
-                                        draw.normal(0.0, std, (n_positions, d)), SUBSPACE_LEVEL)
-                   for name in SAMPLE_OPTIONS}
+    against = {name: orthogonality_against_chance(words[samples[name]], positions, SUBSPACE_LEVEL,
+                                                  ORTHOGONAL_ENRICHMENT, std, rng=draw) for name in SAMPLE_OPTIONS}
+    spaces = {name: {k: v for k, v in against[name].items() if k != "null"} for name in SAMPLE_OPTIONS}
+    init_spaces = {name: against[name]["null"] for name in SAMPLE_OPTIONS}
     variants = {name: {"position_enrichment": spaces[name]["enrichment"],
                        "init_position_enrichment": init_spaces[name]["enrichment"],
                        "position_share_in_word_subspace": spaces[name]["share"],
@@ -348,7 +402,9 @@ def minilm_geometry(ctx: Context) -> Measurement:
                        f"{len(trained)} trained rows (headline), the tutorial's rows 100..1099, the {FREQUENT_COUNT} most "
                        f"frequent tokens of Shakespeare (first {FREQUENT_CHARS} characters of each play); 95% "
                        f"intervals from a two-way bootstrap over words and positions (2000 resamples). {STAND_IN}",
-                       estimates=variants[SAMPLE.headline], variants=variants)
+                       estimates=variants[SAMPLE.headline], variants=variants,
+                       scope=f"all-MiniLM-L6-v2's embedding tables (d={d}): {len(trained)} trained word rows x "
+                             f"{n_positions} position rows")
 
 
 def _angles(words: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -446,7 +502,9 @@ def magnitude(ctx: Context) -> Measurement:
                        "bootstrap over both; the sinusoid at d=512 against three reference embeddings (N(0, 1/d), "
                        "N(0, 0.02^2) and N(0, 1), each multiplied by sqrt(d): one variant each), and at d=384 against "
                        "MiniLM's trained word rows (bootstrap over rows). " + STAND_IN,
-                       estimates=dict(variants[REFERENCE.headline]), variants=variants)
+                       estimates=dict(variants[REFERENCE.headline]), variants=variants,
+                       scope=f"all-MiniLM-L6-v2's tables ({len(rows)} trained word rows, {len(position_norms)} "
+                             f"position rows); the sinusoid at d={d} and d={d_minilm}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -566,7 +624,9 @@ def minilm_four_terms(ctx: Context) -> Measurement:
     stats = {n: term_statistics(passes[n]["sums"], passes[n]["entries"]) for n in LENGTHS}
     flatness = {n: flatness_statistics(passes[n]["flat_sums"]) for n in LENGTHS}
     by_dim = {n: dimension_statistics(passes[n]["dim_sums"], expert=EXPERT) for n in LENGTHS}
-    variants = {window_option(n): {**stats[n][0], **flatness[n], **by_dim[n][0]} for n in LENGTHS}
+    nulls = {n: _null_estimates([_split_statistics(draw) for draw in _null_split(n, count)]) for n in LENGTHS}
+    # the measurement: the same three functions _split_statistics calls on each null draw
+    variants = {window_option(n): {**stats[n][0], **flatness[n], **by_dim[n][0], **nulls[n]} for n in LENGTHS}
     head, per_head = stats[HEADLINE_LENGTH]
     windows = passes[HEADLINE_LENGTH]["windows"]
     error = max(p["split_error"] for p in passes.values())
@@ -616,6 +676,19 @@ def minilm_four_terms(ctx: Context) -> Measurement:
              Row("largest position-position share of the four terms in one head", head["max_head_position_share"],
                  EXPERT, "majority"),
              Row("relative error of the split (parts vs the model's logits)", error, 0.0, "exact")]
+    null_head = nulls[HEADLINE_LENGTH]
+    rows += [Row(f"{label}: measured beside the null (random weights of matched norms, {NULL_DRAWS} draws)",
+                 head.get(key, by_dim[HEADLINE_LENGTH][0].get(key, flatness[HEADLINE_LENGTH].get(key))),
+                 null_head[f"null_{key}"], "null")
+             for key, label in (("cross_to_main_spread", "cross terms' spread / main terms' spread"),
+                                ("max_head_cross_to_main_spread", "... the largest ratio in one head"),
+                                ("rest_share", "share of logit variance: remainder"),
+                                ("cross_along_positions", "cross terms: share of their variation along positions"),
+                                ("max_head_cross_along_positions", "... in the head where it is largest"),
+                                ("max_head_word_share", "largest word-word share of the four terms in one head"),
+                                ("max_head_position_share", "largest position-position share in one head"),
+                                ("max_dim_word_share", "largest word-word share in one query/key dimension"),
+                                ("max_dim_position_share", "largest position-position share in one dimension"))]
     for n in LENGTHS:
         if n != HEADLINE_LENGTH:
             rows.append(Row(f"{n}-token windows: cross share / remainder share / largest position share",
@@ -627,8 +700,11 @@ def minilm_four_terms(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 layer 0 (12 heads), {_setup_windows(passes[HEADLINE_LENGTH]['kinds'], ctx.quick)}, "
                                            f"lengths {', '.join(map(str, LENGTHS))}; split by "
                                            f"posenc.probe.decompose.four_term_split, 95% intervals from a bootstrap "
-                                           f"over windows. {STAND_IN}",
-                       estimates=variants[WINDOW.headline], variants=variants)
+                                           f"over windows; the null: {NULL_WORDS}, its interval a t-interval over "
+                                           f"draws. {STAND_IN}",
+                       estimates=variants[WINDOW.headline], variants=variants,
+                       scope=f"all-MiniLM-L6-v2 layer 0, {windows} windows of "
+                             f"{', '.join(map(str, LENGTHS))} tokens (headline {HEADLINE_LENGTH})")
 
 
 def _position_bins(argmax: np.ndarray, layer: int, head: int, offset: int, width: int) -> list[Estimate]:
@@ -670,7 +746,8 @@ def minilm_heads(ctx: Context) -> Measurement:
     count = _window_count(ctx)
     passes = {n: _window_pass(n, count) for n in LENGTHS}
     judged = {n: positional_heads(passes[n]["summary"], query_offsets=passes[n]["argmax"]) for n in LENGTHS}
-    by_length = {f"positional_heads_{n}": judged[n].estimates["positional_heads"] for n in LENGTHS}
+    by_length = {f"{key}_{n}": judged[n].estimates[key] for n in LENGTHS
+                 for key in ("positional_heads", "adjacent_positional_heads", "other_positional_heads")}
     variants = {window_option(n): {**judged[n].estimates, **by_length} for n in LENGTHS}
     by_kind = {n: _by_kind(passes[n]) for n in LENGTHS}
     headline = judged[HEADLINE_LENGTH]
@@ -741,7 +818,9 @@ def minilm_heads(ctx: Context) -> Measurement:
                                            f"posenc.probe.heads.positional_heads, 95% intervals from the two-way "
                                            f"bootstrap over windows and query positions (shares of queries) and "
                                            f"from a bootstrap over windows (attention on the previous / next token). {STAND_IN}",
-                       estimates=variants[WINDOW.headline], variants=variants)
+                       estimates=variants[WINDOW.headline], variants=variants,
+                       scope=f"all-MiniLM-L6-v2 (6 layers x 12 heads), {windows} windows of "
+                             f"{', '.join(map(str, LENGTHS))} tokens")
 
 
 def _by_kind(window_pass: dict[str, Any]) -> dict[str, Any]:
@@ -770,9 +849,6 @@ def _fraction_at(window_pass: dict[str, Any], layer: int, head: int, offset: int
 #: the words' principal subspace: the fewest directions holding this share of the word table's variance (where
 #: meaning is dense, tutorial 001's 语义的富集)
 SUBSPACE_LEVEL = 0.5
-#: nearly orthogonal subspaces: the positions hold under half the share of their variance inside the words' subspace
-#: that random tables of the same shapes give (random: 1; orthogonal: 0)
-ORTHOGONAL_ENRICHMENT = 0.5
 #: nearly orthogonal: |mean angle - 90| below how far one random pair of directions typically misses 90 (d=384)
 NEAR_ORTHOGONAL_DEG = near_orthogonal_margin(MINILM_DIM)
 #: "weak" cross terms: their spread under half the main terms' spread
@@ -798,35 +874,58 @@ _REST_CONDITION = Test("rest_share", "<", LITTLE, "the four terms are the whole 
                        unless="only for the four terms: a fifth part the split leaves out (biases and LayerNorm) "
                               "carries much of the logits' variance")
 
+#: why the Voita rule needs no random model beside it: the rule is a bar far above chance by construction
+VOITA_CHANCE = ("Voita et al.'s rule is calibrated against chance by construction: a head with no preference for an "
+                "offset puts its maximum on a given one of the 17 offsets -8..8 for about 1/17 of queries (1/T if "
+                "any key is as likely), far below the 90% the rule asks")
+#: why a magnitude claim has no random model beside it
+MAGNITUDE_NO_NULL = ("a ratio of two measured sizes read against equality or a power of ten: the sentence defines "
+                     "'small' and 'comparable' against the word vector itself, not against chance")
+#: the expert bar's place between the null and the effect (formatted per term)
+EXPERT_BASIS = ("majority: more than the other three terms together, the sentence's 'mainly'. The null, random "
+                "weights of matched norms, gives {term} about {chance} of a head's four terms (word rows twice as "
+                "long as position rows: ww : wp : pw : pp = 16 : 4 : 4 : 1); the effect the sentence states is a "
+                "head that follows {term} alone (1). Where the null already passes the bar, the sentence's "
+                "'mainly' cannot tell an expert from chance here")
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("near-orthogonal", "tutorial 001 §4.1, §6", "tutorial", "Words and positions in near-orthogonal subspaces",
           "In a pretrained BERT-family model, word embeddings and position embeddings lie in two nearly orthogonal "
-          "subspaces, and training makes them so.",
+          "subspaces, and training makes them so (orthogonal means more orthogonal than chance: "
+          "posenc.probe.geometry.orthogonality_against_chance).",
           "minilm_geometry", (
               Test("position_enrichment", "<", ORTHOGONAL_ENRICHMENT, "the position table keeps out of the words' "
                    "principal subspace (the fewest directions holding half the word variance): its share of variance "
                    "there is under half what random tables of the same shapes give (k/d); both tables centred",
-                   "halfway between random tables (1) and orthogonal subspaces (0)",
-                   unless="the positions are not kept out of the words' principal subspace"),
+                   "halfway between the null (random vectors of this dimension: enrichment 1, chance overlap) and "
+                   "the effect the sentence states (orthogonal subspaces: 0)",
+                   unless="the positions are not kept out of the words' principal subspace",
+                   null="init_position_enrichment"),
               Test("init_position_enrichment", ">", ORTHOGONAL_ENRICHMENT, "before training they are not: tables "
                    "drawn as BERT initialises them (N(0, 0.02^2), the same shapes) share the subspace as random "
-                   "tables do (tutorial 001 §4: '训练初期,他们确实不是近似正交的')", "the same bar", role="condition",
+                   "tables do (tutorial 001 §4: '训练初期,他们确实不是近似正交的'; chance overlap counts as not "
+                   "orthogonal)", "the same bar", role="condition",
                    unless="but not because of training: tables drawn as BERT initialises them are already in "
-                          "near-orthogonal subspaces")),
+                          "near-orthogonal subspaces",
+                   no_null="this statistic is the null itself: random tables of the initialisation's law")),
           choice=SAMPLE, quote="经过训练,模型会学习到将词嵌入所代表的语义信息和位置编码所代表的序列顺序信息,分别映射到高维空间中两个近似正交的子空间内",
-          revision=3,
+          revision=4, null="word and position tables of the same shapes drawn as BERT initialises them (N(0, 0.02^2)): "
+                           "random vectors of this dimension, through the same subspace statistic",
           title_zh="语义与位置映射到两个近似正交的子空间"),
     Claim("small-magnitude", "tutorial 000 §3.3", "tutorial", "Positions are small next to words",
           "The position encoding's magnitude is small next to the word embedding's, so it does not drown it.",
           "magnitude", (
               Test("position_to_word_norm", "<", 1.0, "in the trained model, position rows are shorter than word "
                    "rows (reference: MiniLM's own trained word rows, the vectors its learned positions are added "
-                   "to)", "equal size: 'small' means smaller than the word vector it is added to"),
+                   "to)", "equal size: 'small' means smaller than the word vector it is added to",
+                   no_null=MAGNITUDE_NO_NULL),
               Test("sinusoid_to_reference_rms", "<", 1.0, "the fixed sinusoid (RMS 1/sqrt(2) per channel) is "
                    "smaller than the reference embedding at d=512 (the choice: how the embedding is initialised and "
                    "scaled by sqrt(d), Vaswani et al. 2017 §3.4)", "equal size", role="condition",
-                   unless="in the trained model only: the fixed sinusoid is larger than this reference embedding")),
-          choice=REFERENCE, quote="2. 位置编码的幅度较小,不会淹没词向量", revision=4,
+                   unless="in the trained model only: the fixed sinusoid is larger than this reference embedding",
+                   no_null="exact: a ratio of two computed RMS values")),
+          choice=REFERENCE, quote="2. 位置编码的幅度较小,不会淹没词向量", revision=5,
+          null="exact and measured sizes against equality: no null (the bar is the word vector's own size)",
           title_zh="位置编码的幅度较小，不会淹没词向量"),
     Claim("comparable-magnitude", "tutorial 003 §14.8.2", "tutorial", "The sinusoid is comparable to embeddings",
           "The sinusoid's values lie in [-1, 1], the same order of magnitude as the word embedding's.",
@@ -834,37 +933,50 @@ CLAIMS: tuple[Claim, ...] = (
               Test("sinusoid_reference_log10_gap", "<", COMPARABLE_LOG10, "the fixed sinusoid's RMS per channel and "
                    "the reference embedding's at d=512 (the choice: how the embedding is initialised and scaled by "
                    "sqrt(d), Vaswani et al. 2017 §3.4) round to the same power of ten",
-                   "same order of magnitude: |log10(ratio)| < 0.5, a ratio between 0.32 and 3.2"),
+                   "same order of magnitude: |log10(ratio)| < 0.5, a ratio between 0.32 and 3.2",
+                   no_null="exact: a ratio of two computed RMS values"),
               Test("sinusoid_minilm_word_log10_gap", "<", COMPARABLE_LOG10, "also next to a trained BERT-style "
                    "word table, which is added to positions unscaled: the sinusoid at d=384 against MiniLM's "
                    "trained word rows (reference: what training makes of N(0, 0.02^2) rows)", "the same bar",
                    role="condition",
                    unless="only next to an embedding of the reference's scale: next to a trained, unscaled "
-                          "BERT-style word table the sinusoid is not of the same order of magnitude")),
-          choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=2,
+                          "BERT-style word table the sinusoid is not of the same order of magnitude",
+                   no_null=MAGNITUDE_NO_NULL)),
+          choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=3,
+          null="exact and measured sizes against a power of ten: no null (the bar is the embedding's own "
+               "scale)",
           title_zh="正弦/余弦位置编码和 embedding 的量级相当"),
     Claim("four-terms-weak", "tutorial 001 §5.2", "tutorial", "Word-position logit terms are weak",
           "Attention logits split into word-word, word-position, position-word and position-position terms, and the "
-          "word-position ones are weak.",
+          "word-position ones are weak: small next to the main terms (their size; how flat they run along positions "
+          "is tupe-uniform's question).",
           "minilm_four_terms", (
               Test("cross_to_main_spread", "<", WEAK_RATIO, "the cross terms move the logits less than half as much "
-                   "as the word-word and position-position terms (mean over heads)", "half the main terms' spread"),
+                   "as the word-word and position-position terms (mean over heads)",
+                   "half the main terms' spread, between the null and the effect the sentence states (weak: 0). The "
+                   "null, random weights of matched norms, puts the cross terms at their size by chance: with word "
+                   "rows twice as long as position rows (|e| = 2|p|) the spreads go as |e||p| + |p||e| against "
+                   "|e|^2 + |p|^2, 4/5 = 0.8 of the main terms",
+                   null="null_cross_to_main_spread"),
               Test("max_head_cross_to_main_spread", "<", WEAK_RATIO, "also in every single head", "the same bar",
-                   role="condition", unless="weak on average over heads, not in every head"),
-              _REST_CONDITION),
-          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=3,
+                   role="condition", unless="weak on average over heads, not in every head",
+                   null="null_max_head_cross_to_main_spread"),
+              dataclasses.replace(_REST_CONDITION, null="null_rest_share")),
+          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=4,
+          null=NULL_WORDS,
           title_zh="“词-位置”项较弱"),
     Claim("head-experts", "tutorial 001 §5.2", "tutorial", "Word experts and position experts",
           "Some attention heads mainly follow word-word relations (word experts), others mainly position-position "
           "relations (position experts).",
           "minilm_four_terms", (
               Test("max_head_word_share", ">", EXPERT, "some head draws the majority of its four terms' variance "
-                   "from word-word", "majority: more than the other three terms together",
-                   unless="no head is a word expert"),
+                   "from word-word", EXPERT_BASIS.format(term="word-word", chance="16/25 = 0.64"),
+                   unless="no head is a word expert", null="null_max_head_word_share"),
               Test("max_head_position_share", ">", EXPERT, "some head draws the majority from position-position",
-                   "majority: more than the other three terms together", unless="no head is a position expert")),
+                   EXPERT_BASIS.format(term="position-position", chance="1/25 = 0.04"),
+                   unless="no head is a position expert", null="null_max_head_position_share")),
           choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家",
-          revision=2,
+          revision=3, null=NULL_WORDS + "; the largest share over the 12 heads of each draw, as measured",
           title_zh="语义专家与位置专家"),
     Claim("qk-dimension-experts", "tutorial 003 §14.5.3", "tutorial", "Query/key dimensions specialise",
           "W_q and W_k can learn that some dimensions mainly follow semantic similarity and others mainly position "
@@ -872,12 +984,13 @@ CLAIMS: tuple[Claim, ...] = (
           "basis, the one the sentence names).",
           "minilm_four_terms", (
               Test("max_dim_word_share", ">", EXPERT, "some query/key dimension draws the majority of its four "
-                   "terms' variance from word-word", "majority: more than the other three terms together",
-                   unless="no dimension is a word expert"),
+                   "terms' variance from word-word", EXPERT_BASIS.format(term="word-word", chance="16/25 = 0.64"),
+                   unless="no dimension is a word expert", null="null_max_dim_word_share"),
               Test("max_dim_position_share", ">", EXPERT, "some query/key dimension draws the majority from "
-                   "position-position", "majority: more than the other three terms together",
-                   unless="no dimension is a position expert")),
-          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系",
+                   "position-position", EXPERT_BASIS.format(term="position-position", chance="1/25 = 0.04"),
+                   unless="no dimension is a position expert", null="null_max_dim_position_share")),
+          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系", revision=2,
+          null=NULL_WORDS + "; the largest share over the 384 query/key dimensions of each draw, as measured",
           title_zh="查询/键的某些维度关注语义，某些关注位置"),
     Claim("positional-heads", "tutorial 001 §5.2", "tutorial", "Some heads are positional",
           "Some attention heads specialise in position.",
@@ -885,40 +998,57 @@ CLAIMS: tuple[Claim, ...] = (
               Test("positional_heads_128", ">", AT_LEAST_ONE, "at least one head meets Voita et al.'s rule in "
                    "128-token windows (the length the model was fine-tuned at): the 95% interval of its share of "
                    "queries with the maximum on one fixed offset lies above 90%", "Voita et al. 2019: 90% of queries",
-                   unless="no positional head at 128 tokens"),
+                   unless="no positional head at 128 tokens", no_null=VOITA_CHANCE),
               Test("positional_heads_256", ">", AT_LEAST_ONE, "also in 256-token windows (sentence-transformers' "
                    "max_seq_length)", "the same rule", role="condition",
-                   unless="supported at 128 tokens (the fine-tuning length); refuted at 256 tokens"),
+                   unless="supported at 128 tokens (the fine-tuning length); refuted at 256 tokens",
+                   no_null=VOITA_CHANCE),
               Test("positional_heads_512", ">", AT_LEAST_ONE, "also in 512-token windows (the whole position table)",
-                   "the same rule", role="condition", unless="refuted at 512 tokens")),
+                   "the same rule", role="condition", unless="refuted at 512 tokens", no_null=VOITA_CHANCE)),
           quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
-                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=4,
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=5,
+          null="no random model: Voita et al.'s rule is itself calibrated against chance (see each test)",
           title_zh="有些头是“位置头”"),
     Claim("voita-heads", "Voita et al. 2019; Clark et al. 2019", "literature",
           "Positional heads by Voita's definition sit at ±1",
           "Heads that are positional by Voita et al.'s definition (the maximum attention weight on one fixed "
           "relative offset for at least 90% of queries) exist, and each points at the previous or the next token. "
           "Voita et al.'s main result, that pruning heads by role keeps the positional heads among the few that "
-          "matter, is not tested here.",
+          "matter, is not tested here. The window length is a condition of the verdict.",
           "minilm_heads", (
-              Test("adjacent_positional_heads", ">", AT_LEAST_ONE, "some positional head (Voita's rule, interval "
-                   "above 90%) sits at offset -1 or +1", "Voita et al. 2019: 90% of queries"),
-              Test("other_positional_heads", "<", AT_LEAST_ONE, "no positional head sits at another offset",
+              Test("adjacent_positional_heads_128", ">", AT_LEAST_ONE, "some positional head (Voita's rule, interval "
+                   "above 90%) sits at offset -1 or +1 in 128-token windows (the length the model was fine-tuned "
+                   "at)", "Voita et al. 2019: 90% of queries", unless="no positional head at +-1 at 128 tokens",
+                   no_null=VOITA_CHANCE),
+              Test("other_positional_heads_128", "<", AT_LEAST_ONE, "no positional head sits at another offset",
                    "none may", role="condition",
-                   unless="positional heads exist at +-1, but some look further than one token")),
-          choice=WINDOW, revision=5,
+                   unless="positional heads exist at +-1, but some look further than one token",
+                   no_null="a count the claim bounds by zero, not a statistic read against chance"),
+              Test("adjacent_positional_heads_256", ">", AT_LEAST_ONE, "also in 256-token windows "
+                   "(sentence-transformers' max_seq_length)", "the same rule", role="condition",
+                   unless="supported at 128 tokens (the fine-tuning length); not at 256 tokens",
+                   no_null=VOITA_CHANCE),
+              Test("adjacent_positional_heads_512", ">", AT_LEAST_ONE, "also in 512-token windows (the whole "
+                   "position table)", "the same rule", role="condition", unless="not at 512 tokens",
+                   no_null=VOITA_CHANCE)),
+          revision=6, null="no random model: Voita et al.'s rule is itself calibrated against chance (see each test)",
           title_zh="按 Voita 定义的位置头指向 ±1"),
     Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms look uniform",
           "In BERT-family models the word-position and position-word terms of the first layer's logits look uniform: "
           "flat along positions (word-position hardly changes with the key's position, position-word hardly with the "
-          "query's), so they carry little positional correlation.",
+          "query's), so they carry little positional correlation. This is their shape, not their size: the share "
+          "is scale-free, so a term can be weak (four-terms-weak) and still vary along positions.",
           "minilm_four_terms", (
               Test("cross_along_positions", "<", UNIFORM, "at most a tenth of the cross terms' variation runs along "
                    "positions (mean over heads): word-position along the key's position within each query, "
                    "position-word along the query's position within each key",
-                   "uniform: flat along positions; the report's tenth for a share that matters (LITTLE)"),
+                   "uniform: flat along positions; the report's tenth for a share that matters (LITTLE), between the "
+                   "effect TUPE states (uniform: 0) and the null, random weights of matched norms, whose random "
+                   "position rows make a cross term vary along positions almost wholly (near 1)",
+                   null="null_cross_along_positions"),
               Test("max_head_cross_along_positions", "<", UNIFORM, "also in the head where it is largest",
-                   "the same bar", role="condition", unless="flat on average over heads, not in every head")),
-          choice=WINDOW, revision=3,
+                   "the same bar", role="condition", unless="flat on average over heads, not in every head",
+                   null="null_max_head_cross_along_positions")),
+          choice=WINDOW, revision=4, null=NULL_WORDS,
           title_zh="“词-位置”项看起来是均匀的"),
 )
