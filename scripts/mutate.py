@@ -21,6 +21,11 @@ Usage::
     python scripts/mutate.py                      # the default modules, 400 mutants, 2 workers
     python scripts/mutate.py posenc.encodings.alibi --sample 0   # every mutant of one module
     python scripts/mutate.py --every-package --per-module 60 --seed 2026   # 60 of each package of src/posenc
+    python scripts/mutate.py --since 2026-11-25 --sample 150 --seed 7  # 150 of the modules changed since a date
+
+With ``--since`` the sample is drawn before the mutants are generated: a first pass counts each changed file's
+mutants (libcst's parse and mutation search, a third of generating them), the sample is drawn from that list, and
+mutmut then generates only the sampled mutants and traces only the tests of the files they are in.
 """
 
 from __future__ import annotations
@@ -31,11 +36,13 @@ import fnmatch
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import time
+import tomllib
 from io import BytesIO
 from pathlib import Path
 
@@ -100,6 +107,40 @@ PYTEST_ARGS = ["-m", "not slow and not browser and not ray", "-p", "no:xdist", "
 # is read as mutmut reads it; anything it does not know is "suspicious" and not scored
 
 
+#: surviving mutants judged equivalent (no input can tell them from the code), each with why; matched by function
+#: and change, not by number (numbers move when a function changes or with ``--since``'s draw)
+EQUIVALENT = ROOT / "scripts" / "equivalent_mutants.toml"
+
+
+def load_equivalents(path: Path = EQUIVALENT) -> list[dict]:
+    """The entries of ``path``: each ``function`` (mutmut's name without the number, ``posenc.m.x_f`` or
+    ``posenc.m.xǁClassǁmethod``), ``diff`` (the removed and added lines, as ``mutmut show`` prints them) and
+    ``why``. A missing file is an empty list; an entry without one of the three is refused, naming it."""
+    if not path.is_file():
+        return []
+    entries = tomllib.loads(path.read_text()).get("mutant", [])
+    for i, e in enumerate(entries, 1):
+        missing = [k for k in ("function", "diff", "why") if not e.get(k)]
+        if missing or not isinstance(e["diff"], list):
+            lacks = ", ".join(missing) or "a list of diff lines"
+            raise UsageError(f"{path.name}: mutant {i} ({e.get('function', '?')}) lacks {lacks}; each needs "
+                             "function, diff (a list of '-' and '+' lines) and why")
+    return entries
+
+
+def _lines(diff: list[str]) -> list[str]:
+    return [line[:1] + line[1:].strip() for line in diff]
+
+
+def equivalent_reason(mutant: str, diff: list[str], entries: list[dict]) -> str | None:
+    """Why ``mutant`` (its ``diff``) is equivalent, from the listed ``entries``; ``None`` when it is not listed."""
+    function = mutant.partition("__mutmut_")[0]
+    for e in entries:
+        if e["function"] == function and _lines(e["diff"]) == _lines(diff):
+            return e["why"]
+    return None
+
+
 def status_of(code: int | None) -> str:
     from mutmut.stats import status_by_exit_code
 
@@ -126,9 +167,12 @@ def module_path(name: str) -> Path:
 
 
 def tests_for(name: str) -> tuple[str, ...]:
-    """The tests of ``name``: its own entry (:data:`TESTS`, then :data:`PACKAGE_TESTS`), the entry of its nearest
-    listed package, or its mirror folder."""
+    """The tests of ``name``: its own entry (:data:`TESTS`, then :data:`PACKAGE_TESTS`), for a top-level module
+    without one the test files that name it (:func:`tests_naming`), the entry of its nearest listed package, or its
+    mirror folder."""
     parts = name.split(".")
+    if len(parts) == 2 and name not in TESTS and (SRC / "posenc" / f"{parts[1]}.py").is_file():
+        return tests_naming(name)  # a top-level module without an entry of its own
     for k in range(len(parts), 0, -1):
         for table in (TESTS, PACKAGE_TESTS):
             if ".".join(parts[:k]) in table:
@@ -137,6 +181,35 @@ def tests_for(name: str) -> tuple[str, ...]:
     if mirror.is_dir():
         return (str(mirror.relative_to(ROOT)),)
     raise UsageError(f"no tests known for {name!r}: add it to TESTS in scripts/mutate.py")
+
+
+def tests_naming(name: str) -> tuple[str, ...]:
+    """The test files that name the top-level module ``name`` (``posenc.stats`` or ``from posenc import stats``),
+    for the modules outside every subpackage, whose mirror folder would be the whole of ``tests``. A module no test
+    names gets none: its mutants count as reached by no test."""
+    short = name.split(".")[-1]
+    pattern = re.compile(rf"\b{re.escape(name)}\b|from posenc import [^\n]*\b{re.escape(short)}\b")
+    if short == "__init__":  # the package's own names: posenc.build, posenc.available, ...
+        pattern = re.compile(r"^import posenc\b|^from posenc import", re.MULTILINE)
+    found = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py")
+                   if pattern.search(p.read_text(errors="replace")))
+    return tuple(found)  # none: its mutants reach no test and count as surviving
+
+
+def changed_since(date: str) -> list[str]:
+    """The modules of ``src/posenc`` whose source changed in git since ``date`` and still exist at the last commit,
+    as dotted names of files (a package's ``__init__.py`` as ``posenc.x.__init__``), without :data:`LEFT_OUT`."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
+        raise UsageError(f"--since takes a date as YYYY-MM-DD, got {date!r} (for example --since 2026-11-25)")
+    names = git("log", f"--since={date}", "--name-only", "--pretty=format:", "--", "src/posenc").split()
+    tracked = set(git("ls-tree", "-r", "--name-only", "HEAD", "--", "src/posenc").split())
+    files = sorted({n for n in names if n.endswith(".py") and n in tracked})
+    mods = [".".join(Path(f).relative_to("src").with_suffix("").parts) for f in files]
+    mods = [m for m in mods if m not in LEFT_OUT]
+    if not mods:
+        raise UsageError(f"no module of src/posenc changed since {date} (git log --since {date} -- src/posenc): "
+                         "give an earlier date")
+    return mods
 
 
 def check_clean() -> None:
@@ -184,6 +257,7 @@ def write_settings(work: Path, modules: list[str], tests: list[str]) -> None:
     for m in modules:
         path = module_path(m).relative_to(ROOT)
         globs.append(f"{path}/*" if path.suffix != ".py" else str(path))
+    globs = sorted(set(globs))
     skip = [str(module_path(m).relative_to(ROOT)) for m in left_out(modules)]
     lines = ["", "[tool.mutmut]", 'source_paths = ["src/"]', f"only_mutate = {json.dumps(globs)}",
              f"do_not_mutate = {json.dumps(skip)}",
@@ -205,10 +279,13 @@ def write_settings(work: Path, modules: list[str], tests: list[str]) -> None:
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
-def mutmut(work: Path, *args: str, log: Path) -> int:
-    exe = Path(sys.executable).parent / "mutmut"
+def mutmut(work: Path, *args: str, log: Path, plan: Path | None = None) -> int:
+    """mutmut's command in ``work``; with ``plan`` (``--since``), through :func:`mutmut_with_plan`."""
+    exe = [str(Path(sys.executable).parent / "mutmut")]
+    if plan is not None:
+        exe = [sys.executable, str(Path(__file__).resolve()), "__mutmut__", str(plan.resolve())]
     with open(log, "a") as out:
-        return subprocess.run([str(exe), *args], cwd=work, stdout=out, stderr=subprocess.STDOUT,
+        return subprocess.run([*exe, *args], cwd=work, stdout=out, stderr=subprocess.STDOUT,
                               env={**os.environ, **ONE_THREAD}).returncode
 
 
@@ -248,6 +325,108 @@ def draw(mine: list[str], modules: list[str], sample: int, per_module: int, seed
     return sorted(random.Random(seed).sample(mine, sample))
 
 
+def count_mutants(files: list[str]) -> dict[str, dict[str, int]]:
+    """``{file module: {function key: mutants}}`` in mutmut's own order (run in its folder, so its settings, such as
+    the raise statements left alone, apply). Only libcst's parse and mutation search: a third of generating them."""
+    from mutmut.mutation.file_mutation import create_mutations
+
+    counts: dict[str, dict[str, int]] = {}
+    for f in files:
+        path = module_path(f).relative_to(ROOT)
+        module, mutations, _, _ = create_mutations(str(path), path.read_text())
+        keys = function_keys(module)
+        per: dict[str, int] = {}
+        for m in mutations:
+            if m.contained_by_top_level_function in keys:
+                key = keys[m.contained_by_top_level_function]
+                per[key] = per.get(key, 0) + 1
+        counts[f] = per
+    return counts
+
+
+def function_keys(module) -> dict:
+    """libcst node -> mutmut's key of each top-level function and method (``x_f``, ``xǁClassǁmethod``)."""
+    import libcst as cst
+    from mutmut.mutation.trampoline_templates import mangle_function_name
+
+    keys = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            keys[stmt] = mangle_function_name(name=stmt.name.value, class_name=None)
+        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            for method in stmt.body.body:
+                if isinstance(method, cst.FunctionDef):
+                    keys[method] = mangle_function_name(name=method.name.value, class_name=stmt.name.value)
+    return keys
+
+
+def mutant_prefix(file_module: str, key: str) -> str:
+    """mutmut's name of a function's mutants without the number (``posenc.x.__init__`` is ``posenc.x``)."""
+    return f"{file_module.removesuffix('.__init__')}.{key}__mutmut_"
+
+
+def plan_sample(counts: dict[str, dict[str, int]], sample: int, seed: int) -> dict:
+    """Draw ``sample`` of every counted mutant (each named ``file:function:n``, n its place in the function in
+    mutmut's order), and name each as mutmut will when only the drawn ones are generated (numbered 1.. within their
+    function): ``{"keep": {file: {function: [n...]}}, "names": {mutmut name: file:function:n}}``."""
+    every = [f"{f}:{k}:{i}" for f in sorted(counts) for k in sorted(counts[f]) for i in range(1, counts[f][k] + 1)]
+    drawn = every if sample == 0 or sample >= len(every) else random.Random(seed).sample(every, sample)
+    keep: dict[str, dict[str, list[int]]] = {}
+    for d in drawn:
+        f, k, i = d.rsplit(":", 2)
+        keep.setdefault(f, {}).setdefault(k, []).append(int(i))
+    names = {}
+    for f, funcs in keep.items():
+        for k, idx in funcs.items():
+            idx.sort()
+            names.update({f"{mutant_prefix(f, k)}{j}": f"{f}:{k}:{i}" for j, i in enumerate(idx, 1)})
+    return {"keep": keep, "names": dict(sorted(names.items())), "total": len(every)}
+
+
+def keep_drawn(search, keep: dict[str, dict[str, list[int]]]):
+    """mutmut's mutation search ``search`` (``create_mutations``) keeping only the drawn mutants: ``keep`` maps a
+    source path (``src/posenc/m.py``) to ``{function key: [n, ...]}``, n a mutant's place in its function in the
+    search's order (what :func:`count_mutants` counted)."""
+    def create_kept(filename, code, *rest):
+        module, mutations, ignored_classes, ignored_functions = search(filename, code, *rest)
+        wanted, keys, seen, kept = keep.get(str(filename), {}), function_keys(module), {}, []
+        for m in mutations:
+            key = keys.get(m.contained_by_top_level_function)
+            if key is None:
+                continue
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] in wanted.get(key, ()):
+                kept.append(m)
+        return module, kept, ignored_classes, ignored_functions
+
+    return create_kept
+
+
+def mutmut_with_plan(plan_file: str, argv: list[str]) -> int:
+    """mutmut's command line, with two changes (``scripts/mutate.py __mutmut__ PLAN ARGS``): a file's mutants are
+    only the ones the plan keeps, and mutmut's run of the tests on the unmutated code before the mutants is skipped,
+    since its trace (the stats run) has just run the same tests on the same code and stopped the run if one failed."""
+    import mutmut.__main__ as mm
+    import mutmut.mutation.file_mutation as fm
+
+    plan = json.loads(Path(plan_file).read_text())
+    keep = {str(module_path(f).relative_to(ROOT)): funcs for f, funcs in plan["keep"].items()}
+    fm.create_mutations = keep_drawn(fm.create_mutations, keep)
+    runner_of = mm.get_mutant_runner
+
+    def without_clean_run(*a, **k):
+        runner = runner_of(*a, **k)
+        runner.run_clean_tests = lambda tests: 0
+        return runner
+
+    mm.get_mutant_runner = without_clean_run
+    try:
+        mm.cli(argv, standalone_mode=False)
+    except SystemExit as e:
+        return int(e.code or 0)
+    return 0
+
+
 def owner(mutant: str, modules: list[str]) -> str:
     """The requested module a mutant belongs to (the longest matching name)."""
     return max((m for m in modules if mutant.startswith(m + ".")), key=len, default="?")
@@ -281,7 +460,13 @@ def summarize(work: Path, sampled: list[str], modules: list[str], seconds: dict[
         shown = subprocess.run([str(Path(sys.executable).parent / "mutmut"), "show", m], cwd=work,
                                capture_output=True, text=True).stdout
         survivors[m] = [ln for ln in shown.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+    listed = load_equivalents()
+    equivalent = {m: why for m, diff in survivors.items() if (why := equivalent_reason(m, diff, listed))}
+    judged = checked - len(equivalent)
+    low_e, high_e = wilson(killed, judged) if judged else (0.0, 1.0)
     return {"modules": modules, "left_out": {m: LEFT_OUT[m] for m in left_out(modules)},
+            "equivalent": equivalent, "score_without_equivalent": killed / judged if judged else None,
+            "interval_without_equivalent": [low_e, high_e],
             "sample": len(sampled), "seed": args.seed, "workers": args.workers,
             "per_module_draw": getattr(args, "per_module", 0),
             "total_mutants": len(meta), "score": killed / checked if checked else None, "interval": [low, high],
@@ -304,6 +489,10 @@ def write_summary(out: Path, s: dict) -> None:
                if "again" in s else []),
              f"Score {pct(s['score'])} [{pct(s['interval'][0])}, {pct(s['interval'][1])}] (95% Wilson). "
              f"Counts: {', '.join(f'{k} {v}' for k, v in s['counts'].items())}.",
+             *([f"Without the {len(s['equivalent'])} survivors listed as equivalent in scripts/"
+                f"equivalent_mutants.toml: {pct(s['score_without_equivalent'])} "
+                f"[{pct(s['interval_without_equivalent'][0])}, {pct(s['interval_without_equivalent'][1])}]."]
+               if s.get("equivalent") else []),
              "Seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in s["seconds"].items()) + ".", "",
              "| module | sampled | checked | killed | score | 95% interval |", "|---|---|---|---|---|---|"]
     for mod, r in s["per_module"].items():
@@ -311,7 +500,9 @@ def write_summary(out: Path, s: dict) -> None:
                      f"{pct(r['interval'][0])} to {pct(r['interval'][1])} |")
     lines += ["", "## Surviving mutants", ""]
     for m, diff in s["survivors"].items():
-        lines += [f"- `{m}`", "  ```diff", *[f"  {d}" for d in diff], "  ```"]
+        why = s.get("equivalent", {}).get(m)
+        lines += [f"- `{m}`" + (f" (equivalent: {why})" if why else ""), "  ```diff", *[f"  {d}" for d in diff],
+                  "  ```"]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
@@ -323,6 +514,8 @@ def main(argv: list[str] | None = None) -> int:
                    "named (all where it has fewer)")
     p.add_argument("--every-package", action="store_true", help="every package of src/posenc (its subpackages, "
                    "and posenc's top-level modules as one), instead of naming modules")
+    p.add_argument("--since", metavar="DATE", help="the modules of src/posenc whose source changed in git since DATE "
+                   "(YYYY-MM-DD); --sample mutants are drawn from all of theirs before any is generated")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     p.add_argument("--workers", type=int, default=2, help="processes running mutants (default 2)")
     p.add_argument("--out", type=Path, default=ROOT / "mutation-report", help="where the summary goes")
@@ -340,7 +533,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.every_package and args.modules:
             raise UsageError(f"--every-package names the modules itself; got modules too ({' '.join(args.modules)}): "
                              "leave one out")
+        if args.since and (args.modules or args.every_package or args.per_module):
+            raise UsageError("--since chooses the modules itself and draws --sample of all their mutants; got "
+                             f"{' '.join(args.modules) or '--every-package' if not args.per_module else '--per-module'}"
+                             " too: leave one out")
         modules = list(PACKAGE_TESTS) if args.every_package else list(dict.fromkeys(args.modules or DEFAULT_MODULES))
+        if args.since and not args.again:
+            modules = changed_since(args.since)
         for m in modules:
             module_path(m)
         tests = sorted({t for m in modules for t in tests_for(m) if (ROOT / t).exists()})
@@ -353,6 +552,8 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"make mutate: {e}", file=sys.stderr)
         return 2
+    if args.since:
+        return run_since(args, modules, work, log)
 
     seconds: dict[str, float] = {}
     log.write_text("")
@@ -393,18 +594,80 @@ def main(argv: list[str] | None = None) -> int:
     return report(args.out, summary)
 
 
-def run_mutants(work: Path, names: list[str], workers: int, log: Path) -> None:
+def run_since(args: argparse.Namespace, files: list[str], work: Path, log: Path) -> int:
+    """``--since``: count the changed modules' mutants, draw the sample, generate only the drawn mutants, trace only
+    the tests of the files they are in, and run them. Scored per package (a file belongs to its package)."""
+    seconds: dict[str, float] = {}
+    log.write_text("")
+    t = time.time()
+    commit, source = git("rev-parse", "HEAD"), source_of(files)
+    export_head(work)
+    write_settings(work, files, [])
+    seconds["export"] = time.time() - t
+    print(f"[mutate] {len(files)} modules changed since {args.since}; counting their mutants ...", flush=True)
+    t = time.time()
+    counted = subprocess.run([sys.executable, str(Path(__file__).resolve()), "__count__", str(args.workers), *files],
+                             cwd=work, capture_output=True, text=True, env={**os.environ, **ONE_THREAD})
+    if counted.returncode != 0:
+        print(f"make mutate: counting the mutants failed:\n{counted.stderr[-2000:]}", file=sys.stderr)
+        return 1
+    counts = json.loads(counted.stdout)
+    plan = plan_sample(counts, args.sample, args.seed)
+    seconds["count"] = time.time() - t
+    chosen = sorted(plan["keep"])
+    tests = sorted({t for f in chosen for t in tests_for(f) if (ROOT / t).exists()})
+    tests = [t for t in tests if not any(t != u and t.startswith(u + "/") for u in tests)]
+    export_head(work)  # fresh settings: only the files holding drawn mutants, only their tests
+    write_settings(work, chosen, tests)
+    plan_file = args.out / "plan.json"
+    plan_file.write_text(json.dumps(plan, indent=1))
+    packages = sorted({package_of(f) for f in chosen})
+    print(f"[mutate] {plan['total']} mutants; drawn {len(plan['names'])} (seed {args.seed}) in {len(chosen)} "
+          f"modules\n[mutate] tests: {' '.join(tests)}\n[mutate] log: {log}", flush=True)
+    t = time.time()
+    print("[mutate] generating the drawn mutants and tracing which tests reach which function ...", flush=True)
+    mutmut(work, "run", "--max-children", str(args.workers), "__generate_only__", log=log, plan=plan_file)
+    failed = trace_failure(log)
+    if failed:
+        print(f"make mutate: the tests failed on the unmutated code, so no mutant can be judged:\n{failed}\n"
+              f"Fix them (the whole output is in {log}), then run again.", file=sys.stderr)
+        return 1
+    seconds["generate+trace"] = time.time() - t
+    sampled = sorted(plan["names"])
+    missing = [m for m in sampled if m not in read_meta(work)]
+    if missing:
+        print(f"make mutate: mutmut did not generate {len(missing)} drawn mutants ({', '.join(missing[:5])}); see "
+              f"{log}", file=sys.stderr)
+        return 1
+    print(f"[mutate] running {len(sampled)} with {args.workers} workers ...", flush=True)
+    t = time.time()
+    run_mutants(work, sampled, args.workers, log, plan=plan_file)
+    seconds["mutants"] = time.time() - t
+    ns = argparse.Namespace(seed=args.seed, workers=args.workers, per_module=0)
+    summary = summarize(work, sampled, packages, seconds, ns)
+    summary.update(commit=commit, src_tree=source, sampled=sampled, since=args.since, files=files,
+                   drawn_as=plan["names"], total_mutants=plan["total"])
+    return report(args.out, summary)
+
+
+def package_of(file_module: str) -> str:
+    """The package a module is scored in: its subpackage of posenc, or ``posenc`` for the top-level modules."""
+    parts = file_module.split(".")
+    return ".".join(parts[:2]) if (SRC / "posenc" / parts[1]).is_dir() else "posenc"
+
+
+def run_mutants(work: Path, names: list[str], workers: int, log: Path, plan: Path | None = None) -> None:
     """Run mutmut on ``names`` in batches (a command line of thousands of names is too long); a batch mutmut stops
     part way is run again once for the mutants it left."""
     t = time.time()
     for start in range(0, len(names), 200):
         batch = names[start:start + 200]
-        code = mutmut(work, "run", "--max-children", str(workers), *batch, log=log)
+        code = mutmut(work, "run", "--max-children", str(workers), *batch, log=log, plan=plan)
         left = [m for m in batch if read_meta(work).get(m, (None, 0.0))[0] is None]
         if code != 0 and left:
             print(f"[mutate] mutmut stopped with exit code {code} and {len(left)} mutants unchecked (see {log}); "
                   "running those again", flush=True)
-            mutmut(work, "run", "--max-children", str(workers), *left, log=log)
+            mutmut(work, "run", "--max-children", str(workers), *left, log=log, plan=plan)
         print(f"[mutate] {min(start + 200, len(names))}/{len(names)} run ({time.time() - t:.0f} s)", flush=True)
 
 
@@ -443,7 +706,8 @@ def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
     print(f"[mutate] again: {len(names)} surviving mutants of the run at {prev['commit'][:10]}, against the tests "
           f"at {tests_at[:10]}", flush=True)
     log.write_text("")
-    run_mutants(work, names, args.workers, log)
+    plan = args.out / "plan.json" if prev.get("since") else None
+    run_mutants(work, names, args.workers, log, plan=plan)
     seconds = {**prev["seconds"], "again": time.time() - t}
     summary = summarize(work, prev["sampled"], prev["modules"], seconds,
                         argparse.Namespace(seed=prev["seed"], workers=prev["workers"],
@@ -459,8 +723,26 @@ def report(out: Path, summary: dict) -> int:
     sc = summary["score"]
     print(f"[mutate] score {100 * sc:.1f}% [{100 * summary['interval'][0]:.1f}%, {100 * summary['interval'][1]:.1f}%]"
           f" -> {out / 'summary.md'}" if sc is not None else f"[mutate] nothing checked -> {out}")
+    if summary.get("equivalent") and summary.get("score_without_equivalent") is not None:
+        low, high = summary["interval_without_equivalent"]
+        print(f"[mutate] without the {len(summary['equivalent'])} listed as equivalent: "
+              f"{100 * summary['score_without_equivalent']:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]")
+    return 0
+
+
+def count_main(workers: int, files: list[str]) -> int:
+    """``scripts/mutate.py __count__ WORKERS FILES...`` in mutmut's folder: the counts as JSON on standard output."""
+    from multiprocessing import Pool
+
+    with Pool(workers) as pool:
+        parts = pool.map(count_mutants, [[f] for f in files], chunksize=1)
+    print(json.dumps({f: c for part in parts for f, c in part.items()}))
     return 0
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["__count__"]:
+        sys.exit(count_main(int(sys.argv[2]), sys.argv[3:]))
+    if sys.argv[1:2] == ["__mutmut__"]:
+        sys.exit(mutmut_with_plan(sys.argv[2], sys.argv[3:]))
     sys.exit(main())
