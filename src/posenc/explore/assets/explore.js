@@ -516,7 +516,17 @@ function colourTable(low, high, rgb, outside = [240, 240, 240]) {
   return {low, high, pixels: new Uint32Array(bytes.buffer)};
 }
 const diverging = colourTable(-1, 1, (c) => c >= 0 ? [255, 255 * (1 - c), 255 * (1 - c)] : [255 * (1 + c), 255 * (1 + c), 255]);  // -1 blue, 0 white, +1 red
-const sequential = colourTable(0, 1, (c) => [255 - 215 * c, 250 - 170 * c, 205 - 55 * c]);  // 0 pale yellow .. 1 dark blue
+const SEQUENTIAL = (c) => [255 - 215 * c, 250 - 170 * c, 205 - 55 * c];  // 0 pale yellow .. 1 dark blue
+const sequential = colourTable(0, 1, SEQUENTIAL);
+const biasTables = new Map();
+function biasColours(lo, hi, rising) {  // the sequential map over a bias's own range (far = dark: reversed when rising)
+  const key = `${lo}|${hi}|${rising}`;
+  if (!biasTables.has(key)) {
+    if (biasTables.size > 16) biasTables.delete(biasTables.keys().next().value);
+    biasTables.set(key, colourTable(lo, hi, (v) => SEQUENTIAL(rising ? (hi - v) / (hi - lo) : (v - lo) / (hi - lo))));
+  }
+  return biasTables.get(key);
+}
 
 /* a rows x cols heatmap, one canvas pixel per cell (the browser scales the canvas): `values` holds the cells row by
    row (a typed array, or a function value(r, c)), in the colour map's range; NaN or past it: `outside`. One ImageData
@@ -996,7 +1006,7 @@ const PANELS = [
         series.push({xs: idx, ys: g.slice(0, half), colour: COLOURS[3], dash: "4 3", label: t("scaling.ramp")});
       }
       linePlot(this.figures.ratio, series, {xlabel: t("pair"), ylabel: "θ′/θ", ymin: 0, ymax: 1.05});
-      this.drawModel(s);
+      once(this.extra, `model|${s.model}`, () => this.drawModel(s));  // the strip and warnings: a new model only
       this.drawMeasured(s);
       const rows = [
         {key: "freq", label: "scaling.r.freq", labelArgs: [s.pair], f: "scaling", args, pick: s.pair},
@@ -1137,14 +1147,10 @@ const PANELS = [
         if (h >= s.heads || y >= tile || x >= tile) return NaN;  // the gap between tiles: grey, as masked cells
         return scale(f.at(h, Math.floor(y * step), Math.floor(x * step)));
       }, sequential));
-      once(this.figures.head, `${key}|${s.head}`, () => {
-        const grid = new Float64Array(s.n * s.n), span = hi - lo;
+      once(this.figures.head, `${key}|${s.head}`, () => {  // the values coloured over [lo, hi] as scale() does
+        const grid = new Float64Array(s.n * s.n);
         for (let i = 0; i < s.n; i++) f.row(s.head, i, grid, i * s.n);
-        for (let o = 0; o < grid.length; o++) {
-          const v = grid[o];
-          grid[o] = Number.isNaN(v) ? -1 : span > 0 ? (rising ? (hi - v) / span : (v - lo) / span) : 1;
-        }
-        heatmap(this.figures.head, s.n, s.n, grid, sequential);
+        heatmap(this.figures.head, s.n, s.n, grid, hi > lo ? biasColours(lo, hi, rising) : colourTable(lo - 1, lo + 1, () => SEQUENTIAL(1)));
       });
       this.extra.textContent = t(`bias.note.${s.kind}`);
       return [{key: "value", label: f.read.label, labelArgs: [s.head, s.i, s.j], f: f.read.f, args: f.read.args, pick: f.read.pick}];
