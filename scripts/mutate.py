@@ -201,7 +201,8 @@ def changed_since(date: str) -> list[str]:
     as dotted names of files (a package's ``__init__.py`` as ``posenc.x.__init__``), without :data:`LEFT_OUT`."""
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
         raise UsageError(f"--since takes a date as YYYY-MM-DD, got {date!r} (for example --since 2026-11-25)")
-    names = git("log", f"--since={date}", "--name-only", "--pretty=format:", "--", "src/posenc").split()
+    # from the start of that day: a bare date means that day at the current time of day to git
+    names = git("log", f"--since={date} 00:00:00", "--name-only", "--pretty=format:", "--", "src/posenc").split()
     tracked = set(git("ls-tree", "-r", "--name-only", "HEAD", "--", "src/posenc").split())
     files = sorted({n for n in names if n.endswith(".py") and n in tracked})
     mods = [".".join(Path(f).relative_to("src").with_suffix("").parts) for f in files]

@@ -29,6 +29,15 @@ def test_the_modules_changed_since_a_date_are_named_as_files_that_exist():
         assert mutate.module_path(name).suffix == ".py", name
 
 
+def test_a_date_counts_from_the_start_of_that_day():
+    # the day of the last commit that changed src/posenc: its modules count whatever the time of day is now
+    day = mutate.git("log", "-1", "--format=%cd", "--date=format:%Y-%m-%d", "--", "src/posenc")
+    last = mutate.git("log", "-1", "--name-only", "--pretty=format:", "--", "src/posenc").split()
+    changed = mutate.changed_since(day)
+    assert {".".join(Path(f).relative_to("src").with_suffix("").parts) for f in last if f.endswith(".py")
+            and (ROOT / f).is_file()} - set(mutate.LEFT_OUT) <= set(changed)
+
+
 @pytest.mark.parametrize("date, words", [("yesterday", "--since takes a date as YYYY-MM-DD, got 'yesterday'"),
                                          ("2027-06-01", "no module of src/posenc changed since 2027-06-01")])
 def test_a_bad_or_empty_date_is_refused(date, words):
