@@ -21,27 +21,31 @@ the training lengths at all.
     003 §14.3); integer and normalized run concatenated only, since added to the embedding they are NoPE in this
     pre-norm model (:func:`posenc.lab.train.refuse_constant_encoding`). Trained on sizes 1..8, tested at 4, 8, 12,
     16, 32. Model: 2 layers, d_model 32, 2 heads (concat adds a 16-wide position part), 1500 steps of 32 strings,
-    lr 3e-3, 128 test strings per size. 50 runs (twice the registry's 23 encodings, plus the four concatenated
-    variants, less integer and normalized added).
+    lr 3e-3, 128 test strings per size. 2 n + 4 runs for the registry's n encodings (twice each encoding, plus the
+    four concatenated variants, less integer and normalized added), so a new encoding joins without a count to edit.
 
 How long each preset takes, and what it showed, is in docs/lab.md (Presets).
 """
 
 from __future__ import annotations
 
-import difflib
+from collections.abc import Callable
 
-from posenc.errors import PosencError
 from posenc.lab.grid import Sweep
 from posenc.lab.train import CONSTANT_ACROSS_CHANNELS
+from posenc.names import Registry
 from posenc.registry import available
 
 __all__ = ["PRESETS", "get_preset", "ALIBI_TABLE_ENCODINGS", "NOPE_TASKS_ENCODINGS"]
+
+#: every named sweep, each registered at its function, in the order ``posenc sweep --help`` lists them
+PRESETS: Registry[Callable[[], Sweep]] = Registry("preset or sweep file", plural="presets")
 
 ALIBI_TABLE_ENCODINGS = ("sinusoidal", "learned", "rope", "alibi", "t5", "nope")
 NOPE_TASKS_ENCODINGS = ("nope", "t5", "alibi", "rope", "sinusoidal", "learned")
 
 
+@PRESETS.register("alibi-table")
 def _alibi_table() -> Sweep:
     return Sweep(
         name="alibi-table",
@@ -52,6 +56,7 @@ def _alibi_table() -> Sweep:
         description="char-LM on Shakespeare trained at L=64, perplexity at 1x/2x/4x/8x L (Press et al. 2022)")
 
 
+@PRESETS.register("nope-tasks")
 def _nope_tasks() -> Sweep:
     return Sweep(
         name="nope-tasks",
@@ -62,6 +67,7 @@ def _nope_tasks() -> Sweep:
         description="copy and reverse trained to size 20, tested to 80 (Kazemnejad et al. 2023)")
 
 
+@PRESETS.register("quick")
 def _quick() -> Sweep:
     # integer and normalized added to the embedding are NoPE in a pre-norm model (refuse_constant_encoding): they
     # run concatenated, where their value survives the LayerNorm
@@ -76,14 +82,8 @@ def _quick() -> Sweep:
         description="every encoding (add and concat), copy and reverse, one seed, tiny model (minutes on 2 cores)")
 
 
-PRESETS = {"alibi-table": _alibi_table, "nope-tasks": _nope_tasks, "quick": _quick}
-
-
 def get_preset(name: str) -> Sweep:
     """The preset sweep ``name``; an unknown name lists the valid ones."""
     if name not in PRESETS:
-        close = difflib.get_close_matches(str(name), list(PRESETS), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise PosencError(f"unknown preset or sweep file {name!r}; presets are: {', '.join(PRESETS)} "
-                          f"(or pass a JSON sweep file).{hint}")
-    return PRESETS[name]()
+        raise PRESETS.unknown(name, also=" (or pass a JSON sweep file)")
+    return PRESETS.get(name)()
