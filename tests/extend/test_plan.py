@@ -7,6 +7,7 @@ from extend_models import NATIVE, tiny_config
 
 from posenc import PosencError
 from posenc.extend import scaled_rope
+from posenc.extend.factors import EXTEND_SCALINGS
 from posenc.extend.plan import ExtendConfig, decode_seconds, forward_seconds, make_plan
 
 
@@ -68,8 +69,7 @@ def test_the_defaults_are_the_documented_table():
     # the module docstring: lengths 2k..16k, every scaling, both protocols, passkey at depths 0.25 and 0.75, 1 trial
     c = ExtendConfig()
     assert (c.model, c.lengths, c.scalings, c.protocols) == (
-        "smollm2", (2048, 4096, 8192, 16384), ("none", "linear", "ntk", "dynamic", "yarn", "llama3"),
-        ("nonoverlap", "sliding"))
+        "smollm2", (2048, 4096, 8192, 16384), EXTEND_SCALINGS.names(), ("nonoverlap", "sliding"))
     assert (c.passkey, c.depths, c.trials, c.windows, c.stride_fraction, c.factor) == (True, (0.25, 0.75), 1, None,
                                                                                         0.5, None)
     assert (c.quick, c.device, c.dtype, c.text, c.max_memory_gb, c.seed) == (False, "auto", "float32", None, None, 0)
