@@ -19,7 +19,9 @@ tried again) and current (the provenance check above); :meth:`~ResultStore.finis
 A caller that computes one config at a time asks :meth:`~ResultStore.get_or_compute`: the finished row, or
 ``compute()`` run, timed and stored, and its row read back (so a computed row and a reused one look the same).
 Callers that compute in batches (a sweep's worker pool, the report's experiments) use :meth:`~ResultStore.finished`
-to split their work into stored and missing, and :meth:`~ResultStore.put` as each result arrives. A run that keeps
+to split their work into stored and missing, and :meth:`~ResultStore.put` as each result arrives. A caller whose key
+format changed passes the keys a run had before (``earlier``; the lab's schema-1 keys), so an older store is still
+read and nothing in it is computed again. A run that keeps
 nothing on disk uses a :class:`MemoryStore`, the same reads and writes held in this process.
 Writes are single transactions in WAL mode with a busy timeout, so concurrent workers (processes or Ray tasks on a
 shared file system) write safely, and a run killed part-way leaves every finished row intact.
@@ -40,7 +42,7 @@ import platform
 import sqlite3
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,22 +164,31 @@ class _Resuming:
         """Whether :meth:`get` finds a current row for ``(kind, config, seed)``."""
         return self.get(kind, config, seed, code) is not None
 
-    def finished(self, kind: str, config: dict[str, Any], seed: int = 0,
-                 code: int | str | None = None) -> RunRecord | None:
+    def finished(self, kind: str, config: dict[str, Any], seed: int = 0, code: int | str | None = None,
+                 earlier: Iterable[dict[str, Any]] = ()) -> RunRecord | None:
         """The row a resumed run reuses for ``(kind, config, seed)``: finished (status ``done``) and computed by this
-        process's versions and ``code``; ``None`` when it must be computed (missing, failed, or of other versions)."""
-        record = self.get(kind, config, seed, code, any_version=True)
-        return record if record is not None and record.is_finished(code) else None
+        process's versions and ``code``; ``None`` when it must be computed (missing, failed, or of other versions).
+
+        ``earlier``: the keys the same run had under the caller's earlier key schemas (a lab run's
+        :meth:`~posenc.lab.train.RunConfig.earlier_keys`), asked in order when ``config`` has no finished row, so a
+        store written before the key changed is still read and nothing in it is computed again."""
+        for key in (config, *earlier):
+            record = self.get(kind, key, seed, code, any_version=True)
+            if record is not None and record.is_finished(code):
+                return record
+        return None
 
     def get_or_compute(self, kind: str, config: dict[str, Any], compute: Callable[[], dict[str, Any]], seed: int = 0,
-                       code: int | str | None = None, setup: dict[str, Any] | None = None) -> tuple[RunRecord, bool]:
-        """``(row, computed)``: the :meth:`finished` row of ``(kind, config, seed)``, or else ``compute()`` (which
-        returns the metrics) run and timed, stored with ``setup`` and ``code``, and its row read back.
+                       code: int | str | None = None, setup: dict[str, Any] | None = None,
+                       earlier: Iterable[dict[str, Any]] = ()) -> tuple[RunRecord, bool]:
+        """``(row, computed)``: the :meth:`finished` row of ``(kind, config, seed)`` (or of one of its ``earlier``
+        keys), or else ``compute()`` (which returns the metrics) run and timed, stored under ``config`` with ``setup``
+        and ``code``, and its row read back.
 
         An exception in ``compute`` (Ctrl-C included) stores nothing and goes on to the caller; rows stored before it
         stay.
         """
-        record = self.finished(kind, config, seed, code)
+        record = self.finished(kind, config, seed, code, earlier)
         if record is not None:
             return record, False
         started = time.perf_counter()

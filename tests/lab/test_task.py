@@ -32,9 +32,14 @@ DEFAULTS = {"task": "copy", "encoding": "rope", "encoding_options": {}, "label":
     ({"task": "reverse", "train_len": 1}, {"task": "reverse", "train_len": 1, "eval_lengths": [1, 2, 4]}),
 ])
 def test_store_keys_are_the_settings_written_out_by_hand(settings, changed):
-    config = RunConfig(**settings).as_dict()
-    assert config == {**DEFAULTS, **changed}
-    assert config_hash(config) == config_hash({**DEFAULTS, **changed})
+    # schema 1 (what every store written before key schemas holds; found through earlier_keys) and schema 2, every
+    # setting under an explicit schema
+    old = RunConfig(**settings).earlier_keys()[0]
+    assert old == {**DEFAULTS, **changed}
+    assert config_hash(old) == config_hash({**DEFAULTS, **changed})
+    new = {"schema": 2, **DEFAULTS, "dtype": "float32", "schedule": [], "lr_decay": "cosine", "encoding_revision": 1,
+           **changed}
+    assert RunConfig(**settings).as_dict() == new
 
 
 def test_every_task_answers_the_protocol_and_the_table_has_each_synthetic_task_the_char_lm_and_the_local_ones():

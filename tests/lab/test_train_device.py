@@ -45,7 +45,8 @@ def test_cli_train_records_device_and_dtype_in_the_store(tmp_path, capsys):
 
 def test_float32_keeps_its_store_key_and_bfloat16_is_stored_apart():
     plain = RunConfig(**TINY)
-    assert "dtype" not in plain.as_dict()  # the key every float32 run had before dtypes existed
+    assert plain.as_dict()["dtype"] == "float32"  # every setting is in the key (schema 2)
+    assert "dtype" not in plain.earlier_keys()[0]  # the schema-1 key every float32 run had before dtypes existed
     assert RunConfig(**TINY, dtype="float32").as_dict() == plain.as_dict()
     low = RunConfig(**TINY, dtype="bf16")
     assert low.dtype == "bfloat16" and config_hash(low.as_dict()) != config_hash(plain.as_dict())
@@ -59,9 +60,10 @@ def test_a_changed_encoding_gets_a_new_store_key_and_the_others_keep_theirs():
 
     assert posenc.registry.get_class("cope").revision == 2 and posenc.registry.get_class("rope").revision == 1
     cope = RunConfig(**{**TINY, "encoding": "cope"})
-    assert cope.as_dict()["encoding_revision"] == 2
-    assert "encoding_revision" not in RunConfig(**TINY).as_dict()
-    before = {k: v for k, v in cope.as_dict().items() if k != "encoding_revision"}  # the key of a revision-1 run
+    assert cope.as_dict()["encoding_revision"] == 2 and cope.earlier_keys()[0]["encoding_revision"] == 2
+    assert RunConfig(**TINY).as_dict()["encoding_revision"] == 1
+    assert "encoding_revision" not in RunConfig(**TINY).earlier_keys()[0]  # schema 1 left revision 1 out
+    before = {**cope.as_dict(), "encoding_revision": 1}  # the key of a revision-1 run
     assert config_hash(before) != config_hash(cope.as_dict())
     assert RunConfig.from_dict(cope.as_dict()) == cope
     wrapped = RunConfig(**{**TINY, "encoding": "randomized", "encoding_options": {"encoding": "cope"}})

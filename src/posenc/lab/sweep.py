@@ -236,9 +236,9 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
     results: dict[int, RunResult] = {}
     pending: list[tuple[int, dict[str, Any], int]] = []
     for index, (config, seed) in enumerate(runs):
-        record = store.finished(KIND, config.as_dict(), seed, code=CODE_VERSION)
-        if record is not None:
-            results[index] = RunResult(record.config, seed, record.metrics, record.wall_s, record.status,
+        record = store.finished(KIND, config.as_dict(), seed, code=CODE_VERSION, earlier=config.earlier_keys())
+        if record is not None:  # under this config's key (a row found under an earlier key keeps its own)
+            results[index] = RunResult(config.as_dict(), seed, record.metrics, record.wall_s, record.status,
                                        record.error, skipped=True, setup=record.setup)
         else:
             pending.append((index, config.as_dict(), seed))
@@ -281,7 +281,8 @@ def _kept(store: ResultStore, pending: list[tuple[int, dict[str, Any], int]], be
     """What a stopped sweep kept (read from the store: every run a worker finished is there) and how to resume."""
     finished = 0
     for _, config, seed in pending:
-        finished += store.finished(KIND, config, seed, code=CODE_VERSION) is not None
+        earlier = RunConfig.from_dict(config).earlier_keys()
+        finished += store.finished(KIND, config, seed, code=CODE_VERSION, earlier=earlier) is not None
     missing = len(pending) - finished
     return (f"{finished} of its {len(pending)} runs to run finished and are kept in "
             f"{store.path} (beside the {before} stored before); run the same command again to run the {missing} "

@@ -130,11 +130,11 @@ def summarize(store_path: str | Path, preset: str | Path | dict | Sweep | None =
     sweep = resolve_sweep(preset)
     records, missing = [], 0
     for config, seed in sweep.runs():
-        record = store.finished(KIND, config.as_dict(), seed, code=CODE_VERSION)
+        record = store.finished(KIND, config.as_dict(), seed, code=CODE_VERSION, earlier=config.earlier_keys())
         if record is None:
             missing += 1
             continue
-        records.append((record.config, seed, record.metrics))
+        records.append((config.as_dict(), seed, record.metrics))
     summary = summarize_records(records, metric, name=sweep.name)
     summary["missing"] = missing
     return summary

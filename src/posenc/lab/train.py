@@ -30,6 +30,7 @@ the run's config (and its store key); the device is not: it is recorded in the r
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import time
@@ -53,9 +54,15 @@ from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import GB, check_memory, format_bytes
 
 __all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
-           "refuse_constant_encoding", "acting_encoding", "KIND", "CODE_VERSION", "CONSTANT_ACROSS_CHANNELS"]
+           "refuse_constant_encoding", "acting_encoding", "KIND", "KEY_SCHEMA", "CODE_VERSION",
+           "CONSTANT_ACROSS_CHANNELS"]
 
 KIND = "lab"  #: the results-store kind of lab runs
+#: the schema of a run's store key (:meth:`RunConfig.as_dict`): 2, every setting with its value; 1 (no ``schema``
+#: field) left out settings at their defaults (:meth:`RunConfig.earlier_keys`)
+KEY_SCHEMA = 2
+#: the run's settings that are its model's: :attr:`RunConfig.model` (a TransformerConfig) validates them
+MODEL_SETTINGS = ("d_model", "n_heads", "n_layers", "dropout")
 #: the version of the training and evaluation code, stored with every run: a run stored under another is recomputed
 CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
@@ -146,9 +153,10 @@ class RunConfig:
             fourth layer NoPE, Llama 4's iRoPE); the layers named like ``encoding`` take ``encoding_options``, the
             others their defaults. Empty (default): ``encoding`` on every layer.
 
-    :meth:`as_dict` leaves ``dtype`` out when it is float32, ``schedule`` when it is empty and ``lr_decay`` when it
-    is cosine, so such runs keep the
-    store keys they always had.
+    :meth:`as_dict` is the run's store key: every setting, defaults included, under an explicit ``schema``
+    (:data:`KEY_SCHEMA`), so a new setting is a field and nothing else. A store written before the key had a schema
+    is still read: :meth:`earlier_keys` gives the key a run had then, and a sweep asks the store for it when the
+    current key has no row.
     """
 
     task: str = "copy"
@@ -193,8 +201,8 @@ class RunConfig:
             raise bad_setting("encoding_options", f"encoding_options must be a dict, got {self.encoding_options!r}")
         if self.fmt not in FORMATS:
             raise bad_setting("fmt", f"fmt must be one of {FORMATS}, got {self.fmt!r}")
-        for name in ("d_model", "n_layers", "n_heads", "train_len", "min_train_len", "steps", "batch_size",
-                     "eval_samples", "eval_tokens", "patience", "val_samples"):
+        for name in ("train_len", "min_train_len", "steps", "batch_size", "eval_samples", "eval_tokens", "patience",
+                     "val_samples"):
             value = getattr(self, name)
             if not whole_number(value):
                 raise bad_setting(name, f"RunConfig.{name} must be a positive integer, got {value!r}")
@@ -222,7 +230,7 @@ class RunConfig:
                                         f"rate would never reach lr; use warmup <= {self.steps} (--warmup {fits}, or "
                                         f"--set warmup={fits} in a sweep) or more steps")
         for name, low, high, example in (("lr", 0.0, None, "lr=1e-3"), ("weight_decay", 0.0, None, "weight_decay=0.01"),
-                                         ("grad_clip", 0.0, None, "grad_clip=1.0"), ("dropout", 0.0, 1.0, "dropout=0.1")):
+                                         ("grad_clip", 0.0, None, "grad_clip=1.0")):
             value = getattr(self, name)
             ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
             ok = ok and (value > low if name == "lr" else value >= low) and (high is None or value < high)
@@ -248,6 +256,11 @@ class RunConfig:
             raise bad_setting("max_len", f"max_len={self.max_len} does not fit the training sequences: train_len="
                                          f"{self.train_len} gives {needed} tokens; raise max_len to at least {needed} "
                                          f"or lower train_len")
+        try:
+            _ = self.model  # the model's settings are checked once, by the model's config
+        except PosencError as exc:
+            name = next((n for n in MODEL_SETTINGS if n in str(exc)), "d_model")
+            raise bad_setting(name, f"RunConfig.{name}: {exc}") from exc
         randomized = get_class(self.encoding).info.randomized  # positions drawn from [0, max_len)
         randomized_range = self.encoding_options.get("max_len", RANDOMIZED_RANGE) if randomized else None
         longest = max(self.sequence_length(n) for n in self.eval_lengths + [self.train_len])
@@ -261,6 +274,19 @@ class RunConfig:
             self.label = "+".join(self.schedule) if self.schedule else self.encoding + ("-concat" if concat else "")
 
     @property
+    def model(self) -> TransformerConfig:
+        """The run's model as the model's own config (:class:`~posenc.model.TransformerConfig`, which validates
+        :data:`MODEL_SETTINGS`): its sizes, direction (``fmt``), encoding with the run's options and position range
+        (``max_len``, default the sequence length at ``train_len``), over the task's vocabulary bound.
+        :func:`build_model` builds from it, with the task's vocabulary, the options the seed decides and the layer
+        schedule."""
+        return TransformerConfig(
+            vocab_size=self.lab_task.vocab_bound, d_model=self.d_model, n_layers=self.n_layers,
+            n_heads=self.n_heads, d_ff=self.d_ff, dropout=self.dropout, causal=self.fmt == "decoder",
+            encoding=self.encoding, encoding_options=dict(self.encoding_options),
+            max_len=self.max_len or self.sequence_length(self.train_len))
+
+    @property
     def lab_task(self) -> LabTask:
         """The task this config trains on (:func:`posenc.lab.task.lab_task`)."""
         return lab_task(self.task)
@@ -272,27 +298,40 @@ class RunConfig:
         """Tokens the model reads at task size ``n`` (char-LM: ``n`` itself)."""
         return self.lab_task.sequence_length(n, self.fmt)
 
+    def _encoding_revision(self) -> int:
+        """The acting encoding's :attr:`~posenc.encodings.base.PositionalEncoding.revision` (a run stored before the
+        encoding changed is computed again)."""
+        return get_class(acting_encoding(self.encoding, self.encoding_options)[0]).revision
+
     def as_dict(self) -> dict[str, Any]:
-        """The config as plain JSON-able data (what the store hashes); ``dtype`` only when it is not float32,
-        ``schedule`` only when it is given, and
-        ``encoding_revision`` only when the acting encoding's :attr:`~posenc.encodings.base.PositionalEncoding.revision`
-        is past 1 (a run stored before the encoding changed is then computed again)."""
+        """The config as plain JSON-able data, the run's store key: ``schema`` (:data:`KEY_SCHEMA`), every setting
+        with its value (defaults included) and ``encoding_revision``."""
+        return {"schema": KEY_SCHEMA, **asdict(self), "encoding_revision": self._encoding_revision()}
+
+    def earlier_keys(self) -> list[dict[str, Any]]:
+        """The keys this run had in a store written by earlier posenc, newest first: schema 1, which had no
+        ``schema`` field and left out ``dtype`` when float32, ``schedule`` when empty, ``lr_decay`` when cosine and
+        ``encoding_revision`` when 1 (so that older keys survived each new setting)."""
         data = asdict(self)
-        if data["dtype"] == "float32":
-            del data["dtype"]
-        revision = get_class(acting_encoding(self.encoding, self.encoding_options)[0]).revision
+        for name, default in (("dtype", "float32"), ("schedule", []), ("lr_decay", "cosine")):
+            if data[name] == default:
+                del data[name]
+        revision = self._encoding_revision()
         if revision != 1:
             data["encoding_revision"] = revision
-        if not data["schedule"]:
-            del data["schedule"]
-        if data["lr_decay"] == "cosine":
-            del data["lr_decay"]
-        return data
+        return [data]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """A config from its settings: a store key of any schema (:meth:`as_dict`, :meth:`earlier_keys`) or a dict
+        of fields (defaults for those left out)."""
         names = {f.name for f in fields(cls)}
-        data = {k: v for k, v in data.items() if k != "encoding_revision"}  # derived from the encoding, not a setting
+        schema = data.get("schema", 1)
+        if not whole_number(schema) or schema > KEY_SCHEMA:
+            raise PosencError(f"run settings of key schema {schema!r}: this posenc reads schemas 1 to {KEY_SCHEMA}; "
+                              f"read them with the posenc that wrote them, or leave 'schema' out")
+        # the schema and the encoding's revision are derived, not settings
+        data = {k: v for k, v in data.items() if k not in ("schema", "encoding_revision")}
         unknown = sorted(set(data) - names)
         if unknown:
             raise PosencError(f"unknown run setting(s) {unknown}; valid settings are: {', '.join(sorted(names))}")
@@ -364,10 +403,8 @@ def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None)
 
         schedule = LayerSchedule.cycle(config.n_layers, [layer(name) for name in config.schedule])
     torch.manual_seed(seed)
-    return Transformer(TransformerConfig(
-        vocab_size=vocab_size, d_model=config.d_model, n_layers=config.n_layers, n_heads=config.n_heads,
-        d_ff=config.d_ff, dropout=config.dropout, causal=config.fmt == "decoder", encoding=config.encoding,
-        encoding_options=options, max_len=max_len, schedule=schedule))
+    return Transformer(dataclasses.replace(config.model, vocab_size=vocab_size, encoding_options=options,
+                                           max_len=max_len, schedule=schedule))
 
 
 # -- size guard ------------------------------------------------------------------------------------------------------
