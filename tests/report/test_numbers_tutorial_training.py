@@ -52,7 +52,11 @@ def _runs() -> dict:
                                      "steps": sr.CAP if reached is None else int(reached) + 1, "cpu_s": 0.0,
                                      "trace": trace if label == "learned" else [], "word_quarters": quarters,
                                      "sparse_share": [0.5 - off, 0.62 + 0.03 * s] if label == "learned" else [],
-                                     "params": PARAMS[label], "word_change": 0.1 + 0.01 * s}
+                                     "params": PARAMS[label], "word_change": 0.1 + 0.01 * s,
+                                     # [[measured, null] at the start, at the bar]: about chance, then below half
+                                     "enrichment": [[1.0 + 0.02 * s - off, 0.98 + 0.01 * s],
+                                                    [0.3 + 0.05 * s + off, 1.01 - 0.01 * s]]
+                                     if label == "learned" else []}
     for (task, label), (trained, past) in ACCURACY.items():
         for s in range(SEEDS):
             run = out.setdefault((task, label, s), {"curve": [[0, 0.1], [400, trained[s]]], "steps": 400,
@@ -132,38 +136,72 @@ def test_local_capability_at_each_length(runs, option, column):
     assert e["learned_accuracy_trained"].value == min(ACCURACY[("local", "learned")][0]
                                                       + ACCURACY[("back2", "learned")][0]) == 0.97
     assert e["nope_best_accuracy"].value == max(NOPE_BEST)
+    sinusoid = [a for task in ("local", "back2") for a in ACCURACY[(task, "sinusoidal")][column]]
+    assert _triple(e["sinusoid_accuracy"]) == pytest.approx(_mean_t(sinusoid), rel=1e-12)  # the headroom's number
     verdict, by_option = judge_claim(sr.CLAIMS[[c.id for c in sr.CLAIMS].index("sinusoid-weak-local")], m)
     assert by_option["24 tokens"].status == "refuted"  # the sinusoid ahead past the length in these made-up runs
+
+
+def test_sinusoid_weak_local_is_not_testable_where_the_sinusoid_sits_at_the_ceiling():
+    """The committed full run: the sinusoid at 0.9975 at 12 tokens, the learned table at 0.9953 + 0.0022: a
+    sinusoid within two points of 1 cannot be two points behind, so the claim is not testable there."""
+    from posenc.report.verdict import judge
+    from posenc.stats import Estimate
+
+    claim = next(c for c in sr.CLAIMS if c.id == "sinusoid-weak-local")
+    estimates = {"learned_minus_sinusoid_accuracy": Estimate(0.00224, -0.0007, 0.00517, 6, "t"),
+                 "sinusoid_accuracy": Estimate(0.9975, 0.995, 1.0, 6, "t"),
+                 "learned_accuracy_trained": Estimate(0.99, 0.99, 0.99, 6, "observed"),
+                 "nope_best_accuracy": Estimate(0.64, 0.64, 0.64, 3, "observed")}
+    verdict = judge(claim, estimates)
+    assert verdict.status == "not testable" and "sinusoid_accuracy" in verdict.reason
+    room = {**estimates, "sinusoid_accuracy": Estimate(0.9, 0.85, 0.95, 6, "t")}
+    assert judge(claim, room).status == "refuted"  # with room, the same gap refutes
 
 
 def test_orthogonality_premise_and_mechanism_per_run(runs):
     m = sr.orthogonality_training(FULL)
     chance = sr.chance_abs_cos(32)
     units = [(t, s) for t in ("copy", "local") for s in range(SEEDS)]
-    for option, column in (("raw cosine", 1), ("centred cosine", 2)):
+    # the one definition (probe.geometry.orthogonality_against_chance): the enrichment per run, at the start and at
+    # the bar, and its null on random tables, each a mean with a t-interval over the 6 runs
+    for name, at, column in (("init_enrichment", 0, 0), ("init_enrichment_null", 0, 1), ("final_enrichment", 1, 0),
+                             ("final_enrichment_null", 1, 1)):
+        values = [runs[(t, "learned", s)]["enrichment"][at][column] for t, s in units]
+        assert _triple(m.estimates[name]) == pytest.approx(_mean_t(values), rel=1e-12), name
+        assert m.estimates[name].n == 6
+    for option, column in (("raw cosine", 1), ("centred cosine", 2)):  # shown, not judged
         start = [runs[(t, "learned", s)]["trace"][0][column] for t, s in units]
-        end = [runs[(t, "learned", s)]["trace"][-1][column] for t, s in units]
-        v = m.variants[option]
-        assert v["init_over_chance"].value == pytest.approx(math.exp(np.mean(np.log(np.array(start) / chance))),
-                                                            rel=1e-12)  # a ratio: geometric mean
-        assert v["final_over_init"].value == pytest.approx(math.exp(np.mean(np.log(np.array(end) / start))),
-                                                           rel=1e-12)
+        v = m.numbers["by_measure"][option]
+        assert v["init_over_chance"]["value"] == pytest.approx(math.exp(np.mean(np.log(np.array(start) / chance))),
+                                                               rel=1e-12)  # a ratio: geometric mean
     gains = [runs[u]["sparse_share"][1] - runs[u]["sparse_share"][0] for u in
              [(t, "learned", s) for t, s in units]]
     assert _triple(m.estimates["sparse_share_gain"]) == pytest.approx(_mean_t(gains), rel=1e-12)
 
 
-def test_a_premise_that_fails_decisively_refutes():
-    """Issue 29: at chance at initialisation (decided), the claim is refuted whatever training does afterwards."""
+def test_orthogonality_learned_reads_the_definition_near_orthogonal_uses():
+    """One sentence, one definition: chance overlap at initialisation is 'not orthogonal' (the premise holds), and
+    orthogonal means an enrichment below the shared bar, against random tables computed the same way."""
+    from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT
     from posenc.report.verdict import judge
     from posenc.stats import Estimate
 
     claim = next(c for c in sr.CLAIMS if c.id == "orthogonality-learned")
-    at_chance = Estimate(1.01, 0.944, 1.08, 6, "t")
-    for final in (Estimate(1.02, 0.81, 1.28, 6, "t"), Estimate(0.5, 0.4, 0.6, 6, "t")):
-        estimates = {"init_over_chance": at_chance, "final_over_init": final,
-                     "sparse_share_gain": Estimate(0.0, -0.05, 0.05, 6, "t")}
-        assert judge(claim, estimates).status == "refuted"
+    by = {t.statistic: t for t in claim.tests}
+    assert by["init_enrichment"].threshold == by["final_enrichment"].threshold == ORTHOGONAL_ENRICHMENT == 0.5
+    assert by["final_enrichment"].null == "final_enrichment_null"
+    chance = Estimate(1.0, 0.95, 1.05, 6, "t")
+    gain = Estimate(0.2, 0.15, 0.25, 6, "t")
+    learned = {"init_enrichment": chance, "init_enrichment_null": chance, "final_enrichment":
+               Estimate(0.3, 0.2, 0.4, 6, "t"), "final_enrichment_null": chance, "sparse_share_gain": gain}
+    assert judge(claim, learned).status == "supported"
+    # orthogonal already at initialisation: nothing for training to separate, the premise fails
+    early = {**learned, "init_enrichment": Estimate(0.3, 0.25, 0.35, 6, "t")}
+    assert judge(claim, early).status == "refuted"
+    # still at chance at the bar: qualified (training does not make them orthogonal)
+    v = judge(claim, {**learned, "final_enrichment": chance})
+    assert v.status == "qualified" and "does not make them orthogonal" in v.condition
 
 
 def test_lab_division_of_labour_from_the_word_quarters(runs, monkeypatch):

@@ -80,7 +80,8 @@ def _fake_runs(seeds: int, start: float) -> dict:
     trace = [[0, start, start], [40, start / 2, start / 2]]
     return {(task, label, s): {"curve": [[0, 0.1]], "steps_to_bar": None, "steps": 40, "cpu_s": 0.0,
                                "trace": trace if label == "learned" else [],
-                               "sparse_share": [0.5, 0.5] if label == "learned" else []}
+                               "sparse_share": [0.5, 0.5] if label == "learned" else [],
+                               "enrichment": [[1.0, 1.0], [1.0, 1.0]] if label == "learned" else []}
             for s in range(seeds) for task, label in sr.RUNS}
 
 
@@ -94,7 +95,7 @@ def test_the_experiment_reports_the_independent_chance_of_its_32_dimensional_row
     chance_row = next(r for r in measurement.rows if r.quantity.startswith("chance"))
     assert chance_row.measured == pytest.approx(independent, rel=1e-9)
     for option in sr.MEASURES:
-        assert measurement.variants[option]["init_over_chance"].value == pytest.approx(1.0, rel=1e-9)
+        assert measurement.numbers["by_measure"][option]["init_over_chance"]["value"] == pytest.approx(1.0, rel=1e-9)
 
 
 def test_learned_rows_are_the_trained_table_of_a_learned_encoding_and_none_otherwise():

@@ -40,6 +40,7 @@ import torch
 import torch.nn.functional as F
 
 from posenc.lab.local import back2_batch, local_batch
+from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.stats import CORRELATION, POSITIVE, SHARE, Estimate, observed, over_seeds, ratio_over_seeds
@@ -185,7 +186,10 @@ def train_traced(task: str, label: str, seed: int, cap: int | None = None) -> di
 
     Returns ``{"curve": [[step, accuracy], ...] (from step 0), "steps_to_bar": float | None, "steps": int,
     "trace": [[step, raw |cos|, centred |cos|], ...] (learned tables only), "sparse_share": [start, end]
-    (learned tables only, :func:`sparse_dims_share`), "word_quarters": [[low, high] at the start, at the end]
+    (learned tables only, :func:`sparse_dims_share`), "enrichment": [[measured, null] at the start, at the end]
+    (learned tables only: :func:`posenc.probe.geometry.orthogonality_against_chance`'s enrichment of the table in the
+    word rows' principal subspace, and the same on random tables of the same shapes), "word_quarters": [[low, high]
+    at the start, at the end]
     (:func:`quarter_shares`), "word_change": the used word rows' relative change ``|E_end - E_start| / |E_start|``,
     "accuracy": {str(length): accuracy} (capability runs), "params": int, "cpu_s": float}``.
 
@@ -243,15 +247,19 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
     val_ids, val_targets = validation_set(task, seed)
     rows = _word_rows(task)
     started = time.process_time()
-    curve, trace, quarters, sparse = [], [], [], []
+    curve, trace, quarters, sparse, enrichment = [], [], [], [], []
     held: dict[str, Any] = {}
 
     def tables(model: Any) -> None:
+        from posenc.probe.geometry import orthogonality_against_chance
+
         words = model.input.token_embedding.weight.detach()[rows]
         quarters.append(list(quarter_shares(words)))
         table = learned_rows(model, length)
         if table is not None:
             sparse.append(sparse_dims_share(words, table))
+            orth = orthogonality_against_chance(words.double().numpy(), table.double().numpy(), seed=seed)
+            enrichment.append([orth["enrichment"].value, orth["null"]["enrichment"].value])
 
     def validate(model: Any, step: int) -> bool:
         """The lab's validation callback: the claims' own set; stop at the bar (capability runs go on)."""
@@ -276,7 +284,8 @@ def _train(task: str, label: str, seed: int, cap: int | None) -> dict[str, Any]:
     if len(quarters) == 1:
         tables(model)  # never reached the bar: at the end
     out = {"curve": curve, "steps_to_bar": steps_to_bar(curve), "steps": step, "trace": trace,
-           "word_quarters": quarters, "sparse_share": sparse, "params": result.metrics["params"],
+           "word_quarters": quarters, "sparse_share": sparse, "enrichment": enrichment,
+           "params": result.metrics["params"],
            "word_change": float((model.input.token_embedding.weight.detach()[rows] - first_words).norm()
                                 / first_words.norm())}
     if fixed:
@@ -373,6 +382,12 @@ def _curves(runs: dict, pairs: list[tuple[str, str]], seeds: int) -> dict[str, d
     return out
 
 
+def _scope(seeds: int) -> str:
+    """What the lab claims of this module rest on, in a few words."""
+    return (f"{N_LAYERS}-layer lab models of width {D_MODEL}, {seeds} seed{'s' if seeds != 1 else ''}, copy at "
+            f"sizes up to {COPY_LEN} and local tasks at {LOCAL_LEN} tokens")
+
+
 def _setup(seeds: int, tasks: str) -> str:
     return (f"posenc causal Transformer, d_model {D_MODEL}, {N_LAYERS} layers, {N_HEADS} heads; {tasks}; AdamW lr "
             f"{LR:g} (warm-up {WARMUP} steps), batch {BATCH}; validation every {VAL_EVERY} steps, stop at token "
@@ -409,7 +424,8 @@ def _paired_steps(ctx: Context, numerator: str, denominator: str, keys: tuple[st
     rows.extend(extra_rows)
     fig = validation_curves_figure(_curves(runs, pairs, seeds), BAR)
     return Measurement({"pairs": detail, "cpu_s_all_runs": _cpu(runs)}, rows, fig, _setup(seeds, _TASKS_TEXT),
-                       estimates=estimates)
+                       estimates=estimates,
+                       scope=_scope(seeds))
 
 
 #: the comparisons of adding against concatenating: (concatenated, added) run labels. The document's setting doubles
@@ -458,7 +474,8 @@ def add_vs_concat_training(ctx: Context) -> Measurement:
     setup = (_setup(seeds, _TASKS_TEXT) + "; the sinusoid added at width 32 and 64, concatenated as 16 + 16 (blocks "
              "32 wide) and 32 + 32 (blocks 64 wide): parameters " + ", ".join(f"{label} {numbers['params'][label]:,}"
                                                                           for label in labels) + " (copy)")
-    return Measurement(numbers, rows, fig, setup, estimates=dict(variants[ADD_CONCAT.headline]), variants=variants)
+    return Measurement(numbers, rows, fig, setup, estimates=dict(variants[ADD_CONCAT.headline]), variants=variants,
+                       scope=_scope(seeds))
 
 
 #: the share of the parameters a learned position table holds in large models (max_len x d_model over the whole):
@@ -519,6 +536,7 @@ def local_dependency(ctx: Context) -> Measurement:
         learned, sinusoid = accuracy("learned", n), accuracy("sinusoidal", n)
         gap = over_seeds([a - b for a, b in zip(learned, sinusoid, strict=True)], bounds=CORRELATION)
         variants[option] = {"learned_minus_sinusoid_accuracy": gap,
+                            "sinusoid_accuracy": over_seeds(sinusoid, bounds=SHARE),
                             "learned_accuracy_trained": observed(learned_trained, len(units), SHARE),
                             "nope_best_accuracy": observed(nope_best, seeds, SHARE)}
         numbers[str(n)] = {"learned": learned, "sinusoidal": sinusoid}
@@ -543,7 +561,8 @@ def local_dependency(ctx: Context) -> Measurement:
              f"task-seed runs); "
              f"control: NoPE on the local task ({NOPE_CAP} steps, the runs of the step claims)")
     return Measurement({**numbers, "cpu_s_all_runs": _cpu(runs)}, rows, fig, setup,
-                       estimates=dict(variants[EVALUATED.headline]), variants=variants)
+                       estimates=dict(variants[EVALUATED.headline]), variants=variants,
+                       scope=_scope(seeds))
 
 
 MEASURES = ("raw cosine", "centred cosine")
@@ -566,19 +585,30 @@ def orthogonality_training(ctx: Context) -> Measurement:
     units = [(t, s) for t in ("copy", "local") for s in range(seeds)]
     sparse = [runs[(t, "learned", s)]["sparse_share"] for t, s in units]  # [[start, end], ...]
     gain = over_seeds([end - start for start, end in sparse], bounds=CORRELATION)  # a change of a share: [-1, 1]
-    variants, detail = {}, {}
+    enrichment = [runs[(t, "learned", s)]["enrichment"] for t, s in units]  # [[[measured, null] start, end], ...]
+    estimates = {"init_enrichment": over_seeds([e[0][0] for e in enrichment], bounds=POSITIVE),
+                 "init_enrichment_null": over_seeds([e[0][1] for e in enrichment], bounds=POSITIVE),
+                 "final_enrichment": over_seeds([e[1][0] for e in enrichment], bounds=POSITIVE),
+                 "final_enrichment_null": over_seeds([e[1][1] for e in enrichment], bounds=POSITIVE),
+                 "sparse_share_gain": gain}
+    detail = {}
     for column, option in enumerate(MEASURES, start=1):
         start = [runs[(t, "learned", s)]["trace"][0][column] for t, s in units]
         end = [runs[(t, "learned", s)]["trace"][-1][column] for t, s in units]
-        variants[option] = {"init_over_chance": ratio_over_seeds(start, [chance] * len(start)),
-                            "final_over_init": ratio_estimate(end, start), "sparse_share_gain": gain}
-        detail[option] = {"start": start, "end": end}
-    rows = [Row("chance: mean |cos| of independent random directions, d=32", chance, None, "")]
+        detail[option] = {"start": start, "end": end, "init_over_chance": ratio_over_seeds(start, [chance] * len(start)),
+                          "final_over_init": ratio_estimate(end, start)}
+    rows = [Row("position table's variance in the word rows' principal subspace over chance's (enrichment; 1: "
+                "random, 0: orthogonal), at initialisation", estimates["init_enrichment"],
+                estimates["init_enrichment_null"], "null: random tables of the same shapes"),
+            Row("... at the bar", estimates["final_enrichment"], estimates["final_enrichment_null"],
+                f"null: random tables; orthogonal: below {ORTHOGONAL_ENRICHMENT:g}")]
+    rows += [Row("chance: mean |cos| of independent random directions, d=32", chance, None, "shown, not judged")]
     for option in MEASURES:
-        v = variants[option]
-        rows += [Row(f"{option}: mean |cos| at initialisation / chance", v["init_over_chance"], 1.0,
-                     "as orthogonal as random vectors"),
-                 Row(f"{option}: mean |cos| at the bar / at initialisation", v["final_over_init"], 1.0, "unchanged")]
+        v = detail[option]
+        rows += [Row(f"{option}: mean |cos| at initialisation / chance (shown, not judged)", v["init_over_chance"],
+                     1.0, "as orthogonal as random vectors"),
+                 Row(f"{option}: mean |cos| at the bar / at initialisation (shown, not judged)", v["final_over_init"],
+                     1.0, "unchanged")]
     rows += [Row("position variance in the half of the dimensions where the word rows vary least, at "
                  "initialisation (mean over runs)", over_seeds([a for a, _ in sparse], bounds=SHARE), 0.5, "no preference"),
              Row("... at the bar", over_seeds([b for _, b in sparse], bounds=SHARE), 0.5, "no preference"),
@@ -590,11 +620,13 @@ def orthogonality_training(ctx: Context) -> Measurement:
     traces = {f"{t}, learned table": [runs[(t, "learned", s)]["trace"] for s in range(seeds)]
               for t in ("copy", "local")}
     fig = orthogonality_figure(traces, chance)
-    return Measurement({"by_measure": detail, "chance": chance, "sparse_share": sparse,
+    detail = {o: {k: (v.as_dict() if isinstance(v, Estimate) else v) for k, v in d.items()} for o, d in detail.items()}
+    return Measurement({"by_measure": detail, "chance": chance, "sparse_share": sparse, "enrichment": enrichment,
                         "cpu_s_all_runs": _cpu(runs)}, rows, fig,
                        _setup(seeds, _TASKS_TEXT) + "; learned position table (12 rows, init N(0, 0.02^2)), token "
                                                     "embedding N(0, 1)",
-                       estimates=dict(variants["raw cosine"]), variants=variants)
+                       estimates=estimates,
+                       scope=_scope(seeds))
 
 
 #: tutorial 002's division of labour, where a dimension's index means frequency (and, as a second variant, where it
@@ -697,7 +729,9 @@ def dimension_division(ctx: Context) -> Measurement:
              f"windows of {length} tokens from plays and the Python language reference, every layer and head, offsets "
              f"0..{length // 2}, 95% interval from a bootstrap over windows. MiniLM: " + minilm.setup)
     return Measurement(numbers, rows, minilm.figure, setup, estimates=dict(variants[DIVISION_CHOICE.headline]),
-                       variants=variants)
+                       variants=variants,
+                       scope=_scope(seeds) + f"; SmolLM2-135M, {count} windows of {length} tokens; "
+                             + (minilm.scope or "all-MiniLM-L6-v2's learned table"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -719,6 +753,11 @@ EVALUATED = Choice(
     "the claim is about modelling local dependencies, which the trained length tests; past it (24 tokens) the "
     "learned table meets rows it never trained, a question of extrapolation the seed does not raise here")
 
+#: why a ratio or difference of two encodings trained alike has no separate null
+_PAIRED = ("two encodings trained alike, paired by task and seed: exchangeable encodings give a ratio of 1 or a "
+           "difference of 0, and the bar sits a stated margin past that null; the interval over runs separates them")
+_COUNT = "a precondition on what the runs reached, not compared with chance"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("low-dims-position", "tutorial 002", "tutorial", "Low dimensions position, high dimensions meaning",
           "In training, a model may learn a division of labour: more position in the low dimensions, more meaning "
@@ -728,39 +767,53 @@ CLAIMS: tuple[Claim, ...] = (
                    "rows' variance moves toward the highest quarter of dimensions in training; in SmolLM2, the "
                    "fastest RoPE pairs' logits follow the offset more than the slowest pairs'; in MiniLM, position "
                    "holds more of the lowest quarter's variance than of the highest's", "a tenth of the variance, "
-                   "the report's bar for a share that matters (LITTLE)"),),
+                   "the report's bar for a share that matters (LITTLE)",
+                   no_null="a change through training (lab) or a difference between quarters: no division gives 0, "
+                           "and the bar sits a tenth of the variance past it; SmolLM2's random-weights null is not "
+                           "computed yet"),),
           choice=DIVISION_CHOICE,
           quote="虽然位置和语义在所有维度上混合，但在训练中，模型可能学到一种“低维更多位置，高维更多语义”的分工模式。",
-          revision=2,
+          null="no division: a difference of 0 between the quarters",
+          revision=3,
           title_zh="低维更多位置，高维更多语义"),
     Claim("orthogonality-learned", "tutorial 001 §4", "tutorial", "Orthogonality is learned in training",
           "At the start of training word and position embeddings are not near-orthogonal; training separates them "
           "into near-orthogonal directions, by pushing position into the dimensions where meaning is sparse.",
           "orthogonality_training", (
-              Test("init_over_chance", ">", 1.5, "at initialisation the mean |cos| is well above that of random "
-                   "directions (not near-orthogonal): the premise; when it fails, there is nothing for training "
-                   "to separate and the claim is refuted", "tutorial 001 calls chance-level |cos| 'nearly orthogonal', "
-                   "so 'not orthogonal' must exceed chance clearly: 1.5x"),
-              Test("final_over_init", "<", 0.9, "training lowers the mean |cos| by at least 10%", "10%",
-                   role="condition", unless="training does not make them more orthogonal"),
+              Test("init_enrichment", ">", ORTHOGONAL_ENRICHMENT, "at initialisation the position table is not "
+                   "orthogonal to the word rows: its variance in the words' principal subspace is at least half of "
+                   "chance's (enrichment >= 0.5), the premise", "the report's one definition of 'orthogonal' "
+                   "(probe.geometry.orthogonality_against_chance, shared with near-orthogonal): more orthogonal than "
+                   "random vectors of the dimension, halfway between chance (1) and orthogonal subspaces (0); chance "
+                   "overlap counts as not orthogonal",
+                   no_null="the premise is that initialisation is random: random tables of the same shapes "
+                           "(init_enrichment_null, shown) are what it is compared with, not a null it must beat"),
+              Test("final_enrichment", "<", ORTHOGONAL_ENRICHMENT, "when the model reaches the validation bar, the "
+                   "table is orthogonal to the word rows (enrichment below 0.5, whole interval)", "the same "
+                   "definition; the null, random tables of the same shapes, gives about 1",
+                   null="final_enrichment_null", role="condition",
+                   unless="training does not make them orthogonal"),
               Test("sparse_share_gain", ">", SPARSE_GAIN, "training moves position into the dimensions where meaning "
                    "is sparse: the share of the position table's variance in the half of the dimensions where the "
                    "word rows vary least grows by more than 0.1", "a tenth of the position variance, the report's "
                    "bar for a share that matters", role="condition",
-                   unless="position does not move into the dimensions where meaning is sparse")),
-          choice=Choice("measure", MEASURES, "raw cosine", "tutorial 001 §4.1's own code compares raw rows"),
-          quote="训练初期,他们确实不是近似正交的。", revision=4,
+                   unless="position does not move into the dimensions where meaning is sparse",
+                   no_null="a change through training, paired by run: no change (0) is its null, and the bar sits "
+                           "a tenth past it")),
+          null="random tables of the same shapes, N(0, 0.02^2), through the same subspace statistic",
+          quote="训练初期,他们确实不是近似正交的。", revision=5,
           title_zh="近似正交是训练中学到的"),
     Claim("add-easier-to-learn", "tutorial 003 §14 (summary)", "tutorial", "Adding is easier to learn than concatenating",
           "Adding the position vector (rather than concatenating it) makes the model easier to train.",
           "add_vs_concat_training", (
               Test("concat_over_add_steps", ">", FASTER, "with concatenation the model needs at least 10% more "
-                   "steps to the validation bar", _FASTER_BASIS),),
+                   "steps to the validation bar", _FASTER_BASIS, no_null=_PAIRED),),
           requires=(Test("add_reached", ">", 0.5, "most runs with the added sinusoid reach the bar",
-                         _REACHED_BASIS),),
+                         _REACHED_BASIS, no_null=_COUNT),),
           choice=ADD_CONCAT,
+          null="exchangeable encodings: a ratio of steps of 1, the bar 10% past it",
           quote="Transformer 把它们直接相加而不是拼接,因为相加既能保留两种信息,又不增加维度,还让模型更容易学习。",
-          revision=3,
+          revision=4,
           title_zh="相加比拼接更容易学习"),
     Claim("learned-slows-convergence", "tutorial 002", "tutorial", "A learned table converges slower",
           "Storing a max_len x d_model learned table makes training harder to converge than the fixed sinusoid "
@@ -768,22 +821,32 @@ CLAIMS: tuple[Claim, ...] = (
           "setup says what this size can and cannot show).",
           "learned_convergence", (
               Test("learned_over_sinusoid_steps", ">", FASTER, "with a learned table the model needs at least 10% "
-                   "more steps to the validation bar", _FASTER_BASIS),),
-          requires=(Test("sinusoid_reached", ">", 0.5, "most sinusoid runs reach the bar", _REACHED_BASIS),),
-          quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛", revision=3,
+                   "more steps to the validation bar", _FASTER_BASIS, no_null=_PAIRED),),
+          requires=(Test("sinusoid_reached", ">", 0.5, "most sinusoid runs reach the bar", _REACHED_BASIS,
+                         no_null=_COUNT),),
+          null="exchangeable encodings: a ratio of steps of 1, the bar 10% past it",
+          quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛", revision=4,
           title_zh="可学习位置表让训练更难收敛"),
     Claim("sinusoid-weak-local", "tutorial 002", "tutorial", "The fixed sinusoid is weak on local dependencies",
           "Because it is fixed and not learned, the sinusoid models local dependencies worse than a learned table.",
           "local_dependency", (
               Test("learned_minus_sinusoid_accuracy", ">", GAP, "on tasks whose answers depend on a neighbouring "
                    "token, the sinusoid's token accuracy is more than 2 points below the learned table's (paired "
-                   "by task and seed)", "twice the lab's tie of one point of accuracy (training.TIE)"),),
+                   "by task and seed)", "twice the lab's tie of one point of accuracy (training.TIE)",
+                   no_null=_PAIRED),),
           requires=(Test("learned_accuracy_trained", ">", BAR, "every learned-table run solves the tasks at the "
-                         "trained length (the reference must have learned them)", "the claims' bar (0.95)"),
+                         "trained length (the reference must have learned them)", "the claims' bar (0.95)",
+                         no_null=_COUNT),
                     Test("nope_best_accuracy", "<", BAR, "no NoPE run reaches the bar on the local task (it needs "
-                         "positions)", "the task must test positions", otherwise="not testable")),
+                         "positions)", "the task must test positions", otherwise="not testable", no_null=_COUNT),
+                    Test("sinusoid_accuracy", "<", 1 - GAP, f"the sinusoid's token accuracy (mean over runs, whole "
+                         f"interval) lies below {1 - GAP:g}, so that it can be more than {GAP:g} behind",
+                         "the ceiling rule: a baseline within the claimed gap of the metric's ceiling cannot fall "
+                         "that far behind", role="headroom", otherwise="not testable",
+                         no_null="the baseline's own accuracy, read for room, not compared with chance")),
           choice=EVALUATED,
+          null="exchangeable encodings: a difference of 0, the bar two points past it",
           quote="虽然正弦余弦位置编码能够隐含地表达一定的局部位置信息，但由于它是固定的、不可学习的，并没有专门针对局部依赖关系进行优化，因此在建模局部依赖关系时能力相对不足。",
-          revision=3,
+          revision=4,
           title_zh="固定的正弦编码建模局部依赖的能力不足"),
 )
