@@ -403,6 +403,9 @@ def _case(claim, where: str) -> dict[str, Estimate]:
     if claim.id in SHARED:
         return {"later_layer_ratio": SHARED[claim.id][where]}
     out = {t.statistic: _at(t, "pass") for t in claim.requires}
+    for t in (*claim.requires, *claim.tests):  # each named null far on the failing side of its bar
+        if t.null:
+            out[t.null] = exact(t.threshold + (-0.5 if t.op == ">" else 0.5) * max(1.0, abs(t.threshold)))
     core = [t for t in claim.tests if t.role == "core"]
     for t in claim.tests:
         if where == "pass" or t.role == "condition":
