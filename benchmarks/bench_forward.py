@@ -4,8 +4,10 @@ Run by hand (never a timed test):
     .venv/bin/python benchmarks/bench_forward.py [--layers 4] [--length 128] [--batch 4] [--repeat 10] [--rounds 5] [--threads 1]
     PYTHONPATH=/tmp/before/src .venv/bin/python benchmarks/bench_forward.py   # the same, against another checkout
 
-Three things are timed in one process, in turn, once per round, each the median of ``--repeat`` calls after one
-warm-up, under ``torch.no_grad()``:
+Three things are timed in one process, in turn, once per round, each the fastest of ``--repeat`` calls after one
+warm-up (the call least disturbed by other work on a shared machine), under ``torch.no_grad()``; on a CPU the
+clock is this process's CPU time, which other processes' load does not stretch (a wall clock on a machine with
+more runnable processes than cores stretches a long call more than a short one, and their ratio with it):
 
 - ``model``: the lab model (:class:`posenc.model.Transformer`, RoPE, ``--layers`` layers, d_model 128, 4 heads) on
   ``--batch`` x ``--length`` token ids with given positions ``[B, T]`` (the path that checks them);
@@ -45,17 +47,20 @@ class HostReads(TorchFunctionMode):
 
 
 def _time(fn, repeat: int, device: torch.device) -> float:
+    """The fastest of ``repeat`` calls: CPU time of this process on a CPU (what other processes' load does not
+    stretch), wall time on a GPU (synchronised)."""
+    clock = time.perf_counter if device.type == "cuda" else time.process_time
     fn()
     times = []
     for _ in range(repeat):
         if device.type == "cuda":
             torch.cuda.synchronize(device)
-        start = time.perf_counter()
+        start = clock()
         fn()
         if device.type == "cuda":
             torch.cuda.synchronize(device)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        times.append(clock() - start)
+    return min(times)
 
 
 def main() -> None:
@@ -101,7 +106,8 @@ def main() -> None:
     print(f"lab model: {args.layers} layers, d_model 128, 4 heads, rope; batch {B} x {T} tokens with given positions")
     print(f"host reads: {forward_reads} per forward, {rope_reads} per rope.rotate")
     for name in jobs:
-        print(f"{name:>6}: median {statistics.median(seconds[name]) * 1e3:.3f} ms over {args.rounds} rounds")
+        print(f"{name:>6}: {statistics.median(seconds[name]) * 1e3:.3f} ms (median over {args.rounds} rounds of the "
+              f"fastest of {args.repeat} calls)")
     for name, values in ratios.items():
         print(f"{name:>6} / matmul: median {statistics.median(values):.2f} "
               f"(rounds {', '.join(f'{v:.2f}' for v in values)})")

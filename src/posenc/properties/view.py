@@ -83,8 +83,8 @@ class EncodingView:
         if self.family != family:
             what = {"absolute": "a per-position vector added to the embedding", "rotary": "a rotation of q and k",
                     "bias": "a bias on the logits", "none": "no position information",
-                    "contextual": "a bias computed from the queries and keys (positions counted by content), "
-                                  "so no table, rotation or fixed bias exists to measure"}[self.family]
+                    "contextual": "a bias computed in each layer from its content (its queries and keys, or its "
+                                  "input), so no table, rotation or fixed bias exists to measure"}[self.family]
             raise NotApplicable(f"{self.name} has {what}; {why}")
 
     @cached_property
