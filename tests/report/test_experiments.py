@@ -152,7 +152,7 @@ CLAIMED = {
     "research": {"fire-extrapolates": "lab_fire_kerple", "kerple-extrapolates": "lab_fire_kerple",
                  "p-rope-in-distribution": "lab_prope", "cope-counts": "lab_cope_counting"},
     "field": {"pope-extrapolates": "lab_field_lm", "fox-extrapolates": "lab_field_lm",
-              "dape-extrapolates": "lab_field_lm", "irope-hybrid": "lab_irope"},
+              "dape-extrapolates": "lab_field_lm", "nope-layer-pattern": "lab_irope"},
 }
 
 

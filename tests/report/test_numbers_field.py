@@ -109,7 +109,7 @@ def _e(value, low, high) -> Estimate:
                                               ((-0.05, -0.1, 0.02), "inconclusive")])
 def test_verdicts_at_the_edges(interval, status):
     for claim_id, stat in (("pope-extrapolates", "pope_minus_rope"), ("fox-extrapolates", "fox_minus_rope"),
-                           ("dape-extrapolates", "dape_minus_kerple"), ("irope-hybrid", "hybrid_minus_best")):
+                           ("dape-extrapolates", "dape_minus_kerple"), ("nope-layer-pattern", "hybrid_minus_best")):
         assert judge(get_claim(claim_id), {stat: _e(*interval)}).status == status
 
 
