@@ -102,10 +102,9 @@ def _slides(config: Any, model_type: str) -> bool:
 def native_length(config: Any) -> int:
     """The context the model was trained for: ``original_max_position_embeddings`` if the config scales its RoPE
     already, else ``max_position_embeddings``."""
-    params = getattr(config, "rope_parameters", None) or getattr(config, "rope_scaling", None) or {}
+    params = _field(config, "rope_parameters") or _field(config, "rope_scaling") or {}  # a config or its JSON dict
     original = params.get("original_max_position_embeddings") if isinstance(params, dict) else None
-    value = original or getattr(config, "original_max_position_embeddings", None) or \
-        getattr(config, "max_position_embeddings", None)
+    value = original or _field(config, "original_max_position_embeddings") or _field(config, "max_position_embeddings")
     if not value:
         raise PosencError("the model config has no max_position_embeddings; pass the native length explicitly")
     return int(value)
