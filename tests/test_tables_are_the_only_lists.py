@@ -1,5 +1,5 @@
 """The name tables (each a :class:`posenc.names.Registry`) are the only lists of their names: no literal tuple, list
-or set in src/ or tests/ restates a whole table, so adding an encoding, a scaling, a task, a preset, an experiment or
+or set in src/ or tests/ restates a whole table (or most of a large one: a copy gone stale), so adding an encoding, a scaling, a task, a preset, an experiment or
 a claim never means finding the copies. A literal that names a chosen few (a sweep's encodings, a test's cases) is a
 selection, not a copy, and is let through."""
 
@@ -20,20 +20,27 @@ def _tables() -> dict[str, frozenset[str]]:
     from posenc.lab.presets import PRESETS
     from posenc.lab.task import LAB_TASKS
     from posenc.lab.tasks import TASKS
+    from posenc.properties.check import PROPERTIES
     from posenc.report.experiments.base import EXPERIMENTS
     from posenc.report.ledger import claims
 
-    tables = {"encodings": ENCODINGS, "RoPE scalings": SCALINGS, "extend's scalings": EXTEND_SCALINGS,
+    tables = {"properties": PROPERTIES, "encodings": ENCODINGS, "RoPE scalings": SCALINGS,
+              "extend's scalings": EXTEND_SCALINGS,
               "string tasks": TASKS, "lab tasks": LAB_TASKS, "presets": PRESETS, "experiments": EXPERIMENTS,
               "claims": claims()}
     return {label: frozenset(table.names()) for label, table in tables.items()}
 
 
 def _literals(path: Path) -> list[tuple[int, frozenset[str]]]:
-    """Every tuple, list or set literal of the file whose elements are all strings, with its line."""
+    """Every tuple, list or set literal of the file whose elements are all strings, with its line (``__all__``, a
+    module's exports, is not a list of a table's names even where its functions share them)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    exports = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)}
     found = []
     for node in ast.walk(tree):
+        if id(node) in exports:
+            continue
         if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 3 and all(
                 isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
             found.append((node.lineno, frozenset(e.value for e in node.elts)))
@@ -41,12 +48,13 @@ def _literals(path: Path) -> list[tuple[int, frozenset[str]]]:
 
 
 def copies(paths: list[Path], tables: dict[str, frozenset[str]]) -> list[str]:
-    """``path:line restates every name of <table>`` for each literal that holds a whole table of 3 or more names."""
+    """``path:line restates every name of <table>`` for each literal that holds a whole table of 3 or more names, or
+    (a copy gone stale) 80% of a table of 10 or more."""
     out = []
     for path in paths:
         for line, names in _literals(path):
             for label, table in tables.items():
-                if len(table) >= 3 and table <= names:
+                if (len(table) >= 3 and table <= names) or (len(table) >= 10 and len(table & names) >= 0.8 * len(table)):
                     out.append(f"{path.relative_to(ROOT)}:{line} restates every name of the {label} table")
     return out
 

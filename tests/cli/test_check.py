@@ -4,16 +4,12 @@ import json
 
 import pytest
 
+import posenc
 from posenc.cli import main
 from posenc.properties import PROPERTIES
 
-#: the properties posenc check measures, in the order it reports them (docs/properties.md)
-PROPERTY_NAMES = ["bounded", "uniqueness", "relative", "relative_2d", "translation", "wavelength", "growth",
-                  "length_independence", "continuity", "decay", "scaling_ramp", "precision"]
 #: every registered encoding, alphabetically, then the two RoPE scaling variants --all adds
-ALL_LABELS = ["alibi", "axial_rope", "binary", "cope", "dape", "fire", "fox", "integer", "kerple", "learned", "mrope",
-              "nope", "normalized", "p_rope", "pope", "randomized", "rope", "sandwich", "sinusoidal", "t5",
-              "temperature", "videorope", "xpos", "rope+yarn", "rope+llama3"]
+ALL_LABELS = [*posenc.available(), "rope+yarn", "rope+llama3"]
 
 
 class Reached(Exception):
@@ -32,7 +28,7 @@ def test_check_one_encoding_writes_json(tmp_path, capsys):
     assert "relative" in text and "holds" in text
     data = json.loads(out.read_text())
     assert data["encoding"] == "sinusoidal" and data["d_model"] == 16
-    assert [p["name"] for p in data["properties"]] == PROPERTY_NAMES
+    assert [p["name"] for p in data["properties"]] == PROPERTIES.choices  # the table's order
     assert {p["name"]: p["verdict"] for p in data["properties"]}["uniqueness"] == "holds"
 
 

@@ -8,14 +8,13 @@ import sys
 
 import pytest
 
+import posenc
 from posenc.cli import main
 from posenc.cli.output import STDOUT, json_target, write_json
 from posenc.errors import PosencError
 
 #: every registered encoding, in the order `posenc list` gives them (by name)
-NAMES = ["alibi", "axial_rope", "binary", "cope", "dape", "fire", "fox", "integer", "kerple", "learned", "mrope", "nope",
-         "normalized", "p_rope", "pope", "randomized", "rope", "sandwich", "sinusoidal", "t5", "temperature",
-         "videorope", "xpos"]
+NAMES = posenc.available()
 
 CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]
 TINY_TRAIN = ["train", "--steps", "3", "--warmup", "1", "--train-len", "4", "--eval-lengths", "4", "--d-model", "16",

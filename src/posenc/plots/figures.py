@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from posenc.checks import FIGURE_SUFFIXES
 from posenc.errors import PosencError
+from posenc.names import Registry
 from posenc.plots.binary import binary_figure
 from posenc.plots.common import NotDrawable
 from posenc.plots.decay import decay_figure
@@ -22,7 +23,8 @@ from posenc.plots.rotation import rotation_figure
 __all__ = ["FIGURES", "DEFAULT_SIZES", "make_figure", "save_figure", "drawable_kinds"]
 
 #: kind -> function(encoding, length, d_model) returning a Figure
-FIGURES: dict[str, Callable[..., Figure]] = {
+FIGURES: Registry[Callable[..., Figure]] = Registry("figure kind", plural="kinds")
+for _kind, _draw in {
     "heatmap": heatmap,
     "dims": dims_figure,
     "positions": positions_figure,
@@ -30,7 +32,9 @@ FIGURES: dict[str, Callable[..., Figure]] = {
     "rotation": rotation_figure,
     "decay": decay_figure,
     "ramp": ramp_figure,
-}
+}.items():
+    FIGURES.register(_kind, _draw)
+del _kind, _draw
 
 #: (length, d_model) each kind uses when none is given, following the seed it reproduces
 DEFAULT_SIZES: dict[str, tuple[int, int]] = {
@@ -45,7 +49,7 @@ def make_figure(name: str, kind: str, length: int | None = None, d_model: int | 
     from posenc.properties.check import build_checked
 
     if kind not in FIGURES:
-        raise PosencError(f"unknown figure kind {kind!r}; valid kinds are: {', '.join(FIGURES)}")
+        raise FIGURES.unknown(kind)
     default_length, default_d = DEFAULT_SIZES[kind]
     length = default_length if length is None else length
     d_model = default_d if d_model is None else d_model

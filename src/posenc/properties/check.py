@@ -21,6 +21,7 @@ import torch
 
 from posenc.checks import whole_number
 from posenc.errors import PosencError
+from posenc.names import Registry
 from posenc.progress import progress as progress_bar
 from posenc.properties.bounded import bounded
 from posenc.properties.decay import decay
@@ -41,7 +42,8 @@ __all__ = ["PROPERTIES", "VARIANTS", "check_encoding", "check_all", "check_view"
            "estimate_check", "check_fits", "torch_threads", "SIZE_OPTIONS"]
 
 #: property name -> function of an :class:`EncodingView`, in the order reports list them
-PROPERTIES: dict[str, Callable[[EncodingView], PropertyResult]] = {
+PROPERTIES: Registry[Callable[[EncodingView], PropertyResult]] = Registry("property", plural="properties")
+for _name, _check in {
     "bounded": bounded,
     "uniqueness": uniqueness,
     "relative": relative,
@@ -54,7 +56,9 @@ PROPERTIES: dict[str, Callable[[EncodingView], PropertyResult]] = {
     "decay": decay,
     "scaling_ramp": scaling_ramp,
     "precision": precision,
-}
+}.items():
+    PROPERTIES.register(_name, _check)
+del _name, _check
 
 #: encodings ``check --all`` adds to the registry: RoPE with the scalings whose ramps the report draws
 VARIANTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -174,11 +178,8 @@ def _run(name: str, fn: Callable[[EncodingView], PropertyResult], view: Encoding
 def check_view(view: EncodingView, properties: Sequence[str] | None = None) -> list[PropertyResult]:
     """Run the named properties (default: all) on a view."""
     names = list(PROPERTIES) if properties is None else list(properties)
-    unknown = [n for n in names if n not in PROPERTIES]
-    if unknown:
-        raise PosencError(f"unknown propert{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}; "
-                          f"valid ones are: {', '.join(PROPERTIES)}")
-    return [_run(n, PROPERTIES[n], view) for n in names]
+    checks = [PROPERTIES.get(n) for n in names]  # an unknown name lists the valid ones
+    return [_run(n, check, view) for n, check in zip(names, checks, strict=True)]
 
 
 def check_encoding(name: str, d_model: int = 512, length: int = 4096, options: dict[str, Any] | None = None,
