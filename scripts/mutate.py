@@ -607,12 +607,11 @@ def run_since(args: argparse.Namespace, files: list[str], work: Path, log: Path)
     seconds["export"] = time.time() - t
     print(f"[mutate] {len(files)} modules changed since {args.since}; counting their mutants ...", flush=True)
     t = time.time()
-    counted = subprocess.run([sys.executable, str(Path(__file__).resolve()), "__count__", str(args.workers), *files],
-                             cwd=work, capture_output=True, text=True, env={**os.environ, **ONE_THREAD})
-    if counted.returncode != 0:
-        print(f"make mutate: counting the mutants failed:\n{counted.stderr[-2000:]}", file=sys.stderr)
+    try:
+        counts = counts_for(files, source, work, args.workers, args.work / "counts.json")
+    except RuntimeError as e:
+        print(f"make mutate: counting the mutants failed:\n{e}", file=sys.stderr)
         return 1
-    counts = json.loads(counted.stdout)
     plan = plan_sample(counts, args.sample, args.seed)
     seconds["count"] = time.time() - t
     chosen = sorted(plan["keep"])
@@ -649,6 +648,29 @@ def run_since(args: argparse.Namespace, files: list[str], work: Path, log: Path)
     summary.update(commit=commit, src_tree=source, sampled=sampled, since=args.since, files=files,
                    drawn_as=plan["names"], total_mutants=plan["total"])
     return report(args.out, summary)
+
+
+def counts_for(files: list[str], source: dict[str, str], work: Path, workers: int, cache: Path
+               ) -> dict[str, dict[str, int]]:
+    """Each module's mutants per function (:func:`count_mutants`, run in ``work`` on ``workers`` processes), kept in
+    ``cache`` by the source's git object and mutmut's version as each module is counted: a count stopped part way
+    keeps what it finished, and a later run counts only modules it has not seen."""
+    from importlib.metadata import version
+
+    key = {f: f"{source[f]}:{version('mutmut')}" for f in files}
+    known = json.loads(cache.read_text()) if cache.is_file() else {}
+    todo = [f for f in files if key[f] not in known]
+    if todo:
+        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "__count__", str(workers), *todo],
+                                cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, **ONE_THREAD})
+        for line in proc.stdout:
+            for f, per in json.loads(line).items():
+                known[key[f]] = per
+            cache.write_text(json.dumps(known))
+        if proc.wait() != 0:
+            raise RuntimeError(proc.stderr.read()[-2000:])
+    return {f: known[key[f]] for f in files}
 
 
 def package_of(file_module: str) -> str:
@@ -732,12 +754,13 @@ def report(out: Path, summary: dict) -> int:
 
 
 def count_main(workers: int, files: list[str]) -> int:
-    """``scripts/mutate.py __count__ WORKERS FILES...`` in mutmut's folder: the counts as JSON on standard output."""
+    """``scripts/mutate.py __count__ WORKERS FILES...`` in mutmut's folder: each module's counts as a line of JSON
+    on standard output, as it is counted."""
     from multiprocessing import Pool
 
     with Pool(workers) as pool:
-        parts = pool.map(count_mutants, [[f] for f in files], chunksize=1)
-    print(json.dumps({f: c for part in parts for f, c in part.items()}))
+        for part in pool.imap_unordered(count_mutants, [[f] for f in files], chunksize=1):
+            print(json.dumps(part), flush=True)  # one line per module, as soon as it is counted
     return 0
 
 

@@ -122,3 +122,18 @@ def test_the_committed_equivalents_name_functions_that_exist_and_give_reasons():
         assert mutate.module_path(module).is_file() and key.startswith("x") and len(e["why"]) > 20, e
         name = key[2:] if key.startswith("x_") else key.split("ǁ")[-1]
         assert re.search(rf"def {re.escape(name)}\(", mutate.module_path(module).read_text()), e
+
+
+def test_counts_are_kept_by_source_and_not_counted_again(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    source, cache = mutate.source_of([SMALL]), tmp_path / "counts.json"
+    counts = mutate.counts_for([SMALL], source, ROOT, 1, cache)
+    assert counts == mutate.count_mutants([SMALL]) and sum(counts[SMALL].values()) > 20
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(mutate.subprocess, "Popen", no_process)
+    assert mutate.counts_for([SMALL], source, ROOT, 1, cache) == counts  # from the cache
+    with pytest.raises(AssertionError, match="counted again"):  # another source: counted anew
+        mutate.counts_for([SMALL], {SMALL: "0" * 40}, ROOT, 1, cache)
