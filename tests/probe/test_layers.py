@@ -6,7 +6,14 @@ import pytest
 import torch
 
 from posenc.errors import PosencError
-from posenc.probe.layers import position_probe, ridge_fit, sublayer_outputs, token_probe, window_folds
+from posenc.probe.layers import (
+    position_probe,
+    read_positions,
+    ridge_fit,
+    sublayer_outputs,
+    token_probe,
+    window_folds,
+)
 
 
 def test_ridge_fit_is_least_squares_without_a_penalty_and_shrinks_with_one():
@@ -55,3 +62,13 @@ def test_sublayer_outputs_match_the_hidden_states(minilm):
         torch.testing.assert_close(out[f"layer {i} FFN"], hidden[i])
     with pytest.raises(PosencError, match="BERT-style"):
         sublayer_outputs(torch.nn.Linear(2, 2), ids)
+
+
+def test_read_positions_within_a_tolerance():
+    """By hand: one window of 4 tokens whose one-hot scores point at positions 0, 3, 1, 3 (true 0, 1, 2, 3)."""
+    predicted = np.eye(4)[[0, 3, 1, 3]][None]  # [1, 4, 4]
+    assert read_positions(predicted).tolist() == [[True, False, False, True]]
+    assert read_positions(predicted, 1).tolist() == [[True, False, True, True]]
+    assert read_positions(predicted, 2).tolist() == [[True, True, True, True]]
+    with pytest.raises(PosencError, match="tolerance"):
+        read_positions(predicted, -1)

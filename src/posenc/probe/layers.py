@@ -98,9 +98,12 @@ def position_targets(n_windows: int, length: int) -> np.ndarray:
     return np.tile(np.eye(length), (n_windows, 1, 1))
 
 
-def read_positions(predicted: np.ndarray) -> np.ndarray:
-    """``correct [W, T]``: each token's position read as the largest of its predicted one-hot scores ``[W, T, T]``."""
-    return predicted.argmax(axis=-1) == np.arange(predicted.shape[1])
+def read_positions(predicted: np.ndarray, tolerance: int = 0) -> np.ndarray:
+    """``correct [W, T]``: each token's position read as the largest of its predicted one-hot scores ``[W, T, T]``,
+    correct when it lies within ``tolerance`` positions of the true one (0: exactly)."""
+    if not isinstance(tolerance, int) or isinstance(tolerance, bool) or tolerance < 0:
+        raise PosencError(f"tolerance must be a whole number of positions >= 0, got {tolerance!r}")
+    return np.abs(predicted.argmax(axis=-1) - np.arange(predicted.shape[1])) <= tolerance
 
 
 def read_tokens(predicted: np.ndarray, ids: np.ndarray, table: np.ndarray, candidates: np.ndarray) -> np.ndarray:
