@@ -28,6 +28,12 @@ function normalVectors(seed, count, dim) {
 }
 
 /* ---------------------------------------------------------------------------------------------- formulas --- */
+function tabulate(n, f) {  // Float64Array [f(0), ..., f(n - 1)] by a plain loop (Float64Array.from's callback is slow)
+  const out = new Float64Array(n);
+  for (let k = 0; k < n; k++) out[k] = f(k);
+  return out;
+}
+
 function defaultInvFreq(dim, base) {  // base^(-2i/dim), i = 0..dim/2-1
   const out = new Float64Array(dim / 2);
   for (let i = 0; i < dim / 2; i++) out[i] = 1 / Math.pow(base, (2 * i) / dim);
@@ -334,7 +340,7 @@ function fireAt(i, j, c, L) { return Math.log1p(c * Math.abs(i - j)) / Math.max(
 
 function fire(a) {  // fireAt's two logarithms taken once per distance and once per row: the same numbers
   const n = a.n, out = new Float64Array(n * n);
-  const top = Float64Array.from({length: n}, (_, r) => Math.log1p(a.c * r));
+  const top = tabulate(n, (r) => Math.log1p(a.c * r));
   for (let i = 0, o = 0; i < n; i++) {
     const bottom = Math.max(Math.log1p(a.c * Math.max(i, a.L)), 1e-6);
     for (let j = 0; j < n; j++, o++) out[o] = top[Math.abs(i - j)] / bottom;
@@ -603,13 +609,13 @@ function linePlot(svg, series, opts = {}) {
   const tx = opts.xlog ? (v) => Math.log10(v) : (v) => v, ty = opts.ylog ? (v) => Math.log10(v) : (v) => v;
   let x0 = Infinity, x1 = -Infinity, y0 = opts.ymin ?? Infinity, y1 = opts.ymax ?? -Infinity;
   for (const s of series) {
-    s.ys.forEach((y, i) => {
-      const x = s.xs ? s.xs[i] : i;
-      if (!Number.isFinite(ty(y)) || !Number.isFinite(tx(x))) return;
-      x0 = Math.min(x0, tx(x)); x1 = Math.max(x1, tx(x));
-      if (opts.ymin === undefined) y0 = Math.min(y0, ty(y));
-      if (opts.ymax === undefined) y1 = Math.max(y1, ty(y));
-    });
+    for (let i = 0; i < s.ys.length; i++) {
+      const x = tx(s.xs ? s.xs[i] : i), y = ty(s.ys[i]);
+      if (!Number.isFinite(y) || !Number.isFinite(x)) continue;
+      x0 = Math.min(x0, x); x1 = Math.max(x1, x);
+      if (opts.ymin === undefined) y0 = Math.min(y0, y);
+      if (opts.ymax === undefined) y1 = Math.max(y1, y);
+    }
   }
   for (const line of opts.hlines || []) { if (opts.ymax === undefined) y1 = Math.max(y1, ty(line.y)); if (opts.ymin === undefined) y0 = Math.min(y0, ty(line.y)); }
   if (!(x1 > x0)) x1 = x0 + 1;
@@ -637,13 +643,13 @@ function linePlot(svg, series, opts = {}) {
   }
   for (const s of series) {
     let d = "", pen = false;
-    s.ys.forEach((y, i) => {
-      const x = s.xs ? s.xs[i] : i;
-      if (!Number.isFinite(ty(y)) || !Number.isFinite(tx(x))) { pen = false; return; }
+    for (let i = 0; i < s.ys.length; i++) {
+      const x = s.xs ? s.xs[i] : i, y = s.ys[i];
+      if (!Number.isFinite(ty(y)) || !Number.isFinite(tx(x))) { pen = false; continue; }
       const yy = Math.max(PLOT.top - 2, Math.min(PLOT.top + H + 2, sy(y)));
       d += `${pen ? "L" : "M"}${sx(x).toFixed(1)} ${yy.toFixed(1)}`;
       pen = true;
-    });
+    }
     el("path", {d, stroke: s.colour, fill: "none", "stroke-width": s.width || 1.6, "stroke-dasharray": s.dash || ""}, svg, SVG);
   }
   (opts.marks || []).filter((m) => Number.isFinite(ty(m.y)) && Number.isFinite(tx(m.x)))
@@ -841,11 +847,11 @@ const PANELS = [
       });
       once(this.figures.period, `${grid}|${s.j}`, () => {
         const dims = [2, 6, 12, s.j].filter((j, i, all) => j < s.d && all.indexOf(j) === i);
-        linePlot(this.figures.period, dims.map((j, i) => ({ys: Array.from({length: s.n}, (_, p) => table[p * s.d + j]), colour: COLOURS[i], label: `${t("dim")} ${j}`})),
+        linePlot(this.figures.period, dims.map((j, i) => ({ys: tabulate(s.n, (p) => table[p * s.d + j]), colour: COLOURS[i], label: `${t("dim")} ${j}`})),
           {xlabel: t("position"), ylabel: "PE", ymin: -1, ymax: 1});
       });
       once(this.figures.close, `${grid}|${s.p}|${s.q}`, () => {
-        const gap = Array.from({length: s.d}, (_, j) => Math.abs(table[s.p * s.d + j] - table[s.q * s.d + j]));
+        const gap = tabulate(s.d, (j) => Math.abs(table[s.p * s.d + j] - table[s.q * s.d + j]));
         linePlot(this.figures.close, [{ys: gap, colour: COLOURS[2], label: `|PE[${s.p}] − PE[${s.q}]|`}], {xlabel: t("dim"), ylabel: "|Δ|", ymin: 0, ymax: 2});
       });
       const w = Math.pow(base, -2 * Math.floor(s.j / 2) / s.d);
@@ -1104,11 +1110,13 @@ const PANELS = [
       const causal = (at, byDistance) => ({at: (h, i, j) => i >= j ? at(h, i, j) : NaN,
         row(h, i, out, o) {  // byDistance(h): the values at distance i - j = 0..n-1, when they depend on it alone
           const values = byDistance && byDistance(h);
-          for (let j = 0; j < n; j++) out[o + j] = j > i ? NaN : values ? values[i - j] : at(h, i, j);
+          if (values) for (let j = 0; j <= i; j++) out[o + j] = values[i - j];
+          else for (let j = 0; j <= i; j++) out[o + j] = at(h, i, j);
+          out.fill(NaN, o + i + 1, o + n);  // above the diagonal: masked
         }});
       if (s.kind === "alibi") {
         const slopes = alibi({heads: s.heads});
-        const bySlope = slopes.map((m) => Float64Array.from({length: n}, (_, r) => -m * r));
+        const bySlope = slopes.map((m) => tabulate(n, (r) => -m * r));
         return {...causal((h, i, j) => -slopes[h] * (i - j), (h) => bySlope[h]), range: [-slopes[0] * n, 0],
           read: {f: "alibi", args: {heads: s.heads}, pick: s.head, label: "bias.r.slope"}};
       }
@@ -1122,13 +1130,13 @@ const PANELS = [
         return {...causal((h, i, j) => k[i - j], () => k), range: [k[n - 1], 0], read: {f: "kerple", args, pick: d, label: "bias.r.kerple"}};
       }
       if (s.kind === "fire") {  // fireAt's two logarithms, each taken once per distance and once per row
-        const args = {n, c: s.c, L: s.L}, top = Float64Array.from({length: n}, (_, r) => Math.log1p(s.c * r));
-        const bottom = Float64Array.from({length: n}, (_, i) => Math.max(Math.log1p(s.c * Math.max(i, s.L)), 1e-6));
+        const args = {n, c: s.c, L: s.L}, top = tabulate(n, (r) => Math.log1p(s.c * r));
+        const bottom = tabulate(n, (i) => Math.max(Math.log1p(s.c * Math.max(i, s.L)), 1e-6));
         return {...causal((h, i, j) => top[i - j] / bottom[i]), range: [0, 1], read: {f: "fire", args, pick: s.i * n + s.j, label: "bias.r.fire"}};
       }
       const args = {n, dim: s.sdim, heads: s.heads, compress: s.compress}, cell = sandwichCells(args), heads = [];
       const low = -s.sdim;  // sum_i cos - d'/2 over d'/2 frequencies lies in [-d', 0]: the colour scale's range
-      return {...causal((h, i, j) => cell(h, i - j), (h) => (heads[h] ??= Float64Array.from({length: n}, (_, r) => cell(h, r)))),
+      return {...causal((h, i, j) => cell(h, i - j), (h) => (heads[h] ??= tabulate(n, (r) => cell(h, r)))),
         range: [low, 0], read: {f: "sandwich", args, pick: s.head * n + d, label: "bias.r.sandwich"}};
     },
     draw(s) {
@@ -1142,11 +1150,14 @@ const PANELS = [
       const W = cols * (tile + gap), H = rowsOfTiles * (tile + gap), step = s.n / tile;
       const options = {alibi: [], t5: [s.buckets, s.max_distance, s.bidirectional], kerple: [s.kernel, s.r1, s.r2],
         fire: [s.c, s.L], sandwich: [s.sdim, s.compress]}[s.kind], key = `${s.kind}|${s.heads}|${s.n}|${options.join("|")}`;
-      once(this.figures.heads, key, () => heatmap(this.figures.heads, H, W, (r, c) => {
-        const h = Math.floor(c / (tile + gap)) + cols * Math.floor(r / (tile + gap)), y = r % (tile + gap), x = c % (tile + gap);
-        if (h >= s.heads || y >= tile || x >= tile) return NaN;  // the gap between tiles: grey, as masked cells
-        return scale(f.at(h, Math.floor(y * step), Math.floor(x * step)));
-      }, sequential));
+      once(this.figures.heads, key, () => {  // head h's tile at tile row and column (h / cols, h % cols), cell (y, x) read at (y step, x step)
+        const cells = new Float64Array(H * W).fill(NaN), at = Int32Array.from({length: tile}, (_, k) => Math.floor(k * step));
+        for (let h = 0; h < s.heads; h++) {  // the gaps between tiles stay NaN: grey, as masked cells
+          const top = Math.floor(h / cols) * (tile + gap), left = (h % cols) * (tile + gap);
+          for (let y = 0; y < tile; y++) for (let x = 0, o = (top + y) * W + left; x < tile; x++) cells[o + x] = scale(f.at(h, at[y], at[x]));
+        }
+        heatmap(this.figures.heads, H, W, cells, sequential);
+      });
       once(this.figures.head, `${key}|${s.head}`, () => {  // the values coloured over [lo, hi] as scale() does
         const grid = new Float64Array(s.n * s.n);
         for (let i = 0; i < s.n; i++) f.row(s.head, i, grid, i * s.n);
