@@ -576,7 +576,8 @@ CLAIMS: tuple[Claim, ...] = (
                    null="collision_linear_both"),),
           requires=(Test("collision_linear_both", "<", 0.75, "the same maps fail on the sum of two words of one table, "
                          "which cannot say which is which", "the test must be able to fail: such a sum gets the order "
-                         "right no better than a coin (0.5)", otherwise="not testable"),),
+                         "right no better than a coin (0.5)", otherwise="not testable",
+                         no_null="the null itself (two words of one table): a check that it stays well below"),),
           quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离", revision=2,
           null="the same maps fitted the same way on sums of two words of one 512-row table (E + E')",
           title_zh="线性相加仍能被后续层分离"),
@@ -590,7 +591,8 @@ CLAIMS: tuple[Claim, ...] = (
                    null="collision_decoded_both"),),
           requires=(Test("collision_decoded_both", "<", 0.75, "the same search fails on the sum of two words of one "
                          "table", "the test must be able to fail: such a sum gets the order right no better than a "
-                         "coin (0.5)", otherwise="not testable"),),
+                         "coin (0.5)", otherwise="not testable",
+                         no_null="the null itself (two words of one table): a check that it stays well below"),),
           quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。", revision=2,
           null="the same search on sums of two words of one 512-row table (E + E')",
           title_zh="高维空间中向量叠加不会严重重叠"),
