@@ -452,7 +452,7 @@ def test_concat_larger_than_stated_is_qualified_with_its_factor():
     """Issue 29: a cost in the claim's direction but larger than stated is qualified with the factor, not refuted;
     a factor that straddles the upper bar is inconclusive between supported and qualified."""
     claim = CLAIMS["concat-doubles-parameters"]
-    assert claim.revision == 2
+    assert claim.revision == 3  # 3: the measurement names its scope
     four = judge(claim, {"later_layer_ratio": exact(4.0)})
     assert four.status == "qualified" and "grow 4-fold, not twofold" in four.condition
     fixed = judge(claim, {"later_layer_ratio": exact(8 / 3)})

@@ -306,7 +306,8 @@ def concat_parameters(ctx: Context) -> Measurement:
                                   for o in FF_OPTIONS})
     return Measurement(numbers, rows, fig, "posenc Transformer, d_model 512, 6 layers, 8 heads, sinusoid added "
                                            "(width 512) or concatenated (width 1024); one block counted, times 6",
-                       estimates=dict(variants[head]), variants=variants)
+                       estimates=dict(variants[head]), variants=variants,
+                       scope="posenc's Transformer at the original's sizes (d_model 512, 6 layers, 8 heads), counted")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -349,7 +350,8 @@ def sinusoid_distinctness(ctx: Context) -> Measurement:
     fig = nearest_distance_figure({o: curves[o] for o in DISTINCT_WIDTHS})
     return Measurement(numbers, rows, fig, f"sinusoid, base 10000, widths {', '.join(DISTINCT_WIDTHS)}, sequences of "
                                            f"16 to {LONGEST:,} positions; distances from the formula in float64",
-                       estimates=dict(variants["d=512"]), variants=variants)
+                       estimates=dict(variants["d=512"]), variants=variants,
+                       scope=f"the sinusoid (base 10000) at d=512, 4 to 64; sequences of up to {LONGEST:,} positions")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -387,7 +389,8 @@ def continuous_compact(ctx: Context) -> Measurement:
     fig = compactness_figure(list(RESOLUTIONS), list(sin_dims.values()), [binary_dims] * len(sin_dims), n)
     return Measurement(numbers, rows, fig, f"{n} positions; sinusoid base 10000 at even widths 2..128; posenc's "
                                            f"binary code", estimates=exacts(numbers, "dims_ratio_float32",
-                                                                            "dims_ratio_one_bit"))
+                                                                            "dims_ratio_one_bit"),
+                       scope=f"the sinusoid and the binary code for {n} positions")
 
 
 RULE_OFFSETS = (1, 2, 4, 8, 16, 32, 64)
@@ -475,7 +478,8 @@ def worked_example(ctx: Context) -> Measurement:
                  "the document says 'the 2nd position' and computes pos = 2")]
     fig = worked_example_figure(table[2].tolist(), printed.tolist(), labels)
     return Measurement(numbers, rows, fig, "posenc sinusoidal, d=4, float32 table of positions 0..3",
-                       estimates=exacts(numbers, "max_difference", "neighbour_difference"))
+                       estimates=exacts(numbers, "max_difference", "neighbour_difference"),
+                       scope="posenc's sinusoidal table at d=4")
 
 
 FIGURE_WIDTHS = ("d=64", "d=128", "d=512")
@@ -520,7 +524,8 @@ def dims_figure(ctx: Context) -> Measurement:
     fig = dims_period_figure(*figure_data)
     return Measurement({"by_width": detail}, rows, fig, f"sinusoid, positions 0..{WINDOW - 1}, dims "
                                                         f"{list(FIGURE_DIMS)}, widths {', '.join(FIGURE_WIDTHS)}",
-                       estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants)
+                       estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants,
+                       scope=f"the sinusoid, {WINDOW} positions, widths {', '.join(FIGURE_WIDTHS)}")
 
 
 @experiment("positions_figure")
@@ -558,7 +563,8 @@ def positions_figure(ctx: Context) -> Measurement:
     fig = position_pair_figure(*figure_data)
     return Measurement({"by_width": detail}, rows, fig, f"sinusoid, positions {a} and {b}, widths "
                                                         f"{', '.join(FIGURE_WIDTHS)}",
-                       estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants)
+                       estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants,
+                       scope=f"the sinusoid, positions {a} and {b}, widths {', '.join(FIGURE_WIDTHS)}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -628,7 +634,8 @@ def model_encodings(ctx: Context) -> Measurement:
     return Measurement(numbers, rows, None, f"transformers {transformers.__version__} config classes with their "
                                             f"default values, each model built with one layer, parameters on the meta "
                                             f"device",
-                       estimates=exacts(numbers, "mismatches", "kinds_detected"))
+                       estimates=exacts(numbers, "mismatches", "kinds_detected"),
+                       scope=f"transformers {transformers.__version__}'s default configurations")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -655,7 +662,7 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("feed-forward width", tuple(FF_OPTIONS), "4 x width",
                         "the original's d_ff = 2048 is 4 x d_model, the rule posenc's model and most Transformers "
                         "keep when the width changes"),
-          quote="这意味着所有后续层的参数量都要翻倍!", revision=2,
+          quote="这意味着所有后续层的参数量都要翻倍!", revision=3,
           null=NO_NULL,
           title_zh="拼接让所有后续层的参数量翻倍"),
     Claim("periodicity-distinctness", "tutorial 002", "tutorial", "Long sequences blur positions",
@@ -669,7 +676,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "the width tutorials 001 and 003 name (d_model = 512, the original Transformer's); the narrow "
                         "widths show where the claim starts to hold"),
           quote="随着序列长度的增加，位置编码的周期性可能导致不同位置之间的区分度逐渐降低，难以准确表示极长序列中各个位置的独特信息。",
-          null=NO_NULL,
+          revision=2, null=NO_NULL,
           title_zh="序列变长时位置之间的区分度降低"),
     Claim("continuous-compact", "tutorial 001 §3.2", "tutorial", "The sinusoid is more compact than binary",
           "Because its values are floating-point numbers, the continuous (sinusoidal) code needs fewer dimensions "
@@ -683,7 +690,7 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only when positions may lie closer together than binary neighbours do: at the binary "
                           "code's own spacing (distance 1) the sinusoid needs more dimensions", no_null=EXACT_NO_NULL)),
           quote="由于输出是浮点数,因此此类连续表示比二进制表示法更节省空间。",
-          null=NO_NULL,
+          revision=2, null=NO_NULL,
           title_zh="连续表示比二进制表示更节省空间"),
     Claim("one-linear-rule", "tutorial 001 §3.3", "tutorial", "One linear rule for every offset",
           "A model needs to learn only one uniform linear rule to recognise \"delta apart\": the k-step map is the "
@@ -712,7 +719,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("neighbour_difference", ">", DIFFERENT, "positions 1 and 3 do not match it",
                          "the test must be able to fail", otherwise="not testable", no_null=EXACT_NO_NULL),),
           quote="最终，位置 2 的编码向量为：$(𝑠𝑖𝑛(2),𝑐𝑜𝑠(2),𝑠𝑖𝑛(0.02),𝑐𝑜𝑠(0.02))$",
-          null=NO_NULL,
+          revision=2, null=NO_NULL,
           title_zh="计算示例：d = 4 时位置 2 的编码"),
     Claim("dims-period-figure", "tutorial 002", "tutorial", "Figure: higher dims, longer periods",
           "Over 128 positions, dimensions 2, 6 and 12 change periodically, and the higher the dimension, the longer "
@@ -730,7 +737,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "tutorial 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
                         "dims), fixed before this claim"),
           quote="这三张图分别打印了 128 个位置向量第 2、6、12 维度的编码值的变化，我们发现这些值呈现周期性的变化。另外，我们也可以发现，向量维度越高，其周期就越长。",
-          null=NO_NULL,
+          revision=2, null=NO_NULL,
           title_zh="图：向量维度越高，周期越长"),
     Claim("positions-closer-figure", "tutorial 002", "tutorial", "Figure: positions 1 and 5 meet in high dims",
           "Positions 1 and 5 have different vectors, and the higher the dimension, the smaller the values' "
@@ -746,7 +753,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "tutorial 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
                         "positions), fixed before this claim"),
           quote="另外，也可以看到，向量的维度越高，编码值的波动就越小，向量就越接近。",
-          null=NO_NULL,
+          revision=2, null=NO_NULL,
           title_zh="图：维度越高，位置 1 和 5 越接近"),
     Claim("model-encodings", "tutorial 003 §14.6, tutorial 001 §4.1", "tutorial", "Which model uses which encoding",
           "GPT-2 and the GPT series add a learned position table (BERT too), while LLaMA and GPT-NeoX use RoPE.",
@@ -755,7 +762,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "name", "no mismatch", no_null=EXACT_NO_NULL),),
           requires=(Test("kinds_detected", ">", 1.5, "the reading finds both learned tables and rotary embeddings",
                          "the test must be able to fail", otherwise="not testable", no_null=EXACT_NO_NULL),),
-          quote="LLaMA、GPT-NeoX 等现代模型都使用 RoPE。", revision=3,
+          quote="LLaMA、GPT-NeoX 等现代模型都使用 RoPE。", revision=4,
           null=NO_NULL,
           title_zh="各个模型使用哪种位置编码"),
 )
