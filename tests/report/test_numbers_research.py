@@ -19,7 +19,7 @@ from posenc.report.experiments import training as tr
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
 from posenc.report.verdict import judge
-from posenc.stats import Estimate
+from posenc.stats import Estimate, exact
 
 FULL = Context(quick=False, extended=True)
 SEEDS = 3
@@ -148,8 +148,11 @@ def test_prope_non_inferiority_at_log_1_02(interval, status):
 def test_cope_verdicts():
     claim = get_claim("cope-counts")
     good = {"cope_in_distribution": _e(0.99, 0.97, 1.0), "cope_past_L": _e(0.98, 0.96, 0.99),
-            "selective_copy_margin": _e(0.5, 0.4, 0.6), "count_margin": _e(0.2, 0.1, 0.3)}
+            "selective_copy_margin": _e(0.5, 0.4, 0.6), "count_margin": _e(0.2, 0.1, 0.3),
+            "tasks_with_room": exact(2.0)}
     assert judge(claim, good).status == "supported"
+    # the ceiling rule: a baseline at the ceiling on one task leaves nothing to beat there
+    assert judge(claim, {**good, "tasks_with_room": exact(1.0)}).status == "not testable"
     assert judge(claim, {**good, "cope_in_distribution": _e(0.9, 0.85, 0.93)}).status == "inconclusive"
     assert judge(claim, {**good, "count_margin": _e(-0.2, -0.3, -0.1)}).status == "qualified"
     both_lose = {**good, "count_margin": _e(-0.2, -0.3, -0.1), "selective_copy_margin": _e(-0.1, -0.2, -0.05)}

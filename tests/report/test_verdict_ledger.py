@@ -241,18 +241,21 @@ def test_rope_extrapolates_needs_the_task_learned_first():
 
 def test_nope_ranking_edges():
     null = {"rank_correlation_null": est(0.0, -0.9, 0.9)}  # five labels in random orders: 0.9 at the 97.5th centile
-    assert verdict("nope-ranking", ranked_tasks=exact(2), rank_correlation=est(0.95, 0.92, 1.0), **null) == \
+    assert verdict("nope-ranking", ranked_tasks=exact(2), tasks_with_room=exact(2), rank_correlation=est(0.95, 0.92, 1.0), **null) == \
         "supported"
-    assert verdict("nope-ranking", ranked_tasks=exact(2), rank_correlation=est(0.1, -0.3, 0.5), **null) == "refuted"
-    assert verdict("nope-ranking", ranked_tasks=exact(2), rank_correlation=est(0.9, 0.8, 1.0), **null) == \
+    assert verdict("nope-ranking", ranked_tasks=exact(2), tasks_with_room=exact(2), rank_correlation=est(0.1, -0.3, 0.5), **null) == "refuted"
+    assert verdict("nope-ranking", ranked_tasks=exact(2), tasks_with_room=exact(2), rank_correlation=est(0.9, 0.8, 1.0), **null) == \
         "inconclusive"
-    assert verdict("nope-ranking", ranked_tasks=exact(1), rank_correlation=est(0.95, 0.92, 1.0), **null) == \
+    assert verdict("nope-ranking", ranked_tasks=exact(1), tasks_with_room=exact(1), rank_correlation=est(0.95, 0.92, 1.0), **null) == \
         "inconclusive"  # one task ranked: fewer than the two a ranking over tasks needs
-    assert verdict("nope-ranking", ranked_tasks=exact(0), rank_correlation=exact(math.nan),
+    assert verdict("nope-ranking", ranked_tasks=exact(0), tasks_with_room=exact(0), rank_correlation=exact(math.nan),
                    rank_correlation_null=exact(math.nan)) == "inconclusive"
     # a null that reaches past the bar (a bar too low for five ranks) cannot tell the paper's order from chance
-    assert verdict("nope-ranking", ranked_tasks=exact(2), rank_correlation=est(0.95, 0.92, 1.0),
+    assert verdict("nope-ranking", ranked_tasks=exact(2), tasks_with_room=exact(2), rank_correlation=est(0.95, 0.92, 1.0),
                    rank_correlation_null=est(0.95, 0.92, 0.98)) == "not testable"
+    # the ceiling rule: two ranked tasks on which every encoding sits at the ceiling past L order nothing
+    assert verdict("nope-ranking", ranked_tasks=exact(2), tasks_with_room=exact(1),
+                   rank_correlation=est(0.95, 0.92, 1.0), **null) == "not testable"
 
 
 def test_threshold_file_replaces_thresholds_and_refuses_what_it_does_not_know(tmp_path):
