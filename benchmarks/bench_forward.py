@@ -27,23 +27,10 @@ import statistics
 import time
 
 import torch
-from torch.overrides import TorchFunctionMode
 
 import posenc
+from posenc.device import HostReads
 from posenc.model import Transformer, TransformerConfig
-
-READS = frozenset({"item", "tolist", "__bool__", "__int__", "__float__", "__index__", "__complex__", "numpy"})
-
-
-class HostReads(TorchFunctionMode):
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        if getattr(func, "__name__", "") in READS:
-            self.count += 1
-        return func(*args, **(kwargs or {}))
 
 
 def _time(fn, repeat: int, device: torch.device) -> float:

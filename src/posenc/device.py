@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from posenc.errors import PosencError
 
-__all__ = ["DTYPES", "DEVICE_FORMS", "DEVICE_HELP", "DTYPE_HELP", "parse_device", "resolve_device", "resolve_dtype",
+__all__ = ["HostReads", "DTYPES", "DEVICE_FORMS", "DEVICE_HELP", "DTYPE_HELP", "parse_device", "resolve_device", "resolve_dtype",
            "device_label", "dtype_name", "setup", "autocast", "Placement"]
 
 #: the dtypes posenc computes in, by name
@@ -205,3 +206,21 @@ class Placement:
     def setup(self) -> dict[str, str]:
         """What a result records about where it was computed (:func:`setup`)."""
         return setup(self.device, self.dtype)
+
+
+#: the tensor methods that copy a value back to the host (on a GPU each waits for the device to finish)
+HOST_READS = frozenset({"item", "tolist", "__bool__", "__int__", "__float__", "__index__", "__complex__", "numpy"})
+
+
+class HostReads(TorchFunctionMode):
+    """Counts the tensor -> host reads (:data:`HOST_READS`) made while it is active: ``with HostReads() as reads:
+    model(x)`` then ``reads.count``. A real ``torch.overrides.TorchFunctionMode``, so every read passes through it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", "") in HOST_READS:
+            self.count += 1
+        return func(*args, **(kwargs or {}))

@@ -10,28 +10,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from torch.overrides import TorchFunctionMode
 
 import posenc
+from posenc.device import HostReads
 from posenc.encodings.base import checked_entry, position_bounds
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
 from posenc.model import Transformer, TransformerConfig
-
-READS = frozenset({"item", "tolist", "__bool__", "__int__", "__float__", "__index__", "__complex__", "numpy"})
-
-
-class HostReads(TorchFunctionMode):
-    """Counts the tensor -> host reads made while it is active."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        if getattr(func, "__name__", "") in READS:
-            self.count += 1
-        return func(*args, **(kwargs or {}))
 
 
 def reads(model: Transformer, ids: torch.Tensor, positions: torch.Tensor | None = None) -> int:
