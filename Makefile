@@ -37,6 +37,7 @@ lock: setup
 
 lint:
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/lint-imports
 
 bench:
 	$(BIN)/posenc bench
