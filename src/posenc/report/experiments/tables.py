@@ -360,7 +360,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c) for c in (
                    "positions; the number is an exact bound", unless="attention can read relative position from it")),
           requires=(Test("sinusoid_shift_share", ">", 0.9, "the same read-out finds the key k back with the sinusoid",
                          "the test must be able to pass", otherwise="not testable"),),
-          quote="无法表达相对位置信息", revision=2,
+          quote="无法表达相对位置信息", revision=3,
           title_zh="用增长数值标记位置行不通"),
     Claim("unit-interval-positions", "tutorial 000 §2.2", "tutorial", "[0, 1] positions depend on length",
           "Squeezing positions into [0, 1] makes the distance between neighbours depend on the sequence length.",

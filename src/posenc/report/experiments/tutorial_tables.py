@@ -262,7 +262,7 @@ def naive_integer_relative(ctx: Context) -> Measurement:
     estimates.update(exacts(numbers, "integer_best_share", "sinusoid_shift_share"))
     return Measurement(numbers, rows, fig, base.setup + f"; attention read-out on {length} positions, d={dim}, "
                                                          f"offsets {list(offsets)}, every key a candidate",
-                       estimates=estimates)
+                       estimates=estimates, scope=base.scope + f"; an attention read-out over {length} positions")
 
 
 # ---------------------------------------------------------------------------------------------------------------
