@@ -31,6 +31,9 @@ def _contention() -> float:
     return max(1.0, os.getloadavg()[0] / usable_cores())
 
 
+@pytest.mark.slow  # wall time against a constant fitted on one machine: on 2026-11-28 this machine's single core ran
+# at 57 GFLOP/s (95.5 on 2026-11-26) and a tiny run took 3.2 s against 0.78 s estimated, the code before and after the
+# day's changes alike; until the estimators read one constant measured on the machine (issue 42), it runs in test-all
 def test_a_small_run_takes_about_its_estimate():
     config = RunConfig(**SMALL)
     before = torch.get_num_threads()
