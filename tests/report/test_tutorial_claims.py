@@ -433,7 +433,7 @@ def test_integer_claim_at_its_edges():
     from posenc.report.ledger import get_claim
 
     claim = get_claim("integer-positions")
-    assert claim.revision == 2
+    assert claim.revision == 3
     assert judge(claim, _case(claim, "pass")).status == "supported"
     assert judge(claim, _case(claim, "fail")).status == "refuted"
     assert judge(claim, _case(claim, "straddle")).status == "inconclusive"
