@@ -12,7 +12,7 @@ from posenc.probe.geometry import (
     ORTHOGONAL_ENRICHMENT,
     cosine_matrix,
     embedding_tables,
-    format_seed_layout,
+    format_tutorial_layout,
     frequent_rows,
     gaussian_baseline,
     geometry,
@@ -128,7 +128,7 @@ def test_minilm_geometry_against_torch(minilm_tables):
     assert geo["norms"]["position_mean"] == pytest.approx(float(positions.norm(dim=1).mean()), rel=1e-6)
     # the chance baseline is at this model's dimension
     assert geo["baseline"]["gaussian_expected"]["cos_std"] == pytest.approx(1 / math.sqrt(384))
-    layout = format_seed_layout(geo)
+    layout = format_tutorial_layout(geo)
     assert f"{geo['raw']['angle_mean']:.2f}" in layout and "word10 / pos5" in layout
 
 
@@ -193,7 +193,7 @@ def test_orthogonality_judgement_at_the_margin():
 
 
 def test_bert_sized_initial_tables_give_the_seeds_numbers():
-    """Seed 001 §4.1's BERT statistics are what N(0, 0.02^2) tables of BERT-base's size give before any training:
+    """Tutorial 001 §4.1's BERT statistics are what N(0, 0.02^2) tables of BERT-base's size give before any training:
     cosine std 1/sqrt(768) (printed 0.0354), mean |cos| sqrt(2/pi)/sqrt(768) (0.0281), angle std about 2.07 deg
     (2.03), mean angle 90 (90.57). The printed mean cosine (-0.0099) is further from 0 than chance alone gives."""
     init = initial_table_orthogonality(1000, 512, 768)

@@ -4,7 +4,14 @@ tutorial layout's example labels, and the subspace share of a float32 table comp
 import numpy as np
 import pytest
 
-from posenc.probe.geometry import format_seed_layout, geometry, orthogonality, pair_stats, seed_examples, subspace_share
+from posenc.probe.geometry import (
+    format_tutorial_layout,
+    geometry,
+    orthogonality,
+    pair_stats,
+    subspace_share,
+    tutorial_examples,
+)
 
 
 def test_other_words_baseline_leaves_the_tutorial_sample_out():
@@ -38,8 +45,8 @@ def test_the_layout_labels_each_example_pair():
     cos = np.zeros((11, 6))
     cos[0, 0], cos[0, 1] = 1.0, 0.5
     stats = pair_stats(cos)
-    geo = {"raw": stats, "centred": stats, "baseline": {"gaussian": stats}, "examples": seed_examples(cos)}
-    lines = format_seed_layout(geo).split("\n")
+    geo = {"raw": stats, "centred": stats, "baseline": {"gaussian": stats}, "examples": tutorial_examples(cos)}
+    lines = format_tutorial_layout(geo).split("\n")
     assert "  first word, first position: cos 1.000000, angle 0.00 deg" in lines
     assert "  first word, second position: cos 0.500000, angle 60.00 deg" in lines
     assert "  word10 / pos5: cos 0.000000, angle 90.00 deg" in lines

@@ -11,7 +11,7 @@ from posenc.cli import main
 from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
 from posenc.probe import run_probe
-from posenc.probe.geometry import format_seed_layout
+from posenc.probe.geometry import format_tutorial_layout
 from posenc.probe.run import ProbeConfig, estimate_probe_memory
 from posenc.resources import GB
 
@@ -103,7 +103,7 @@ def test_minilm_result_model_entry_and_summary_layout(minilm_result):
                                "parameters": result["model"]["parameters"]}
     lines = result["summary"].split("\n")
     at = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
-    layout = format_seed_layout(result["geometry"]).split("\n")
+    layout = format_tutorial_layout(result["geometry"]).split("\n")
     assert lines[at - 1 - len(layout):at] == layout + [""]  # the tutorial's layout, one blank line, the verdict
     assert lines[at] == "verdict: " + result["geometry"]["verdict"] and lines[at + 1] == ""
 

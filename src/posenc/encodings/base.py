@@ -408,7 +408,7 @@ class AbsoluteEncoding(PositionalEncoding):
         raise NotImplementedError
 
     def table(self, length: int, dim: int | None = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-        """The matrix ``PE[0..length-1]`` as ``[length, dim]`` (what the seeds draw as a heatmap).
+        """The matrix ``PE[0..length-1]`` as ``[length, dim]`` (what the tutorials draw as a heatmap).
 
         ``length`` is a whole number >= 0; a table that would not fit in memory is refused before anything is
         allocated (:data:`TABLE_BYTES_PER_CELL` per cell)."""

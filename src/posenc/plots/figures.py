@@ -36,7 +36,7 @@ for _kind, _draw in {
     FIGURES.register(_kind, _draw)
 del _kind, _draw
 
-#: (length, d_model) each kind uses when none is given, following the seed it reproduces
+#: (length, d_model) each kind uses when none is given, following the tutorial it reproduces
 DEFAULT_SIZES: dict[str, tuple[int, int]] = {
     "heatmap": (128, 64), "dims": (128, 64), "positions": (128, 64), "binary": (64, 32), "rotation": (64, 64),
     "decay": (1024, 128), "ramp": (4096, 128),

@@ -1,13 +1,13 @@
-"""Figures for the report's seed checks on position tables and formulas (each a function returning a ``Figure``).
+"""Figures for the report's tutorial checks on position tables and formulas (each a function returning a ``Figure``).
 
 They draw numbers the experiments in :mod:`posenc.report.experiments.tables` and
 :mod:`posenc.report.experiments.tutorial_tables` already computed, so a figure shows exactly what a verdict rests on.
 
 - The naive codes of tutorial 000 §2.1-2.3: the integer code's growth and its missing relative map, the normalised
   code's length-dependent step, the binary code's jumps between neighbours.
-- The sinusoid's properties (seeds 001 §3, 002, 003 §14.8.3): bounded values, distinct positions, one linear map
+- The sinusoid's properties (tutorials 001 §3, 002, 003 §14.8.3): bounded values, distinct positions, one linear map
   per offset, fast and slow channels, the same structure far past the trained range.
-- Seed 002's worked example beside its printed values, tutorial 002's two figures (dimensions 2, 6, 12 over 128
+- Tutorial 002's worked example beside its printed values, tutorial 002's two figures (dimensions 2, 6, 12 over 128
   positions; positions 1 and 5) with the measured periods, the attention score an integer code allows, the nearest
   distance between positions by sequence length, and the dimensions each code needs.
 """
@@ -43,7 +43,7 @@ def _table_2d(name: str, table: np.ndarray) -> np.ndarray:
 
 
 def integer_growth_figure(values: np.ndarray, train_len: int, residual: float, sinusoid_residual: float) -> Figure:
-    """Seed 000 §2.1: the integer code ``PE[p, 0]`` against ``p`` beside the sinusoid's bound 1, the trained lengths
+    """Tutorial 000 §2.1: the integer code ``PE[p, 0]`` against ``p`` beside the sinusoid's bound 1, the trained lengths
     shaded (left); the relative residual of the best linear map ``PE[p] -> PE[p+1]`` for the integer code and the
     sinusoid, log scale (right; 0 is drawn at 1e-16).
 
@@ -64,7 +64,7 @@ def integer_growth_figure(values: np.ndarray, train_len: int, residual: float, s
 
 
 def normalized_step_figure(codes: Mapping[int, np.ndarray], steps: Mapping[int, float]) -> Figure:
-    """Seed 000 §2.2: the normalised code ``p / (n - 1)`` of the first positions for several lengths ``n`` (left:
+    """Tutorial 000 §2.2: the normalised code ``p / (n - 1)`` of the first positions for several lengths ``n`` (left:
     the same position gets a different code), and the step between neighbours against ``n``, log-log (right).
 
     Args:
@@ -84,7 +84,7 @@ def normalized_step_figure(codes: Mapping[int, np.ndarray], steps: Mapping[int, 
 
 
 def binary_jumps_figure(bits: np.ndarray, binary_jumps: np.ndarray, sinusoid_jumps: np.ndarray) -> Figure:
-    """Seed 000 §2.3: the binary code of the first positions as an image, bit ``j`` against position (left), and the
+    """Tutorial 000 §2.3: the binary code of the first positions as an image, bit ``j`` against position (left), and the
     distance between neighbours ``||PE[p] - PE[p-1]||`` for ``p = 1, 2, ...``, binary (steps) and sinusoid (right).
 
     Args:
@@ -107,7 +107,7 @@ def binary_jumps_figure(bits: np.ndarray, binary_jumps: np.ndarray, sinusoid_jum
 
 
 def bounded_values_figure(table: np.ndarray, values: np.ndarray, positions: int) -> Figure:
-    """Seed 001 §3.1: the sinusoid's table for the first positions as an image (left), and a histogram of every
+    """Tutorial 001 §3.1: the sinusoid's table for the first positions as an image (left), and a histogram of every
     value checked (right): all in [-1, 1].
 
     Args:
@@ -126,7 +126,7 @@ def bounded_values_figure(table: np.ndarray, values: np.ndarray, positions: int)
 
 
 def unique_positions_figure(distances: Mapping[int, np.ndarray], smallest: float, gram: np.ndarray) -> Figure:
-    """Seed 001 §3.2: the distance from an anchor position to every position, one line per anchor, above the
+    """Tutorial 001 §3.2: the distance from an anchor position to every position, one line per anchor, above the
     smallest distance between any two positions (left); the dot products ``PE[i] . PE[j]`` of the first positions
     (right).
 
@@ -150,7 +150,7 @@ def unique_positions_figure(distances: Mapping[int, np.ndarray], smallest: float
 
 def relative_map_figure(offsets: Sequence[int], residuals: Mapping[str, Sequence[float]], fitted: np.ndarray,
                         offset: int) -> Figure:
-    """Seed 001 §3.3: the relative residual of the best linear map ``PE[p] -> PE[p+k]`` against the offset ``k``,
+    """Tutorial 001 §3.3: the relative residual of the best linear map ``PE[p] -> PE[p+k]`` against the offset ``k``,
     one line per table, log scale (left; 0 is drawn at 1e-17); the fitted map ``M_offset``'s first channels, whose
     2x2 blocks are rotations for the sinusoid (right).
 
@@ -179,7 +179,7 @@ def relative_map_figure(offsets: Sequence[int], residuals: Mapping[str, Sequence
 
 def local_global_figure(table: np.ndarray, fast: int, slow: int, steps: np.ndarray, quarter: int,
                         shown: int = 200) -> Figure:
-    """Seed 002: a fast and a slow channel of the table over the first ``shown`` positions (left), and how much each
+    """Tutorial 002: a fast and a slow channel of the table over the first ``shown`` positions (left), and how much each
     dimension moves from one position to the next, log scale, with the lowest and highest ``quarter`` dimensions
     shaded (right).
 
@@ -209,7 +209,7 @@ def local_global_figure(table: np.ndarray, fast: int, slow: int, steps: np.ndarr
 
 
 def extrapolation_figure(inside: np.ndarray, far: np.ndarray, far_start: int) -> Figure:
-    """Seed 003 §14.8.3: the first channels of the table over the trained range ``0 .. L-1`` (left) and over as
+    """Tutorial 003 §14.8.3: the first channels of the table over the trained range ``0 .. L-1`` (left) and over as
     many positions from ``far_start`` on (right), dimension against position: the same structure far past it.
 
     Args:
@@ -230,7 +230,7 @@ def extrapolation_figure(inside: np.ndarray, far: np.ndarray, far_start: int) ->
 
 
 def worked_example_figure(measured: Sequence[float], printed: Sequence[float], labels: Sequence[str]) -> Figure:
-    """Seed 002's worked example: posenc's ``PE[2]`` at d = 4 beside the document's printed vector, per channel."""
+    """Tutorial 002's worked example: posenc's ``PE[2]`` at d = 4 beside the document's printed vector, per channel."""
     fig = Figure(figsize=(6, 3), layout="constrained")
     ax = fig.subplots()
     x = np.arange(len(labels))
@@ -245,7 +245,7 @@ def worked_example_figure(measured: Sequence[float], printed: Sequence[float], l
 
 def dims_period_figure(table: np.ndarray, dims: Sequence[int], measured: Sequence[float],
                        formula: Sequence[float]) -> Figure:
-    """Seed 002's figure 2: one panel per dimension ``j``, ``PE[p, j]`` for the table's positions, titled with the
+    """Tutorial 002's figure 2: one panel per dimension ``j``, ``PE[p, j]`` for the table's positions, titled with the
     period read off the curve and the formula's period ``2 pi 10000^(2i/d)``.
 
     Args:
@@ -265,7 +265,7 @@ def dims_period_figure(table: np.ndarray, dims: Sequence[int], measured: Sequenc
 
 
 def position_pair_figure(table: np.ndarray, positions: Sequence[int], pair_difference: np.ndarray) -> Figure:
-    """Seed 002's figure 3: the sin channels and the cos channels of two positions against the pair index ``i``, and
+    """Tutorial 002's figure 3: the sin channels and the cos channels of two positions against the pair index ``i``, and
     the distance between the two positions within each pair ``||PE[a, 2i:2i+2] - PE[b, 2i:2i+2]||``."""
     fig = Figure(figsize=(12, 3.2), layout="constrained")
     axes = fig.subplots(1, 3)
@@ -283,7 +283,7 @@ def position_pair_figure(table: np.ndarray, positions: Sequence[int], pair_diffe
 
 def relative_score_figure(integer_values: np.ndarray, bound: float, integer_scores: np.ndarray,
                           sinusoid_scores: np.ndarray, offset: int) -> Figure:
-    """Seed 000 §2.1: the integer code's growth, and the position-only attention score ``PE[i] . shift_k(PE)[j]``
+    """Tutorial 000 §2.1: the integer code's growth, and the position-only attention score ``PE[i] . shift_k(PE)[j]``
     for the integer code and the sinusoid (rows: queries i, columns: keys j). A mark shows each row's highest key;
     the dashed line is the key ``offset`` places back."""
     fig = Figure(figsize=(12, 3.4), layout="constrained")
@@ -304,7 +304,7 @@ def relative_score_figure(integer_values: np.ndarray, bound: float, integer_scor
 
 
 def nearest_distance_figure(by_width: Mapping[str, Mapping[int, float]]) -> Figure:
-    """Seed 002: the smallest distance between two of the first ``n`` positions, against ``n``, one line per width."""
+    """Tutorial 002: the smallest distance between two of the first ``n`` positions, against ``n``, one line per width."""
     fig = Figure(figsize=(6.5, 3.2), layout="constrained")
     ax = fig.subplots()
     for label, curve in by_width.items():
@@ -318,7 +318,7 @@ def nearest_distance_figure(by_width: Mapping[str, Mapping[int, float]]) -> Figu
 
 def compactness_figure(resolutions: Sequence[str], sinusoid_dims: Sequence[int], binary_dims: Sequence[int],
                        positions: int) -> Figure:
-    """Seed 001 §3.2: the dimensions each code needs to keep ``positions`` positions apart, per resolution."""
+    """Tutorial 001 §3.2: the dimensions each code needs to keep ``positions`` positions apart, per resolution."""
     fig = Figure(figsize=(6.5, 3.2), layout="constrained")
     ax = fig.subplots()
     x = np.arange(len(resolutions))
@@ -332,7 +332,7 @@ def compactness_figure(resolutions: Sequence[str], sinusoid_dims: Sequence[int],
 
 def offset_rule_figure(offsets: Sequence[int], composition_error: Sequence[float],
                        shares: Mapping[str, Sequence[float]]) -> Figure:
-    """Seed 001 §3.3: ``max |M_k - M_1^k|`` per offset, and the share of queries whose best key under the score
+    """Tutorial 001 §3.3: ``max |M_k - M_1^k|`` per offset, and the share of queries whose best key under the score
     ``PE[i] . (PE M_k)[j]`` is ``k`` places back, per table."""
     fig = Figure(figsize=(9, 3.2), layout="constrained")
     a, b = fig.subplots(1, 2)
@@ -347,7 +347,7 @@ def offset_rule_figure(offsets: Sequence[int], composition_error: Sequence[float
 
 
 def parameter_ratio_figure(ratios: Mapping[str, Mapping[str, float]], claimed: float = 2.0) -> Figure:
-    """Seed 003 §14.3.2: parameters after concatenating / after adding, per part of the model, per option."""
+    """Tutorial 003 §14.3.2: parameters after concatenating / after adding, per part of the model, per option."""
     fig = Figure(figsize=(7, 3.2), layout="constrained")
     ax = fig.subplots()
     options = list(ratios)

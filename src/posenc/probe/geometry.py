@@ -1,6 +1,6 @@
 """Geometry of learned word and position embeddings, with the chance baselines that make it mean something.
 
-Seed 001 §4.1 takes BERT's word rows 100..1099 (``W [1000, d]``) and all position rows (``P [512, d]``), computes
+Tutorial 001 §4.1 takes BERT's word rows 100..1099 (``W [1000, d]``) and all position rows (``P [512, d]``), computes
 every cosine ``cos[i, j] = <w_i, p_j> / (|w_i| |p_j|)`` (a ``[1000, 512]`` matrix) and the angles
 ``arccos(cos) * 180 / pi``, and calls a mean angle near 90 degrees "almost orthogonal". But two independent random
 vectors in ``d`` dimensions already have cosine mean 0 and standard deviation ``1 / sqrt(d)`` (0.0361 at d=768,
@@ -45,8 +45,8 @@ from threadpoolctl import threadpool_limits
 from posenc.errors import PosencError
 from posenc.stats import Estimate, bootstrap_weights
 
-__all__ = ["embedding_tables", "cosine_matrix", "pair_stats", "seed_examples", "gaussian_baseline",
-           "principal_angles", "pca", "subspace_comparison", "geometry", "verdict", "format_seed_layout",
+__all__ = ["embedding_tables", "cosine_matrix", "pair_stats", "tutorial_examples", "gaussian_baseline",
+           "principal_angles", "pca", "subspace_comparison", "geometry", "verdict", "format_tutorial_layout",
            "WORD_ROWS", "placeholder_rows", "trained_rows", "frequent_rows", "near_orthogonal_margin",
            "orthogonality", "initial_table_orthogonality", "BERT_INIT_STD", "principal_k", "subspace_share",
            "ORTHOGONAL_ENRICHMENT", "orthogonality_against_chance"]
@@ -98,7 +98,7 @@ def pair_stats(cos: np.ndarray, angles: np.ndarray | None = None) -> dict[str, f
             "angle_min": float(angles.min()), "angle_max": float(angles.max())}
 
 
-def seed_examples(cos: np.ndarray, word: int = 10, position: int = 5) -> dict[str, dict[str, float]]:
+def tutorial_examples(cos: np.ndarray, word: int = 10, position: int = 5) -> dict[str, dict[str, float]]:
     """The tutorial's examples: word 0 / position 0, word 0 / position 1, word 10 / position 5 (cos and angle), word 10
     against all positions and position 5 against all words (cos and angle ranges). Indices are into the sample."""
     angles = _angles(cos)
@@ -398,14 +398,14 @@ def _geometry(words: torch.Tensor | np.ndarray, positions: torch.Tensor | np.nda
     return {
         "dim": d, "word_rows": [lo, hi - 1], "n_positions": int(p.shape[0]),
         "raw": pair_stats(cos),
-        "examples": seed_examples(cos),
+        "examples": tutorial_examples(cos),
         "baseline": {
             "gaussian": pair_stats(cosine_matrix(rng.standard_normal((n, d)), rng.standard_normal((p.shape[0], d)))),
             "gaussian_expected": {"cos_mean": 0.0, "cos_std": 1.0 / math.sqrt(d), "angle_mean": 90.0},
             "shuffled_positions": pair_stats(cosine_matrix(w, _shuffle_coordinates(p, rng))),
             "other_words": pair_stats(cosine_matrix(w, other)),
         },
-        "centred": {**pair_stats(centred), "examples": seed_examples(centred)},
+        "centred": {**pair_stats(centred), "examples": tutorial_examples(centred)},
         "mean_vectors": {"cos_word_mean_position_mean": float(cosine_matrix(w.mean(0)[None], p.mean(0)[None])[0, 0]),
                          "word_mean_norm_share": float(np.linalg.norm(w.mean(0)) / np.linalg.norm(w, axis=1).mean()),
                          "position_mean_norm_share": float(np.linalg.norm(p.mean(0))
@@ -468,7 +468,7 @@ def verdict(geo: dict[str, Any]) -> str:
     return " ".join(lines)
 
 
-def format_seed_layout(geo: dict[str, Any], key: str = "raw") -> str:
+def format_tutorial_layout(geo: dict[str, Any], key: str = "raw") -> str:
     """The statistics printed in tutorial 001's layout, each beside its Gaussian baseline and centred value."""
     raw, gauss, cen = geo[key], geo["baseline"]["gaussian"], geo["centred"]
     ex = geo["examples"]

@@ -75,7 +75,7 @@ from posenc.probe.decompose import TERMS, four_term_split
 from posenc.probe.geometry import (
     cosine_matrix,
     embedding_tables,
-    format_seed_layout,
+    format_tutorial_layout,
     geometry,
     trained_rows,
     verdict,
@@ -515,7 +515,7 @@ def format_summary(result: dict[str, Any]) -> str:
         lines += ["[geometry] skipped: " + geo["skipped"], ""]
     else:
         lines += [f"[geometry] word rows {geo['word_rows'][0]}..{geo['word_rows'][1]} x {geo['n_positions']} "
-                  f"positions, d={geo['dim']}", format_seed_layout(geo), "", "verdict: " + geo["verdict"], ""]
+                  f"positions, d={geo['dim']}", format_tutorial_layout(geo), "", "verdict: " + geo["verdict"], ""]
     dec = result["decodability"]
     if "skipped" in dec:
         lines += ["[decodability] skipped: " + dec["skipped"], ""]

@@ -147,7 +147,7 @@ class Claim:
         requires: preconditions (the model learned the task; the baseline can fail); unmet: inconclusive or not
             testable, before any test is read.
         choice: a methodological choice whose options the page shows side by side (``None``: none).
-        quote: the document's sentence in the original language, where the claim comes from a seed.
+        quote: the document's sentence in the original language, where the claim comes from a tutorial.
         revision: bump when the experiment or its sizes change, so stored results are recomputed.
         untestable: why the claim cannot be tested as written (too vague, hedged, a counterfactual with no measure),
             or ``""``. A claim with a reason has no tests: its verdict is ``not testable`` with this reason, and its

@@ -4,7 +4,7 @@ The claims themselves are declared as data next to the experiments that measure 
 :mod:`posenc.report.experiments`); this module only collects them, checks that ids are unique and that every claim
 names a registered experiment, and looks them up. The verdict comes from :func:`posenc.report.verdict.judge`.
 
-Seeds: 000 (why Transformers need positions; naive encodings), 001 (sin/cos properties; MiniLM/BERT geometry;
+Tutorials: 000 (why Transformers need positions; naive encodings), 001 (sin/cos properties; MiniLM/BERT geometry;
 FFN and attention), 002 (absolute encodings: local/global dims, learned tables), 003 (input layer: add vs concat,
 learned vs fixed, RoPE). Papers: see ``shared/reference/FACTS.md`` §4.
 """
@@ -34,7 +34,7 @@ def _collect() -> tuple[Claim, ...]:
     if unknown:
         raise PosencError(f"claims name experiments that are not registered: {unknown}")
     rank = {claim_id: i for i, claim_id in enumerate(_ORDER)}
-    # stable sort: the ordered ids first, then each module's claims in declaration order, seeds before literature
+    # stable sort: the ordered ids first, then each module's claims in declaration order, tutorials before literature
     return tuple(sorted(claims, key=lambda c: (c.origin != "tutorial", rank.get(c.id, len(rank)))))
 
 
