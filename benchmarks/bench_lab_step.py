@@ -47,7 +47,7 @@ from torch.profiler import ProfilerActivity, profile, schedule
 from torch.utils.flop_counter import FlopCounterMode
 
 from posenc.encodings.base import default_positions
-from posenc.lab.tasks import IGNORE
+from posenc.lab.string_tasks import IGNORE
 from posenc.lab.train import RunConfig, build_model, train_run
 
 

@@ -34,7 +34,7 @@ import torch
 import torch.nn.functional as F
 
 from posenc.encodings.base import default_positions
-from posenc.lab.tasks import IGNORE
+from posenc.lab.string_tasks import IGNORE
 from posenc.lab.train import RunConfig, build_model
 from posenc.model.transformer import attend, attention_mask
 from posenc.report.experiments.training import task_sweep

@@ -59,7 +59,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "posenc.lab.train": ("tests/lab",),
     "posenc.lab.evaluate": ("tests/lab",),
     "posenc.lab.sweep": ("tests/lab",),
-    "posenc.lab.tasks": ("tests/lab",),
+    "posenc.lab.string_tasks": ("tests/lab",),
     "posenc.store": ("tests/test_store.py", "tests/lab/test_sweep_resume.py"),
     "posenc.stats": ("tests/test_stats.py",),
     "posenc.report.verdict": ("tests/report/test_verdict_ledger.py",),

@@ -17,9 +17,9 @@ def _tables() -> dict[str, frozenset[str]]:
     from posenc.encodings.catalog import ENCODINGS
     from posenc.encodings.rope_scaling import SCALINGS
     from posenc.extend.factors import EXTEND_SCALINGS
+    from posenc.lab.lab_task import LAB_TASKS
     from posenc.lab.presets import PRESETS
-    from posenc.lab.task import LAB_TASKS
-    from posenc.lab.tasks import TASKS
+    from posenc.lab.string_tasks import TASKS
     from posenc.properties.check import PROPERTIES
     from posenc.report.experiments.base import EXPERIMENTS
     from posenc.report.ledger import claims

@@ -11,7 +11,7 @@ import typer
 
 from posenc.cli import app, main
 from posenc.cli.options import parse_options
-from posenc.lab.task import LAB_TASKS
+from posenc.lab.lab_task import LAB_TASKS
 from posenc.lab.train import RunConfig
 
 CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from posenc.errors import PosencError
 from posenc.lab.evaluate import CANNOT_RUN, evaluate_lm, evaluate_task, lm_windows
-from posenc.lab.tasks import PAD, VOCAB_SIZE, get_task
+from posenc.lab.string_tasks import PAD, VOCAB_SIZE, get_task
 from posenc.model import Transformer, TransformerConfig
 
 

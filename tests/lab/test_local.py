@@ -5,7 +5,7 @@ import torch
 
 from posenc.lab.evaluate import CANNOT_RUN
 from posenc.lab.local import BACK2, LOCAL, back2_batch, local_batch, token_accuracy
-from posenc.lab.tasks import IGNORE, SYMBOL0, VOCAB_SIZE
+from posenc.lab.string_tasks import IGNORE, SYMBOL0, VOCAB_SIZE
 from posenc.lab.train import RunConfig, build_model, train_run
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 4}

@@ -12,7 +12,7 @@ from posenc.errors import PosencError
 from posenc.lab import CANNOT_RUN, RunConfig, build_model, train_run
 from posenc.lab.corpus import load_corpus
 from posenc.lab.evaluate import evaluate_task
-from posenc.lab.tasks import IGNORE, N_SYMBOLS, VOCAB_SIZE, format_batch, get_task
+from posenc.lab.string_tasks import IGNORE, N_SYMBOLS, VOCAB_SIZE, format_batch, get_task
 from posenc.lab.train import FLOPS_PER_THREAD, RUN_OVERHEAD_S, STEP_BASE_S, STEP_OVERHEAD_S, check_run, estimate_run
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 8, "eval_samples": 16}

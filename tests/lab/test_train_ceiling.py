@@ -10,9 +10,9 @@ from posenc.device import Placement
 from posenc.errors import PosencError
 from posenc.lab import RunConfig, build_model, train_run
 from posenc.lab.evaluate import evaluate_task
+from posenc.lab.lab_task import lab_task
+from posenc.lab.string_tasks import get_task
 from posenc.lab.synthetic import VALIDATION_SEED_OFFSET
-from posenc.lab.task import lab_task
-from posenc.lab.tasks import get_task
 from posenc.lab.train import _Ceiling
 
 

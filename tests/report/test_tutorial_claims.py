@@ -258,7 +258,7 @@ def test_model_encodings_by_hand():
 # training: the pieces, one short real run, and the statistics on synthetic runs
 # ---------------------------------------------------------------------------------------------------------------
 def test_local_task_targets_by_hand():
-    from posenc.lab.tasks import IGNORE, SYMBOL0
+    from posenc.lab.string_tasks import IGNORE, SYMBOL0
 
     ids, targets = sr.local_batch(4, 12, torch.Generator().manual_seed(0))
     x = ids.numpy() - SYMBOL0
@@ -309,7 +309,7 @@ def test_ratio_estimate_is_a_t_interval_on_logs():
 
 
 def test_validation_padding_does_not_change_a_causal_model():
-    from posenc.lab.tasks import IGNORE
+    from posenc.lab.string_tasks import IGNORE
     from posenc.model import Transformer, TransformerConfig
 
     torch.manual_seed(0)
@@ -350,7 +350,7 @@ def test_one_short_run():
 
 
 def test_back2_targets_by_hand():
-    from posenc.lab.tasks import IGNORE, SYMBOL0
+    from posenc.lab.string_tasks import IGNORE, SYMBOL0
 
     ids, targets = sr.back2_batch(3, 10, torch.Generator().manual_seed(1))
     x = ids.numpy() - SYMBOL0

@@ -18,7 +18,7 @@ from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_jso
 from posenc.cli.settings import CommandSettings, Flag, settings_command
 from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.errors import PosencError
-from posenc.lab.task import LAB_TASKS
+from posenc.lab.lab_task import LAB_TASKS
 from posenc.lab.train import RunConfig
 
 console = Printer()

@@ -1,7 +1,7 @@
 """Length-extrapolation experiments: train short, test long, for every encoding.
 
-- :mod:`~posenc.lab.task`: what the lab needs from a task (:class:`~posenc.lab.task.LabTask`), the table of tasks;
-- :mod:`~posenc.lab.tasks`: synthetic tasks (copy, reverse, sort, addition, parity, duplicate, selective_copy,
+- :mod:`~posenc.lab.lab_task`: what the lab needs from a task (:class:`~posenc.lab.lab_task.LabTask`), the table of tasks;
+- :mod:`~posenc.lab.string_tasks`: synthetic tasks (copy, reverse, sort, addition, parity, duplicate, selective_copy,
   count) and their formats;
 - :mod:`~posenc.lab.charlm`: the character-level Shakespeare language model as a task;
 - :mod:`~posenc.lab.corpus`: the character-level Shakespeare corpus;
@@ -19,11 +19,11 @@ Example::
 """
 
 from posenc.lab.evaluate import CANNOT_RUN, evaluate_lm, evaluate_task
+from posenc.lab.lab_task import LAB_TASKS, LabTask, lab_task
 from posenc.lab.presets import PRESETS, get_preset
+from posenc.lab.string_tasks import TASKS, get_task
 from posenc.lab.sweep import Sweep, run_sweep
 from posenc.lab.tables import alibi_table, summarize, to_markdown
-from posenc.lab.task import LAB_TASKS, LabTask, lab_task
-from posenc.lab.tasks import TASKS, get_task
 from posenc.lab.train import KIND, RunConfig, RunResult, build_model, train_run
 
 __all__ = ["RunConfig", "RunResult", "train_run", "build_model", "run_sweep", "Sweep", "summarize", "alibi_table",

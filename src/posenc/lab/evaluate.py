@@ -32,7 +32,7 @@ from torch import nn
 
 from posenc.encodings.learned import PositionOutOfRange
 from posenc.errors import PosencError
-from posenc.lab.tasks import Task, exact_match, format_batch
+from posenc.lab.string_tasks import Task, exact_match, format_batch
 from posenc.protocols import PROTOCOLS, normalize_protocol
 
 __all__ = ["CANNOT_RUN", "evaluate_task", "evaluate_lm", "lm_windows", "PROTOCOLS"]

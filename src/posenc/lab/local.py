@@ -2,7 +2,7 @@
 ``task="back2"``).
 
 A sequence is ``T`` random symbols ``x_0 .. x_{T-1}`` (token ids ``SYMBOL0 + x``, the vocabulary of
-:mod:`posenc.lab.tasks`); the target at each position ``t`` is
+:mod:`posenc.lab.string_tasks`); the target at each position ``t`` is
 
 - ``local``: ``(x_t + x_{t-1}) mod 10`` for ``t >= 1``,
 - ``back2``: ``x_{t-2}`` (the token two places back) for ``t >= 2``,
@@ -27,8 +27,8 @@ from torch import nn
 
 from posenc.encodings.learned import PositionOutOfRange
 from posenc.lab.evaluate import CANNOT_RUN
+from posenc.lab.string_tasks import IGNORE, N_SYMBOLS, SYMBOL0, VOCAB_SIZE
 from posenc.lab.synthetic import VALIDATION_SEED_OFFSET
-from posenc.lab.tasks import IGNORE, N_SYMBOLS, SYMBOL0, VOCAB_SIZE
 
 __all__ = ["Local", "LOCAL", "BACK2", "local_batch", "back2_batch", "token_accuracy", "LOCAL_METRICS"]
 

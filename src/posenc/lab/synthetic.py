@@ -1,14 +1,14 @@
-"""The synthetic tasks of :mod:`posenc.lab.tasks` as lab tasks (:class:`posenc.lab.task.LabTask`).
+"""The synthetic tasks of :mod:`posenc.lab.string_tasks` as lab tasks (:class:`posenc.lab.lab_task.LabTask`).
 
 One :class:`Synthetic` wraps each string-to-string task and answers the lab's questions the same way for all of
 them: a training batch draws a size ``n`` uniformly from ``min_train_len..train_len`` and ``batch_size`` strings of
-that size in the run's format (:func:`~posenc.lab.tasks.format_batch`); the test is exact match and token accuracy
+that size in the run's format (:func:`~posenc.lab.string_tasks.format_batch`); the test is exact match and token accuracy
 at every size of ``eval_lengths`` (default ``L/2, L, 2L, 4L``, :func:`~posenc.lab.evaluate.evaluate_task`); training
 to the ceiling scores the training sizes on strings drawn apart from the test strings.
 
 Example::
 
-    >>> from posenc.lab.tasks import get_task
+    >>> from posenc.lab.string_tasks import get_task
     >>> Synthetic(get_task("duplicate")).sequence_length(3, "encoder")
     10
 """
@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from posenc.lab.evaluate import evaluate_task
-from posenc.lab.tasks import VOCAB_SIZE, Task, format_batch
+from posenc.lab.string_tasks import VOCAB_SIZE, Task, format_batch
 
 __all__ = ["Synthetic", "TASK_METRICS", "EVAL_BATCH", "VALIDATION_SEED_OFFSET"]
 
@@ -32,7 +32,7 @@ VALIDATION_SEED_OFFSET = 10_000
 
 
 class Synthetic:
-    """A string-to-string :class:`~posenc.lab.tasks.Task` as a lab task; ``config`` is a
+    """A string-to-string :class:`~posenc.lab.string_tasks.Task` as a lab task; ``config`` is a
     :class:`~posenc.lab.train.RunConfig`."""
 
     metrics = TASK_METRICS

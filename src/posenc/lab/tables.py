@@ -2,7 +2,7 @@
 
 :func:`summarize` reads the store and returns a plain dict (JSON-able), which :func:`to_markdown` prints and
 :func:`posenc.plots.lab.metric_vs_length` draws. What a task's runs measure and how its tables are laid out is the
-task's to say (:class:`posenc.lab.task.LabTask`: ``metrics``, ``series``, ``rows_are_lengths``, ``heading``).
+task's to say (:class:`posenc.lab.lab_task.LabTask`: ``metrics``, ``series``, ``rows_are_lengths``, ``heading``).
 :func:`alibi_table` lays the char-LM out like Table 1 of Press et
 al. 2022: one row per evaluation length, one column per encoding.
 
@@ -27,9 +27,9 @@ from typing import Any
 from posenc.errors import PosencError
 from posenc.lab.charlm import LM_METRICS
 from posenc.lab.evaluate import CANNOT_RUN
+from posenc.lab.lab_task import lab_task, task_of_series
 from posenc.lab.sweep import Sweep, resolve_sweep
 from posenc.lab.synthetic import TASK_METRICS
-from posenc.lab.task import lab_task, task_of_series
 from posenc.lab.train import CODE_VERSION, KIND
 from posenc.store import ResultStore
 

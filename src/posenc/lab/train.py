@@ -2,7 +2,7 @@
 
 The model is :class:`posenc.model.Transformer` with the chosen encoding: a causal decoder (every task, the char-LM)
 or a bidirectional encoder (``fmt="encoder"``, the output written into blank slots, Deletang et al. 2023).
-The run asks its task (:class:`posenc.lab.task.LabTask`, from ``config.task``) for everything that depends on
+The run asks its task (:class:`posenc.lab.lab_task.LabTask`, from ``config.task``) for everything that depends on
 the task: its batches (a synthetic task draws a size ``n`` uniformly from ``min_train_len..train_len`` for every
 batch; the char-LM reads windows of ``train_len`` characters), its sequence lengths, its evaluation by length and its
 in-distribution score; this module never asks which task it is. AdamW with linear warm-up then cosine decay (or a
@@ -45,8 +45,8 @@ from posenc.checks import SEED_LIMIT, whole_number
 from posenc.device import DTYPES, Placement, dtype_name
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
-from posenc.lab.task import LabTask, lab_task
-from posenc.lab.tasks import FORMATS, IGNORE
+from posenc.lab.lab_task import LabTask, lab_task
+from posenc.lab.string_tasks import FORMATS, IGNORE
 from posenc.model import Transformer, TransformerConfig
 from posenc.progress import progress as progress_bar
 from posenc.protocols import PROTOCOLS, normalize_protocols
@@ -113,7 +113,7 @@ class RunConfig:
     """Everything that defines a lab run except the seed (the store keys runs on this config's hash and the seed).
 
     Attributes:
-        task: a task of :data:`posenc.lab.task.LAB_TASKS`: a synthetic string task (:mod:`posenc.lab.tasks`), the
+        task: a task of :data:`posenc.lab.lab_task.LAB_TASKS`: a synthetic string task (:mod:`posenc.lab.string_tasks`), the
             character-level language model (:mod:`posenc.lab.charlm`) or a local-dependency task
             (:mod:`posenc.lab.local`).
         encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
@@ -288,7 +288,7 @@ class RunConfig:
 
     @property
     def lab_task(self) -> LabTask:
-        """The task this config trains on (:func:`posenc.lab.task.lab_task`)."""
+        """The task this config trains on (:func:`posenc.lab.lab_task.lab_task`)."""
         return lab_task(self.task)
 
     def default_eval_lengths(self) -> list[int]:

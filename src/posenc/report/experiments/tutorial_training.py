@@ -94,7 +94,7 @@ def local_task_batch(task: str, batch: int, length: int, generator: torch.Genera
 
 
 def _copy_batch(batch: int, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    from posenc.lab.tasks import format_batch, get_task
+    from posenc.lab.string_tasks import format_batch, get_task
 
     return format_batch(*get_task("copy").sample(batch, n, generator), "decoder")  # [B, 2n] each
 
@@ -103,7 +103,7 @@ def validation_set(task: str, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """The fixed in-distribution validation set of one seed: copy, 32 strings of every size 1..6, right-padded to
     12 tokens (a causal decoder's earlier outputs do not see the padding; padded targets are ignored); local and
     back2, 128 sequences."""
-    from posenc.lab.tasks import IGNORE, PAD
+    from posenc.lab.string_tasks import IGNORE, PAD
 
     generator = torch.Generator().manual_seed(VALIDATION_SEED + seed)
     if task in CAPABILITY_TASKS:
@@ -172,7 +172,7 @@ def chance_abs_cos(dim: int) -> float:
 # ---------------------------------------------------------------------------------------------------------------
 def _word_rows(task: str) -> list[int]:
     """The token ids a task's training uses (rows that training never touches would stay random)."""
-    from posenc.lab.tasks import SEP, SYMBOL0
+    from posenc.lab.string_tasks import SEP, SYMBOL0
 
     return list(range(SYMBOL0, SYMBOL0 + 10)) + ([SEP] if task == "copy" else [])
 

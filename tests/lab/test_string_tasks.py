@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from posenc.errors import PosencError
-from posenc.lab.tasks import (
+from posenc.lab.string_tasks import (
     BLANK,
     COUNT_MARK,
     IGNORE,

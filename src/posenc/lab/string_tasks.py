@@ -228,7 +228,7 @@ del _task
 
 def get_task(name: str) -> Task:
     """The synthetic task called ``name``; an unknown name lists the valid ones (the lab's other tasks, such as the
-    char-LM, are :func:`posenc.lab.task.lab_task`'s)."""
+    char-LM, are :func:`posenc.lab.lab_task.lab_task`'s)."""
     return TASKS.get(name)
 
 

@@ -7,7 +7,7 @@ these questions and never which task it is.
 
 Two kinds answer it today:
 
-- the string-to-string tasks of :mod:`posenc.lab.tasks` (copy, reverse, sort, addition, parity, duplicate,
+- the string-to-string tasks of :mod:`posenc.lab.string_tasks` (copy, reverse, sort, addition, parity, duplicate,
   selective_copy, count), each wrapped by :class:`posenc.lab.synthetic.Synthetic`: exact match by size ``n``;
 - the character-level Shakespeare language model of :mod:`posenc.lab.charlm` (``charlm``): perplexity by context
   length, under two protocols;
@@ -33,8 +33,8 @@ from torch import nn
 
 from posenc.lab.charlm import CharLM
 from posenc.lab.local import BACK2, LOCAL
+from posenc.lab.string_tasks import TASKS
 from posenc.lab.synthetic import Synthetic
-from posenc.lab.tasks import TASKS
 from posenc.names import Registry
 
 __all__ = ["LabTask", "LAB_TASKS", "lab_task", "task_of_series"]
@@ -104,7 +104,7 @@ class LabTask(Protocol):
         """The title of a series' table."""
 
 
-#: every task a run config may name: each string task of :data:`~posenc.lab.tasks.TASKS`, then the other kinds
+#: every task a run config may name: each string task of :data:`~posenc.lab.string_tasks.TASKS`, then the other kinds
 LAB_TASKS: Registry[LabTask] = Registry("task")
 for _name, _task in TASKS.items():
     LAB_TASKS.register(_name, Synthetic(_task))

@@ -1,13 +1,13 @@
-"""The lab's tasks answer what the lab asks of a task (:class:`posenc.lab.task.LabTask`), and the store keys of runs
+"""The lab's tasks answer what the lab asks of a task (:class:`posenc.lab.lab_task.LabTask`), and the store keys of runs
 stay what they were before the tasks answered it."""
 
 import pytest
 
 from posenc.errors import PosencError
 from posenc.lab.charlm import CharLM
+from posenc.lab.lab_task import LAB_TASKS, LabTask, lab_task, task_of_series
+from posenc.lab.string_tasks import TASKS, get_task
 from posenc.lab.synthetic import Synthetic
-from posenc.lab.task import LAB_TASKS, LabTask, lab_task, task_of_series
-from posenc.lab.tasks import TASKS, get_task
 from posenc.lab.train import RunConfig
 from posenc.store import config_hash
 
@@ -102,7 +102,7 @@ EXPECTED_TASKS = {
 
 def test_the_hand_table_has_every_lab_task():
     # a task of another kind needs its row above; a string task's answers are checked by its hand-worked batch in
-    # test_tasks.py (test_every_task_samples_the_hand_worked_batch), so adding one touches lab/tasks.py and that test
+    # test_string_tasks.py (test_every_task_samples_the_hand_worked_batch), so adding one touches lab/string_tasks.py and that test
     assert set(LAB_TASKS) - set(TASKS) <= set(EXPECTED_TASKS) <= set(LAB_TASKS)
 
 
