@@ -1,4 +1,4 @@
-"""A local report trains ahead (posenc.report.schedule.TrainAhead): the lab sweeps and seed runs start in the background
+"""A local report trains ahead (posenc.report.executors.TrainAhead): the lab sweeps and seed runs start in the background
 while the cheap experiments run. The foreground's numbers must not depend on it: the background draws nothing from
 this process's random generator, and the claims it prepares read the same runs."""
 
@@ -10,9 +10,9 @@ import pytest
 import torch
 from agreement import close
 
+from posenc.report.executors import TrainAhead
 from posenc.report.experiments.base import Context
 from posenc.report.run import run_report
-from posenc.report.schedule import TrainAhead
 from posenc.store import ResultStore
 
 
@@ -49,7 +49,7 @@ def test_an_exclusive_experiment_starts_after_the_training_on_every_core(tmp_pat
     in for it, and a slow stand-in preparation for the ALiBi table's sweep (ledger order runs word-order first)."""
     import time
 
-    from posenc.report import schedule
+    from posenc.report import executors as schedule
     from posenc.report.experiments import base
 
     seen: dict[str, object] = {}

@@ -17,7 +17,7 @@ A dtype other than float32 joins those experiments' store keys; the device does 
 ``setup`` column). ``report.json`` and the page's header say both.
 
 Executors: where and when the missing experiments run, locally with their training started ahead or as Ray tasks,
-is :mod:`posenc.report.schedule`; this module writes every result into the one SQLite store as it arrives.
+is :mod:`posenc.report.executors`; this module writes every result into the one SQLite store as it arrives.
 """
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ from posenc.checks import whole_number
 from posenc.cluster import check_executor, check_reachable
 from posenc.device import dtype_name, parse_device, resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
-from posenc.report import schedule
+from posenc.report import executors
 from posenc.report.claim import Claim
 from posenc.report.config import ReportConfig, report_config
+from posenc.report.executors import Outcome, RayExperiments, error_text, flag
 from posenc.report.experiments.base import Context, Measurement
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.reference import load_references, run_identity
 from posenc.report.result import ClaimResult, ReportResult
-from posenc.report.schedule import Outcome, RayExperiments, error_text, flag
 from posenc.report.verdict import NOT_RUN, Verdict, failed, judge
 from posenc.stats import MIN_UNITS
 from posenc.store import ResultStore, StoreError
@@ -192,7 +192,7 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
     """Every selected claim's ``(measurement, cached, wall_s, error, provenance)``, by claim id.
 
     Claims already in the store are read; each missing experiment runs once (claims sharing it share its
-    measurement; where and when: :func:`posenc.report.schedule.run_experiments`) and its claims are stored the moment
+    measurement; where and when: :func:`posenc.report.executors.run_experiments`) and its claims are stored the moment
     it finishes, so an interrupted run keeps what it finished.
     """
     out: dict[str, tuple[Measurement | None, bool, float, str | None, dict | None]] = {}
@@ -222,7 +222,7 @@ def _measure_all(selected: list[Claim], ctx: Context, store: ResultStore | None,
             out[claim.id] = (outcome.measurement, False, wall, outcome.error, computed_now)
             bar.update(1)
 
-    schedule.run_experiments(list(waiting), ctx, finish, cluster, show=bar.set_postfix_str)
+    executors.run_experiments(list(waiting), ctx, finish, cluster, show=bar.set_postfix_str)
     return out
 
 
@@ -251,7 +251,7 @@ def run_report(config: ReportConfig | str | os.PathLike | None = None, **setting
     experiment runs: the device and dtype (on Ray, ``device`` is checked for form here and resolved on each worker),
     the seed count, the claims, the threshold file (:func:`load_thresholds`), the output folder (created; it must be
     writable) and, on Ray, that the cluster at ``address`` answers. ``executor="ray"`` makes every experiment and
-    every lab run a Ray task, results stored by this process (:mod:`posenc.report.schedule`, :mod:`posenc.cluster`);
+    every lab run a Ray task, results stored by this process (:mod:`posenc.report.executors`, :mod:`posenc.cluster`);
     ``address="local"`` starts a private one-machine Ray for this call.
 
     Returns:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from posenc.report.executors import RayExperiments, experiment_task
 from posenc.report.experiments.base import Context
-from posenc.report.schedule import RayExperiments, experiment_task
 
 
 class _RecordingRay:
