@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["posenc", "posenc.encodings.rope", "posenc.encodings.sinusoidal", "posenc.hf.config", "posenc.model.transformer",
-           "posenc.extend.patch", "posenc.extend.factors", "posenc.properties", "posenc.protocols", "posenc.lab.sweep",
+           "posenc.extend.patch", "posenc.extend.factors", "posenc.extend.perplexity", "posenc.properties", "posenc.lab.sweep",
            "posenc.device", "posenc.encodings.schedule", "posenc.encodings.temperature", "posenc.hf.schedule",
            "posenc.encodings.pope", "posenc.encodings.fox", "posenc.encodings.dape", "posenc.encodings.videorope",
            "posenc.configs", "posenc.lab.synthetic", "posenc.hf"]

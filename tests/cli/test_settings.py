@@ -95,7 +95,7 @@ def test_field_docs_of_a_class_without_the_section_are_empty():
 @pytest.mark.parametrize("text,plain", [
     ("``x`` and `y`", "x and y"),
     ('``"decoder"`` or ``{"a": 1}``', 'decoder or {"a": 1}'),
-    (":mod:`posenc.protocols` and :meth:`~posenc.lab.RunConfig.as_dict`", "posenc.protocols and as_dict"),
+    (":mod:`posenc.extend.perplexity` and :meth:`~posenc.lab.RunConfig.as_dict`", "posenc.extend.perplexity and as_dict"),
     ("two\n   lines", "two lines"),
 ])
 def test_plain_text_takes_the_markup_off(text, plain):

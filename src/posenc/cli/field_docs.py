@@ -10,7 +10,7 @@ A settings dataclass documents each field once, in its docstring, the Google way
 An entry may name several fields (``depths, trials``); they share its text. That text is the field's API
 documentation and the help of its command-line option (:mod:`posenc.cli.settings`), so the two cannot drift apart.
 For the command line, reStructuredText markup is taken off: ``x`` and `x` become x, a quoted literal ``"name"``
-becomes name, and a cross-reference :mod:`posenc.protocols` becomes posenc.protocols (:meth:`~RunConfig.as_dict`
+becomes name, and a cross-reference :mod:`posenc.extend.perplexity` becomes posenc.extend.perplexity (:meth:`~RunConfig.as_dict`
 becomes as_dict).
 """
 

@@ -13,7 +13,8 @@ and both protocols are sums of these arrays:
 
 ``ppl = exp(sum nll / count)`` over the counted predictions of all windows of a length. A window is the unit of work
 (and of caching): the window at offset 0 serves both protocols, and with ``S = L / 2`` every other sliding window is a
-non-overlapping window too.
+non-overlapping window too. The protocols' names (:data:`PROTOCOLS`, ``nonoverlap`` and ``sliding``;
+``nonoverlapping`` is another spelling of ``nonoverlap``) are the lab's char-LM's too (:mod:`posenc.lab.evaluate`).
 
 The output layer runs on chunks of positions so that ``[L, vocab]`` logits never exist at once (at 32k tokens and
 SmolLM2's 49152-token vocabulary they would take 6.4 GB).
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,10 +32,38 @@ import torch
 from torch import nn
 
 from posenc.errors import PosencError
-from posenc.protocols import PROTOCOLS, normalize_protocol
 
-__all__ = ["PROTOCOLS", "token_nll", "window_offsets", "scored_slice", "protocol_ppl", "encode_nll", "decode_nll",
-           "WindowNLL"]
+__all__ = ["PROTOCOLS", "normalize_protocol", "normalize_protocols", "token_nll", "window_offsets", "scored_slice",
+           "protocol_ppl", "encode_nll", "decode_nll", "WindowNLL"]
+
+#: the protocols by their canonical names
+PROTOCOLS = ("nonoverlap", "sliding")
+_ALIASES = {"nonoverlapping": "nonoverlap", "non-overlapping": "nonoverlap", "non-overlap": "nonoverlap"}
+
+
+def normalize_protocol(name: str) -> str:
+    """The canonical name of a protocol.
+
+    >>> normalize_protocol("nonoverlapping")
+    'nonoverlap'
+    """
+    canonical = _ALIASES.get(name, name) if isinstance(name, str) else name
+    if canonical not in PROTOCOLS:
+        raise PosencError(f"unknown protocol {name!r}; valid protocols are: {', '.join(PROTOCOLS)}")
+    return canonical
+
+
+def normalize_protocols(names: str | Iterable[str]) -> tuple[str, ...]:
+    """Canonical names, in the order given, without repeats; a non-empty selection is required.
+
+    >>> normalize_protocols(["sliding", "nonoverlapping", "nonoverlap"])
+    ('sliding', 'nonoverlap')
+    """
+    names = [names] if isinstance(names, str) else list(names)
+    out = tuple(dict.fromkeys(normalize_protocol(n) for n in names))
+    if not out:
+        raise PosencError(f"need at least one protocol of: {', '.join(PROTOCOLS)}")
+    return out
 
 
 def _base_and_head(model: nn.Module) -> tuple[nn.Module, nn.Module]:

@@ -36,8 +36,7 @@ from posenc.configs import one_config
 from posenc.device import dtype_name
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
-from posenc.extend.perplexity import window_offsets
-from posenc.protocols import PROTOCOLS, normalize_protocols
+from posenc.extend.perplexity import PROTOCOLS, normalize_protocols, window_offsets
 
 __all__ = ["ExtendConfig", "WindowJob", "PasskeyJob", "Plan", "make_plan", "rope_fingerprint", "forward_seconds",
            "decode_seconds", "DEFAULT_LENGTHS", "QUICK_LENGTHS", "QUICK_SCALINGS", "DEFAULT_DEPTHS"]

@@ -32,8 +32,8 @@ from torch import nn
 
 from posenc.encodings.learned import PositionOutOfRange
 from posenc.errors import PosencError
+from posenc.extend.perplexity import PROTOCOLS, normalize_protocol
 from posenc.lab.string_tasks import Task, exact_match, format_batch
-from posenc.protocols import PROTOCOLS, normalize_protocol
 
 __all__ = ["CANNOT_RUN", "evaluate_task", "evaluate_lm", "lm_windows", "PROTOCOLS"]
 

@@ -45,11 +45,11 @@ from posenc.checks import SEED_LIMIT, whole_number
 from posenc.device import DTYPES, Placement, dtype_name
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
+from posenc.extend.perplexity import PROTOCOLS, normalize_protocols
 from posenc.lab.lab_task import LabTask, lab_task
 from posenc.lab.string_tasks import FORMATS, IGNORE
 from posenc.model import Transformer, TransformerConfig
 from posenc.progress import progress as progress_bar
-from posenc.protocols import PROTOCOLS, normalize_protocols
 from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import GB, check_memory, format_bytes
 
@@ -143,7 +143,7 @@ class RunConfig:
         val_samples: validation strings per size.
         eval_samples: test strings per task size.
         eval_tokens: characters scored per char-LM evaluation length.
-        protocols: char-LM protocols, ``nonoverlap`` and/or ``sliding`` (:mod:`posenc.protocols`).
+        protocols: char-LM protocols, ``nonoverlap`` and/or ``sliding`` (:mod:`posenc.extend.perplexity`).
         stride: sliding-window stride (default ``L_valid // 8``).
         max_len: positions the model is built for (learned table rows; default the sequence length at
             ``train_len``).
