@@ -238,6 +238,35 @@ function ropeDecay(a) {
   return [...mean, ...std];
 }
 
+/* entry k of ropeDecay(a) (the mean at distance k, or the std at distance k - n), computed as ropeDecay computes that
+   distance: the same draws, each score summed over i in order with cos(r t_i) as cosTable makes it, then the mean
+   and std over the draws in order; the same float64 bits, for the readouts while the whole curve is computed apart */
+const entryDraws = new Map();  // the draws by (dim, seed): another base draws nothing again
+
+function decayEntry(a, k) {
+  const key = `${a.dim}|${a.seed}`;
+  if (!entryDraws.has(key)) {
+    if (entryDraws.size > 3) entryDraws.delete(entryDraws.keys().next().value);
+    entryDraws.set(key, {h: a.dim / 2, dim: a.dim, draw: mulberry32(a.seed), drawn: 0, even: new Float64Array(0)});
+  }
+  const r = k < a.n ? k : k - a.n, st = entryDraws.get(key), S = a.samples, h = st.h;
+  drawEven(st, S);
+  const inv = defaultInvFreq(a.dim, a.base), cos = new Float64Array(h), even = st.even, scores = new Float64Array(S);
+  for (let i = 0; i < h; i++) cos[i] = Math.cos(r * inv[i]);
+  for (let s = 0; s < S; s++) {
+    let v = 0;
+    for (let i = 0, e = s * h; i < h; i++) v += even[e + i] * cos[i];
+    scores[s] = v;
+  }
+  let total = 0;
+  for (let s = 0; s < S; s++) total += scores[s];
+  const m = total / S;
+  if (k < a.n) return m;
+  let sq = 0;
+  for (let s = 0; s < S; s++) sq += (scores[s] - m) * (scores[s] - m);
+  return Math.sqrt(sq / S);
+}
+
 /* RoPE scalings: each returns [inv_freq..., attention_factor] (posenc.encodings.rope_scaling) */
 function yarnMscale(scale, mscale) { return scale <= 1 ? 1 : 0.1 * (mscale === undefined ? 1 : mscale) * Math.log(scale) + 1; }
 
@@ -374,6 +403,7 @@ function sandwichCells(a) {
 /* one entry of a formula's table, computed as the whole table computes it, for readouts of tables too large to make
    for one number: (args, index) -> value */
 const ENTRY = {
+  rope_decay: decayEntry,
   fire: (a, k) => fireAt(Math.floor(k / a.n), k % a.n, a.c, a.L),
   sandwich: (a, k) => sandwichCells(a)(Math.floor(k / a.n), k % a.n),
 };
@@ -454,6 +484,69 @@ function cached(f, args) {
     memo.set(key, F[f](args));
   }
   return memo.get(key);
+}
+
+/* RoPE's decay curve (at the largest 512 distances x 50 draws x 256 pairs) is computed off the page's thread, so that
+   a control's redraw does not wait for it: a worker built from this script's own functions (a Blob URL, which works
+   from a file with the network off) runs ropeDecay and sends the mean and std back, the figure saying "computing…"
+   until they arrive. One job runs at a time; while it runs, the newest request waits and any older one is dropped
+   (a drag asks for the values it passes, the figure shows where it stops). Where no worker can be made, or one
+   fails, the curve is computed here as before. The readouts never wait: decayEntry computes their distance here. */
+const DECAY_CODE = [mulberry32, defaultInvFreq, cosTable, decayState, drawEven, scoreRoom, scoreBlock, scoreRows, ropeDecay];
+const decayJobs = {worker: undefined, running: null, next: null, settled: []};
+
+function decayWorker() {  // the worker, made on first use; null where none can be
+  if (decayJobs.worker !== undefined) return decayJobs.worker;
+  try {
+    const source = `"use strict";\nconst TAU = 2 * Math.PI, MAX_SAMPLES = ${MAX_SAMPLES}, cosTables = new Map(), decayStates = new Map();\n`
+      + DECAY_CODE.map(String).join("\n") + "\nonmessage = (e) => {\n  if (e.data === 'forget') { cosTables.clear(); decayStates.clear(); return; }\n"
+      + "  const values = Float64Array.from(ropeDecay(e.data));\n  postMessage(values, [values.buffer]);\n};\n";
+    const worker = new Worker(URL.createObjectURL(new Blob([source], {type: "text/javascript"})));
+    worker.onmessage = (e) => decayDone(e.data);
+    worker.onerror = (e) => {  // compute here from now on, starting with the job it failed
+      e.preventDefault();
+      worker.terminate();
+      decayJobs.worker = null;
+      const job = decayJobs.running;
+      if (job) decayDone(Float64Array.from(ropeDecay(job.args)));
+    };
+    decayJobs.worker = worker;
+  } catch (e) {
+    decayJobs.worker = null;
+  }
+  return decayJobs.worker;
+}
+
+function decayStart(job) {
+  const key = "rope_decay" + JSON.stringify(job.args);
+  if (memo.has(key)) { job.done(memo.get(key)); return decayNext(); }
+  const worker = decayWorker();
+  if (!worker) { memo.set(key, ropeDecay(job.args)); job.done(memo.get(key)); return decayNext(); }
+  decayJobs.running = job;
+  worker.postMessage(job.args);
+}
+
+function decayDone(values) {
+  const job = decayJobs.running;
+  decayJobs.running = null;
+  if (memo.size > 64) memo.delete(memo.keys().next().value);
+  memo.set("rope_decay" + JSON.stringify(job.args), values);
+  job.done(values);
+  decayNext();
+}
+
+function decayNext() {  // the waiting request, if any; else every promise of settled() is kept
+  const job = decayJobs.next;
+  decayJobs.next = null;
+  if (job) decayStart(job);
+  else if (!decayJobs.running) { const at = performance.now(); decayJobs.settled.splice(0).forEach((resolve) => resolve(at)); }
+}
+
+/* done(values) once ropeDecay(args) is known: at once when it is (memo), else when the worker sends it */
+function requestDecay(args, done) {
+  const job = {args, done};
+  if (decayJobs.running) decayJobs.next = job;
+  else decayStart(job);
 }
 
 const F = {naive, sinusoid, sinusoid_dot: sinusoidDot, sinusoid_pair: sinusoidPair, rotation, rope_score: ropeScore, rope_angles: ropeAngles,
@@ -537,13 +630,18 @@ function biasColours(lo, hi, rising) {  // the sequential map over a bias's own 
 /* a rows x cols heatmap, one canvas pixel per cell (the browser scales the canvas): `values` holds the cells row by
    row (a typed array, or a function value(r, c)), in the colour map's range; NaN or past it: `outside`. One ImageData
    written as 32-bit pixels from the map's 257 colours, one putImageData. */
-function heatmap(canvas, rows, cols, values, map) {
+function heatCanvas(canvas, rows, cols) {  // the canvas at rows x cols, its kept ImageData's 32-bit pixels, and `put`
   if (canvas.width !== cols || canvas.height !== rows) {
     canvas.width = cols; canvas.height = rows;
     canvas.style.aspectRatio = String(Math.min(4, Math.max(0.5, cols / rows)));  // wide tables flat, tall ones tall
     canvas.image = null;
   }
-  const ctx = canvas.getContext("2d"), image = canvas.image ??= ctx.createImageData(cols, rows), px = new Uint32Array(image.data.buffer);
+  const ctx = canvas.getContext("2d"), image = canvas.image ??= ctx.createImageData(cols, rows);
+  return {px: new Uint32Array(image.data.buffer), put: () => ctx.putImageData(image, 0, 0)};
+}
+
+function heatmap(canvas, rows, cols, values, map) {
+  const {px, put} = heatCanvas(canvas, rows, cols);
   let table = values;
   if (typeof values === "function") {
     table = new Float64Array(rows * cols);
@@ -557,21 +655,46 @@ function heatmap(canvas, rows, cols, values, map) {
       px[o] = pixels[k < 0 ? 0 : k >= 255 ? 255 : k | 0];
     } else px[o] = outside;
   }
-  ctx.putImageData(image, 0, 0);
+  put();
 }
 
-/* sin and cos of p w for p = 0..n-1 by the angle-addition recurrence, exact again every 32 rows (the drift stays
-   below 1e-13): the figures' tables, which the readouts never read (they come from the formulas above) */
-function sinCosTable(n, w, out) {  // out[p, 2i] = sin, out[p, 2i+1] = cos, filled row by row
-  const m = w.length, d = 2 * m, cw = w.map(Math.cos), sw = w.map(Math.sin), sn = new Float64Array(m), cn = new Float64Array(m);
-  for (let p = 0, o = 0; p < n; p++, o += d) {
+/* the diverging map's pixel for a value in [-1, 1], as heatmap() picks it: for figures written a row at a time */
+function divergingPixel(v) {
+  if (!(v >= -1 - 1e-9 && v <= 1 + 1e-9)) return diverging.pixels[256];
+  const k = (v + 1) * 127.5 + 0.5;
+  return diverging.pixels[k < 0 ? 0 : k >= 255 ? 255 : k | 0];
+}
+
+/* sin(p w_i) and cos(p w_i) for p = 0..n-1, row by row, by the angle-addition recurrence, exact again every 32 rows
+   (the drift stays below 1e-13): each row goes to row(p, sin, cos) (arrays over i, rewritten for the next row). For
+   the figures only: no readout reads them (the readouts come from the formulas above). */
+function sinCosRows(n, w, row) {
+  const m = w.length, cw = w.map(Math.cos), sw = w.map(Math.sin), sn = new Float64Array(m), cn = new Float64Array(m);
+  for (let p = 0; p < n; p++) {
     if ((p & 31) === 0) for (let i = 0; i < m; i++) { sn[i] = Math.sin(p * w[i]); cn[i] = Math.cos(p * w[i]); }
+    row(p, sn, cn);
     for (let i = 0; i < m; i++) {
       const a = sn[i], b = cn[i];
-      out[o + 2 * i] = a; out[o + 2 * i + 1] = b;
       sn[i] = a * cw[i] + b * sw[i]; cn[i] = b * cw[i] - a * sw[i];
     }
   }
+}
+
+/* the sinusoid's heatmap PE[p, 2i] = sin(p w_i), PE[p, 2i+1] = cos(p w_i) ([n, d]), its pixels written as each row
+   is made (no table is kept), and g[r] = sum_i cos(r w_i) = PE[r] . PE[0], returned: PE[p] . PE[q] = g[|p - q|]
+   (cos(a - b) = sin a sin b + cos a cos b), which the dot figure reads instead of n dot products of d */
+function sinusoidHeatmap(canvas, d, base, n) {
+  const {px, put} = heatCanvas(canvas, n, d), g = new Float64Array(n), m = d / 2;
+  sinCosRows(n, defaultInvFreq(d, base), (p, sn, cn) => {
+    let total = 0;
+    for (let i = 0, o = p * d; i < m; i++, o += 2) {
+      px[o] = divergingPixel(sn[i]); px[o + 1] = divergingPixel(cn[i]);
+      total += cn[i];
+    }
+    g[p] = total;
+  });
+  put();
+  return g;
 }
 
 const drawTables = new Map();
@@ -583,15 +706,6 @@ function drawTable(key, make) {  // the last few figure tables, by their inputs
   return drawTables.get(key);
 }
 
-function sinusoidFigureTable(d, base, n) {  // PE[p, 2i] = sin(p w_i), PE[p, 2i+1] = cos(p w_i), [n, d]
-  return drawTable(`sin|${d}|${base}|${n}`, () => {
-    const out = new Float64Array(n * d);
-    sinCosTable(n, defaultInvFreq(d, base), out);
-    return out;
-  });
-}
-
-
 /* draw a figure only when what it shows changed: `key` names its inputs (and the language of its labels) */
 function once(node, key, draw) {
   const full = `${lang}|${key}`;
@@ -602,10 +716,38 @@ function once(node, key, draw) {
 
 const PLOT = {w: 560, h: 220, left: 72, right: 12, top: 14, bottom: 34};
 
+/* an SVG figure's nodes kept from one redraw to the next: `add` reuses the next child when it has the same tag and
+   sets only the attributes (and text) that changed, so an unchanged tick or label is not laid out again; `end`
+   removes the children left over. The figure reads the same as one rebuilt from nothing. */
+function svgNodes(svg) {
+  let n = 0;
+  return {
+    add(tag, attrs) {
+      let node = svg.children[n];
+      if (!node || node.tagName !== tag) {
+        while (svg.children.length > n) svg.lastChild.remove();  // a different figure from here on: built anew
+        node = svg.appendChild(document.createElementNS(SVG, tag));
+        node.shown = {};
+      }
+      const shown = node.shown;
+      for (const k in shown) if (!(k in attrs)) { if (k === "text") node.textContent = ""; else node.removeAttribute(k); delete shown[k]; }
+      for (const k in attrs) {
+        const v = String(attrs[k]);
+        if (shown[k] === v) continue;
+        if (k === "text") node.textContent = v; else node.setAttribute(k, v);
+        shown[k] = v;
+      }
+      n++;
+      return node;
+    },
+    end() { while (svg.children.length > n) svg.lastChild.remove(); },
+  };
+}
+
 /* series: [{ys, xs?, colour, dash?, label}]; opts: {xlog, ylog, xlabel, ylabel, hlines:[{y, label}], vlines, ymin, ymax, marks} */
 function linePlot(svg, series, opts = {}) {
-  svg.replaceChildren();
-  svg.setAttribute("viewBox", `0 0 ${PLOT.w} ${PLOT.h}`);
+  const nodes = svgNodes(svg);
+  if (!svg.hasAttribute("viewBox")) svg.setAttribute("viewBox", `0 0 ${PLOT.w} ${PLOT.h}`);
   const tx = opts.xlog ? (v) => Math.log10(v) : (v) => v, ty = opts.ylog ? (v) => Math.log10(v) : (v) => v;
   let x0 = Infinity, x1 = -Infinity, y0 = opts.ymin ?? Infinity, y1 = opts.ymax ?? -Infinity;
   for (const s of series) {
@@ -622,24 +764,24 @@ function linePlot(svg, series, opts = {}) {
   if (!(y1 > y0)) { y1 = y0 + 1; y0 -= 1; }
   const W = PLOT.w - PLOT.left - PLOT.right, H = PLOT.h - PLOT.top - PLOT.bottom;
   const sx = (x) => PLOT.left + (tx(x) - x0) / (x1 - x0) * W, sy = (y) => PLOT.top + (1 - (ty(y) - y0) / (y1 - y0)) * H;
-  el("rect", {x: PLOT.left, y: PLOT.top, width: W, height: H, class: "frame"}, svg, SVG);
+  nodes.add("rect", {x: PLOT.left, y: PLOT.top, width: W, height: H, class: "frame"});
   for (const [v, anchor] of [[y0, "end"], [y1, "end"]]) {
-    el("text", {x: PLOT.left - 4, y: sy(opts.ylog ? Math.pow(10, v) : v) + 4, "text-anchor": anchor, class: "tick",
-      text: fmt(opts.ylog ? Math.pow(10, v) : v)}, svg, SVG);
+    nodes.add("text", {x: PLOT.left - 4, y: sy(opts.ylog ? Math.pow(10, v) : v) + 4, "text-anchor": anchor, class: "tick",
+      text: fmt(opts.ylog ? Math.pow(10, v) : v)});
   }
   for (const v of [x0, x1]) {  // the right end's label ends at the frame, so a long number stays inside the figure
-    el("text", {x: sx(opts.xlog ? Math.pow(10, v) : v), y: PLOT.h - PLOT.bottom + 14, "text-anchor": v === x1 ? "end" : "middle", class: "tick",
-      text: fmt(opts.xlog ? Math.pow(10, v) : v)}, svg, SVG);
+    nodes.add("text", {x: sx(opts.xlog ? Math.pow(10, v) : v), y: PLOT.h - PLOT.bottom + 14, "text-anchor": v === x1 ? "end" : "middle", class: "tick",
+      text: fmt(opts.xlog ? Math.pow(10, v) : v)});
   }
-  if (opts.xlabel) el("text", {x: PLOT.left + W / 2, y: PLOT.h - 4, "text-anchor": "middle", class: "axis", text: opts.xlabel}, svg, SVG);
-  if (opts.ylabel) el("text", {x: 12, y: PLOT.top + H / 2, transform: `rotate(-90 12 ${PLOT.top + H / 2})`, "text-anchor": "middle", class: "axis", text: opts.ylabel}, svg, SVG);
+  if (opts.xlabel) nodes.add("text", {x: PLOT.left + W / 2, y: PLOT.h - 4, "text-anchor": "middle", class: "axis", text: opts.xlabel});
+  if (opts.ylabel) nodes.add("text", {x: 12, y: PLOT.top + H / 2, transform: `rotate(-90 12 ${PLOT.top + H / 2})`, "text-anchor": "middle", class: "axis", text: opts.ylabel});
   for (const line of opts.hlines || []) {
     if (!Number.isFinite(ty(line.y))) continue;
-    el("line", {x1: PLOT.left, x2: PLOT.left + W, y1: sy(line.y), y2: sy(line.y), class: "guide"}, svg, SVG);
-    el("text", {x: PLOT.left + W - 4, y: sy(line.y) - 4, "text-anchor": "end", class: "guide-label", text: line.label}, svg, SVG);
+    nodes.add("line", {x1: PLOT.left, x2: PLOT.left + W, y1: sy(line.y), y2: sy(line.y), class: "guide"});
+    nodes.add("text", {x: PLOT.left + W - 4, y: sy(line.y) - 4, "text-anchor": "end", class: "guide-label", text: line.label});
   }
   for (const line of opts.vlines || []) {
-    el("line", {x1: sx(line.x), x2: sx(line.x), y1: PLOT.top, y2: PLOT.top + H, class: "guide"}, svg, SVG);
+    nodes.add("line", {x1: sx(line.x), x2: sx(line.x), y1: PLOT.top, y2: PLOT.top + H, class: "guide"});
   }
   for (const s of series) {
     let d = "", pen = false;
@@ -650,16 +792,17 @@ function linePlot(svg, series, opts = {}) {
       d += `${pen ? "L" : "M"}${sx(x).toFixed(1)} ${yy.toFixed(1)}`;
       pen = true;
     }
-    el("path", {d, stroke: s.colour, fill: "none", "stroke-width": s.width || 1.6, "stroke-dasharray": s.dash || ""}, svg, SVG);
+    nodes.add("path", {d, stroke: s.colour, fill: "none", "stroke-width": s.width || 1.6, "stroke-dasharray": s.dash || ""});
   }
   (opts.marks || []).filter((m) => Number.isFinite(ty(m.y)) && Number.isFinite(tx(m.x)))
-    .forEach((m) => el("circle", {cx: sx(m.x), cy: Math.max(PLOT.top, Math.min(PLOT.top + H, sy(m.y))), r: 4, fill: m.colour || "#000"}, svg, SVG));
+    .forEach((m) => nodes.add("circle", {cx: sx(m.x), cy: Math.max(PLOT.top, Math.min(PLOT.top + H, sy(m.y))), r: 4, fill: m.colour || "#000"}));
   const legend = series.filter((s) => s.label);
   legend.forEach((s, i) => {
     const y = PLOT.top + 12 + 14 * i;
-    el("line", {x1: PLOT.left + 8, x2: PLOT.left + 26, y1: y - 4, y2: y - 4, stroke: s.colour, "stroke-width": 2, "stroke-dasharray": s.dash || ""}, svg, SVG);
-    el("text", {x: PLOT.left + 30, y, class: "legend", text: s.label}, svg, SVG);
+    nodes.add("line", {x1: PLOT.left + 8, x2: PLOT.left + 26, y1: y - 4, y2: y - 4, stroke: s.colour, "stroke-width": 2, "stroke-dasharray": s.dash || ""});
+    nodes.add("text", {x: PLOT.left + 30, y, class: "legend", text: s.label});
   });
+  nodes.end();
 }
 
 /* ----------------------------------------------------------------------------------------------- panels --- */
@@ -725,6 +868,7 @@ class Panel {
       const figure = el("figure", {class: f.wide ? "wide" : ""}, this.figureBox);
       const node = f.kind === "canvas" ? el("canvas", {width: 1, height: 1, role: "img", "aria-labelledby": `cap-${this.id}-${f.key}`}, figure)
         : el("svg", {role: "img", "aria-labelledby": `cap-${this.id}-${f.key}`}, figure, SVG);
+      if (f.later) el("p", {class: "busy", "data-i18n": "computing", hidden: ""}, figure);  // shown while it is computed
       const caption = el("figcaption", f.measured ? {id: `cap-${this.id}-${f.key}`} : {id: `cap-${this.id}-${f.key}`, "data-i18n": `${this.id}.fig.${f.key}`}, figure);
       this.figures[f.key] = node;
       this.captions[f.key] = caption;
@@ -771,6 +915,13 @@ class Panel {
     });
     this.lastMs = performance.now() - start;
   }
+}
+
+/* a figure computed apart (the worker's): "computing…" shown beside it until it is drawn */
+function busy(figure, on) {
+  const note = figure.parentNode.querySelector(".busy");
+  if (note && note.hidden === on) note.hidden = !on;
+  figure.setAttribute("aria-busy", String(on));
 }
 
 /* a measured figure's caption: what was measured, where, and the link to its claim's verdict in the report */
@@ -837,25 +988,25 @@ const PANELS = [
     figureSpecs: [{key: "heatmap", kind: "canvas"}, {key: "dot", kind: "svg"}, {key: "period", kind: "svg"}, {key: "close", kind: "svg"}],
     constrain() { const s = this.state; this.setRange("p", s.n - 1); this.setRange("q", s.n - 1); this.setRange("j", s.d - 1); },
     draw(s) {
-      const base = Number(s.base), table = sinusoidFigureTable(s.d, base, s.n), grid = `${s.d}|${base}|${s.n}`;
-      once(this.figures.heatmap, grid, () => heatmap(this.figures.heatmap, s.n, s.d, table, diverging));
-      once(this.figures.dot, `${grid}|${s.p}|${s.q}`, () => {  // PE[p] . PE[q] from the table's rows
-        const dots = new Float64Array(s.n), row = s.p * s.d;
-        for (let q = 0; q < s.n; q++) { let v = 0; for (let j = 0, o = q * s.d; j < s.d; j++) v += table[row + j] * table[o + j]; dots[q] = v; }
+      const base = Number(s.base), grid = `${s.d}|${base}|${s.n}`, w = defaultInvFreq(s.d, base);
+      once(this.figures.heatmap, grid, () => { this.g = sinusoidHeatmap(this.figures.heatmap, s.d, base, s.n); });
+      const pe = (p, j) => (j % 2 ? Math.cos : Math.sin)(p * w[j >> 1]);  // PE[p, j], for the figures' rows and columns
+      once(this.figures.dot, `${grid}|${s.p}|${s.q}`, () => {  // PE[p] . PE[q] = g[|p - q|]
+        const dots = tabulate(s.n, (q) => this.g[Math.abs(s.p - q)]);
         linePlot(this.figures.dot, [{ys: dots, colour: COLOURS[0], label: `PE[${s.p}]·PE[q]`}],
           {xlabel: "q", ylabel: "PE[p]·PE[q]", marks: [{x: s.q, y: dots[s.q], colour: COLOURS[1]}]});
       });
       once(this.figures.period, `${grid}|${s.j}`, () => {
         const dims = [2, 6, 12, s.j].filter((j, i, all) => j < s.d && all.indexOf(j) === i);
-        linePlot(this.figures.period, dims.map((j, i) => ({ys: tabulate(s.n, (p) => table[p * s.d + j]), colour: COLOURS[i], label: `${t("dim")} ${j}`})),
+        linePlot(this.figures.period, dims.map((j, i) => ({ys: tabulate(s.n, (p) => pe(p, j)), colour: COLOURS[i], label: `${t("dim")} ${j}`})),
           {xlabel: t("position"), ylabel: "PE", ymin: -1, ymax: 1});
       });
       once(this.figures.close, `${grid}|${s.p}|${s.q}`, () => {
-        const gap = tabulate(s.d, (j) => Math.abs(table[s.p * s.d + j] - table[s.q * s.d + j]));
+        const gap = tabulate(s.d, (j) => Math.abs(pe(s.p, j) - pe(s.q, j)));
         linePlot(this.figures.close, [{ys: gap, colour: COLOURS[2], label: `|PE[${s.p}] − PE[${s.q}]|`}], {xlabel: t("dim"), ylabel: "|Δ|", ymin: 0, ymax: 2});
       });
-      const w = Math.pow(base, -2 * Math.floor(s.j / 2) / s.d);
-      this.extra.textContent = t("sinusoid.period", s.j, fmt(TAU / w));
+      const wj = Math.pow(base, -2 * Math.floor(s.j / 2) / s.d);
+      this.extra.textContent = t("sinusoid.period", s.j, fmt(TAU / wj));
       const args = {d: s.d, base, p: s.p, q: s.q};
       return [
         {key: "pe_p", label: "sinusoid.r.pe", labelArgs: [s.p, s.j], f: "sinusoid_pair", args, pick: s.j},
@@ -908,23 +1059,32 @@ const PANELS = [
       {key: "samples", kind: "range", min: 1, max: 200, value: 50},
       {key: "seed", kind: "range", min: 1, max: 100, value: 1},
     ],
-    figureSpecs: [{key: "angles", kind: "canvas"}, {key: "decay", kind: "svg"}],
+    figureSpecs: [{key: "angles", kind: "canvas"}, {key: "decay", kind: "svg", later: true}],
     draw(s) {
       const base = Number(s.base), h = s.dim / 2;
-      once(this.figures.angles, `${s.dim}|${base}|${s.positions}`, () => {
-        heatmap(this.figures.angles, s.positions, h, cosTable(s.dim, base, s.positions).values.subarray(0, s.positions * h), diverging);
+      once(this.figures.angles, `${s.dim}|${base}|${s.positions}`, () => {  // cos(p theta_i): rows p, columns i
+        const {px, put} = heatCanvas(this.figures.angles, s.positions, h);
+        sinCosRows(s.positions, defaultInvFreq(s.dim, base), (p, sn, cn) => { for (let i = 0, o = p * h; i < h; i++) px[o + i] = divergingPixel(cn[i]); });
+        put();
       });
-      const decay = cached("rope_decay", {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed});
-      once(this.figures.decay, `${s.dim}|${base}|${s.positions}|${s.samples}|${s.seed}`, () => {
-        const mean = decay.slice(0, s.positions), std = decay.slice(s.positions);
-        linePlot(this.figures.decay, [
-          {ys: mean, colour: COLOURS[0], label: t("rope.mean")},
-          {ys: mean.map((m, i) => m + std[i]), colour: COLOURS[1], dash: "4 3", label: t("rope.spread")},
-          {ys: mean.map((m, i) => m - std[i]), colour: COLOURS[1], dash: "4 3"},
-        ], {xlabel: "m − n", ylabel: "q·k"});
-      });
+      const decayArgs = {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed}, figure = this.figures.decay;
+      const want = `${lang}|${JSON.stringify(decayArgs)}`;
+      if (figure.dataset.drawn !== want) {  // the curve from the worker: "computing…" until it comes
+        this.decayWanted = want;
+        busy(figure, true);
+        requestDecay(decayArgs, (decay) => {
+          if (this.decayWanted !== want) return;  // moved on: the newer request is on its way
+          const mean = decay.slice(0, s.positions), std = decay.slice(s.positions);
+          linePlot(figure, [
+            {ys: mean, colour: COLOURS[0], label: t("rope.mean")},
+            {ys: mean.map((m, i) => m + std[i]), colour: COLOURS[1], dash: "4 3", label: t("rope.spread")},
+            {ys: mean.map((m, i) => m - std[i]), colour: COLOURS[1], dash: "4 3"},
+          ], {xlabel: "m − n", ylabel: "q·k"});
+          figure.dataset.drawn = want;
+          busy(figure, false);
+        });
+      }
       const r = Math.min(Math.abs(s.m - s.n), s.positions - 1);
-      const decayArgs = {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed};
       return [
         {key: "score", label: "rope.r.score", labelArgs: [s.m, s.n], f: "rope_score", args: {dim: s.dim, base, m: s.m, n: s.n, seed: s.seed}, pick: 0},
         {key: "shifted", label: "rope.r.score", labelArgs: [s.m + s.offset, s.n + s.offset], f: "rope_score", args: {dim: s.dim, base, m: s.m + s.offset, n: s.n + s.offset, seed: s.seed}, pick: 0},
@@ -1245,7 +1405,14 @@ function start() {
     F, FORMATS, panels: PANELS, check, missing: () => [...missing],
     timings: () => Object.fromEntries(PANELS.map((p) => [p.id, p.lastMs])),
     redraw: (id) => { const p = PANELS.find((x) => x.id === id); p.update(); return p.lastMs; },
-    forget: () => { memo.clear(); drawTables.clear(); decayStates.clear(); cosTables.clear(); document.querySelectorAll("[data-drawn]").forEach((n) => delete n.dataset.drawn); },
+    forget: () => {
+      memo.clear(); drawTables.clear(); decayStates.clear(); cosTables.clear(); entryDraws.clear();
+      if (decayJobs.worker) decayJobs.worker.postMessage("forget");
+      document.querySelectorAll("[data-drawn]").forEach((n) => delete n.dataset.drawn);
+    },
+    /* a promise of the time (performance.now()) every figure computed apart was drawn: now when none is waiting */
+    settled: () => new Promise((resolve) => { if (decayJobs.running || decayJobs.next) decayJobs.settled.push(resolve); else resolve(performance.now()); }),
+    pending: () => Boolean(decayJobs.running || decayJobs.next),
   };
   document.body.dataset.ready = "1";
 }

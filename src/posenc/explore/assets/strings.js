@@ -47,7 +47,7 @@ const STRINGS = {
     "rope.dim": "head_dim", "rope.base": "底数 base", "rope.m": "q 的位置 m", "rope.n": "k 的位置 n", "rope.offset": "共同平移",
     "rope.positions": "位置个数", "rope.samples": "随机向量个数", "rope.seed": "随机种子",
     "rope.fig.angles": "角度热图：cos(p·θᵢ)，行是位置，列是维度对", "rope.fig.decay": "随机 q，k = q：q·k 随距离的均值（衰减）与 ±1 标准差",
-    "rope.mean": "均值", "rope.spread": "± 标准差",
+    "rope.mean": "均值", "rope.spread": "± 标准差", "computing": "计算中…",
     "rope.r.score": "q·k（m = {0}，n = {1}）", "rope.r.mean": "距离 {0} 的均值", "rope.r.std": "距离 {0} 的标准差",
 
     "scaling.title": "5. 上下文扩展与真实模型",
@@ -137,7 +137,7 @@ const STRINGS = {
     "rope.dim": "head_dim", "rope.base": "base", "rope.m": "position m of q", "rope.n": "position n of k", "rope.offset": "shift of both",
     "rope.positions": "positions", "rope.samples": "random vectors", "rope.seed": "random seed",
     "rope.fig.angles": "Angle heatmap: cos(p·θᵢ), rows positions, columns pairs", "rope.fig.decay": "Random q, k = q: mean of q·k against distance (the decay), ± one standard deviation",
-    "rope.mean": "mean", "rope.spread": "± std",
+    "rope.mean": "mean", "rope.spread": "± std", "computing": "computing…",
     "rope.r.score": "q·k (m = {0}, n = {1})", "rope.r.mean": "mean at distance {0}", "rope.r.std": "std at distance {0}",
 
     "scaling.title": "5. Context extension and real models",
