@@ -19,6 +19,7 @@ from posenc.report.experiments import training as tr
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
 from posenc.report.verdict import judge
+from posenc.stats import Estimate
 
 FULL = Context(quick=False)  # three seeds
 SEEDS = 3
@@ -167,6 +168,17 @@ def test_rope_extrapolation_by_hand():
     assert sps.t.interval(0.95, SEEDS - 1, loc=np.mean(inside), scale=sps.sem(inside))[1] > 1  # unclipped: past 1
     _close(m.estimates["kept_past_L"], _t(np.array(past) / np.array(inside), 0.0))
     assert m.numbers["longest_over_L"] == 2.0
+    # the power requirement: ALiBi's own share kept past L on the same tasks, by the same code path
+    a_in = [np.mean([_metric(t, "alibi", s, _inside) for t in learned]) for s in range(SEEDS)]
+    a_past = [np.mean([_metric(t, "alibi", s, _past) for t in learned]) for s in range(SEEDS)]
+    _close(m.estimates["control_kept_past_L"], _t(np.array(a_past) / np.array(a_in), 0.0))
+    claim = get_claim("rope-extrapolates")
+    assert [p.statistic for p in claim.power] == ["control_kept_past_L"] and claim.hedged
+    # a refutation stands only where the control keeps half; else the hedge leaves it open
+    low = {**m.estimates, "kept_past_L": Estimate(0.2, 0.15, 0.25, 3, "t")}
+    assert judge(claim, {**low, "control_kept_past_L": Estimate(0.7, 0.6, 0.8, 3, "t")}).status == "refuted"
+    v = judge(claim, {**low, "control_kept_past_L": Estimate(0.3, 0.2, 0.4, 3, "t")})
+    assert v.status == "inconclusive" and "power requirement is not met" in v.reason
 
 
 def _rho(scores: dict[str, dict[str, float]], weights: dict[str, float] | None = None) -> float:

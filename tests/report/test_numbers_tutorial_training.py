@@ -53,6 +53,7 @@ def _runs() -> dict:
                                      "trace": trace if label == "learned" else [], "word_quarters": quarters,
                                      "sparse_share": [0.5 - off, 0.62 + 0.03 * s] if label == "learned" else [],
                                      "params": PARAMS[label], "word_change": 0.1 + 0.01 * s,
+                                     "word_quarters_null": [0.23 + 0.01 * s, 0.26 + off],
                                      # [[measured, null] at the start, at the bar]: about chance, then below half
                                      "enrichment": [[1.0 + 0.02 * s - off, 0.98 + 0.01 * s],
                                                     [0.3 + 0.05 * s + off, 1.01 - 0.01 * s]]
@@ -210,9 +211,13 @@ def test_lab_division_of_labour_from_the_word_quarters(runs, monkeypatch):
     from posenc.stats import Estimate
 
     shares = np.array([[0.3, 0.3, 0.1, 0.1], [0.32, 0.28, 0.12, 0.08], [0.31, 0.3, 0.1, 0.12]])  # [W, 4 pairs]
-    monkeypatch.setattr(sr, "_smollm2_bands", lambda quick: {"per_window": shares, "quarter": 1, "kinds": ["a"] * 3,
+    null_shares = np.array([[0.2, 0.3, 0.1, 0.05], [0.25, 0.2, 0.1, 0.1], [0.22, 0.3, 0.1, 0.06]])
+    monkeypatch.setattr(sr, "_smollm2_bands", lambda quick: {"per_window": shares, "null_per_window": null_shares,
+                                                             "quarter": 1, "kinds": ["a"] * 3, "cpu_s": {},
                                                              "length": 64, "theta": 1e5, "head_dim": 64})
-    minilm = Measurement({}, estimates={"low_minus_high_position_share": Estimate(0.0, -0.01, 0.01, 4096, "bootstrap"),
+    per_dim = [0.5] * 4 + [0.1] * 4  # 8 dimensions: quarters of 2
+    minilm = Measurement({"position_share_per_dim": per_dim},
+                         estimates={"low_minus_high_position_share": Estimate(0.0, -0.01, 0.01, 4096, "bootstrap"),
                                         "low_minus_high_position_r2": Estimate(-0.04, -0.06, -0.01, 4096,
                                                                                "bootstrap")}, setup="MiniLM")
     monkeypatch.setattr(pretrained, "minilm_dimensions", lambda ctx: minilm)
@@ -221,8 +226,26 @@ def test_lab_division_of_labour_from_the_word_quarters(runs, monkeypatch):
                (runs[(t, "sinusoidal", s)]["word_quarters"] for t in ("copy", "local") for s in range(SEEDS))]
     lab = m.variants["sinusoid, trained in the lab"]["division"]
     assert _triple(lab) == pytest.approx(_mean_t(changes), rel=1e-12)
+    # its null: the start rows moved as far in a random direction, through the same statistic, paired by run
+    nulls = [(runs[(t, "sinusoidal", s)]["word_quarters_null"][1] - runs[(t, "sinusoidal", s)]["word_quarters_null"][0])
+             - (runs[(t, "sinusoidal", s)]["word_quarters"][0][1] - runs[(t, "sinusoidal", s)]["word_quarters"][0][0])
+             for t in ("copy", "local") for s in range(SEEDS)]
+    assert _triple(m.variants["sinusoid, trained in the lab"]["division_null"]) == pytest.approx(_mean_t(nulls),
+                                                                                               rel=1e-12)
+    moved = [0.1 + 0.01 * s for _ in ("copy", "local") for s in range(SEEDS)]
+    assert _triple(m.variants["sinusoid, trained in the lab"]["word_moved"]) == pytest.approx(_mean_t(moved))
     rope = m.variants["SmolLM2's RoPE frequency bands"]["division"]
     assert rope.value == pytest.approx(np.mean(shares[:, 0] - shares[:, -1]))
+    rope_null = m.variants["SmolLM2's RoPE frequency bands"]["division_null"]  # the same bootstrap on the twin's
+    assert (rope_null.value, rope_null.n) == (pytest.approx(np.mean(null_shares[:, 0] - null_shares[:, -1])), 3)
+    minilm_null = m.variants["MiniLM's learned table (index carries no frequency)"]["division_null"]
+    assert minilm_null.n == sr.PERMUTATIONS and -0.4 <= minilm_null.low <= minilm_null.value <= minilm_null.high <= 0.4
+    # the power requirement is read under the lab's option alone: the other options carry no word_moved
+    assert "word_moved" not in m.variants["SmolLM2's RoPE frequency bands"]
+    claim = next(c for c in sr.CLAIMS if c.id == "low-dims-position")
+    _, verdicts = judge_claim(claim, m)
+    assert set(verdicts) == set(sr.DIVISION_OPTIONS)
+    assert verdicts["sinusoid, trained in the lab"].status != "refuted"  # rows that moved a tenth of their norm
     assert m.variants["MiniLM's learned table (index carries no frequency)"]["division"] == \
         minilm.estimates["low_minus_high_position_share"]
     # the sinusoid's own variance over the 12 trained positions sits in the low quarter (the fast pairs)

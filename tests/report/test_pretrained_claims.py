@@ -377,7 +377,8 @@ def test_dimension_split_against_numpy(minilm, monkeypatch):
     expected = "supported" if share.low > 0.1 else "refuted" if share.high <= 0.1 else "inconclusive"
     if expected == "refuted" and claim.hedged and not claim.power:  # the hedge rule (可能): no power, no refutation
         expected = "inconclusive"
-    assert judge(claim, {"division": share}).status == expected
+    null = Estimate(0.0, -0.01, 0.01, 1000, "permutation")  # the option's null, short of the bar
+    assert judge(claim, {"division": share, "division_null": null}, option=claim.choice.options[2]).status == expected
 
 
 # ---------------------------------------------------------------------------------------------------------------

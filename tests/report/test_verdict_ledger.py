@@ -228,13 +228,16 @@ def test_relative_linear_needs_a_baseline_that_can_fail():
 
 
 def test_rope_extrapolates_needs_the_task_learned_first():
-    good = {"rope_in_distribution": est(0.99, 0.98, 1.0), "kept_past_L": est(0.95, 0.92, 0.97)}
+    good = {"rope_in_distribution": est(0.99, 0.98, 1.0), "kept_past_L": est(0.95, 0.92, 0.97),
+            "control_kept_past_L": est(0.7, 0.6, 0.8)}  # ALiBi keeps half past L: the power requirement is met
     assert verdict("rope-extrapolates", **good) == "supported"
     assert verdict("rope-extrapolates", **{**good, "kept_past_L": est(0.7, 0.6, 0.8)}) == "qualified"
     # 可以外推 ("can extrapolate") is hedged: sampled numbers refute it only beside a power requirement that is met
     refuting = {**good, "kept_past_L": est(0.2, 0.1, 0.3)}
     assert verdict("rope-extrapolates", **refuting) == ("refuted" if get_claim("rope-extrapolates").power
                                                         else "inconclusive")
+    weak_control = {**refuting, "control_kept_past_L": est(0.3, 0.2, 0.4)}  # the setting shows no extrapolation
+    assert verdict("rope-extrapolates", **weak_control) == "inconclusive"
     assert verdict("rope-extrapolates", **{**good, "kept_past_L": est(0.5, 0.3, 0.7)}) == "inconclusive"
     assert verdict("rope-extrapolates", **{**good, "rope_in_distribution": est(0.8, 0.7, 0.9)}) == "inconclusive"
 

@@ -8,6 +8,7 @@ any run, each with where it comes from.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -78,6 +79,9 @@ class Test:
             same code path and sample as the statistic itself; ``""`` when :attr:`no_null` says why none applies.
         no_null: why this statistic has no null (an exact identity, a round-off bound, a count); ``""`` when
             :attr:`null` names one.
+        options: the options of the claim's choice (:class:`Choice`) this test reads, where it speaks for some of
+            them only (a power requirement on how far a trained model moved says nothing of a pretrained model's
+            option); empty: every option. The options that do not list it neither read nor need its statistic.
     """
 
     __test__ = False  # not a pytest test class
@@ -92,6 +96,7 @@ class Test:
     otherwise: Literal["inconclusive", "not testable"] = "inconclusive"
     null: str = ""
     no_null: str = ""
+    options: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.op not in (">", "<"):
@@ -108,7 +113,12 @@ class Test:
 
     @property
     def text(self) -> str:
-        return f"{self.statistic} {self.op} {self.threshold:.7g} ({self.basis})"
+        where = f"; under {', '.join(self.options)} only" if self.options else ""
+        return f"{self.statistic} {self.op} {self.threshold:.7g} ({self.basis}{where})"
+
+    def reads(self, option: str | None) -> bool:
+        """Whether this test is read under ``option`` of the claim's choice (``None``: a claim without a choice)."""
+        return not self.options or option in self.options
 
 
 @dataclass(frozen=True)
@@ -195,6 +205,12 @@ class Claim:
                 if t.role not in roles:
                     raise PosencError(f"claim {self.id}: the {kind} on {t.statistic} has role {t.role!r}; a {kind}'s "
                                       f"role is one of {roles} (headroom and power are requirements, in requires)")
+        for t in (*self.requires, *self.tests):
+            unknown = [o for o in t.options if self.choice is None or o not in self.choice.options]
+            if unknown:
+                raise PosencError(f"claim {self.id}: the test on {t.statistic} is read under {unknown}, which are not "
+                                  f"options of its choice ({self.choice.options if self.choice else 'it has none'}); "
+                                  f"name options of the choice, or leave options empty for every option")
         named = [t.statistic for t in (*self.requires, *self.tests) if t.null]
         if named and not self.null:
             raise PosencError(f"claim {self.id}: {', '.join(named)} name a null estimate but the claim does not say "
@@ -216,6 +232,20 @@ class Claim:
     def power(self) -> tuple[Test, ...]:
         """The requirements that show the test would have seen the effect (``role="power"``)."""
         return tuple(t for t in self.requires if t.role == "power")
+
+    def under(self, option: str | None) -> Claim:
+        """The claim as it is judged under ``option`` of its choice: the tests and requirements that option reads
+        (:attr:`Test.options`). ``None``: the choice's headline option (the claim itself when it has no choice)."""
+        if self.choice is None:
+            return self
+        option = self.choice.headline if option is None else option
+        if option not in self.choice.options:
+            raise PosencError(f"claim {self.id}: {option!r} is not an option of its choice {self.choice.name!r} "
+                              f"({', '.join(self.choice.options)})")
+        if not any(t.options for t in (*self.requires, *self.tests)):
+            return self
+        return dataclasses.replace(self, tests=tuple(t for t in self.tests if t.reads(option)),
+                                   requires=tuple(t for t in self.requires if t.reads(option)))
 
     @property
     def criterion_text(self) -> str:

@@ -81,7 +81,7 @@ def judge_claim(claim: Claim, measurement: Measurement, quick: bool = False) -> 
     if absent:
         raise PosencError(f"claim {claim.id}: the experiment measured no estimates for {claim.choice.name} "
                           f"{', '.join(absent)}; it measured {', '.join(measurement.variants) or 'none'}")
-    variants = {o: judge(claim, measurement.variants[o], quick=quick) for o in claim.choice.options}
+    variants = {o: judge(claim, measurement.variants[o], quick=quick, option=o) for o in claim.choice.options}
     head = variants[claim.choice.headline]
     others = ", ".join(f"{o}: {v.label}" for o, v in variants.items() if o != claim.choice.headline)
     note = (f" [Rests on {claim.choice.name} = {claim.choice.headline} ({claim.choice.why}); under the other "

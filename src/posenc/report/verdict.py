@@ -250,7 +250,7 @@ def _unless(test: Test, estimate: Estimate) -> str:
 
 
 def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None = None, quick: bool = False,
-          missing_status: str | None = None, command: str | None = None) -> Verdict:
+          missing_status: str | None = None, command: str | None = None, option: str | None = None) -> Verdict:
     """The verdict of ``claim`` from ``estimates`` (statistic name -> :class:`Estimate`).
 
     ``missing``: the experiment did not run here (its reason), so nothing can be judged: ``missing_status``, by
@@ -259,7 +259,10 @@ def judge(claim: Claim, estimates: Mapping[str, Estimate], missing: str | None =
     mode, so an undecided test whose number has no interval makes the claim not decided in quick mode, not
     inconclusive. A claim marked :attr:`~posenc.report.claim.Claim.untestable` is not testable whatever was measured.
     A test's null (:attr:`~posenc.report.claim.Test.null`) is an estimate like its statistic: a missing one raises.
+    ``option``: the option of the claim's choice the estimates measure (``None``: its headline); only the tests and
+    requirements read under it count (:meth:`~posenc.report.claim.Claim.under`).
     """
+    claim = claim.under(option)
     if claim.untestable:
         return not_testable(f"not testable as written: {claim.untestable}")
     if missing:
