@@ -1,6 +1,7 @@
-"""Memory available to posenc, and one refusal for work that would not fit, raised before anything is allocated.
+"""What work costs on this machine: memory, with one refusal for work that would not fit, and time, through one
+measured rate.
 
-Every command that allocates by a user-given length, width or count estimates its peak memory first
+Memory. Every command that allocates by a user-given length, width or count estimates its peak memory first
 (:mod:`posenc.extend.memory` for a pretrained model, :mod:`posenc.lab.train` for a lab run, :mod:`posenc.properties.check`
 for the property checks) and calls :func:`check_memory`, which compares the estimate with what is available now:
 ``MemAvailable`` of ``/proc/meminfo`` on CPU (Linux; else the total physical memory), free device memory on CUDA.
@@ -8,16 +9,51 @@ for the property checks) and calls :func:`check_memory`, which compares the esti
     >>> from posenc.resources import GB, check_memory
     >>> check_memory(GB // 2, "a small job", "use a smaller size", limit_bytes=GB)   # fits: returns the limit
     1073741824
+
+Time. Every estimate of how long work takes (a lab run, a sweep, a property check, an extension plan) counts its
+work and hands it to :func:`seconds`, the one place work becomes time. Work is counted in three units:
+
+- floating-point operations (a multiply-add is two; float64 counts twice, at half float32's width), as each
+  estimator derives them from its sizes;
+- bytes that elementwise passes over arrays too large for the caches read and write (a copy, a comparison, a
+  reduction): such a pass waits on memory, not arithmetic, and a byte costs :data:`BYTE_FLOPS` operations;
+- tensor operations: the calls into torch (one matmul, one addition, one optimiser update over a list of tensors),
+  each with a fixed cost on the CPU (dispatch, autograd's bookkeeping, an allocation) whatever its size. That cost
+  is :data:`OPERATION_FLOPS` floating-point operations.
+
+Bytes and calls are counted as so much arithmetic (the two exchange counts are fixed, read off the reference
+machine), so they follow the machine's speed as the arithmetic does; nothing else is fitted.
+
+The one constant is the rate, floating-point operations per second of one thread on this machine
+(:func:`machine_rate`): measured once per machine and torch version by a fixed calibration (:func:`measure_rate`,
+float32 matmuls of :data:`CALIBRATION_SIZE` squared on one thread, the best of :data:`CALIBRATION_CALLS` calls in
+thread CPU time, a few milliseconds in all), kept in ``$POSENC_CACHE/rate.json`` (default ``~/.cache/posenc``), and
+:data:`DEFAULT_RATE` when it cannot be measured. Floating-point operations and bytes divide among threads; tensor
+operations do not (one Python thread issues them). So an estimate is CPU time of this work alone: other jobs on the same cores
+stretch the wall time by their load.
+
+    >>> seconds(flops=2e9, rate=1e9), seconds(flops=2e9, threads=2, rate=1e9)
+    (2.0, 1.0)
+    >>> seconds(operations=1000, rate=OPERATION_FLOPS * 1000)   # a thousand calls at that rate take 1 s
+    1.0
+    >>> seconds(memory=1e9, threads=2, rate=BYTE_FLOPS * 1e9)
+    0.5
 """
 
 from __future__ import annotations
 
+import json
 import os
+import platform
+import time
+from pathlib import Path
 from typing import Any
 
 from posenc.errors import PosencError
 
-__all__ = ["GB", "available_memory", "check_memory", "format_bytes", "format_seconds", "usable_cores"]
+__all__ = ["GB", "available_memory", "check_memory", "format_bytes", "format_seconds", "usable_cores", "seconds",
+           "machine_rate", "measure_rate", "machine_key", "OPERATION_FLOPS", "BYTE_FLOPS", "DEFAULT_RATE",
+           "CALIBRATION_SIZE"]
 
 GB = 1024 ** 3
 
@@ -83,3 +119,110 @@ def check_memory(needed: int, what: str, fix: str, device: Any = "cpu", limit_by
                           + (f" ({detail})" if detail else "")
                           + f", but only {format_bytes(limit)} is available on {device}; {fix}")
     return limit
+
+
+# -- time ------------------------------------------------------------------------------------------------------------
+#: the calibration: float32 matmuls of this size squared on one thread (2 n^3 operations each, 0.1 to 1 ms)
+CALIBRATION_SIZE = 256
+#: calls timed one by one (after two to warm up); the best is kept, so that other jobs on the core do not lower it
+CALIBRATION_CALLS = 24
+#: the rate when the calibration cannot run (float32 operations per second of one thread): the calibration's value
+#: on the 2-core machine the presets are timed on (1e11 and 1.2e11 at its best, 2026-11-28)
+DEFAULT_RATE = 1.0e11
+#: the fixed cost of one tensor operation, in floating-point operations at the calibrated rate: on the reference
+#: machine idle (2026-11-26) a step of the lab's tiny models (d_model 16, 1 to 4 layers: 2.5 to 6.4 ms for 225 to
+#: 660 operations, arithmetic negligible) took 9.7 to 11 microseconds per operation at about 9.5e10 operations per
+#: second
+OPERATION_FLOPS = 1.0e6
+#: the cost of one byte an elementwise pass over a large array reads or writes, in floating-point operations: the
+#: uniqueness property's float64 passes over 512 x N blocks took 3000 to 4500 operations per pair of positions for
+#: its 96 bytes per pair (2026-11-28, N = 4096 and 8192)
+BYTE_FLOPS = 40.0
+
+_RATE: dict[str, float] = {}
+
+
+def _cache_file() -> Path:
+    """``$POSENC_CACHE/rate.json`` (default ``~/.cache/posenc``), the calibration of each machine and torch version."""
+    return Path(os.environ.get("POSENC_CACHE") or Path.home() / ".cache" / "posenc").expanduser() / "rate.json"
+
+
+def machine_key() -> str:
+    """What the calibration is kept under: the host, its processor and the torch version."""
+    import torch
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return f"{platform.node()} | {model} | torch {torch.__version__}"
+
+
+def measure_rate(size: int = CALIBRATION_SIZE, calls: int = CALIBRATION_CALLS) -> float:
+    """Floating-point operations per second of one thread: the best of ``calls`` float32 matmuls of ``size`` x
+    ``size`` by ``size`` x ``size`` (``2 size^3`` operations), each timed in thread CPU time on one torch thread."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        generator = torch.Generator().manual_seed(0)
+        a = torch.randn(size, size, generator=generator)
+        b = torch.randn(size, size, generator=generator)
+        out = torch.empty(size, size)
+        best = float("inf")
+        for call in range(calls + 2):
+            start = time.thread_time_ns()
+            torch.mm(a, b, out=out)
+            elapsed = time.thread_time_ns() - start
+            if call >= 2 and elapsed > 0:
+                best = min(best, elapsed * 1e-9)
+    finally:
+        torch.set_num_threads(before)
+    return 2.0 * size ** 3 / best if best < float("inf") else DEFAULT_RATE
+
+
+def machine_rate() -> float:
+    """This machine's rate (operations per second of one thread): kept per machine and torch version in
+    ``$POSENC_CACHE/rate.json``, measured (:func:`measure_rate`) and kept the first time, :data:`DEFAULT_RATE` when
+    it cannot be measured. Read once per process."""
+    try:
+        key = machine_key()
+    except Exception:  # torch unusable: nothing to calibrate with
+        return DEFAULT_RATE
+    if key in _RATE:
+        return _RATE[key]
+    path = _cache_file()
+    try:
+        kept = json.loads(path.read_text())
+    except (OSError, ValueError):
+        kept = {}
+    rate = kept.get(key) if isinstance(kept, dict) else None
+    if not isinstance(rate, (int, float)) or not rate > 0:
+        try:
+            rate = measure_rate()
+        except Exception:  # a calibration that fails leaves the default, never the command
+            rate = DEFAULT_RATE
+        kept = kept if isinstance(kept, dict) else {}
+        kept[key] = rate
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f"{path.name}.{os.getpid()}")
+            partial.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+            os.replace(partial, path)  # whole or not at all, for processes calibrating at once
+        except OSError:  # a read-only home: measured again by the next process
+            pass
+    _RATE[key] = float(rate)
+    return _RATE[key]
+
+
+def seconds(flops: float = 0.0, operations: float = 0.0, memory: float = 0.0, threads: int = 1,
+            rate: float | None = None) -> float:
+    """The seconds of ``flops`` floating-point operations and ``memory`` bytes of elementwise passes, shared by
+    ``threads`` threads, and ``operations`` tensor operations issued one after another, at ``rate`` operations per
+    second of one thread (default: this machine's, :func:`machine_rate`):
+    ``((flops + BYTE_FLOPS memory) / threads + OPERATION_FLOPS operations) / rate``."""
+    per_thread = machine_rate() if rate is None else rate
+    return ((flops + BYTE_FLOPS * memory) / max(1, threads) + operations * OPERATION_FLOPS) / per_thread

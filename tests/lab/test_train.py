@@ -13,7 +13,8 @@ from posenc.lab import CANNOT_RUN, RunConfig, build_model, train_run
 from posenc.lab.corpus import load_corpus
 from posenc.lab.evaluate import evaluate_task
 from posenc.lab.string_tasks import IGNORE, N_SYMBOLS, VOCAB_SIZE, format_batch, get_task
-from posenc.lab.train import FLOPS_PER_THREAD, RUN_OVERHEAD_S, STEP_BASE_S, STEP_OVERHEAD_S, check_run, estimate_run
+from posenc.lab.train import check_run, estimate_run
+from posenc.resources import seconds
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 8, "eval_samples": 16}
 CONSTANT = ("integer", "normalized")  # NoPE when added in a pre-norm model: the lab runs them concatenated
@@ -180,8 +181,10 @@ def test_estimate_of_a_bias_run_by_hand():
     assert estimate.eval_bytes == 4 * (20 * 154 + 320 + 64 + 128) == 14368
     # 2 steps of 6 P_dense B T + 12 L B T^2 W, then 5 strings of 4 tokens at 2 P_dense + 4 L T W each
     flops = 2 * (6 * dense * 12 + 12 * 3 * 16 * 8) + 5 * 4 * (2 * dense + 4 * 4 * 8)
-    overheads = 2 * (STEP_BASE_S + 1 * STEP_OVERHEAD_S) + RUN_OVERHEAD_S  # 2 steps of 1 layer, one run
-    assert estimate.seconds == pytest.approx(flops / FLOPS_PER_THREAD + overheads, rel=1e-12)
+    assert estimate.flops == flops
+    # tensor operations: 2 steps of 80 + 145 L, one evaluation batch (5 strings of one length) of 25 + 45 L; L = 1
+    assert estimate.operations == 2 * 225 + 70 == 520
+    assert estimate.seconds == pytest.approx(seconds(flops, 520), rel=1e-12)
 
 
 def test_estimate_of_a_concat_run_widens_the_model_by_the_position_channels():
@@ -206,8 +209,10 @@ def test_charlm_estimate_counts_every_evaluation_window_by_hand():
     assert estimate.params == 128 * 8 + dense
     train = 1 * (6 * dense * 2 * 4 + 12 * 1 * 2 * 16 * 8)  # 93,696
     evaluation = (2 + 9) * 4 * (2 * dense + 4 * 1 * 4 * 8)  # windows * n tokens * (2 P_dense + 4 L n W) = 171,776
-    overheads = 1 * (STEP_BASE_S + 1 * STEP_OVERHEAD_S) + RUN_OVERHEAD_S  # 1 step of 1 layer, one run
-    assert (estimate.seconds - overheads) * FLOPS_PER_THREAD == pytest.approx(train + evaluation)
+    assert estimate.flops == pytest.approx(train + evaluation, rel=1e-12)
+    # 1 step (80 + 145 L), and the 2 + 9 = 11 windows of 4 characters in one evaluation batch (16 to a batch) of
+    # 25 + 45 L; L = 1
+    assert estimate.operations == 225 + 70
 
 
 def test_the_loss_scaler_is_made_for_the_device_the_run_trains_on(monkeypatch):

@@ -50,10 +50,10 @@ from posenc.lab.train import (
     train_run,
 )
 from posenc.progress import progress as progress_bar
-from posenc.resources import format_seconds
+from posenc.resources import format_seconds, seconds
 from posenc.store import ResultStore
 
-__all__ = ["Sweep", "run_sweep", "resolve_sweep", "estimate_sweep", "WORKER_START_S"]
+__all__ = ["Sweep", "run_sweep", "resolve_sweep", "estimate_sweep", "WORKER_START_OPERATIONS"]
 
 
 def resolve_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep) -> Sweep:
@@ -103,19 +103,21 @@ def _read_sweep_file(path: Path) -> dict[str, Any]:
     return data
 
 
-#: seconds a pool takes to start its workers (fresh processes importing torch and posenc) and make their first
-#: calls: a pool of 2 was up and had imported posenc.lab.sweep in 6.2 to 7.6 s on the 2-core machine at load 6, and
-#: a process's first run pays about 1 to 2 s more than the next
-WORKER_START_S = 8.0
+#: a pool's start of its workers (fresh processes importing torch and posenc, and their first calls), counted as
+#: tensor operations' worth of CPU time (:data:`posenc.resources.OPERATION_FLOPS` each): a pool of 2 was up and had
+#: imported posenc.lab.sweep in 6.2 to 7.6 s on the 2-core machine at load 6, and a process's first run pays about
+#: 1 to 2 s more than the next; at the reference rate (about 1e11 operations per second) that is 800 000 calls
+WORKER_START_OPERATIONS = 800_000
 
 
 def estimate_sweep(configs: list[RunConfig], threads: int = 1, workers: int = 1, executor: str = "local") -> float:
     """Seconds to run ``configs`` on ``workers`` local processes of ``threads`` threads each: every run's
     :func:`~posenc.lab.train.estimate_run`, shared by the workers, plus the start of a pool's workers (one
-    process runs in this one, with nothing to start). Ray's time depends on its cluster: the runs alone."""
+    process runs in this one, with nothing to start), all through :func:`posenc.resources.seconds`. Ray's time
+    depends on its cluster: the runs alone."""
     runs = sum(estimate_run(config, threads).seconds for config in configs)
     concurrent = max(1, min(workers, len(configs)))
-    start = WORKER_START_S if executor == "local" and concurrent > 1 else 0.0
+    start = seconds(operations=WORKER_START_OPERATIONS) if executor == "local" and concurrent > 1 else 0.0
     return runs / concurrent + start
 
 
@@ -249,8 +251,8 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         configs = [(RunConfig.from_dict(c), s) for _, c, s in pending]
         _validate_models(configs, concurrent)
         if echo is not None:
-            seconds = estimate_sweep([c for c, _ in configs], threads or 1, concurrent, executor)
-            echo(f"sweep {sweep.name}: {len(pending)} of {len(runs)} runs to run, estimated {format_seconds(seconds)}"
+            eta = estimate_sweep([c for c, _ in configs], threads or 1, concurrent, executor)
+            echo(f"sweep {sweep.name}: {len(pending)} of {len(runs)} runs to run, estimated {format_seconds(eta)}"
                  + (f" with {concurrent} workers" if concurrent > 1 else "")
                  + (" (Ray: depends on the cluster)" if executor == "ray" else ""))
     bar = progress_bar(total=len(runs), initial=len(results), desc=f"sweep {sweep.name}", disable=not progress,

@@ -51,7 +51,7 @@ from posenc.lab.string_tasks import FORMATS, IGNORE
 from posenc.model import Transformer, TransformerConfig
 from posenc.progress import progress as progress_bar
 from posenc.registry import available, build_for_model, get_class, options_of
-from posenc.resources import GB, check_memory, format_bytes
+from posenc.resources import GB, check_memory, format_bytes, seconds
 
 __all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
            "refuse_constant_encoding", "acting_encoding", "KIND", "KEY_SCHEMA", "CODE_VERSION",
@@ -412,24 +412,18 @@ def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None)
 RUNTIME_BYTES = int(1.0 * GB)
 #: safety factor on activations
 MEMORY_MARGIN = 1.5
-#: float operations per second of one CPU thread on these small matrices; the fixed cost of one optimiser step
-#: (Python, autograd, AdamW, drawing the batch), and its part per layer; and a run's fixed cost (building the model,
-#: the first calls, setting up the evaluation). The estimate counts the run alone: another job on the same cores
-#: stretches the real time by the load (tests/lab/test_estimate.py compares them with that in mind). Fitted
-#: (least squares) to single-thread copy runs of 60 and 240 steps (per step: the difference) on the 2-core machine the
-#: presets are timed on with nothing else running (load average 1.0), 2026-11-26: d_model 16 with 1, 2, 4 layers
-#: 2.5, 3.8, 6.4 ms per step; d_model 64 4.2, 6.7, 13.7 ms; d_model 128 9.0, 16.8, 33.1 ms; the fit is within 7% of
-#: each, and a run's fixed cost was within 0.1 s of nothing. (Before, the constants were 8e10, 5 ms, 1.5 ms and 0.5 s,
-#: fitted at a load average of 3 to 6: 2 to 3.5 times the time of the same runs on an idle machine.)
-FLOPS_PER_THREAD = 9.3e10
-STEP_BASE_S = 0.9e-3
-STEP_OVERHEAD_S = 1.35e-3
-RUN_OVERHEAD_S = 0.1
+#: tensor operations (calls into torch) of one training step of the lab model, forward, backward and AdamW, counted
+#: with a torch dispatch mode on real steps (tests/lab/test_estimate.py counts them again): 82 + 145 L with RoPE, 80 +
+#: 127 L without a position encoding, 92 + 166 L with ALiBi (L layers; 2026-11-28); the estimate takes RoPE's
+STEP_OPERATIONS, LAYER_STEP_OPERATIONS = 80, 145
+#: the same for one forward pass of an evaluation batch: 25 + 44 L with RoPE, 12 + 33 L without, 25 + 53 L with ALiBi
+FORWARD_OPERATIONS, LAYER_FORWARD_OPERATIONS = 25, 45
 
 
 @dataclass(frozen=True)
 class RunEstimate:
-    """Peak memory (bytes) and time (seconds) of a run, estimated from its config alone (see :func:`estimate_run`)."""
+    """Peak memory (bytes) and time (seconds) of a run, estimated from its config alone (see :func:`estimate_run`),
+    with the work the time counts: floating-point operations and tensor operations."""
 
     params: int
     state_bytes: int
@@ -437,6 +431,8 @@ class RunEstimate:
     eval_bytes: int
     total: int
     seconds: float
+    flops: float = 0.0
+    operations: float = 0.0
 
     def describe(self) -> str:
         return (f"{self.params:,} parameters with gradients and AdamW moments "
@@ -469,10 +465,16 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
 
     ``T_e`` is the longest evaluation sequence and ``B_e`` the task's evaluation batch (128 strings, 16 char-LM
     windows); ``V`` the task's vocabulary bound.
-    Total: ``runtime + 4 (4 P) + margin * max(train step, evaluation)`` bytes. Time: ``6 P_dense B T + 12 L B T^2 W``
-    floating-point operations per step (forward and backward) and ``2 P_dense + 4 L T W`` per evaluated token, at
-    :data:`FLOPS_PER_THREAD` per thread, plus :data:`STEP_BASE_S` and :data:`STEP_OVERHEAD_S` per layer for every
-    step, and :data:`RUN_OVERHEAD_S` once.
+    Total: ``runtime + 4 (4 P) + margin * max(train step, evaluation)`` bytes.
+
+    Time counts work and turns it into seconds at this machine's rate (:func:`posenc.resources.seconds`, the one
+    measured constant): ``6 P_dense B T + 12 L B T^2 W`` floating-point operations per step (forward and backward)
+    and ``2 P_dense + 4 L T W`` per evaluated token, shared by ``threads``; and the tensor operations, one after
+    another: :data:`STEP_OPERATIONS` + :data:`LAYER_STEP_OPERATIONS` ``L`` per step, :data:`FORWARD_OPERATIONS` +
+    :data:`LAYER_FORWARD_OPERATIONS` ``L`` per evaluation batch (``B_e`` sequences of one length). On the lab's small
+    models most of a step is those calls. Building the model and the first calls count as nothing (within 0.1 s of
+    it), and so does the validation of a run trained to the ceiling (it stops the run early, and the estimate is of
+    every step).
 
     Measured against the peak resident memory of whole processes (copy task, d_model 64, 2 layers, batch 32,
     sequences of 256 to 2048 tokens, rope, alibi and nope), the total is 1.2 to 1.4 times the peak.
@@ -507,11 +509,11 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     state, train, evaluation = 4 * 4 * params, 4 * train, 4 * evaluation
     total = RUNTIME_BYTES + state + int(MEMORY_MARGIN * max(train, evaluation))
     flops = config.steps * (6 * dense * B * T + 12 * L * B * T * T * W)
+    operations = config.steps * (STEP_OPERATIONS + LAYER_STEP_OPERATIONS * L)
     for count, m in task.eval_sequences(config):
         flops += count * m * (2 * dense + 4 * L * m * W)
-    seconds = (flops / (FLOPS_PER_THREAD * max(1, threads)) + config.steps * (STEP_BASE_S + L * STEP_OVERHEAD_S)
-               + RUN_OVERHEAD_S)
-    return RunEstimate(params, state, train, evaluation, total, seconds)
+        operations += math.ceil(count / B_e) * (FORWARD_OPERATIONS + LAYER_FORWARD_OPERATIONS * L)
+    return RunEstimate(params, state, train, evaluation, total, seconds(flops, operations, threads=threads), flops, operations)
 
 
 def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = None, threads: int = 1) -> RunEstimate:
