@@ -182,15 +182,27 @@ def _on_interrupt(signum: int, frame: Any) -> None:
 
 @contextlib.contextmanager
 def finish_before_interrupt() -> Iterator[None]:
-    """In a pool worker, Ctrl-C waits for this block to finish (say, a finished run being stored), then ends the
-    worker; elsewhere it changes nothing."""
+    """Ctrl-C waits for this block to finish (say, a finished run being stored). In a pool worker it then ends the
+    worker; in the main thread of any other process (a sweep's driver storing what a Ray task returned, a sweep run
+    in this process) the process's own Ctrl-C handler then runs, a KeyboardInterrupt by default. Elsewhere (another
+    thread, Ctrl-C ignored) it changes nothing."""
+    held: list[int] | None = None
+    previous = signal.getsignal(signal.SIGINT)
+    if (threading.current_thread() is threading.main_thread() and callable(previous)
+            and previous is not _on_interrupt):
+        held = []
+        signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
     _shield["depth"] += 1
     try:
         yield
     finally:
         _shield["depth"] -= 1
+        if held is not None:
+            signal.signal(signal.SIGINT, previous)
         if not _shield["depth"] and _shield["pending"]:
             os._exit(130)
+        if held:
+            previous(signal.SIGINT, None)  # the Ctrl-C that came meanwhile, now: default_int_handler raises
 
 
 def _watch_parent(parent_pid: int) -> None:

@@ -316,7 +316,8 @@ def _run_ray(pending, store, address, threads, results, bar, device="auto") -> N
             done, _ = ray.wait(list(refs), num_returns=1)
             index = refs.pop(done[0])
             result = ray.get(done[0])
-            store_result(store, result)
+            with finish_before_interrupt():  # a finished run is stored even when Ctrl-C comes now
+                store_result(store, result)
             results[index] = result
             bar.update()
     finally:
