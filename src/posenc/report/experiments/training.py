@@ -625,7 +625,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "does not is RoPE's doing; the same bar as the claim's", role="power",
                          no_null="the positive control's own share, read for power, not compared with chance")),
           null="none: a share of RoPE's own accuracy (the other encodings are shown beside it)",
-          quote="可以外推到更长的序列", revision=6,
+          quote="可以外推到更长的序列", revision=7,
           title_zh="RoPE 可以外推到更长的序列"),
     Claim("alibi-table", "Press et al. 2022 (ALiBi)", "literature", "ALiBi's table: flat past L",
           "Trained at length L, ALiBi's perplexity stays flat at longer lengths while the sinusoid's explodes and "

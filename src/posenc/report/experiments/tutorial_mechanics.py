@@ -600,26 +600,30 @@ def nothing_measured(ctx: Context) -> Measurement:
 # ---------------------------------------------------------------------------------------------------------------
 EXACT = "exact, so any bar between the alternatives gives the same verdict"
 
-#: why a test on random draws against round-off has no separate null
-DRAWN = ("the largest or smallest effect over random draws, against float32 round-off: the question is whether the "
-         "effect exists at all, so round-off is its null; the requirement or the condition shows a case without it")
-#: the claims whose numbers come from random draws (random weights, random queries and keys)
-_DRAWN_CLAIMS = ("rnn-word-order", "rope-relative-explicit")
-
-CLAIMS: tuple[Claim, ...] = tuple(without_null(c, DRAWN if c.id in _DRAWN_CLAIMS else COMPUTED) for c in (
+CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
     Claim("rnn-word-order", "tutorial 000 intro", "tutorial", "An RNN carries word order by construction",
           "A recurrent network is itself a sequential structure: with any weights, reordering its input changes what "
           "it computes, and its state tells positions apart.",
           "rnn_order", (
               Test("rnn_min_order_effect", ">", DIFFERENT, "reordering the words changes the outputs of every RNN, "
                    "GRU and LSTM tried (smallest effect over 5 random initialisations and 5 reorderings)",
-                   "far above float32 round-off"),
+                   "far above float32 round-off",
+                   no_null="its null is this claim's requirement: self-attention without positions through the same "
+                           "order-effect function on the same inputs (attention_max_order_effect, float32 round-off); "
+                           "the bar sits a thousand times above it"),
               Test("rnn_min_position_gap", ">", DIFFERENT, "along a run of one repeated token the state still tells "
                    "neighbouring positions apart", "far above float32 round-off", role="condition",
                    unless="it carries the order of different words, but along a run of one repeated token its state "
-                          "stops telling positions apart")),
+                          "stops telling positions apart",
+                   no_null="no position information means equal states, a gap of 0 up to float32 round-off (about "
+                           "1e-7); the bar sits a thousand times above it, and a state that settles to a fixed point "
+                           "reaches that null")),
           requires=(Test("attention_max_order_effect", "<", SAME, "self-attention without positions shows no order "
-                         "effect (the measure can tell the cases apart)", ROUND_OFF, otherwise="not testable"),),
+                         "effect (the measure can tell the cases apart)", ROUND_OFF, otherwise="not testable",
+                         no_null="an identity: self-attention without positions is permutation-equivariant, so its "
+                                 "order effect is 0 up to float32 round-off on any draw; it is the null of the tests"),),
+          null="self-attention without positions through the same order-effect function (the requirement); float32 "
+               "round-off for the position gap",
           quote="循环神经网络本身就是一种顺序结构, 天然包含了词在序列中的位置信息",
           revision=2, title_zh="RNN 天然包含词序信息"),
     Claim("binary-512-positions", "tutorial 000 §2.3", "tutorial", "512 bits can mark every position",
@@ -692,10 +696,15 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, DRAWN if c.id in _DRAWN_CLAIMS
           "an added position table gives no such guarantee.",
           "rope_offset_only", (
               Test("rope_max_spread", "<", SAME, "RoPE's score is the same for every pair of positions with one "
-                   "offset (16 q/k pairs, 5 offsets, keys 0..3843)", ROUND_OFF + " (float32 tables)"),
+                   "offset (16 q/k pairs, 5 offsets, keys 0..3843)", ROUND_OFF + " (float32 tables)",
+                   no_null="an identity (R_m^T R_n = R_(n-m): the score depends on the offset alone), checked on "
+                           "random pairs against float32 round-off: a round-off bound needs no null"),
               Test("added_min_spread", ">", DIFFERENT, "with the sinusoid added to q and k instead, the score also "
                    "depends on where the pair sits", "far above round-off", role="condition",
-                   unless="an added table's score depends on the offset only too: RoPE is no more explicit")),
+                   unless="an added table's score depends on the offset only too: RoPE is no more explicit",
+                   no_null="its null is RoPE's spread through the same function on the same pairs (rope_max_spread, "
+                           "float32 round-off); the bar sits a thousand times above it")),
+          null="RoPE's own spread on the same pairs (an identity, round-off) for the added table's",
           quote="相对位置信息更明确",
           revision=2, title_zh="RoPE 的相对位置信息更明确"),
     Claim("input-shapes", "tutorial 003 §14.7.2", "tutorial", "The input layer's shapes",
