@@ -647,52 +647,48 @@ function heatmap(canvas, rows, cols, values, map) {
     table = new Float64Array(rows * cols);
     for (let r = 0, o = 0; r < rows; r++) for (let c = 0; c < cols; c++, o++) table[o] = values(r, c);
   }
-  const {low, high, pixels} = map, scale = 255 / (high - low), lo = low - 1e-9, hi = high + 1e-9, outside = pixels[256];
-  for (let o = 0; o < rows * cols; o++) {
-    const v = table[o];
-    if (v >= lo && v <= hi) {  // the nearest of the 256 colours (a value just past the range: the end colour)
-      const k = (v - low) * scale + 0.5;
-      px[o] = pixels[k < 0 ? 0 : k >= 255 ? 255 : k | 0];
-    } else px[o] = outside;
-  }
+  const pixel = pixelOf(map);
+  for (let o = 0; o < rows * cols; o++) px[o] = pixel(table[o]);
   put();
 }
 
-/* the diverging map's pixel for a value in [-1, 1], as heatmap() picks it: for figures written a row at a time */
-function divergingPixel(v) {
-  if (!(v >= -1 - 1e-9 && v <= 1 + 1e-9)) return diverging.pixels[256];
-  const k = (v + 1) * 127.5 + 0.5;
-  return diverging.pixels[k < 0 ? 0 : k >= 255 ? 255 : k | 0];
+/* a value's pixel in a colour map: the nearest of its 256 colours (a value just past the range: the end colour), or
+   `outside` for NaN and values past it */
+function pixelOf(map) {
+  const {low, high, pixels} = map, scale = 255 / (high - low), lo = low - 1e-9, hi = high + 1e-9, outside = pixels[256];
+  return (v) => {
+    if (!(v >= lo && v <= hi)) return outside;
+    const k = (v - low) * scale + 0.5;
+    return pixels[k < 0 ? 0 : k >= 255 ? 255 : k | 0];
+  };
 }
 
-/* sin(p w_i) and cos(p w_i) for p = 0..n-1, row by row, by the angle-addition recurrence, exact again every 32 rows
-   (the drift stays below 1e-13): each row goes to row(p, sin, cos) (arrays over i, rewritten for the next row). For
-   the figures only: no readout reads them (the readouts come from the formulas above). */
-function sinCosRows(n, w, row) {
-  const m = w.length, cw = w.map(Math.cos), sw = w.map(Math.sin), sn = new Float64Array(m), cn = new Float64Array(m);
+/* the heatmap of sin(p w_i) and cos(p w_i) for p = 0..n-1 (rows), by the angle-addition recurrence, exact again every
+   32 rows (the drift stays below 1e-13), each pixel written as its value is made (no table is kept, the colour picked
+   as heatmap() picks it over [-1, 1]): `both` writes [sin, cos] per i (the sinusoid's PE, 2m columns), else cos alone
+   (RoPE's cos(p theta_i), m columns). Returns g[p] = sum_i cos(p w_i). For the figures only: no readout reads them
+   (the readouts come from the formulas above). */
+function waveHeatmap(canvas, w, n, both) {
+  const m = w.length, cols = both ? 2 * m : m, {px, put} = heatCanvas(canvas, n, cols), g = new Float64Array(n);
+  const cw = w.map(Math.cos), sw = w.map(Math.sin), sn = new Float64Array(m), cn = new Float64Array(m);
+  const colours = diverging.pixels, lo = -1 - 1e-9, hi = 1 + 1e-9, outside = colours[256];
   for (let p = 0; p < n; p++) {
     if ((p & 31) === 0) for (let i = 0; i < m; i++) { sn[i] = Math.sin(p * w[i]); cn[i] = Math.cos(p * w[i]); }
-    row(p, sn, cn);
-    for (let i = 0; i < m; i++) {
+    let total = 0;
+    for (let i = 0, o = p * cols; i < m; i++) {
       const a = sn[i], b = cn[i];
+      let k;
+      if (both) {
+        k = (a + 1) * 127.5 + 0.5;
+        px[o++] = a >= lo && a <= hi ? colours[k < 0 ? 0 : k >= 255 ? 255 : k | 0] : outside;
+      }
+      k = (b + 1) * 127.5 + 0.5;
+      px[o++] = b >= lo && b <= hi ? colours[k < 0 ? 0 : k >= 255 ? 255 : k | 0] : outside;
+      total += b;
       sn[i] = a * cw[i] + b * sw[i]; cn[i] = b * cw[i] - a * sw[i];
     }
-  }
-}
-
-/* the sinusoid's heatmap PE[p, 2i] = sin(p w_i), PE[p, 2i+1] = cos(p w_i) ([n, d]), its pixels written as each row
-   is made (no table is kept), and g[r] = sum_i cos(r w_i) = PE[r] . PE[0], returned: PE[p] . PE[q] = g[|p - q|]
-   (cos(a - b) = sin a sin b + cos a cos b), which the dot figure reads instead of n dot products of d */
-function sinusoidHeatmap(canvas, d, base, n) {
-  const {px, put} = heatCanvas(canvas, n, d), g = new Float64Array(n), m = d / 2;
-  sinCosRows(n, defaultInvFreq(d, base), (p, sn, cn) => {
-    let total = 0;
-    for (let i = 0, o = p * d; i < m; i++, o += 2) {
-      px[o] = divergingPixel(sn[i]); px[o + 1] = divergingPixel(cn[i]);
-      total += cn[i];
-    }
     g[p] = total;
-  });
+  }
   put();
   return g;
 }
@@ -784,12 +780,13 @@ function linePlot(svg, series, opts = {}) {
     nodes.add("line", {x1: sx(line.x), x2: sx(line.x), y1: PLOT.top, y2: PLOT.top + H, class: "guide"});
   }
   for (const s of series) {
-    let d = "", pen = false;
+    let d = "", pen = false;  // each point at a tenth of a pixel
+    const ax = W / (x1 - x0), ay = H / (y1 - y0), low = PLOT.top - 2, high = PLOT.top + H + 2;
     for (let i = 0; i < s.ys.length; i++) {
-      const x = s.xs ? s.xs[i] : i, y = s.ys[i];
-      if (!Number.isFinite(ty(y)) || !Number.isFinite(tx(x))) { pen = false; continue; }
-      const yy = Math.max(PLOT.top - 2, Math.min(PLOT.top + H + 2, sy(y)));
-      d += `${pen ? "L" : "M"}${sx(x).toFixed(1)} ${yy.toFixed(1)}`;
+      const u = tx(s.xs ? s.xs[i] : i), v = ty(s.ys[i]);
+      if (!Number.isFinite(v) || !Number.isFinite(u)) { pen = false; continue; }
+      const px = PLOT.left + (u - x0) * ax, py = Math.max(low, Math.min(high, PLOT.top + (y1 - v) * ay));
+      d += (pen ? "L" : "M") + Math.round(px * 10) / 10 + " " + Math.round(py * 10) / 10;
       pen = true;
     }
     nodes.add("path", {d, stroke: s.colour, fill: "none", "stroke-width": s.width || 1.6, "stroke-dasharray": s.dash || ""});
@@ -989,7 +986,9 @@ const PANELS = [
     constrain() { const s = this.state; this.setRange("p", s.n - 1); this.setRange("q", s.n - 1); this.setRange("j", s.d - 1); },
     draw(s) {
       const base = Number(s.base), grid = `${s.d}|${base}|${s.n}`, w = defaultInvFreq(s.d, base);
-      once(this.figures.heatmap, grid, () => { this.g = sinusoidHeatmap(this.figures.heatmap, s.d, base, s.n); });
+      // the heatmap, and g[r] = sum_i cos(r w_i) = PE[r] . PE[0]: PE[p] . PE[q] = g[|p - q|] (cos(a - b) = sin a sin b
+      // + cos a cos b), which the dot figure reads instead of n dot products of d
+      once(this.figures.heatmap, grid, () => { this.g = waveHeatmap(this.figures.heatmap, w, s.n, true); });
       const pe = (p, j) => (j % 2 ? Math.cos : Math.sin)(p * w[j >> 1]);  // PE[p, j], for the figures' rows and columns
       once(this.figures.dot, `${grid}|${s.p}|${s.q}`, () => {  // PE[p] . PE[q] = g[|p - q|]
         const dots = tabulate(s.n, (q) => this.g[Math.abs(s.p - q)]);
@@ -1063,9 +1062,7 @@ const PANELS = [
     draw(s) {
       const base = Number(s.base), h = s.dim / 2;
       once(this.figures.angles, `${s.dim}|${base}|${s.positions}`, () => {  // cos(p theta_i): rows p, columns i
-        const {px, put} = heatCanvas(this.figures.angles, s.positions, h);
-        sinCosRows(s.positions, defaultInvFreq(s.dim, base), (p, sn, cn) => { for (let i = 0, o = p * h; i < h; i++) px[o + i] = divergingPixel(cn[i]); });
-        put();
+        waveHeatmap(this.figures.angles, defaultInvFreq(s.dim, base), s.positions, false);
       });
       const decayArgs = {dim: s.dim, base, n: s.positions, samples: s.samples, seed: s.seed}, figure = this.figures.decay;
       const want = `${lang}|${JSON.stringify(decayArgs)}`;
@@ -1268,6 +1265,11 @@ const PANELS = [
     formula(s) {
       const d = Math.abs(s.i - s.j), n = s.n;
       const causal = (at, byDistance) => ({at: (h, i, j) => i >= j ? at(h, i, j) : NaN,
+        shift: byDistance && ((h) => {  // shift(h)[j - i + n - 1]: the value at (i, j), masked (NaN) above the diagonal
+          const values = byDistance(h), out = new Float64Array(2 * n - 1).fill(NaN);
+          for (let r = 0; r < n; r++) out[n - 1 - r] = values[r];
+          return out;
+        }),
         row(h, i, out, o) {  // byDistance(h): the values at distance i - j = 0..n-1, when they depend on it alone
           const values = byDistance && byDistance(h);
           if (values) for (let j = 0; j <= i; j++) out[o + j] = values[i - j];
@@ -1282,7 +1284,7 @@ const PANELS = [
       }
       if (s.kind === "t5") {
         const args = {n, buckets: s.buckets, max_distance: s.max_distance, bidirectional: s.bidirectional}, b = cached("t5", args);
-        return {at: (h, i, j) => b[j - i + n - 1], row(h, i, out, o) { for (let j = 0; j < n; j++) out[o + j] = b[j - i + n - 1]; },
+        return {at: (h, i, j) => b[j - i + n - 1], row(h, i, out, o) { for (let j = 0; j < n; j++) out[o + j] = b[j - i + n - 1]; }, shift: () => b,
           range: [0, s.buckets - 1], read: {f: "t5", args, pick: s.j - s.i + n - 1, label: "bias.r.bucket"}};
       }
       if (s.kind === "kerple") {
@@ -1302,7 +1304,8 @@ const PANELS = [
     draw(s) {
       for (const key of Object.keys(this.inputs)) {  // only the chosen kind's options are shown
         const owner = {buckets: "t5", max_distance: "t5", bidirectional: "t5", kernel: "kerple", r1: "kerple", r2: "kerple", c: "fire", L: "fire", sdim: "sandwich", compress: "sandwich"}[key];
-        this.inputs[key].closest(".control").hidden = owner !== undefined && owner !== s.kind;
+        const box = this.inputs[key].closest(".control"), hidden = owner !== undefined && owner !== s.kind;
+        if (box.hidden !== hidden) box.hidden = hidden;
       }
       const f = this.formula(s), [lo, hi] = f.range, rising = s.kind === "t5" || s.kind === "fire";  // far = high value
       const scale = (v) => Number.isNaN(v) ? -1 : hi > lo ? (rising ? (hi - v) / (hi - lo) : (v - lo) / (hi - lo)) : 1;
@@ -1310,18 +1313,39 @@ const PANELS = [
       const W = cols * (tile + gap), H = rowsOfTiles * (tile + gap), step = s.n / tile;
       const options = {alibi: [], t5: [s.buckets, s.max_distance, s.bidirectional], kerple: [s.kernel, s.r1, s.r2],
         fire: [s.c, s.L], sandwich: [s.sdim, s.compress]}[s.kind], key = `${s.kind}|${s.heads}|${s.n}|${options.join("|")}`;
+      /* a kind whose value at (i, j) depends on j - i alone gives shift(h) over j - i + n - 1: its colours are made once
+         per value and each row of the chosen head's grid is a slice of them; FIRE's rows are made one at a time */
+      const shifts = [];
+      const shift = f.shift && ((h) => (shifts[h] ??= f.shift(h)));
       once(this.figures.heads, key, () => {  // head h's tile at tile row and column (h / cols, h % cols), cell (y, x) read at (y step, x step)
-        const cells = new Float64Array(H * W).fill(NaN), at = Int32Array.from({length: tile}, (_, k) => Math.floor(k * step));
-        for (let h = 0; h < s.heads; h++) {  // the gaps between tiles stay NaN: grey, as masked cells
+        const {px, put} = heatCanvas(this.figures.heads, H, W), pixel = pixelOf(sequential), at = Int32Array.from({length: tile}, (_, k) => Math.floor(k * step));
+        px.fill(pixel(NaN));  // the gaps between tiles: grey, as masked cells
+        for (let h = 0; h < s.heads; h++) {
           const top = Math.floor(h / cols) * (tile + gap), left = (h % cols) * (tile + gap);
-          for (let y = 0; y < tile; y++) for (let x = 0, o = (top + y) * W + left; x < tile; x++) cells[o + x] = scale(f.at(h, at[y], at[x]));
+          // Sandwich's tiles read a few offsets of each head, its cells made when asked: no whole row of them
+          const colours = shift && s.kind !== "sandwich" ? Uint32Array.from(shift(h), (v) => pixel(scale(v))) : null;
+          for (let y = 0; y < tile; y++) {
+            for (let x = 0, o = (top + y) * W + left; x < tile; x++) {
+              px[o + x] = colours ? colours[at[x] - at[y] + s.n - 1] : pixel(scale(f.at(h, at[y], at[x])));
+            }
+          }
         }
-        heatmap(this.figures.heads, H, W, cells, sequential);
+        put();
       });
       once(this.figures.head, `${key}|${s.head}`, () => {  // the values coloured over [lo, hi] as scale() does
-        const grid = new Float64Array(s.n * s.n);
-        for (let i = 0; i < s.n; i++) f.row(s.head, i, grid, i * s.n);
-        heatmap(this.figures.head, s.n, s.n, grid, hi > lo ? biasColours(lo, hi, rising) : colourTable(lo - 1, lo + 1, () => SEQUENTIAL(1)));
+        const n = s.n, {px, put} = heatCanvas(this.figures.head, n, n);
+        const pixel = pixelOf(hi > lo ? biasColours(lo, hi, rising) : colourTable(lo - 1, lo + 1, () => SEQUENTIAL(1)));
+        if (shift) {
+          const colours = Uint32Array.from(shift(s.head), pixel);
+          for (let i = 0; i < n; i++) px.set(colours.subarray(n - 1 - i, 2 * n - 1 - i), i * n);
+        } else {
+          const row = new Float64Array(n);
+          for (let i = 0; i < n; i++) {
+            f.row(s.head, i, row, 0);
+            for (let j = 0, o = i * n; j < n; j++) px[o + j] = pixel(row[j]);
+          }
+        }
+        put();
       });
       this.extra.textContent = t(`bias.note.${s.kind}`);
       return [{key: "value", label: f.read.label, labelArgs: [s.head, s.i, s.j], f: f.read.f, args: f.read.args, pick: f.read.pick}];
