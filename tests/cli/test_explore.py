@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -41,9 +39,9 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys, args, message)
     assert not (tmp_path / "out").exists()  # refused before anything is written
 
 
-def test_help_has_an_example():
-    out = subprocess.run([sys.executable, "-m", "posenc", "explore", "--help"], capture_output=True, text=True,
-                         check=True).stdout
+def test_help_has_an_example(capsys):
+    assert main(["explore", "--help"]) == 0
+    out = capsys.readouterr().out
     assert "Example: posenc explore --out site --lang en --config" in out
     for option in ("--out", "--lang", "--config"):
         assert option in out
