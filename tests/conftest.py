@@ -17,6 +17,20 @@ from hypothesis_profiles import load_profile  # noqa: E402
 HYPOTHESIS_PROFILE = load_profile()  # "ci" unless HYPOTHESIS_PROFILE says otherwise (tests/hypothesis_profiles.py)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--cpu-times", metavar="PREFIX", default=None,
+                     help="write the CPU time of each test phase and module collection to PREFIX-<worker>.jsonl and "
+                          "sum it by file at the end (tests/cpu_times.py)")
+
+
+def pytest_configure(config):
+    prefix = config.getoption("cpu_times")
+    if prefix:
+        from cpu_times import CpuTimes
+
+        config.pluginmanager.register(CpuTimes(prefix), "cpu_times")
+
+
 @pytest.fixture(scope="session")
 def minilm():
     """MiniLM (the offline package), loaded once per session."""
