@@ -9,7 +9,7 @@ import pytest
 import typer
 
 from posenc.cli.field_docs import field_docs, plain_text
-from posenc.cli.settings import Flag, derive_options, settings_command
+from posenc.cli.settings import Flag, comma_values, derive_options, settings_command
 from posenc.errors import PosencError
 
 
@@ -208,6 +208,16 @@ def test_bad_list_text_names_the_option():
     with pytest.raises(PosencError, match=r"--lengths must be comma-separated integers such as 10,20,40, "
                                           r"got '4,x'"):
         settings.parsed()
+    assert _run(["--lengths", "4, 8", "--names", " none , yarn"])[0].parsed() == {
+        "lengths": (4, 8), "names": ["none", "yarn"], "device": "auto"}
+
+
+def test_comma_values_reads_each_element_type():
+    assert comma_values("0.5, 1e-1", "--depths", float) == [0.5, 0.1]
+    assert comma_values("none, yarn", "--names", str) == ["none", "yarn"]
+    with pytest.raises(PosencError, match=r"^--depths must be comma-separated numbers such as 0.25,0.75, "
+                                          r"got '0.5,half'$"):
+        comma_values("0.5,half", "--depths", float)
 
 
 def test_the_commands_own_parameters_keep_their_typer_declarations():

@@ -41,8 +41,7 @@ from posenc.cli.field_docs import field_docs
 from posenc.cli.options import parse_options
 from posenc.errors import PosencError
 
-__all__ = ["Flag", "CommandSettings", "settings_command", "derive_options", "comma_items", "comma_ints",
-           "comma_floats", "comma_names"]
+__all__ = ["Flag", "CommandSettings", "settings_command", "derive_options", "comma_items", "comma_values"]
 
 S = TypeVar("S")
 
@@ -66,30 +65,21 @@ def comma_items(text: str, option: str, example: str) -> list[str]:
     return items
 
 
-def comma_ints(text: str, option: str) -> list[int]:
-    """``"10,20,40"`` -> ``[10, 20, 40]``."""
-    items = comma_items(text, option, "10,20,40")
+#: each element type of a list option: an example of the value, and what its items are called in an error
+_COMMA_FORMS: dict[type, tuple[str, str]] = {int: ("10,20,40", "integers"), float: ("0.25,0.75", "numbers"),
+                                              str: ("none,yarn", "names")}
+
+
+def comma_values(text: str, option: str, kind: type) -> list:
+    """The items of a comma-separated value as ``kind`` (``int``, ``float`` or ``str``): ``"10,20,40"`` ->
+    ``[10, 20, 40]``, ``"0.25,0.75"`` -> ``[0.25, 0.75]``, ``"none, yarn"`` -> ``["none", "yarn"]`` (spaces around
+    the items dropped); an item that is not a ``kind`` is an error naming the option and an example."""
+    example, what = _COMMA_FORMS[kind]
+    items = comma_items(text, option, example)
     try:
-        return [int(part) for part in items]
+        return [kind(part) for part in items]
     except ValueError as exc:
-        raise PosencError(f"{option} must be comma-separated integers such as 10,20,40, got {text!r}") from exc
-
-
-def comma_floats(text: str, option: str) -> list[float]:
-    """``"0.25,0.75"`` -> ``[0.25, 0.75]``."""
-    items = comma_items(text, option, "0.25,0.75")
-    try:
-        return [float(part) for part in items]
-    except ValueError as exc:
-        raise PosencError(f"{option} must be comma-separated numbers such as 0.25,0.75, got {text!r}") from exc
-
-
-def comma_names(text: str, option: str) -> list[str]:
-    """``"none, yarn"`` -> ``["none", "yarn"]`` (spaces around the names dropped)."""
-    return comma_items(text, option, "none,yarn")
-
-
-_COMMA_PARSERS: dict[type, Callable[[str, str], list]] = {int: comma_ints, float: comma_floats, str: comma_names}
+        raise PosencError(f"{option} must be comma-separated {what} such as {example}, got {text!r}") from exc
 
 
 @dataclass(frozen=True)
@@ -193,7 +183,7 @@ def _derive(cls: type, f, annotation: Any, doc: str, flag: Flag) -> _Option:
             return container(value or ()) if value or not optional else None
     elif sequence is not None:
         container, element = sequence
-        parse = flag.parse or _COMMA_PARSERS[element]
+        parse = flag.parse or functools.partial(comma_values, kind=element)
         cli_type, shown = str, (",".join(str(v) for v in default) if default else None)
 
         def read(value: Any) -> Any:  # only for an option given: '' is refused by the parser, never the default
