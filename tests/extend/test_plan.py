@@ -8,7 +8,8 @@ from extend_models import NATIVE, tiny_config
 from posenc import PosencError
 from posenc.extend import scaled_rope
 from posenc.extend.factors import EXTEND_SCALINGS
-from posenc.extend.plan import ExtendConfig, decode_seconds, forward_seconds, make_plan
+from posenc.extend.plan import ExtendConfig, decode_seconds, decode_work, forward_seconds, forward_work, make_plan
+from posenc.resources import seconds, usable_cores
 
 
 def _plan(**kwargs):
@@ -27,35 +28,47 @@ def test_passkey_alone_runs_no_window():
         ExtendConfig(protocols=(), passkey=False)
 
 
+def test_forward_work_of_smollm2_by_hand():
+    # SmolLM2-135M: 30 layers, h = 576, I = 1536, 9 heads of 64, 3 key/value heads (k d = 192), V = 49152. Per token:
+    # 2 (30 (2 * 576^2 + 2 * 576 * 192 + 3 * 576 * 1536) + 576 * 49152) = 2 (30 * 3,538,944 + 28,311,552)
+    # = 268,959,744; attention 4 * 30 * 576 L^2 = 69,120 L^2
+    per_token = 2 * (30 * (2 * 576 ** 2 + 2 * 576 * 192 + 3 * 576 * 1536) + 576 * 49152)
+    assert per_token == 268_959_744
+    assert forward_work(2048) == 2048 * 268_959_744 + 69_120 * 2048 ** 2
+    # decoding: 8 steps of one token attending to 4096 (+ 4 * 30 * 4096 * 576 each), moving the cache of
+    # 2 * 30 * 576 * 4096 float32 numbers twice
+    flops, moved = decode_work(4096)
+    assert flops == 8 * (268_959_744 + 69_120 + 4 * 30 * 4096 * 576)
+    assert moved == 8 * 2 * (2 * 30 * 576 * 4096 * 4)
+
+
 def test_time_model_counts_the_shared_prefix_once():
-    # f(L) = 3.10e-3 L + 3.27e-7 L^2: f(2048) = 6.349 + 1.372 = 7.721 s, f(4096) = 12.698 + 5.486 = 18.184 s;
-    # 8 decoding steps after 4096 tokens: 8 * 4.7e-5 * 4096 = 1.540 s.
-    # Depth 0.5 at 4096, 3 trials: the text before the needle once (f(2048)), then per trial the rest
-    # (f(4096) - f(2048) = 10.463 s) and the decoding: 7.721 + 3 * (10.463 + 1.540) = 43.73 s.
-    assert forward_seconds(2048) == pytest.approx(7.721, abs=1e-3)
-    assert decode_seconds(4096) == pytest.approx(1.540, abs=1e-3)
+    # depth 0.5 at 4096, 3 trials: the text before the needle once (f(2048)), then per trial the rest
+    # (f(4096) - f(2048)) and the decoding; depth 0 shares nothing, so each trial costs a whole prompt
+    f2, f4, d4 = forward_seconds(2048), forward_seconds(4096), decode_seconds(4096)
+    assert forward_seconds(2048) == pytest.approx(seconds(forward_work(2048), threads=usable_cores()), rel=1e-12)
     plan = _plan(lengths=(4096,), scalings=("none",), protocols=(), passkey=True, depths=(0.5,), trials=3)
-    assert plan.estimate_seconds() == pytest.approx(43.73, abs=0.01)
-    # a window costs one forward pass; depth 0 shares nothing, so each trial costs a whole prompt:
-    # 18.184 + 2 * (18.184 + 1.540) = 57.63 s
+    assert plan.estimate_seconds() == pytest.approx(f2 + 3 * (f4 - f2 + d4), rel=1e-9)
     deep = _plan(lengths=(4096,), scalings=("none",), protocols=("nonoverlap",), passkey=True, depths=(0.0,),
                  trials=2, windows=1)
-    assert deep.estimate_seconds() == pytest.approx(57.63, abs=0.01)
+    assert deep.estimate_seconds() == pytest.approx(f4 + 2 * (f4 + d4), rel=1e-9)
 
 
-def test_time_model_scales_with_layers_times_width():
-    # the anchors are SmolLM2's 30 layers x 576 wide; time scales with layers x hidden: half the layers takes half
-    # the time, twice the width twice. f(2048) = 3.10e-3 x 2048 + 3.27e-7 x 2048^2 = 6.3488 + 1.371537408 s
+def test_time_model_scales_with_layers_and_length():
+    # half the layers: half the work; twice the length: twice the linear part and four times attention's
     from types import SimpleNamespace
 
-    def shape(layers, hidden):
-        return SimpleNamespace(num_hidden_layers=layers, hidden_size=hidden)
+    def shape(layers):
+        return SimpleNamespace(num_hidden_layers=layers, hidden_size=576, intermediate_size=1536,
+                               num_attention_heads=9, num_key_value_heads=3, vocab_size=49152)
 
-    f = 6.3488 + 1.371537408
-    assert forward_seconds(2048, shape(30, 576)) == pytest.approx(f, rel=1e-9)  # SmolLM2's own shape: the anchor
-    assert forward_seconds(2048, shape(15, 576)) == pytest.approx(f / 2, rel=1e-9)
-    assert forward_seconds(2048, shape(30, 1152)) == pytest.approx(f * 2, rel=1e-9)
-    assert forward_seconds(2048, shape(2, 64)) == pytest.approx(f * 128 / 17280, rel=1e-9)  # tiny_config's shape
+    smollm2 = forward_work(2048)
+    assert forward_work(2048, shape(30)) == smollm2  # SmolLM2's own shape: the default
+    head = 2 * 2048 * 576 * 49152  # the output layer, once whatever the layers
+    assert forward_work(2048, shape(15)) - head == pytest.approx((smollm2 - head) / 2, rel=1e-12)
+    linear, quadratic = 2048 * 268_959_744, 69_120 * 2048 ** 2
+    assert forward_work(4096) == 2 * linear + 4 * quadratic
+    assert forward_seconds(4096) / forward_seconds(2048) == pytest.approx((2 * linear + 4 * quadratic) / smollm2)
 
 
 def test_a_given_factor_is_every_lengths_factor():

@@ -15,7 +15,7 @@ from posenc.corpora import load_text
 from posenc.extend import run_extend
 from posenc.extend.patch import scaled_rope
 from posenc.extend.perplexity import encode_nll
-from posenc.extend.plan import MAX_NEW_TOKENS, extend_config, make_plan
+from posenc.extend.plan import MAX_NEW_TOKENS, extend_config, forward_seconds, make_plan
 from posenc.extend.run import CODE_VERSION, PASSKEY_KIND, WINDOW_KIND
 from posenc.store import ResultStore, config_hash
 
@@ -99,7 +99,6 @@ def test_a_missing_row_is_what_gets_computed(config_only, tmp_path):
     said = []
     plan = run_extend(**settings, store_path=tmp_path / "s.sqlite", plan_only=True, echo=said.append)
     assert plan["jobs"] == {"windows": 3, "passkeys": 0, "missing": 1}
-    # the time model over the whole plan: 3 windows of 64 tokens of a 2-layer, 64-wide model against SmolLM2's 30 x 576,
-    # 3 x (3.10e-3 x 64 + 3.27e-7 x 64^2) x 128 / 17280 = 3 x 0.199739392 x 128 / 17280 s
-    assert plan["estimate_s"] == pytest.approx(3 * 0.199739392 * 128 / 17280, rel=1e-9)
+    # the time model over the whole plan: 3 windows of 64 tokens, each one forward pass of the model's config
+    assert plan["estimate_s"] == pytest.approx(3 * forward_seconds(NATIVE, tiny_config()), rel=1e-9)
     assert "store: 2 of 3 windows" in said[-1]

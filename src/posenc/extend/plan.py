@@ -12,11 +12,13 @@ Defaults (``posenc extend smollm2``), chosen so the whole table finishes in unde
 
 Work is counted in forward passes. Two jobs with the same frequencies (same ``inv_freq`` and attention factor at the
 lengths they use) and the same tokens are one job: a window at offset 0 serves both protocols, and with stride
-``L / 2`` every other sliding window is also a non-overlapping one. The time estimate uses the forward times measured
-on 2 cores for SmolLM2-135M (see :func:`forward_seconds`), fitted as ``f(L) = a L + b L^2`` and scaled by the model's
-size. Passkey trials at one length, depth and frequency set share the text before the needle
-(:class:`~posenc.extend.passkey.SharedPrefix`): it costs ``f(m)`` once (``m`` the needle's position), and each trial
-``f(L) - f(m)`` plus ``MAX_NEW_TOKENS`` decoding steps (:func:`decode_seconds`).
+``L / 2`` every other sliding window is also a non-overlapping one. The time estimate counts
+each forward pass's floating-point operations from the model's config (:func:`forward_work`: the layers' matmuls,
+the output layer and attention's ``L^2`` terms) and turns them into seconds at this machine's rate on its cores
+(:func:`posenc.resources.seconds`). Passkey trials at one length, depth and frequency set share the text before the
+needle (:class:`~posenc.extend.passkey.SharedPrefix`): it costs ``f(m)`` once (``m`` the needle's position), and each
+trial ``f(L) - f(m)`` plus ``MAX_NEW_TOKENS`` decoding steps (:func:`decode_work`: the arithmetic of each new token,
+and the key/value cache each step copies and reads, counted in bytes).
 
 ``quick`` (for the report): lengths 4k, 8k, 12k; scalings none, linear, yarn; one window per length (both protocols
 read it); passkey only when asked, then one trial at depth 0.5. About 6 minutes for perplexity on 2 idle cores.
@@ -37,9 +39,11 @@ from posenc.device import dtype_name
 from posenc.errors import PosencError
 from posenc.extend.factors import SCALING_NAMES, check_scalings, factor_for
 from posenc.extend.perplexity import PROTOCOLS, normalize_protocols, window_offsets
+from posenc.resources import seconds, usable_cores
 
 __all__ = ["ExtendConfig", "WindowJob", "PasskeyJob", "Plan", "make_plan", "rope_fingerprint", "forward_seconds",
-           "decode_seconds", "DEFAULT_LENGTHS", "QUICK_LENGTHS", "QUICK_SCALINGS", "DEFAULT_DEPTHS"]
+           "decode_seconds", "forward_work", "decode_work", "DEFAULT_LENGTHS", "QUICK_LENGTHS", "QUICK_SCALINGS",
+           "DEFAULT_DEPTHS"]
 
 DEFAULT_LENGTHS = (2048, 4096, 8192, 16384)
 QUICK_LENGTHS = (4096, 8192, 12288)
@@ -48,34 +52,59 @@ DEFAULT_DEPTHS = (0.25, 0.75)
 QUICK_DEPTHS = (0.5,)
 MAX_NEW_TOKENS = 8
 
-# forward seconds of SmolLM2-135M on 2 idle CPU cores (float32, SDPA), a L + b L^2 fitted (relative least squares)
-# to window times of `posenc extend` measured on the report's 2-core machine (2026-11-23): 8.3 s at 2048, 18.4 s at
-# 4096, 39.7 s at 8192, 92-98 s at 12288 and 151.5 s at 16384 tokens (the fit gives 7.7, 18.2, 47.3, 87.5 and
-# 138.6 s). An earlier machine measured 6.3, 12.6, 40.2, 99.3 s at 2k, 4k, 8k, 16k and 300 s at 32768.
-_A = 3.10e-3
-_B = 3.27e-7
-_SMOLLM2_LAYER_WIDTH = 30 * 576
-# seconds per token of context of one greedy decoding step with a KV cache (SmolLM2-135M, 2 cores): the cache is
-# copied on every step, so a step grows with the context (measured: 0.09 s at 2048 tokens, 0.57 s at 12288)
-_DECODE_S_PER_TOKEN = 4.7e-5
+#: SmolLM2-135M's shape, what a plan without a model config is estimated for
+_SMOLLM2 = {"num_hidden_layers": 30, "hidden_size": 576, "intermediate_size": 1536, "num_attention_heads": 9,
+            "num_key_value_heads": 3, "vocab_size": 49152}
+#: times the key/value cache's bytes one decoding step moves: transformers' cache is copied as it grows and repeated
+#: to every query head before attention reads it (0.09 s per step at 2048 tokens, 0.57 s at 12288, SmolLM2-135M on
+#: 2 cores, 2026-11-23)
+_CACHE_PASSES = 2
+
+
+def _shape(config: Any | None) -> tuple[int, int, int, int, int, int]:
+    """(layers, hidden, MLP width, query heads, key/value heads, vocabulary) of a Hugging Face config (SmolLM2's for
+    ``None``; a field the config lacks is taken in proportion: MLP 8/3 of the width, heads of 64 channels)."""
+    get = (lambda name, default: _SMOLLM2[name]) if config is None else (
+        lambda name, default: getattr(config, name, None) or default)
+    layers, hidden = int(get("num_hidden_layers", 30)), int(get("hidden_size", 576))
+    heads = int(get("num_attention_heads", max(1, hidden // 64)))
+    return (layers, hidden, int(get("intermediate_size", 8 * hidden // 3)), heads,
+            int(get("num_key_value_heads", heads)), int(get("vocab_size", 49152)))
+
+
+def forward_work(length: int, config: Any | None = None) -> float:
+    """Floating-point operations of one forward pass of a decoder at ``length`` tokens (SmolLM2-135M's shape without
+    ``config``): per token ``2 (layers (2 h^2 + 2 h k d + 3 h I) + h V)`` (the query and output projections, the key and
+    value ones over ``k`` heads of ``d = h / heads`` channels, a gated MLP of width ``I``, the output layer over the
+    vocabulary ``V``), plus attention's scores and weighted values, ``4 layers L^2 h``."""
+    layers, hidden, mlp, heads, kv_heads, vocab = _shape(config)
+    kv = kv_heads * (hidden // heads)
+    per_token = 2 * (layers * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * mlp) + hidden * vocab)
+    return float(length * per_token + 4 * layers * length * length * hidden)
+
+
+def decode_work(context: int, config: Any | None = None) -> tuple[float, float]:
+    """``(floating-point operations, bytes)`` of the ``MAX_NEW_TOKENS`` greedy decoding steps of a passkey answer
+    after ``context`` tokens: each step is one token's forward (:func:`forward_work` of one token, attending to the
+    context), and moves the cache, ``2 layers h context`` float32 numbers once the keys and values are repeated to
+    every head, :data:`_CACHE_PASSES` times."""
+    layers, hidden, *_ = _shape(config)
+    flops = forward_work(1, config) + 4 * layers * context * hidden
+    cache = 2 * layers * hidden * context * 4
+    return MAX_NEW_TOKENS * flops, MAX_NEW_TOKENS * _CACHE_PASSES * cache
 
 
 def forward_seconds(length: int, config: Any | None = None) -> float:
-    """Estimated seconds of one forward pass at ``length`` tokens on 2 CPU cores (SmolLM2 anchors, scaled by
-    ``layers x hidden`` for another model)."""
-    scale = 1.0
-    if config is not None:
-        scale = getattr(config, "num_hidden_layers", 30) * getattr(config, "hidden_size", 576) / _SMOLLM2_LAYER_WIDTH
-    return scale * (_A * length + _B * length ** 2)
+    """Estimated seconds of one forward pass at ``length`` tokens on this machine's cores (:func:`forward_work` at
+    its rate)."""
+    return seconds(forward_work(length, config), threads=usable_cores())
 
 
 def decode_seconds(context: int, config: Any | None = None) -> float:
-    """Estimated seconds of the ``MAX_NEW_TOKENS`` greedy decoding steps of a passkey answer after ``context``
-    tokens (same scaling as :func:`forward_seconds`)."""
-    scale = 1.0
-    if config is not None:
-        scale = getattr(config, "num_hidden_layers", 30) * getattr(config, "hidden_size", 576) / _SMOLLM2_LAYER_WIDTH
-    return scale * MAX_NEW_TOKENS * _DECODE_S_PER_TOKEN * context
+    """Estimated seconds of the ``MAX_NEW_TOKENS`` greedy decoding steps of a passkey answer after ``context`` tokens
+    (:func:`decode_work` at this machine's rate)."""
+    flops, moved = decode_work(context, config)
+    return seconds(flops, memory=moved, threads=usable_cores())
 
 
 @dataclass
@@ -234,7 +263,7 @@ class Plan:
     passkeys: list[PasskeyJob]
 
     def estimate_seconds(self, model_config: Any | None = None) -> float:
-        """Seconds on 2 idle CPU cores: one forward pass per window; per passkey group (length, depth, frequencies)
+        """Seconds on this machine's cores, idle: one forward pass per window; per passkey group (length, depth, frequencies)
         the shared text before the needle once, then each trial's rest and its decoding steps."""
         total = sum(forward_seconds(j.length, model_config) for j in self.windows)
         groups: dict[tuple[int, float, str], int] = {}
@@ -260,7 +289,7 @@ class Plan:
             lines.append(f"  passkey: depths {list(c.depths)}, {c.trials} trial(s) each, greedy decode of "
                          f"{MAX_NEW_TOKENS} tokens")
         lines.append(f"  work: {len(self.windows)} window forward passes + {len(self.passkeys)} passkey prompts; "
-                     f"about {self.estimate_seconds(model_config) / 60:.0f} min on 2 idle CPU cores "
+                     f"about {self.estimate_seconds(model_config) / 60:.0f} min on {usable_cores()} idle CPU cores "
                      f"(before skipping what the store already holds)")
         return "\n".join(lines)
 

@@ -36,7 +36,7 @@ from posenc.properties.uniqueness import uniqueness
 from posenc.properties.view import EncodingView, check_size
 from posenc.properties.wavelength import wavelength
 from posenc.registry import available, build_for_model, get_class
-from posenc.resources import GB, check_memory, format_bytes
+from posenc.resources import GB, check_memory, format_bytes, seconds
 
 __all__ = ["PROPERTIES", "VARIANTS", "check_encoding", "check_all", "check_view", "build_checked", "build_sized",
            "estimate_check", "check_fits", "torch_threads", "SIZE_OPTIONS"]
@@ -99,26 +99,31 @@ BYTES_PER_CELL = 128
 BYTES_PER_POSITION = 24 * 1024
 #: the Python process with torch imported
 RUNTIME_BYTES = int(0.4 * GB)
-#: seconds of the uniqueness property, which compares every pair of positions of a table: N^2 (a + b D')
-#: with D' the distinct channels; fitted to single-thread timings at N = 8192..16384, D = 64..512
-PAIR_SECONDS, PAIR_CHANNEL_SECONDS = 5e-8, 3e-10
+#: bytes the uniqueness property's elementwise passes read and write per pair of positions it compares: the float64
+#: squared distance built from the Gram block (three passes), the mask of pairs p < q (one byte, filled), its minimum
+PAIR_BYTES = 96
 
 
 def estimate_check(length: int, d_model: int, names: Sequence[str] = ("sinusoidal",), pairwise: bool = True
                    ) -> tuple[int, float]:
     """``(peak bytes, seconds)`` of checking (``pairwise``) or drawing the encodings ``names`` at ``length``
-    positions and width ``d_model`` (arithmetic only). The time counts the pairwise uniqueness property alone,
-    which dominates past a few thousand positions."""
+    positions and width ``d_model`` (arithmetic only). The time counts the pairwise uniqueness property of the
+    absolute tables alone, which dominates past a few thousand positions: ``N (N - 1) / 2`` pairs, each a Gram
+    product over the ``D'`` distinct channels in float64 (``2 D'`` operations, counted twice: float64 runs at half
+    float32's width) and :data:`PAIR_BYTES` bytes of elementwise passes, on one thread at this machine's rate
+    (:func:`posenc.resources.seconds`)."""
     cells = BYTES_PER_CELL * length * d_model
     total = RUNTIME_BYTES + cells + (BYTES_PER_POSITION * length if pairwise else 0)
-    seconds = 0.0
+    flops = moved = 0.0
     if pairwise:
+        pairs = length * (length - 1) / 2
         for name in names:
             if get_class(name).info.family != "absolute":
                 continue
             channels = {"integer": 1, "normalized": 1, "binary": min(d_model, length.bit_length() + 1)}.get(name, d_model)
-            seconds += length * length * (PAIR_SECONDS + PAIR_CHANNEL_SECONDS * channels)
-    return total, seconds
+            flops += pairs * 4 * channels
+            moved += pairs * PAIR_BYTES
+    return total, seconds(flops, memory=moved)
 
 
 def check_fits(length: int, d_model: int, names: Sequence[str] = ("sinusoidal",), pairwise: bool = True,
@@ -126,13 +131,13 @@ def check_fits(length: int, d_model: int, names: Sequence[str] = ("sinusoidal",)
     """:func:`estimate_check`, raising :class:`PosencError` (with the estimate and the memory available) before
     anything is allocated when it does not fit."""
     check_size(length, d_model)
-    needed, seconds = estimate_check(length, d_model, names, pairwise)
+    needed, time_s = estimate_check(length, d_model, names, pairwise)
     check_memory(needed, f"{'checking' if pairwise else 'drawing'} {', '.join(names)} at length {length}, d_model "
                  f"{d_model}", "use a smaller --length or --d-model", limit_bytes=limit_bytes,
                  detail=f"{format_bytes(BYTES_PER_CELL * length * d_model)} of tables for {length} x {d_model} "
                  + (f"float64 cells, {format_bytes(BYTES_PER_POSITION * length)} of pairwise distance blocks"
                     if pairwise else "float64 cells") + f", runtime {format_bytes(RUNTIME_BYTES)}")
-    return needed, seconds
+    return needed, time_s
 
 
 def build_sized(name: str, d_model: int, length: int, options: dict[str, Any] | None = None,
