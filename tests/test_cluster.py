@@ -178,3 +178,14 @@ def test_pool_workers_print_no_library_warnings(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.split() == ["4"], done.stderr[-2000:]
     assert "a library's warning" not in done.stderr
+
+
+def test_the_executors_are_a_registry_that_suggests_the_closest(capsys):
+    from posenc.cli import main
+    from posenc.names import UnknownName
+
+    with pytest.raises(UnknownName, match="Did you mean 'ray'"):
+        check_executor("rya")
+    assert main(["sweep", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(f"{name}: {what}" in help_text for name, what in EXECUTORS.items())  # the help reads the table

@@ -28,11 +28,15 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from posenc.errors import PosencError
+from posenc.names import Registry
 
 __all__ = ["EXECUTORS", "RAY_CONNECT_TIMEOUT_S", "STOP_GRACE_S", "check_executor", "check_address", "check_reachable",
            "connect_ray", "process_pool", "finish_before_interrupt"]
 
-EXECUTORS = ("local", "ray")
+#: where a sweep's runs go: each executor by name, with what it is (``posenc sweep --executor``'s choices and help)
+EXECUTORS: Registry[str] = Registry("executor")
+EXECUTORS.register("local", "a pool of worker processes on this machine")
+EXECUTORS.register("ray", "Ray tasks on a cluster (--address)")
 #: how long a Ray head may take to accept a connection before posenc refuses its address (seconds); a head that
 #: runs answers within milliseconds, even across a network
 RAY_CONNECT_TIMEOUT_S = 2.0
@@ -40,8 +44,7 @@ RAY_CONNECT_TIMEOUT_S = 2.0
 
 def check_executor(executor: Any) -> str:
     """``executor`` if it is one of :data:`EXECUTORS`; anything else raises, naming the valid ones."""
-    if executor not in EXECUTORS:
-        raise PosencError(f"unknown executor {executor!r}; valid executors are: {', '.join(EXECUTORS)}")
+    EXECUTORS.get(executor)  # an unknown one raises UnknownName, a PosencError naming the valid ones
     return executor
 
 

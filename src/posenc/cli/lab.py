@@ -16,6 +16,7 @@ from rich.table import Table
 from posenc.cli.options import THREADS_HELP, check_threads, parse_options
 from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_json
 from posenc.cli.settings import CommandSettings, Flag, settings_command
+from posenc.cluster import EXECUTORS
 from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.errors import PosencError
 from posenc.lab.lab_task import LAB_TASKS
@@ -94,7 +95,8 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
           grid: Path = typer.Option(None, "--grid", help="a JSON sweep file: {\"base\": {...}, \"grid\": {...}, "
                                     "\"seeds\": [...]}"),
           store: Path = typer.Option(Path("runs/lab.sqlite"), "--store", help="SQLite results store"),
-          executor: str = typer.Option("local", "--executor", help="local (process pool) or ray"),
+          executor: str = typer.Option("local", "--executor",
+                                       help="; ".join(f"{name}: {what}" for name, what in EXECUTORS.items())),
           workers: int = typer.Option(1, "--workers", help="local worker processes"),
           address: str = typer.Option("auto", "--address", help="Ray address: auto or HOST:PORT"),
           threads: int = typer.Option(1, "--threads", help=THREADS_HELP + ", per run"),
