@@ -151,15 +151,17 @@ class UsageError(Exception):
     """A request that cannot run; the message says what was given and what fits."""
 
 
-def module_path(name: str) -> Path:
-    """``posenc.a.b`` -> ``src/posenc/a/b`` (a package folder) or ``src/posenc/a/b.py``."""
-    base = SRC.joinpath(*name.split("."))
+def module_path(name: str, src: Path = SRC) -> Path:
+    """``posenc.a.b`` -> ``src/posenc/a/b`` (a package folder) or ``src/posenc/a/b.py``, in ``src`` (default the
+    checkout's; the folder mutmut runs in has its own copy of the last commit, which others' uncommitted moves in the
+    checkout do not change)."""
+    base = src.joinpath(*name.split("."))
     if base.is_dir() and (base / "__init__.py").exists():
         return base
     if base.with_suffix(".py").is_file():
         return base.with_suffix(".py")
-    known = sorted(".".join(p.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
-                   for p in (SRC / "posenc").rglob("*.py"))
+    known = sorted(".".join(p.relative_to(src).with_suffix("").parts).removesuffix(".__init__")
+                   for p in (src / "posenc").rglob("*.py"))
     close = difflib.get_close_matches(name, known, n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise UsageError(f"no module {name!r} in src/ (expected a dotted name such as posenc.encodings or "
@@ -255,11 +257,12 @@ ALSO_COPY = ("docs/", "README.md", "scripts/", "benchmarks/")
 
 def write_settings(work: Path, modules: list[str], tests: list[str]) -> None:
     globs = []
+    src = work / "src" if (work / "src").is_dir() else SRC  # the exported commit's (the checkout's before export)
     for m in modules:
-        path = module_path(m).relative_to(ROOT)
+        path = module_path(m, src).relative_to(src.parent)
         globs.append(f"{path}/*" if path.suffix != ".py" else str(path))
     globs = sorted(set(globs))
-    skip = [str(module_path(m).relative_to(ROOT)) for m in left_out(modules)]
+    skip = [str(module_path(m, src).relative_to(src.parent)) for m in left_out(modules)]
     lines = ["", "[tool.mutmut]", 'source_paths = ["src/"]', f"only_mutate = {json.dumps(globs)}",
              f"do_not_mutate = {json.dumps(skip)}",
              f"pytest_add_cli_args = {json.dumps(PYTEST_ARGS)}",
@@ -333,7 +336,7 @@ def count_mutants(files: list[str]) -> dict[str, dict[str, int]]:
 
     counts: dict[str, dict[str, int]] = {}
     for f in files:
-        path = module_path(f).relative_to(ROOT)
+        path = module_path(f, Path.cwd() / "src").relative_to(Path.cwd())  # run in mutmut's folder
         module, mutations, _, _ = create_mutations(str(path), path.read_text())
         keys = function_keys(module)
         per: dict[str, int] = {}
@@ -411,7 +414,8 @@ def mutmut_with_plan(plan_file: str, argv: list[str]) -> int:
     import mutmut.mutation.file_mutation as fm
 
     plan = json.loads(Path(plan_file).read_text())
-    keep = {str(module_path(f).relative_to(ROOT)): funcs for f, funcs in plan["keep"].items()}
+    here = Path.cwd()  # mutmut's folder
+    keep = {str(module_path(f, here / "src").relative_to(here)): funcs for f, funcs in plan["keep"].items()}
     fm.create_mutations = keep_drawn(fm.create_mutations, keep)
     runner_of = mm.get_mutant_runner
 
@@ -541,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
         modules = list(PACKAGE_TESTS) if args.every_package else list(dict.fromkeys(args.modules or DEFAULT_MODULES))
         if args.since and not args.again:
             modules = changed_since(args.since)
-        for m in modules:
+        for m in modules if not args.since else []:  # --since's modules are read from the last commit
             module_path(m)
         tests = sorted({t for m in modules for t in tests_for(m) if (ROOT / t).exists()})
         tests = [t for t in tests if not any(t != u and t.startswith(u + "/") for u in tests)]  # inside another
@@ -696,7 +700,19 @@ def run_mutants(work: Path, names: list[str], workers: int, log: Path, plan: Pat
 
 def source_of(modules: list[str]) -> dict[str, str]:
     """The git object of each mutated module's source at the last commit: the same objects, the same mutants."""
-    return {m: git("rev-parse", f"HEAD:{module_path(m).relative_to(ROOT)}") for m in modules}
+    return {m: _head_object(m) for m in modules}
+
+
+def _head_object(name: str) -> str:
+    """The git object of module or package ``name`` at the last commit (``src/posenc/a/b.py`` or the folder
+    ``src/posenc/a/b``), read from git, not from the checkout, where others may have moved it since."""
+    path = "src/" + "/".join(name.split("."))
+    for candidate in (f"{path}.py", path):
+        found = subprocess.run(["git", "rev-parse", "--verify", "-q", f"HEAD:{candidate}"], cwd=ROOT,
+                               capture_output=True, text=True)
+        if found.returncode == 0:
+            return found.stdout.strip()
+    raise UsageError(f"no module {name!r} at the last commit ({path}.py or {path}/)")
 
 
 def git(*args: str) -> str:
@@ -712,6 +728,8 @@ def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
                          "`make mutate` first")
     prev = json.loads(previous.read_text())
     modules = prev.get("modules", [])
+    if prev.get("since"):  # scored per package, generated per file: the files holding a drawn mutant must be the same
+        modules = sorted({name.split(":")[0] for name in prev.get("drawn_as", {}).values()})
     changed = [m for m in modules if prev.get("src_tree", {}).get(m) != source_of([m])[m]] if modules else ["?"]
     if changed:
         raise UsageError(f"the source of {', '.join(changed)} changed since the run in {previous} (commit "
