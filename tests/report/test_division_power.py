@@ -125,3 +125,12 @@ def test_options_must_be_options_of_the_choice():
                   requires=(Test("p", ">", 0.1, "p", "by hand", role="power", options=("a",), no_null="by hand"),))
     assert [t.statistic for t in claim.under("b").requires] == [] and claim.under(None).requires == claim.requires
     assert "under a only" in claim.requires[0].text
+
+
+def test_a_short_real_run_carries_its_null_from_its_own_rows():
+    """One real lab run (20 steps): the null's quarters are those of the start rows moved as far as training moved
+    them (to where the division is read), in the seeded random direction."""
+    run = sr.train_traced("local", "sinusoidal", 0, cap=20)
+    low, high = run["word_quarters_null"]
+    assert 0 <= low <= 1 and 0 <= high <= 1 and run["word_change"] > 0
+    assert [low, high] != run["word_quarters"][0]  # the rows moved, so their quarters did
