@@ -88,3 +88,12 @@ def test_a_summary_of_the_whole_store_misses_no_run(tmp_path):
     summary = summarize(tmp_path / "runs.sqlite")  # no sweep named: every finished run, so none can be missing
     assert summary["missing"] == 0
     assert summary["series"]["copy"]["rope"]["4"]["mean"] == 0.5
+
+
+def test_an_unknown_metric_lists_the_shared_ones_and_suggests_the_closest():
+    from posenc.lab.tables import check_metric
+    from posenc.names import UnknownName
+
+    with pytest.raises(UnknownName, match=r"unknown metric 'exact_mach' for the task\(s\) copy; valid metrics are: "
+                                          r"exact_match, token_accuracy\. Did you mean 'exact_match'\?"):
+        check_metric("exact_mach", ["copy"])

@@ -31,6 +31,7 @@ from posenc.lab.lab_task import lab_task, task_of_series
 from posenc.lab.sweep import Sweep, resolve_sweep
 from posenc.lab.synthetic import TASK_METRICS
 from posenc.lab.train import CODE_VERSION, KIND
+from posenc.names import Registry
 from posenc.store import ResultStore
 
 __all__ = ["summarize", "summarize_records", "alibi_table", "to_markdown", "default_metric", "check_metric",
@@ -51,8 +52,10 @@ def check_metric(metric: str | None, tasks: set[str] | list[str]) -> None:
         listed = "; ".join(f"{name}: {', '.join(metrics)}" for name, metrics in have.items())
         raise PosencError(f"--metric {metric!r}: no metric applies to every task of this sweep ({listed}); leave "
                           f"--metric out to use each one's default")
-    raise PosencError(f"unknown metric {metric!r} for the task(s) {', '.join(names)}; valid metrics are: "
-                      f"{', '.join(valid)}")
+    shared: Registry[str] = Registry("metric")  # the metrics every task has, in the first task's order
+    for name in valid:
+        shared.register(name, name)
+    raise shared.unknown(metric, where=f" for the task(s) {', '.join(names)}")
 
 
 def default_metric(task: str) -> str:
