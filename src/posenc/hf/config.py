@@ -133,12 +133,24 @@ def _warn_one_of_several(fields: ConfigFields) -> None:
     """A config whose layer types turn with different RoPE (Gemma 3's local and global layers): say which one
     :func:`from_hf_config` returns, and how to read the others."""
     entries = fields.rope_entries()
-    if None in entries or len({json.dumps(e.entry_dict(), sort_keys=True, default=str) for e in entries.values()}) < 2:
+    if None in entries or len({_same_rope_key(e.entry_dict()) for e in entries.values()}) < 2:
         return
     chosen = "full_attention" if "full_attention" in entries else next(iter(entries))
     others = [t for t in entries if t != chosen]
     warnings.warn(f"this config's layer types have different RoPE parameters ({', '.join(map(repr, entries))}); "
                   f"from_hf_config returns the {chosen!r} layers' encoding only. Pass layer_type= "
+def _same_rope_key(params: dict[str, Any]) -> str:
+    """One RoPE entry as text that two entries share when they give the same RoPE: the type however it is spelled
+    (``rope_type``, ``type`` or left out for ``"default"``) and every number as a float (``10000`` is ``10000.0``)."""
+    def number(value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            return [number(v) for v in value]
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+    rest = {k: number(v) for k, v in params.items() if k not in ("rope_type", "type")}
+    return json.dumps({"rope_type": rope_type(params), **rest}, sort_keys=True, default=str)
+
+
                   f"({', '.join(map(repr, others))}) for another, or read every layer's with "
                   f"posenc.schedule_from_hf_config(config)", PosencWarning, stacklevel=3)  # at the caller
 
