@@ -139,6 +139,10 @@ def _warn_one_of_several(fields: ConfigFields) -> None:
     others = [t for t in entries if t != chosen]
     warnings.warn(f"this config's layer types have different RoPE parameters ({', '.join(map(repr, entries))}); "
                   f"from_hf_config returns the {chosen!r} layers' encoding only. Pass layer_type= "
+                  f"({', '.join(map(repr, others))}) for another, or read every layer's with "
+                  f"posenc.schedule_from_hf_config(config)", PosencWarning, stacklevel=3)  # at the caller
+
+
 def _same_rope_key(params: dict[str, Any]) -> str:
     """One RoPE entry as text that two entries share when they give the same RoPE: the type however it is spelled
     (``rope_type``, ``type`` or left out for ``"default"``) and every number as a float (``10000`` is ``10000.0``)."""
@@ -149,10 +153,6 @@ def _same_rope_key(params: dict[str, Any]) -> str:
 
     rest = {k: number(v) for k, v in params.items() if k not in ("rope_type", "type")}
     return json.dumps({"rope_type": rope_type(params), **rest}, sort_keys=True, default=str)
-
-
-                  f"({', '.join(map(repr, others))}) for another, or read every layer's with "
-                  f"posenc.schedule_from_hf_config(config)", PosencWarning, stacklevel=3)  # at the caller
 
 
 def rope_type(params: Mapping[str, Any]) -> str:
