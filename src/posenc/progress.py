@@ -90,12 +90,6 @@ class PlainProgress:
     def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
         self.postfix = s
 
-    def set_description(self, desc: str | None = None, refresh: bool = True) -> None:
-        self.desc = desc or ""
-
-    def refresh(self) -> None:
-        pass
-
     def close(self) -> None:
         if not self.closed:
             self.closed = True

@@ -125,10 +125,6 @@ def _entry(fields: ConfigFields, layer_type: str | None = None) -> ConfigFields:
     return entries.get("full_attention") or next(iter(entries.values()))
 
 
-def _rope_params(config: Any, layer_type: str | None = None) -> dict[str, Any]:
-    return _entry(_fields(config), layer_type).entry_dict()
-
-
 def _warn_one_of_several(fields: ConfigFields) -> None:
     """A config whose layer types turn with different RoPE (Gemma 3's local and global layers): say which one
     :func:`from_hf_config` returns, and how to read the others."""
