@@ -32,6 +32,10 @@ def test_cpu_picks_the_cpp_kernel_and_float64_falls_back(cpp_kernel):
 def test_explicit_provider_is_checked():
     with pytest.raises(PosencError, match="unknown RoPE provider"):
         select_provider("cpu", torch.float32, "cuda-magic")
+    # the providers are a Registry: the valid names, then the closest
+    with pytest.raises(PosencError, match=r"valid RoPE providers are: cpp, triton, reference \(or None: the fastest "
+                                          r"that applies\)\. Did you mean 'triton'\?"):
+        select_provider("cpu", torch.float32, "trition")
     if os.environ.get("TRITON_INTERPRET") != "1":
         with pytest.raises(PosencError, match="triton"):
             select_provider("cpu", torch.float32, "triton")

@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from kernel_cases import cases, make_problem
 
 from posenc.errors import PosencError
-from posenc.kernels import apply_rope
+from posenc.kernels import apply_rope, dispatch
 from posenc.kernels.triton_rope import triton_available
 
-PROVIDERS = ["reference", "cpp", "triton"]
+PROVIDERS = ["reference", *(name for name in dispatch.PROVIDERS if name != "reference")]  # the reference first
 
 # one token, head_dim 5: pairs (x1_0, x2_0) = (1, 3) at 90 degrees and (x1_1, x2_1) = (2, 4) at 0, one pass-through
 # channel 7; exact tables, so every number below is exact in float32

@@ -26,11 +26,15 @@ from posenc.kernels.autograd import RopeFunction, new_output_like
 from posenc.kernels.packed import check_cu_seqlens, positions_from_cu_seqlens
 from posenc.kernels.reference import rope_apply_reference
 from posenc.kernels.validate import validate_rope_inputs
+from posenc.names import Registry
 
 __all__ = ["apply_rope", "apply_rope_packed", "available_providers", "select_provider", "PROVIDERS"]
 
-#: every path name, fastest first
-PROVIDERS = ("cpp", "triton", "reference")
+#: every path by name, fastest first, with what it is
+PROVIDERS: Registry[str] = Registry("RoPE provider")
+PROVIDERS.register("cpp", "the C++ kernel, built on first use (CPU tensors)")
+PROVIDERS.register("triton", "the Triton kernel (CUDA, or TRITON_INTERPRET=1 on the CPU)")
+PROVIDERS.register("reference", "plain torch operations, any device and dtype")
 
 
 def _triton_usable(device: torch.device) -> bool:
@@ -66,7 +70,7 @@ def select_provider(device: torch.device | str, dtype: torch.dtype, provider: st
             return "triton"
         return "reference"
     if provider not in PROVIDERS:
-        raise PosencError(f"unknown RoPE provider {provider!r}; choose one of {list(PROVIDERS)} or None (automatic)")
+        raise PROVIDERS.unknown(provider, also=" (or None: the fastest that applies)")
     if provider == "cpp" and not (device.type == "cpu" and cpu.supports(dtype)):
         why = cpu.build_error() or f"it handles CPU tensors of {list(cpu.CPU_DTYPES)} only"
         raise PosencError(f"provider 'cpp' cannot rotate {dtype} tensors on {device}: {why}; use provider=None")
