@@ -41,6 +41,15 @@ def test_a_duplicate_name_is_refused_and_the_first_item_kept():
     assert fruit.get("apple") == 1 and len(fruit) == 3
 
 
+def test_register_all_keeps_the_table_order_and_refuses_a_taken_name():
+    fruit: Registry[int] = Registry("fruit")
+    fruit.register_all({"pear": 0, "apple": 1, "plum": 2})
+    assert fruit.items() == [("pear", 0), ("apple", 1), ("plum", 2)]
+    with pytest.raises(DuplicateName, match="fruit name 'apple' is already registered"):
+        fruit.register_all({"fig": 3, "apple": 4})
+    assert fruit.get("apple") == 1 and fruit.get("fig") == 3  # the names before the taken one are in
+
+
 def test_the_decorator_form_registers_what_it_decorates_and_returns_it():
     shapes: Registry[type] = Registry("shape")
 

@@ -20,7 +20,7 @@ A registry holds items of one kind under unique names, in the order they were re
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Generic, TypeVar, overload
 
 from posenc.errors import PosencError
@@ -92,6 +92,11 @@ class Registry(Generic[T]):
             raise DuplicateName(f"{self.kind} name {name!r} is already registered (by {what}); pick another name")
         self._items[name] = item
         return item
+
+    def register_all(self, table: Mapping[str, T]) -> None:
+        """:meth:`register` every ``name: item`` of ``table``, in its order (a table written as a dict literal)."""
+        for name, item in table.items():
+            self.register(name, item)
 
     def unknown(self, name: object, *, where: str = "", also: str = "") -> UnknownName:
         """The error for ``name`` not in the table (to raise); ``where`` follows the name (``" for --claim"``),

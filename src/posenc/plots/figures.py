@@ -24,7 +24,7 @@ __all__ = ["FIGURES", "DEFAULT_SIZES", "make_figure", "save_figure", "drawable_k
 
 #: kind -> function(encoding, length, d_model) returning a Figure
 FIGURES: Registry[Callable[..., Figure]] = Registry("figure kind", plural="kinds")
-for _kind, _draw in {
+FIGURES.register_all({
     "heatmap": heatmap,
     "dims": dims_figure,
     "positions": positions_figure,
@@ -32,9 +32,7 @@ for _kind, _draw in {
     "rotation": rotation_figure,
     "decay": decay_figure,
     "ramp": ramp_figure,
-}.items():
-    FIGURES.register(_kind, _draw)
-del _kind, _draw
+})
 
 #: (length, d_model) each kind uses when none is given, following the tutorial it reproduces
 DEFAULT_SIZES: dict[str, tuple[int, int]] = {

@@ -43,7 +43,7 @@ __all__ = ["PROPERTIES", "VARIANTS", "check_encoding", "check_all", "check_view"
 
 #: property name -> function of an :class:`EncodingView`, in the order reports list them
 PROPERTIES: Registry[Callable[[EncodingView], PropertyResult]] = Registry("property", plural="properties")
-for _name, _check in {
+PROPERTIES.register_all({
     "bounded": bounded,
     "uniqueness": uniqueness,
     "relative": relative,
@@ -56,9 +56,7 @@ for _name, _check in {
     "decay": decay,
     "scaling_ramp": scaling_ramp,
     "precision": precision,
-}.items():
-    PROPERTIES.register(_name, _check)
-del _name, _check
+})
 
 #: encodings ``check --all`` adds to the registry: RoPE with the scalings whose ramps the report draws
 VARIANTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
