@@ -258,6 +258,13 @@ class _Probing:
             raise PosencError(f"the {name} probe does not apply to {self.lm.name}: {reason}")
         return _skipped(reason if name in self.wanted else "not requested")
 
+    def without_tables(self, name: str) -> dict[str, str] | None:
+        """The entry of probe ``name``, which reads the word and position tables, when it does not run: the model
+        has no learned position table (:meth:`not_applicable`), or the probe was not asked for; ``None``: it runs."""
+        if isinstance(self.tables, str):
+            return self.not_applicable(name, self.tables)
+        return None if name in self.wanted else _skipped("not requested")
+
     @functools.cached_property
     def tables(self) -> tuple[torch.Tensor, torch.Tensor] | str:
         """The word and learned position tables, or why the model has none."""
@@ -274,10 +281,8 @@ def _skipped(reason: str) -> dict[str, str]:
 
 def _geometry(p: _Probing) -> dict[str, Any]:
     """Word/position geometry of a learned position table, judged against chance (:mod:`posenc.probe.geometry`)."""
-    if isinstance(p.tables, str):
-        return {"geometry": p.not_applicable("geometry", p.tables)}
-    if "geometry" not in p.wanted:
-        return {"geometry": _skipped("not requested")}
+    if (entry := p.without_tables("geometry")) is not None:
+        return {"geometry": entry}
     words, positions = p.tables
     geo = geometry(words, positions, seed=p.config.seed, judged_rows=trained_rows(p.lm.tokenizer, len(words)))
     geo["verdict"] = verdict(geo)
@@ -293,10 +298,8 @@ def _geometry(p: _Probing) -> dict[str, Any]:
 
 def _decodability(p: _Probing) -> dict[str, Any]:
     """How well the position table's rows decode absolute and relative position (:mod:`posenc.probe.decodability`)."""
-    if isinstance(p.tables, str):
-        return {"decodability": p.not_applicable("decodability", p.tables)}
-    if "decodability" not in p.wanted:
-        return {"decodability": _skipped("not requested")}
+    if (entry := p.without_tables("decodability")) is not None:
+        return {"decodability": entry}
     return {"decodability": decodability(p.tables[1], n_pairs=p.config.n_pairs, seed=p.config.seed)}
 
 
