@@ -33,7 +33,7 @@ import torch
 from posenc.errors import PosencError
 from posenc.stats import POSITIVE, Estimate, bootstrap_weights
 
-__all__ = ["FourTermSplit", "four_term_split", "term_statistics", "flatness_statistics", "dimension_statistics",
+__all__ = ["FourTermSplit", "ProjectedParts", "projected_parts", "four_term_split", "term_statistics", "flatness_statistics", "dimension_statistics",
            "TERMS", "FOUR"]
 
 TERMS = ("ww", "wp", "pw", "pp", "rest")
@@ -144,13 +144,32 @@ def _f64(x: torch.Tensor) -> torch.Tensor:
     return x.detach().to("cpu", torch.float64)
 
 
+@dataclass
+class ProjectedParts:
+    """One sequence's layer-0 queries and keys, split by part: what every term of the split is a product of.
+
+    Attributes:
+        q, k: part (``w`` word, ``p`` position, ``r`` remainder with the projection's bias) -> ``[H, T, Dh]``
+            float64.
+        q_model, k_model: the model's own query and key outputs ``[H, T, Dh]`` (float64).
+        scale: the logits' scale (``1 / sqrt(Dh)`` in BERT).
+    """
+
+    q: dict[str, torch.Tensor]
+    k: dict[str, torch.Tensor]
+    q_model: torch.Tensor
+    k_model: torch.Tensor
+    scale: float
+
+
 @torch.no_grad()
-def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
-    """Run ``model`` on one sequence ``input_ids [T]`` and split its layer-0 logits into five parts.
+def projected_parts(model: Any, input_ids: torch.Tensor) -> ProjectedParts:
+    """Run ``model`` on one sequence ``input_ids [T]`` up to layer 0's keys and project the word, position and
+    remainder parts of its normalised input through layer 0's query and key (see the module docstring).
 
     Every embedding row is the one the model itself used (captured by forward hooks), so position ids, token types
-    and offsets are the model's own. The model runs where its parameters are; the split itself is computed in
-    float64 on the CPU (one layer of one sequence; MPS has no float64).
+    and offsets are the model's own. The model runs where its parameters are; the parts are computed in float64 on
+    the CPU (one layer of one sequence; MPS has no float64).
     """
     embeddings, attention = _bert_parts(model)
     first = next(iter(model.parameters()), None)
@@ -201,6 +220,17 @@ def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
 
     q = {k: project(attention.query, v, k == "r") for k, v in parts.items()}
     k = {n: project(attention.key, v, n == "r") for n, v in parts.items()}
+    q_model = seen["query"].reshape(-1, heads, head_dim).transpose(0, 1)  # [H, T, Dh]
+    k_model = seen["key"].reshape(-1, heads, head_dim).transpose(0, 1)
+    return ProjectedParts(q, k, q_model, k_model, scale)
+
+
+@torch.no_grad()
+def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
+    """Run ``model`` on one sequence ``input_ids [T]`` and split its layer-0 logits into five parts
+    (:func:`projected_parts`, then each term the product of its query and key parts)."""
+    parts = projected_parts(model, input_ids)
+    q, k, scale = parts.q, parts.k, parts.scale
 
     def logits(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return a @ b.transpose(-1, -2) * scale  # [H, T, T]
@@ -208,9 +238,7 @@ def four_term_split(model: Any, input_ids: torch.Tensor) -> FourTermSplit:
     terms = {"ww": logits(q["w"], k["w"]), "wp": logits(q["w"], k["p"]), "pw": logits(q["p"], k["w"]),
              "pp": logits(q["p"], k["p"]),
              "rest": logits(q["w"] + q["p"], k["r"]) + logits(q["r"], k["w"] + k["p"] + k["r"])}
-    q_model = seen["query"].reshape(-1, heads, head_dim).transpose(0, 1)  # [H, T, Dh]
-    k_model = seen["key"].reshape(-1, heads, head_dim).transpose(0, 1)
-    reference = logits(q_model, k_model)
+    reference = logits(parts.q_model, parts.k_model)
     total = sum(terms.values())
     error = float(torch.linalg.norm(total - reference) / torch.linalg.norm(reference))
     return FourTermSplit(terms=terms, reference=reference, relative_error=error, projected={"q": q, "k": k},

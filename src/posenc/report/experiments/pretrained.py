@@ -143,8 +143,8 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
     """
     from posenc.corpora import text_windows
     from posenc.probe.capture import capture
-    from posenc.probe.decompose import four_term_split
     from posenc.probe.heads import HeadAccumulator
+    from posenc.probe.term_sums import four_term_sums
 
     loaded = minilm()
     model = loaded.model
@@ -166,10 +166,10 @@ def _window_pass(length: int, count: int | None) -> dict[str, Any]:
             argmax.append(np.stack([layer_argmax[layer] for layer in range(n_layers)]))  # [L, H, T]
     sums, flat, dims, errors = [], [], [], []
     for ids in windows:
-        split = four_term_split(model, torch.tensor(ids))
-        sums.append(split.sums())
-        flat.append(split.flatness_sums())
-        dims.append(split.dimension_sums())
+        split = four_term_sums(model, torch.tensor(ids))
+        sums.append(split.sums)
+        flat.append(split.flatness_sums)
+        dims.append(split.dimension_sums)
         errors.append(split.relative_error)
     return {"summary": heads.summary(), "argmax": np.stack(argmax), "sums": np.stack(sums),
             "flat_sums": np.stack(flat), "dim_sums": np.stack(dims),
@@ -198,15 +198,15 @@ def _null_models() -> tuple[Any, ...]:
 def _null_split(length: int, count: int | None) -> list[dict[str, np.ndarray]]:
     """The four-term split's sums (as :func:`_window_pass` keeps them) of every null model on the same windows."""
     from posenc.corpora import text_windows
-    from posenc.probe.decompose import four_term_split
+    from posenc.probe.term_sums import four_term_sums
 
     windows, _ = text_windows(minilm().tokenizer, length, count, longest=max(LENGTHS))
     out = []
     for model in _null_models():
-        splits = [four_term_split(model, torch.tensor(ids)) for ids in windows]
-        out.append({"sums": np.stack([s.sums() for s in splits]), "flat_sums": np.stack([s.flatness_sums()
-                                                                                          for s in splits]),
-                    "dim_sums": np.stack([s.dimension_sums() for s in splits]),
+        splits = [four_term_sums(model, torch.tensor(ids)) for ids in windows]
+        out.append({"sums": np.stack([s.sums for s in splits]), "flat_sums": np.stack([s.flatness_sums
+                                                                                       for s in splits]),
+                    "dim_sums": np.stack([s.dimension_sums for s in splits]),
                     "entries": np.full(len(windows), float(length * length))})
     return out
 

@@ -1,0 +1,55 @@
+"""The four-term split's sums from the projected parts equal the sums of its [H, T, T] terms."""
+
+import numpy as np
+import torch
+from transformers import BertConfig, BertModel
+
+from posenc.probe.decompose import four_term_split
+from posenc.probe.term_sums import _whole, _within_key, _within_query, four_term_sums
+
+
+def _tiny_bert(seed: int = 0) -> BertModel:
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=120, hidden_size=48, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=96, max_position_embeddings=64, type_vocab_size=2)
+    model = BertModel(config).eval()
+    with torch.no_grad():  # non-trivial LayerNorm, biases and token types: the remainder carries work
+        model.embeddings.LayerNorm.weight.uniform_(0.5, 1.5)
+        model.embeddings.LayerNorm.bias.normal_(0, 0.3)
+        attention = model.encoder.layer[0].attention.self
+        attention.query.bias.normal_(0, 0.5)
+        attention.key.bias.normal_(0, 0.5)
+        model.embeddings.token_type_embeddings.weight.normal_(0, 0.5)
+    return model
+
+
+def test_sums_equal_the_terms_own():
+    model = _tiny_bert()
+    ids = torch.randint(0, 120, (50,), generator=torch.Generator().manual_seed(1))
+    split, fast = four_term_split(model, ids), four_term_sums(model, ids)
+    np.testing.assert_allclose(fast.sums, split.sums(), rtol=1e-10)
+    np.testing.assert_allclose(fast.flatness_sums, split.flatness_sums(), rtol=1e-10)
+    np.testing.assert_array_equal(fast.dimension_sums, split.dimension_sums())  # the same expression
+    assert fast.relative_error <= 1e-4
+    assert abs(fast.relative_error - split.relative_error) <= 1e-9
+
+
+def test_identities_by_hand():
+    """A = [[1], [2], [3]], B = [[1], [0], [2]] (one head, Dh = 1): X = A B^T = [[1, 0, 2], [2, 0, 4], [3, 0, 6]].
+    Row means 1, 2, 3: within queries (1-1)^2 + 1 + 1 = 2 per unit of A_i^2, so 2 (1 + 4 + 9) = 28. Column means
+    2, 0, 4: within keys 2 (1 + 0 + 4) = 10. Mean of X 2: whole = 1 + 4 + 0 + 0 + 4 + 4 + 1 + 4 + 16 = 34."""
+    a = torch.tensor([[[1.0], [2.0], [3.0]]], dtype=torch.float64)
+    b = torch.tensor([[[1.0], [0.0], [2.0]]], dtype=torch.float64)
+    assert float(_within_query(a, b)[0]) == 28.0
+    assert float(_within_key(a, b)[0]) == 10.0
+    assert abs(float(_whole(a, b)[0]) - 34.0) < 1e-12
+
+
+def test_random_products_match_their_matrix():
+    gen = torch.Generator().manual_seed(3)
+    a = torch.randn(2, 30, 5, generator=gen, dtype=torch.float64) + 2.0  # non-zero means: the cross parts count
+    b = torch.randn(2, 30, 5, generator=gen, dtype=torch.float64) - 1.0
+    x = a @ b.transpose(-1, -2)  # [H, T, T]
+    torch.testing.assert_close(_within_query(a, b), (x - x.mean(-1, keepdim=True)).pow(2).sum(dim=(-1, -2)))
+    torch.testing.assert_close(_within_key(a, b), (x - x.mean(-2, keepdim=True)).pow(2).sum(dim=(-1, -2)))
+    torch.testing.assert_close(_whole(a, b), (x - x.mean(dim=(-1, -2), keepdim=True)).pow(2).sum(dim=(-1, -2)))
