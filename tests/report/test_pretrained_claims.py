@@ -299,7 +299,7 @@ def test_magnitude_against_numpy(minilm, monkeypatch):
 
 
 def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_tutorial():
-    """Seed 000 says 'small', tutorial 003 'comparable': two claims, each with its own document, judged under each
+    """Tutorial 000 says 'small', tutorial 003 'comparable': two claims, each with its own document, judged under each
     reference embedding (issue 29: the verdict flips with the reference, so the page shows every one)."""
     small, comparable = CLAIMS["small-magnitude"], CLAIMS["comparable-magnitude"]
     assert small.source.startswith("tutorial 000") and comparable.source.startswith("tutorial 003")
@@ -329,8 +329,9 @@ def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_tutor
 def test_voita_claim_says_what_is_tested_and_what_is_not():
     voita = CLAIMS["voita-heads"]
     assert "definition" in voita.claim and "pruning" in voita.claim and "not tested" in voita.claim
-    assert voita.revision == 6  # 4: the Voita fraction resamples query positions beside windows; 5: windows of two
-    # kinds of text; 6: the window lengths are conditions of one verdict
+    assert voita.revision == 7  # 4: the Voita fraction resamples query positions beside windows; 5: windows of two
+    # kinds of text; 6: the window lengths are conditions of one verdict; 7: the four-term sums of its window pass
+    # come from the projected parts (posenc.probe.term_sums)
 
 
 def test_dimension_split_against_numpy(minilm, monkeypatch):

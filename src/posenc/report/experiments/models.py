@@ -34,7 +34,7 @@ def _model(encoding: str, causal: bool, vocab_size: int, seed: int) -> posenc.mo
 
 @experiment("word_order")
 def word_order(ctx: Context) -> Measurement:
-    """Seed 000 intro: without positions, self-attention sees "I love you" and "you love I" as the same bag.
+    """Tutorial 000 intro: without positions, self-attention sees "I love you" and "you love I" as the same bag.
 
     For each model we feed a sentence and its permutation and measure
     ``equivariance = max |h(perm x) - perm h(x)| / mean |h|`` (0: the model only reorders its outputs, it cannot tell
@@ -90,7 +90,7 @@ def word_order(ctx: Context) -> Measurement:
 
 @experiment("ffn_position_blind")
 def ffn_position_blind(ctx: Context) -> Measurement:
-    """Seed 001 §5.1: the position-wise FFN applies the same function at every position.
+    """Tutorial 001 §5.1: the position-wise FFN applies the same function at every position.
 
     ``max |FFN(x[perm]) - FFN(x)[perm]|`` for a random permutation (0: blind to position), and the same vector at
     positions 0 and T-1 giving the same output. Baseline that can fail: a whole block with RoPE attention.
@@ -205,7 +205,7 @@ def _linear_readout_accuracy(x: torch.Tensor, labels: torch.Tensor, n_classes: i
 
 @experiment("add_vs_concat")
 def add_vs_concat(ctx: Context) -> Measurement:
-    """Seed 003 §14.3: adding keeps d_model; concatenating widens every later layer. And does adding lose
+    """Tutorial 003 §14.3: adding keeps d_model; concatenating widens every later layer. And does adding lose
     information? A linear read-out (what the next layer can do) recovers the token and the position from
     ``E[w] + PE[p]`` and from ``[E[w]; PE[p]]``, for every (token, position) pair, at several widths."""
     from posenc.model import Transformer, TransformerConfig, TransformerInput

@@ -1,5 +1,5 @@
 """Experiments on the pretrained all-MiniLM-L6-v2 (BERT architecture, 512 learned positions, d=384), through
-:mod:`posenc.probe`, and the claims they test: word/position orthogonality (tutorial 001 §4.1), magnitudes (seeds 000
+:mod:`posenc.probe`, and the claims they test: word/position orthogonality (tutorial 001 §4.1), magnitudes (tutorials 000
 §3.3, 003 §14.8.2), position and meaning by block of dimensions (tutorial 002), the four-term split of the first layer's
 logits (tutorial 001 §5.2; TUPE's "uniform" cross terms, read as flat along positions), word and position experts among
 the heads (tutorial 001 §5.2) and among the query/key dimensions (tutorial 003 §14.5.3), and positional heads (tutorial 001 §5.2,
@@ -11,7 +11,9 @@ enough for 512 tokens (technical prose with code, ``pydoc_data.topics`` in CPyth
 in a seeded random order, the two alternating. Windows are the independent units of every interval on attention.
 The full report reads all 70 windows, the quick report the first 8 (4 of each kind): a random subsample of the same
 windows, so its intervals are wider and its verdicts are the full ones or inconclusive, never the opposite. Until
-revision 3 of positional-heads every window was a play's opening.
+revision 3 of positional-heads every window was a play's opening. The claims of :func:`_window_pass` (the four-term
+and head claims) took one revision more when its four-term sums came to be read from the projected queries and keys
+(:mod:`posenc.probe.term_sums`; equal to the full split's to float64 round-off) so that stored results recompute.
 
 Window length is a choice that moves the verdicts (:data:`WINDOW`): every attention experiment measures windows of
 128, 256 and 512 tokens and the page shows the verdict under each; the headline rests on 128 tokens, the length the
@@ -256,7 +258,7 @@ def _word_samples() -> dict[str, np.ndarray]:
 
 @experiment("minilm_geometry", quick_is_full=True)
 def minilm_geometry(ctx: Context) -> Measurement:
-    """Seed 001 §4.1 and §6 on all-MiniLM-L6-v2: do words and positions lie in two nearly orthogonal subspaces?
+    """Tutorial 001 §4.1 and §6 on all-MiniLM-L6-v2: do words and positions lie in two nearly orthogonal subspaces?
 
     Judged as subspaces (:func:`posenc.probe.geometry.subspace_share`): the share of the centred position table's
     variance inside the words' principal subspace (the fewest directions holding half the word variance), over the
@@ -518,7 +520,7 @@ DIM_WORD_ROWS, DIM_PAIRS = 4096, 4096
 
 @experiment("minilm_dimensions", quick_is_full=True)
 def minilm_dimensions(ctx: Context) -> Measurement:
-    """Seed 002: does training put more position in the low dimensions and more meaning in the high ones?
+    """Tutorial 002: does training put more position in the low dimensions and more meaning in the high ones?
 
     On all-MiniLM-L6-v2's input ``word[w] + position[t]`` (its learned tables; the sinusoid is not involved), split
     into quarters of dimensions (0-95, ..., 288-383):
@@ -608,7 +610,7 @@ def minilm_dimensions(ctx: Context) -> Measurement:
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("minilm_four_terms")
 def minilm_four_terms(ctx: Context) -> Measurement:
-    """Seed 001 §5.2 and TUPE (Ke et al. 2021): the first layer's logits of MiniLM split into word-word,
+    """Tutorial 001 §5.2 and TUPE (Ke et al. 2021): the first layer's logits of MiniLM split into word-word,
     word-position, position-word and position-position terms plus a remainder (LayerNorm bias, projection biases,
     token type), on Shakespeare windows of 128, 256 and 512 tokens.
 
@@ -730,7 +732,7 @@ def _offset_hits(argmax: np.ndarray, layer: int, head: int, offset: int) -> tupl
 
 @experiment("minilm_heads")
 def minilm_heads(ctx: Context) -> Measurement:
-    """Seed 001 §5.2, Voita et al. 2019, Clark et al. 2019: positional heads of MiniLM on Shakespeare windows of
+    """Tutorial 001 §5.2, Voita et al. 2019, Clark et al. 2019: positional heads of MiniLM on Shakespeare windows of
     128, 256 and 512 tokens.
 
     Attention of every layer is captured with :func:`posenc.probe.capture.capture` and judged by
@@ -962,7 +964,7 @@ CLAIMS: tuple[Claim, ...] = (
                    role="condition", unless="weak on average over heads, not in every head",
                    null="null_max_head_cross_to_main_spread"),
               dataclasses.replace(_REST_CONDITION, null="null_rest_share")),
-          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=4,
+          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=5,
           null=NULL_WORDS,
           title_zh="“词-位置”项较弱"),
     Claim("head-experts", "tutorial 001 §5.2", "tutorial", "Word experts and position experts",
@@ -976,7 +978,7 @@ CLAIMS: tuple[Claim, ...] = (
                    EXPERT_BASIS.format(term="position-position", chance="1/25 = 0.04"),
                    unless="no head is a position expert", null="null_max_head_position_share")),
           choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家",
-          revision=3, null=NULL_WORDS + "; the largest share over the 12 heads of each draw, as measured",
+          revision=4, null=NULL_WORDS + "; the largest share over the 12 heads of each draw, as measured",
           title_zh="语义专家与位置专家"),
     Claim("qk-dimension-experts", "tutorial 003 §14.5.3", "tutorial", "Query/key dimensions specialise",
           "W_q and W_k can learn that some dimensions mainly follow semantic similarity and others mainly position "
@@ -989,7 +991,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("max_dim_position_share", ">", EXPERT, "some query/key dimension draws the majority from "
                    "position-position", EXPERT_BASIS.format(term="position-position", chance="1/25 = 0.04"),
                    unless="no dimension is a position expert", null="null_max_dim_position_share")),
-          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系", revision=2,
+          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系", revision=3,
           null=NULL_WORDS + "; the largest share over the 384 query/key dimensions of each draw, as measured",
           title_zh="查询/键的某些维度关注语义，某些关注位置"),
     Claim("positional-heads", "tutorial 001 §5.2", "tutorial", "Some heads are positional",
@@ -1006,7 +1008,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("positional_heads_512", ">", AT_LEAST_ONE, "also in 512-token windows (the whole position table)",
                    "the same rule", role="condition", unless="refuted at 512 tokens", no_null=VOITA_CHANCE)),
           quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
-                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=5,
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=6,
           null="no random model: Voita et al.'s rule is itself calibrated against chance (see each test)",
           title_zh="有些头是“位置头”"),
     Claim("voita-heads", "Voita et al. 2019; Clark et al. 2019", "literature",
@@ -1031,7 +1033,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("adjacent_positional_heads_512", ">", AT_LEAST_ONE, "also in 512-token windows (the whole "
                    "position table)", "the same rule", role="condition", unless="not at 512 tokens",
                    no_null=VOITA_CHANCE)),
-          revision=6, null="no random model: Voita et al.'s rule is itself calibrated against chance (see each test)",
+          revision=7, null="no random model: Voita et al.'s rule is itself calibrated against chance (see each test)",
           title_zh="按 Voita 定义的位置头指向 ±1"),
     Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms look uniform",
           "In BERT-family models the word-position and position-word terms of the first layer's logits look uniform: "
@@ -1049,6 +1051,6 @@ CLAIMS: tuple[Claim, ...] = (
               Test("max_head_cross_along_positions", "<", UNIFORM, "also in the head where it is largest",
                    "the same bar", role="condition", unless="flat on average over heads, not in every head",
                    null="null_max_head_cross_along_positions")),
-          choice=WINDOW, revision=4, null=NULL_WORDS,
+          choice=WINDOW, revision=5, null=NULL_WORDS,
           title_zh="“词-位置”项看起来是均匀的"),
 )

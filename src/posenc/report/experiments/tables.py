@@ -33,7 +33,7 @@ def _property_row(name: str, prop: str, d_model: int, length: int) -> tuple[Row,
 
 @experiment("naive_integer")
 def naive_integer(ctx: Context) -> Measurement:
-    """Seed 000 §2.1: PE[p] = p + 1 grows without bound, swamps a unit-scale embedding, and has no relative map."""
+    """Tutorial 000 §2.1: PE[p] = p + 1 grows without bound, swamps a unit-scale embedding, and has no relative map."""
     dim, train_len, test_len = 16, 64, 512
     pe = _table("integer", test_len, dim)  # [T, d]
     token_rms = 1.0  # nn.Embedding's default init N(0, 1): RMS 1 per channel (posenc.model's token embedding)
@@ -67,7 +67,7 @@ def naive_integer(ctx: Context) -> Measurement:
 
 @experiment("naive_normalized")
 def naive_normalized(ctx: Context) -> Measurement:
-    """Seed 000 §2.2: p / (n - 1) in [0, 1] makes the step between neighbours depend on the sequence length n."""
+    """Tutorial 000 §2.2: p / (n - 1) in [0, 1] makes the step between neighbours depend on the sequence length n."""
     dim = 4
     lengths = [3, 10, 100, 1000]
     steps, codes_of_2 = {}, {}
@@ -95,7 +95,7 @@ def naive_normalized(ctx: Context) -> Measurement:
 
 @experiment("naive_binary")
 def naive_binary(ctx: Context) -> Measurement:
-    """Seed 000 §2.3: binary codes jump between neighbours (p -> p+1 may flip many bits) and have no relative map."""
+    """Tutorial 000 §2.3: binary codes jump between neighbours (p -> p+1 may flip many bits) and have no relative map."""
     dim, length = 10, 1024
     pe = _table("binary", length, dim)  # [T, d]
     jumps = (pe[1:] - pe[:-1]).norm(dim=-1)  # [T-1]: distance between neighbours (sqrt of flipped bits)
@@ -127,7 +127,7 @@ def naive_binary(ctx: Context) -> Measurement:
 
 @experiment("sinusoid_bounded")
 def sinusoid_bounded(ctx: Context) -> Measurement:
-    """Seed 001 §3.1: every sin/cos value lies in [-1, 1], at any position."""
+    """Tutorial 001 §3.1: every sin/cos value lies in [-1, 1], at any position."""
     dim = 512
     near = torch.arange(0, 4096 if ctx.quick else 65536)
     far = torch.tensor([10**5, 10**6, 10**7, 10**8, 10**9, 2**40])
@@ -153,7 +153,7 @@ def sinusoid_bounded(ctx: Context) -> Measurement:
 
 @experiment("sinusoid_unique")
 def sinusoid_unique(ctx: Context) -> Measurement:
-    """Seed 001 §3.2: no two positions share a vector (smallest pairwise distance, float32 table)."""
+    """Tutorial 001 §3.2: no two positions share a vector (smallest pairwise distance, float32 table)."""
     dim, length = 512, 1024 if ctx.quick else 8192
     pe = posenc.build("sinusoidal", dim=dim).table(length, dim)  # float32 [T, d]
     nearest = torch.full((length,), float("inf"), dtype=torch.float64)
@@ -188,7 +188,7 @@ def sinusoid_unique(ctx: Context) -> Measurement:
 
 @experiment("sinusoid_relative_linear")
 def sinusoid_relative_linear(ctx: Context) -> Measurement:
-    """Seed 001 §3.3: PE[p+k] = PE[p] M_k with one M_k for all p (least squares over every p; M_k vs the rotation)."""
+    """Tutorial 001 §3.3: PE[p+k] = PE[p] M_k with one M_k for all p (least squares over every p; M_k vs the rotation)."""
     dim, length = 64, 512 if ctx.quick else 2048
     offsets = [1, 4, 16, 64]
     sin = _table("sinusoidal", length, dim)
@@ -242,7 +242,7 @@ def sinusoid_relative_linear(ctx: Context) -> Measurement:
 
 @experiment("sinusoid_local_global")
 def sinusoid_local_global(ctx: Context) -> Measurement:
-    """Seed 002: low dimensions (fast) separate neighbours; high dimensions (slow) carry the global position.
+    """Tutorial 002: low dimensions (fast) separate neighbours; high dimensions (slow) carry the global position.
 
     Local: distance between neighbours inside the lowest and the highest quarter of the channels.
     Global: how well a linear read-out (least squares with intercept) recovers the position p from each quarter
@@ -282,7 +282,7 @@ def sinusoid_local_global(ctx: Context) -> Measurement:
 
 @experiment("sinusoid_extrapolation_theory")
 def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
-    """Seed 003 §14.8.3: the formula defines PE at every position, and what holds inside the trained range (bounded,
+    """Tutorial 003 §14.8.3: the formula defines PE at every position, and what holds inside the trained range (bounded,
     distinct, one linear map per offset) holds far past it. A learned table has no row there."""
     dim, train_len = 64, 512
     far_start = 100_000

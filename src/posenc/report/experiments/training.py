@@ -285,7 +285,7 @@ def lab_scope(sweep: dict[str, Any]) -> str:
 
 @experiment("lab_learned_vs_fixed", device=True, driver=True, prepare=_train_tasks)
 def lab_learned_vs_fixed(ctx: Context) -> Measurement:
-    """Seed 003 §14.8.3: a learned table vs the sinusoid, in distribution (sizes up to the trained length).
+    """Tutorial 003 §14.8.3: a learned table vs the sinusoid, in distribution (sizes up to the trained length).
 
     Per task: the difference learned - sinusoid of token accuracy at sizes <= L, paired by seed (:func:`win_share`).
     The ceiling rule: a task tests "learned wins by more than a tie" only where the sinusoid leaves room for it
@@ -333,7 +333,7 @@ CONTROL = "alibi"
 
 @experiment("lab_rope_extrapolation", device=True, driver=True, prepare=_train_tasks)
 def lab_rope_extrapolation(ctx: Context) -> Measurement:
-    """Seed 003 §14.6.3: RoPE trained on sizes up to L, tested past L: the share of its in-distribution token
+    """Tutorial 003 §14.6.3: RoPE trained on sizes up to L, tested past L: the share of its in-distribution token
     accuracy it keeps, per seed, over tasks RoPE learned."""
     table, L, sweep = task_table(ctx)
     ind = in_distribution(table, L)

@@ -133,7 +133,7 @@ def _order_inputs() -> tuple[dict[str, int], list[tuple[str, torch.Tensor, torch
 @experiment("rnn_order")
 @one_thread
 def rnn_order(ctx: Context) -> Measurement:
-    """Seed 000 intro: a recurrent network is a sequential structure and carries word order by construction.
+    """Tutorial 000 intro: a recurrent network is a sequential structure and carries word order by construction.
 
     Random-weight Elman RNN, GRU and LSTM (``torch.nn``, width 32, an N(0, 1) embedding), 5 seeds each: their
     outputs for a sentence and for a reordering (:func:`order_effect`), and along a run of one repeated token
@@ -209,7 +209,7 @@ def _binary_positions() -> torch.Tensor:
 @experiment("binary_capacity")
 @one_thread
 def binary_capacity(ctx: Context) -> Measurement:
-    """Seed 000 §2.3: with d_model = 512 bits the binary code "can basically encode every token's position".
+    """Tutorial 000 §2.3: with d_model = 512 bits the binary code "can basically encode every token's position".
 
     Exact: 512 bits give 2^512 codes. posenc's binary table at d = 512 for positions 0..8191 and around every
     power of two up to 2^63 - 1 (the largest int64 position): every code read back as an integer
@@ -248,7 +248,7 @@ def binary_capacity(ctx: Context) -> Measurement:
 @experiment("frequency_order")
 @one_thread
 def frequency_order(ctx: Context) -> Measurement:
-    """Seed 001 §3.2: in binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four (higher bits
+    """Tutorial 001 §3.2: in binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four (higher bits
     alternate less often); the sinusoid lowers its frequency along the encoding dimension in the same way.
 
     posenc's binary table (positions 0..255, 8 bits): every flip where it must be (:func:`bit_flip_violations`).
@@ -334,7 +334,7 @@ def step_share(rounds: np.ndarray) -> float:
 @experiment("sinusoid_cost")
 @one_thread
 def sinusoid_cost(ctx: Context) -> Measurement:
-    """Seed 002: the sinusoid's compute and memory grow with the dimension and affect the model's running efficiency.
+    """Tutorial 002: the sinusoid's compute and memory grow with the dimension and affect the model's running efficiency.
 
     Memory: the table of ``T = 512`` positions holds ``T x d`` float32 numbers (exact). Time: posenc builds the
     table for ``d = 64 .. 2048``, timed in the same process, interleaved, repeated (21 quick, 61 full); each
@@ -450,7 +450,7 @@ def _one_step(encoding: torch.nn.Module, token: int, position: int, channel: int
 @experiment("worked_update")
 @one_thread
 def worked_update(ctx: Context) -> Measurement:
-    """Seed 003 §14.4: embedding 0.9, learning rate 0.1, gradient -0.4: ``0.9 - 0.1 x (-0.4) = 0.94``, and the next
+    """Tutorial 003 §14.4: embedding 0.9, learning rate 0.1, gradient -0.4: ``0.9 - 0.1 x (-0.4) = 0.94``, and the next
     forward pass adds the same, untouched position value (the sinusoid is fixed, it takes no gradient).
 
     One real SGD step on posenc's input layer (d_model 4, token 3 at position 2, channel 0) with the sinusoid; the
@@ -504,7 +504,7 @@ ROPE_STARTS = torch.arange(64) * 61  #: 64 key positions from 0 to 3843
 @experiment("rope_offset_only")
 @one_thread
 def rope_offset_only(ctx: Context) -> Measurement:
-    """Seed 003 §14.6.3: RoPE makes relative position explicit: the score of a query at ``p + r`` and a key at ``p``
+    """Tutorial 003 §14.6.3: RoPE makes relative position explicit: the score of a query at ``p + r`` and a key at ``p``
     is the same for every ``p``. posenc's RoPE (head 64, base 10000) through its ``rotate`` hook, 16 random q/k
     pairs, offsets 0, 1, 5, 64, 1000, 64 key positions up to 3843 (:func:`offset_spread`). The contrast the section
     draws: the sinusoid added to q and k (§14.6.1), whose score depends on where the pair sits too."""
@@ -566,7 +566,7 @@ def _input_shapes(combine: str) -> dict[str, tuple[int, ...]]:
 @experiment("input_shapes")
 @one_thread
 def input_shapes(ctx: Context) -> Measurement:
-    """Seed 003 §14.7.2's dimension tracking: ids ``[4, 16]`` -> token embedding ``[4, 16, 512]``, position
+    """Tutorial 003 §14.7.2's dimension tracking: ids ``[4, 16]`` -> token embedding ``[4, 16, 512]``, position
     embedding ``[16, 512]`` broadcast over the batch, sum ``[4, 16, 512]``. posenc's input layer with a learned
     table (the section's code), against the printed shapes; concatenating instead must give another shape."""
     added, concatenated = _input_shapes("add"), _input_shapes("concat")

@@ -84,7 +84,7 @@ READING_KEYS = {"nearest word (rank 1)": "rank1", "among the 10 nearest": "top10
 @experiment("minilm_analogies")
 @one_thread
 def minilm_analogies(ctx: Context) -> Measurement:
-    """Seed 000 §3.2: "king" ~ "man" + "royalty" and "Paris" - "France" + "Italy" ~ "Rome", in MiniLM's input word
+    """Tutorial 000 §3.2: "king" ~ "man" + "royalty" and "Paris" - "France" + "Italy" ~ "Rome", in MiniLM's input word
     table (the word vectors the document then adds positions to), rows scaled to unit length. Each target's rank
     among the ~29,000 trained tokens by cosine with the composed vector, the query words left out (3CosAdd,
     Mikolov et al. 2013, :func:`posenc.probe.composition.analogy_rank`); the rank from each added word alone (the
@@ -154,7 +154,7 @@ PAIR_WORDS = ("king", "queen", "apple")
 @experiment("minilm_word_pairs")
 @one_thread
 def minilm_word_pairs(ctx: Context) -> Measurement:
-    """Seed 003 §14.2.1: "国王" (king) and "王后" (queen) are close, "国王" and "苹果" (apple) far, in the embedding
+    """Tutorial 003 §14.2.1: "国王" (king) and "王后" (queen) are close, "国王" and "苹果" (apple) far, in the embedding
     lookup table. MiniLM's input word table stands in (English words: its vocabulary is English); each pair's cosine
     placed among the cosines of 20,000 random pairs of trained tokens (a share with a Wilson interval)."""
     from posenc.probe.composition import pair_cosine, random_pair_cosines, unit_rows
@@ -190,7 +190,7 @@ TOP_FRACTION = 0.1
 @experiment("minilm_spectra")
 @one_thread
 def minilm_spectra(ctx: Context) -> Measurement:
-    """Seed 001 §4: meaning is not spread evenly over the dimensions; and position information has a space of its
+    """Tutorial 001 §4: meaning is not spread evenly over the dimensions; and position information has a space of its
     own. MiniLM's trained word rows and its 512 position rows, centred: the share of the words' variance in the
     tenth of dimensions that hold most (:func:`posenc.probe.concentration.top_share`), against isotropic tables of
     the same shape (5 quick, 20 full); the fewest principal directions holding 90% of the positions' variance
@@ -264,7 +264,7 @@ def _draw_pairs(count: int, candidates: np.ndarray, n_positions: int, seed: int)
 @experiment("minilm_shifted_words")
 @one_thread
 def minilm_shifted_words(ctx: Context) -> Measurement:
-    """Seed 000 §3.2: adding the position does not destroy the word's meaning, it leaves the same word "in slightly
+    """Tutorial 000 §3.2: adding the position does not destroy the word's meaning, it leaves the same word "in slightly
     different directions at different positions". MiniLM, random (word, position) draws (500 quick, 2000 full):
     is the word still the nearest word in direction (a Wilson share), and the mean angle between the same word at
     two positions over the mean angle between two words at one position (bootstrap over draws). Choice: the
@@ -317,7 +317,7 @@ def minilm_shifted_words(ctx: Context) -> Measurement:
 @experiment("minilm_sum_readout")
 @one_thread
 def minilm_sum_readout(ctx: Context) -> Measurement:
-    """Seed 000 §3.3: a later linear layer can separate E + P into its word and position (if the two are drawn
+    """Tutorial 000 §3.3: a later linear layer can separate E + P into its word and position (if the two are drawn
     independently, as here), and the sum does not make them overlap badly in a high dimension. MiniLM's tables,
     random (word, position) draws: a least-squares affine map from the sums to each part, fitted on 4000 draws and
     tested on others (500 quick, 2000 full), each part read as the nearest row of its table
@@ -370,7 +370,7 @@ def minilm_sum_readout(ctx: Context) -> Measurement:
 @experiment("minilm_layer_probes")
 @one_thread
 def minilm_layer_probes(ctx: Context) -> Measurement:
-    """Seed 001 §6: the later modules, attention and FFN alike, still extract the word and its position from the
+    """Tutorial 001 §6: the later modules, attention and FFN alike, still extract the word and its position from the
     sum. MiniLM on Shakespeare windows of 128 tokens (8 quick, 38 full): the output of every attention block and
     every FFN block (:func:`posenc.probe.layers.sublayer_outputs`), and linear probes fitted on held-out folds of
     windows that read each token's position (one of 128) and its token (the candidate whose embedding row is nearest
@@ -446,7 +446,7 @@ def minilm_layer_probes(ctx: Context) -> Measurement:
 @experiment("minilm_head_content")
 @one_thread
 def minilm_head_content(ctx: Context) -> Measurement:
-    """Seed 001 §5.2: a head that mainly attends by position still carries some semantic or syntactic information.
+    """Tutorial 001 §5.2: a head that mainly attends by position still carries some semantic or syntactic information.
     MiniLM's positional heads at 128 tokens (Voita et al.'s rule with its interval,
     :func:`posenc.probe.heads.positional_heads`, as the positional-heads claims find them), and how much of their
     attention moves when each window's words are swapped for another window's at the same positions

@@ -215,7 +215,7 @@ def read_encoding(config) -> dict[str, object]:
 @experiment("naive_integer_relative")
 @one_thread
 def naive_integer_relative(ctx: Context) -> Measurement:
-    """Seed 000 §2.1, all three problems: the integer code grows and leaves the training range (tables.py's
+    """Tutorial 000 §2.1, all three problems: the integer code grows and leaves the training range (tables.py's
     measurement), and it cannot express relative position in attention.
 
     Moving ``k`` places is an exact translation, ``PE[p + k] = PE[p] + k``, so a relative *map* exists. What the
@@ -275,7 +275,7 @@ FF_OPTIONS = {"4 x width": None, "fixed 2048": 2048}
 @experiment("concat_parameters")
 @one_thread
 def concat_parameters(ctx: Context) -> Measurement:
-    """Seed 003 §14.3.2: concatenating a 512-wide position vector makes the model 1024 wide. Parameters of every
+    """Tutorial 003 §14.3.2: concatenating a 512-wide position vector makes the model 1024 wide. Parameters of every
     later layer, after adding and after concatenating, in posenc's Transformer at the original's sizes (6 layers,
     8 heads). Choice: the feed-forward width follows the model width (4 x width, as 2048 = 4 x 512 does) or stays
     2048."""
@@ -321,7 +321,7 @@ DISTINCT_WIDTHS = ("d=512", "d=64", "d=16", "d=8", "d=4")
 @experiment("sinusoid_distinctness")
 @one_thread
 def sinusoid_distinctness(ctx: Context) -> Measurement:
-    """Seed 002: as sequences grow, does the sinusoid's periodicity bring two positions closer than neighbours are
+    """Tutorial 002: as sequences grow, does the sinusoid's periodicity bring two positions closer than neighbours are
     in a short sequence? The nearest distance among the first ``n`` positions, exactly, for ``n`` up to 100,000
     (:func:`offset_distances`), per width; checked against posenc's own table for ``n <= 1024``."""
     from posenc.plots.tutorial_checks import nearest_distance_figure
@@ -364,7 +364,7 @@ RESOLUTIONS = {"distinct in float32": 0.0, "0.1 apart": 0.1, "0.5 apart": 0.5, "
 @experiment("continuous_compact")
 @one_thread
 def continuous_compact(ctx: Context) -> Measurement:
-    """Seed 001 §3.2: "more space-efficient than binary" as dimensions needed: the fewest channels that keep 1024
+    """Tutorial 001 §3.2: "more space-efficient than binary" as dimensions needed: the fewest channels that keep 1024
     positions apart, for the sinusoid and for the binary code, at a resolution (distinct float32 rows, the
     document's premise; or a minimum distance). Both codes have the same mean square per channel (1/2), so a
     distance means the same for both; binary neighbours are 1 apart (one bit flip)."""
@@ -401,7 +401,7 @@ NULL_TABLES = 5
 @experiment("sinusoid_offset_rule")
 @one_thread
 def sinusoid_offset_rule(ctx: Context) -> Measurement:
-    """Seed 001 §3.3, what ``sin-relative-linear`` does not test: *one* rule serves every offset (the fitted k-step
+    """Tutorial 001 §3.3, what ``sin-relative-linear`` does not test: *one* rule serves every offset (the fitted k-step
     map is the 1-step map applied k times, ``M_k = M_1^k``), and it lets a model *recognise* "k apart": with the
     bilinear score ``PE[i] . PE[j] M_k`` every query's best key is the one k places back. Baselines: an N(0, 1)
     table (an untrained learned table) and the binary code, with their own best linear maps."""
@@ -457,7 +457,7 @@ def sinusoid_offset_rule(ctx: Context) -> Measurement:
 @experiment("worked_example")
 @one_thread
 def worked_example(ctx: Context) -> Measurement:
-    """Seed 002's worked example: the encoding of position 2 at d = 4 is (sin 2, cos 2, sin 0.02, cos 0.02)
+    """Tutorial 002's worked example: the encoding of position 2 at d = 4 is (sin 2, cos 2, sin 0.02, cos 0.02)
     (2 / 10000^(2/4) = 0.02). posenc's float32 table against the printed vector, evaluated in float64."""
     from posenc.plots.tutorial_checks import worked_example_figure
 
@@ -501,7 +501,7 @@ def _period_estimates(dim: int) -> tuple[np.ndarray, list[float], list[float], d
 @experiment("dims_figure")
 @one_thread
 def dims_figure(ctx: Context) -> Measurement:
-    """Seed 002's figure 2: dimensions 2, 6 and 12 over 128 positions "change periodically", and "the higher the
+    """Tutorial 002's figure 2: dimensions 2, 6 and 12 over 128 positions "change periodically", and "the higher the
     dimension, the longer the period". Periods read off the curves (:func:`fit_period`), checked against the formula
     ``2 pi 10000^(2i/d)`` (i = j // 2). Choice: the width (tutorial 002 prints none)."""
     from posenc.plots.tutorial_checks import dims_period_figure
@@ -531,7 +531,7 @@ def dims_figure(ctx: Context) -> Measurement:
 @experiment("positions_figure")
 @one_thread
 def positions_figure(ctx: Context) -> Measurement:
-    """Seed 002's figure 3: positions 1 and 5 have different vectors, and "the higher the dimension, the smaller the
+    """Tutorial 002's figure 3: positions 1 and 5 have different vectors, and "the higher the dimension, the smaller the
     fluctuation, the closer the vectors": per channel pair i, the distance between the two positions
     ``||PE[5, 2i:2i+2] - PE[1, 2i:2i+2]||`` (``= 2 |sin(2 w_i)|``), its rank correlation with i, and the highest
     quarter of pairs against the lowest."""
@@ -597,7 +597,7 @@ def _layer_schedules(transformers: Any) -> dict[str, list[tuple[str, str]]]:
 @experiment("model_encodings")
 @one_thread
 def model_encodings(ctx: Context) -> Measurement:
-    """Seed 003 §14.6: GPT-2 and the GPT series add a learned position table, LLaMA and GPT-NeoX rotate with RoPE;
+    """Tutorial 003 §14.6: GPT-2 and the GPT series add a learned position table, LLaMA and GPT-NeoX rotate with RoPE;
     tutorial 001 §4.1 reads BERT's learned table. Each model's encoding read from the model its default configuration
     describes (:func:`read_encoding`), beside posenc's reading of the configuration (:func:`posenc.from_hf_config`).
     The models released since, whose encoding differs by layer, are shown with their layer schedule (not judged: the

@@ -153,7 +153,7 @@ def embedding_cosines(words: torch.Tensor, positions: torch.Tensor) -> tuple[flo
 
 
 def sparse_dims_share(words: torch.Tensor, positions: torch.Tensor) -> float:
-    """Seed 001 §4's mechanism ("把位置的信息放到语义稀疏的维度上"): the share of the position table's variance
+    """Tutorial 001 §4's mechanism ("把位置的信息放到语义稀疏的维度上"): the share of the position table's variance
     (over its rows, per dimension) that lies in the half of the dimensions where the word rows vary least (meaning
     is sparse there). 0.5 when position ignores where meaning is; 1 when it lives only where meaning is sparse."""
     w_var = words.double().var(dim=0, unbiased=False)  # [d]
@@ -474,7 +474,7 @@ def _params(runs: dict, task: str, label: str) -> int:
 
 @experiment("add_vs_concat_training", prepare=_train_all, prepare_here=True)
 def add_vs_concat_training(ctx: Context) -> Measurement:
-    """Seed 003: "adding makes learning easier" than concatenating. Steps to the validation bar with the sinusoid
+    """Tutorial 003: "adding makes learning easier" than concatenating. Steps to the validation bar with the sinusoid
     concatenated / added, paired by task and seed, under each comparison of :data:`COMPARISONS` (equal parameters,
     equal block width, the document's doubled width): one variant each."""
     from posenc.plots.tutorial_training import validation_curves_figure
@@ -513,7 +513,7 @@ LARGE_TABLE_SHARES = {"GPT-2 small": 1024 * 768 / 124e6, "BERT-base": 512 * 768 
 
 @experiment("learned_convergence", prepare=_train_all, prepare_here=True)
 def learned_convergence(ctx: Context) -> Measurement:
-    """Seed 002: a learned table (max_len x d_model parameters) makes training harder to converge. Steps to the
+    """Tutorial 002: a learned table (max_len x d_model parameters) makes training harder to converge. Steps to the
     validation bar with a learned table (GPT-2's initialisation, std 0.02) / with the fixed sinusoid, paired by task
     and seed. The table here is 12 x 32 = 384 parameters; the rows say what share of the model that is beside the
     share the tables of large models hold (what the tested size can show)."""
@@ -538,7 +538,7 @@ def learned_convergence(ctx: Context) -> Measurement:
 
 @experiment("local_dependency", prepare=_train_all, prepare_here=True)
 def local_dependency(ctx: Context) -> Measurement:
-    """Seed 002: the fixed sinusoid models local dependencies worse than a learned table. Capability, not speed: two
+    """Tutorial 002: the fixed sinusoid models local dependencies worse than a learned table. Capability, not speed: two
     tasks whose every answer depends on a neighbouring token (``local``: ``(x_t + x_(t-1)) mod 10``; ``back2``: the
     token two places back), trained :data:`CAPABILITY_STEPS` steps at 12 tokens (no stop at the bar), then token
     accuracy on fresh sequences at 12 tokens and past the trained length (24; the learned table's rows 12..47 stay
@@ -596,7 +596,7 @@ MEASURES = ("raw cosine", "centred cosine")
 
 @experiment("orthogonality_training", prepare=_train_all, prepare_here=True)
 def orthogonality_training(ctx: Context) -> Measurement:
-    """Seed 001 §4: word and position embeddings are not near-orthogonal at the start of training, and training
+    """Tutorial 001 §4: word and position embeddings are not near-orthogonal at the start of training, and training
     makes them so, by putting position into the dimensions where meaning is sparse. Mean |cos| between the word rows
     a task uses and every row of a learned position table, at initialisation and when the model reaches the
     validation bar, against independent random directions (chance); and the mechanism the seed names: the share of
@@ -728,7 +728,7 @@ def _permuted_division(per_dim: list[float], permutations: int = PERMUTATIONS, s
 
 @experiment("dimension_division", prepare=_train_all, prepare_here=True)
 def dimension_division(ctx: Context) -> Measurement:
-    """Seed 002: "in training, a model may learn a division of labour: more position in the low dimensions, more
+    """Tutorial 002: "in training, a model may learn a division of labour: more position in the low dimensions, more
     meaning in the high ones", where the index means frequency. One statistic, ``division``, per variant
     (:data:`DIVISION_CHOICE`):
 
