@@ -330,7 +330,9 @@ def test_a_long_reason_is_cut_at_a_word_after_110_characters():
 
 #: the summary row's note by status, written from render.py's docstring: a qualified verdict's condition; the
 #: reason (shortened) where it says why nothing was decided or what broke; the command where nothing was measured
-NOTES = {"supported": None, "refuted": None, "qualified": "only when short",
+#: (a condition no test of the claim words stays as written in both languages)
+NOTES = {"supported": None, "refuted": None,
+         "qualified": '<span class="condition" data-en="only when short" data-zh="only when short">only when short</span>',
          "inconclusive": "why: the reason", "not testable": "why: the reason", "failed": "why: the reason",
          "not decided in quick mode": "run: posenc report --claim sin-bounded",
          "not run": "run: posenc report --claim sin-bounded"}

@@ -7,9 +7,10 @@ template shows (numbers formatted, the reference runs' verdicts looked up); the 
 
 Two languages: the page is written in English and its fixed text, verdict names and claim titles switch to Chinese
 (a switch at the top, kept in the URL as ``?lang=zh``; the page's inline script does it, from the two tables of
-:mod:`posenc.report.lang` embedded in the page). Each claim's section is ``id="claim-<id>"`` (the explorer links
-there; the older ``#<id>`` still lands on it), and the header links to the explorer page beside the report,
-``explore.html?lang=<the page's language>``, when there is one.
+:mod:`posenc.report.lang` embedded in the page), and so does a qualified verdict's condition (its Chinese from
+:mod:`posenc.report.lang_claims`, carried in the element's ``data-zh``). Each claim's section is
+``id="claim-<id>"`` (the explorer links there; the older ``#<id>`` still lands on it), and the header links to the
+explorer page beside the report, ``explore.html?lang=<the page's language>``, when there is one.
 
 Layout: a header (mode, versions, counts: the claims not run and not decided in quick mode counted apart from the
 inconclusive ones), a summary table (claim, source, verdict, and the verdicts of the last committed full and
@@ -35,6 +36,7 @@ from markupsafe import Markup, escape
 
 from posenc.report.experiments.base import find_experiment
 from posenc.report.lang import DEFAULT_LANG, LANGS, TEXT, fill, status_key
+from posenc.report.lang_claims import condition_zh
 from posenc.report.reference import FOLLOW_UPS
 from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
 from posenc.stats import MIN_UNITS, Estimate
@@ -115,6 +117,13 @@ def _claim_title(claim: Any) -> Markup:
                                                                                         claim.title)
 
 
+def _condition(claim: Any, condition: str) -> Markup:
+    """A qualified verdict's condition (its failing tests' ``unless`` texts), switching to its Chinese
+    (:func:`~posenc.report.lang_claims.condition_zh`, read back by the claim's own tests)."""
+    zh = condition_zh(condition, (*claim.requires, *claim.tests))
+    return Markup('<span class="condition" data-en="{}" data-zh="{}">{}</span>').format(condition, zh, condition)
+
+
 def _alt(claim: Any) -> Markup:
     """The figure's ``alt`` text in both languages (the script swaps it)."""
     zh = getattr(claim, "title_zh", "") or claim.title
@@ -166,8 +175,8 @@ def _environment() -> jinja2.Environment:
                              keep_trailing_newline=True)
     env.globals.update(colours=_COLOURS, NOT_RUN=NOT_RUN, QUICK_UNDECIDED=QUICK_UNDECIDED, MIN_UNITS=MIN_UNITS,
                        t=_text, key=_key, kind=_kind, verdict_name=_status, status_key=status_key, title_attr=_title_attr,
-                       claim_title=_claim_title, alt=_alt, LANGS=LANGS, DEFAULT_LANG=DEFAULT_LANG,
-                       texts={lang: TEXT[lang] for lang in LANGS})
+                       claim_title=_claim_title, condition_text=_condition, alt=_alt, LANGS=LANGS,
+                       DEFAULT_LANG=DEFAULT_LANG, texts={lang: TEXT[lang] for lang in LANGS})
     return env
 
 
@@ -195,8 +204,8 @@ def _groups(results: list[ClaimResult], references: References | None) -> list[d
         for i, r in enumerate(results, 1):
             if r.claim.origin != origin:
                 continue
-            note = r.verdict.condition or (_short(r.verdict.reason) if r.verdict.status in
-                                           ("not testable", "failed", "inconclusive") else None)
+            note = _condition(r.claim, r.verdict.condition) if r.verdict.condition else \
+                (_short(r.verdict.reason) if r.verdict.status in ("not testable", "failed", "inconclusive") else None)
             command = None
             if r.verdict.status in NOT_MEASURED:  # the note is the command that runs it ("run: ..." in English)
                 command = f"{r.verdict.command}"

@@ -1,0 +1,91 @@
+"""The Chinese of the conditions a verdict builds: every ``unless`` of the ledger has its Chinese, a qualified
+verdict's condition (as :func:`posenc.report.verdict.judge` joins it) reads back into Chinese piece by piece, and the
+page carries both languages of it."""
+
+from __future__ import annotations
+
+import re
+
+from posenc.report.claim import Test
+from posenc.report.lang import placeholders
+from posenc.report.lang_claims import UNLESS_ZH, condition_zh
+from posenc.report.ledger import LEDGER, get_claim
+from posenc.report.verdict import judge
+from posenc.stats import exact
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def _ledger_unless() -> dict[str, list[str]]:
+    """Every ``unless`` of the ledger -> the claims that use it."""
+    found: dict[str, list[str]] = {}
+    for claim in LEDGER:
+        for test in (*claim.requires, *claim.tests):
+            if test.unless:
+                found.setdefault(test.unless, []).append(claim.id)
+    return found
+
+
+def test_every_unless_of_the_ledger_has_its_chinese():
+    used = _ledger_unless()
+    missing = {text: ids for text, ids in used.items() if text not in UNLESS_ZH}
+    assert not missing, f"add the Chinese of these unless texts to posenc.report.lang_claims.UNLESS_ZH: {missing}"
+    stale = set(UNLESS_ZH) - set(used)
+    assert not stale, f"no test of the ledger says these any more; drop them from UNLESS_ZH: {stale}"
+
+
+def test_each_chinese_is_chinese_with_the_same_placeholders_and_keeps_latin_names():
+    for english, chinese in UNLESS_ZH.items():
+        assert CJK.search(chinese) and chinese != english, (english, chinese)
+        assert placeholders(chinese) == placeholders(english), (english, chinese)
+        # model names, code names and quoted words stay in Latin script: each capitalised or quoted one is kept
+        for name in re.findall(r"'[a-z]+'|\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*\b|\bd_model\b", english):
+            assert name in chinese, (name, english, chinese)
+
+
+def _judged(claim_id: str, values: dict[str, float]):
+    claim = get_claim(claim_id)
+    return claim, judge(claim, {name: exact(value) for name, value in values.items()})
+
+
+def test_a_single_failing_condition_with_its_value_reads_back_with_the_value():
+    # later_layer_ratio 4.0: > 1.8 passes (core), < 2.2 fails (condition): qualified, {value} = 4
+    claim, verdict = _judged("concat-doubles-parameters", {"later_layer_ratio": 4.0})
+    assert verdict.status == "qualified" and "grow 4-fold" in verdict.condition
+    assert condition_zh(verdict.condition, claim.tests) == \
+        "开销比所说的更大：后面的层增长到 4 倍，而不是两倍（一层的权重与宽度的平方成正比）"
+
+
+def test_two_failing_conditions_joined_by_semicolons_each_read_back():
+    # the core test holds at 128 tokens, both conditions fail; the first unless itself holds "; "
+    claim, verdict = _judged("positional-heads", {"positional_heads_128": 1.0, "positional_heads_256": 0.0,
+                                                  "positional_heads_512": 0.0})
+    assert verdict.condition == ("supported at 128 tokens (the fine-tuning length); refuted at 256 tokens; "
+                                 "refuted at 512 tokens")
+    assert condition_zh(verdict.condition, claim.tests) == \
+        "在 128 个词元（微调长度）时得到支持；在 256 个词元时被推翻；在 512 个词元时被推翻"
+
+
+def test_a_piece_no_test_accounts_for_stays_as_written():
+    unless = Test("x", ">", 1.0, "x is large", "the ledger", unless="only the local part", no_null="exact")
+    assert condition_zh("not: y is small; only the local part", [unless]) == "not: y is small；只有局部部分成立"
+    assert condition_zh("a condition of an older run", [unless]) == "a condition of an older run"
+    assert condition_zh("some tests undecided", [unless]) == "有些检验未能判定"
+    assert condition_zh("only the local part", []) == "only the local part"  # not this claim's test
+
+
+def test_the_page_carries_a_qualified_condition_in_both_languages(tmp_path):
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.render import _groups, render_html
+    from posenc.report.result import ClaimResult, ReportResult
+
+    claim, verdict = _judged("concat-doubles-parameters", {"later_layer_ratio": 4.0})
+    result = ClaimResult(claim, verdict, Measurement({}), True)
+    page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [result], True, None))
+    zh = condition_zh(verdict.condition, claim.tests)
+    span = (f'<span class="condition" data-en="{verdict.condition}" data-zh="{zh}">{verdict.condition}</span>'
+            ).replace("'", "&#39;")
+    assert page.count(span) == 2  # the summary's note and the section's verdict
+    [group] = _groups([result], None)
+    assert group["rows"][0]["note"] == span
