@@ -2,7 +2,8 @@
 disk. No console errors, every image decoded and drawn at a non-zero size, every claim section shows a verdict.
 A full-page screenshot is saved next to the report (``screenshot.png``) for a person to look at. The language
 switch, clicked: the fixed text, the verdict names and the claim titles turn Chinese and back, ``?lang=`` is kept
-in the address and honoured on load, and the explorer link carries the language.
+in the address and honoured on load, and the explorer link carries the language; a qualified verdict's condition
+turns Chinese with them.
 
 Chromium missing is a failure with the install command, never a silent skip: CI installs it in the set-up.
 """
@@ -104,3 +105,30 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
     assert zh["url"].endswith("index.html?lang=zh") and en["url"].endswith("index.html?lang=en")
     assert deep["url"].endswith(f"index.html?lang=zh#claim-{target}") and deep["target"] == f"claim-{target}"
     assert deep["scrolled"] > 0
+
+
+def test_the_language_switch_turns_a_qualified_condition_chinese(tmp_path):
+    """A qualified verdict judged from the ledger's own claim (the later layers grow 4-fold, the condition says
+    twofold): its condition, in the summary and the section, reads as the table's Chinese on the zh page."""
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.lang_claims import UNLESS_ZH
+    from posenc.report.ledger import get_claim
+    from posenc.report.render import render_html
+    from posenc.report.result import ClaimResult, ReportResult
+    from posenc.report.verdict import judge
+    from posenc.stats import exact
+
+    claim = get_claim("concat-doubles-parameters")
+    verdict = judge(claim, {"later_layer_ratio": exact(4.0)})
+    assert verdict.status == "qualified"
+    index = tmp_path / "index.html"
+    index.write_text(render_html(ReportResult(tmp_path, index, tmp_path / "report.json",
+                                              [ClaimResult(claim, verdict, Measurement({}), True)], True, None)),
+                     encoding="utf-8")
+    views = _browser().language_views(index, claim.id)
+    assert views["severe_logs"] == [], views["severe_logs"]
+    [unless] = [t.unless for t in claim.tests if "{value}" in t.unless]
+    english, chinese = unless.replace("{value}", "4"), UNLESS_ZH[unless].replace("{value}", "4")
+    for view, text in (("loaded", english), ("zh", chinese), ("en", english), ("deep", chinese)):
+        assert views[view]["conditions"] == [text, text], (view, views[view]["conditions"])
+    assert "后面的层增长到 4 倍" in chinese  # the check can tell the languages apart
