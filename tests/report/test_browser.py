@@ -3,16 +3,19 @@ disk. No console errors, every image decoded and drawn at a non-zero size, every
 A full-page screenshot is saved next to the report (``screenshot.png``) for a person to look at. The language
 switch, clicked: the fixed text, the verdict names and the claim titles turn Chinese and back, ``?lang=`` is kept
 in the address and honoured on load, and the explorer link carries the language; a qualified verdict's condition
-turns Chinese with them.
+and the scope lines turn Chinese with them.
 
 Chromium missing is a failure with the install command, never a silent skip: CI installs it in the set-up.
 """
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from posenc.report.lang import TEXT, fill, status_key
+from posenc.report.lang_claims import scope_zh
 from posenc.report.render import _section
 from posenc.report.verdict import NOT_MEASURED, STATUSES
 
@@ -80,7 +83,8 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
                 "sides": [fill(lang, side["text"][0], side["text"][1]) for r in results
                           for kind in ("tests", "requires") for side in _section(1, r)["sides"][kind]
                           if side["text"] is not None],
-                "scopes": [fill(lang, "verdict.scope", {"scope": r.scope}) for r in results if scoped(r)],
+                "scopes": [fill(lang, "verdict.scope", {"scope": scope_zh(r.scope) if lang == "zh" else r.scope})
+                           for r in results if scoped(r)],
                 "alts": [table["figure.alt"].replace("{title}", t) for r, t in zip(results, titles, strict=True)
                          if r.measurement is not None and r.measurement.figure_png],
                 "captions": [f"{t} ({table['mode.quick']})" for r, t in zip(results, titles, strict=True)
@@ -98,6 +102,7 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
         assert view["groups"] == [TEXT[lang][f"group.{o}"] for o in ("tutorial", "literature")
                                   if any(r.claim.origin == o for r in results)]
     assert "supported" in loaded["pills"] and "支持" in zh["pills"]  # the check can tell the languages apart
+    assert zh["scopes"] and all(re.search(r"[\u4e00-\u9fff]", scope) for scope in zh["scopes"])  # a scope in Chinese
     assert "每个抽样得到的数字" in zh["legend"] and zh["legend"].count("无定论") >= 1 and "inconclusive" not in zh["legend"]
     assert en["legend"] == loaded["legend"] and en["footer"] == loaded["footer"] == "Written by posenc report. " \
         "Every number is also in report.json next to this page."

@@ -1,6 +1,7 @@
 """The Chinese of the conditions a verdict builds: every ``unless`` of the ledger has its Chinese, a qualified
-verdict's condition (as :func:`posenc.report.verdict.judge` joins it) reads back into Chinese piece by piece, and the
-page carries both languages of it."""
+verdict's condition (as :func:`posenc.report.verdict.judge` joins it) reads back into Chinese piece by piece, every
+part of the committed report's scope lines has its Chinese with the same numbers, and the page carries both languages
+of each."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 
 from posenc.report.claim import Test
 from posenc.report.lang import placeholders
-from posenc.report.lang_claims import UNLESS_ZH, condition_zh
+from posenc.report.lang_claims import SCOPE_NUMBER, SCOPE_ZH, UNLESS_ZH, condition_zh, scope_zh
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.verdict import judge
 from posenc.stats import exact
@@ -89,3 +90,57 @@ def test_the_page_carries_a_qualified_condition_in_both_languages(tmp_path):
     assert page.count(span) == 2  # the summary's note and the section's verdict
     [group] = _groups([result], None)
     assert group["rows"][0]["note"] == span
+
+
+def _committed_scopes() -> set[str]:
+    """The scope lines of the committed quick report (docs/reports/quick.json): what the experiments write."""
+    import json
+    from pathlib import Path
+
+    report = json.loads((Path(__file__).parents[2] / "docs" / "reports" / "quick.json").read_text(encoding="utf-8"))
+    return {c["scope"] for c in report["claims"] if c.get("scope")}
+
+
+def test_every_part_of_the_committed_scope_lines_has_its_chinese():
+    scopes = _committed_scopes()
+    assert len(scopes) >= 30
+    missing = {SCOPE_NUMBER.sub("{}", part) for scope in scopes for part in scope.split("; ")} - set(SCOPE_ZH)
+    assert not missing, f"add the Chinese of these scope templates to posenc.report.lang_claims.SCOPE_ZH: {missing}"
+    for scope in scopes:
+        zh = scope_zh(scope)
+        assert CJK.search(zh) and zh != scope, (scope, zh)
+        assert SCOPE_NUMBER.findall(zh) == SCOPE_NUMBER.findall(scope), (scope, zh)  # the same numbers, in order
+
+
+def test_each_scope_template_has_as_many_slots_in_chinese_and_keeps_its_names():
+    for english, chinese in SCOPE_ZH.items():
+        assert english.count("{}") == chinese.count("{}"), (english, chinese)
+        for name in re.findall(r"all-MiniLM-L6-v2|SmolLM2-135M|float32|d_model|max_len|posenc|RoPE|SGD", english):
+            assert name in chinese, (name, english, chinese)
+
+
+def test_a_scope_line_reads_back_with_its_numbers_and_leaves_the_rest():
+    # the numbers of names are not slots: L6, v2, 135M and float32 stay in the template
+    assert SCOPE_NUMBER.findall("SmolLM2-135M, 4 windows of 64 tokens, float32, d=384, 20,000 pairs, 5.24.0") == \
+        ["4", "64", "384", "20,000", "5.24.0"]
+    assert scope_zh("all-MiniLM-L6-v2 layer 0, 8 windows of 128, 256, 512 tokens (headline 128)") == \
+        "all-MiniLM-L6-v2 第 0 层，8 个窗口，长 128、256、512 个词元（主结论取 128）"
+    assert scope_zh("2-layer lab models of width 32, 3 seeds, char-LM trained at 32 characters; 7 random tables") \
+        == "2 层、宽度 32 的 lab 模型，3 个种子，char-LM 在 32 个字符上训练；7 个随机表"
+    assert scope_zh("a scope no table knows; 5 random tables") == "a scope no table knows；5 个随机表"
+
+
+def test_the_page_carries_the_scope_line_in_both_languages(tmp_path):
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.render import render_html
+    from posenc.report.result import ClaimResult, ReportResult
+    from posenc.report.verdict import supported
+
+    scope = "posenc's sinusoid table (float32), computed exactly"
+    zh = "posenc 的正弦表（float32），精确计算"
+    result = ClaimResult(get_claim("sin-bounded"), supported("holds"), Measurement({"x": 1.0}, scope=scope), True)
+    page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [result], True, None))
+    escaped = scope.replace("'", "&#39;")
+    assert f'<dd class="scope"><span data-en="{escaped}" data-zh="{zh}">{escaped}</span></dd>' in page
+    assert (f'<span data-i18n="verdict.scope" class="scope" data-p-scope="{escaped}" data-p-scope-zh="{zh}">'
+            f'on {escaped}</span>') in page

@@ -1,5 +1,5 @@
-"""The Chinese of the text a verdict builds from a claim's records: each test's ``unless`` wording, keyed by the
-English as the ledger writes it.
+"""The Chinese of the text a claim's section builds per claim: each test's ``unless`` wording, keyed by the English
+as the ledger writes it, and the parts of a measurement's scope line ("rests on"), keyed by their templates.
 
 A qualified verdict's condition is its failing tests' ``unless`` texts joined by ``"; "`` (``{value}`` filled with
 the measured number, :func:`posenc.report.verdict.judge`); :func:`condition_zh` reads a condition back into those
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from posenc.report.claim import Test
 
-__all__ = ["UNLESS_ZH", "condition_zh"]
+__all__ = ["UNLESS_ZH", "condition_zh", "SCOPE_ZH", "SCOPE_NUMBER", "scope_zh"]
 
 #: a test's ``unless`` (English, as in the ledger) -> its Chinese; ``{value}`` stays a placeholder in both
 UNLESS_ZH: dict[str, str] = {
@@ -196,3 +196,95 @@ def condition_zh(condition: str, tests: Iterable[Test]) -> str:
             head, _, rest = rest.partition(_JOIN_EN)
             pieces.append(head)
     return _JOIN_ZH.join(pieces)
+
+
+#: a number in a scope line, a slot of its template: ``128``, ``20,000``, ``5.24.0``; not the digits of a name
+#: (``all-MiniLM-L6-v2``, ``SmolLM2-135M``, ``float32``)
+SCOPE_NUMBER = re.compile(r"(?<![\w.^])\d+(?:[.,]\d+)*(?!\w)")
+
+#: how an experiment joins the parts of a scope line, and how Chinese joins them
+_SCOPE_JOIN_EN, _SCOPE_JOIN_ZH = "; ", "；"
+
+#: a part of a measurement's scope line (:attr:`~posenc.report.experiments.base.Measurement.scope`) with each number
+#: replaced by ``{}`` (:data:`SCOPE_NUMBER`) -> its Chinese, the numbers filled back in the same order
+SCOPE_ZH: dict[str, str] = {
+    "SmolLM2-135M, {} windows of {} tokens": "SmolLM2-135M，{} 个 {} 词元的窗口",
+    "all-MiniLM-L6-v2 ({} layers x {} heads), {} windows of {}, {}, {} tokens":
+        "all-MiniLM-L6-v2（{} 层 x {} 个注意力头），{} 个窗口，长 {}、{}、{} 个词元",
+    "all-MiniLM-L6-v2 layer {}, {} windows of {}, {}, {} tokens (headline {})":
+        "all-MiniLM-L6-v2 第 {} 层，{} 个窗口，长 {}、{}、{} 个词元（主结论取 {}）",
+    "all-MiniLM-L6-v2's embedding tables (d={}): {} trained word rows x {} position rows":
+        "all-MiniLM-L6-v2 的嵌入表（d={}）：{} 个训练过的词行 x {} 个位置行",
+    "all-MiniLM-L6-v2's input word table, {} random pairs": "all-MiniLM-L6-v2 的输入词表，{} 个随机词对",
+    "all-MiniLM-L6-v2's input word table, {} tokens": "all-MiniLM-L6-v2 的输入词表，{} 个词元",
+    "all-MiniLM-L6-v2's learned table": "all-MiniLM-L6-v2 的学习式位置表",
+    "all-MiniLM-L6-v2's positional heads, {} windows of {} tokens":
+        "all-MiniLM-L6-v2 的位置注意力头，{} 个 {} 词元的窗口",
+    "all-MiniLM-L6-v2's tables (d = {}), {} held-out sums": "all-MiniLM-L6-v2 的表（d = {}），{} 个留出的和向量",
+    "all-MiniLM-L6-v2's tables ({} trained word rows, {} position rows)":
+        "all-MiniLM-L6-v2 的表（{} 个训练过的词行，{} 个位置行）",
+    "all-MiniLM-L6-v2's tables ({} word rows, {} position rows), {} isotropic tables":
+        "all-MiniLM-L6-v2 的表（{} 个词行，{} 个位置行），{} 个各向同性的表",
+    "all-MiniLM-L6-v2's tables, {} draws": "all-MiniLM-L6-v2 的表，{} 次抽取",
+    "all-MiniLM-L6-v2, {} windows of {} tokens": "all-MiniLM-L6-v2，{} 个 {} 词元的窗口",
+    "an attention read-out over {} positions": "在 {} 个位置上的一个注意力读出",
+    "nothing measured": "没有测量任何数字",
+    "one SGD step of posenc's input layer, computed exactly": "posenc 输入层的一步 SGD，精确计算",
+    "one posenc block, random weights": "一个 posenc 块，随机权重",
+    "posenc Transformers of width {}, {} layers, random weights": "宽度 {}、{} 层的 posenc Transformer，随机权重",
+    "posenc's RoPE (float32 tables), {} random query/key pairs":
+        "posenc 的旋转位置编码 RoPE（float32 表），{} 对随机的查询/键",
+    "posenc's Transformer at the original's sizes (d_model {}, {} layers, {} heads), counted":
+        "按原论文尺寸的 posenc Transformer（d_model {}，{} 层，{} 个注意力头），逐一计数",
+    "posenc's binary and sinusoid tables, computed exactly": "posenc 的二进制表和正弦表，精确计算",
+    "posenc's binary code of {} bits, computed exactly": "posenc 的 {} 位二进制编码，精确计算",
+    "posenc's binary table and sinusoid (d = {}), computed exactly": "posenc 的二进制表和正弦编码（d = {}），精确计算",
+    "posenc's input layer at the document's shapes, computed exactly": "按文档中形状的 posenc 输入层，精确计算",
+    "posenc's integer, normalised, binary and sinusoid tables, computed exactly":
+        "posenc 的整数表、归一化表、二进制表和正弦表，精确计算",
+    "posenc's learned table, a posenc Transformer, all-MiniLM-L6-v2 (max_len {})":
+        "posenc 的学习式位置表、一个 posenc Transformer、all-MiniLM-L6-v2（max_len {}）",
+    "posenc's normalised table at lengths {} to {}, computed exactly": "posenc 的归一化表，长度 {} 到 {}，精确计算",
+    "posenc's sinusoid and one posenc block of width {} on this machine's CPU, one thread, {} positions, {} repeats":
+        "posenc 的正弦编码和一个宽度 {} 的 posenc 块，在本机 CPU 上单线程运行，{} 个位置，重复 {} 次",
+    "posenc's sinusoid table (float32), computed exactly": "posenc 的正弦表（float32），精确计算",
+    "posenc's sinusoid table (float32), positions up to {}^40, computed exactly":
+        "posenc 的正弦表（float32），位置直到 {}^40，精确计算",
+    "posenc's sinusoidal table at d={}": "posenc 在 d={} 时的正弦表",
+    "random N({}, {}) token embeddings with posenc's sinusoid, linear read-outs":
+        "随机 N({}, {}) 词嵌入加 posenc 的正弦位置编码，线性读出",
+    "sequences of up to {} positions": "长达 {} 个位置的序列",
+    "the sinusoid (base {}) at d={}, {} to {}": "正弦编码（底数 {}），d={}，{} 到 {}",
+    "the sinusoid and the binary code for {} positions": "{} 个位置的正弦编码和二进制编码",
+    "the sinusoid at d={} and d={}": "d={} 和 d={} 时的正弦编码",
+    "the sinusoid at d={}, {} positions": "d={} 时的正弦编码，{} 个位置",
+    "the sinusoid, positions {} and {}, widths d={}, d={}, d={}": "正弦编码，位置 {} 和 {}，宽度 d={}、d={}、d={}",
+    "the sinusoid, {} positions, widths d={}, d={}, d={}": "正弦编码，{} 个位置，宽度 d={}、d={}、d={}",
+    "torch RNN, GRU and LSTM and posenc's position-free attention, {} random initialisations":
+        "torch 的 RNN、GRU 和 LSTM 以及 posenc 不带位置的注意力，{} 次随机初始化",
+    "transformers {}'s default configurations": "transformers {} 的默认配置",
+    "{} random tables": "{} 个随机表",
+    "{}-layer lab models of width {}, {} seeds, char-LM trained at {} characters":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，char-LM 在 {} 个字符上训练",
+    "{}-layer lab models of width {}, {} seeds, copy at sizes up to {} and local tasks at {} tokens":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，copy 的规模至多 {}，局部任务在 {} 个词元上",
+    "{}-layer lab models of width {}, {} seeds, trained on sizes up to {} (copy)":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，在规模至多 {} 的数据上训练（copy）",
+}
+
+
+def scope_zh(scope: str) -> str:
+    """The Chinese of a measurement's scope line: each ``"; "``-joined part looked up in :data:`SCOPE_ZH` by its
+    template (numbers as ``{}``) and its numbers filled back in order; a part without Chinese stays as written.
+
+    >>> scope_zh("all-MiniLM-L6-v2, 8 windows of 128 tokens; 5 random tables")
+    'all-MiniLM-L6-v2，8 个 128 词元的窗口；5 个随机表'
+    """
+    parts = []
+    for part in scope.split(_SCOPE_JOIN_EN):
+        zh = SCOPE_ZH.get(SCOPE_NUMBER.sub("{}", part))
+        if zh is None:
+            parts.append(part)
+            continue
+        parts.append(zh.format(*SCOPE_NUMBER.findall(part)))
+    return _SCOPE_JOIN_ZH.join(parts)

@@ -7,10 +7,10 @@ template shows (numbers formatted, the reference runs' verdicts looked up); the 
 
 Two languages: the page is written in English and its fixed text, verdict names and claim titles switch to Chinese
 (a switch at the top, kept in the URL as ``?lang=zh``; the page's inline script does it, from the two tables of
-:mod:`posenc.report.lang` embedded in the page), and so does a qualified verdict's condition (its Chinese from
-:mod:`posenc.report.lang_claims`, carried in the element's ``data-zh``). Each claim's section is
-``id="claim-<id>"`` (the explorer links there; the older ``#<id>`` still lands on it), and the header links to the
-explorer page beside the report, ``explore.html?lang=<the page's language>``, when there is one.
+:mod:`posenc.report.lang` embedded in the page), and so do a qualified verdict's condition and a measurement's scope
+line (their Chinese from :mod:`posenc.report.lang_claims`, carried in the element's ``data-zh``). Each claim's
+section is ``id="claim-<id>"`` (the explorer links there; the older ``#<id>`` still lands on it), and the header
+links to the explorer page beside the report, ``explore.html?lang=<the page's language>``, when there is one.
 
 Layout: a header (mode, versions, counts: the claims not run and not decided in quick mode counted apart from the
 inconclusive ones), a summary table (claim, source, verdict, and the verdicts of the last committed full and
@@ -36,7 +36,7 @@ from markupsafe import Markup, escape
 
 from posenc.report.experiments.base import find_experiment
 from posenc.report.lang import DEFAULT_LANG, LANGS, TEXT, fill, status_key
-from posenc.report.lang_claims import condition_zh
+from posenc.report.lang_claims import condition_zh, scope_zh
 from posenc.report.reference import FOLLOW_UPS
 from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
 from posenc.stats import MIN_UNITS, Estimate
@@ -72,6 +72,18 @@ class _Key(str):
     switches language with the text around it."""
 
 
+class _Both(str):
+    """A placeholder's value that has its own Chinese (a scope line): the English, with :attr:`zh` beside it in
+    ``data-p-name-zh``."""
+
+    zh: str
+
+    def __new__(cls, en: str, zh: str) -> _Both:
+        value = super().__new__(cls, en)
+        value.zh = zh
+        return value
+
+
 def _key(key: str) -> _Key:
     if key not in TEXT[DEFAULT_LANG]:
         raise KeyError(f"no page text {key!r}; add it to both tables of posenc.report.lang")
@@ -88,6 +100,8 @@ def _text(key: str, tag: str = "span", cls: str = "", **params: Any) -> Markup:
             values[name] = TEXT[DEFAULT_LANG][value]
         else:
             attrs.append(Markup(' data-p-{}="{}"').format(name, value))
+            if isinstance(value, _Both):
+                attrs.append(Markup(' data-p-{}-zh="{}"').format(name, value.zh))
             values[name] = str(escape(value))
     open_tag = Markup('<{} data-i18n="{}"').format(tag, key) + (Markup(' class="{}"').format(cls) if cls else "")
     return open_tag + Markup("").join(attrs) + Markup(">" + fill(DEFAULT_LANG, key, values)) + \
@@ -122,6 +136,16 @@ def _condition(claim: Any, condition: str) -> Markup:
     (:func:`~posenc.report.lang_claims.condition_zh`, read back by the claim's own tests)."""
     zh = condition_zh(condition, (*claim.requires, *claim.tests))
     return Markup('<span class="condition" data-en="{}" data-zh="{}">{}</span>').format(condition, zh, condition)
+
+
+def _scope(scope: str) -> Markup:
+    """A measurement's scope line, switching to its Chinese (:func:`~posenc.report.lang_claims.scope_zh`)."""
+    return Markup('<span data-en="{}" data-zh="{}">{}</span>').format(scope, scope_zh(scope), scope)
+
+
+def _scope_value(scope: str) -> _Both:
+    """A scope line as a placeholder's value (the verdict's "on ..."), with its Chinese."""
+    return _Both(scope, scope_zh(scope))
 
 
 def _alt(claim: Any) -> Markup:
@@ -175,7 +199,8 @@ def _environment() -> jinja2.Environment:
                              keep_trailing_newline=True)
     env.globals.update(colours=_COLOURS, NOT_RUN=NOT_RUN, QUICK_UNDECIDED=QUICK_UNDECIDED, MIN_UNITS=MIN_UNITS,
                        t=_text, key=_key, kind=_kind, verdict_name=_status, status_key=status_key, title_attr=_title_attr,
-                       claim_title=_claim_title, condition_text=_condition, alt=_alt, LANGS=LANGS,
+                       claim_title=_claim_title, condition_text=_condition, scope_text=_scope,
+                       scope_value=_scope_value, alt=_alt, LANGS=LANGS,
                        DEFAULT_LANG=DEFAULT_LANG, texts={lang: TEXT[lang] for lang in LANGS})
     return env
 
