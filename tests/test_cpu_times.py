@@ -26,7 +26,8 @@ def _run(phase_hook, item, work) -> None:
         pass
 
 
-def test_a_phase_counts_its_own_cpu_and_its_childrens(tmp_path):
+def test_a_phase_counts_its_own_cpu_and_its_childrens(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # as the run's main process (an xdist worker writes apart)
     times = CpuTimes(str(tmp_path / "cpu"))
     _run(times.pytest_runtest_call, _Item(), lambda: _burn(0.3))
     child = [sys.executable, "-c", "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"]

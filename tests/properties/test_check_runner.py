@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import posenc
+from posenc import resources
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.errors import PosencError
 from posenc.properties import (
@@ -18,7 +19,7 @@ from posenc.properties import (
     check_encoding,
     check_view,
 )
-from posenc.properties.check import build_sized, check_fits, estimate_check
+from posenc.properties.check import PAIR_BYTES, build_sized, check_fits, estimate_check
 from posenc.properties.result import VERDICTS
 from posenc.resources import GB
 
@@ -140,10 +141,14 @@ def test_estimate_check_memory_and_seconds_by_hand():
     assert estimate_check(n, d, ["sinusoidal"], pairwise=False) == (runtime + cells, 0.0)
     total, seconds = estimate_check(n, d, ["sinusoidal"])
     assert total == runtime + cells + 24 * 1024 * n
-    assert seconds == pytest.approx(n * n * (5e-8 + 3e-10 * d))
+    # the time counts N (N - 1) / 2 pairs, each 4 D' operations and PAIR_BYTES bytes, at this machine's rate
+    pairs = n * (n - 1) / 2
+    assert seconds == pytest.approx(resources.seconds(pairs * 4 * d, memory=pairs * PAIR_BYTES))
     # binary has bit_length(1024) + 1 = 12 distinct channels below 2^11 positions; integer one
-    assert estimate_check(n, d, ["binary"])[1] == pytest.approx(n * n * (5e-8 + 3e-10 * 12))
-    assert estimate_check(n, d, ["integer"])[1] == pytest.approx(n * n * (5e-8 + 3e-10 * 1))
+    assert estimate_check(n, d, ["binary"])[1] == pytest.approx(resources.seconds(pairs * 4 * 12,
+                                                                                  memory=pairs * PAIR_BYTES))
+    assert estimate_check(n, d, ["integer"])[1] == pytest.approx(resources.seconds(pairs * 4 * 1,
+                                                                                   memory=pairs * PAIR_BYTES))
 
 
 def test_check_fits_names_the_parts_of_the_estimate():
