@@ -70,6 +70,7 @@ return {
   counts: all('.counts .pill'), summaryTitles: all('table.summary .claim-title'),
   headingTitles: all('section.claim h2 .claim-title'), dts: all('section.claim dt'), captions: all('figcaption'),
   sides: all('section.claim .sides'), scopes: all('section.claim .verdict .scope'), conditions: all('.condition'),
+  reasons: all('section.claim .verdict .reason'),
   alts: Array.from(document.images).map(i => i.alt), explore: link ? link.getAttribute('href') : null,
   current: all('.lang-switch a[aria-current="true"]'), scrolled: window.scrollY,
   target: (document.querySelector(':target') || {}).id || null};

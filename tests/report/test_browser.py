@@ -3,7 +3,7 @@ disk. No console errors, every image decoded and drawn at a non-zero size, every
 A full-page screenshot is saved next to the report (``screenshot.png``) for a person to look at. The language
 switch, clicked: the fixed text, the verdict names and the claim titles turn Chinese and back, ``?lang=`` is kept
 in the address and honoured on load, and the explorer link carries the language; a qualified verdict's condition
-and the scope lines turn Chinese with them.
+the scope lines and the reasons' fixed words turn Chinese with them.
 
 Chromium missing is a failure with the install command, never a silent skip: CI installs it in the set-up.
 """
@@ -15,7 +15,7 @@ import re
 import pytest
 
 from posenc.report.lang import TEXT, fill, status_key
-from posenc.report.lang_claims import scope_zh
+from posenc.report.lang_claims import reason_zh, scope_zh
 from posenc.report.render import _section
 from posenc.report.verdict import NOT_MEASURED, STATUSES
 
@@ -85,6 +85,8 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
                           if side["text"] is not None],
                 "scopes": [fill(lang, "verdict.scope", {"scope": scope_zh(r.scope) if lang == "zh" else r.scope})
                            for r in results if scoped(r)],
+                "reasons": [" ".join((reason_zh(r.verdict.reason) if lang == "zh" else r.verdict.reason).split())
+                            for r in results if r.verdict.status != "failed"],
                 "alts": [table["figure.alt"].replace("{title}", t) for r, t in zip(results, titles, strict=True)
                          if r.measurement is not None and r.measurement.figure_png],
                 "captions": [f"{t} ({table['mode.quick']})" for r, t in zip(results, titles, strict=True)

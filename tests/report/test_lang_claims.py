@@ -9,10 +9,10 @@ import re
 
 from posenc.report.claim import Test
 from posenc.report.lang import placeholders
-from posenc.report.lang_claims import SCOPE_NUMBER, SCOPE_ZH, UNLESS_ZH, condition_zh, scope_zh
+from posenc.report.lang_claims import SCOPE_NUMBER, SCOPE_ZH, UNLESS_ZH, condition_zh, reason_zh, scope_zh
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.verdict import judge
-from posenc.stats import exact
+from posenc.stats import MIN_UNITS, exact
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
@@ -144,3 +144,64 @@ def test_the_page_carries_the_scope_line_in_both_languages(tmp_path):
     assert f'<dd class="scope"><span data-en="{escaped}" data-zh="{zh}">{escaped}</span></dd>' in page
     assert (f'<span data-i18n="verdict.scope" class="scope" data-p-scope="{escaped}" data-p-scope-zh="{zh}">'
             f'on {escaped}</span>') in page
+
+
+#: the English of the reason's fixed parts (never words of a test's ``says``): none may be left in a Chinese reason
+FIXED_ENGLISH = re.compile(r"\(needs [<>]|\) — (?:holds|does not hold|undecided)|requirement (?:not met|undecided)|"
+                           r"Undecided: |straddles|samples instead of|Quick mode cannot|the bar does not|past the bar|"
+                           r"across the bar|It would be refuted|The claim is hedged|not testable as written|"
+                           r"\[Rests on|no interval:|on the threshold; no sample")
+
+
+def test_the_fixed_parts_of_every_committed_reason_read_in_chinese():
+    """Every verdict's reason in the committed full, extended, quick and follow-up reports (what judge wrote):
+    after reason_zh none of its fixed English is left, and its numbers are the same, in order."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).parents[2] / "docs" / "reports"
+    reasons = {c["verdict"]["reason"] for path in sorted(folder.glob("*.json"))
+               for c in json.loads(path.read_text(encoding="utf-8"))["claims"]}
+    fixed = [r for r in reasons if FIXED_ENGLISH.search(r)]
+    assert len(fixed) >= 50  # the check reads real reasons
+    for reason in fixed:
+        zh = reason_zh(reason)
+        assert not FIXED_ENGLISH.search(zh), (reason, zh)
+        assert re.findall(r"\d+(?:\.\d+)?", zh) == re.findall(r"\d+(?:\.\d+)?", reason), (reason, zh)
+
+
+def test_an_undecided_reason_reads_in_chinese_with_its_numbers():
+    from posenc.stats import Estimate
+
+    claim = get_claim("sin-bounded")  # one core test: max_abs < 1.000001
+    # 0.9 [0.5, 1.3] against 1.000001 over 20 units: ((0.4 / 0.100001)^2 * 20 = 319.99 -> 320 samples
+    straddles = judge(claim, {"max_abs": Estimate(0.9, 0.5, 1.3, 20, "bootstrap")})
+    assert straddles.status == "inconclusive"
+    says = claim.tests[0].says
+    assert reason_zh(straddles.reason) == (
+        f"{says}: max_abs = 0.9 [0.5, 1.3]（需要 < 1.000001）— 未定。未定：max_abs = 0.9 [0.5, 1.3] 跨过 1.000001；"
+        "若数值不变，约 320 个样本（而非 20 个）即可判定")
+    too_few = judge(claim, {"max_abs": Estimate(1.0, -float("inf"), float("inf"), 2, "bootstrap")}, quick=True)
+    assert too_few.status == "not decided in quick mode"
+    k = MIN_UNITS
+    assert reason_zh(too_few.reason) == (
+        f"{says}: max_abs = 1 [没有区间：n=2，区间至少需要 {k}]（需要 < 1.000001）— 未定（n=2：没有区间）。未定：max_abs 只基于 "
+        f"n=2，太少而没有区间：至少需要 {k} 个独立单元。快速模式无法判定：其数字所基于的单元太少，不足以给出区间（至少 {k} 个）；"
+        "完整报告可以判定")
+    assert reason_zh("a reason no pattern knows") == "a reason no pattern knows"
+
+
+def test_the_page_carries_the_reason_in_both_languages(tmp_path):
+    from markupsafe import escape
+
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.render import render_html
+    from posenc.report.result import ClaimResult, ReportResult
+
+    claim, verdict = _judged("concat-doubles-parameters", {"later_layer_ratio": 4.0})
+    result = ClaimResult(claim, verdict, Measurement({}), True)
+    page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [result], True, None))
+    zh = reason_zh(verdict.reason)
+    assert "（需要 < 2.2）— 不成立" in zh
+    en = escape(verdict.reason)
+    assert f'<span class="reason" data-en="{en}" data-zh="{escape(zh)}">{en}</span>' in page

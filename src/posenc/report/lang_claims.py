@@ -1,5 +1,6 @@
 """The Chinese of the text a claim's section builds per claim: each test's ``unless`` wording, keyed by the English
-as the ledger writes it, and the parts of a measurement's scope line ("rests on"), keyed by their templates.
+as the ledger writes it; the parts of a measurement's scope line ("rests on"), keyed by their templates; and the
+fixed parts of a verdict's reason, as patterns.
 
 A qualified verdict's condition is its failing tests' ``unless`` texts joined by ``"; "`` (``{value}`` filled with
 the measured number, :func:`posenc.report.verdict.judge`); :func:`condition_zh` reads a condition back into those
@@ -11,11 +12,11 @@ Chinese. Model names, numbers, claim ids and code names stay in Latin script; th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from posenc.report.claim import Test
 
-__all__ = ["UNLESS_ZH", "condition_zh", "SCOPE_ZH", "SCOPE_NUMBER", "scope_zh"]
+__all__ = ["UNLESS_ZH", "condition_zh", "SCOPE_ZH", "SCOPE_NUMBER", "scope_zh", "REASON_ZH", "reason_zh"]
 
 #: a test's ``unless`` (English, as in the ledger) -> its Chinese; ``{value}`` stays a placeholder in both
 UNLESS_ZH: dict[str, str] = {
@@ -288,3 +289,59 @@ def scope_zh(scope: str) -> str:
             continue
         parts.append(zh.format(*SCOPE_NUMBER.findall(part)))
     return _SCOPE_JOIN_ZH.join(parts)
+
+
+#: the fixed parts of a verdict's reason (:func:`posenc.report.verdict.judge` and the helpers it writes with), each
+#: a pattern over the English and its Chinese; applied in order, the numbers, statistics and a test's own words
+#: (``says``, a claim's null) carried over as written
+REASON_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+    (r"\[no interval: n=(\d+), an interval needs (\d+)\]", r"[没有区间：n=\1，区间至少需要 \2]"),
+    (r"\) — holds\b", "）— 成立"),
+    (r"\) — does not hold\b", "）— 不成立"),
+    (r"\) — undecided \(n=(\d+): no interval\)", r"）— 未定（n=\1：没有区间）"),
+    (r"\) — undecided\b", "）— 未定"),
+    (r" \(needs ([<>]) ([^;)）]+)(?:; null ([^)）]+))?(?=）— )",
+     lambda m: f"（需要 {m[1]} {m[2]}" + (f"；零基线 {m[3]}" if m[3] else "")),
+    (r"^requirement not met, so the test cannot tell the cases apart: ", "前提未满足，因此检验无法区分两种情形："),
+    (r"^requirement not met: ", "前提未满足："),
+    (r"^requirement undecided: ", "前提未定："),
+    (r"\. Undecided: ", "。未定："),
+    (r"([\w.]+) rests on n=(\d+), too few for an interval: at least (\d+) independent units are needed",
+     r"\1 只基于 n=\2，太少而没有区间：至少需要 \3 个独立单元"),
+    (r"([\w.]+) sits on the threshold; no sample size would settle it", r"\1 正好落在阈值上；多大的样本都无法判定"),
+    (r"([\w.]+) = ([^;:：]+?) straddles (\S+); about (\d+) samples instead of (\d+) would settle it if the value held",
+     r"\1 = \2 跨过 \3；若数值不变，约 \4 个样本（而非 \5 个）即可判定"),
+    (r"\. Quick mode cannot decide this: its numbers rest on too few units for an interval \(at least (\d+)\); the "
+     r"full report decides it", r"。快速模式无法判定：其数字所基于的单元太少，不足以给出区间（至少 \1 个）；完整报告可以判定"),
+    (r"^the null already passes the bar, so the test cannot tell the cases apart: ",
+     "零基线已经越过阈值，因此检验无法区分两种情形："),
+    (r"^the bar does not separate the null from the effect: ", "阈值没有把零基线与效应分开："),
+    (r" already gives ([\w.]+) = ([^;]+?), past the bar ([<>] \S+) \(measured: ([\w.]+) = ([^;]+?)\)",
+     r" 已经给出 \1 = \2，越过阈值 \3（测得：\4 = \5）"),
+    (r" gives ([\w.]+) = ([^;]+?), across the bar ([<>] \S+) \(measured: ([\w.]+) = ([^;]+?)\)",
+     r" 给出 \1 = \2，跨在阈值 \3 上（测得：\4 = \5）"),
+    (r"\. It would be refuted, but only a test with power to see the effect refutes it, and the power requirement is "
+     r"not met: ", "。它本会被推翻，但只有能看到效应的检验才能推翻它，而检验力的前提未满足："),
+    (r"\. The claim is hedged \(([^)]*)\): a 'may' is refuted only by showing it cannot happen in the setting tested, "
+     r"with power to see it if it did, and this claim shows no power \(a power requirement: a positive control, or "
+     r"the null's separation from the stated effect\); its sampled numbers alone leave it open",
+     r"。这条说法带有保留（\1）：一个“可能”只有在所测的情形中证明它不会发生、且若发生也有检验力能看到时才被推翻，"
+     r"而这条说法没有给出检验力（检验力前提：阳性对照，或零基线与所述效应之间的分离）；单凭其抽样数字无法定论"),
+    (r"^not testable as written: ", "按原文无法检验："),
+    (r"(?<=[\u4e00-\u9fff）]); ", "；"),  # the joins between parts now in Chinese
+    (r" \[Rests on (.+?) = (.+?) \((.*)\); under the other options: (.*)\.\]$", r" [依据 \1 = \2（\3）；其他选项下：\4。]"),
+)
+
+_REASON_ZH = tuple((re.compile(pattern), zh) for pattern, zh in REASON_ZH)
+
+
+def reason_zh(reason: str) -> str:
+    """A verdict's reason with its fixed parts in Chinese (:data:`REASON_ZH`); what a claim's records wrote (a
+    test's ``says``, the statistics, a claim's null) and any text no pattern knows stay as written.
+
+    >>> reason_zh("the sinusoid is bounded: max_abs = 1 (needs < 1.001) — holds")
+    'the sinusoid is bounded: max_abs = 1（需要 < 1.001）— 成立'
+    """
+    for pattern, zh in _REASON_ZH:
+        reason = pattern.sub(zh, reason)
+    return reason

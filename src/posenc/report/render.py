@@ -7,10 +7,11 @@ template shows (numbers formatted, the reference runs' verdicts looked up); the 
 
 Two languages: the page is written in English and its fixed text, verdict names and claim titles switch to Chinese
 (a switch at the top, kept in the URL as ``?lang=zh``; the page's inline script does it, from the two tables of
-:mod:`posenc.report.lang` embedded in the page), and so do a qualified verdict's condition and a measurement's scope
-line (their Chinese from :mod:`posenc.report.lang_claims`, carried in the element's ``data-zh``). Each claim's
-section is ``id="claim-<id>"`` (the explorer links there; the older ``#<id>`` still lands on it), and the header
-links to the explorer page beside the report, ``explore.html?lang=<the page's language>``, when there is one.
+:mod:`posenc.report.lang` embedded in the page), and so do a qualified verdict's condition, a measurement's scope
+line and the fixed parts of a verdict's reason (their Chinese from :mod:`posenc.report.lang_claims`, carried in the
+element's ``data-zh``). Each claim's section is ``id="claim-<id>"`` (the explorer links there; the older ``#<id>``
+still lands on it), and the header links to the explorer page beside the report, ``explore.html?lang=<the page's
+language>``, when there is one.
 
 Layout: a header (mode, versions, counts: the claims not run and not decided in quick mode counted apart from the
 inconclusive ones), a summary table (claim, source, verdict, and the verdicts of the last committed full and
@@ -36,7 +37,7 @@ from markupsafe import Markup, escape
 
 from posenc.report.experiments.base import find_experiment
 from posenc.report.lang import DEFAULT_LANG, LANGS, TEXT, fill, status_key
-from posenc.report.lang_claims import condition_zh, scope_zh
+from posenc.report.lang_claims import condition_zh, reason_zh, scope_zh
 from posenc.report.reference import FOLLOW_UPS
 from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
 from posenc.stats import MIN_UNITS, Estimate
@@ -143,6 +144,12 @@ def _scope(scope: str) -> Markup:
     return Markup('<span data-en="{}" data-zh="{}">{}</span>').format(scope, scope_zh(scope), scope)
 
 
+def _reason(reason: str) -> Markup:
+    """A verdict's reason, switching to its Chinese (:func:`~posenc.report.lang_claims.reason_zh`: the fixed parts
+    in Chinese, a test's own words as written)."""
+    return Markup('<span class="reason" data-en="{}" data-zh="{}">{}</span>').format(reason, reason_zh(reason), reason)
+
+
 def _scope_value(scope: str) -> _Both:
     """A scope line as a placeholder's value (the verdict's "on ..."), with its Chinese."""
     return _Both(scope, scope_zh(scope))
@@ -200,7 +207,7 @@ def _environment() -> jinja2.Environment:
     env.globals.update(colours=_COLOURS, NOT_RUN=NOT_RUN, QUICK_UNDECIDED=QUICK_UNDECIDED, MIN_UNITS=MIN_UNITS,
                        t=_text, key=_key, kind=_kind, verdict_name=_status, status_key=status_key, title_attr=_title_attr,
                        claim_title=_claim_title, condition_text=_condition, scope_text=_scope,
-                       scope_value=_scope_value, alt=_alt, LANGS=LANGS,
+                       scope_value=_scope_value, reason_text=_reason, alt=_alt, LANGS=LANGS,
                        DEFAULT_LANG=DEFAULT_LANG, texts={lang: TEXT[lang] for lang in LANGS})
     return env
 
