@@ -419,14 +419,17 @@ def _case(claim, where: str) -> dict[str, Estimate]:
 
 @pytest.mark.parametrize("claim_id", sorted(CLAIMS))
 def test_verdicts_at_the_edges(claim_id):
-    claim = CLAIMS[claim_id]
-    assert judge(claim, _case(claim, "pass")).status == "supported"
-    assert judge(claim, _case(claim, "fail")).status == "refuted"
-    assert judge(claim, _case(claim, "straddle")).status == "inconclusive"
-    for req in claim.requires:  # an unmet requirement decides before any test is read
-        estimates = _case(claim, "pass")
-        estimates[req.statistic] = _at(req, "fail")
-        assert judge(claim, estimates).status == req.otherwise
+    whole = CLAIMS[claim_id]
+    scoped = whole.choice is not None and any(t.options for t in (*whole.requires, *whole.tests))
+    for option in whole.choice.options if scoped else (None,):  # tests read under some options only: each option
+        claim = whole.under(option)
+        assert judge(claim, _case(claim, "pass"), option=option).status == "supported"
+        assert judge(claim, _case(claim, "fail"), option=option).status == "refuted"
+        assert judge(claim, _case(claim, "straddle"), option=option).status == "inconclusive"
+        for req in claim.requires:  # an unmet requirement decides before any test is read; power, before a refutation
+            estimates = _case(claim, "fail" if req.role == "power" else "pass")
+            estimates[req.statistic] = _at(req, "fail")
+            assert judge(claim, estimates, option=option).status == req.otherwise
 
 
 def test_integer_claim_at_its_edges():
