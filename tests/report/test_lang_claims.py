@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from markupsafe import escape
+
 from posenc.report.claim import Test
 from posenc.report.lang import placeholders
 from posenc.report.lang_claims import SCOPE_NUMBER, SCOPE_ZH, UNLESS_ZH, condition_zh, reason_zh, scope_zh
@@ -192,8 +194,6 @@ def test_an_undecided_reason_reads_in_chinese_with_its_numbers():
 
 
 def test_the_page_carries_the_reason_in_both_languages(tmp_path):
-    from markupsafe import escape
-
     from posenc.report.experiments.base import Measurement
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
@@ -205,3 +205,18 @@ def test_the_page_carries_the_reason_in_both_languages(tmp_path):
     assert "（需要 < 2.2）— 不成立" in zh
     en = escape(verdict.reason)
     assert f'<span class="reason" data-en="{en}" data-zh="{escape(zh)}">{en}</span>' in page
+
+
+def test_the_summary_note_of_an_undecided_claim_carries_its_shortened_reason_in_both_languages():
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.render import _groups, _short
+    from posenc.report.result import ClaimResult
+    from posenc.stats import Estimate
+
+    claim = get_claim("sin-bounded")
+    verdict = judge(claim, {"max_abs": Estimate(0.9, 0.5, 1.3, 20, "bootstrap")})
+    [group] = _groups([ClaimResult(claim, verdict, Measurement({}), True)], None)
+    note = group["rows"][0]["note"]
+    zh = _short(reason_zh(verdict.reason))  # translated whole, then cut: the cut would break the fixed parts
+    assert f'data-en="{escape(_short(verdict.reason))}"' in note and f'data-zh="{escape(zh)}"' in note
+    assert "max_abs = 0.9 [0.5, 1.3]（需要 < 1.000001）" in zh and "needs" not in zh

@@ -330,10 +330,13 @@ def test_a_long_reason_is_cut_at_a_word_after_110_characters():
 
 #: the summary row's note by status, written from render.py's docstring: a qualified verdict's condition; the
 #: reason (shortened) where it says why nothing was decided or what broke; the command where nothing was measured
-#: (a condition no test of the claim words stays as written in both languages)
+#: (a condition no test of the claim words, a reason no pattern knows, stay as written in both languages; an error
+#: stays as raised)
 NOTES = {"supported": None, "refuted": None,
          "qualified": '<span class="condition" data-en="only when short" data-zh="only when short">only when short</span>',
-         "inconclusive": "why: the reason", "not testable": "why: the reason", "failed": "why: the reason",
+         "inconclusive": '<span class="reason" data-en="why: the reason" data-zh="why: the reason">why: the reason</span>',
+         "not testable": '<span class="reason" data-en="why: the reason" data-zh="why: the reason">why: the reason</span>',
+         "failed": "why: the reason",
          "not decided in quick mode": "run: posenc report --claim sin-bounded",
          "not run": "run: posenc report --claim sin-bounded"}
 

@@ -144,10 +144,13 @@ def _scope(scope: str) -> Markup:
     return Markup('<span data-en="{}" data-zh="{}">{}</span>').format(scope, scope_zh(scope), scope)
 
 
-def _reason(reason: str) -> Markup:
+def _reason(reason: str, short: bool = False) -> Markup:
     """A verdict's reason, switching to its Chinese (:func:`~posenc.report.lang_claims.reason_zh`: the fixed parts
-    in Chinese, a test's own words as written)."""
-    return Markup('<span class="reason" data-en="{}" data-zh="{}">{}</span>').format(reason, reason_zh(reason), reason)
+    in Chinese, a test's own words as written); ``short``: each language cut to its first 110 characters."""
+    en, zh = reason, reason_zh(reason)
+    if short:
+        en, zh = _short(en), _short(zh)
+    return Markup('<span class="reason" data-en="{}" data-zh="{}">{}</span>').format(en, zh, en)
 
 
 def _scope_value(scope: str) -> _Both:
@@ -237,7 +240,8 @@ def _groups(results: list[ClaimResult], references: References | None) -> list[d
             if r.claim.origin != origin:
                 continue
             note = _condition(r.claim, r.verdict.condition) if r.verdict.condition else \
-                (_short(r.verdict.reason) if r.verdict.status in ("not testable", "failed", "inconclusive") else None)
+                _reason(r.verdict.reason, short=True) if r.verdict.status in ("not testable", "inconclusive") else \
+                _short(r.verdict.reason) if r.verdict.status == "failed" else None  # an error stays as raised
             command = None
             if r.verdict.status in NOT_MEASURED:  # the note is the command that runs it ("run: ..." in English)
                 command = f"{r.verdict.command}"
