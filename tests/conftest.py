@@ -1,6 +1,7 @@
 """Shared test set-up: offline Hugging Face, deterministic seeds, a headless matplotlib, Hypothesis profiles."""
 
 import os
+import signal
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -43,3 +44,12 @@ def minilm():
 def _seed():
     torch.manual_seed(0)
     yield
+
+
+@pytest.fixture
+def ctrl_c_interrupts():
+    """Ctrl-C as a terminal delivers it, whatever this test process inherited: a process started in the background
+    by a non-interactive shell (``cmd &``) inherits SIGINT ignored, and so would every process it starts."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -11,14 +11,7 @@ import pytest
 
 from posenc.cluster import finish_before_interrupt
 
-
-@pytest.fixture(autouse=True)
-def _ctrl_c_interrupts():
-    """Ctrl-C as a terminal delivers it, whatever this test process inherited: a process started in the background
-    by a non-interactive shell (``cmd &``) inherits SIGINT ignored, and so would every process it starts."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
+pytestmark = pytest.mark.usefixtures("ctrl_c_interrupts")
 
 
 def _ctrl_c() -> None:

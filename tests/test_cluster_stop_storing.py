@@ -10,7 +10,6 @@ past it gets the worker killed with nothing stored, and the store stays readable
 
 from __future__ import annotations
 
-import signal
 import sqlite3
 import threading
 import time
@@ -27,13 +26,7 @@ CONFIG = {"task": "copy", "encoding": "rope", "steps": 1}
 METRICS = {"loss": 1.25, "acc": {"8": 0.5}}
 
 
-@pytest.fixture(autouse=True)
-def _ctrl_c_interrupts():
-    """Ctrl-C as a terminal delivers it, whatever this test process inherited: a process started in the background
-    by a non-interactive shell (``cmd &``) inherits SIGINT ignored, and so would every process it starts."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
+pytestmark = pytest.mark.usefixtures("ctrl_c_interrupts")
 
 
 def _store_one(store_path: str, marker: str):
