@@ -2,7 +2,8 @@
 
 import numpy as np
 import torch
-from transformers import BertConfig, BertModel
+from test_decompose import _tiny_bert as tiny_bert  # the split's own tiny model
+from transformers import BertModel
 
 from posenc.probe.decompose import four_term_split
 from posenc.probe.term_sums import _whole, _within_key, _within_query, four_term_sums
@@ -10,17 +11,7 @@ from posenc.probe.term_sums import _whole, _within_key, _within_query, four_term
 
 def _tiny_bert(seed: int = 0) -> BertModel:
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=120, hidden_size=48, num_hidden_layers=2, num_attention_heads=4,
-                        intermediate_size=96, max_position_embeddings=64, type_vocab_size=2)
-    model = BertModel(config).eval()
-    with torch.no_grad():  # non-trivial LayerNorm, biases and token types: the remainder carries work
-        model.embeddings.LayerNorm.weight.uniform_(0.5, 1.5)
-        model.embeddings.LayerNorm.bias.normal_(0, 0.3)
-        attention = model.encoder.layer[0].attention.self
-        attention.query.bias.normal_(0, 0.5)
-        attention.key.bias.normal_(0, 0.5)
-        model.embeddings.token_type_embeddings.weight.normal_(0, 0.5)
-    return model
+    return tiny_bert()
 
 
 def test_sums_equal_the_terms_own():
