@@ -11,8 +11,9 @@ from posenc.errors import PosencError
 from posenc.plots.binary import binary_figure
 from posenc.plots.decay import decay_figure
 from posenc.plots.dims import dims_figure
-from posenc.plots.figures import FIGURES, make_figure, save_figure
+from posenc.plots.figures import make_figure, save_figure
 from posenc.plots.heatmap import encoding_matrix, heatmap
+from posenc.plots.kinds import PLOT_KINDS
 from posenc.plots.positions import positions_figure
 from posenc.plots.ramp import ramp_figure
 from posenc.plots.rotation import rotation_figure
@@ -134,7 +135,7 @@ def test_every_kind_draws_for_some_encoding(tmp_path):
     cases = {"heatmap": ("alibi", {}), "dims": ("binary", {}), "positions": ("learned", {}),
              "binary": ("rope", {}), "rotation": ("xpos", {}), "decay": ("xpos", {}),
              "ramp": ("rope", {"scaling": {"type": "llama3", "factor": 8.0}})}
-    assert set(cases) == set(FIGURES)
+    assert set(cases) == set(PLOT_KINDS)
     for kind, (name, options) in cases.items():
         fig = make_figure(name, kind, options=options)
         path = save_figure(fig, tmp_path / f"{kind}.png")

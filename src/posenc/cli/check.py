@@ -13,6 +13,7 @@ from posenc.checks import FIGURE_SUFFIXES
 from posenc.cli.options import THREADS_HELP, check_threads, parse_options
 from posenc.cli.output import JSON_HELP, STDOUT, Printer, json_target, write_json
 from posenc.errors import PosencError
+from posenc.plots.kinds import PLOT_KINDS
 
 console = Printer()
 
@@ -35,8 +36,6 @@ def _table(report) -> Table:
     return table
 
 
-#: figure kinds, in the order ``posenc plot --help`` lists them (tests/cli keep it equal to posenc.plots.FIGURES)
-PLOT_KINDS = ("heatmap", "dims", "positions", "binary", "rotation", "decay", "ramp")
 #: a time estimate above this many seconds is printed before the work starts
 SLOW_S = 30.0
 
@@ -109,14 +108,12 @@ def plot(name: str = typer.Argument(..., help="encoding name (see `posenc list`)
     from posenc.registry import get_class
 
     get_class(name)
-    if kind not in PLOT_KINDS:
-        raise PosencError(f"unknown figure kind {kind!r}; valid kinds are: {', '.join(PLOT_KINDS)}")
+    figure = PLOT_KINDS[kind]
     out = output_file(out or Path(f"{name}-{kind}.png"), "--out", FIGURE_SUFFIXES, existing_folder=True)
-    from posenc.plots.figures import DEFAULT_SIZES, make_figure, save_figure  # matplotlib: after the cheap checks
+    from posenc.plots.figures import make_figure, save_figure  # matplotlib: after the cheap checks
 
-    default_length, default_d = DEFAULT_SIZES[kind]
-    length = default_length if length is None else length
-    d_model = default_d if d_model is None else d_model
+    length = figure.length if length is None else length
+    d_model = figure.d_model if d_model is None else d_model
     check_fits(length, d_model, [name], pairwise=False)
     options = parse_options(option)
     build_checked(name, d_model, length, options, n_heads)  # bad options fail before drawing
