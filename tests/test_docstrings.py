@@ -9,7 +9,7 @@ MODULES = ["posenc", "posenc.encodings.rope", "posenc.encodings.sinusoidal", "po
            "posenc.extend.patch", "posenc.extend.factors", "posenc.extend.perplexity", "posenc.properties", "posenc.lab.sweep",
            "posenc.device", "posenc.encodings.schedule", "posenc.encodings.temperature", "posenc.hf.schedule",
            "posenc.encodings.pope", "posenc.encodings.fox", "posenc.encodings.dape", "posenc.encodings.videorope",
-           "posenc.configs", "posenc.lab.synthetic", "posenc.hf"]
+           "posenc.configs", "posenc.lab.synthetic", "posenc.hf", "posenc.plots.kinds"]
 
 
 @pytest.mark.parametrize("name", MODULES)

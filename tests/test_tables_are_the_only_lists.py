@@ -20,6 +20,7 @@ def _tables() -> dict[str, frozenset[str]]:
     from posenc.lab.lab_task import LAB_TASKS
     from posenc.lab.presets import PRESETS
     from posenc.lab.string_tasks import TASKS
+    from posenc.plots.kinds import PLOT_KINDS
     from posenc.properties.check import PROPERTIES
     from posenc.report.experiments.base import EXPERIMENTS
     from posenc.report.ledger import claims
@@ -27,7 +28,7 @@ def _tables() -> dict[str, frozenset[str]]:
     tables = {"properties": PROPERTIES, "encodings": ENCODINGS, "RoPE scalings": SCALINGS,
               "extend's scalings": EXTEND_SCALINGS,
               "string tasks": TASKS, "lab tasks": LAB_TASKS, "presets": PRESETS, "experiments": EXPERIMENTS,
-              "claims": claims()}
+              "claims": claims(), "figure kinds": PLOT_KINDS}
     return {label: frozenset(table.names()) for label, table in tables.items()}
 
 

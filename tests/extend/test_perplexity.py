@@ -28,7 +28,7 @@ from posenc.lab.train import RunConfig
 
 # the protocols' names: one canonical spelling for the lab and for extend, an alias, clear errors
 def test_canonical_names_pass_through_and_alias_maps():
-    assert PROTOCOLS == ("nonoverlap", "sliding")
+    assert PROTOCOLS.names() == ("nonoverlap", "sliding")
     for name in PROTOCOLS:
         assert normalize_protocol(name) == name
     assert normalize_protocol("nonoverlapping") == "nonoverlap"

@@ -32,12 +32,15 @@ import torch
 from torch import nn
 
 from posenc.errors import PosencError
+from posenc.names import Registry
 
 __all__ = ["PROTOCOLS", "normalize_protocol", "normalize_protocols", "token_nll", "window_offsets", "scored_slice",
            "protocol_ppl", "encode_nll", "decode_nll", "WindowNLL"]
 
-#: the protocols by their canonical names
-PROTOCOLS = ("nonoverlap", "sliding")
+#: the protocols by their canonical names, each with the predictions it counts
+PROTOCOLS: Registry[str] = Registry("protocol")
+PROTOCOLS.register_all({"nonoverlap": "windows at offsets 0, L, 2L, ...; every prediction counts",
+                        "sliding": "windows every S tokens; the last S predictions of each count"})
 _ALIASES = {"nonoverlapping": "nonoverlap", "non-overlapping": "nonoverlap", "non-overlap": "nonoverlap"}
 
 
@@ -49,7 +52,7 @@ def normalize_protocol(name: str) -> str:
     """
     canonical = _ALIASES.get(name, name) if isinstance(name, str) else name
     if canonical not in PROTOCOLS:
-        raise PosencError(f"unknown protocol {name!r}; valid protocols are: {', '.join(PROTOCOLS)}")
+        raise PROTOCOLS.unknown(name)
     return canonical
 
 

@@ -135,7 +135,7 @@ class ExtendConfig:
     model: str = "smollm2"
     lengths: tuple[int, ...] | None = None
     scalings: tuple[str, ...] | None = None
-    protocols: tuple[str, ...] = PROTOCOLS
+    protocols: tuple[str, ...] = PROTOCOLS.names()
     passkey: bool | None = None
     factor: float | None = None
     windows: int | None = None

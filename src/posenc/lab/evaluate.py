@@ -93,7 +93,7 @@ def lm_windows(n_tokens: int, length: int, protocol: str, stride: int) -> list[t
 
 
 @torch.no_grad()
-def evaluate_lm(model: nn.Module, text: torch.Tensor, lengths: list[int], protocols: tuple[str, ...] = PROTOCOLS,
+def evaluate_lm(model: nn.Module, text: torch.Tensor, lengths: list[int], protocols: tuple[str, ...] = PROTOCOLS.names(),
                 max_tokens: int = 16384, stride: int | None = None, stride_fraction: int = 8,
                 batch_size: int = 16) -> dict[str, dict[str, dict[str, float] | str]]:
     """Per protocol and evaluation length: ``{"nll", "ppl", "bpc", "tokens"}`` or ``"cannot run"``.
