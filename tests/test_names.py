@@ -172,3 +172,14 @@ def test_the_module_example_runs():
 
     result = doctest.testmod(posenc.names, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_check_names_every_unknown_name_at_once():
+    probes = Registry("probe")
+    probes.register_all({"heads": 1, "rope": 2, "geometry": 3})
+    assert probes.check(["rope", "heads", "rope"]) == ("rope", "heads")  # the order given, no repeats
+    assert probes.check(iter(())) == ()
+    with pytest.raises(UnknownName) as caught:
+        probes.check(["rope", "zeta", "hedas"], where=" for --only")
+    assert str(caught.value) == ("unknown probe(s) ['hedas', 'zeta'] for --only; valid probes are: heads, rope, "
+                                 "geometry. Did you mean 'heads'?")

@@ -105,6 +105,22 @@ class Registry(Generic[T]):
         return UnknownName(f"unknown {self.kind} {name!r}{where}; valid {self.plural} are: {listed}{also}."
                            f"{did_you_mean(name, self.names())}")
 
+    def check(self, names: Any, *, where: str = "") -> tuple[str, ...]:
+        """``names`` (an iterable of names) in the order given, without repeats, when every one is in the table;
+        otherwise :class:`UnknownName` listing every unknown one (sorted), then the valid names and a did-you-mean
+        for the first. ``where`` follows the unknown names (``" for --only"``).
+
+        >>> Registry("probe").check([])
+        ()
+        """
+        given = list(names)
+        unknown = sorted({str(n) for n in given if n not in self})
+        if unknown:
+            listed = ", ".join(self.names()) or "(none)"
+            raise UnknownName(f"unknown {self.kind}(s) {unknown}{where}; valid {self.plural} are: {listed}."
+                              f"{did_you_mean(unknown[0], self.names())}")
+        return tuple(dict.fromkeys(given))
+
     def get(self, name: str, default: Any = _MISSING) -> T:
         """The item registered under ``name``; an unknown name raises :class:`UnknownName`, or returns ``default``
         when one is given (as ``dict.get`` does)."""

@@ -105,8 +105,8 @@ def test_each_probe_name_is_taken(probe_stub, name):
 
 def test_unknown_probes_are_named_sorted_with_the_valid_ones(probe_stub, capsys):
     assert main(["probe", "minilm", "--only", "rope", "--only", "zeta", "--only", "alpha"]) == 2
-    assert capsys.readouterr().err == ("error: unknown probe(s) ['alpha', 'zeta'] for --only; choose from geometry, "
-                                       "decodability, four_terms, heads, rope\n")
+    assert capsys.readouterr().err == ("error: unknown probe(s) ['alpha', 'zeta'] for --only; valid probes are: "
+                                       "geometry, decodability, four_terms, heads, rope.\n")
 
 
 def test_text_that_is_a_folder_is_refused(probe_stub, tmp_path, capsys):

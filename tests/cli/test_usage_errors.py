@@ -23,7 +23,7 @@ BAD_CHOICES = {
     "sweep": (["--preset", "quick", "--executor", "slurm"], ["unknown executor 'slurm'; valid executors are: local, ray"]),
     "bench": (["--dtype", "float8"], ["dtype must be one of ['float32', 'bfloat16', 'float16'], got 'float8'"]),
     "extend": (["--dtype", "float8"], ["unknown dtype 'float8'; use one of: float32, bfloat16, float16"]),
-    "probe": (["minilm", "--only", "nosuch"], ["unknown probe(s) ['nosuch'] for --only; choose from geometry, "
+    "probe": (["minilm", "--only", "nosuch"], ["unknown probe(s) ['nosuch'] for --only; valid probes are: geometry, "
                                                "decodability, four_terms, heads, rope"]),
     "check": (["nosuch"], ["unknown encoding 'nosuch'; valid encodings are: alibi,"]),
     "show": (["nosuch"], ["unknown encoding 'nosuch'; valid encodings are: alibi,"]),

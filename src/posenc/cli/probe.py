@@ -44,9 +44,7 @@ def probe(settings: CommandSettings,
 
     target = resolve_device(device)  # before anything else: a device this machine lacks is refused at once
     resolve_dtype(dtype, target)
-    unknown = sorted(set(only or ()) - set(PROBES))
-    if unknown:
-        raise PosencError(f"unknown probe(s) {unknown} for --only; choose from {', '.join(PROBES)}")
+    PROBES.check(only or (), where=" for --only")
     config = dataclasses.replace(ProbeConfig.quick() if quick else ProbeConfig(), **settings.parsed())
     if text is not None and not text.is_file():
         problem = "does not exist" if not text.exists() else "is not a file"

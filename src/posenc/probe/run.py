@@ -68,6 +68,7 @@ from posenc.checks import SEED_LIMIT, whole_number
 from posenc.corpora import load_text, special_tokens
 from posenc.device import resolve_device, resolve_dtype, setup
 from posenc.errors import PosencError
+from posenc.names import Registry
 from posenc.pretrained import LoadedModel, load_model
 from posenc.probe.capture import attention_modules, capture
 from posenc.probe.decodability import decodability
@@ -90,8 +91,15 @@ __all__ = ["ProbeConfig", "run_probe", "format_summary", "token_windows", "MIN_T
 
 #: fewer tokens than this say nothing about heads or the first layer
 MIN_TOKENS = 32
-#: the probes, in the order they run
-PROBES = ("geometry", "decodability", "four_terms", "heads", "rope")
+#: the probes, in the order they run, each with what it measures
+PROBES: Registry[str] = Registry("probe")
+PROBES.register_all({
+    "geometry": "word and position rows of the input embeddings against random rows",
+    "decodability": "how well a linear read-out recovers the position from each layer",
+    "four_terms": "layer 0's attention logits split into word/position terms",
+    "heads": "heads that attend to a fixed offset",
+    "rope": "which RoPE frequencies the queries and keys use",
+})
 
 
 @dataclass
@@ -411,9 +419,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
     """
     where = _resolve(spec, device, dtype)  # the one place device and dtype are resolved
     config = config or (ProbeConfig.quick() if quick else ProbeConfig())
-    unknown = sorted(set(probes or ()) - set(PROBES))
-    if unknown:
-        raise PosencError(f"unknown probe(s) {unknown}; choose from {', '.join(PROBES)}")
+    PROBES.check(probes or ())
     started = time.perf_counter()
     lm = _load(spec, where)
     timing: dict[str, float] = {"load_s": time.perf_counter() - started}
@@ -421,7 +427,7 @@ def run_probe(spec: str | os.PathLike | LoadedModel, text: str | os.PathLike | N
     raw_text = _text(text, chars=window * config.windows * 8)
     batches = token_windows(lm.tokenizer, raw_text, window, config.windows)
     result = _header(lm, text, raw_text, batches, config, where)
-    probing = _Probing(lm, config, batches, result["text"]["window_tokens"], where, frozenset(probes or PROBES),
+    probing = _Probing(lm, config, batches, result["text"]["window_tokens"], where, frozenset(probes or PROBES.names()),
                        named=probes is not None, model_type=result["model"]["type"], progress=progress)
     bar = progress_bar(total=sum(step.units for step in STEPS), desc=f"probe {lm.name}", disable=not progress,
                        unit="probe")
