@@ -6,7 +6,9 @@ opened from a file, the network off):
 - the decay curve computed in the worker is ``ropeDecay``'s curve computed on the page, bit for bit, and the figure
   says "computing…" until it is drawn;
 - the sinusoid's dot figure reads PE[p]·PE[q] as g[|p − q|] with g[r] = Σᵢ cos(r wᵢ) summed from its heatmap's rows:
-  equal to the dot products of the rows (``sinusoidDot``) to 1e-12 of d.
+  equal to the dot products of the rows (``sinusoidDot``) to 1e-12 of d;
+- the precision panel's search for the first aliased row (``aliasedRow``: each frequency asked for its next row) is
+  the walk over every row and every frequency, and posenc's ``first_aliased_position``.
 """
 
 from __future__ import annotations
@@ -143,3 +145,66 @@ def test_the_bias_grids_rows_are_its_cells(driver):
       }
       return out;""")
     assert wrong == []
+
+
+#: the walk the search stands in for: every row from 1, every frequency, the format's own rounding
+_WALK = """
+window.aliasWalk = (freqs, dtype, limit) => {
+  const round = FORMATS[dtype];
+  for (let q = 1; q < limit; q++) {
+    let same = true;
+    for (const w of freqs) if (round(q * w) !== round((q - 1) * w)) { same = false; break; }
+    if (same) return q;
+  }
+  return -1;
+};
+"""
+
+#: frequencies no base gives: every angle below the format's smallest step (row 1 aliases), none, zero, float16's
+#: overflow (65520 and up: Infinity, so row 2 aliases), the fastest pair alone, and mixes of them
+ODD_FREQUENCIES = {"below the smallest step": [1e-9, 3e-42], "far below": [3e-42, 1e-44], "none": [], "zero": [0],
+                   "overflow": [1e5, 7e4], "one": [1], "mixed": [1, 1e-9, 0.37], "large": [40000, 3, 0.001]}
+
+
+def test_the_first_aliased_row_is_the_walks(driver):
+    """Every format x bases x head_dims x limits (1, 2, 300, 4096, 32768, and each answer's own row and one past it:
+    the row found last), the odd frequency sets, and 40 random sets (log-uniform over 1e-8 .. 1e5, 1 to 60 of them,
+    float16's overflow included): the search's row is the walk's."""
+    driver.execute_script(_WALK)
+    got = driver.execute_script("""
+      const [odd] = arguments, sets = Object.entries(odd), out = {cases: 0, wrong: [], answers: {}};
+      for (const base of [2, 10, 100, 10000, 500000, 1e6]) for (const dim of [2, 4, 6, 16, 64, 130, 512]) sets.push([`${base}/${dim}`, defaultInvFreq(dim, base)]);
+      const random = mulberry32(7);
+      for (let r = 0; r < 40; r++) sets.push([`random ${r}`, Array.from({length: 1 + Math.floor(random() * 60)}, () => Math.pow(10, -8 + 13 * random()))]);
+      for (const dtype of ['bfloat16', 'float16']) for (const [name, freqs] of sets) {
+        const limits = [1, 2, 300, 4096, 32768], walked = aliasWalk(freqs, dtype, 32768);
+        if (walked > 1) limits.push(walked, walked + 1);
+        out.answers[`${dtype} ${name}`] = walked;
+        for (const limit of limits) {
+          const want = aliasWalk(freqs, dtype, limit), fast = aliasedRow(Float64Array.from(freqs), dtype, limit);
+          out.cases++;
+          if (fast !== want) out.wrong.push([dtype, name, limit, fast, want]);
+        }
+      }
+      return out;""", ODD_FREQUENCIES)
+    assert got["wrong"] == [] and got["cases"] > 1000
+    answers = got["answers"]
+    # the sets cover what they are meant to: a first row that aliases, none below the limit, overflow, and the page's
+    assert answers["float16 below the smallest step"] == answers["bfloat16 far below"] == 1
+    assert answers["float16 overflow"] == 2 and answers["float16 none"] == 1
+    assert answers["float16 10000/512"] == -1 and answers["bfloat16 10000/512"] > 1000
+    assert answers["float16 one"] == 2049 and answers["bfloat16 one"] == 257  # 2^11 + 1 and 2^8 + 1: w = 1 alone
+    assert sum(v == -1 for v in answers.values()) >= 6 and sum(v > 1000 for v in answers.values()) >= 40
+
+
+def test_the_first_aliased_row_is_posencs(driver):
+    """The page's formula (``firstAliased``: posenc's frequencies, the search) against posenc's
+    ``first_aliased_position`` in torch, at the precision panel's largest widths and search limit."""
+    from posenc.explore.golden import evaluate
+
+    cases = [{"dim": dim, "base": base, "dtype": dtype, "limit": 32768}
+             for dtype in ("bfloat16", "float16") for dim in (2, 64, 130, 512) for base in (100.0, 10000.0, 1e6)]
+    page = driver.execute_script("return arguments[0].map((a) => firstAliased(a)[0]);", cases)
+    want = [evaluate("first_aliased", args)[0] for args in cases]
+    assert page == want
+    assert -1 in want and any(v > 1000 for v in want)
