@@ -65,12 +65,12 @@ def test_add_keeps_width_concat_adds_it():
 # the registry: every experiment with how the report schedules it, every claim with the experiment that measures it
 # ---------------------------------------------------------------------------------------------------------------
 #: experiments that compute on the CPU in one task, with nothing to train ahead
-PLAIN = {"word_order", "ffn_position_blind", "learned_max_len", "add_vs_concat", "minilm_four_terms", "minilm_heads",
+PLAIN = {"word_order", "ffn_position_blind", "learned_max_len", "add_vs_concat", "minilm_four_terms", "model_heads",
          "naive_integer", "naive_normalized", "naive_binary", "sinusoid_bounded", "sinusoid_unique",
          "sinusoid_relative_linear", "sinusoid_local_global", "sinusoid_extrapolation_theory", "rnn_order",
          "binary_capacity", "frequency_order", "sinusoid_cost", "worked_update", "rope_offset_only", "input_shapes",
          "nothing_measured", "minilm_analogies", "minilm_word_pairs", "minilm_spectra", "minilm_shifted_words",
-         "minilm_sum_readout", "minilm_layer_probes", "minilm_head_content", "naive_integer_relative",
+         "minilm_sum_readout", "minilm_layer_probes", "model_head_content", "naive_integer_relative",
          "concat_parameters", "sinusoid_distinctness", "continuous_compact", "sinusoid_offset_rule", "worked_example",
          "dims_figure", "positions_figure", "model_encodings"}
 #: MiniLM's fixed tables: quick computes what full does
@@ -135,12 +135,12 @@ CLAIMED = {
     "pretrained": {"near-orthogonal": "minilm_geometry", "small-magnitude": "magnitude",
                    "comparable-magnitude": "magnitude", "four-terms-weak": "minilm_four_terms",
                    "head-experts": "minilm_four_terms", "qk-dimension-experts": "minilm_four_terms",
-                   "positional-heads": "minilm_heads", "voita-heads": "minilm_heads",
+                   "positional-heads": "model_heads", "voita-heads": "model_heads",
                    "tupe-uniform": "minilm_four_terms"},
     "tutorial_semantics": {"vector-composition": "minilm_analogies", "same-word-shifted": "minilm_shifted_words",
                            "linear-separation": "minilm_sum_readout", "sum-capacity": "minilm_sum_readout",
                            "semantic-concentration": "minilm_spectra", "position-own-space": "minilm_spectra",
-                           "positional-head-content": "minilm_head_content",
+                           "positional-head-content": "model_head_content",
                            "later-modules-extract": "minilm_layer_probes", "king-queen-apple": "minilm_word_pairs"},
     "training": {"learned-beats-fixed": "lab_learned_vs_fixed", "rope-extrapolates": "lab_rope_extrapolation",
                  "alibi-table": "lab_alibi_shape", "nope-ranking": "lab_nope_ranking"},

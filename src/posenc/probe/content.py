@@ -8,7 +8,7 @@ Shapes: attention ``[B, H, T, T]``; distances ``[W, L, H]`` (windows, layers, he
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -40,24 +40,36 @@ def total_variation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return 0.5 * (a.double() - b.double()).abs().sum(-1).mean(-1)
 
 
-def content_change(model: Any, windows: Sequence[Sequence[int]], swapped: Sequence[Sequence[int]]) -> np.ndarray:
+def content_change(model: Any, windows: Sequence[Sequence[int]], swapped: Sequence[Sequence[int]],
+                   on_original: Callable[[int, torch.Tensor], None] | None = None) -> np.ndarray:
     """``[W, L, H]``: each head's :func:`total_variation` between its attention on window ``w`` and on
-    ``swapped[w]``, for a model whose attention :func:`posenc.probe.capture.capture` reads."""
+    ``swapped[w]``, for a model whose attention :func:`posenc.probe.capture.capture` reads.
+
+    ``on_original(layer, weights [1, H, T, T])``, if given, sees every layer's attention on the original windows
+    (not on the swapped ones), in window order: a head probe fed from the same forward passes
+    (:meth:`posenc.probe.heads.HeadAccumulator.add`) needs no pass of its own."""
     from posenc.probe.capture import capture
 
     if len(windows) != len(swapped):
         raise PosencError(f"content_change pairs windows: got {len(windows)} and {len(swapped)}")
+    if on_original is not None and not callable(on_original):
+        raise PosencError(f"on_original must be a function (layer, weights) -> None, got {type(on_original).__name__}")
     current: dict[int, torch.Tensor] = {}
+    original = [True]  # whether the forward running now reads an original window
 
     def on_attention(layer: int, weights: torch.Tensor) -> None:
         current[layer] = weights[0]  # [H, T, T]
+        if on_original is not None and original[0]:
+            on_original(layer, weights)
 
     out = []
     with torch.no_grad(), capture(model, on_attention):
         for ids, other in zip(windows, swapped, strict=True):
+            original[0] = True
             batch = torch.tensor([ids])
             model(input_ids=batch, attention_mask=torch.ones_like(batch))
             first = dict(current)
+            original[0] = False
             batch = torch.tensor([other])
             model(input_ids=batch, attention_mask=torch.ones_like(batch))
             out.append(torch.stack([total_variation(first[layer], current[layer]) for layer in sorted(first)]))

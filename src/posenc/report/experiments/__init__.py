@@ -5,6 +5,7 @@ functions, so an area that is missing or broken fails only its own claims.
 """
 
 from posenc.report.experiments import (  # noqa: F401  (registers experiments)
+    decoder,
     extension,
     field,
     models,

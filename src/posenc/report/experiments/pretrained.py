@@ -88,6 +88,18 @@ SAMPLE = Choice(
     "reproduction, the tokens Shakespeare uses most as the words text actually brings")
 
 
+#: the model a head claim is judged on (issue 43, the scope rule): MiniLM, and SmolLM2 as a second model
+#: (posenc.report.experiments.decoder)
+MODEL_OPTIONS = ("all-MiniLM-L6-v2 (encoder)", "SmolLM2-135M (causal decoder)")
+HEAD_MODEL = Choice(
+    "model", MODEL_OPTIONS, MODEL_OPTIONS[0],
+    "the claims were judged on all-MiniLM-L6-v2 before a second model was added, and it stands in for the "
+    "BERT-family encoder the tutorial reads (Voita et al. and Clark et al. read encoders too); SmolLM2-135M-Instruct, "
+    "a causal decoder with RoPE and the one other model that installs offline, tests whether the same heads exist "
+    "in a decoder, as the scope rule asks where a sentence speaks of Transformers in general. SmolLM2 runs in full "
+    "mode only (minutes of CPU)")
+
+
 @functools.lru_cache(maxsize=1)
 def minilm() -> Any:
     """The probe's loaded MiniLM, once per process (several claims read it)."""
@@ -730,7 +742,6 @@ def _offset_hits(argmax: np.ndarray, layer: int, head: int, offset: int) -> tupl
     return (argmax[:, layer, head, :] == offset) & valid, valid
 
 
-@experiment("minilm_heads")
 def minilm_heads(ctx: Context) -> Measurement:
     """Tutorial 001 §5.2, Voita et al. 2019, Clark et al. 2019: positional heads of MiniLM on Shakespeare windows of
     128, 256 and 512 tokens.
@@ -739,6 +750,8 @@ def minilm_heads(ctx: Context) -> Measurement:
     :func:`posenc.probe.heads.positional_heads` (the probe's judgement): Voita's 90% rule over offsets -8..8 and
     Clark's previous / next-token share, each head with a 95% interval: the Voita fraction (a share of queries) from
     the two-way bootstrap over windows and query positions, Clark's shares from a bootstrap over windows.
+
+    The claims' experiment is :func:`posenc.report.experiments.decoder.model_heads`, which adds SmolLM2 beside it.
     """
     from posenc.plots.probe import window_length_figure
     from posenc.probe.heads import VOITA_THRESHOLD, positional_heads
@@ -890,6 +903,18 @@ EXPERT_BASIS = ("majority: more than the other three terms together, the sentenc
                 "head that follows {term} alone (1). Where the null already passes the bar, the sentence's "
                 "'mainly' cannot tell an expert from chance here")
 
+#: the options a head test reads (the claims' choice of model)
+MINILM_ONLY, SMOLLM2_ONLY = (MODEL_OPTIONS[0],), (MODEL_OPTIONS[1],)
+#: SmolLM2's head count bar between its null and the effect, fixed before the run (formatted per test)
+SMOLLM2_HEAD_BASIS = ("Voita et al. 2019's rule (90% of queries, the interval above it) and {what}, as for MiniLM. "
+                      "Unlike MiniLM's, this count is read beside a null computed the same way: SmolLM2-135M with "
+                      "re-initialised weights of matched norms on the same 16 windows, judged by the same rule. A "
+                      "random head has no reason to hold one offset (chance about 1/17 of queries, or 1/(i+1) for "
+                      "query i of a causal head), but RoPE makes every logit depend on the offset and a deep random "
+                      "network makes its tokens alike, so the architecture alone could make fixed-offset heads; the "
+                      "null shows whether it does (none: the bar, one head, lies between it and the effect the "
+                      "sentence states, some heads)")
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("near-orthogonal", "tutorial 001 §4.1, §6", "tutorial", "Words and positions in near-orthogonal subspaces",
           "In a pretrained BERT-family model, word embeddings and position embeddings lie in two nearly orthogonal "
@@ -995,45 +1020,70 @@ CLAIMS: tuple[Claim, ...] = (
           null=NULL_WORDS + "; the largest share over the 384 query/key dimensions of each draw, as measured",
           title_zh="查询/键的某些维度关注语义，某些关注位置"),
     Claim("positional-heads", "tutorial 001 §5.2", "tutorial", "Some heads are positional",
-          "Some attention heads specialise in position.",
-          "minilm_heads", (
+          "Some attention heads specialise in position. Judged on two models: MiniLM, an encoder, at three window "
+          "lengths, and SmolLM2-135M, a causal decoder, where a query sees only itself and earlier tokens, so a "
+          "positional head attends to one fixed offset back (Voita et al.'s rule over offsets -8..0).",
+          "model_heads", (
               Test("positional_heads_128", ">", AT_LEAST_ONE, "at least one head meets Voita et al.'s rule in "
                    "128-token windows (the length the model was fine-tuned at): the 95% interval of its share of "
                    "queries with the maximum on one fixed offset lies above 90%", "Voita et al. 2019: 90% of queries",
-                   unless="no positional head at 128 tokens", no_null=VOITA_CHANCE),
+                   unless="no positional head at 128 tokens", no_null=VOITA_CHANCE, options=MINILM_ONLY),
               Test("positional_heads_256", ">", AT_LEAST_ONE, "also in 256-token windows (sentence-transformers' "
                    "max_seq_length)", "the same rule", role="condition",
                    unless="supported at 128 tokens (the fine-tuning length); refuted at 256 tokens",
-                   no_null=VOITA_CHANCE),
+                   no_null=VOITA_CHANCE, options=MINILM_ONLY),
               Test("positional_heads_512", ">", AT_LEAST_ONE, "also in 512-token windows (the whole position table)",
-                   "the same rule", role="condition", unless="refuted at 512 tokens", no_null=VOITA_CHANCE)),
+                   "the same rule", role="condition", unless="refuted at 512 tokens", no_null=VOITA_CHANCE,
+                   options=MINILM_ONLY),
+              Test("smollm2_positional_heads", ">", AT_LEAST_ONE, "in SmolLM2-135M, a causal decoder, at least one "
+                   "head meets Voita et al.'s rule in 128-token windows (offsets -8..0: a causal query sees no later "
+                   "key)", SMOLLM2_HEAD_BASIS.format(what="at least one head"),
+                   null="null_smollm2_positional_heads", options=SMOLLM2_ONLY)),
           quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
-                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=6,
-          null="no random model: Voita et al.'s rule is itself calibrated against chance (see each test)",
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=7, choice=HEAD_MODEL,
+          null="MiniLM: no random model, Voita et al.'s rule is itself calibrated against chance (see each test); "
+               "SmolLM2: SmolLM2-135M with re-initialised weights of matched norms on the same windows, judged by "
+               "the same rule",
           title_zh="有些头是“位置头”"),
     Claim("voita-heads", "Voita et al. 2019; Clark et al. 2019", "literature",
           "Positional heads by Voita's definition sit at ±1",
           "Heads that are positional by Voita et al.'s definition (the maximum attention weight on one fixed "
           "relative offset for at least 90% of queries) exist, and each points at the previous or the next token. "
           "Voita et al.'s main result, that pruning heads by role keeps the positional heads among the few that "
-          "matter, is not tested here. The window length is a condition of the verdict.",
-          "minilm_heads", (
+          "matter, is not tested here. The window length is a condition of the verdict. Judged on MiniLM, an "
+          "encoder, and on SmolLM2-135M, a causal decoder, whose heads cannot see the next token: there a positional "
+          "head must point at the previous one.",
+          "model_heads", (
               Test("adjacent_positional_heads_128", ">", AT_LEAST_ONE, "some positional head (Voita's rule, interval "
                    "above 90%) sits at offset -1 or +1 in 128-token windows (the length the model was fine-tuned "
                    "at)", "Voita et al. 2019: 90% of queries", unless="no positional head at +-1 at 128 tokens",
-                   no_null=VOITA_CHANCE),
+                   no_null=VOITA_CHANCE, options=MINILM_ONLY),
               Test("other_positional_heads_128", "<", AT_LEAST_ONE, "no positional head sits at another offset",
                    "none may", role="condition",
                    unless="positional heads exist at +-1, but some look further than one token",
-                   no_null="a count the claim bounds by zero, not a statistic read against chance"),
+                   no_null="a count the claim bounds by zero, not a statistic read against chance",
+                   options=MINILM_ONLY),
               Test("adjacent_positional_heads_256", ">", AT_LEAST_ONE, "also in 256-token windows "
                    "(sentence-transformers' max_seq_length)", "the same rule", role="condition",
                    unless="supported at 128 tokens (the fine-tuning length); not at 256 tokens",
-                   no_null=VOITA_CHANCE),
+                   no_null=VOITA_CHANCE, options=MINILM_ONLY),
               Test("adjacent_positional_heads_512", ">", AT_LEAST_ONE, "also in 512-token windows (the whole "
                    "position table)", "the same rule", role="condition", unless="not at 512 tokens",
-                   no_null=VOITA_CHANCE)),
-          revision=7, null="no random model: Voita et al.'s rule is itself calibrated against chance (see each test)",
+                   no_null=VOITA_CHANCE, options=MINILM_ONLY),
+              Test("smollm2_adjacent_positional_heads", ">", AT_LEAST_ONE, "in SmolLM2-135M, a causal decoder, some "
+                   "positional head (Voita's rule, interval above 90%) sits at offset -1, the previous token, in "
+                   "128-token windows", SMOLLM2_HEAD_BASIS.format(what="at least one head at -1"),
+                   null="null_smollm2_adjacent_positional_heads", options=SMOLLM2_ONLY),
+              Test("smollm2_other_positional_heads", "<", AT_LEAST_ONE, "no positional head of SmolLM2 sits at "
+                   "another offset (the token itself, or further back)", "none may", role="condition",
+                   unless="positional heads exist at -1, but some hold another offset (the token itself or further "
+                          "back)",
+                   no_null="a count the claim bounds by zero, not a statistic read against chance",
+                   options=SMOLLM2_ONLY)),
+          revision=8, choice=HEAD_MODEL,
+          null="MiniLM: no random model, Voita et al.'s rule is itself calibrated against chance (see each test); "
+               "SmolLM2: SmolLM2-135M with re-initialised weights of matched norms on the same windows, judged by "
+               "the same rule",
           title_zh="按 Voita 定义的位置头指向 ±1"),
     Claim("tupe-uniform", "Ke et al. 2021 (TUPE)", "literature", "Word-position terms look uniform",
           "In BERT-family models the word-position and position-word terms of the first layer's logits look uniform: "

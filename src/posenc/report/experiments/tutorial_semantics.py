@@ -28,7 +28,8 @@ import numpy as np
 from posenc.errors import PosencError
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
-from posenc.stats import POSITIVE, SHARE, bootstrap, bootstrap_weights, exact, over_seeds, wilson
+from posenc.report.experiments.pretrained import HEAD_MODEL, MINILM_ONLY, SMOLLM2_ONLY
+from posenc.stats import POSITIVE, SHARE, Estimate, bootstrap, bootstrap_weights, exact, over_seeds, wilson
 
 __all__ = ["CLAIMS"]
 
@@ -443,7 +444,36 @@ def minilm_layer_probes(ctx: Context) -> Measurement:
                        estimates=estimates, scope=f"all-MiniLM-L6-v2, {len(windows)} windows of {WINDOW_LENGTH} tokens")
 
 
-@experiment("minilm_head_content")
+def content_estimates(change: np.ndarray, positional: list[tuple[int, int, int]]
+                      ) -> tuple[dict[str, Estimate], dict[str, Any]]:
+    """positional-head-content's statistics from each head's attention change under the word swap ``change [W, L,
+    H]`` (:func:`posenc.probe.content.content_change`) and the positional heads ``(layer, head, offset)`` found
+    (:func:`posenc.probe.heads.positional_heads`), for any model: ``positional_heads_found`` (exact), ``content_change``
+    (the positional heads' mean change per window, bootstrap over windows; NaN when none was found) and
+    ``other_heads_content_change`` (the same over every other head: the positive control); and the numbers shown
+    (each positional head's mean change, the other heads' mean)."""
+    change = np.asarray(change, dtype=float)
+    if change.ndim != 3:
+        raise PosencError(f"content_estimates needs the change per window, layer and head [W, L, H], got shape "
+                          f"{list(change.shape)}")
+    found = [(layer, head) for layer, head, _ in positional]
+    mask = np.zeros(change.shape[1:], dtype=bool)
+    for layer, head in found:
+        mask[layer, head] = True
+    numbers = {"positional_heads": [list(x) for x in positional], "positional_heads_found": len(found),
+               "windows": int(change.shape[0]),
+               "per_head": {f"L{l}H{h}": float(change[:, l, h].mean()) for l, h in found},
+               "other_heads_mean": float(change[:, ~mask].mean())}
+    estimates = {"positional_heads_found": exact(len(found)),
+                 # the positive control: the same measure on the heads that are not positional
+                 "other_heads_content_change": bootstrap(change[:, ~mask].mean(axis=1))}
+    if found:
+        estimates["content_change"] = bootstrap(change[:, mask].mean(axis=1))
+    else:
+        estimates["content_change"] = exact(float("nan"))
+    return estimates, numbers
+
+
 @one_thread
 def minilm_head_content(ctx: Context) -> Measurement:
     """Tutorial 001 §5.2: a head that mainly attends by position still carries some semantic or syntactic information.
@@ -452,7 +482,8 @@ def minilm_head_content(ctx: Context) -> Measurement:
     attention moves when each window's words are swapped for another window's at the same positions
     (:func:`posenc.probe.content.content_change`, total-variation distance averaged over queries); a head that
     attends by position alone moves none. Mean over the positional heads, bootstrap over windows (8 quick, 38
-    full)."""
+    full): :func:`content_estimates`. The claim's experiment is :func:`posenc.report.experiments.decoder.
+    model_head_content`, which adds SmolLM2 beside it."""
     import torch
 
     from posenc.corpora import special_tokens
@@ -471,21 +502,7 @@ def minilm_head_content(ctx: Context) -> Measurement:
     judgement = positional_heads(heads.per_window(), query_offsets=heads.query_offsets())
     prefix, suffix = special_tokens(loaded.tokenizer)
     change = content_change(model, windows, swap_words(windows, len(prefix), len(suffix)))  # [W, L, H]
-    found = [(layer, head) for layer, head, _ in judgement.positional]
-    mask = np.zeros(change.shape[1:], dtype=bool)
-    for layer, head in found:
-        mask[layer, head] = True
-    numbers = {"positional_heads": [list(x) for x in judgement.positional], "positional_heads_found": len(found),
-               "windows": len(windows),
-               "per_head": {f"L{l}H{h}": float(change[:, l, h].mean()) for l, h in found},
-               "other_heads_mean": float(change[:, ~mask].mean())}
-    estimates = {"positional_heads_found": exact(len(found)),
-                 # the positive control: the same measure on the heads that are not positional
-                 "other_heads_content_change": bootstrap(change[:, ~mask].mean(axis=1))}
-    if found:
-        estimates["content_change"] = bootstrap(change[:, mask].mean(axis=1))
-    else:
-        estimates["content_change"] = exact(float("nan"))
+    estimates, numbers = content_estimates(change, judgement.positional)
     rows = [Row(f"positional head L{l}H{h} (offset {o:+d}): attention moved by the word swap",
                 numbers["per_head"][f"L{l}H{h}"], 0.0, "position alone") for l, h, o in judgement.positional]
     rows += [Row("mean over the positional heads", estimates["content_change"], 0.05, "some content"),
@@ -508,6 +525,10 @@ PERCENTILE_NO_NULL = "a percentile among 20,000 random pairs: the null is built 
 #: semantic-concentration's bar: halfway between the null (1) and the effect stated before any run (1.1)
 CONCENTRATION_BAR = 1.05
 STANDS_IN = "all-MiniLM-L6-v2 stands in for the document's model"
+
+#: why positional-head-content's statistic has no computed null
+POSITIONAL_NULL = ("a head that attends by position alone moves exactly 0 under the swap, by construction; the power "
+                   "requirement measures the other side")
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("vector-composition", "tutorial 000 §3.2", "tutorial", "Adding vectors composes meaning",
@@ -631,26 +652,43 @@ CLAIMS: tuple[Claim, ...] = (
           title_zh="位置信息有自己的空间"),
     Claim("positional-head-content", "tutorial 001 §5.2", "tutorial", "Positional heads' attention follows words too",
           "A head that mainly attends by position is not purely positional: part of its attention pattern follows "
-          "the words (MiniLM's positional heads at 128 tokens). What is measured is where the head looks, not what "
+          "the words (the positional heads at 128 tokens of MiniLM, an encoder, and of SmolLM2-135M, a causal "
+          "decoder, where they attend to a fixed offset back). What is measured is where the head looks, not what "
           "it outputs: the sentence's 'encodes semantic or syntactic information' is read as attention that moves "
           "with the words.",
-          "minilm_head_content", (
+          "model_head_content", (
               Test("content_change", ">", 0.05, "swapping the words (positions kept) moves at least 5% of a "
                    "positional head's attention, on average over those heads",
                    "'部分' (some): 5% of the attention, between the null (a head attending by position alone moves "
                    "exactly 0) and the heads that attend by content (the positive control below)",
-                   no_null="a head that attends by position alone moves exactly 0 under the swap, by construction; "
-                           "the power requirement measures the other side"),),
+                   no_null=POSITIONAL_NULL, options=MINILM_ONLY),
+              Test("smollm2_content_change", ">", 0.05, "in SmolLM2-135M, swapping the words (positions kept) moves "
+                   "at least 5% of a positional head's attention, on average over those heads",
+                   "the same bar for the same reason: 5% of the attention, between a purely positional head (exactly "
+                   "0) and SmolLM2's heads that attend by content (its positive control below)",
+                   no_null=POSITIONAL_NULL + ". SmolLM2 with re-initialised weights is no null here: its heads "
+                           "attend by random content, the opposite of the purely positional head the claim's "
+                           "negation names", options=SMOLLM2_ONLY)),
           requires=(Test("positional_heads_found", ">", 0.5, "MiniLM has positional heads (Voita et al.'s rule)",
                          "the claim is about such heads", otherwise="not testable",
-                         no_null="a count of heads found by Voita et al.'s rule, itself calibrated against chance"),
+                         no_null="a count of heads found by Voita et al.'s rule, itself calibrated against chance",
+                         options=MINILM_ONLY),
                     Test("other_heads_content_change", ">", 0.05, "the measure sees content where it is: the same "
                          "swap moves the attention of the heads that are not positional by more than the bar",
                          "power (the hedge rule, 可能): a positive control, so that a refutation shows the positional "
                          "heads do not move, not that the measure cannot see", role="power",
-                         no_null="the positive control itself")),
-          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。", revision=2,
-          null="a purely positional head (0 by construction), with the non-positional heads as the positive control",
+                         no_null="the positive control itself", options=MINILM_ONLY),
+                    Test("smollm2_positional_heads_found", ">", 0.5, "SmolLM2 has positional heads (Voita et al.'s "
+                         "rule over offsets -8..0)", "the claim is about such heads", otherwise="not testable",
+                         no_null="a count of heads found by Voita et al.'s rule; positional-heads reads it beside "
+                                 "its null", options=SMOLLM2_ONLY),
+                    Test("smollm2_other_heads_content_change", ">", 0.05, "the measure sees content in SmolLM2 too: "
+                         "the same swap moves the attention of its heads that are not positional by more than the "
+                         "bar", "power (the hedge rule, 可能): a positive control in the same model, on the same "
+                         "windows", role="power", no_null="the positive control itself", options=SMOLLM2_ONLY)),
+          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。", revision=3, choice=HEAD_MODEL,
+          null="a purely positional head (0 by construction), with the non-positional heads of the same model as "
+               "the positive control",
           title_zh="位置头的注意力也随词而动"),
     Claim("later-modules-extract", "tutorial 001 §6, tutorial 003 §14.3.2", "tutorial", "Later modules still extract word and "
           "position", "In the later modules, attention and FFN alike can correctly extract both the word and its "

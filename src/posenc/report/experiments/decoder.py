@@ -1,0 +1,270 @@
+"""SmolLM2-135M as a second model for the head claims (issue 43, the scope rule): ``positional-heads``,
+``voita-heads`` and ``positional-head-content`` were judged on all-MiniLM-L6-v2 alone, an encoder, while their
+sentences speak of Transformers' heads. Each claim now has a choice of model (:data:`posenc.report.experiments.
+pretrained.HEAD_MODEL`): MiniLM's option is :func:`posenc.report.experiments.pretrained.minilm_heads` and
+:func:`posenc.report.experiments.tutorial_semantics.minilm_head_content` unchanged, and SmolLM2's option measures the
+same statistics through the same functions on a causal decoder:
+
+- the heads: every layer's attention through :class:`posenc.probe.heads.HeadAccumulator`, judged by
+  :func:`posenc.probe.heads.positional_heads` (Voita et al.'s rule over offsets -8..8 with its two-way bootstrap
+  over windows and query positions). In a causal model a query sees itself and the tokens before it, so the rule
+  reads offsets -8..0 (a later key has weight 0 and never holds a query's maximum): a positional head there attends
+  to one fixed offset back, the previous token at -1 or the token itself at 0, for at least 90% of its queries;
+- the content: each window's words replaced by the next window's at the same positions
+  (:func:`posenc.probe.content.swap_words`) and each head's total-variation change of attention
+  (:func:`posenc.probe.content.content_change`, whose forward passes on the original windows also feed the head
+  probe), summarised by :func:`posenc.report.experiments.tutorial_semantics.content_estimates` as for MiniLM;
+- the null of the head counts: the same windows through SmolLM2 with re-initialised weights of matched norms
+  (:func:`posenc.probe.random_weights.matched_norm_copy`, the null ``low-dims-position`` reads for SmolLM2), judged
+  by the same rule. A random model's heads can hold a fixed offset without training (RoPE makes a logit depend on
+  the offset, and a deep random network's tokens grow alike), so the count is read against it.
+
+SmolLM2 reads windows of 128 tokens, the 16 windows of both kinds of text that ``low-dims-position`` reads
+(:func:`posenc.corpora.text_windows`); the transformer runs without its language-model head (its attention is the
+same and it is a fifth of the work). It costs minutes of CPU, so quick mode does not run it: its option is not
+decided in quick mode there, the MiniLM option is judged as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from posenc.errors import PosencError
+from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.stats import Estimate
+
+__all__ = ["head_pass", "decoder_heads", "content_statistics", "null_model", "two_passes", "model_heads",
+           "model_head_content", "SMOLLM2_WINDOWS", "SMOLLM2_NULL_SEED"]
+
+#: SmolLM2's windows (count, tokens) in full mode: those low-dims-position's SmolLM2 option reads
+SMOLLM2_WINDOWS = (16, 128)
+#: the seed of the matched-norm twin (the one low-dims-position draws)
+SMOLLM2_NULL_SEED = 0
+#: what the page calls the model
+SMOLLM2_NAME = "SmolLM2-135M-Instruct"
+#: the statistics of the SmolLM2 option, by claim
+HEAD_KEYS = ("smollm2_positional_heads", "null_smollm2_positional_heads", "smollm2_adjacent_positional_heads",
+             "null_smollm2_adjacent_positional_heads", "smollm2_other_positional_heads")
+CONTENT_KEYS = ("smollm2_positional_heads_found", "smollm2_content_change", "smollm2_other_heads_content_change")
+
+
+def _body(model: Any) -> Any:
+    """The transformer without its language-model head (``base_model`` of a Hugging Face model; the model itself
+    otherwise)."""
+    return getattr(model, "base_model", model)
+
+
+def head_pass(model: Any, windows: Sequence[Sequence[int]], swapped: Sequence[Sequence[int]] | None = None
+              ) -> dict[str, Any]:
+    """Every layer's attention on ``windows`` (one length) folded into a :class:`~posenc.probe.heads.HeadAccumulator`:
+    ``per_window`` counts and ``query_offsets [W, L, H, T]``, what :func:`~posenc.probe.heads.positional_heads`
+    judges. With ``swapped`` (the same windows with other words, :func:`~posenc.probe.content.swap_words`), also
+    ``change [W, L, H]``, :func:`~posenc.probe.content.content_change`, from the same forward passes."""
+    import torch
+
+    from posenc.probe.capture import attention_modules, capture
+    from posenc.probe.content import content_change
+    from posenc.probe.heads import HeadAccumulator
+
+    if len(windows) < 1:
+        raise PosencError("head_pass needs at least one window of token ids, got none")
+    lengths = {len(w) for w in windows}
+    if len(lengths) != 1 or 0 in lengths:
+        raise PosencError(f"head_pass needs windows of one non-zero length, got lengths {sorted(lengths)}")
+    config = model.config
+    heads = HeadAccumulator(len(attention_modules(model)), int(config.num_attention_heads), max_len=lengths.pop())
+    out: dict[str, Any] = {"windows": len(windows)}
+    with torch.no_grad():
+        if swapped is None:
+            with capture(model, heads.add):
+                for ids in windows:
+                    batch = torch.tensor([list(ids)])
+                    model(input_ids=batch, attention_mask=torch.ones_like(batch))
+        else:
+            out["change"] = content_change(model, windows, swapped, on_original=heads.add)
+    out["per_window"] = heads.per_window()
+    out["query_offsets"] = heads.query_offsets()
+    return out
+
+
+def decoder_heads(pass_: dict[str, Any]) -> Any:
+    """:func:`posenc.probe.heads.positional_heads` on a :func:`head_pass`: the judgement MiniLM's heads get."""
+    from posenc.probe.heads import positional_heads
+
+    return positional_heads(pass_["per_window"], query_offsets=pass_["query_offsets"])
+
+
+def content_statistics(pass_: dict[str, Any], judgement: Any) -> tuple[dict[str, Estimate], dict[str, Any]]:
+    """The positional-head-content statistics of a :func:`head_pass` with ``change``, for the heads ``judgement``
+    found: :func:`posenc.report.experiments.tutorial_semantics.content_estimates`, MiniLM's own."""
+    from posenc.report.experiments.tutorial_semantics import content_estimates
+
+    if "change" not in pass_:
+        raise PosencError("content_statistics needs a head_pass run with swapped windows (its 'change')")
+    return content_estimates(pass_["change"], judgement.positional)
+
+
+def null_model(model: Any, seed: int = SMOLLM2_NULL_SEED) -> Any:
+    """The null of a decoder's head counts: its transformer (without the LM head) with re-initialised weights of
+    matched norms (:func:`posenc.probe.random_weights.matched_norm_copy`: every matrix row a random direction of its
+    length, every vector permuted)."""
+    from posenc.probe.random_weights import matched_norm_copy
+
+    return matched_norm_copy(_body(model), seed)
+
+
+def two_passes(model: Any, tokenizer: Any, count: int, length: int) -> dict[str, Any]:
+    """A decoder's head pass with the word swap (``trained``) and its :func:`null_model`'s head pass on the same
+    windows (``null``): ``count`` windows of ``length`` tokens of both kinds of text
+    (:func:`posenc.corpora.text_windows`), with the CPU time of each part (process time, every thread)."""
+    from posenc.corpora import special_tokens, text_windows
+    from posenc.probe.content import swap_words
+
+    windows, kinds = text_windows(tokenizer, length, count)
+    prefix, suffix = special_tokens(tokenizer)
+    swapped = swap_words(windows, len(prefix), len(suffix))
+    body = _body(model)
+    cpu: dict[str, float] = {}
+    started = time.process_time()
+    trained = head_pass(body, windows, swapped)
+    cpu["measured"] = time.process_time() - started
+    started = time.process_time()
+    twin = null_model(model)
+    null = head_pass(twin, windows)
+    del twin
+    cpu["null"] = time.process_time() - started
+    config = body.config
+    return {"trained": trained, "null": null, "kinds": kinds, "length": length,
+            "layers": int(config.num_hidden_layers), "heads": int(config.num_attention_heads),
+            "cpu_s": {k: round(v, 2) for k, v in cpu.items()}}
+
+
+@functools.lru_cache(maxsize=1)
+def _smollm2(count: int, length: int) -> dict[str, Any]:
+    """:func:`two_passes` on SmolLM2, once per process (the three claims read it), with its load's CPU time."""
+    from posenc.pretrained import load_model
+
+    started = time.process_time()
+    loaded = load_model("smollm2")
+    load = time.process_time() - started
+    out = two_passes(loaded.model, loaded.tokenizer, count, length)
+    return {**out, "cpu_s": {"load": round(load, 2), **out["cpu_s"]}}
+
+
+def _not_measured() -> Estimate:
+    """What quick mode gives the SmolLM2 option: nothing measured, no interval (its verdict: not decided in quick
+    mode)."""
+    return Estimate(math.nan, -math.inf, math.inf, 0, "not measured in quick mode")
+
+
+def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]:
+    """SmolLM2's option of positional-heads and voita-heads: ``(estimates, numbers, rows, setup, scope)``."""
+    count, length = SMOLLM2_WINDOWS
+    if ctx.quick:
+        return ({k: _not_measured() for k in HEAD_KEYS}, {"ran": False}, [],
+                f"{SMOLLM2_NAME}: not run in quick mode (minutes of CPU); its option is decided by the full report.",
+                f"{SMOLLM2_NAME}: not run in quick mode")
+    run = _smollm2(count, length)
+    judged, null = decoder_heads(run["trained"]), decoder_heads(run["null"])
+    estimates = {"smollm2_positional_heads": judged.estimates["positional_heads"],
+                 "null_smollm2_positional_heads": null.estimates["positional_heads"],
+                 "smollm2_adjacent_positional_heads": judged.estimates["adjacent_positional_heads"],
+                 "null_smollm2_adjacent_positional_heads": null.estimates["adjacent_positional_heads"],
+                 "smollm2_other_positional_heads": judged.estimates["other_positional_heads"]}
+
+    def heads_text(j: Any) -> str:
+        return ", ".join(f"L{l}H{h} {o:+d}" for l, h, o in j.positional) or "none"
+
+    def plain(e: Estimate) -> list[float]:
+        return [e.value, e.low, e.high]
+
+    numbers = {"ran": True, "windows": count, "length": length, "layers": run["layers"], "heads": run["heads"],
+               "kinds": run["kinds"], "cpu_s": run["cpu_s"],
+               **{name: {"positional": [list(x) for x in j.positional], "undecided": [list(x) for x in j.undecided],
+                         "best_head": {"layer": j.best[0], "head": j.best[1], "offset": int(j.offsets[j.best]),
+                                       "fraction": plain(j.estimates["best_voita_fraction"])},
+                         "previous_over_half": [list(x) for x in j.previous_over_half],
+                         "estimates": {k: plain(e) for k, e in j.estimates.items()}}
+                  for name, j in (("measured", judged), ("null", null))}}
+    total = run["layers"] * run["heads"]
+    rows = [Row(f"{SMOLLM2_NAME}, {length}-token windows: positional heads (Voita: interval above 90%, offsets "
+                f"-8..0 in a causal model)", judged.estimates["positional_heads"], null.estimates["positional_heads"],
+                f"null: re-initialised weights of matched norms, the same windows ({heads_text(null)})"),
+            Row(f"{SMOLLM2_NAME}: which (layer, head, offset)", heads_text(judged), None, f"of {total} heads"),
+            Row(f"{SMOLLM2_NAME}: positional heads at offset -1 (the previous token)",
+                judged.estimates["adjacent_positional_heads"], null.estimates["adjacent_positional_heads"], "null"),
+            Row(f"{SMOLLM2_NAME}: positional heads at another offset", judged.estimates["other_positional_heads"],
+                null.estimates["other_positional_heads"], "null"),
+            Row(f"{SMOLLM2_NAME}: best head L{judged.best[0]}H{judged.best[1]}, offset "
+                f"{int(judged.offsets[judged.best]):+d}: share of queries", judged.estimates["best_voita_fraction"],
+                null.estimates["best_voita_fraction"], f"null's best head (L{null.best[0]}H{null.best[1]}, offset "
+                                                       f"{int(null.offsets[null.best]):+d})"),
+            Row(f"{SMOLLM2_NAME}: heads with > 50% attention on the previous token", judged.estimates["previous_heads"],
+                null.estimates["previous_heads"], "null")]
+    setup = (f"{SMOLLM2_NAME} (Llama, RoPE, {run['layers']} layers x {run['heads']} heads, causal, without its LM "
+             f"head): {count} windows of {length} tokens from plays and the Python language reference, judged by "
+             f"posenc.probe.heads.positional_heads (offsets -8..0: a causal query sees no later key); null: the same "
+             f"windows through {SMOLLM2_NAME} with re-initialised weights of matched norms "
+             f"(posenc.probe.random_weights.matched_norm_copy, seed {SMOLLM2_NULL_SEED}), judged alike.")
+    return estimates, numbers, rows, setup, f"{SMOLLM2_NAME} ({run['layers']} layers x {run['heads']} heads, " \
+                                            f"causal), {count} windows of {length} tokens"
+
+
+def _content_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]:
+    """SmolLM2's option of positional-head-content: ``(estimates, numbers, rows, setup, scope)``."""
+    count, length = SMOLLM2_WINDOWS
+    if ctx.quick:
+        return ({k: _not_measured() for k in CONTENT_KEYS}, {"ran": False}, [],
+                f"{SMOLLM2_NAME}: not run in quick mode (minutes of CPU); its option is decided by the full report.",
+                f"{SMOLLM2_NAME}: not run in quick mode")
+    run = _smollm2(count, length)
+    judged = decoder_heads(run["trained"])
+    found, numbers = content_statistics(run["trained"], judged)
+    estimates = {f"smollm2_{k}": e for k, e in found.items()}
+    rows = [Row(f"{SMOLLM2_NAME} positional head L{l}H{h} (offset {o:+d}): attention moved by the word swap",
+                numbers["per_head"][f"L{l}H{h}"], 0.0, "position alone") for l, h, o in judged.positional]
+    rows += [Row(f"{SMOLLM2_NAME}: mean over the positional heads", estimates["smollm2_content_change"], 0.05,
+                 "some content"),
+             Row(f"{SMOLLM2_NAME}: mean over every other head", estimates["smollm2_other_heads_content_change"], 0.05,
+                 "the positive control: above this")]
+    setup = (f"{SMOLLM2_NAME} (causal, without its LM head): {count} windows of {length} tokens from plays and the "
+             f"Python language reference, each window's words replaced by the next window's at the same positions; "
+             f"positional heads by posenc.probe.heads.positional_heads (offsets -8..0).")
+    return (estimates, {"ran": True, "windows": count, "length": length, "cpu_s": run["cpu_s"], **numbers}, rows,
+            setup, f"{SMOLLM2_NAME}'s positional heads, {count} windows of {length} tokens")
+
+
+def _join(minilm: Measurement, option: str, smollm2: tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]
+          ) -> Measurement:
+    """MiniLM's measurement with SmolLM2's option beside it: the MiniLM option's estimates are MiniLM's own."""
+    from posenc.report.experiments.pretrained import MODEL_OPTIONS
+
+    estimates, numbers, rows, setup, scope = smollm2
+    variants = {MODEL_OPTIONS[0]: dict(minilm.estimates), option: estimates}
+    return Measurement({**minilm.numbers, "smollm2": numbers}, minilm.rows + rows, minilm.figure,
+                       f"{minilm.setup} {setup}", estimates=dict(minilm.estimates), variants=variants,
+                       scope=f"{minilm.scope}; {scope}")
+
+
+@experiment("model_heads")
+def model_heads(ctx: Context) -> Measurement:
+    """positional-heads and voita-heads on two models: MiniLM (:func:`posenc.report.experiments.pretrained.
+    minilm_heads`, unchanged) and SmolLM2 (the module docstring)."""
+    from posenc.report.experiments.pretrained import MODEL_OPTIONS, minilm_heads
+
+    return _join(minilm_heads(ctx), MODEL_OPTIONS[1], _heads_part(ctx))
+
+
+@experiment("model_head_content")
+def model_head_content(ctx: Context) -> Measurement:
+    """positional-head-content on two models: MiniLM (:func:`posenc.report.experiments.tutorial_semantics.
+    minilm_head_content`, unchanged) and SmolLM2 (the module docstring)."""
+    from posenc.report.experiments.pretrained import MODEL_OPTIONS
+    from posenc.report.experiments.tutorial_semantics import minilm_head_content
+
+    return _join(minilm_head_content(ctx), MODEL_OPTIONS[1], _content_part(ctx))
+
