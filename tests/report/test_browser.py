@@ -2,8 +2,8 @@
 disk. No console errors, every image decoded and drawn at a non-zero size, every claim section shows a verdict.
 A full-page screenshot is saved next to the report (``screenshot.png``) for a person to look at. The language
 switch, clicked: the fixed text, the verdict names and the claim titles turn Chinese and back, ``?lang=`` is kept
-in the address and honoured on load, and the explorer link carries the language; a qualified verdict's condition
-the scope lines and the reasons' fixed words turn Chinese with them.
+in the address and honoured on load, and the explorer link carries the language; a qualified verdict's condition,
+the scope lines and the reasons (their fixed words and each test's own) turn Chinese with them.
 
 Chromium missing is a failure with the install command, never a silent skip: CI installs it in the set-up.
 """
@@ -16,6 +16,8 @@ import pytest
 
 from posenc.report.lang import TEXT, fill, status_key
 from posenc.report.lang_claims import reason_zh, scope_zh
+from posenc.report.lang_says import SAYS_ZH
+from posenc.report.ledger import get_claim
 from posenc.report.render import _section
 from posenc.report.verdict import NOT_MEASURED, STATUSES
 
@@ -85,7 +87,8 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
                           if side["text"] is not None],
                 "scopes": [fill(lang, "verdict.scope", {"scope": scope_zh(r.scope) if lang == "zh" else r.scope})
                            for r in results if scoped(r)],
-                "reasons": [" ".join((reason_zh(r.verdict.reason) if lang == "zh" else r.verdict.reason).split())
+                "reasons": [" ".join((reason_zh(r.verdict.reason, r.claim.choice.options if r.claim.choice else ())
+                                      if lang == "zh" else r.verdict.reason).split())
                             for r in results if r.verdict.status != "failed"],
                 "alts": [table["figure.alt"].replace("{title}", t) for r, t in zip(results, titles, strict=True)
                          if r.measurement is not None and r.measurement.figure_png],
@@ -105,6 +108,12 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
                                   if any(r.claim.origin == o for r in results)]
     assert "supported" in loaded["pills"] and "支持" in zh["pills"]  # the check can tell the languages apart
     assert zh["scopes"] and all(re.search(r"[\u4e00-\u9fff]", scope) for scope in zh["scopes"])  # a scope in Chinese
+    # a reason in Chinese, its test's own words too: sin-bounded's one test, written here from the table
+    bounded = [r for r in results if r.verdict.status != "failed"].index(next(r for r in results
+                                                                              if r.claim.id == "sin-bounded"))
+    says = get_claim("sin-bounded").tests[0].says
+    assert zh["reasons"][bounded].startswith(f"{SAYS_ZH[says]}：max_abs = ") and says not in zh["reasons"][bounded]
+    assert loaded["reasons"][bounded].startswith(f"{says}: max_abs = ")
     assert "每个抽样得到的数字" in zh["legend"] and zh["legend"].count("无定论") >= 1 and "inconclusive" not in zh["legend"]
     assert en["legend"] == loaded["legend"] and en["footer"] == loaded["footer"] == "Written by posenc report. " \
         "Every number is also in report.json next to this page."

@@ -1,17 +1,20 @@
 """The Chinese of the conditions a verdict builds: every ``unless`` of the ledger has its Chinese, a qualified
 verdict's condition (as :func:`posenc.report.verdict.judge` joins it) reads back into Chinese piece by piece, every
-part of the committed report's scope lines has its Chinese with the same numbers, and the page carries both languages
-of each."""
+part of the committed report's scope lines, and of those only full and extended runs write, has its Chinese with the
+same numbers, every reason and scope of the three committed reports reads with no English sentence left, and the page
+carries both languages of each."""
 
 from __future__ import annotations
 
 import re
 
+from lang_check import committed_claims, english_sentences
 from markupsafe import escape
 
 from posenc.report.claim import Test
 from posenc.report.lang import placeholders
 from posenc.report.lang_claims import SCOPE_NUMBER, SCOPE_ZH, UNLESS_ZH, condition_zh, reason_zh, scope_zh
+from posenc.report.lang_says import SAYS_ZH
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.verdict import judge
 from posenc.stats import MIN_UNITS, exact
@@ -179,15 +182,15 @@ def test_an_undecided_reason_reads_in_chinese_with_its_numbers():
     # 0.9 [0.5, 1.3] against 1.000001 over 20 units: ((0.4 / 0.100001)^2 * 20 = 319.99 -> 320 samples
     straddles = judge(claim, {"max_abs": Estimate(0.9, 0.5, 1.3, 20, "bootstrap")})
     assert straddles.status == "inconclusive"
-    says = claim.tests[0].says
+    says = "在所测的任何位置上，取值的绝对值都不超过 1"  # the Chinese of its test's words
     assert reason_zh(straddles.reason) == (
-        f"{says}: max_abs = 0.9 [0.5, 1.3]（需要 < 1.000001）— 未定。未定：max_abs = 0.9 [0.5, 1.3] 跨过 1.000001；"
+        f"{says}：max_abs = 0.9 [0.5, 1.3]（需要 < 1.000001）— 未定。未定：max_abs = 0.9 [0.5, 1.3] 跨过 1.000001；"
         "若数值不变，约 320 个样本（而非 20 个）即可判定")
     too_few = judge(claim, {"max_abs": Estimate(1.0, -float("inf"), float("inf"), 2, "bootstrap")}, quick=True)
     assert too_few.status == "not decided in quick mode"
     k = MIN_UNITS
     assert reason_zh(too_few.reason) == (
-        f"{says}: max_abs = 1 [没有区间：n=2，区间至少需要 {k}]（需要 < 1.000001）— 未定（n=2：没有区间）。未定：max_abs 只基于 "
+        f"{says}：max_abs = 1 [没有区间：n=2，区间至少需要 {k}]（需要 < 1.000001）— 未定（n=2：没有区间）。未定：max_abs 只基于 "
         f"n=2，太少而没有区间：至少需要 {k} 个独立单元。快速模式无法判定：其数字所基于的单元太少，不足以给出区间（至少 {k} 个）；"
         "完整报告可以判定")
     assert reason_zh("a reason no pattern knows") == "a reason no pattern knows"
@@ -201,8 +204,10 @@ def test_the_page_carries_the_reason_in_both_languages(tmp_path):
     claim, verdict = _judged("concat-doubles-parameters", {"later_layer_ratio": 4.0})
     result = ClaimResult(claim, verdict, Measurement({}), True)
     page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [result], True, None))
-    zh = reason_zh(verdict.reason)
+    zh = reason_zh(verdict.reason, claim.choice.options)
     assert "（需要 < 2.2）— 不成立" in zh
+    for test in claim.tests:  # each test's own words in Chinese, none left in English
+        assert f"{SAYS_ZH[test.says]}：{test.statistic} = " in zh and test.says not in zh
     en = escape(verdict.reason)
     assert f'<span class="reason" data-en="{en}" data-zh="{escape(zh)}">{en}</span>' in page
 
@@ -220,3 +225,65 @@ def test_the_summary_note_of_an_undecided_claim_carries_its_shortened_reason_in_
     zh = _short(reason_zh(verdict.reason))  # translated whole, then cut: the cut would break the fixed parts
     assert f'data-en="{escape(_short(verdict.reason))}"' in note and f'data-zh="{escape(zh)}"' in note
     assert "max_abs = 0.9 [0.5, 1.3]（需要 < 1.000001）" in zh and "needs" not in zh
+
+
+def test_the_english_sentence_check_tells_sentences_from_names_numbers_and_code():
+    for kept in ("RoPE 和 ALiBi 的对数困惑度", "all-MiniLM-L6-v2，8 个 128 词元的窗口", "Vaswani et al. 2017 §3.4",
+                 "max_abs = 1（需要 < 1.001）", "N(0, 1/d) x sqrt(d)：支持", "`posenc report --claim pi-yarn`",
+                 "'The sequence length was limited to 128 tokens'", "token accuracy（词元准确率）",
+                 "SmolLM2-135M-Instruct（30 层 x 9 个注意力头）", "posenc plot --kind dims"):
+        assert english_sentences(kept) == [], kept
+    for english in ("the probe reads both: x = 1", "前提未满足：The claim is hedged", "宽度（the width seeds 001）",
+                    "king and queen are not close"):
+        assert english_sentences(english), english
+
+
+def test_every_reason_and_scope_of_the_committed_reports_reads_in_chinese():
+    """The three committed reports (docs/reports/quick.json, full.json, extended.json), each claim's verdict reason
+    and scope line as the page's Chinese reading renders them: no English sentence is left (lang_check's
+    definition), the numbers are the same, in order, and the reasons were English to begin with."""
+    claims = committed_claims()
+    assert {name for name, _ in claims} == {"quick", "full", "extended"} and len(claims) >= 190
+    english = 0
+    for name, record in claims:
+        choice = record.get("choice") or {}
+        options = choice.get("options") or (get_claim(record["id"]).choice.options
+                                            if get_claim(record["id"]).choice else ())
+        reason = record["verdict"]["reason"]
+        english += bool(english_sentences(reason))
+        zh = reason_zh(reason, options)
+        assert not english_sentences(zh), (name, record["id"], english_sentences(zh), zh)
+        assert re.findall(r"\d+(?:\.\d+)?", zh) == re.findall(r"\d+(?:\.\d+)?", reason), (name, record["id"], zh)
+        scope = record.get("scope") or ""
+        if scope:
+            assert not english_sentences(scope_zh(scope)), (name, record["id"], scope_zh(scope))
+    assert english >= 0.9 * len(claims)  # the check reads English reasons: nearly every one holds a sentence
+
+
+def _lab_and_extension_scopes() -> set[str]:
+    """The scope lines the lab's sweeps and SmolLM2's long runs give in quick and full mode, at 1, 2, 3 and 10
+    seeds, computed by the experiments' own functions (the committed quick report holds the quick ones only)."""
+    from posenc.report.experiments import extension, field, research, training
+
+    scopes = set()
+    for quick in (True, False):
+        for seeds in (1, 2, 3, 10):
+            for sweep in (training.task_sweep, training.lm_sweep, research.research_lm_sweep, research.prope_sweep,
+                          research.counting_sweep, field.field_lm_sweep):
+                scopes.add(training.lab_scope(sweep(quick, seeds)))
+            scopes.add(training.lab_scope({**field.irope_sweep(quick, seeds), "grid": {}}))
+    for plan in (extension.FULL, extension.RESCUE):
+        scopes.add(f"SmolLM2-135M, {plan.windows} windows of {plan.long} tokens, passkey {plan.trials} trials per cell")
+    return scopes
+
+
+def test_the_scope_lines_only_full_and_extended_runs_show_read_in_chinese():
+    scopes = _lab_and_extension_scopes()
+    assert any("reverse, sort; addition" in s for s in scopes) and any("passkey" in s for s in scopes)
+    for scope in scopes:
+        zh = scope_zh(scope)
+        assert CJK.search(zh) and not english_sentences(zh), (scope, zh)
+        assert SCOPE_NUMBER.findall(zh) == SCOPE_NUMBER.findall(scope), (scope, zh)
+    assert scope_zh("2-layer lab models of width 64, 3 seeds, trained on sizes up to 8 (copy, reverse, sort; addition "
+                    "at width 128, up to 4)") == \
+        "2 层、宽度 64 的 lab 模型，3 个种子，在规模至多 8 的数据上训练（copy、reverse、sort；addition 的宽度为 128，规模至多 4）"

@@ -15,6 +15,9 @@ import re
 from collections.abc import Callable, Iterable
 
 from posenc.report.claim import Test
+from posenc.report.lang import TEXT, status_key
+from posenc.report.lang_records import CHOICE_ZH, NULL_ZH, RUN_REASON_ZH, UNTESTABLE_ZH
+from posenc.report.lang_says import SAYS_ZH
 
 __all__ = ["UNLESS_ZH", "condition_zh", "SCOPE_ZH", "SCOPE_NUMBER", "scope_zh", "REASON_ZH", "reason_zh"]
 
@@ -125,6 +128,8 @@ UNLESS_ZH: dict[str, str] = {
         "只在位置可以比二进制编码的相邻位置靠得更近时成立：在二进制编码自身的间距（距离 1）上，正弦位置编码需要更多维度",
     "position does not move into the dimensions where meaning is sparse":
         "位置信息并没有移入语义稀疏的那些维度",
+    "positional heads exist at -1, but some hold another offset (the token itself or further back)":
+        "存在位于 -1 的位置注意力头，但有些位于其他偏移量（词元自身或更靠前的位置）",
     "positional heads exist at +-1, but some look further than one token":
         "存在关注 +-1 位置的位置注意力头，但有些看得比一个词元更远",
     "refuted at 512 tokens":
@@ -165,6 +170,10 @@ _UNDECIDED = {"some tests undecided": "有些检验未能判定"}
 
 #: how :func:`posenc.report.verdict.judge` joins the failing tests' wordings, and how Chinese joins them
 _JOIN_EN, _JOIN_ZH = "; ", "；"
+#: how :func:`posenc.report.verdict.judge` words a failing test that has no ``unless``, and its Chinese
+_NOT_EN, _NOT_ZH = "not: ", "不成立："
+#: the tests' own words, longest first (a ``says`` that ends another is tried after it)
+_SAYS_BY_LENGTH = sorted(SAYS_ZH, key=len, reverse=True)
 
 
 def _pattern(unless: str) -> re.Pattern[str]:
@@ -172,17 +181,20 @@ def _pattern(unless: str) -> re.Pattern[str]:
     return re.compile(re.escape(unless).replace(re.escape("{value}"), r"(?P<value>[^;]+?)"))
 
 
-def condition_zh(condition: str, tests: Iterable[Test]) -> str:
+def condition_zh(condition: str, tests: Iterable[Test] | None = None) -> str:
     """The Chinese of a qualified verdict's ``condition``, read back into the ``unless`` texts of ``tests`` (the
-    claim's) that it joins; a piece no test's ``unless`` accounts for (a ``not: ...`` wording, a condition from an
-    older run) stays as written.
+    claim's; ``None``: every ``unless`` of :data:`UNLESS_ZH`) that it joins; a failing test without an ``unless``
+    (``not: <its says>``) reads through :data:`~posenc.report.lang_says.SAYS_ZH`; a piece nothing accounts for (a
+    condition from an older run) stays as written.
 
     >>> from posenc.report.claim import Test
     >>> t = Test("x", ">", 1.0, "x is large", "the ledger", unless="only the local part")
     >>> condition_zh("only the local part", [t])
     '只有局部部分成立'
     """
-    known = [(u, _pattern(u)) for u in dict.fromkeys(t.unless for t in tests if t.unless) if u in UNLESS_ZH]
+    unlesses = UNLESS_ZH if tests is None else (t.unless for t in tests if t.unless)
+    known = [(u, _pattern(u)) for u in dict.fromkeys(unlesses) if u in UNLESS_ZH]
+    known.sort(key=lambda pair: -len(pair[0]))
     pieces, rest = [], condition
     while rest:
         for english, pattern in known + [(k, re.compile(re.escape(k))) for k in _UNDECIDED]:
@@ -193,8 +205,14 @@ def condition_zh(condition: str, tests: Iterable[Test]) -> str:
                 pieces.append(zh.replace("{value}", value) if value is not None else zh)
                 rest = rest[found.end() + len(_JOIN_EN):]
                 break
-        else:  # no test accounts for the next piece: it (up to the next join) stays in English
-            head, _, rest = rest.partition(_JOIN_EN)
+        else:
+            said = next((s for s in _SAYS_BY_LENGTH if rest.startswith(f"{_NOT_EN}{s}")
+                         and rest[len(_NOT_EN) + len(s):len(_NOT_EN) + len(s) + len(_JOIN_EN)] in ("", _JOIN_EN)), None)
+            if said is not None:  # a failing test without an unless: "not: <says>"
+                pieces.append(_NOT_ZH + SAYS_ZH[said])
+                rest = rest[len(_NOT_EN) + len(said) + len(_JOIN_EN):]
+                continue
+            head, _, rest = rest.partition(_JOIN_EN)  # nothing accounts for it: up to the next join, as written
             pieces.append(head)
     return _JOIN_ZH.join(pieces)
 
@@ -271,6 +289,31 @@ SCOPE_ZH: dict[str, str] = {
         "{} 层、宽度 {} 的 lab 模型，{} 个种子，copy 的规模至多 {}，局部任务在 {} 个词元上",
     "{}-layer lab models of width {}, {} seeds, trained on sizes up to {} (copy)":
         "{} 层、宽度 {} 的 lab 模型，{} 个种子，在规模至多 {} 的数据上训练（copy）",
+    # the parts only full and extended runs show: the lab's full task sweep (its addition at another width is a part
+    # of its own, after "; "), the counting sweep, SmolLM2 past its context, SmolLM2 for the head claims
+    "{}-layer lab models of width {}, {} seeds, trained on sizes up to {} (copy, reverse, sort":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，在规模至多 {} 的数据上训练（copy、reverse、sort",
+    "addition at width {}, up to {})": "addition 的宽度为 {}，规模至多 {}）",
+    "{}-layer lab models of width {}, {} seeds, trained on sizes up to {} (selective_copy, count)":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，在规模至多 {} 的数据上训练（selective_copy、count）",
+    "SmolLM2-135M, {} windows of {} tokens, passkey {} trials per cell":
+        "SmolLM2-135M，{} 个 {} 词元的窗口，passkey 每格 {} 次试验",
+    "SmolLM2-135M-Instruct ({} layers x {} heads, causal), {} windows of {} tokens":
+        "SmolLM2-135M-Instruct（{} 层 x {} 个注意力头，因果），{} 个 {} 词元的窗口",
+    "SmolLM2-135M-Instruct's positional heads, {} windows of {} tokens":
+        "SmolLM2-135M-Instruct 的位置注意力头，{} 个 {} 词元的窗口",
+    "SmolLM2-135M-Instruct: not run in quick mode": "SmolLM2-135M-Instruct：快速模式不运行",
+    # one seed (--seeds 1)
+    "{}-layer lab models of width {}, {} seed, char-LM trained at {} characters":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，char-LM 在 {} 个字符上训练",
+    "{}-layer lab models of width {}, {} seed, copy at sizes up to {} and local tasks at {} tokens":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，copy 的规模至多 {}，局部任务在 {} 个词元上",
+    "{}-layer lab models of width {}, {} seed, trained on sizes up to {} (copy)":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，在规模至多 {} 的数据上训练（copy）",
+    "{}-layer lab models of width {}, {} seed, trained on sizes up to {} (copy, reverse, sort":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，在规模至多 {} 的数据上训练（copy、reverse、sort",
+    "{}-layer lab models of width {}, {} seed, trained on sizes up to {} (selective_copy, count)":
+        "{} 层、宽度 {} 的 lab 模型，{} 个种子，在规模至多 {} 的数据上训练（selective_copy、count）",
 }
 
 
@@ -329,19 +372,77 @@ REASON_ZH: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
      r"而这条说法没有给出检验力（检验力前提：阳性对照，或零基线与所述效应之间的分离）；单凭其抽样数字无法定论"),
     (r"^not testable as written: ", "按原文无法检验："),
     (r"(?<=[\u4e00-\u9fff）]); ", "；"),  # the joins between parts now in Chinese
-    (r" \[Rests on (.+?) = (.+?) \((.*)\); under the other options: (.*)\.\]$", r" [依据 \1 = \2（\3）；其他选项下：\4。]"),
 )
 
 _REASON_ZH = tuple((re.compile(pattern), zh) for pattern, zh in REASON_ZH)
 
+#: a test's own words where a reason names them, with their colon: at the start of a part, before its statistic
+#: (``"{says}: "``)
+_SAYS = re.compile(r"(?:^|(?<=; )|(?<=: ))(" + "|".join(map(re.escape, _SAYS_BY_LENGTH)) + r"): ")
+#: a claim's null where a reason names it: before what it gives (:func:`posenc.report.verdict.judge`)
+_NULLS = re.compile(r"(?:(?<=: )|(?<=：))(" + "|".join(map(re.escape, sorted(NULL_ZH, key=len, reverse=True)))
+                    + r"|the null)(?= (?:already )?gives )")
+_UNTESTABLE = re.compile(r"^not testable as written: (.*)$", re.DOTALL)
+#: the note a choice's headline adds (:func:`posenc.report.run.judge_claim`)
+_RESTS_ON = re.compile(r" \[Rests on (.+?) = (.+); under the other options: (.*)\.\]$", re.DOTALL)
+_STATUS = r"supported|refuted|inconclusive|not testable|not decided in quick mode|not run|failed"
 
-def reason_zh(reason: str) -> str:
-    """A verdict's reason with its fixed parts in Chinese (:data:`REASON_ZH`); what a claim's records wrote (a
-    test's ``says``, the statistics, a claim's null) and any text no pattern knows stay as written.
 
-    >>> reason_zh("the sinusoid is bounded: max_abs = 1 (needs < 1.001) — holds")
-    'the sinusoid is bounded: max_abs = 1（需要 < 1.001）— 成立'
+def _option_pattern(options: Iterable[str]) -> re.Pattern[str]:
+    """A pattern reading one ``option: label`` of the note's list; ``options`` (the choice's) tell where a label
+    ends, since labels and option names both may hold commas (any other option name: the text up to a colon)."""
+    names = "|".join(map(re.escape, sorted(set(options), key=len, reverse=True)))
+    name = f"(?:{names})" if names else "[^:]+?"
+    return re.compile(rf"(?:, )?({names + '|' if names else ''}.+?): ({_STATUS}|qualified: .+?)"
+                      rf"(?=, {name}: (?:{_STATUS}|qualified)\b|$)", re.DOTALL)
+
+
+def _choice(text: str) -> str:
+    return CHOICE_ZH.get(text, text)
+
+
+def _label(label: str) -> str:
+    """A verdict's label under an option (``refuted``, ``qualified: <condition>``) in Chinese."""
+    status, _, condition = label.partition(": ")
+    name = TEXT["zh"].get(status_key(status), status)
+    return f"{name}：{condition_zh(condition)}" if condition else name
+
+
+def _rests_on(found: re.Match[str], options: Iterable[str]) -> str:
+    """The note of a choice's headline in Chinese: the choice, its headline and why, the verdict under each other
+    option."""
+    name, rest, others = found[1], found[2], found[3]
+    why = next((w for w in sorted(CHOICE_ZH, key=len, reverse=True) if rest.endswith(f" ({w})")), None)
+    if why is not None:
+        headline = rest[:-len(why) - 3]
+    else:  # a reason no table knows: split at the first parenthesis
+        headline, _, why = rest.partition(" (")
+        why = why[:-1]
+    options = "，".join(f"{_choice(o)}：{_label(label)}" for o, label in _option_pattern(options).findall(others)) or others
+    return f" [依据 {_choice(name)} = {_choice(headline)}（{_choice(why)}）；其他选项下：{options}。]"
+
+
+def reason_zh(reason: str, options: Iterable[str] = ()) -> str:
+    """A verdict's reason in Chinese: the fixed parts (:data:`REASON_ZH`), each test's own words
+    (:data:`~posenc.report.lang_says.SAYS_ZH`), the claim's null, why it is not testable and its choice's note
+    (:mod:`posenc.report.lang_records`), and a reason an experiment wrote when it did not run
+    (:data:`~posenc.report.lang_records.RUN_REASON_ZH`). ``options``: the options of the claim's choice, which tell
+    where each verdict of the note's "under the other options" ends. The numbers, statistics and names stay as
+    written; text no table knows (an error, a wording no table holds) stays in English.
+
+    >>> reason_zh("no value exceeds 1 in absolute value, at any position tested: max_abs = 1 (needs < 1.001) — holds")
+    '在所测的任何位置上，取值的绝对值都不超过 1：max_abs = 1（需要 < 1.001）— 成立'
     """
+    for pattern, zh in RUN_REASON_ZH:
+        if pattern.search(reason):
+            return pattern.sub(zh, reason)
+    note = _RESTS_ON.search(reason)
+    head = reason[:note.start()] if note else reason
+    untestable = _UNTESTABLE.match(head)
+    if untestable:
+        return "按原文无法检验：" + UNTESTABLE_ZH.get(untestable[1], untestable[1])
+    head = _SAYS.sub(lambda m: SAYS_ZH[m[1]] + "：", head)
+    head = _NULLS.sub(lambda m: NULL_ZH.get(m[1], "零基线"), head)
     for pattern, zh in _REASON_ZH:
-        reason = pattern.sub(zh, reason)
-    return reason
+        head = pattern.sub(zh, head)
+    return head + (_rests_on(note, options) if note else "")

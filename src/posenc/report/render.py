@@ -8,8 +8,8 @@ template shows (numbers formatted, the reference runs' verdicts looked up); the 
 Two languages: the page is written in English and its fixed text, verdict names and claim titles switch to Chinese
 (a switch at the top, kept in the URL as ``?lang=zh``; the page's inline script does it, from the two tables of
 :mod:`posenc.report.lang` embedded in the page), and so do a qualified verdict's condition, a measurement's scope
-line and the fixed parts of a verdict's reason (their Chinese from :mod:`posenc.report.lang_claims`, carried in the
-element's ``data-zh``). Each claim's section is ``id="claim-<id>"`` (the explorer links there; the older ``#<id>``
+line and a verdict's reason (their Chinese from :mod:`posenc.report.lang_claims`, carried in the element's
+``data-zh``). Each claim's section is ``id="claim-<id>"`` (the explorer links there; the older ``#<id>``
 still lands on it), and the header links to the explorer page beside the report, ``explore.html?lang=<the page's
 language>``, when there is one.
 
@@ -144,10 +144,13 @@ def _scope(scope: str) -> Markup:
     return Markup('<span data-en="{}" data-zh="{}">{}</span>').format(scope, scope_zh(scope), scope)
 
 
-def _reason(reason: str, short: bool = False) -> Markup:
-    """A verdict's reason, switching to its Chinese (:func:`~posenc.report.lang_claims.reason_zh`: the fixed parts
-    in Chinese, a test's own words as written); ``short``: each language cut to its first 110 characters."""
-    en, zh = reason, reason_zh(reason)
+def _reason(reason: str, claim: Any = None, short: bool = False) -> Markup:
+    """A verdict's reason, switching to its Chinese (:func:`~posenc.report.lang_claims.reason_zh`: its fixed parts,
+    the tests' own words, the claim's null and choice, an experiment's reason for not running); ``claim``: whose
+    verdict it is (its choice's options read the note of the headline option); ``short``: each language cut to its
+    first 110 characters."""
+    choice = getattr(claim, "choice", None)
+    en, zh = reason, reason_zh(reason, choice.options if choice is not None else ())
     if short:
         en, zh = _short(en), _short(zh)
     return Markup('<span class="reason" data-en="{}" data-zh="{}">{}</span>').format(en, zh, en)
@@ -240,7 +243,7 @@ def _groups(results: list[ClaimResult], references: References | None) -> list[d
             if r.claim.origin != origin:
                 continue
             note = _condition(r.claim, r.verdict.condition) if r.verdict.condition else \
-                _reason(r.verdict.reason, short=True) if r.verdict.status in ("not testable", "inconclusive") else \
+                _reason(r.verdict.reason, r.claim, short=True) if r.verdict.status in ("not testable", "inconclusive") else \
                 _short(r.verdict.reason) if r.verdict.status == "failed" else None  # an error stays as raised
             command = None
             if r.verdict.status in NOT_MEASURED:  # the note is the command that runs it ("run: ..." in English)
