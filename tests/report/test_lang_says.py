@@ -4,6 +4,7 @@ reason built from them reads in Chinese, its statistics and numbers as written."
 
 from __future__ import annotations
 
+import math
 import re
 
 from lang_check import committed_text, english_sentences
@@ -12,7 +13,7 @@ from posenc.report.lang_claims import condition_zh, reason_zh
 from posenc.report.lang_says import SAYS_ZH
 from posenc.report.ledger import LEDGER, get_claim
 from posenc.report.verdict import judge
-from posenc.stats import exact
+from posenc.stats import Estimate, exact
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -82,3 +83,50 @@ def test_a_failing_test_without_an_unless_reads_in_a_condition():
     says = "also at the narrowest width (d=8)"
     assert condition_zh(f"not: {says}; only the local part") == "不成立：在最窄的宽度（d=8）上也是如此；只有局部部分成立"
     assert condition_zh("not: a test no ledger has") == "not: a test no ledger has"
+
+
+def _scenarios(claim) -> list[dict]:
+    """Estimates for every statistic and null ``claim`` reads, in five readings that take the reason down each of
+    judge's paths: everything passes; the tests fail (a power requirement too); a null passes its bar; every number
+    straddles its bar; every number too thin for an interval."""
+    tests = (*claim.requires, *claim.tests)
+
+    def side(t, passes: bool) -> float:
+        step = max(1.0, abs(t.threshold))
+        return t.threshold + step if (t.op == ">") == passes else t.threshold - step
+
+    def reading(stat_passes, null_passes, kind="exact"):
+        found = {}
+        for t in tests:
+            value = side(t, stat_passes(t))
+            found[t.statistic] = exact(value) if kind == "exact" else \
+                Estimate(t.threshold, t.threshold - 1, t.threshold + 1, 20, "bootstrap") if kind == "straddle" else \
+                Estimate(value, -math.inf, math.inf, 2, "bootstrap")
+            if t.null:
+                found[t.null] = exact(side(t, null_passes))
+        return found
+
+    return [reading(lambda t: True, False), reading(lambda t: t in claim.requires and t.role != "power", False),
+            reading(lambda t: True, True), reading(lambda t: True, False, "straddle"),
+            reading(lambda t: True, False, "thin")]
+
+
+def test_every_reason_the_ledger_can_give_reads_in_chinese():
+    """Every claim of the ledger judged on made-up numbers along each of judge's paths (and under each option of its
+    choice, with the headline's note), in full and quick mode: no English sentence is left in its Chinese, and each
+    of its tests' words that the reason names is read in Chinese. Independent of any committed report, so a test
+    added to the ledger without its Chinese fails here."""
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.run import judge_claim
+
+    read = set()
+    for claim in LEDGER:
+        options = claim.choice.options if claim.choice else ()
+        for estimates in ([{}] if claim.untestable else _scenarios(claim)):
+            for quick in (False, True):
+                measurement = Measurement({}, estimates=estimates, variants={o: estimates for o in options})
+                verdict, _ = judge_claim(claim, measurement, quick=quick)
+                zh = reason_zh(verdict.reason, options)
+                assert not english_sentences(zh), (claim.id, english_sentences(zh), verdict.reason)
+                read |= {t.says for t in (*claim.requires, *claim.tests) if f"{t.says}: " in verdict.reason}
+    assert len(read) >= 0.9 * len(_ledger_says())  # the made-up numbers reach nearly every test's words
