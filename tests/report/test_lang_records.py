@@ -98,3 +98,32 @@ def test_a_choices_note_reads_in_chinese_with_a_qualified_option_whose_condition
     assert zh.endswith(f" [依据 参照词嵌入 = N(0, 1/d) x sqrt(d)（{CHOICE_ZH[choice.why]}）；其他选项下："
                        f"N(0, 0.02^2) x sqrt(d)：有条件支持：只在与参照尺度相当的词嵌入旁成立：与训练好、未缩放的 BERT 式词表相比，"
                        f"正弦位置编码不在同一数量级，N(0, 1) x sqrt(d)：支持。]"), zh
+
+
+def test_the_page_carries_the_tests_words_the_null_and_the_choice_in_both_languages(tmp_path):
+    from markupsafe import escape
+
+    from posenc.report.experiments.base import Measurement
+    from posenc.report.lang_says import SAYS_ZH
+    from posenc.report.render import render_html
+    from posenc.report.result import ClaimResult, ReportResult
+    from posenc.report.run import judge_claim
+    from posenc.stats import exact
+
+    claim = get_claim("concat-doubles-parameters")  # a choice (feed-forward width), a null, two tests
+    estimates = {"later_layer_ratio": exact(4.0)}
+    verdict, variants = judge_claim(claim, Measurement({}, estimates=estimates,
+                                                       variants={o: estimates for o in claim.choice.options}))
+    result = ClaimResult(claim, verdict, Measurement({}, estimates=estimates), True, variants=variants)
+    page = render_html(ReportResult(tmp_path, tmp_path / "index.html", tmp_path / "report.json", [result], True, None))
+
+    def both(en: str, zh: str) -> str:
+        return f'<span data-en="{escape(en)}" data-zh="{escape(zh)}">{escape(en)}</span>'
+
+    for test in claim.tests:
+        assert both(test.says, SAYS_ZH[test.says]) + ":" in page
+    assert f'<dd class="null">{both(claim.null, NULL_ZH[claim.null])}</dd>' in page
+    choice = claim.choice
+    assert f"<th>{both(choice.name, '前馈层宽度')}</th>" in page
+    assert both("fixed 2048", "固定为 2048") in page and both("4 x width", "4 x 宽度") in page
+    assert f'data-p-why="{escape(choice.why)}" data-p-why-zh="{escape(CHOICE_ZH[choice.why])}"' in page

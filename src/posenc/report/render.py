@@ -8,8 +8,9 @@ template shows (numbers formatted, the reference runs' verdicts looked up); the 
 Two languages: the page is written in English and its fixed text, verdict names and claim titles switch to Chinese
 (a switch at the top, kept in the URL as ``?lang=zh``; the page's inline script does it, from the two tables of
 :mod:`posenc.report.lang` embedded in the page), and so do a qualified verdict's condition, a measurement's scope
-line and a verdict's reason (their Chinese from :mod:`posenc.report.lang_claims`, carried in the element's
-``data-zh``). Each claim's section is ``id="claim-<id>"`` (the explorer links there; the older ``#<id>``
+line, a verdict's reason, each test's own words, the claim's null and its choice (their Chinese from
+:mod:`posenc.report.lang_claims`, :mod:`~posenc.report.lang_says` and :mod:`~posenc.report.lang_records`, carried in
+the element's ``data-zh``). Each claim's section is ``id="claim-<id>"`` (the explorer links there; the older ``#<id>``
 still lands on it), and the header links to the explorer page beside the report, ``explore.html?lang=<the page's
 language>``, when there is one.
 
@@ -38,6 +39,8 @@ from markupsafe import Markup, escape
 from posenc.report.experiments.base import find_experiment
 from posenc.report.lang import DEFAULT_LANG, LANGS, TEXT, fill, status_key
 from posenc.report.lang_claims import condition_zh, reason_zh, scope_zh
+from posenc.report.lang_records import CHOICE_ZH, NULL_ZH
+from posenc.report.lang_says import SAYS_ZH
 from posenc.report.reference import FOLLOW_UPS
 from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
 from posenc.stats import MIN_UNITS, Estimate
@@ -156,6 +159,21 @@ def _reason(reason: str, claim: Any = None, short: bool = False) -> Markup:
     return Markup('<span class="reason" data-en="{}" data-zh="{}">{}</span>').format(en, zh, en)
 
 
+#: the tables of a record's own words, by what the page shows (:func:`_words`)
+_WORDS = {"says": SAYS_ZH, "null": NULL_ZH, "choice": CHOICE_ZH}
+
+
+def _words(text: str, kind: str) -> Markup:
+    """A record's own words (a test's ``says``, a claim's null, a choice's name or option), switching to their
+    Chinese where the table of ``kind`` has it (:data:`_WORDS`), else as written in both languages."""
+    return Markup('<span data-en="{}" data-zh="{}">{}</span>').format(text, _WORDS[kind].get(text, text), text)
+
+
+def _choice_value(text: str) -> _Both:
+    """A choice's name, headline option or reason as a placeholder's value, with its Chinese where it has one."""
+    return _Both(text, CHOICE_ZH.get(text, text))
+
+
 def _scope_value(scope: str) -> _Both:
     """A scope line as a placeholder's value (the verdict's "on ..."), with its Chinese."""
     return _Both(scope, scope_zh(scope))
@@ -213,7 +231,7 @@ def _environment() -> jinja2.Environment:
     env.globals.update(colours=_COLOURS, NOT_RUN=NOT_RUN, QUICK_UNDECIDED=QUICK_UNDECIDED, MIN_UNITS=MIN_UNITS,
                        t=_text, key=_key, kind=_kind, verdict_name=_status, status_key=status_key, title_attr=_title_attr,
                        claim_title=_claim_title, condition_text=_condition, scope_text=_scope,
-                       scope_value=_scope_value, reason_text=_reason, alt=_alt, LANGS=LANGS,
+                       scope_value=_scope_value, reason_text=_reason, words=_words, choice_value=_choice_value, alt=_alt, LANGS=LANGS,
                        DEFAULT_LANG=DEFAULT_LANG, texts={lang: TEXT[lang] for lang in LANGS})
     return env
 
