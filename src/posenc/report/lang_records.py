@@ -100,6 +100,11 @@ NULL_ZH: dict[str, str] = {
     "exchangeable encodings: a difference of 0": "可互换的位置编码：差为 0",
     "exchangeable encodings: a difference of 0, where the bar sits": "可互换的位置编码：差为 0，即阈值所在之处",
     "exchangeable layer patterns: a difference of 0, where the bar sits": "可互换的层排布：差为 0，即阈值所在之处",
+    # earlier wordings that a committed report (docs/reports/*.json) still shows
+    "no random model: Voita et al.'s rule is itself calibrated against chance (see each test)":
+        "没有随机模型：Voita et al. 的规则本身就以随机水平校准（见各检验）",
+    "a purely positional head (0 by construction), with the non-positional heads as the positive control":
+        "纯位置注意力头（按构造为 0），以非位置注意力头作为阳性对照",
 }
 
 #: a claim's ``untestable`` reason (English, as in the ledger) -> its Chinese
