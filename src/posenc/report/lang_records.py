@@ -335,7 +335,7 @@ EXTENDED_ZH: dict[str, str] = {
 
 def _extended(found: re.Match[str]) -> str:
     what = EXTENDED_ZH.get(found[1], found[1])
-    return f"未运行：它{what}，超出了完整报告在 {found[2]} 个核上所守的一小时；`posenc report --extended` 会运行所有这类说法"
+    return f"未运行：它{what}，超出了完整报告在 {found[2]} 个核上一小时的时间预算；`posenc report --extended` 会运行所有这类说法"
 
 
 #: the reasons an experiment or the runner writes when a claim does not run here, as patterns over the English and
