@@ -82,7 +82,8 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
                 "dts": [table[k] for r in results for k in ("dt.source", "dt.experiment", "dt.setup",
                                                              "dt.criterion", "dt.null", "dt.scope")
                         if k != "dt.null" or r.claim.null if k != "dt.scope" or scoped(r)],
-                "sides": [fill(lang, side["text"][0], side["text"][1]) for r in results
+                "sides": [fill(lang, side["text"][0], {k: getattr(v, "zh", v) if lang == "zh" else v
+                                                       for k, v in side["text"][1].items()}) for r in results
                           for kind in ("tests", "requires") for side in _section(1, r)["sides"][kind]
                           if side["text"] is not None],
                 "scopes": [fill(lang, "verdict.scope", {"scope": scope_zh(r.scope) if lang == "zh" else r.scope})

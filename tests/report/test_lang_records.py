@@ -1,5 +1,5 @@
 """The Chinese of the words a claim's record and its experiment put in a reason: every claim's null, every reason a
-claim is not testable, every choice's name, worded options and reason, every experiment's cost past the full
+claim is not testable, every test's reason it has no null, every choice's name, worded options and reason, every experiment's cost past the full
 report's hour (and the tables hold nothing no record or committed report says); each keeps the numbers and names of
 its English; the reasons the runner and the experiments write when a claim does not run read in Chinese."""
 
@@ -11,7 +11,7 @@ from lang_check import committed_text, english_sentences
 
 from posenc.report.executors import flag
 from posenc.report.lang_claims import reason_zh
-from posenc.report.lang_records import CHOICE_ZH, EXTENDED_ZH, NULL_ZH, UNTESTABLE_ZH
+from posenc.report.lang_records import CHOICE_ZH, EXTENDED_ZH, NO_NULL_ZH, NULL_ZH, UNTESTABLE_ZH
 from posenc.report.ledger import LEDGER, get_claim
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -30,13 +30,14 @@ def _ledger_texts() -> dict[str, set[str]]:
     """The ledger's words each table translates."""
     extended = {flag(c.experiment, "extended") for c in LEDGER} - {None, False, True}
     return {"NULL_ZH": {c.null for c in LEDGER if c.null},
+            "NO_NULL_ZH": {t.no_null for c in LEDGER for t in (*c.requires, *c.tests) if t.no_null},
             "UNTESTABLE_ZH": {c.untestable for c in LEDGER if c.untestable},
             "CHOICE_ZH": {text for c in LEDGER if c.choice for text in
                           (c.choice.name, c.choice.why, *filter(_worded, c.choice.options))},
             "EXTENDED_ZH": {text for text in extended if isinstance(text, str)}}
 
 
-TABLES = {"NULL_ZH": NULL_ZH, "UNTESTABLE_ZH": UNTESTABLE_ZH, "CHOICE_ZH": CHOICE_ZH, "EXTENDED_ZH": EXTENDED_ZH}
+TABLES = {"NULL_ZH": NULL_ZH, "NO_NULL_ZH": NO_NULL_ZH, "UNTESTABLE_ZH": UNTESTABLE_ZH, "CHOICE_ZH": CHOICE_ZH, "EXTENDED_ZH": EXTENDED_ZH}
 
 
 def test_every_record_text_of_the_ledger_has_its_chinese_and_none_is_stale():
@@ -127,3 +128,5 @@ def test_the_page_carries_the_tests_words_the_null_and_the_choice_in_both_langua
     assert f"<th>{both(choice.name, '前馈层宽度')}</th>" in page
     assert both("fixed 2048", "固定为 2048") in page and both("4 x width", "4 x 宽度") in page
     assert f'data-p-why="{escape(choice.why)}" data-p-why-zh="{escape(CHOICE_ZH[choice.why])}"' in page
+    no_null = claim.tests[0].no_null  # why its statistic has no null, beside the test
+    assert f'data-p-reason="{escape(no_null)}" data-p-reason-zh="{escape(NO_NULL_ZH[no_null])}"' in page

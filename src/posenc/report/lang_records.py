@@ -1,6 +1,7 @@
 """The Chinese of the words a claim's record and its experiment put in a verdict's reason, besides the tests' own
 (:mod:`posenc.report.lang_says`): each claim's null (:attr:`~posenc.report.claim.Claim.null`, named in a reason when
-a null passes or straddles a bar), the reason a claim cannot be tested as written
+a null passes or straddles a bar), why a test's statistic has none (:attr:`~posenc.report.claim.Test.no_null`, shown
+beside the test), the reason a claim cannot be tested as written
 (:attr:`~posenc.report.claim.Claim.untestable`), a methodological choice's name, options and reason
 (:class:`~posenc.report.claim.Choice`, in the reason's "[Rests on ...]"), and the reasons an experiment writes when
 it does not run here (quick mode, or past the full report's hour), as patterns with their numbers carried over.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NULL_ZH", "UNTESTABLE_ZH", "CHOICE_ZH", "EXTENDED_ZH", "RUN_REASON_ZH"]
+__all__ = ["NULL_ZH", "NO_NULL_ZH", "UNTESTABLE_ZH", "CHOICE_ZH", "EXTENDED_ZH", "RUN_REASON_ZH"]
 
 _MATCHED = ("all-MiniLM-L6-v2 with random weights of matched norms (every row of the embeddings and of layer 0's "
             "matrices a random direction of its trained length, every bias and LayerNorm vector permuted: "
@@ -105,6 +106,147 @@ NULL_ZH: dict[str, str] = {
         "没有随机模型：Voita et al. 的规则本身就以随机水平校准（见各检验）",
     "a purely positional head (0 by construction), with the non-positional heads as the positive control":
         "纯位置注意力头（按构造为 0），以非位置注意力头作为阳性对照",
+}
+
+#: a test's ``no_null``, why its statistic has no null (English, as in the ledger) -> its Chinese, shown beside the
+#: test on the page
+NO_NULL_ZH: dict[str, str] = {
+    "an identity checked on random weights against float32 round-off: the claim's effect is the null itself (the same "
+    "function whatever the order), and the requirement or condition shows a case that breaks it":
+        "在随机权重上对照 float32 舍入误差检验的恒等式：这条说法的效应本身就是零基线（无论顺序如何都是同一个函数），"
+        "前提或条件给出了打破它的情形",
+    "computed exactly from the table (no sample, no random draw): chance has no part in it; where the check must be "
+    "able to fail, a requirement shows that it does":
+        "由表精确计算（没有抽样，没有随机抽取）：与随机无关；在检验必须可能失败之处，由一个前提表明它确实会失败",
+    "a difference from concatenation, the reference that loses nothing: no loss (0) is the null, and the bar sits two "
+    "points of accuracy from it":
+        "与拼接（不丢失任何信息的参照）之差：没有损失（0）就是零基线，阈值离它两个百分点的准确率",
+    "exact: computed from the formula, the table or the configuration, not sampled":
+        "精确计算：由公式、表或配置算出，不是抽样",
+    "the null's best offset: a check of the bar itself": "零基线最好的偏移量：对阈值本身的检查",
+    "an identity checked to round-off: no chance level": "检验到舍入误差的恒等式：没有随机水平",
+    "an identity: self-attention without positions is permutation-equivariant, so its order effect is 0 up to float32 "
+    "round-off on any draw; it is the null of the tests":
+        "恒等式：没有位置信息的自注意力是置换等变的，所以它的词序效应为 0（在 float32 舍入误差以内），任何一次抽取都如此；"
+        "它就是各检验的零基线",
+    "its null is this claim's requirement: self-attention without positions through the same order-effect function on "
+    "the same inputs (attention_max_order_effect, float32 round-off); the bar sits a thousand times above it":
+        "它的零基线就是这条说法的前提：没有位置信息的自注意力在同样的输入上经过同一个词序效应函数"
+        "（attention_max_order_effect，float32 舍入误差）；阈值是它的一千倍",
+    "no position information means equal states, a gap of 0 up to float32 round-off (about 1e-7); the bar sits a "
+    "thousand times above it, and a state that settles to a fixed point reaches that null":
+        "没有位置信息就意味着状态相同，差距为 0（在 float32 舍入误差以内，约 1e-7）；阈值是它的一千倍，而收敛到不动点的状态"
+        "会落到这个零基线上",
+    "an exact byte count (positions x width x 4), not sampled": "精确的字节数（位置数 x 宽度 x 4），不是抽样",
+    "an exact byte ratio, not sampled": "精确的字节数之比，不是抽样",
+    "an identity (R_m^T R_n = R_(n-m): the score depends on the offset alone), checked on random pairs against float32 "
+    "round-off: a round-off bound needs no null":
+        "恒等式（R_m^T R_n = R_(n-m)：得分只取决于偏移量），在随机位置对上对照 float32 舍入误差检验：舍入误差的界不需要"
+        "零基线",
+    "its null is RoPE's spread through the same function on the same pairs (rope_max_spread, float32 round-off); the "
+    "bar sits a thousand times above it":
+        "它的零基线是 RoPE 在同样的位置对上经过同一个函数的离散程度（rope_max_spread，float32 舍入误差）；阈值是它的一千倍",
+    "this statistic is the null itself: random tables of the initialisation's law":
+        "这个统计量本身就是零基线：按初始化分布抽取的随机表",
+    "a ratio of two measured sizes read against equality or a power of ten: the sentence defines 'small' and "
+    "'comparable' against the word vector itself, not against chance":
+        "两个测得大小之比，对照相等或十的幂来读：句子是相对词向量本身、而不是相对随机水平来定义'small'（小）和"
+        "'comparable'（相当）的",
+    "exact: a ratio of two computed RMS values": "精确计算：两个算出的 RMS 值之比",
+    "Voita et al.'s rule is calibrated against chance by construction: a head with no preference for an offset puts "
+    "its maximum on a given one of the 17 offsets -8..8 for about 1/17 of queries (1/T if any key is as likely), far "
+    "below the 90% the rule asks":
+        "Voita et al. 的规则按构造就以随机水平校准：对偏移量没有偏好的注意力头，在 17 个偏移量 -8..8 中把最大值放在某一个"
+        "上的查询约占 1/17（若每个键可能性相同则为 1/T），远低于规则要求的 90%",
+    "a difference of exact ranks read against 0: the single words are its control":
+        "精确排名之差，对照 0 来读：单个词就是它的对照",
+    "chance is one word in 29,000 (a random word is the nearest almost never): the bar sits between that and every "
+    "pair kept":
+        "随机水平是 29,000 个词中的一个（随机的词几乎从不是最近的）：阈值位于它与保留下来的每一对之间",
+    "a ratio of two measured angles: the angle between different words is its reference":
+        "两个测得夹角之比：不同词之间的夹角就是它的参照",
+    "the null itself (two words of one table): a check that it stays well below":
+        "零基线本身（同一张表中的两个词）：检查它远低于阈值",
+    "the null's own largest draw: a check that the bar is past every draw":
+        "零基线自身最大的一次抽取：检查阈值超过了每一次抽取",
+    "the null's own fewest count: a check that the bar is past every draw":
+        "零基线自身最少的计数：检查阈值超过了每一次抽取",
+    "a count of heads found by Voita et al.'s rule, itself calibrated against chance":
+        "按 Voita et al. 的规则找到的注意力头数，这条规则本身就以随机水平校准",
+    "the positive control itself": "阳性对照本身",
+    "a count of heads found by Voita et al.'s rule; positional-heads reads it beside its null":
+        "按 Voita et al. 的规则找到的注意力头数；positional-heads 把它与其零基线并列来读",
+    "a head that attends by position alone moves exactly 0 under the swap, by construction; the power requirement "
+    "measures the other side":
+        "只按位置分配注意力的注意力头，在交换下按构造恰好移动 0；检验力前提测的是另一边",
+    "a head that attends by position alone moves exactly 0 under the swap, by construction; the power requirement "
+    "measures the other side. SmolLM2 with re-initialised weights is no null here: its heads attend by random content, "
+    "the opposite of the purely positional head the claim's negation names":
+        "只按位置分配注意力的注意力头，在交换下按构造恰好移动 0；检验力前提测的是另一边。权重重新初始化的 SmolLM2 在这里"
+        "不是零基线：它的注意力头按随机的内容分配注意力，恰与这条说法的否定所说的纯位置注意力头相反",
+    "the probe's own reach on the input, not a statistic read against chance":
+        "探针在输入上自身能达到的程度，不是对照随机水平来读的统计量",
+    "chance is the majority token's share, computed on the same windows and shown beside":
+        "随机水平是最常见词元的占比，在同样的窗口上计算并列在旁边",
+    "chance is 5/128, exact for a reading within +-2 of 128 positions":
+        "随机水平是 5/128，对误差在 +-2 以内的读出（共 128 个位置）是精确的",
+    "chance is the majority token's share, shown beside": "随机水平是最常见词元的占比，列在旁边",
+    "chance is 5/128": "随机水平是 5/128",
+    "a percentile among 20,000 random pairs: the null is built into the statistic (chance: 0.5)":
+        "在 20,000 个随机词对中的百分位：零基线已经内置在统计量中（随机水平：0.5）",
+    "a count of what the models learned: a precondition, not compared with chance":
+        "模型学会了什么的计数：是前提，不与随机水平比较",
+    "a precondition on what the model learned, not compared with chance": "关于模型学会了什么的前提，不与随机水平比较",
+    "the positive control's own share, read for power, not compared with chance":
+        "阳性对照自身的占比，为检验力而读，不与随机水平比较",
+    "a share of RoPE's own in-distribution accuracy: the claim is an ability, not a difference from another encoding "
+    "or from chance; the other encodings' shares are shown beside it":
+        "RoPE 自身分布内准确率的一个比例：这条说法讲的是一种能力，不是与另一种位置编码或随机水平之差；其他位置编码的比例列"
+        "在旁边",
+    "the same share as above, read at a second bar": "与上面相同的比例，按第二个阈值来读",
+    "how far training moved the rows, read for the test's reach, not compared with chance":
+        "训练把行移动了多远，为检验的覆盖范围而读，不与随机水平比较",
+    "the premise is that initialisation is random: random tables of the same shapes (init_enrichment_null, shown) are "
+    "what it is compared with, not a null it must beat":
+        "前提是初始化是随机的：同样形状的随机表（init_enrichment_null，已列出）是它的比较对象，不是它必须胜过的零基线",
+    "a change through training, paired by run: no change (0) is its null, and the bar sits a tenth past it":
+        "训练带来的变化，按运行配对：没有变化（0）就是它的零基线，阈值比它高十分之一",
+    "a precondition on what the runs reached, not compared with chance": "关于各次运行达到了什么的前提，不与随机水平比较",
+    "two encodings trained alike, paired by task and seed: exchangeable encodings give a ratio of 1 or a difference "
+    "of 0, and the bar sits a stated margin past that null; the interval over runs separates them":
+        "两种以同样方式训练的位置编码，按任务和种子配对：可互换的位置编码给出比值 1 或差 0，阈值比这个零基线高出一个所述的"
+        "幅度；跨运行的区间把两者分开",
+    "the baseline's own accuracy, read for room, not compared with chance":
+        "基线自身的准确率，为判断余地而读，不与随机水平比较",
+    "a count the claim bounds by zero, not a statistic read against chance":
+        "这条说法以零为界的一个计数，不是对照随机水平来读的统计量",
+    "a difference between encodings trained and scored alike, paired by seed: its null is exactly 0 (exchangeable "
+    "encodings), where the bar sits; the interval over seeds separates the effect from it":
+        "以同样方式训练和评分的位置编码之差，按种子配对：它的零基线恰好是 0（可互换的位置编码），即阈值所在之处；跨种子的"
+        "区间把效应与它分开",
+    "a precondition (the prompt works), not compared with chance": "前提（提示词有效），不与随机水平比较",
+    "a precondition (the unscaled model fails), not compared with chance": "前提（未缩放的模型失效），不与随机水平比较",
+    "a ratio to the unscaled model on the same windows: no scaling is itself the null (1)":
+        "与同样窗口上未缩放模型之比：不缩放本身就是零基线（1）",
+    "a ratio to the native model on the same text, the reference it must come near":
+        "与同一文本上原生模型之比，即它必须接近的参照",
+    "retrieval against guessing a 5-digit key (chance 1 in 90000, computed, not sampled)":
+        "检索对照猜一个 5 位数的键（随机水平为 1/90000，计算所得，不是抽样）",
+    "a difference of two encodings trained alike, paired by seed: its null (exchangeable encodings) is 0, where the "
+    "bar sits (or, for p-RoPE, a non-inferiority margin past it); the interval over seeds separates the effect from "
+    "it":
+        "两种以同样方式训练的位置编码之差，按种子配对：它的零基线（可互换的位置编码）是 0，即阈值所在之处（对 p-RoPE 则是"
+        "比它高出一个非劣效幅度）；跨种子的区间把效应与它分开",
+    "a count of tasks with room: a precondition, not compared with chance": "有余地的任务数：是前提，不与随机水平比较",
+    "an absolute bar for 'solves' (the in-distribution bar), far above any chance accuracy":
+        "'solves'（解决）的绝对阈值（分布内的阈值），远高于任何随机准确率",
+    "a difference of log perplexities of two encodings trained alike, paired by seed: its null (exchangeable "
+    "encodings) is 0, where the bar sits; the interval over seeds separates the effect from it":
+        "两种以同样方式训练的位置编码的对数困惑度之差，按种子配对：它的零基线（可互换的位置编码）是 0，即阈值所在之处；跨"
+        "种子的区间把效应与它分开",
+    "a difference from the better of two models trained alike, paired by seed: its null (exchangeable layer patterns) "
+    "is 0, where the bar sits":
+        "与两个以同样方式训练的模型中较好者之差，按种子配对：它的零基线（可互换的层排布）是 0，即阈值所在之处",
 }
 
 #: a claim's ``untestable`` reason (English, as in the ledger) -> its Chinese

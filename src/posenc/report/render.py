@@ -8,7 +8,7 @@ template shows (numbers formatted, the reference runs' verdicts looked up); the 
 Two languages: the page is written in English and its fixed text, verdict names and claim titles switch to Chinese
 (a switch at the top, kept in the URL as ``?lang=zh``; the page's inline script does it, from the two tables of
 :mod:`posenc.report.lang` embedded in the page), and so do a qualified verdict's condition, a measurement's scope
-line, a verdict's reason, each test's own words, the claim's null and its choice (their Chinese from
+line, a verdict's reason, each test's own words and why it has no null, the claim's null and its choice (their Chinese from
 :mod:`posenc.report.lang_claims`, :mod:`~posenc.report.lang_says` and :mod:`~posenc.report.lang_records`, carried in
 the element's ``data-zh``). Each claim's section is ``id="claim-<id>"`` (the explorer links there; the older ``#<id>``
 still lands on it), and the header links to the explorer page beside the report, ``explore.html?lang=<the page's
@@ -39,7 +39,7 @@ from markupsafe import Markup, escape
 from posenc.report.experiments.base import find_experiment
 from posenc.report.lang import DEFAULT_LANG, LANGS, TEXT, fill, status_key
 from posenc.report.lang_claims import condition_zh, reason_zh, scope_zh
-from posenc.report.lang_records import CHOICE_ZH, NULL_ZH
+from posenc.report.lang_records import CHOICE_ZH, NO_NULL_ZH, NULL_ZH
 from posenc.report.lang_says import SAYS_ZH
 from posenc.report.reference import FOLLOW_UPS
 from posenc.report.verdict import NOT_MEASURED, NOT_RUN, QUICK_UNDECIDED, STATUSES
@@ -389,7 +389,8 @@ def _side(side: Side) -> dict[str, Any]:
         text = ("side.null", {"measured": measured or "—", "null": format_value(side.null)
                               if side.null is not None else "—"})
     elif side.test.no_null:
-        text = ("side.nonull", {"measured": measured or "—", "reason": side.test.no_null})
+        text = ("side.nonull", {"measured": measured or "—",
+                                "reason": _Both(side.test.no_null, NO_NULL_ZH.get(side.test.no_null, side.test.no_null))})
     else:
         text = ("side.measured", {"measured": measured or "—"})
     return {"test": side.test, "text": text if measured is not None or side.null is not None else None}
