@@ -7,6 +7,7 @@ opened from a file, the network off):
   says "computing…" until it is drawn;
 - the sinusoid's dot figure reads PE[p]·PE[q] as g[|p − q|] with g[r] = Σᵢ cos(r wᵢ) summed from its heatmap's rows:
   equal to the dot products of the rows (``sinusoidDot``) to 1e-12 of d;
+- the sinusoid's heatmap keeps its rows across redraws at the same d and base: the pixels of one made anew;
 - the precision panel's search for the first aliased row (``aliasedRow``: each frequency asked for its next row) is
   the walk over every row and every frequency, and posenc's ``first_aliased_position``.
 """
@@ -121,6 +122,23 @@ def test_the_wave_heatmaps_are_the_exact_tables_pixels(driver):
       }
       return out;""")
     assert all(pe and rope for *_, pe, rope in same), same
+
+
+def test_the_kept_heatmap_rows_are_the_heatmaps(driver):
+    """The sinusoid's heatmap keeps its rows from one redraw to the next at the same d and base: after fewer
+    positions, more (rows made anew from a block's start), another d, another base and forget(), its pixels and
+    column sums are those waveHeatmap() makes from nothing."""
+    driver.execute_script(_PIXELS)
+    wrong = driver.execute_script("""
+      const kept = document.createElement('canvas'), fresh = document.createElement('canvas'), out = [];
+      for (const [d, base, n] of [[512, 10000, 512], [512, 10000, 300], [512, 10000, 77], [512, 10000, 100], [512, 10000, 512],
+                                  [510, 10000, 512], [510, 100, 200], [510, 100, 8], [510, 100, 40], [1024, 500000, 300]]) {
+        if (n === 40) window.posencExplore.forget();
+        const w = defaultInvFreq(d, base), g = keptWaveHeatmap(kept, w, n, `wave|${d}|${base}`), want = waveHeatmap(fresh, w, n, true);
+        if (!samePixels(kept, fresh) || !want.every((v, k) => Object.is(v, g[k]))) out.push([d, base, n]);
+      }
+      return out;""")
+    assert wrong == []
 
 
 def test_the_bias_grids_rows_are_its_cells(driver):

@@ -689,8 +689,14 @@ function heatCanvas(canvas, rows, cols) {  // the canvas at rows x cols, its kep
     canvas.style.aspectRatio = String(Math.min(4, Math.max(0.5, cols / rows)));  // wide tables flat, tall ones tall
     canvas.image = null;
   }
-  const ctx = canvas.getContext("2d"), image = canvas.image ??= ctx.createImageData(cols, rows);
-  return {px: new Uint32Array(image.data.buffer), put: () => ctx.putImageData(image, 0, 0)};
+  let fresh = false;  // a new buffer: no pixel of an earlier drawing is in it
+  if (!canvas.image) {  // its pixels in the buffer of the canvas's largest size so far: a drag to smaller sizes allocates none
+    const bytes = 4 * rows * cols;
+    if (!(canvas.pixels?.byteLength >= bytes)) { canvas.pixels = new ArrayBuffer(bytes); fresh = true; }
+    canvas.image = new ImageData(new Uint8ClampedArray(canvas.pixels, 0, bytes), cols, rows);
+  }
+  const ctx = canvas.getContext("2d"), image = canvas.image;
+  return {px: new Uint32Array(canvas.pixels, 0, rows * cols), put: () => ctx.putImageData(image, 0, 0), fresh};
 }
 
 function heatmap(canvas, rows, cols, values, map) {
@@ -722,28 +728,59 @@ function pixelOf(map) {
    (RoPE's cos(p theta_i), m columns). Returns g[p] = sum_i cos(p w_i). For the figures only: no readout reads them
    (the readouts come from the formulas above). */
 function waveHeatmap(canvas, w, n, both) {
-  const m = w.length, cols = both ? 2 * m : m, {px, put} = heatCanvas(canvas, n, cols), g = new Float64Array(n);
+  const {px, put} = heatCanvas(canvas, n, both ? 2 * w.length : w.length), g = new Float64Array(n);
+  waveRows(w, both, px, g, 0, n);
+  put();
+  return g;
+}
+
+/* rows from..to-1 of that heatmap into px (and g), from the start of from's block of 32 (its rows made again, the
+   same). A value stays within 1e-13 of [-1, 1], so inside the colour map's [-1 - 1e-9, 1 + 1e-9], where pixelOf's
+   index is (v + 1) 127.5 + 0.5 clamped to 0..255 and truncated: k | 0, as k lies in [0.5 - 1e-11, 255.5 + 1e-11] */
+function waveRows(w, both, px, g, from, to) {
+  const m = w.length, cols = both ? 2 * m : m, colours = diverging.pixels;
   const cw = w.map(Math.cos), sw = w.map(Math.sin), sn = new Float64Array(m), cn = new Float64Array(m);
-  const colours = diverging.pixels, lo = -1 - 1e-9, hi = 1 + 1e-9, outside = colours[256];
-  for (let p = 0; p < n; p++) {
+  for (let p = from & ~31; p < to; p++) {
     if ((p & 31) === 0) for (let i = 0; i < m; i++) { sn[i] = Math.sin(p * w[i]); cn[i] = Math.cos(p * w[i]); }
-    let total = 0;
-    for (let i = 0, o = p * cols; i < m; i++) {
-      const a = sn[i], b = cn[i];
-      let k;
-      if (both) {
-        k = (a + 1) * 127.5 + 0.5;
-        px[o++] = a >= lo && a <= hi ? colours[k < 0 ? 0 : k >= 255 ? 255 : k | 0] : outside;
+    let total = 0, o = p * cols;
+    if (both) {
+      for (let i = 0; i < m; i++, o += 2) {
+        const a = sn[i], b = cn[i], c = cw[i], d = sw[i];
+        px[o] = colours[((a + 1) * 127.5 + 0.5) | 0];
+        px[o + 1] = colours[((b + 1) * 127.5 + 0.5) | 0];
+        total += b;
+        sn[i] = a * c + b * d; cn[i] = b * c - a * d;
       }
-      k = (b + 1) * 127.5 + 0.5;
-      px[o++] = b >= lo && b <= hi ? colours[k < 0 ? 0 : k >= 255 ? 255 : k | 0] : outside;
-      total += b;
-      sn[i] = a * cw[i] + b * sw[i]; cn[i] = b * cw[i] - a * sw[i];
+    } else {
+      for (let i = 0; i < m; i++, o++) {
+        const a = sn[i], b = cn[i], c = cw[i], d = sw[i];
+        px[o] = colours[((b + 1) * 127.5 + 0.5) | 0];
+        total += b;
+        sn[i] = a * c + b * d; cn[i] = b * c - a * d;
+      }
     }
     g[p] = total;
   }
+}
+
+/* the sinusoid's heatmap with its rows kept in the canvas's pixels from one redraw to the next at the same d and
+   base (`key`): fewer positions show the first rows again (a row's pixels depend on p alone), more make only the new
+   rows. Kept while `key` is in drawTables (forget() empties them) and the canvas's buffer was not made anew. */
+function keptWaveHeatmap(canvas, w, n, key) {
+  const {px, put, fresh} = heatCanvas(canvas, n, 2 * w.length);
+  let kept = canvas.wave;
+  if (fresh || !kept || kept.key !== key || drawTables.get(key) !== kept) {
+    kept = canvas.wave = {key, rows: 0, g: new Float64Array(n)};
+    drawTables.delete(key);
+    drawTable(key, () => kept);
+  }
+  if (kept.rows < n) {
+    if (kept.g.length < n) { const g = new Float64Array(n); g.set(kept.g.subarray(0, kept.rows)); kept.g = g; }
+    waveRows(w, true, px, kept.g, kept.rows, n);
+    kept.rows = n;
+  }
   put();
-  return g;
+  return kept.g;
 }
 
 const drawTables = new Map();
@@ -793,6 +830,14 @@ function svgNodes(svg) {
   };
 }
 
+/* String(t / 10) for an integer t, written from two integers (the shortest decimal of t / 10 is "q.r", or "q"): the
+   same text without formatting a fraction */
+function tenths(t) {
+  if (!(t >= 0 && t < 2147483647)) return String(t / 10);
+  const r = t % 10;
+  return r === 0 ? String(t / 10) : `${(t - r) / 10}.${r}`;
+}
+
 /* series: [{ys, xs?, colour, dash?, label}]; opts: {xlog, ylog, xlabel, ylabel, hlines:[{y, label}], vlines, ymin, ymax, marks} */
 function linePlot(svg, series, opts = {}) {
   const nodes = svgNodes(svg);
@@ -839,7 +884,7 @@ function linePlot(svg, series, opts = {}) {
       const u = tx(s.xs ? s.xs[i] : i), v = ty(s.ys[i]);
       if (!Number.isFinite(v) || !Number.isFinite(u)) { pen = false; continue; }
       const px = PLOT.left + (u - x0) * ax, py = Math.max(low, Math.min(high, PLOT.top + (y1 - v) * ay));
-      d += (pen ? "L" : "M") + Math.round(px * 10) / 10 + " " + Math.round(py * 10) / 10;
+      d += (pen ? "L" : "M") + tenths(Math.round(px * 10)) + " " + tenths(Math.round(py * 10));
       pen = true;
     }
     nodes.add("path", {d, stroke: s.colour, fill: "none", "stroke-width": s.width || 1.6, "stroke-dasharray": s.dash || ""});
@@ -933,9 +978,9 @@ class Panel {
   }
 
   setRange(key, max, min) {
-    const input = this.inputs[key];
-    if (min !== undefined) input.min = min;
-    input.max = max;
+    const input = this.inputs[key];  // written only when they change: an input whose range is written is laid out again
+    if (min !== undefined && input.min !== String(min)) input.min = min;
+    if (input.max !== String(max)) input.max = max;
     if (Number(input.value) > max) input.value = max;
     if (min !== undefined && Number(input.value) < min) input.value = min;
   }
@@ -943,11 +988,13 @@ class Panel {
   redraw() {
     const start = performance.now();
     const s = this.state;
-    for (const c of this.controls) {
+    for (const c of this.controls) {  // a text or attribute is written only when it changes: an unchanged one is not laid out again
       if (c.kind === "range") {
-        const shown = c.show ? c.show(s[c.key], s) : fmt(s[c.key]);
-        document.getElementById(`ctl-${this.id}-${c.key}-value`).textContent = shown;
-        this.inputs[c.key].setAttribute("aria-valuetext", shown);
+        const shown = c.show ? c.show(s[c.key], s) : fmt(s[c.key]), output = c.output ??= document.getElementById(`ctl-${this.id}-${c.key}-value`);
+        if (output.textContent !== shown) {
+          output.textContent = shown;
+          this.inputs[c.key].setAttribute("aria-valuetext", shown);
+        }
       }
     }
     const rows = this.draw(s), box = this.readoutBox;
@@ -959,9 +1006,10 @@ class Panel {
     }
     rows.forEach((r, n) => {  // rewritten in place: only what changed is laid out again
       const row = box.children[n], out = row.querySelector("output"), value = typeof r.pick === "number" && ENTRY[r.f] ? ENTRY[r.f](r.args, r.pick) : pick(cached(r.f, r.args), r.pick);
-      row.firstChild.textContent = t(r.label, ...(r.labelArgs || []));
-      Object.assign(out.dataset, {key: r.key, f: r.f, args: JSON.stringify(r.args), pick: JSON.stringify(r.pick)});
-      out.textContent = fmt(value);
+      const label = t(r.label, ...(r.labelArgs || [])), text = fmt(value), data = out.dataset;
+      if (row.firstChild.textContent !== label) row.firstChild.textContent = label;
+      for (const [k, v] of [["key", r.key], ["f", r.f], ["args", JSON.stringify(r.args)], ["pick", JSON.stringify(r.pick)]]) if (data[k] !== v) data[k] = v;
+      if (out.textContent !== text) out.textContent = text;
     });
     this.lastMs = performance.now() - start;
   }
@@ -1041,7 +1089,7 @@ const PANELS = [
       const base = Number(s.base), grid = `${s.d}|${base}|${s.n}`, w = defaultInvFreq(s.d, base);
       // the heatmap, and g[r] = sum_i cos(r w_i) = PE[r] . PE[0]: PE[p] . PE[q] = g[|p - q|] (cos(a - b) = sin a sin b
       // + cos a cos b), which the dot figure reads instead of n dot products of d
-      once(this.figures.heatmap, grid, () => { this.g = waveHeatmap(this.figures.heatmap, w, s.n, true); });
+      once(this.figures.heatmap, grid, () => { this.g = keptWaveHeatmap(this.figures.heatmap, w, s.n, `wave|${s.d}|${base}`); });
       const pe = (p, j) => (j % 2 ? Math.cos : Math.sin)(p * w[j >> 1]);  // PE[p, j], for the figures' rows and columns
       once(this.figures.dot, `${grid}|${s.p}|${s.q}`, () => {  // PE[p] . PE[q] = g[|p - q|]
         const dots = tabulate(s.n, (q) => this.g[Math.abs(s.p - q)]);
@@ -1053,7 +1101,7 @@ const PANELS = [
         linePlot(this.figures.period, dims.map((j, i) => ({ys: tabulate(s.n, (p) => pe(p, j)), colour: COLOURS[i], label: `${t("dim")} ${j}`})),
           {xlabel: t("position"), ylabel: "PE", ymin: -1, ymax: 1});
       });
-      once(this.figures.close, `${grid}|${s.p}|${s.q}`, () => {
+      once(this.figures.close, `${s.d}|${base}|${s.p}|${s.q}`, () => {  // d points: the positions shown do not move it
         const gap = tabulate(s.d, (j) => Math.abs(pe(s.p, j) - pe(s.q, j)));
         linePlot(this.figures.close, [{ys: gap, colour: COLOURS[2], label: `|PE[${s.p}] − PE[${s.q}]|`}], {xlabel: t("dim"), ylabel: "|Δ|", ymin: 0, ymax: 2});
       });
@@ -1347,7 +1395,9 @@ const PANELS = [
       if (s.kind === "fire") {  // fireAt's two logarithms, each taken once per distance and once per row
         const args = {n, c: s.c, L: s.L}, top = tabulate(n, (r) => Math.log1p(s.c * r));
         const bottom = tabulate(n, (i) => Math.max(Math.log1p(s.c * Math.max(i, s.L)), 1e-6));
-        return {...causal((h, i, j) => top[i - j] / bottom[i]), range: [0, 1], read: {f: "fire", args, pick: s.i * n + s.j, label: "bias.r.fire"}};
+        return {...causal((h, i, j) => top[i - j] / bottom[i]), range: [0, 1], read: {f: "fire", args, pick: s.i * n + s.j, label: "bias.r.fire"},
+          sameHeads: true,  // no head parameter: every head's tile is head 0's
+          row(h, i, out, o) { const b = bottom[i]; for (let j = 0; j <= i; j++) out[o + j] = top[i - j] / b; out.fill(NaN, o + i + 1, o + n); }};
       }
       const args = {n, dim: s.sdim, heads: s.heads, compress: s.compress}, cell = sandwichCells(args), heads = [];
       const low = -s.sdim;  // sum_i cos - d'/2 over d'/2 frequencies lies in [-d', 0]: the colour scale's range
@@ -1372,16 +1422,29 @@ const PANELS = [
       const shift = f.shift && ((h) => (shifts[h] ??= f.shift(h)));
       once(this.figures.heads, key, () => {  // head h's tile at tile row and column (h / cols, h % cols), cell (y, x) read at (y step, x step)
         const {px, put} = heatCanvas(this.figures.heads, H, W), pixel = pixelOf(sequential), at = Int32Array.from({length: tile}, (_, k) => Math.floor(k * step));
+        const n = s.n, cells = new Uint32Array(tile * tile);  // one head's tile, row by row
         px.fill(pixel(NaN));  // the gaps between tiles: grey, as masked cells
+        // a kind that depends on j - i alone: the tiles read a few of its 2n - 1 offsets (at[x] - at[y]), each head's
+        // colour made once per offset read from its cell at that offset (i = max(0, i - j))
+        let offsets = null;
+        if (f.shift) {
+          const read = new Uint8Array(2 * n - 1);
+          for (let y = 0; y < tile; y++) for (let x = 0; x < tile; x++) read[at[x] - at[y] + n - 1] = 1;
+          offsets = [];
+          for (let r = 0; r < 2 * n - 1; r++) if (read[r]) offsets.push(r);
+        }
+        const colours = new Uint32Array(2 * n - 1);
         for (let h = 0; h < s.heads; h++) {
           const top = Math.floor(h / cols) * (tile + gap), left = (h % cols) * (tile + gap);
-          // Sandwich's tiles read a few offsets of each head, its cells made when asked: no whole row of them
-          const colours = shift && s.kind !== "sandwich" ? Uint32Array.from(shift(h), (v) => pixel(scale(v))) : null;
-          for (let y = 0; y < tile; y++) {
-            for (let x = 0, o = (top + y) * W + left; x < tile; x++) {
-              px[o + x] = colours ? colours[at[x] - at[y] + s.n - 1] : pixel(scale(f.at(h, at[y], at[x])));
+          if (h === 0 || !f.sameHeads) {
+            if (offsets) {
+              for (const r of offsets) { const i = r < n - 1 ? n - 1 - r : 0; colours[r] = pixel(scale(f.at(h, i, i + r - (n - 1)))); }
+              for (let y = 0, o = 0; y < tile; y++) for (let x = 0, c = n - 1 - at[y]; x < tile; x++, o++) cells[o] = colours[at[x] + c];
+            } else {
+              for (let y = 0, o = 0; y < tile; y++) for (let x = 0; x < tile; x++, o++) cells[o] = pixel(scale(f.at(h, at[y], at[x])));
             }
           }
+          for (let y = 0; y < tile; y++) px.set(cells.subarray(y * tile, (y + 1) * tile), (top + y) * W + left);
         }
         put();
       });
