@@ -32,7 +32,7 @@ SAYS_ZH: dict[str, str] = {
         "大多数测试位置的取值在训练中从未出现过",
     "no position-only attention logit points at the key k places back for more than 10% of the queries (k = 1, 2, 4, "
     "8)":
-        "只由位置给出的注意力 logit 对超过 10% 的查询都指不到 k 个位置之前的键（k = 1, 2, 4, 8）",
+        "没有哪个只由位置给出的注意力 logit 能对超过 10% 的查询指向 k 个位置之前的键（k = 1, 2, 4, 8）",
     "the neighbour step at n=3 is more than twice that at n=1000":
         "n=3 时相邻位置的步长是 n=1000 时的两倍以上",
     "neighbour distances vary (max >= 2x min)":
