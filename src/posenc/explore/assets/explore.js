@@ -684,8 +684,9 @@ function biasColours(lo, hi, rising) {  // the sequential map over a bias's own 
    row (a typed array, or a function value(r, c)), in the colour map's range; NaN or past it: `outside`. One ImageData
    written as 32-bit pixels from the map's 257 colours, one putImageData. */
 function heatCanvas(canvas, rows, cols) {  // the canvas at rows x cols, its kept ImageData's 32-bit pixels, and `put`
-  if (canvas.width !== cols || canvas.height !== rows) {
-    canvas.width = cols; canvas.height = rows;
+  if (canvas.width !== cols || canvas.height !== rows) {  // each write clears the canvas and makes its bitmap anew: only a changed one
+    if (canvas.width !== cols) canvas.width = cols;
+    if (canvas.height !== rows) canvas.height = rows;
     canvas.style.aspectRatio = String(Math.min(4, Math.max(0.5, cols / rows)));  // wide tables flat, tall ones tall
     canvas.image = null;
   }
