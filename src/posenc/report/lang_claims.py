@@ -298,6 +298,8 @@ SCOPE_ZH: dict[str, str] = {
         "{} 层、宽度 {} 的 lab 模型，{} 个种子，在规模至多 {} 的数据上训练（selective_copy、count）",
     "SmolLM2-135M, {} windows of {} tokens, passkey {} trials per cell":
         "SmolLM2-135M，{} 个 {} 词元的窗口，passkey 每格 {} 次试验",
+    "smollm2, {} windows of {} tokens, passkey {} trials per cell":
+        "smollm2，{} 个 {} 词元的窗口，passkey 每格 {} 次试验",
     "SmolLM2-135M-Instruct ({} layers x {} heads, causal), {} windows of {} tokens":
         "SmolLM2-135M-Instruct（{} 层 x {} 个注意力头，因果），{} 个 {} 词元的窗口",
     "SmolLM2-135M-Instruct's positional heads, {} windows of {} tokens":

@@ -406,23 +406,6 @@ CHOICE_ZH: dict[str, str] = {
     "the paper's claim is about lengths far past training; 8L is the longest measured":
         "论文的说法讲的是远超训练长度的长度；8L 是测过的最长长度",
     # earlier wordings that a committed report (docs/reports/*.json) still shows
-    "the width seeds 001 and 003 name (d_model = 512, the original Transformer's); the narrow widths show where the "
-    "claim starts to hold":
-        "教程 001 和 003 所说的宽度（d_model = 512，原始 Transformer 的）；较窄的宽度显示这条说法从哪里开始成立",
-    "seed 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind dims), fixed before "
-    "this claim":
-        "教程 002 没有给出宽度；d=64 是 posenc 复现这张图时用的（posenc plot --kind dims），在这条说法之前就已确定",
-    "seed 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind positions), fixed "
-    "before this claim":
-        "教程 002 没有给出宽度；d=64 是 posenc 复现这张图时用的（posenc plot --kind positions），在这条说法之前就已确定",
-    "seed rows 100..1099": "教程中的行 100..1099",
-    "the claim is about word embeddings that training shaped: every row except BERT's [unused] placeholders, which no "
-    "text produces (895 of the seed's 1000 rows 100..1099 are placeholders). The seed's rows are kept as its "
-    "reproduction, the tokens Shakespeare uses most as the words text actually brings":
-        "这条说法讲的是训练塑造出的词嵌入：除 BERT 的 [unused] 占位行（没有任何文本会产生它们）之外的每一行（教程的行中有 "
-        "895 行是占位行，共 1000 行 100..1099）。教程的行作为对它的复现保留，莎士比亚（Shakespeare）用得最多的词元代表真实文本"
-        "实际带来的词",
-    _MAGNITUDE_WHY.format(t="seed"): _MAGNITUDE_WHY_ZH,
     "nearness": "接近程度",
     "nearest word (rank 1)": "最近的词（排名 1）",
     "among the 10 nearest": "在最近的 10 个之中",
@@ -430,25 +413,10 @@ CHOICE_ZH: dict[str, str] = {
     "the examples come from word-analogy work (Mikolov et al. 2013), where an analogy holds only when the target is "
     "the nearest word; the looser readings are shown beside":
         "这些例子来自词类比的研究（Mikolov et al. 2013），那里只有目标词是最近的词时类比才算成立；较宽松的读法列在旁边",
-    "the seed's mechanism is the sinusoid's frequency order (low dimensions turn fast, high ones slowly), so the "
-    "headline is a model trained with the sinusoid added; SmolLM2's RoPE orders its query/key pairs by frequency the "
-    "same way (Barbero et al. 2024 study which bands carry position and which meaning); in MiniLM's learned table a "
-    "dimension's index means nothing, kept as the test the report ran before":
-        "教程的机制是正弦位置编码的频率顺序（低维度转得快，高维度转得慢），所以主结论取加上正弦位置编码训练的模型；SmolLM2 的 "
-        "RoPE 也按频率排列其查询/键维度对（Barbero et al. 2024 研究了哪些频段承载位置、哪些承载语义）；在 MiniLM 的学习式"
-        "位置表中维度的序号没有意义，保留它是因为报告以前做过这个检验",
     "measure": "度量",
     "raw cosine": "原始余弦",
     "centred cosine": "中心化后的余弦",
-    "seed 001 §4.1's own code compares raw rows": "教程 001 §4.1 自己的代码比较的是原始的行",
     "tutorial 001 §4.1's own code compares raw rows": "教程 001 §4.1 自己的代码比较的是原始的行",
-    "'easier to learn' is a claim about optimisation, which compares models of one capacity: equal parameters (both "
-    "at width 64; the added model's token table is twice as wide, 0.4% of its parameters here). Equal block width "
-    "(concatenation then gives the tokens only half the channels) and the document's setting (concatenation doubles "
-    "the width and about quadruples the blocks' parameters, seed 003 §14.3.2) are shown beside it":
-        "'easier to learn'（更容易学习）是关于优化的说法，要比较同等容量的模型：参数量相同（两者宽度都是 64；相加模型的词元"
-        "表宽一倍，这里占其参数的 0.4%）。块宽度相同（此时拼接只给词元一半的通道）和文档的设置（拼接使宽度加倍、块的参数约"
-        "变为四倍，教程 003 §14.3.2）列在旁边",
 }
 
 #: an experiment's ``extended`` flag (what it costs, in the reason a claim past the full report's hour is not run)

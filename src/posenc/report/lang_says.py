@@ -431,10 +431,6 @@ SAYS_ZH: dict[str, str] = {
     "a random (learned-like) table with its own best maps fails":
         "一张随机的（类似学习所得的）表，用它自己最好的映射也不满足",
     "before training they are not: tables drawn as BERT initialises them (N(0, 0.02^2), the same shapes) share the "
-    "subspace as random tables do (seed 001 §4: '训练初期,他们确实不是近似正交的')":
-        "训练之前并非如此：按 BERT 的初始化方式抽取的表（N(0, 0.02^2)，同样的形状）像随机表一样共享这个子空间"
-        "（教程 001 §4：'训练初期,他们确实不是近似正交的'）",
-    "before training they are not: tables drawn as BERT initialises them (N(0, 0.02^2), the same shapes) share the "
     "subspace as random tables do (tutorial 001 §4: '训练初期,他们确实不是近似正交的')":
         "训练之前并非如此：按 BERT 的初始化方式抽取的表（N(0, 0.02^2)，同样的形状）像随机表一样共享这个子空间"
         "（教程 001 §4：'训练初期,他们确实不是近似正交的'）",
