@@ -40,6 +40,22 @@ def minilm():
     return load_model("minilm")
 
 
+@pytest.fixture(scope="session")
+def tiny_llama(minilm):
+    """A randomly initialised two-layer causal Llama (RoPE, grouped-query attention) with MiniLM's tokenizer, shared
+    by the probe and report tests (read-only: a test that changes it works on a copy)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from posenc.pretrained import LoadedModel
+
+    config = LlamaConfig(vocab_size=minilm.tokenizer.vocab_size, hidden_size=32, intermediate_size=64,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=256, tie_word_embeddings=True)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config).eval()
+    return LoadedModel(model=model, tokenizer=minilm.tokenizer, config=config, name="tiny-llama", source="test")
+
+
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)

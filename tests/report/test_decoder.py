@@ -8,10 +8,9 @@ import math
 import numpy as np
 import pytest
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM, LlamaModel
+from transformers import LlamaConfig, LlamaModel
 
 from posenc.errors import PosencError
-from posenc.pretrained import LoadedModel
 from posenc.probe.capture import capture
 from posenc.probe.content import content_change, swap_words
 from posenc.probe.heads import HeadAccumulator
@@ -25,17 +24,6 @@ from posenc.stats import Estimate
 
 MINILM, SMOLLM2 = MODEL_OPTIONS
 HEAD_DIM, HEADS, T = 8, 3, 12
-
-
-@pytest.fixture(scope="module")
-def tiny_llama(minilm):
-    """A randomly initialised two-layer causal Llama (RoPE, grouped-query attention) with MiniLM's tokenizer."""
-    config = LlamaConfig(vocab_size=minilm.tokenizer.vocab_size, hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                         max_position_embeddings=256, tie_word_embeddings=True)
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config).eval()
-    return LoadedModel(model=model, tokenizer=minilm.tokenizer, config=config, name="tiny-llama", source="test")
 
 
 def _rotate(q: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
