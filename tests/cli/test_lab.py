@@ -120,8 +120,22 @@ def test_sweep_counts_at_their_limits(stopped, option, value, message, capsys):
 @pytest.mark.parametrize("argv", [[], ["--preset", "quick", "--grid", "g.json"]])
 def test_sweep_needs_exactly_one_of_preset_and_grid(stopped, argv, capsys):
     assert main(["sweep", *argv]) == 2
-    assert capsys.readouterr().err == "error: pass exactly one of --preset (alibi-table, nope-tasks, quick) or --grid " \
-                                      "FILE.json\n"
+    from posenc.lab.presets import PRESETS
+
+    names = ", ".join(PRESETS)  # the lab's presets and the report's sweeps, registered by the command
+    assert names.startswith("alibi-table, nope-tasks, quick, report-tasks, report-tasks-quick, ")
+    assert capsys.readouterr().err == f"error: pass exactly one of --preset ({names}) or --grid FILE.json\n"
+
+
+def test_sweep_takes_a_report_sweep_by_name_and_lists_them_for_an_unknown_one(tmp_path, capsys):
+    store = tmp_path / "runs.sqlite"
+    assert main(["sweep", "--preset", "report-tasks-quick", "--store", str(store), "--limit", "0",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "report-tasks-quick" in out and "18 run(s) of this sweep are not in the store yet" in out
+    assert main(["sweep", "--preset", "report-task", "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert "report-irope-quick" in err and "Did you mean 'report-tasks'?" in err
 
 
 def test_sweep_on_ray_leaves_the_device_and_precision_to_each_worker(stopped, capsys):

@@ -20,6 +20,7 @@ from posenc.cluster import EXECUTORS
 from posenc.device import DEVICE_HELP, DTYPE_HELP
 from posenc.errors import PosencError
 from posenc.lab.lab_task import LAB_TASKS
+from posenc.lab.presets import PRESETS
 from posenc.lab.train import RunConfig
 
 console = Printer()
@@ -91,7 +92,9 @@ def train(settings: CommandSettings,
         console.print(f"wrote {written}")
 
 
-def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-tasks or quick"),
+def sweep(preset: str = typer.Option(None, "--preset", help=f"{', '.join(PRESETS)}, or a sweep of the report "
+                                      "(report-tasks, report-charlm, ...; -quick for its quick mode): the runs "
+                                      "behind its lab numbers, found in its store; an unknown name lists them all"),
           grid: Path = typer.Option(None, "--grid", help="a JSON sweep file: {\"base\": {...}, \"grid\": {...}, "
                                     "\"seeds\": [...]}"),
           store: Path = typer.Option(Path("runs/lab.sqlite"), "--store", help="SQLite results store"),
@@ -116,9 +119,10 @@ def sweep(preset: str = typer.Option(None, "--preset", help="alibi-table, nope-t
     from posenc.cli.paths import output_dir, output_file
     from posenc.cluster import check_executor, check_reachable
     from posenc.device import parse_device, resolve_device, resolve_dtype
-    from posenc.lab import PRESETS, run_sweep, summarize, to_markdown
+    from posenc.lab import run_sweep, summarize, to_markdown
     from posenc.lab.sweep import resolve_sweep
     from posenc.lab.tables import check_metric
+    from posenc.report import sweeps  # noqa: F401  (registers the report's sweeps as presets)
 
     # before anything else: a device this machine lacks (or, on Ray, a malformed one) is refused at once
     target = parse_device(device) if executor == "ray" else resolve_device(device)
