@@ -276,17 +276,6 @@ UNTESTABLE_ZH: dict[str, str] = {
         "无论有没有保留语都没有可测的东西（'可能'；按本报告的保留规则，单凭保留语只会让说法成为存在性的说法，而不是无法"
         "检验）。在任务上比较正弦位置编码与学习式或旋转位置编码测量的是别的东西（learned-beats-fixed、sinusoid-weak-local "
         "检验的是那些句子）",
-    # earlier wordings that a committed report (docs/reports/*.json) still shows
-    "hedged twice ('在某些任务中', in some tasks; '可能', may) and offered as an illustration of a logit term: no "
-    "finite set of tasks and models could refute it, and it names no model, task or size of the preference":
-        "两处保留（'在某些任务中'；'可能'），且是为说明一个 logit 项而举的例子：没有哪一组有限的任务和模型能推翻它，它也没有"
-        "指明模型、任务或偏好的大小",
-    "'may not complement each other well' names no measure of complementing and no alternative that would complement "
-    "better, and it is hedged ('可能', may). Comparing the sinusoid with learned or rotary encodings on tasks measures "
-    "something else (learned-beats-fixed, sinusoid-weak-local test those sentences)":
-        "'may not complement each other well'（可能不能很好地互补）既没有给出互补的度量，也没有给出能更好互补的替代方案，"
-        "而且带有保留（'可能'）。在任务上比较正弦位置编码与学习式或旋转位置编码测量的是别的东西（learned-beats-fixed、"
-        "sinusoid-weak-local 检验的是那些句子）",
 }
 
 _WINDOW_WHY = ("the length all-MiniLM-L6-v2 was fine-tuned at: its tokenizer.json truncates and pads to 128 tokens "
@@ -406,17 +395,12 @@ CHOICE_ZH: dict[str, str] = {
     "the paper's claim is about lengths far past training; 8L is the longest measured":
         "论文的说法讲的是远超训练长度的长度；8L 是测过的最长长度",
     # earlier wordings that a committed report (docs/reports/*.json) still shows
-    "nearness": "接近程度",
     "nearest word (rank 1)": "最近的词（排名 1）",
     "among the 10 nearest": "在最近的 10 个之中",
     "top 1% of the vocabulary": "词表的前 1%",
-    "the examples come from word-analogy work (Mikolov et al. 2013), where an analogy holds only when the target is "
-    "the nearest word; the looser readings are shown beside":
-        "这些例子来自词类比的研究（Mikolov et al. 2013），那里只有目标词是最近的词时类比才算成立；较宽松的读法列在旁边",
     "measure": "度量",
     "raw cosine": "原始余弦",
     "centred cosine": "中心化后的余弦",
-    "tutorial 001 §4.1's own code compares raw rows": "教程 001 §4.1 自己的代码比较的是原始的行",
 }
 
 #: an experiment's ``extended`` flag (what it costs, in the reason a claim past the full report's hour is not run)

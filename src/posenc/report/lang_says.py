@@ -428,39 +428,8 @@ SAYS_ZH: dict[str, str] = {
     "no positional head of SmolLM2 sits at another offset (the token itself, or further back)":
         "SmolLM2 没有位置注意力头位于其他偏移量（词元自身，或更靠前的位置）",
     # earlier wordings that a committed report (docs/reports/*.json) still shows
-    "a random (learned-like) table with its own best maps fails":
-        "一张随机的（类似学习所得的）表，用它自己最好的映射也不满足",
-    "before training they are not: tables drawn as BERT initialises them (N(0, 0.02^2), the same shapes) share the "
-    "subspace as random tables do (tutorial 001 §4: '训练初期,他们确实不是近似正交的')":
-        "训练之前并非如此：按 BERT 的初始化方式抽取的表（N(0, 0.02^2)，同样的形状）像随机表一样共享这个子空间"
-        "（教程 001 §4：'训练初期,他们确实不是近似正交的'）",
-    "'king' is the nearest word to 'man' + 'royalty' (query words left out)":
-        "'king' 是离 'man' + 'royalty' 最近的词（不计查询词本身）",
-    "'rome' is the nearest word to 'paris' - 'france' + 'italy'":
-        "'rome' 是离 'paris' - 'france' + 'italy' 最近的词",
-    "random triples rarely hit a random target":
-        "随机的三元组很少命中随机的目标词",
-    "the tenth of dimensions that vary most hold at least 10% more of the words' variance than an isotropic table "
-    "puts there":
-        "变化最大的十分之一维度所容纳的词方差，比各向同性的表在那里的至少多 10%",
-    "and the position (one of 128) far above chance":
-        "并且读出位置（128 个之一）的准确率远高于随机水平",
-    "and the position for nine tokens in ten":
-        "并且十个词元中有九个的位置被读对",
-    "the probe reads both the token and the position from the sum itself (the embeddings' output) for nine tokens in "
-    "ten":
-        "探针从和向量本身（嵌入层的输出）中读出词元和位置，十个词元中有九个读对",
     "learned beats the sinusoid in distribution (by > 0.01, whole interval) on more than half of the learned tasks":
         "在已学会的任务中，超过一半的任务上学习式位置编码在分布内胜过正弦位置编码（高出 > 0.01，整个区间）",
-    "at initialisation the mean |cos| is well above that of random directions (not near-orthogonal): the premise; "
-    "when it fails, there is nothing for training to separate and the claim is refuted":
-        "初始化时平均 |cos| 远高于随机方向的（并非近似正交）：这是前提；它不成立时，训练就没有什么可分开的，这条说法被推翻",
-    "training lowers the mean |cos| by at least 10%":
-        "训练使平均 |cos| 至少降低 10%",
     "some positional head (Voita's rule, interval above 90%) sits at offset -1 or +1":
         "有位置注意力头（Voita 的规则，区间高于 90%）位于偏移量 -1 或 +1",
-    "the Spearman correlation of measured and published mean reciprocal ranks exceeds 0.7":
-        "测得的与论文发表的平均倒数排名之间的 Spearman 相关系数超过 0.7",
-    "at least one task on which >= 3 of the paper's encodings learned in distribution (>= 0.95)":
-        "至少有一个任务，论文中的位置编码有 >= 3 种在分布内学会了它（>= 0.95）",
 }
