@@ -23,7 +23,7 @@ from posenc.lab.sweep import Sweep
 from posenc.report.experiments import field, research, training
 from posenc.stats import MIN_UNITS
 
-__all__ = ["BUILDERS", "REPORT_SWEEPS", "report_sweep_names"]
+__all__ = ["BUILDERS", "REPORT_SWEEPS"]
 
 #: every function that builds a sweep the report trains, ``(quick, seeds) -> sweep dict``, in the page's order
 BUILDERS: tuple[Callable[[bool, int], dict[str, Any]], ...] = (
@@ -48,10 +48,6 @@ def _register() -> dict[str, Callable[[], Sweep]]:
     return table
 
 
-#: the report's sweeps by name, as registered in :data:`posenc.lab.PRESETS`
+#: the report's sweeps by name, as registered in :data:`posenc.lab.PRESETS`: each builder's full mode, then its quick mode
 REPORT_SWEEPS: dict[str, Callable[[], Sweep]] = _register()
 
-
-def report_sweep_names() -> tuple[str, ...]:
-    """The names of the report's sweeps in the order of :data:`BUILDERS`, each full mode's before its quick mode's."""
-    return tuple(REPORT_SWEEPS)
