@@ -60,6 +60,9 @@ def test_a_top_level_modules_tests_are_the_files_that_name_it():
         text = (ROOT / t).read_text()
         assert "posenc.resources" in text or re.search(r"from posenc import [^\n]*\bresources\b", text), t
     assert "tests/test_registry.py" in mutate.tests_for("posenc.__init__")  # import posenc; posenc.build(...)
+    # this script's own tests name modules as examples and read git, which mutmut's exported copy has not
+    assert "tests/test_mutate_since.py" not in mutate.tests_for("posenc.checks")
+    assert not set(mutate.SCRIPT_TESTS) & set(mutate.tests_for("posenc.__init__"))
     assert mutate.tests_for("posenc.encodings.rope") == mutate.TESTS["posenc.encodings"]  # a package's mirror
 
 
