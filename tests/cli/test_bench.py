@@ -54,6 +54,9 @@ def test_each_row_shows_the_numbers_of_its_json_row(tmp_path, capsys):
     in_place = set()
     for data in result["rows"]:
         cells = dict(zip(COLUMNS, shown[data["provider"], data["mode"]], strict=True))
+        # the gate's verdict, with the worst error against the float64 reference where it was measured
+        worst = f" ({data['gate_error']:.2g})" if "gate_error" in data else ""
+        assert cells["gate"] == f"{data.get('gate', '')}{worst}"
         if "median_ms" in data:
             assert cells["median ms"] == f"{data['median_ms']:.2f}"
         if "speedup_vs_hf_eager" in data:

@@ -128,3 +128,33 @@ def test_derived_defaults():
 def test_a_rotary_encoding_built_without_options_has_the_default_head_width(name):
     # the signature table reads the declared defaults; this builds one and reads what it holds
     assert posenc.build(name).head_dim == 64
+
+
+def _state(module: torch.nn.Module) -> dict:
+    """What a built encoding holds: its parameters and buffers, and the plain settings of each submodule."""
+    plain = (bool, int, float, str, tuple, list, type(None))
+    settings = {f"{prefix}.{k}": v for prefix, m in module.named_modules() for k, v in vars(m).items()
+                if not k.startswith("_") and isinstance(v, plain)}
+    tensors = {f"{prefix}.{k}": t for prefix, m in module.named_modules()
+               for k, t in [*m._parameters.items(), *m._buffers.items()] if t is not None}
+    return {"settings": settings, "tensors": tensors}
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_an_encoding_built_without_options_is_the_one_built_with_its_written_defaults(name):
+    # the body's defaults, not the signature's: a default changed where it is used (FIRE's initial c) builds another
+    # module while the signature still reads as written
+    torch.manual_seed(0)
+    bare = _state(posenc.build(name))
+    torch.manual_seed(0)
+    written = _state(posenc.build(name, **ENCODINGS[name]))
+    assert bare["settings"] == written["settings"]
+    assert bare["tensors"].keys() == written["tensors"].keys()
+    for key, tensor in bare["tensors"].items():
+        torch.testing.assert_close(tensor, written["tensors"][key], rtol=0, atol=0, msg=key)
+
+
+def test_fire_starts_where_the_paper_does():
+    # Li et al. 2024 (FIRE, §3.3): c = 1 and the threshold L = 512 at initialisation
+    fire = posenc.build("fire")
+    assert fire.log_c.exp().item() == 1.0 and fire.threshold.item() == 512.0

@@ -225,6 +225,10 @@ def test_sinusoidal_concat_layout_by_hand_and_converter():
     torch.testing.assert_close(convert_sinusoidal_layout(concat, "concat", "interleaved"), inter)
     with pytest.raises(PosencError, match="layout must be 'interleaved'"):
         posenc.build("sinusoidal", dim=4, layout="halves")
+    # the converter's error names which of its two layouts was wrong
+    for source, target, wrong in (("halves", "concat", "source"), ("concat", "halves", "target")):
+        with pytest.raises(PosencError, match=f"^{wrong} must be 'interleaved'.*got 'halves'"):
+            convert_sinusoidal_layout(inter, source, target)
 
 
 # -- FIRE, KERPLE, Sandwich, CoPE --------------------------------------------------------------------------------------
@@ -235,6 +239,11 @@ def test_fire_input_by_hand_and_bias_is_the_mlp_of_it():
     # c = 1, L = 2: query 4, key 1 -> log(1 + 3) / log(1 + max(2, 4)) = ln 4 / ln 5
     x = fire_inputs(torch.tensor([4]), torch.tensor([1]), 1.0, 2.0)
     assert float(x) == pytest.approx(math.log(4) / math.log(5), rel=1e-6)
+    # float32 whatever c and L come as (the module's parameters, or float64 tensors): the explorer's golden values
+    # are these float32 numbers
+    wide = fire_inputs(torch.tensor([4]), torch.tensor([1]), torch.tensor(1.0, dtype=torch.float64),
+                       torch.tensor(2.0, dtype=torch.float64))
+    assert x.dtype == wide.dtype == torch.float32 and torch.equal(wide, x)
     fire = posenc.build("fire", n_heads=3, c=1.0, threshold=2.0)
     b = fire.bias(torch.tensor([4]), torch.tensor([1]))
     torch.testing.assert_close(b[:, 0, 0], fire.mlp(torch.tensor([[math.log(4) / math.log(5)]]))[0])

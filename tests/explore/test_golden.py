@@ -75,6 +75,21 @@ def test_rope_decay_by_hand():
     assert angles[4:8] == pytest.approx(10000.0 ** (-np.arange(0, dim, 2) / dim))  # row 1: theta itself
 
 
+#: the first four draws of explore.js's ``mulberry32`` for three seeds, computed by that file's function under Node
+#: 20.20 (2026-11-29); each is a multiple of 2^-32, so the Python generator must give them exactly
+MULBERRY32_IN_JS = {
+    1: [0.6270739405881613, 0.002735721180215478, 0.5274470399599522, 0.9810509674716741],
+    2026: [0.45540769933722913, 0.30849614599719644, 0.6611574492417276, 0.6184752183035016],
+    2 ** 32 - 1: [0.8964226141106337, 0.189478256739676, 0.7156526781618595, 0.9440599093213677],
+}
+
+
+@pytest.mark.parametrize("seed", sorted(MULBERRY32_IN_JS))
+def test_the_generator_draws_what_the_explorers_does(seed):
+    draw = mulberry32(seed)
+    assert [draw() for _ in range(4)] == MULBERRY32_IN_JS[seed]
+
+
 def test_the_random_draws():
     draw = mulberry32(1)
     values = [draw() for _ in range(20000)]

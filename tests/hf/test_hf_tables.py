@@ -174,6 +174,15 @@ def test_axial_vision_towers(model_type):
     assert AXIAL_MODEL_TYPES == {"qwen2_vl_vision", "qwen2_5_vl_vision"}
 
 
+@pytest.mark.parametrize(("width", "heads"), [("embed_dim", "num_heads"), ("hidden_size", "num_heads"),
+                                             ("hidden_size", "num_attention_heads")])
+def test_an_axial_tower_reads_each_spelling_of_its_width_and_heads(width, heads):
+    # Qwen2-VL's vision config spells them embed_dim / num_heads, Qwen2.5-VL's hidden_size / num_heads; a config
+    # written with the text model's names (hidden_size / num_attention_heads) gives the same head width
+    config = {"model_type": "qwen2_5_vl_vision", width: 96, heads: 4, "rope_theta": 10000.0}
+    assert from_hf_config(config).head_dim == 24
+
+
 @pytest.mark.parametrize(("model_type", "words"), [("nanochat", "-theta"), ("deepseek_v4", "trailing channels")])
 def test_types_posenc_cannot_reproduce(model_type, words):
     with pytest.raises(PosencError, match=f"model type '{model_type}'.*{words}"):

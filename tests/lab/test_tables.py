@@ -77,6 +77,26 @@ def test_every_table_of_the_markdown_has_its_task_heading():
                         "### copy: exact_match (trained on sizes up to 4)"]
 
 
+def test_every_table_of_the_markdown_is_well_formed():
+    # each table: a header, a separator with one |---| per column, rows of as many cells; both layouts (rows are
+    # lengths for the char-LM, encodings for a task)
+    records = [_task("rope", 0, {"4": 0.5, "8": 0.25}), _task("alibi", 0, {"4": 1.0, "8": CANNOT_RUN}),
+               _lm("alibi", 0, {"64": 10.0, "128": 9.0}), _lm("rope", 0, {"64": 11.0, "128": 30.0})]
+    lines = to_markdown(summarize_records(records, name="mixed")).splitlines()
+    tables, current = [], []
+    for line in [*lines, ""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(current)
+            current = []
+    assert len(tables) == 3
+    for header, separator, *rows in tables:
+        columns = header.count("|") - 1
+        assert separator == "|---" * columns + "|", (header, separator)
+        assert rows and all(row.count("|") - 1 == columns for row in rows), rows
+
+
 def test_a_summary_of_the_whole_store_misses_no_run(tmp_path):
     from posenc.lab import KIND, summarize
     from posenc.lab.train import CODE_VERSION

@@ -3,6 +3,7 @@ since the bias depends on the two positions alone, drawn where each belongs at a
 length), and the encodings without a table or a fixed bias."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -56,3 +57,28 @@ def test_content_encodings_say_they_have_no_table():
         encoding = posenc.build_for_model(name, d_model=8, n_heads=2, head_dim=4)
         assert "positions from content" in encoding_matrix(encoding, 4, 8)[1]
     assert "no position information" in encoding_matrix(posenc.build("nope"), 4, 8)[1]
+
+
+def test_a_length_dependent_rope_draws_the_angles_in_force_at_that_length():
+    # dynamic NTK (emozilla 2023): past L0 the base grows to base * (s L / L0 - (s - 1))^(d / (d - 2))
+    d, s, original, length = 16, 2.0, 8, 32
+    rope = posenc.build("rope", head_dim=d, scaling={"type": "dynamic", "factor": s, "original_max_len": original})
+    matrix = encoding_matrix(rope, length, d)[0].double()
+    p = torch.arange(length, dtype=torch.float64)[:, None]
+    i = torch.arange(0, d, 2, dtype=torch.float64)
+
+    def cos(base):
+        return (p * base ** (-i / d)).cos()
+
+    grown = 10000.0 * (s * length / original - (s - 1)) ** (d / (d - 2))
+    torch.testing.assert_close(matrix, cos(grown), rtol=1e-5, atol=1e-6)
+    assert not torch.allclose(matrix, cos(10000.0), atol=1e-3)  # the angles of the original length differ
+
+
+def test_every_encoding_draws_one_row_per_position_and_says_so():
+    # whatever the branch (table, rotation, bias, factor, or nothing to draw), rows are positions 0..length-1
+    for name in posenc.available():
+        encoding = posenc.build_for_model(name, d_model=8, n_heads=2, head_dim=4)
+        matrix, _, _, ylabel = encoding_matrix(encoding, 6, 8)
+        assert matrix.shape[0] == 6, name
+        assert re.search(r"\bposition\b", ylabel), (name, ylabel)

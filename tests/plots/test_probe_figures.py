@@ -2,11 +2,17 @@
 their intervals at the lengths they belong to, the thresholds the captions name, and colour scales that keep a
 share a share."""
 
+import re
+
 import numpy as np
 import pytest
+import torch
 from matplotlib.container import ErrorbarContainer
+from matplotlib.text import Text
 
+from posenc.plots import probe
 from posenc.plots.probe import rope_distance_figure, rope_frequency_figure, term_shares_figure, window_length_figure
+from posenc.probe.decompose import FourTermSplit
 from posenc.stats import Estimate
 
 
@@ -111,3 +117,57 @@ def test_window_length_panels_threshold_and_fraction_image():
     labels = {(t.get_position(), t.get_text()) for t in c.texts}
     assert labels == {((head, layer), f"{offsets[layer, head]:+d}") for layer in range(2) for head in range(3)}
     assert c.get_xlabel() == "head" and c.get_ylabel() == "layer" and "128-token" in c.get_title()
+
+
+def _figures():
+    """One figure of each kind the module draws, from small inputs: ``{name: figure}``."""
+    rng = np.random.default_rng(0)
+    heads, layers, tokens = 2, 3, 5
+    subspace = [{"k": k, "overlap": 0.1 * k, "random_overlap_mean": 0.05 * k, "random_overlap_std": 0.01}
+                for k in (1, 2, 4)]
+    geo = {"dim": 8, "raw": {"angle_mean": 89.0}, "subspace": {"k": subspace}}
+    dec = {"chance_absolute_mae": 10.0, **{n: {"absolute_mae_clipped": 2.0, "relative_error_pct": 5.0}
+                                          for n in ("model", "sinusoid", "random")}}
+    names = ("ww", "wp", "pw", "pp", "rest")
+    split = FourTermSplit({n: torch.randn(heads, tokens, tokens, dtype=torch.float64) for n in names},
+                          torch.zeros(heads, tokens, tokens), 1e-6)
+    summary = {"shares_within_rows": [dict.fromkeys(names, 0.2)] * heads, "relative_error": 1e-6}
+    grid = np.full((layers, heads), 0.5)
+    attention = {"previous": grid, "next": grid, "voita_fraction": grid, "positional_heads": [(0, 1, -1, 0.9)],
+                 "distance_bin_edges": [0, 1, 2, 4, 8], "mass_by_distance": np.full((layers, heads, 4), 0.25)}
+    per_head = {f"{n}_of_four": [_e(0.25), _e(0.25)] for n in names[:4]}
+    by_length = {n: {"cross_share": _e(0.3), "max_head_cross_share": _e(0.4), "rest_share": _e(0.02, 0.01)}
+                 for n in (64, 128)}
+    figures = {
+        "geometry_figure": probe.geometry_figure(geo, rng.normal(0, 0.1, 50), rng.normal(0, 0.1, 50),
+                                                 rng.normal(0, 0.1, 50)),
+        "decodability_figure": probe.decodability_figure(dec),
+        "four_terms_figure": probe.four_terms_figure(split, summary, tokens=tokens),
+        "heads_figure": probe.heads_figure(attention),
+        "distance_figure": probe.distance_figure(attention),
+        "rope_frequency_figure": rope_frequency_figure(_rope()),
+        "rope_distance_figure": rope_distance_figure(_rope()),
+        "window_length_figure": window_length_figure([64, 128], {"layer 0 head 1": [_e(0.9), _e(0.8)]},
+                                                     {64: [_e(0.9), _e(0.8)]}, 32, grid, np.zeros((3, 2), int),
+                                                     0.5, 128),
+        "term_shares_figure": term_shares_figure(per_head, by_length, 128, 0.3),
+        "orthogonality_figure": probe.orthogonality_figure({"frequent words": _e(89.5), "published": 89.9}, 0.5,
+                                                           {"frequent words": rng.normal(90, 1, 50)}),
+        "dimension_split_figure": probe.dimension_split_figure(np.linspace(0, 1, 8), [(0, 4), (4, 8)],
+                                                               [_e(0.5), _e(0.6)], [0.9, 0.95], [_e(0.3), _e(0.4)]),
+        "embedding_scale_figure": probe.embedding_scale_figure(rng.normal(3, 0.2, 50), rng.normal(1, 0.1, 50),
+                                                               "a model", {"sinusoid": 0.7, "word rows": 0.05},
+                                                               ["C1", "C0"]),
+    }
+    assert set(figures) == set(probe.__all__)  # a new figure joins the rule below
+    return figures
+
+
+def test_every_figure_writes_in_lowercase_sentence_style():
+    # titles, labels, legends and notes are sentences in lower case: no word of four or more capitals (the
+    # acronyms the figures use, RMS, MAE, PCA, are three letters; the inputs above hold none either)
+    for name, fig in _figures().items():
+        texts = [t.get_text() for t in fig.findobj(Text)]
+        assert any(texts), name
+        shouted = [text for text in texts if re.search(r"\b[A-Z]{4,}\b", text)]
+        assert shouted == [], name

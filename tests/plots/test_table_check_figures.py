@@ -2,21 +2,34 @@
 and histograms equal to the input, titles that follow the input's shape, and clear errors for inputs that do not
 line up."""
 
+import re
+
 import numpy as np
 import pytest
+from matplotlib.category import StrCategoryLocator
 from matplotlib.colors import to_rgba
+from matplotlib.text import Text
+from matplotlib.ticker import FixedLocator
 
 from posenc.errors import PosencError
+from posenc.plots import tutorial_checks
 from posenc.plots.tutorial_checks import (
     binary_jumps_figure,
     bounded_values_figure,
     compactness_figure,
+    dims_period_figure,
     extrapolation_figure,
     integer_growth_figure,
     local_global_figure,
+    nearest_distance_figure,
     normalized_step_figure,
+    offset_rule_figure,
+    parameter_ratio_figure,
+    position_pair_figure,
     relative_map_figure,
+    relative_score_figure,
     unique_positions_figure,
+    worked_example_figure,
 )
 
 
@@ -170,3 +183,92 @@ def test_compactness_bars_stand_side_by_side_at_their_resolution():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5", "0.1", "0.01"]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["sinusoid", "binary"]
     assert ax.get_ylabel() == "dimensions needed" and ax.get_title().startswith("1024 positions")
+
+
+def test_worked_example_bars_stand_side_by_side_per_channel():
+    measured = _sinusoid(3, 4)[2]  # PE[2] at d = 4
+    printed = np.round(measured, 4)
+    labels = ["sin(2 w_0)", "cos(2 w_0)", "sin(2 w_1)", "cos(2 w_1)"]
+    (ax,) = worked_example_figure(measured.tolist(), printed.tolist(), labels).axes
+    reference, ours = ax.containers
+    assert [p.get_height() for p in reference.patches] == printed.tolist()
+    assert [p.get_height() for p in ours.patches] == measured.tolist()
+    for i, (r, m) in enumerate(zip(reference.patches, ours.patches, strict=True)):
+        # both bars of channel i inside its tick's slot, the measured one right beside the printed one
+        assert i - 0.5 <= r.get_x() and m.get_x() == pytest.approx(r.get_x() + r.get_width())
+        assert m.get_x() + m.get_width() <= i + 0.5
+    assert [t.get_text() for t in ax.get_xticklabels()] == labels
+
+
+def _figures():
+    """One figure of each kind the module draws, from small inputs: ``{name: figure}``."""
+    table = _sinusoid(64, 8)
+    bits = np.array([[(p >> j) & 1 for j in range(3)] for p in range(8)], dtype=float)
+    steps = np.sqrt((np.diff(table, axis=0) ** 2).mean(axis=0))
+    integer = np.arange(16, dtype=float)[:, None] * np.ones(4)
+    k = 2
+    figures = {
+        "integer_growth_figure": integer_growth_figure(np.arange(1, 65, dtype=float), 16, 0.25, 0.0),
+        "normalized_step_figure": normalized_step_figure({n: np.arange(n) / (n - 1) for n in (3, 10)},
+                                                         {3: 0.5, 10: 1 / 9}),
+        "binary_jumps_figure": binary_jumps_figure(bits, np.ones(7), np.full(7, 0.5)),
+        "bounded_values_figure": bounded_values_figure(table[:16], table.ravel(), 64),
+        "unique_positions_figure": unique_positions_figure({0: np.linalg.norm(table - table[0], axis=1)}, 0.5,
+                                                           table[:8] @ table[:8].T),
+        "relative_map_figure": relative_map_figure([1, 4], {"sinusoid": [0.0, 1e-12]}, np.eye(4), 4),
+        "local_global_figure": local_global_figure(table, 0, 6, steps, 2),
+        "extrapolation_figure": extrapolation_figure(table[:32], _sinusoid(132, 8)[100:], 100),
+        "worked_example_figure": worked_example_figure(table[2, :4].tolist(), table[2, :4].tolist(),
+                                                       ["a", "b", "c", "d"]),
+        "dims_period_figure": dims_period_figure(table, (2, 6), [6.3, 63.0], [6.28, 62.8]),
+        "position_pair_figure": position_pair_figure(table, (1, 5), np.abs(table[5] - table[1])[::2]),
+        "relative_score_figure": relative_score_figure(integer[:, 0], 1.0, integer[k:] @ integer[:-k].T,
+                                                       table[k:16] @ table[:16 - k].T, k),
+        "nearest_distance_figure": nearest_distance_figure({"d=8": {4: 0.5, 16: 0.3}}),
+        "compactness_figure": compactness_figure(["0.5", "0.1"], [6, 12], [10, 10], 64),
+        "offset_rule_figure": offset_rule_figure([1, 2, 4], [0.0, 1e-12, 1e-10], {"sinusoid": [1.0, 1.0, 0.9]}),
+        "parameter_ratio_figure": parameter_ratio_figure({"2048": {"attention": 2.0, "ffn": 1.5},
+                                                          "4096": {"attention": 2.0, "ffn": 1.3}}),
+    }
+    assert set(figures) == set(tutorial_checks.__all__)  # a new figure joins the rules below
+    return figures
+
+
+def _names_its_ticks(ax):
+    """Whether the x ticks are placed one by one, each with a name (bars per category), not read off a scale."""
+    ticks = ax.get_xticklabels()
+    placed = isinstance(ax.xaxis.get_major_locator(), (FixedLocator, StrCategoryLocator))
+    return placed and bool(ticks) and all(t.get_text() for t in ticks)
+
+
+def test_every_data_panel_says_what_its_axes_measure():
+    for name, fig in _figures().items():
+        panels = [ax for ax in fig.axes if ax.lines or ax.patches or ax.images]  # not the colour bars
+        assert panels, name
+        for ax in panels:
+            # x: a label, unless every tick is named (bars per category)
+            assert ax.get_xlabel() or _names_its_ticks(ax), (name, ax.get_title())
+            if name == "position_pair_figure":
+                continue  # its panels name their quantity in the title (PE[p, 2i], ||PE[a] - PE[b]||), no y label
+            # y: a label, on the panel or on one it shares its y axis with (a row of panels labels the first)
+            shared = ax.get_shared_y_axes().get_siblings(ax)
+            assert any(other.get_ylabel() for other in shared), (name, ax.get_title())
+
+
+def test_the_two_codes_have_one_name_in_every_figure():
+    # the integer-growth bars are named as the relative-score panels name the same two codes
+    figures = _figures()
+    _, bars = figures["integer_growth_figure"].axes
+    panels = [ax for ax in figures["relative_score_figure"].axes if ax.images]
+    names = [ax.get_title().split(":")[0] for ax in panels]
+    assert [t.get_text() for t in bars.get_xticklabels()] == names
+    _, jumps = figures["binary_jumps_figure"].axes
+    assert names[1] in [line.get_label() for line in jumps.lines]  # the smooth code beside the binary one
+
+
+def test_every_figure_writes_in_lowercase_sentence_style():
+    # titles, labels, legends and notes are sentences in lower case: no word of four or more capitals
+    for name, fig in _figures().items():
+        texts = [t.get_text() for t in fig.findobj(Text)]
+        assert any(texts), name
+        assert [text for text in texts if re.search(r"\b[A-Z]{4,}\b", text)] == [], name

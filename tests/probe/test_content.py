@@ -12,6 +12,11 @@ from posenc.probe.content import content_change, swap_words, total_variation
 def test_swap_words_keeps_the_special_tokens_and_the_length():
     windows = [[101, 1, 2, 102], [101, 3, 4, 102], [101, 5, 6, 102]]
     assert swap_words(windows, 1, 1) == [[101, 3, 4, 102], [101, 5, 6, 102], [101, 1, 2, 102]]
+    # special tokens that differ between windows stay with their own window, at both ends
+    ends = [[7, 1, 2, 3, 8], [9, 4, 5, 6, 10]]
+    assert swap_words(ends, 1, 1) == [[7, 4, 5, 6, 8], [9, 1, 2, 3, 10]]
+    assert swap_words(ends, 2, 2) == [[7, 1, 5, 3, 8], [9, 4, 2, 6, 10]]
+    assert swap_words(ends, 0, 0) == [ends[1], ends[0]]
     with pytest.raises(PosencError):
         swap_words([[1, 2, 3]], 1, 1)
     with pytest.raises(PosencError):

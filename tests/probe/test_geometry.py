@@ -107,6 +107,10 @@ def test_centring_removes_a_shared_offset():
     assert geo["mean_vectors"]["cos_word_mean_position_mean"] > 0.9
     assert geo["orthogonality"]["nearly_orthogonal"] == "no"
     assert "not nearly orthogonal" in verdict(geo)
+    # the subspace sentence reports the middle sizes of the comparison (k = 5, 10, 20), not its ends (1 and 50)
+    said = verdict(geo)
+    assert {s["k"] for s in geo["subspace"]["k"]} == {1, 5, 10, 20, 50}
+    assert all(f"k={k}: overlap" in said for k in (5, 10, 20)) and "k=1:" not in said and "k=50:" not in said
 
 
 def test_minilm_geometry_against_torch(minilm_tables):

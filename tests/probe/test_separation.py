@@ -40,6 +40,17 @@ def test_fit_linear_recovers_an_affine_map():
         fit_linear(x[:3], x[:3])
 
 
+def test_alternating_decode_takes_two_rounds_unless_told():
+    # the report decodes with the default. Points that are no word + position sum (random points in 2 channels,
+    # 200 words and positions) still move in a third round, so the default is seen: it gives what two rounds give
+    rng = np.random.default_rng(0)
+    words, positions, x = rng.normal(size=(200, 2)), rng.normal(size=(200, 2)), 2 * rng.normal(size=(500, 2))
+    two, three = alternating_decode(x, words, positions, rounds=2), alternating_decode(x, words, positions, rounds=3)
+    assert not (np.array_equal(two[0], three[0]) and np.array_equal(two[1], three[1]))
+    default = alternating_decode(x, words, positions)
+    assert np.array_equal(default[0], two[0]) and np.array_equal(default[1], two[1])
+
+
 def test_alternating_decode_on_orthogonal_parts_and_against_an_exhaustive_search():
     rng = np.random.default_rng(2)
     words = np.hstack([rng.normal(size=(40, 6)), np.zeros((40, 6))])  # words in the first 6 channels

@@ -84,3 +84,18 @@ def test_header_names_the_device_the_lab_and_extend_used(tmp_path):
     assert _where(report) == ("lab and extend experiments on cuda:0 (NVIDIA H100) in bfloat16, the others on cpu "
                               "in float32")
     assert _where(ReportResult(tmp_path, tmp_path, tmp_path, [], True, None)) == "device cpu, float32"
+
+
+@pytest.mark.parametrize(("device", "dtype", "taken"), [("cuda", "float16", True), ("cuda:1", "bfloat16", True),
+                                                        ("cpu", "bfloat16", True), ("cpu", "float16", False)])
+def test_on_ray_the_dtype_is_checked_for_the_device_named_not_this_machines(device, dtype, taken):
+    # the workers resolve the device; this machine (without a GPU) checks the dtype against the device asked for:
+    # float16 trains on a GPU, never on the CPU
+    from posenc.report.run import check_setup
+
+    if taken:
+        got = check_setup(device, dtype, "ray", "local")
+        assert got == {"device": device, "dtype": dtype, "executor": "ray", "address": "local"}
+    else:
+        with pytest.raises(PosencError, match="float16' cannot train on the CPU"):
+            check_setup(device, dtype, "ray", "local")

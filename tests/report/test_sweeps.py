@@ -37,3 +37,22 @@ def test_every_sweep_builder_of_the_report_is_registered():
     assert len(names) == len(set(names)) == 2 * len(BUILDERS)
     assert all(name in PRESETS for name in names)
     assert PRESETS.names()[-len(names):] == names  # after the lab's own presets
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_each_training_step_asks_for_its_modes_presets(quick, tmp_path, monkeypatch):
+    # the steps that train ahead of their claims (every ``prepare`` that goes through the lab; the tutorial's own
+    # runs, ``prepare_here``, train in this process and are tested with their claims): each asks for registered
+    # presets only, and only those of the mode it runs in, so a quick report never trains the full sweeps
+    from posenc.report.experiments import training
+    from posenc.report.experiments.base import EXPERIMENTS
+
+    asked: list[str] = []
+    monkeypatch.setattr(training, "run_lab", lambda sweep, ctx: asked.append(sweep["name"]) or [])
+    steps = {e.prepare for e in EXPERIMENTS.values() if e.prepare is not None and not e.prepare_here}
+    assert len(steps) >= 7
+    for step in steps:
+        asked.clear()
+        step(Context(quick=quick, store_path=None, work_dir=tmp_path))
+        assert asked, step.__name__
+        assert all(name in REPORT_SWEEPS and name.endswith("-quick") == quick for name in asked), (step, asked)
