@@ -207,6 +207,21 @@ def test_quick_mode_leaves_smollm2_undecided_without_loading_it():
         assert verdict.status == QUICK_UNDECIDED and verdict.command == f"posenc report --claim {claim_id}"
 
 
+def test_full_mode_reads_each_statistic_from_its_own_pass(tiny_llama, monkeypatch):
+    # the SmolLM2 option's parts in full mode, on the tiny Llama in SmolLM2's place (the same two passes): each
+    # estimate is the measured pass's, each null_ one the null pass's, and the numbers keep both
+    run = decoder.two_passes(tiny_llama.model, tiny_llama.tokenizer, 3, 16)
+    monkeypatch.setattr(decoder, "_smollm2", lambda count, length: {**run, "cpu_s": {"load": 0.0, **run["cpu_s"]}})
+    judged, null = decoder.decoder_heads(run["trained"]), decoder.decoder_heads(run["null"])
+    estimates, numbers, rows, _, _ = decoder._heads_part(Context(quick=False))
+    for key in ("positional_heads", "adjacent_positional_heads", "other_positional_heads"):
+        assert estimates[f"smollm2_{key}"] == judged.estimates[key]
+    for key in ("positional_heads", "adjacent_positional_heads"):
+        assert estimates[f"null_smollm2_{key}"] == null.estimates[key]
+    assert numbers["ran"] and numbers["layers"] == 2 and numbers["heads"] == 4 and rows
+    assert numbers["null"]["estimates"]["positional_heads"][0] == null.estimates["positional_heads"].value
+
+
 def test_bad_input_is_refused_with_what_was_given(tiny_llama):
     body = tiny_llama.model.model
     with pytest.raises(PosencError, match="at least one window"):
