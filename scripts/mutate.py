@@ -731,10 +731,7 @@ def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
         raise UsageError(f"--again needs a finished run to start from ({previous} and {work / 'mutants'}); run "
                          "`make mutate` first")
     prev = json.loads(previous.read_text())
-    modules = prev.get("modules", [])
-    if prev.get("since"):  # scored per package, generated per file: the files holding a drawn mutant must be the same
-        modules = sorted({name.split(":")[0] for name in prev.get("drawn_as", {}).values()})
-    changed = [m for m in modules if prev.get("src_tree", {}).get(m) != source_of([m])[m]] if modules else ["?"]
+    changed = changed_since_run(prev)
     if changed:
         raise UsageError(f"the source of {', '.join(changed)} changed since the run in {previous} (commit "
                          f"{prev.get('commit', '?')[:10]}), so its mutants are not this code's: run `make mutate` "
@@ -757,10 +754,32 @@ def run_again(args: argparse.Namespace, work: Path, log: Path) -> int:
     summary = summarize(work, prev["sampled"], prev["modules"], seconds,
                         argparse.Namespace(seed=prev["seed"], workers=prev["workers"],
                                            per_module=prev.get("per_module_draw", 0)))
-    summary.update(commit=prev["commit"], src_tree=prev["src_tree"], sampled=prev["sampled"],
-                   again={"tests_at": tests_at, "rerun": len(names),
-                          "score_before": prev["score"], "interval_before": prev["interval"]})
+    summary.update(carried_over(prev), again={"tests_at": tests_at, "rerun": len(names),
+                                              "score_before": prev["score"], "interval_before": prev["interval"]})
     return report(args.out, summary)
+
+
+def changed_since_run(prev: dict) -> list[str]:
+    """The modules whose source at the last commit is not the source a run's mutants were made of (``["?"]`` when
+    the run names none). A ``--since`` run is scored per package and generated per file: the files holding a drawn
+    mutant are compared."""
+    modules = prev.get("modules", [])
+    if prev.get("since"):
+        modules = sorted({name.split(":")[0] for name in prev.get("drawn_as", {}).values()})
+    return [m for m in modules if prev.get("src_tree", {}).get(m) != source_of([m])[m]] if modules else ["?"]
+
+
+#: what a ``--since`` run records beyond the others: the date, the files counted, each drawn mutant's place, and the
+#: number of mutants drawn from
+SINCE_FIELDS = ("since", "files", "drawn_as", "total_mutants")
+
+
+def carried_over(prev: dict) -> dict:
+    """What an ``--again`` summary keeps of the run it scores anew: the commit and source its mutants are of, the
+    sample, and a ``--since`` run's fields, so that the next ``--again`` checks the same files and finds the plan
+    (without them it compared packages a ``--since`` run does not record, and refused)."""
+    return {"commit": prev["commit"], "src_tree": prev["src_tree"], "sampled": prev["sampled"],
+            **{key: prev[key] for key in SINCE_FIELDS if key in prev}}
 
 
 def report(out: Path, summary: dict) -> int:

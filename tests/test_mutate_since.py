@@ -140,3 +140,19 @@ def test_counts_are_kept_by_source_and_not_counted_again(tmp_path, monkeypatch):
     assert mutate.counts_for([SMALL], source, ROOT, 1, cache) == counts  # from the cache
     with pytest.raises(AssertionError, match="counted again"):  # another source: counted anew
         mutate.counts_for([SMALL], {SMALL: "0" * 40}, ROOT, 1, cache)
+
+
+def test_a_rerun_keeps_what_the_next_rerun_checks():
+    # a --since run's summary, then the summary its --again writes: the second --again compares the same files
+    # (it compared package names, which a --since run does not record, and refused unchanged code)
+    files = ["posenc.stats", "posenc.checks"]
+    run = {"commit": "c", "src_tree": mutate.source_of(files), "sampled": ["posenc.stats.x_f__mutmut_1"],
+           "modules": ["posenc"], "since": "2026-11-25", "files": files, "total_mutants": 99,
+           "drawn_as": {"posenc.stats.x_f__mutmut_1": "posenc.stats:x_f:1", "posenc.checks.x_g__mutmut_2":
+                        "posenc.checks:x_g:2"}}
+    assert mutate.changed_since_run(run) == []
+    rerun = {"modules": ["posenc"], **mutate.carried_over(run)}
+    assert {k: rerun[k] for k in mutate.SINCE_FIELDS} == {k: run[k] for k in mutate.SINCE_FIELDS}
+    assert mutate.changed_since_run(rerun) == []
+    moved = {**rerun, "src_tree": {**rerun["src_tree"], "posenc.checks": "0" * 40}}
+    assert mutate.changed_since_run(moved) == ["posenc.checks"]
