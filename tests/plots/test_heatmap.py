@@ -82,3 +82,15 @@ def test_every_encoding_draws_one_row_per_position_and_says_so():
         matrix, _, _, ylabel = encoding_matrix(encoding, 6, 8)
         assert matrix.shape[0] == 6, name
         assert re.search(r"\bposition\b", ylabel), (name, ylabel)
+
+
+def test_axial_rope_draws_its_angles_at_each_patchs_row_and_column():
+    # patch p of a grid 3 wide is at row r = p // 3, column c = p % 3. head_dim 8: 4 pairs, the first two turn by
+    # the row and the last two by the column, each axis with the frequencies of a 4-wide RoPE, 10000^(-2i/4) = 1, 0.01
+    axial = posenc.build("axial_rope", head_dim=8, grid_width=3)
+    matrix, title, _, ylabel = encoding_matrix(axial, 7, 8)
+    p = torch.arange(7, dtype=torch.float64)
+    r, c = torch.div(p, 3, rounding_mode="floor"), p % 3
+    theta = torch.stack([r, 0.01 * r, c, 0.01 * c], dim=1)  # [T, 4]
+    torch.testing.assert_close(matrix.double(), theta.cos(), rtol=1e-6, atol=1e-6)
+    assert matrix.shape == (7, 4) and "row, column" in title and "position" in ylabel

@@ -1,7 +1,8 @@
 """What an encoding does to positions, as a heatmap (positions x dims, like d2l's ``show_heatmaps``).
 
 - embed encodings: the table ``PE[p, j]``;
-- rotate encodings: ``cos(theta_{p,i})`` of each rotary pair, the rotation each position applies;
+- rotate encodings: ``cos(theta_{p,i})`` of each rotary pair, the rotation each position applies (axial RoPE at
+  patch indices ``p``, each read as its row and column, as the encoding reads 1-D positions);
 - bias encodings: the bias ``b[h, i, j]`` of the first head against query and key positions; past
   :data:`MAX_BIAS_SIDE` positions at an evenly spaced sample of them (the bias is ``T x T``: 15 000 positions would
   take 15 GB and 50 s, and no image shows more rows than it has pixels), each drawn where it belongs;
@@ -14,6 +15,7 @@ import torch
 from matplotlib.figure import Figure
 
 from posenc.encodings.base import AbsoluteEncoding, PositionalEncoding, default_positions
+from posenc.encodings.mrope import SectionedRotary
 
 __all__ = ["encoding_matrix", "heatmap", "MAX_BIAS_SIDE"]
 
@@ -32,6 +34,10 @@ def _drawn(encoding: PositionalEncoding, length: int, d_model: int) -> tuple[tor
     if hasattr(inner, "tables"):
         cos, _ = inner.tables(positions, length)  # [T, R/2]
         return cos, f"{encoding.name}: cos(theta) per rotary pair", "rotary pair i", "position p", None
+    if isinstance(inner, SectionedRotary):  # axial RoPE: no 1-D table; patch p is at (row, column) of the grid
+        cos, _ = inner.axis_tables(inner.to_axes(positions, length, 1, "positions"))  # [1, T, R/2]
+        return (cos[0], f"{encoding.name}: cos(theta) per rotary pair at patch p = (row, column)", "rotary pair i",
+                "patch position p", None)
     sampled = length > MAX_BIAS_SIDE
     if sampled:  # a relative bias is exact at any positions: evaluate it at an even sample of them
         positions = torch.linspace(0, length - 1, MAX_BIAS_SIDE, dtype=torch.float64).round().long()
