@@ -12,7 +12,7 @@ setup:
 report: setup
 	$(BIN)/posenc report --quick --out $(OUT)
 
-## the test suite (slow experiments excluded; `make test-slow` runs them alone, `make test-all` both; CI runs both)
+## the test suite (slow experiments excluded; `make test-slow` runs them alone, `make test-all` both; CI runs `make test`)
 test: setup
 	$(BIN)/python -m pytest -m "not slow" -n 2 --dist loadgroup -q
 
