@@ -135,8 +135,7 @@ def _state(module: torch.nn.Module) -> dict:
     plain = (bool, int, float, str, tuple, list, type(None))
     settings = {f"{prefix}.{k}": v for prefix, m in module.named_modules() for k, v in vars(m).items()
                 if not k.startswith("_") and isinstance(v, plain)}
-    tensors = {f"{prefix}.{k}": t for prefix, m in module.named_modules()
-               for k, t in [*m._parameters.items(), *m._buffers.items()] if t is not None}
+    tensors = {**dict(module.named_parameters()), **dict(module.named_buffers())}  # non-persistent buffers too
     return {"settings": settings, "tensors": tensors}
 
 
