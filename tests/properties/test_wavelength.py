@@ -7,6 +7,8 @@ import torch
 
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.properties import EncodingView, wavelength
+from posenc.properties.result import NotApplicable
+from posenc.properties.wavelength import table_wavelengths
 
 
 class _RotatingTable(AbsoluteEncoding):
@@ -41,3 +43,51 @@ def test_wavelengths_that_shrink_with_the_index_are_named_after_the_counts():
     assert result.verdict == "fails"
     assert result.reason == ("1 of 2 pairs are local (wavelength < 32), 1 global; the first global pair is 0; "
                              "wavelengths do not grow with the index")
+
+
+class _NoisyRotatingTable(_RotatingTable):
+    """The sinusoid of ``_RotatingTable`` plus ``eps`` times a fixed random pattern (seeded), in float64."""
+
+    def __init__(self, freqs: list[float], eps: float):
+        super().__init__(freqs)
+        self.eps = eps
+
+    def encode(self, positions, dim=None, dtype=torch.float32):
+        clean = super().encode(positions, dim, dtype=torch.float64)
+        pattern = torch.randn(clean.shape, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+        return (clean + self.eps * pattern).to(dtype)
+
+
+def _fit_of(table: torch.Tensor) -> tuple[float, float]:
+    """(relative residual, largest deviation from a scaled rotation) of the pair blocks fitted to ``table``."""
+    from posenc.properties.relative import fit_pair_blocks, relative_residual
+
+    n, width = table.shape
+    x, y = table[:-1].view(n - 1, width // 2, 2), table[1:].view(n - 1, width // 2, 2)
+    blocks, residual = fit_pair_blocks(x, y)
+    det = torch.linalg.det(blocks)
+    normed = blocks.transpose(1, 2) @ blocks / det.abs()[:, None, None]
+    return relative_residual(residual, y), float((normed - torch.eye(2, dtype=torch.float64)).abs().amax())
+
+
+@pytest.mark.parametrize("times, unit", [(9.5, "pair"), (10.5, None)])
+def test_a_pair_fit_counts_as_exact_up_to_ten_times_the_tolerance(times, unit):
+    # a float64 table (tolerance 1e-9) whose pair fits leave a residual of 9.5 or 10.5 tolerances, while the fitted
+    # blocks stay rotations far inside the orthogonality check's 1e-6: the residual alone decides. At 9.5 the pairs'
+    # wavelengths are read; at 10.5 the table is not a rotation, and its noisy channels are not periodic either
+    freqs, length = [1.0, 0.1], 32
+    probe = 1e-6  # the residual grows linearly with the noise's size: measure it once, then aim
+    slope = _fit_of(_NoisyRotatingTable(freqs, probe).encode(torch.arange(length), dtype=torch.float64))[0] / probe
+    encoding = _NoisyRotatingTable(freqs, times * 1e-9 / slope)
+    view = EncodingView(encoding, length, 4)
+    residual, deviation = _fit_of(view.table)
+    assert view.tolerance == 1e-9
+    assert residual / view.tolerance == pytest.approx(times, abs=0.05)
+    assert deviation < 1e-7
+    if unit is None:
+        with pytest.raises(NotApplicable, match="not periodic"):
+            table_wavelengths(view)
+    else:
+        lengths, got = table_wavelengths(view)
+        assert got == unit
+        assert lengths == [pytest.approx(2 * math.pi, rel=1e-6), pytest.approx(20 * math.pi, rel=1e-6)]
