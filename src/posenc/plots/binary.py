@@ -14,6 +14,7 @@ from posenc.checks import whole_number
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.plots.common import position_table
+from posenc.plots.style import SMALL, styled
 
 __all__ = ["binary_figure", "bits"]
 
@@ -35,10 +36,14 @@ def binary_figure(encoding: PositionalEncoding, length: int = 64, d_model: int =
     left.imshow(b.numpy(), cmap="Blues", aspect="auto", vmin=0, vmax=1, interpolation="nearest")
     for p in range(n):
         for j in range(b.shape[1]):
-            left.text(j, p, str(int(b[p, j])), ha="center", va="center", fontsize=8)
+            left.text(j, p, str(int(b[p, j])), ha="center", va="center", fontsize=SMALL)
         left.set(title=f"binary of 0..{n - 1}", xlabel="bit j (lowest first)", ylabel="number",
                  xticks=range(b.shape[1]), yticks=range(n))
     image = right.imshow(table.numpy(), cmap="Blues", aspect="auto", interpolation="nearest")
     right.set(title=f"{encoding.name}: {what}", xlabel="Col (encoding dim)", ylabel="Row (position)")
     fig.colorbar(image, ax=right, shrink=0.8)
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+binary_figure = styled(binary_figure)

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from posenc.encodings.base import PositionalEncoding
 from posenc.plots.common import not_applicable, view_of
+from posenc.plots.style import GUIDE, styled
 from posenc.properties.decay import decay_curve
 from posenc.properties.result import NotApplicable
 
@@ -30,13 +31,17 @@ def decay_figure(encoding: PositionalEncoding, length: int = 1024, d_model: int 
     x = r.tolist()
     if curve.dim() == 2:
         for h in range(curve.shape[1]):
-            ax.plot(x, curve[:, h].tolist(), lw=0.8, alpha=0.6, label=f"head {h}")
-        ax.plot(x, curve.mean(dim=-1).tolist(), color="black", lw=2, label="mean")
+            ax.plot(x, curve[:, h].tolist(), lw=GUIDE, alpha=0.6, label=f"head {h}")
+        ax.plot(x, curve.mean(dim=-1).tolist(), color="black", label="mean")
         ax.set_ylabel("weight relative to distance 0")
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(ncol=2)
     else:
-        ax.plot(x, curve.tolist(), lw=1.2, label=label)
+        ax.plot(x, curve.tolist(), label=label)
         ax.set_ylabel("bound on |logit| (relative units)")
         ax.legend()
     ax.set(title=f"{encoding.name}: {label}", xlabel="relative distance r")
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+decay_figure = styled(decay_figure)

@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.plots.common import position_table
+from posenc.plots.style import styled
 
 __all__ = ["dims_figure"]
 
@@ -31,8 +32,12 @@ def dims_figure(encoding: PositionalEncoding, length: int = 128, d_model: int = 
     axes = fig.subplots(1, len(dims), sharey=True, squeeze=False)[0]
     positions = list(range(length))
     for ax, j in zip(axes, dims, strict=True):
-        ax.plot(positions, table[:, j].tolist(), lw=1.2)
+        ax.plot(positions, table[:, j].tolist())
         ax.set(title=f"dim {j}", xlabel="position p")
     axes[0].set_ylabel(f"{what}[p, dim]")
     fig.suptitle(f"{encoding.name}: single dimensions over {length} positions")
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+dims_figure = styled(dims_figure)

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure, SubFigure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from posenc.errors import PosencError
+from posenc.plots.style import GUIDE, SMALL, styled
 
 __all__ = ["extend_figure", "passkey_heatmap", "passkey_cells", "extension_summary_figure"]
 
@@ -53,7 +54,7 @@ def extend_figure(result: dict[str, Any], figure: Figure | SubFigure | None = No
             else:
                 ax.plot(lengths, values, marker="o", label=scaling)
         if native:
-            ax.axvline(native, color="grey", linestyle="--", linewidth=1, label=f"native {native}")
+            ax.axvline(native, color="grey", linestyle="--", linewidth=GUIDE, label=f"native {native}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(all_lengths, [str(n) for n in all_lengths])
@@ -64,7 +65,7 @@ def extend_figure(result: dict[str, Any], figure: Figure | SubFigure | None = No
         ax.set(title=_TITLES.get(protocol, protocol).format(f=fraction), xlabel="evaluation length (tokens)",
                ylabel="perplexity")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend()
     model = (result.get("config") or {}).get("model", "")
     fig.suptitle(f"{model}: perplexity by length and RoPE scaling")
     return fig
@@ -115,17 +116,17 @@ def passkey_heatmap(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]], nati
         ax.set_facecolor("#d9d9d9")
         image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="auto")
         for (n, d), (k, total) in table.items():
-            ax.text(lengths.index(n), depths.index(d), f"{k}/{total}", ha="center", va="center", fontsize=7)
+            ax.text(lengths.index(n), depths.index(d), f"{k}/{total}", ha="center", va="center", fontsize=SMALL)
         if native_len is not None and lengths[0] <= native_len < lengths[-1]:
             boundary = sum(n <= native_len for n in lengths) - 0.5
-            ax.axvline(boundary, color="k", linestyle="--", linewidth=1)
-        ax.set_xticks(range(len(lengths)), [str(n) for n in lengths], fontsize=7)
-        ax.set_yticks(range(len(depths)), [f"{d:g}" for d in depths], fontsize=7)
+            ax.axvline(boundary, color="k", linestyle="--", linewidth=GUIDE)
+        ax.set_xticks(range(len(lengths)), [str(n) for n in lengths], fontsize=SMALL)
+        ax.set_yticks(range(len(depths)), [f"{d:g}" for d in depths], fontsize=SMALL)
         ax.set(title=scaling, xlabel="prompt length (tokens)")
     axes[0].set_ylabel("needle depth")
     fig.colorbar(image, ax=list(axes), label="accuracy", shrink=0.9)
     fig.suptitle(title or "passkey retrieval by depth and length" + (f" (native {native_len})" if native_len
-                                                                      else ""), fontsize=9)
+                                                                      else ""), fontsize="medium")
     return fig
 
 
@@ -153,3 +154,9 @@ def extension_summary_figure(ppl: Mapping[str, Mapping[str, Mapping[str, Any]]],
     passkey_heatmap(passkey, native_len, figure=bottom,
                     title=f"passkey retrieval, {trials} trials per cell (grey: not run within the budget)")
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+extend_figure = styled(extend_figure)
+passkey_heatmap = styled(passkey_heatmap)
+extension_summary_figure = styled(extension_summary_figure)

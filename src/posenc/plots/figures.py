@@ -12,6 +12,7 @@ from posenc.checks import FIGURE_SUFFIXES
 from posenc.errors import PosencError
 from posenc.plots.common import NotDrawable
 from posenc.plots.kinds import PLOT_KINDS
+from posenc.plots.style import styled
 
 __all__ = ["make_figure", "save_figure", "drawable_kinds"]
 
@@ -58,3 +59,7 @@ def save_figure(fig: Figure, out: Path, dpi: int = 120) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=dpi)
     return out
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+make_figure = styled(make_figure)

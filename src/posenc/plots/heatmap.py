@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 
 from posenc.encodings.base import AbsoluteEncoding, PositionalEncoding, default_positions
 from posenc.encodings.mrope import SectionedRotary
+from posenc.plots.style import styled
 
 __all__ = ["encoding_matrix", "heatmap", "MAX_BIAS_SIDE"]
 
@@ -71,3 +72,7 @@ def heatmap(encoding: PositionalEncoding, length: int = 128, d_model: int = 64, 
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     fig.colorbar(image, ax=ax, shrink=0.8)
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+heatmap = styled(heatmap)

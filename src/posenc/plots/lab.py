@@ -24,6 +24,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
+from posenc.plots.style import GUIDE, SMALL, styled
 
 __all__ = ["metric_vs_length", "accuracy_by_size_figure", "in_distribution_bars_figure",
            "perplexity_by_length_figure"]
@@ -59,7 +60,7 @@ def metric_vs_length(summary: dict[str, Any], panel_width: float = 4.2) -> Figur
             if blocked:
                 ax.plot(blocked, [0.0] * len(blocked), "x", color=line.get_color(), clip_on=False,
                         transform=ax.get_xaxis_transform())
-        ax.axvline(summary["train_len"][key], color="grey", linestyle="--", linewidth=1)
+        ax.axvline(summary["train_len"][key], color="grey", linestyle="--", linewidth=GUIDE)
         ax.set_xscale("log", base=2)
         metric = summary.get("metrics", {}).get(key, summary["metric"])
         metric = "perplexity" if metric == "ppl" else metric
@@ -68,7 +69,7 @@ def metric_vs_length(summary: dict[str, Any], panel_width: float = 4.2) -> Figur
         ax.set_xlabel(f"evaluation length: {summary.get('length_axis', {}).get(key, 'length')}")
         ax.set_ylabel(metric)
         ax.set_title(key)
-        ax.legend(fontsize="small")
+        ax.legend()
     fig.suptitle(f"{summary['sweep']}: metric against length (dashed: training length; x: cannot run)")
     return fig
 
@@ -104,7 +105,8 @@ def _line_with_band(ax: Axes, label: str, points: Mapping[Any, Interval], floor:
     xs = sorted(points)
     bands = [_bounds(points[x], floor, ceiling) for x in xs]
     line = ax.plot(xs, [float(points[x][0]) for x in xs], marker="o", label=label)[0]
-    ax.fill_between(xs, [b[0] for b in bands], [b[1] for b in bands], color=line.get_color(), alpha=0.15, lw=0)
+    ax.fill_between(xs, [b[0] for b in bands], [b[1] for b in bands], facecolor=line.get_color(), edgecolor="none",
+                    alpha=0.15)
 
 
 def accuracy_by_size_figure(curves: Mapping[str, Mapping[float, Interval]], trained: float, title: str,
@@ -125,11 +127,11 @@ def accuracy_by_size_figure(curves: Mapping[str, Mapping[float, Interval]], trai
     for label, points in curves.items():
         if points:
             _line_with_band(ax, label, points, floor=0.0, ceiling=1.0)
-    ax.axvline(trained, color="k", lw=0.8, ls="--")
-    ax.text(trained, 1.02, " trained up to here", fontsize=7, va="bottom")
+    ax.axvline(trained, color="k", lw=GUIDE, ls="--")
+    ax.text(trained, 1.02, " trained up to here", fontsize=SMALL, va="bottom")
     ax.set(xlabel="task size / trained size L", ylabel=f"{metric.replace('_', ' ')} (mean over tasks)",
            title=title, ylim=(0, 1.08))
-    ax.legend(fontsize=7, ncol=3)
+    ax.legend(ncol=3)
     return fig
 
 
@@ -159,10 +161,10 @@ def in_distribution_bars_figure(tasks: Sequence[str], accuracy: Mapping[str, Seq
         above = [b[1] - v[0] if math.isfinite(v[2]) else 0 for v, b in zip(values, bands, strict=True)]
         ax.bar([i + offset for i in range(len(tasks))], [v[0] for v in values], width=width, label=label,
                yerr=[below, above], capsize=2)
-    ax.axhline(bar, color="k", lw=0.6, ls="--")
+    ax.axhline(bar, color="k", lw=GUIDE, ls="--")
     ax.set_xticks(list(range(len(tasks))), list(tasks))
     ax.set(ylabel="token accuracy, sizes <= L", title=title, ylim=(0, 1.05))
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -180,10 +182,17 @@ def perplexity_by_length_figure(curves: Mapping[str, Mapping[int, Interval]], tr
     lengths = sorted({n for points in curves.values() for n in points})
     for label, points in curves.items():
         _line_with_band(ax, label, points)
-    ax.axvline(train_len, color="k", lw=0.8, ls="--")
+    ax.axvline(train_len, color="k", lw=GUIDE, ls="--")
     ax.set(xscale="log", yscale="log", xlabel="evaluation context (characters)", ylabel="perplexity",
            title=f"char-LM trained at context {train_len} (band: 95% over seeds)")
     ax.minorticks_off()  # log axes' minor labels would overprint the evaluation lengths
     ax.set_xticks(lengths, [str(n) for n in lengths])
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+metric_vs_length = styled(metric_vs_length)
+accuracy_by_size_figure = styled(accuracy_by_size_figure)
+in_distribution_bars_figure = styled(in_distribution_bars_figure)
+perplexity_by_length_figure = styled(perplexity_by_length_figure)

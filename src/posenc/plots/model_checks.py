@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
+from posenc.plots.style import GUIDE, SMALL, styled
 
 __all__ = ["word_order_figure", "ffn_permutation_figure", "add_concat_readout_figure"]
 
@@ -34,10 +35,10 @@ def word_order_figure(differences: Mapping[str, float], colors: Sequence[str], s
     ax = fig.subplots()
     names = list(differences)
     ax.bar(range(len(names)), [max(differences[k], 1e-9) for k in names], color=list(colors))
-    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_xticks(range(len(names)), names, fontsize=SMALL)
     ax.set(yscale="log", ylabel="relative difference", title="does the model see 'you love I' differently "
                                                              "from 'I love you' reversed?")
-    ax.axhline(same, color="k", lw=0.8, ls="--")
+    ax.axhline(same, color="k", lw=GUIDE, ls="--")
     return fig
 
 
@@ -81,5 +82,11 @@ def add_concat_readout_figure(widths: Sequence[int], readout: Mapping[str, Mappi
     ax.set(xscale="log", xlabel="width d", ylabel="linear read-out accuracy", title="what survives the sum?",
            ylim=(0, 1.05))
     ax.set_xticks(widths, [str(d) for d in widths])
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+word_order_figure = styled(word_order_figure)
+ffn_permutation_figure = styled(ffn_permutation_figure)
+add_concat_readout_figure = styled(add_concat_readout_figure)

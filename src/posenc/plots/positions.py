@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.plots.common import position_table
+from posenc.plots.style import styled
 
 __all__ = ["positions_figure"]
 
@@ -30,9 +31,13 @@ def positions_figure(encoding: PositionalEncoding, length: int = 128, d_model: i
     axes = fig.subplots(1, 2, sharey=True)
     for ax, offset, name in ((axes[0], 0, "even dims 2i (sin)"), (axes[1], 1, "odd dims 2i+1 (cos)")):
         for p in positions:
-            ax.plot(pairs, table[p, offset::2][: len(pairs)].tolist(), marker=".", lw=1, label=f"position {p}")
+            ax.plot(pairs, table[p, offset::2][: len(pairs)].tolist(), marker=".", label=f"position {p}")
         ax.set(title=name, xlabel="pair index i")
         ax.legend()
     axes[0].set_ylabel(what)
     fig.suptitle(f"{encoding.name}: positions {', '.join(map(str, positions))} across dimensions")
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+positions_figure = styled(positions_figure)

@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
+from posenc.plots.style import GUIDE, HOUSE, SMALL, styled
 
 __all__ = ["geometry_figure", "decodability_figure", "four_terms_figure", "heads_figure", "distance_figure",
            "rope_frequency_figure", "rope_distance_figure", "window_length_figure", "term_shares_figure",
@@ -24,10 +25,10 @@ def geometry_figure(geo: dict[str, Any], cos_raw: np.ndarray, cos_centred: np.nd
                        max(cos_raw.max(), cos_gaussian.max(), cos_centred.max()), 120)
     for values, label in ((cos_gaussian, f"Gaussian chance (d={geo['dim']})"), (cos_centred, "centred"),
                           (cos_raw, f"raw (mean angle {geo['raw']['angle_mean']:.1f} deg)")):
-        ax.hist(values, bins=bins, histtype="step", density=True, label=label, linewidth=1.5)
-    ax.axvline(0, color="grey", linewidth=0.8)
+        ax.hist(values, bins=bins, histtype="step", density=True, label=label, linewidth=HOUSE["lines.linewidth"])
+    ax.axvline(0, color="grey", linewidth=GUIDE)
     ax.set(title="cosine(word, position)", xlabel="cosine", ylabel="density")
-    ax.legend(fontsize=8)
+    ax.legend()
     subs = geo["subspace"]["k"]
     ks = [s["k"] for s in subs]
     bx.plot(ks, [s["overlap"] for s in subs], "o-", label="word vs position PCA subspaces")
@@ -35,7 +36,7 @@ def geometry_figure(geo: dict[str, Any], cos_raw: np.ndarray, cos_centred: np.nd
     std = np.array([s["random_overlap_std"] for s in subs])
     bx.errorbar(ks, mean, yerr=2 * std, fmt="s--", label="random subspaces (+/- 2 sd)")
     bx.set(title="subspace overlap (mean cos^2 of principal angles)", xlabel="k", ylabel="overlap", xscale="log")
-    bx.legend(fontsize=8)
+    bx.legend()
     return fig
 
 
@@ -47,11 +48,11 @@ def decodability_figure(dec: dict[str, Any]) -> Figure:
     ax.bar(names, [dec[n]["absolute_mae_clipped"] for n in names], color=["C0", "C2", "C7"])
     ax.axhline(dec["chance_absolute_mae"], color="grey", linestyle="--", label="uniform guess")
     ax.set(title="absolute position: MAE (clipped)", ylabel="positions")
-    ax.legend(fontsize=8)
+    ax.legend()
     bx.bar(names, [dec[n]["relative_error_pct"] for n in names], color=["C0", "C2", "C7"])
     bx.axhline(50, color="grey", linestyle="--", label="chance")
     bx.set(title="relative order: error %", ylabel="%")
-    bx.legend(fontsize=8)
+    bx.legend()
     return fig
 
 
@@ -81,7 +82,7 @@ def four_terms_figure(split: Any, summary: dict[str, Any], head: int | None = No
     for i, name in enumerate(names):
         ax.bar(x + (i - 2) * width, [s[name] for s in shares], width, label=titles[name])
     ax.set(xticks=x, xlabel="head", ylabel="share of within-query variance", title="variance share of each part")
-    ax.legend(fontsize=8, ncols=5)
+    ax.legend(ncols=5)
     return fig
 
 
@@ -98,7 +99,7 @@ def heads_figure(heads: dict[str, Any]) -> Figure:
         fig.colorbar(image, ax=ax, shrink=0.8)
         if key == "voita_fraction":
             for layer, head, offset, _ in heads["positional_heads"]:
-                ax.text(head, layer, f"{offset:+d}", ha="center", va="center", color="red", fontsize=7)
+                ax.text(head, layer, f"{offset:+d}", ha="center", va="center", color="red", fontsize=SMALL)
     return fig
 
 
@@ -121,7 +122,7 @@ def distance_figure(heads: dict[str, Any]) -> Figure:
     ax.set(xscale="log", yscale="log", xlabel="distance |i - j| (tokens)", ylabel="attention mass per token",
            title="attention mass against distance (mean over heads)")
     if mass.shape[0] <= 8:
-        ax.legend(fontsize=7, ncols=2)
+        ax.legend(ncols=2)
     else:
         from matplotlib.cm import ScalarMappable
         from matplotlib.colors import Normalize
@@ -158,7 +159,7 @@ def rope_distance_figure(rope: dict[str, Any], layers: list[int] | None = None) 
         ax.plot(x, mean[layer], "s--", label="mean q, mean k", markersize=3)
         ax.plot(x, random[layer], "^:", label="random q/k", markersize=3)
         ax.set(xscale="log", title=f"layer {layer}", xlabel="distance (tokens)", ylabel="mean logit")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -188,24 +189,24 @@ def window_length_figure(lengths: list[int], tracked: dict[str, list[Any]], bins
     a, b, c = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1.2, 1.3]})
     for i, (label, estimates) in enumerate(tracked.items()):
         _bars(a, np.array(lengths) * (1 + 0.02 * i), estimates, fmt="o-", label=label)
-    a.axhline(threshold, color="k", lw=0.8, ls="--", label=f"Voita's bar ({threshold:.0%})")
+    a.axhline(threshold, color="k", lw=GUIDE, ls="--", label=f"Voita's bar ({threshold:.0%})")
     a.set(xscale="log", xlabel="window length (tokens)", ylabel="share of queries on the head's offset",
           title="the best heads by window length", ylim=(0, 1.02))
     a.set_xticks(lengths, [str(n) for n in lengths])
     a.minorticks_off()
-    a.legend(fontsize=7)
+    a.legend()
     first = next(iter(tracked))
     for length, estimates in bins.items():
         starts = np.arange(len(estimates)) * bin_width
         _bars(b, starts + bin_width / 2, estimates, fmt="s-", label=f"{length}-token windows")
-    b.axhline(threshold, color="k", lw=0.8, ls="--")
+    b.axhline(threshold, color="k", lw=GUIDE, ls="--")
     b.set(xlabel="query position", ylabel="share of queries on the offset", ylim=(0, 1.02),
           title=f"{first}: where in the window it holds")
-    b.legend(fontsize=7)
+    b.legend()
     image = c.imshow(fractions, cmap="viridis", vmin=0, vmax=1, aspect="auto")
     for layer in range(fractions.shape[0]):
         for head in range(fractions.shape[1]):
-            c.text(head, layer, f"{offsets[layer, head]:+d}", ha="center", va="center", fontsize=6,
+            c.text(head, layer, f"{offsets[layer, head]:+d}", ha="center", va="center", fontsize=SMALL,
                    color="w" if fractions[layer, head] < 0.6 else "k")
     c.set(xlabel="head", ylabel="layer", title=f"Voita fraction, {headline}-token windows")
     fig.colorbar(image, ax=c, shrink=0.8)
@@ -226,11 +227,11 @@ def term_shares_figure(per_head: dict[str, list[Any]], by_length: dict[int, dict
     heads = np.arange(len(per_head["ww_of_four"]))
     for i, name in enumerate(titles):
         _bars(a, heads + (i - 1.5) * 0.18, per_head[f"{name}_of_four"], fmt="o", ms=3, label=titles[name])
-    a.axhline(threshold, color="k", lw=0.8, ls="--", label=f"expert bar ({threshold:.0%})")
+    a.axhline(threshold, color="k", lw=GUIDE, ls="--", label=f"expert bar ({threshold:.0%})")
     a.set(xlabel="head (layer 0)", ylabel="share of the four terms' variance", ylim=(0, 1.02),
           title=f"which term drives each head ({headline}-token windows)")
     a.set_xticks(heads)
-    a.legend(fontsize=7, ncols=3)
+    a.legend(ncols=3)
     lengths = sorted(by_length)
     for key, label in (("cross_share", "word-position + position-word (mean over heads)"),
                        ("max_head_cross_share", "word-position + position-word (largest head)"),
@@ -240,7 +241,7 @@ def term_shares_figure(per_head: dict[str, list[Any]], by_length: dict[int, dict
           title="variance shares by window length")
     b.set_xticks(lengths, [str(n) for n in lengths])
     b.minorticks_off()
-    b.legend(fontsize=7)
+    b.legend()
     return fig
 
 
@@ -265,15 +266,15 @@ def orthogonality_figure(samples: dict[str, Any], margin: float, histograms: dic
         else:
             a.plot([value], [yi], "D", color="C3")
     a.axvspan(90 - margin, 90 + margin, color="C2", alpha=0.15, label=f"nearly orthogonal: 90 +- {margin:.2f} deg")
-    a.axvline(90, color="k", lw=0.6)
-    a.set_yticks(y, labels, fontsize=7)
+    a.axvline(90, color="k", lw=GUIDE)
+    a.set_yticks(y, labels, fontsize=SMALL)
     a.set(xlabel="mean angle, word vs position (degrees)", title="mean angle by sample (95% intervals)")
-    a.legend(fontsize=7, loc="lower left")
+    a.legend(loc="lower left")
     for label, angles in histograms.items():
-        b.hist(angles, bins=100, histtype="step", density=True, label=label, linewidth=1.3)
-    b.axvline(90, color="k", lw=0.6)
+        b.hist(angles, bins=100, histtype="step", density=True, label=label, linewidth=HOUSE["lines.linewidth"])
+    b.axvline(90, color="k", lw=GUIDE)
     b.set(xlabel="angle (degrees)", ylabel="density", title="angles of every word-position pair")
-    b.legend(fontsize=7)
+    b.legend()
     return fig
 
 
@@ -284,12 +285,12 @@ def dimension_split_figure(share_per_dim: np.ndarray, blocks: list[tuple[int, in
     the position table alone (right)."""
     fig = Figure(figsize=(8, 3), layout="constrained")
     a, b = fig.subplots(1, 2)
-    a.plot(np.arange(len(share_per_dim)), share_per_dim, lw=0.6, color="0.6", label="per dimension")
+    a.plot(np.arange(len(share_per_dim)), share_per_dim, lw=GUIDE, color="0.6", label="per dimension")
     for (lo, hi), e in zip(blocks, share_by_block, strict=True):
         a.fill_between([lo, hi - 1], e.low, e.high, color="C0", alpha=0.3)
         a.hlines(e.value, lo, hi - 1, color="C0")
     a.set(xlabel="dimension", ylabel="share of variance from position", title="position share of word + position")
-    a.legend(fontsize=7)
+    a.legend()
     x = np.arange(len(blocks))
     values = np.array([e.value for e in r2_sum])
     b.bar(x - 0.2, values, width=0.4, color="C0", label="word + position",
@@ -297,7 +298,7 @@ def dimension_split_figure(share_per_dim: np.ndarray, blocks: list[tuple[int, in
     b.bar(x + 0.2, r2_table, width=0.4, color="C1", label="position table alone")
     b.set_xticks(x, [f"{lo}-{hi - 1}" for lo, hi in blocks])
     b.set(xlabel="dimensions", ylabel="held-out R^2 of position", title="linear decoding by quarter")
-    b.legend(fontsize=7)
+    b.legend()
     return fig
 
 
@@ -316,7 +317,22 @@ def embedding_scale_figure(word_norms: np.ndarray, position_norms: np.ndarray, m
     a.hist(word_norms, bins=60, alpha=0.7, density=True, label="trained word rows")
     a.hist(position_norms, bins=60, alpha=0.7, density=True, label="position rows")
     a.set(xlabel="L2 norm", ylabel="density", title=model)
-    a.legend(fontsize=7)
+    a.legend()
     b.bar(list(rms), list(rms.values()), color=list(colors))
     b.set(ylabel="RMS per channel", yscale="log", title="the sinusoid vs embedding scales")
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+geometry_figure = styled(geometry_figure)
+decodability_figure = styled(decodability_figure)
+four_terms_figure = styled(four_terms_figure)
+heads_figure = styled(heads_figure)
+distance_figure = styled(distance_figure)
+rope_frequency_figure = styled(rope_frequency_figure)
+rope_distance_figure = styled(rope_distance_figure)
+window_length_figure = styled(window_length_figure)
+term_shares_figure = styled(term_shares_figure)
+orthogonality_figure = styled(orthogonality_figure)
+dimension_split_figure = styled(dimension_split_figure)
+embedding_scale_figure = styled(embedding_scale_figure)

@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from posenc.encodings.base import PositionalEncoding
 from posenc.plots.common import not_applicable, view_of
+from posenc.plots.style import GUIDE, styled
 from posenc.properties.result import NotApplicable
 from posenc.properties.scaling_ramps import frequency_ratio
 
@@ -26,10 +27,14 @@ def ramp_figure(encoding: PositionalEncoding, length: int = 4096, d_model: int =
     factor = float(spec.get("factor", 1.0))
     fig = Figure(figsize=(6, 3.5), layout="constrained")
     ax = fig.add_subplot()
-    ax.plot(list(range(ratio.numel())), ratio.tolist(), marker=".", lw=1.2, label=spec["type"])
-    ax.axhline(1.0, ls="--", color="0.5", lw=0.8)
-    ax.axhline(1.0 / factor, ls="--", color="0.5", lw=0.8)
+    ax.plot(list(range(ratio.numel())), ratio.tolist(), marker=".", label=spec["type"])
+    ax.axhline(1.0, ls="--", color="0.5", lw=GUIDE)
+    ax.axhline(1.0 / factor, ls="--", color="0.5", lw=GUIDE)
     ax.set(title=f"{encoding.name} {spec['type']} x{factor:g}: inv_freq scaled / default", xlabel="rotary pair i",
            ylabel="frequency ratio", yscale="log")
     ax.legend()
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+ramp_figure = styled(ramp_figure)

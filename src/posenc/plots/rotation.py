@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.plots.common import position_table
+from posenc.plots.style import GUIDE, styled
 from posenc.properties.relative import fit_pair_blocks, pair_angles
 
 __all__ = ["rotation_figure"]
@@ -40,7 +41,7 @@ def rotation_figure(encoding: PositionalEncoding, length: int = 64, d_model: int
     mapped = xy[:starts] @ block  # [starts, 2]: the map applied to PE[p]
     fig = Figure(figsize=(5, 5), layout="constrained")
     ax = fig.add_subplot()
-    ax.plot(xy[:, 0].tolist(), xy[:, 1].tolist(), color="0.8", lw=1, zorder=1)
+    ax.plot(xy[:, 0].tolist(), xy[:, 1].tolist(), color="0.8", lw=GUIDE, zorder=1)
     ax.scatter(xy[:, 0].tolist(), xy[:, 1].tolist(), s=12, color="tab:blue", label=f"PE[p], p = 0..{length - 1}",
                zorder=2)
     for p in range(starts):
@@ -58,5 +59,9 @@ def rotation_figure(encoding: PositionalEncoding, length: int = 64, d_model: int
     elif inv is not None:
         title += f", k w_i = {math.remainder(offset * float(inv[pair]), 2 * math.pi):.4f}"
     ax.set(title=title, xlabel=f"{what}[p, {2 * pair}]", ylabel=f"{what}[p, {2 * pair + 1}]", aspect="equal")
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(loc="lower left")
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+rotation_figure = styled(rotation_figure)

@@ -21,6 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
+from posenc.plots.style import GUIDE, SMALL, styled
 
 __all__ = ["integer_growth_figure", "normalized_step_figure", "binary_jumps_figure", "bounded_values_figure",
            "unique_positions_figure", "relative_map_figure", "local_global_figure", "extrapolation_figure",
@@ -54,10 +55,10 @@ def integer_growth_figure(values: np.ndarray, train_len: int, residual: float, s
     """
     fig, a, b = _two_panels()
     a.plot(np.arange(len(values)), values, label="integer PE[p, 0]")
-    a.axhline(1.0, color="k", lw=0.8, ls="--", label="|sin|, |cos| bound")
+    a.axhline(1.0, color="k", lw=GUIDE, ls="--", label="|sin|, |cos| bound")
     a.axvspan(0, train_len, color="C2", alpha=0.15, label="trained lengths")
     a.set(xlabel="position p", ylabel="value", title="integer code grows with p")
-    a.legend(fontsize=7)
+    a.legend()
     b.bar(["integer", "sinusoid"], [residual, max(sinusoid_residual, 1e-16)], color=["C3", "C0"])
     b.set(yscale="log", ylabel="relative residual", title="best linear map PE[p] -> PE[p+1]")
     return fig
@@ -77,7 +78,7 @@ def normalized_step_figure(codes: Mapping[int, np.ndarray], steps: Mapping[int, 
     for n, code in codes.items():
         a.plot(np.arange(len(code)), code, marker="o" if len(code) <= 10 else None, ms=3, label=f"n={n}")
     a.set(xlabel="position p", ylabel="PE[p]", title="same position, different code", xlim=(-0.5, 20))
-    a.legend(fontsize=7)
+    a.legend()
     b.loglog(list(steps), list(steps.values()), marker="o")
     b.set(xlabel="sequence length n", ylabel="step between neighbours", title="step = 1/(n-1)")
     return fig
@@ -102,7 +103,7 @@ def binary_jumps_figure(bits: np.ndarray, binary_jumps: np.ndarray, sinusoid_jum
     b.plot(p, binary_jumps, drawstyle="steps-mid", label="binary")
     b.plot(p, sinusoid_jumps, label="sinusoid")
     b.set(xlabel="p", ylabel="||PE[p] - PE[p-1]||", title="distance between neighbours")
-    b.legend(fontsize=7)
+    b.legend()
     return fig
 
 
@@ -138,10 +139,10 @@ def unique_positions_figure(distances: Mapping[int, np.ndarray], smallest: float
     gram = _table_2d("gram", gram)
     fig, a, b = _two_panels()
     for anchor, curve in distances.items():
-        a.plot(curve, lw=0.7, label=f"from position {anchor}")
-    a.axhline(smallest, color="k", lw=0.6, ls="--", label="smallest distance between any two")
+        a.plot(curve, label=f"from position {anchor}")
+    a.axhline(smallest, color="k", lw=GUIDE, ls="--", label="smallest distance between any two")
     a.set(xlabel="position p", ylabel="||PE[p] - PE[anchor]||", title="no other position comes close", ylim=(0, None))
-    a.legend(fontsize=7)
+    a.legend()
     image = b.imshow(gram, cmap="Blues")
     b.set(title=f"PE[i] . PE[j], i, j < {gram.shape[0]}", xlabel="j", ylabel="i")
     fig.colorbar(image, ax=b, shrink=0.8)
@@ -169,7 +170,7 @@ def relative_map_figure(offsets: Sequence[int], residuals: Mapping[str, Sequence
     for label, values in residuals.items():
         a.semilogy(offsets, [max(v, 1e-17) for v in values], marker="o", label=label)
     a.set(xlabel="offset k", ylabel="relative residual", title="one linear map per offset?")
-    a.legend(fontsize=7)
+    a.legend()
     image = b.imshow(fitted, cmap="RdBu", vmin=-1, vmax=1)
     b.set(title=f"fitted M_{offset}, first {fitted.shape[0]} channels: 2x2 rotations", xlabel="out channel",
           ylabel="in channel")
@@ -196,15 +197,15 @@ def local_global_figure(table: np.ndarray, fast: int, slow: int, steps: np.ndarr
                           f"channels in 0..{d - 1} and one step per dimension")
     fig, a, b = _two_panels()
     positions = np.arange(table.shape[0])
-    a.plot(positions, table[:, fast], lw=0.8, label=f"dim {fast} (fast)")
-    a.plot(positions, table[:, slow], lw=1.5, label=f"dim {slow} (slow)")
+    a.plot(positions, table[:, fast], label=f"dim {fast} (fast)")
+    a.plot(positions, table[:, slow], label=f"dim {slow} (slow)")
     a.set(xlabel="position p", ylabel="PE[p, j]", title="fast and slow channels", xlim=(0, shown))
-    a.legend(fontsize=7)
-    b.semilogy(np.arange(d), steps, lw=0.8)
+    a.legend()
+    b.semilogy(np.arange(d), steps)
     b.axvspan(0, quarter, color="C1", alpha=0.15, label="low quarter")
     b.axvspan(d - quarter, d, color="C2", alpha=0.15, label="high quarter")
     b.set(xlabel="dimension j", ylabel="RMS change p -> p+1", title="how fast each dim moves")
-    b.legend(fontsize=7)
+    b.legend()
     return fig
 
 
@@ -236,10 +237,10 @@ def worked_example_figure(measured: Sequence[float], printed: Sequence[float], l
     x = np.arange(len(labels))
     ax.bar(x - 0.2, printed, width=0.4, label="tutorial 002, printed")
     ax.bar(x + 0.2, measured, width=0.4, label="posenc sinusoidal, d=4")
-    ax.axhline(0, color="k", lw=0.6)
+    ax.axhline(0, color="k", lw=GUIDE)
     ax.set_xticks(x, labels)
     ax.set(ylabel="value", title="position 2, d = 4")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -257,7 +258,7 @@ def dims_period_figure(table: np.ndarray, dims: Sequence[int], measured: Sequenc
     axes = fig.subplots(1, len(dims), sharey=True, squeeze=False)[0]
     positions = np.arange(table.shape[0])
     for ax, j, m, f in zip(axes, dims, measured, formula, strict=True):
-        ax.plot(positions, table[:, j], lw=1.1)
+        ax.plot(positions, table[:, j])
         ax.set(title=f"dim {j}: period {m:.2f} (formula {f:.2f})", xlabel="position p")
     axes[0].set_ylabel("PE[p, dim]")
     fig.suptitle(f"{table.shape[0]} positions, d = {table.shape[1]}: the higher the dimension, the longer the period")
@@ -272,10 +273,10 @@ def position_pair_figure(table: np.ndarray, positions: Sequence[int], pair_diffe
     pairs = np.arange(table.shape[1] // 2)
     for ax, offset, name in ((axes[0], 0, "sin channels PE[p, 2i]"), (axes[1], 1, "cos channels PE[p, 2i+1]")):
         for p in positions:
-            ax.plot(pairs, table[p, offset::2], marker=".", lw=1, label=f"position {p}")
+            ax.plot(pairs, table[p, offset::2], marker=".", label=f"position {p}")
         ax.set(title=name, xlabel="pair index i")
-        ax.legend(fontsize=7)
-    axes[2].semilogy(pairs, np.maximum(pair_difference, 1e-12), marker=".", lw=1)
+        ax.legend()
+    axes[2].semilogy(pairs, np.maximum(pair_difference, 1e-12), marker=".")
     axes[2].set(title=f"||PE[{positions[1]}] - PE[{positions[0]}]|| within each pair",
                 xlabel="pair index i")
     return fig
@@ -289,17 +290,17 @@ def relative_score_figure(integer_values: np.ndarray, bound: float, integer_scor
     fig = Figure(figsize=(12, 3.4), layout="constrained")
     a, b, c = fig.subplots(1, 3)
     a.plot(np.arange(len(integer_values)), integer_values, label="integer PE[p, 0]")
-    a.axhline(bound, color="k", lw=0.8, ls="--", label="|sin|, |cos| bound")
+    a.axhline(bound, color="k", lw=GUIDE, ls="--", label="|sin|, |cos| bound")
     a.set(xlabel="position p", ylabel="value", title="the integer code grows with p")
-    a.legend(fontsize=7)
+    a.legend()
     for ax, scores, name in ((b, integer_scores, "integer"), (c, sinusoid_scores, "sinusoid")):
         ax.imshow(scores, aspect="auto", cmap="Blues", interpolation="nearest")
         queries = np.arange(scores.shape[0])
         ax.plot(scores.argmax(axis=1), queries, "r.", ms=3, label="highest key")
-        ax.plot(queries - offset, queries, "k--", lw=0.7, label=f"key {offset} back")
+        ax.plot(queries - offset, queries, "k--", lw=GUIDE, label=f"key {offset} back")
         ax.set(xlim=(-0.5, scores.shape[1] - 0.5), ylim=(scores.shape[0] - 0.5, -0.5), xlabel="key j",
                ylabel="query i", title=f"{name}: PE[i] . PE[j + {offset}]")
-        ax.legend(fontsize=7, loc="lower left")
+        ax.legend(loc="lower left")
     return fig
 
 
@@ -312,7 +313,7 @@ def nearest_distance_figure(by_width: Mapping[str, Mapping[int, float]]) -> Figu
         ax.plot(lengths, [curve[n] for n in lengths], marker="o", ms=3, label=label)
     ax.set(xscale="log", yscale="log", xlabel="number of positions n", ylabel="nearest distance between two positions",
            title="does distinctness fall as sequences grow?")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -324,9 +325,9 @@ def compactness_figure(resolutions: Sequence[str], sinusoid_dims: Sequence[int],
     x = np.arange(len(resolutions))
     ax.bar(x - 0.2, sinusoid_dims, width=0.4, label="sinusoid")
     ax.bar(x + 0.2, binary_dims, width=0.4, label="binary")
-    ax.set_xticks(x, resolutions, fontsize=8)
+    ax.set_xticks(x, resolutions, fontsize=SMALL)
     ax.set(ylabel="dimensions needed", title=f"{positions} positions, pairwise at least this far apart")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -342,7 +343,7 @@ def offset_rule_figure(offsets: Sequence[int], composition_error: Sequence[float
         b.plot(offsets, values, marker="o", label=label)
     b.set(xscale="log", xlabel="offset k", ylabel="share of queries", ylim=(-0.02, 1.05),
           title="the fitted map finds the key k places back")
-    b.legend(fontsize=7)
+    b.legend()
     return fig
 
 
@@ -357,8 +358,27 @@ def parameter_ratio_figure(ratios: Mapping[str, Mapping[str, float]], claimed: f
     for index, option in enumerate(options):
         ax.bar(x + (index - (len(options) - 1) / 2) * width, [ratios[option][p] for p in parts], width=width,
                label=f"d_ff = {option}")
-    ax.axhline(claimed, color="k", lw=0.8, ls="--", label="'doubles' (tutorial 003)")
-    ax.set_xticks(x, parts, fontsize=8)
+    ax.axhline(claimed, color="k", lw=GUIDE, ls="--", label="'doubles' (tutorial 003)")
+    ax.set_xticks(x, parts, fontsize=SMALL)
     ax.set(ylabel="concat / add", title="parameters of the later layers, d_model 512 -> 1024")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+integer_growth_figure = styled(integer_growth_figure)
+normalized_step_figure = styled(normalized_step_figure)
+binary_jumps_figure = styled(binary_jumps_figure)
+bounded_values_figure = styled(bounded_values_figure)
+unique_positions_figure = styled(unique_positions_figure)
+relative_map_figure = styled(relative_map_figure)
+local_global_figure = styled(local_global_figure)
+extrapolation_figure = styled(extrapolation_figure)
+worked_example_figure = styled(worked_example_figure)
+dims_period_figure = styled(dims_period_figure)
+position_pair_figure = styled(position_pair_figure)
+relative_score_figure = styled(relative_score_figure)
+nearest_distance_figure = styled(nearest_distance_figure)
+compactness_figure = styled(compactness_figure)
+offset_rule_figure = styled(offset_rule_figure)
+parameter_ratio_figure = styled(parameter_ratio_figure)

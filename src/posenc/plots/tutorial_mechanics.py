@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
+from posenc.plots.style import GUIDE, SMALL, styled
 
 __all__ = ["order_effect_figure", "frequency_order_figure", "table_cost_figure"]
 
@@ -34,11 +35,11 @@ def order_effect_figure(effects: Mapping[str, float], attention: float, bar: flo
     fig = Figure(figsize=(6.0, 3.0), layout="constrained")
     ax = fig.subplots()
     ax.bar(range(len(names)), values, color=["C0"] * len(effects) + ["C3"])
-    ax.axhline(bar, color="k", lw=0.8, ls="--", label=f"bar {bar:g}")
+    ax.axhline(bar, color="k", lw=GUIDE, ls="--", label=f"bar {bar:g}")
     ax.set_yscale("log")
-    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_xticks(range(len(names)), names, fontsize=SMALL)
     ax.set(ylabel="order effect (relative)", title="reordering the words: does the output change?")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -81,5 +82,11 @@ def table_cost_figure(widths: Sequence[int], table_ms: Sequence[float], forward_
     ax.loglog(widths, table_ms, marker="o", label="sinusoid table")
     ax.axhline(forward_ms, color="C3", ls="--", label="forward of the blocks (d_model 512)")
     ax.set(xlabel="width d", ylabel="milliseconds", title="the table's cost against its width")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+order_effect_figure = styled(order_effect_figure)
+frequency_order_figure = styled(frequency_order_figure)
+table_cost_figure = styled(table_cost_figure)

@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
+from posenc.plots.style import GUIDE, SMALL, styled
 
 __all__ = ["analogy_figure", "spectra_figure", "layer_probe_figure"]
 
@@ -47,7 +48,7 @@ def analogy_figure(ranks: Mapping[str, int], single: Mapping[str, Mapping[str, i
             colours.append("C7")
     a.bar(range(len(values)), values, color=colours)
     a.set_yscale("log")
-    a.set_xticks(range(len(values)), labels, fontsize=6)
+    a.set_xticks(range(len(values)), labels, fontsize=SMALL)
     a.set(ylabel="rank of the target (1 = nearest)", title="analogies in the word table")
     b.hist(np.asarray(chance), bins=40, color="C7")
     b.set(xlabel=f"rank among {vocabulary:,} words", ylabel="random triples", title="chance")
@@ -76,16 +77,16 @@ def spectra_figure(word_variances: np.ndarray, isotropic_variances: Sequence[np.
     fig = Figure(figsize=(9.0, 3.2), layout="constrained")
     a, b = fig.subplots(1, 2)
     for i, v in enumerate(isotropic_variances):
-        a.plot(shares(v), color="C7", lw=0.8, label="isotropic" if i == 0 else None)
+        a.plot(shares(v), color="C7", lw=GUIDE, label="isotropic" if i == 0 else None)
     a.plot(shares(word_variances), color="C0", label="MiniLM words")
     a.set(xlabel="dimension (sorted)", ylabel="share of variance", yscale="log", title="words: variance per dimension")
-    a.legend(fontsize=7)
+    a.legend()
     for i, v in enumerate(isotropic_eigenvalues):
-        b.plot(np.cumsum(shares(v)), color="C7", lw=0.8, label="isotropic" if i == 0 else None)
+        b.plot(np.cumsum(shares(v)), color="C7", lw=GUIDE, label="isotropic" if i == 0 else None)
     b.plot(np.cumsum(shares(position_eigenvalues)), color="C1", label="MiniLM positions")
-    b.axhline(0.9, color="k", lw=0.8, ls="--")
+    b.axhline(0.9, color="k", lw=GUIDE, ls="--")
     b.set(xlabel="principal directions", ylabel="cumulative share", title="positions: room taken")
-    b.legend(fontsize=7)
+    b.legend()
     return fig
 
 
@@ -107,10 +108,16 @@ def layer_probe_figure(points: Sequence[str], position: Sequence[float], token: 
     x = np.arange(len(points))
     ax.plot(x, position, marker="o", label="position (1 of 128)")
     ax.plot(x, token, marker="s", label="token")
-    ax.axhline(position_chance, color="C0", ls=":", lw=0.8)
-    ax.axhline(token_chance, color="C1", ls=":", lw=0.8, label="chance")
-    ax.set_xticks(x, [p.replace("layer ", "L").replace(" attention", " att") for p in points], fontsize=7,
+    ax.axhline(position_chance, color="C0", ls=":", lw=GUIDE)
+    ax.axhline(token_chance, color="C1", ls=":", lw=GUIDE, label="chance")
+    ax.set_xticks(x, [p.replace("layer ", "L").replace(" attention", " att") for p in points], fontsize=SMALL,
                   rotation=45)
     ax.set(ylim=(0, 1.02), ylabel="read by a linear probe", title="what each module's output still carries")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+analogy_figure = styled(analogy_figure)
+spectra_figure = styled(spectra_figure)
+layer_probe_figure = styled(layer_probe_figure)

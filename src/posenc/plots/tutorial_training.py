@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from posenc.plots.style import GUIDE, styled
+
 __all__ = ["validation_curves_figure", "orthogonality_figure"]
 
 
@@ -28,13 +30,13 @@ def validation_curves_figure(curves: Mapping[str, Mapping[str, Sequence[Sequence
             color = f"C{index}"
             for run in runs:
                 steps, acc = zip(*run, strict=True) if run else ((), ())
-                ax.plot(steps, acc, color=color, lw=0.5, alpha=0.4)
+                ax.plot(steps, acc, color=color, lw=GUIDE, alpha=0.4)
             longest = max(runs, key=len)
             mean = [np.mean([r[i][1] if i < len(r) else r[-1][1] for r in runs]) for i in range(len(longest))]
-            ax.plot([s for s, _ in longest], mean, color=color, lw=1.6, label=encoding)
-        ax.axhline(bar, color="k", lw=0.7, ls="--")
+            ax.plot([s for s, _ in longest], mean, color=color, label=encoding)
+        ax.axhline(bar, color="k", lw=GUIDE, ls="--")
         ax.set(title=task, xlabel="training step", ylabel="validation token accuracy", ylim=(0, 1.02))
-        ax.legend(fontsize=7)
+        ax.legend()
     return fig
 
 
@@ -52,9 +54,14 @@ def orthogonality_figure(traces: Mapping[str, Sequence[Sequence[Sequence[float]]
         for index, (label, runs) in enumerate(traces.items()):
             for number, run in enumerate(runs):
                 steps = [r[0] for r in run]
-                ax.plot(steps, [r[1 + column] / chance for r in run], color=f"C{index}", lw=1,
+                ax.plot(steps, [r[1 + column] / chance for r in run], color=f"C{index}",
                         label=label if number == 0 else None)
-        ax.axhline(1.0, color="k", lw=0.7, ls="--", label="independent random directions")
+        ax.axhline(1.0, color="k", lw=GUIDE, ls="--", label="independent random directions")
         ax.set(title=name, xlabel="training step", ylabel="mean |cos| / chance")
-        ax.legend(fontsize=7)
+        ax.legend()
     return fig
+
+
+# in the house style (posenc.plots.style says why here and not as a decorator)
+validation_curves_figure = styled(validation_curves_figure)
+orthogonality_figure = styled(orthogonality_figure)
