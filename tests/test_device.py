@@ -146,3 +146,13 @@ def test_a_placement_resolves_once_and_runs_in_its_precision():
         assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.float32
     with pytest.raises(PosencError, match="'float16' cannot train on the CPU"):
         Placement.resolve("cpu", "float16", training=True)
+
+
+@pytest.mark.parametrize("dtype, name", [
+    (torch.float32, "float32"), (torch.bfloat16, "bfloat16"), (torch.float16, "float16"),  # posenc's own
+    ("bf16", "bfloat16"), ("half", "float16"),  # aliases come back as the canonical name
+    # another torch dtype (a model's float64 weights, integer ids) is named as torch names it, without "torch."
+    (torch.float64, "float64"), (torch.int64, "int64"), (torch.complex64, "complex64"),
+])
+def test_dtype_name_names_the_given_dtype(dtype, name):
+    assert dtype_name(dtype) == name

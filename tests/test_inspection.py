@@ -62,6 +62,18 @@ def test_an_entry_without_a_base_warns(tmp_path):
     assert "rope-theta" not in _codes(tmp_path, fixed)
 
 
+@pytest.mark.parametrize("model_type, filled", [
+    ("llama", "10000"),  # LlamaConfig's default base
+    ("smollm3", "2e+06"),  # SmolLM3Config's default base, 2000000
+    ("gpt2", "nothing"),  # learned positions: transformers reads no rope_parameters and fills in no base
+])
+def test_an_entry_without_a_base_says_what_transformers_fills_in(tmp_path, model_type, filled):
+    data = _llama(model_type=model_type, rope_parameters={"rope_type": "default"})
+    found = [f.message for f in inspect_model(_write(tmp_path, "c", data)).findings if f.code == "rope-theta"]
+    assert any(m.startswith("rope_parameters in the config has no rope_theta") and
+               f"(transformers fills in {filled} for this model type, other code usually 10000)" in m for m in found), found
+
+
 def test_gemma3s_local_base_in_its_old_field_warns(tmp_path):
     data = {**Gemma3TextConfig(num_hidden_layers=6).to_dict(), "rope_local_base_freq": 10000.0}
     del data["rope_parameters"]

@@ -197,6 +197,27 @@ def test_attention_implementation_is_honoured():
     assert load_model("minilm").config._attn_implementation == "eager"
 
 
+@pytest.mark.parametrize("attn_implementation", ["eager", "sdpa"])
+def test_a_hub_id_in_the_local_cache_loads_with_the_attention_asked_for(tmp_path, monkeypatch, attn_implementation):
+    # a cached hub id goes through the same folder loader; a tiny random BERT stands in for the download, laid out as
+    # the Hugging Face cache keeps it (models--owner--name/refs/main -> snapshots/<commit>/). Each implementation is
+    # asked for on its own, so neither can pass as transformers' default for BERT
+    from huggingface_hub import constants
+
+    commit = "0" * 40
+    repo = tmp_path / "models--posenc-test--tiny-bert"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    snapshot = repo / "snapshots" / commit
+    BertModel(BertConfig(vocab_size=_tokenizer().vocab_size, hidden_size=16, num_hidden_layers=1,
+                         num_attention_heads=2, intermediate_size=32)).save_pretrained(snapshot)
+    _tokenizer().save_pretrained(snapshot)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    loaded = load_model("posenc-test/tiny-bert", attn_implementation=attn_implementation)
+    assert loaded.source == "hub:posenc-test/tiny-bert" and loaded.name == "posenc-test/tiny-bert"
+    assert loaded.config._attn_implementation == attn_implementation
+
+
 def test_model_config_reads_the_config_without_weights(tmp_path):
     bert = model_config("minilm")
     assert type(bert).__name__ == "BertConfig" and bert.max_position_embeddings == 512 and bert.hidden_size == 384

@@ -1,12 +1,17 @@
-"""Human-readable durations: seconds, minutes, hours, then days from two days on."""
+"""Human-readable durations (seconds, minutes, hours, then days from two days on) and sizes (MB, then GB from one
+GB on)."""
 
 import pytest
 
-from posenc.resources import format_seconds
+from posenc.resources import format_bytes, format_seconds
 
 
 @pytest.mark.parametrize(("seconds", "text"), [
     (45, "45 s"),  # below 90 s
+    (89, "89 s"),  # the last whole second written in seconds
+    (90, "2 min"),  # 90 s = 1.5 min, written in minutes from 90 s on (1.5 rounds half to even: 2)
+    (5399, "90 min"),  # 89.98 min, just below 5400 s
+    (5400, "1.5 h"),  # 90 min = 1.5 h, written in hours from 5400 s on
     (12 * 60, "12 min"),  # 720 s, below 5400 s = 90 min
     (3.5 * 3600, "3.5 h"),  # 12600 s
     (47 * 3600, "47.0 h"),  # 169200 s, just below two days (172800 s)
@@ -16,3 +21,13 @@ from posenc.resources import format_seconds
 ])
 def test_format_seconds_picks_the_unit_by_size(seconds, text):
     assert format_seconds(seconds) == text
+
+
+@pytest.mark.parametrize(("n", "text"), [
+    (12 * 1024 ** 2, "12 MB"),
+    (1024 ** 3 - 1024 ** 2, "1023 MB"),  # one MB below a GB
+    (1024 ** 3, "1.00 GB"),  # exactly one GB is written in GB
+    (1.5 * 1024 ** 3, "1.50 GB"),  # two decimals in GB
+])
+def test_format_bytes_picks_the_unit_by_size(n, text):
+    assert format_bytes(n) == text

@@ -115,3 +115,69 @@ def test_the_command_checks_memory_before_the_benchmark(monkeypatch, capsys):
     monkeypatch.setattr("posenc.resources.available_memory", lambda device="cpu": 2 ** 30)  # the runtime alone
     assert main(["bench", "--seq-len", "8", "--device", "cpu"]) == 2
     assert "does not fit in memory" in capsys.readouterr().err
+
+
+def test_on_cuda_the_copies_are_checked_against_that_devices_memory(monkeypatch):
+    """On CUDA the host holds the draw and the float64 gate, and the providers' copies must fit in the free memory
+    of the GPU the benchmark runs on: the second check asks that device (not the host) and names it.
+
+    No GPU is needed: ``torch.cuda.is_available`` is faked, and ``available_memory`` answers by device (plenty on
+    the host, 1 MB on the GPU), recording which devices it was asked about."""
+    from posenc.cli.bench import check_bench_fits
+    from posenc.errors import PosencError
+
+    asked = []
+
+    def available_memory(device="cpu"):
+        asked.append(device)
+        return 2 ** 40 if str(device) == "cpu" else 2 ** 20
+
+    monkeypatch.setattr("torch.cuda.is_available", lambda: True)
+    monkeypatch.setattr("posenc.resources.available_memory", available_memory)
+    cfg = _config(seq_len=4096)  # built on the CPU (this machine may have no GPU), then pointed at one
+    cfg.device = "cuda:1"
+    with pytest.raises(PosencError) as caught:
+        check_bench_fits(cfg)
+    assert asked == ["cpu", "cuda:1"]
+    # E = 1 x 3 x 4096 x 8 = 98,304 elements; float32, two modes: 4 x 6 x 2 = 48 bytes each on the GPU
+    # = 4,718,592 bytes = 4.5 MiB, over the GPU's 1 MB
+    message = str(caught.value)
+    assert "(48 bytes per element: copies for 2 mode(s))" in message
+    assert message.endswith("is available on cuda:1; use a smaller --seq-len, --batch or fewer heads")
+
+
+def _rendered(table) -> list[list[str]]:
+    """The body rows of a rich table as drawn, each a list of its stripped cells."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=300, color_system=None)
+    console.print(table)
+    return [[cell.strip() for cell in _cells(line, "│")] for line in console.file.getvalue().splitlines()
+            if line.startswith("│")]
+
+
+def test_the_speedups_over_hf_are_marked_x_where_the_row_has_them():
+    """The "vs HF eager" and "vs HF compile" cells are ratios, shown as ``1.25x``; a row without the ratio (the
+    baselines; backward, which hf-compile does not time) shows an empty cell, not a bare ``x``. The result is written
+    by hand in the shape of :func:`posenc.kernels.bench.run_benchmark`'s: the real run would need torch.compile."""
+    from posenc.cli.bench import result_table
+
+    result = {
+        "config": {"batch": 1, "q_heads": 2, "kv_heads": 1, "seq_len": 8, "head_dim": 8, "dtype": "float32",
+                   "pairing": "half", "device": "cpu"},
+        "environment": {"cuda": None, "threads": 2},
+        "rows": [
+            {"provider": "mul", "mode": "baseline", "median_ms": 0.2, "q25_ms": 0.1, "q75_ms": 0.3},
+            {"provider": "posenc:reference", "mode": "out-of-place", "gate": "ok", "median_ms": 0.4, "q25_ms": 0.3,
+             "q75_ms": 0.5, "speedup_vs_hf_eager": 2.0, "speedup_vs_hf_compile": 1.25, "speed_vs_mul": 0.5},
+            {"provider": "posenc:reference", "mode": "backward", "gate": "ok", "median_ms": 1.0, "q25_ms": 0.9,
+             "q75_ms": 1.1, "speedup_vs_hf_eager": 1.5},
+        ],
+    }
+    shown = {(row[0], row[1]): dict(zip(COLUMNS, row, strict=True)) for row in _rendered(result_table(result))}
+    ratios = {key: (cells["vs HF eager"], cells["vs HF compile"]) for key, cells in shown.items()}
+    assert ratios == {("mul", "baseline"): ("", ""),
+                      ("posenc:reference", "out-of-place"): ("2.00x", "1.25x"),
+                      ("posenc:reference", "backward"): ("1.50x", "")}

@@ -94,3 +94,12 @@ def test_a_malformed_field_exits_2_with_one_line(tmp_path, capsys):
     assert captured.err.strip().endswith('config.json field "head_dim" = "16" (a string): expected an integer >= 0 '
                                          "(the width of each attention head; 0 where the model derives it); fix: "
                                          "write 16 without quotes")
+
+
+def test_json_names_the_source_and_the_model_type(tmp_path, capsys):
+    # the JSON's four keys, and where the schedule came from: the config file as given, and its model_type
+    path = _config(tmp_path, rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    assert main(["inspect", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data) == ["source", "model_type", "layers", "findings"]
+    assert data["source"] == str(path) and data["model_type"] == "llama"

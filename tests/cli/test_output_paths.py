@@ -113,3 +113,13 @@ def test_helper_messages_say_what_was_wrong(tmp_path, kind):
     else:
         with pytest.raises(PosencError, match="is a file, not a folder"):
             output_dir(blocker, "--out")
+
+
+@pytest.mark.parametrize("check", [output_file, output_dir])
+def test_helpers_name_out_when_no_option_is_given(tmp_path, check):
+    # the default option is --out (what plot, show, sweep, probe, extend and report call their path): a message
+    # must name a flag the user can pass, spelled as on the command line
+    blocker = tmp_path / "f.txt"
+    blocker.write_text("x")
+    with pytest.raises(PosencError, match=r"^--out .*; pass a writable (file path|folder) with --out (FILE|DIR)"):
+        check(blocker / "x.png")

@@ -1,5 +1,5 @@
 """VideoRoPE's frequency allocation: the axis of each pair by hand, text positions as RoPE, the temporal axis on the
-lowest frequencies."""
+lowest frequencies; the derived tables (as M-RoPE's and axial RoPE's) are not checkpointed."""
 
 import pytest
 import torch
@@ -59,3 +59,14 @@ def test_tables_at_one_row_of_text_positions_per_sequence_are_ropes():
     cos, sin = v.tables(positions)
     torch.testing.assert_close(cos.double(), angles.cos(), rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(sin.double(), angles.sin(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name, options", [("videorope", {}), ("mrope", {"mrope_section": [2, 1, 1]}),
+                                           ("axial_rope", {})])
+def test_the_derived_tables_are_buffers_but_not_checkpointed(name, options):
+    # inv_freq and pair_axis follow from the constructor's arguments: they move with .to() (buffers) but are no
+    # state to save, so a checkpoint of a model holds none of them and one saved before them still loads strictly
+    encoding = posenc.build(name, head_dim=8, **options)
+    assert {"inv_freq", "pair_axis"} <= dict(encoding.named_buffers()).keys()
+    assert list(encoding.state_dict()) == []
+    encoding.load_state_dict({}, strict=True)

@@ -12,6 +12,7 @@ import pytest
 from posenc.errors import PosencError
 from posenc.explore import write_explorer
 from posenc.explore.golden import FUNCTIONS
+from posenc.explore.page import explorer_data
 from posenc.explore.panels import PANELS, claim_verdicts
 from posenc.report.ledger import claim_ids
 
@@ -59,6 +60,31 @@ def test_the_verdicts_are_the_committed_reports(tmp_path):
     committed = claim_verdicts()
     if committed:  # inside a checkout: docs/reports/full.json
         assert committed["integer-positions"]["status"] == "supported"
+
+
+def test_a_verdict_written_as_its_bare_status_or_left_out_is_read(tmp_path):
+    # a claim's verdict may be the status string itself (no {"status": ...} record), or missing: the status is that
+    # string, or None (no pill on the page); the title falls back to the claim's statement, then to ""
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"claims": [{"id": "pi-yarn", "statement": "PI and YaRN extend", "verdict": "refuted"},
+                                             {"id": "alibi-table"}]}))
+    assert claim_verdicts(report) == {"pi-yarn": {"status": "refuted", "title": "PI and YaRN extend"},
+                                      "alibi-table": {"status": None, "title": ""}}
+
+
+def test_each_panels_claims_reach_the_page_by_id_with_their_verdicts():
+    # the page's code links each claim by ``claim.id`` (index.html#claim-<id>) and draws ``claim.status`` as a pill:
+    # the data must carry exactly those keys, the ids in the panel's order, the verdicts the committed report's
+    script = (resources.files("posenc.explore") / "assets" / "explore.js").read_text(encoding="utf-8")
+    assert "#claim-${claim.id}" in script and "claim.status" in script
+    verdicts = claim_verdicts()
+    panels = explorer_data()["panels"]
+    assert [p["id"] for p in panels] == [p.id for p in PANELS]
+    for panel, shown in zip(PANELS, panels, strict=True):
+        assert [c.get("id") for c in shown["claims"]] == list(panel.claims), panel.id
+        for claim in shown["claims"]:
+            assert set(claim) <= {"id", "status", "title"}, claim
+            assert claim.get("status") == verdicts.get(claim.get("id"), {}).get("status"), claim
 
 
 def test_every_text_is_in_both_languages():

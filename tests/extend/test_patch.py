@@ -109,6 +109,18 @@ def test_patched_config_carries_the_encoding_and_its_native_length(reference_sta
     assert patched_encoding(tiny_llama().config) is None
 
 
+@pytest.mark.parametrize("name, scaling", [
+    ("none", None),  # unscaled RoPE: no scaling record at all, config.json says "scaling": null
+    ("linear", {"type": "linear", "factor": 2.0}),  # a scaling: its options, as scaled_rope(..., "linear", 2.0) set them
+])
+def test_the_patched_config_spells_the_encodings_options(name, scaling):
+    # the record under rope_parameters["posenc"] is what config.json keeps: head_dim 16 = hidden 64 / 4 heads, the
+    # tiny models' base, half pairing, every channel rotated; no fixed length for a scaling that does not need one
+    model = patch_model(tiny_llama(), scaled_rope(tiny_llama().config, name, 2.0))
+    assert model.config.rope_parameters[ROPE_TYPE] == {"head_dim": 16, "base": BASE, "pairing": "half",
+                                                       "rotary_dim": 16, "scaling": scaling, "seq_len": None}
+
+
 def test_encodings_the_model_cannot_carry_are_refused(reference_state):
     model = tiny_llama(None, reference_state)
     with pytest.raises(posenc.PosencError, match="takes a plain RoPE .* got XPos"):

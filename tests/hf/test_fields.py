@@ -235,6 +235,17 @@ def test_an_integer_field_refuses_the_rest(value, fix):
     assert str(caught.value).startswith('config.json field "head_dim" = ') and str(caught.value).endswith(fix)
 
 
+@pytest.mark.parametrize("letters, shown", [
+    (57, '"' + "a" * 57 + '"'),  # 59 characters of JSON (the letters and two quotes): shown whole
+    (58, '"' + "a" * 58 + '"'),  # 60 characters: still whole, the cut is for longer values
+    (59, '"' + "a" * 56 + "..."),  # 61 characters: cut to its first 57 and "..."
+], ids=["59-chars", "60-chars", "61-chars"])
+def test_a_value_is_shown_whole_up_to_60_characters(letters, shown):
+    with pytest.raises(ConfigFieldError) as caught:
+        ConfigFields({"head_dim": "a" * letters}).get("head_dim")
+    assert str(caught.value).startswith(f'config.json field "head_dim" = {shown} (a string): expected an integer')
+
+
 @pytest.mark.parametrize("value, fix", [("false", "write false without quotes"), ("True", "write true without quotes"),
                                         (1, "write true or false"), (None, None)])
 def test_a_flag_is_a_json_boolean(value, fix):

@@ -171,3 +171,37 @@ def test_every_figure_writes_in_lowercase_sentence_style():
         assert any(texts), name
         shouted = [text for text in texts if re.search(r"\b[A-Z]{4,}\b", text)]
         assert shouted == [], name
+
+
+def test_orthogonality_points_carry_their_intervals():
+    """An estimate is a point with its 95% interval drawn left and right of it; an estimate without an interval
+    (infinite ends: too few units) shrinks to its point; a published number is a plain diamond."""
+    samples = {"frequent words": Estimate(89.5, 89.2, 89.9, n=5, method="t"),
+               "two words": Estimate(88.0, -np.inf, np.inf, n=1, method="t"), "published": 89.9}
+    a, _ = probe.orthogonality_figure(samples, 0.5, {"frequent words": np.array([89.0, 90.0, 91.0])}).axes
+    bars = [c for c in a.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 2  # the two estimates; the published number is no error bar
+    # labels go top-down: the first sample on the highest row (y = 2), the second below it (y = 1)
+    expected = ((89.5, 89.2, 89.9, 2), (88.0, 88.0, 88.0, 1))  # value, low, high, row
+    for container, (value, low, high, y) in zip(bars, expected, strict=True):
+        line, _, (segments,) = container.lines
+        assert (_data(line.get_xdata()), _data(line.get_ydata())) == ([value], [y])
+        (start, end), = segments.get_segments()  # one horizontal segment from low to high at the row's height
+        assert start.tolist() == pytest.approx([low, y]) and end.tolist() == pytest.approx([high, y])
+    (diamond,) = [line for line in a.lines if line.get_marker() == "D"]
+    assert (_data(diamond.get_xdata()), _data(diamond.get_ydata())) == ([89.9], [0])
+    rows = {int(y): t.get_text() for y, t in zip(a.get_yticks(), a.get_yticklabels(), strict=True)}
+    assert rows == {2: "frequent words", 1: "two words", 0: "published"}
+
+
+def test_dimension_split_names_each_block_by_its_dimensions():
+    """The decoding bars stand one per block of dimensions, and each tick names the block's dimensions: blocks are
+    half-open ``[lo, hi)``, so (0, 4) covers dimensions 0..3 ("0-3") and (4, 8) covers 4..7."""
+    blocks = [(0, 4), (4, 8)]
+    _, b = probe.dimension_split_figure(np.linspace(0, 1, 8), blocks, [_e(0.5), _e(0.6)], [0.9, 0.95],
+                                        [_e(0.3), _e(0.4)]).axes
+    assert [t.get_text() for t in b.get_xticklabels()] == ["0-3", "4-7"]
+    assert _data(b.get_xticks()) == [0, 1]
+    sums, table = b.patches[:2], b.patches[2:]  # word + position bars, then the table's, one per block each
+    assert [bar.get_height() for bar in sums] == pytest.approx([0.5, 0.6])
+    assert [bar.get_height() for bar in table] == pytest.approx([0.9, 0.95])

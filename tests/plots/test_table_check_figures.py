@@ -272,3 +272,18 @@ def test_every_figure_writes_in_lowercase_sentence_style():
         texts = [t.get_text() for t in fig.findobj(Text)]
         assert any(texts), name
         assert [text for text in texts if re.search(r"\b[A-Z]{4,}\b", text)] == [], name
+
+
+def test_rows_of_panels_give_each_panel_four_inches():
+    """The tutorial's rows of equal panels line up on the page: every panel 4 inches wide, as dims_period_figure
+    lays out one per dimension, so a three-panel row is 12 inches and a two-panel row 8 (the height is each
+    figure's own; offset_rule_figure, a wider pair at 9 inches, is not one of these rows)."""
+    figures = _figures()
+    two = ("integer_growth_figure", "normalized_step_figure", "binary_jumps_figure", "bounded_values_figure",
+           "unique_positions_figure", "relative_map_figure", "local_global_figure", "extrapolation_figure",
+           "dims_period_figure")  # dims_period_figure drawn above with two dimensions
+    panels = {**dict.fromkeys(two, 2), "position_pair_figure": 3, "relative_score_figure": 3}
+    for name, count in panels.items():
+        fig = figures[name]
+        assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == count, name
+        assert fig.get_size_inches()[0] == 4 * count, name

@@ -84,6 +84,8 @@ def test_rotation_figure_maps_onto_the_next_points():
     assert np.allclose(points, np.stack([np.sin(p * w), np.cos(p * w)], 1), atol=1e-12)
     assert np.allclose(mapped, np.stack([np.sin((p[:6] + k) * w), np.cos((p[:6] + k) * w)], 1), atol=1e-9)
     assert f"fitted angle {k * w:.4f}" in ax.get_title()
+    # the sinusoid has no inv_freq: the title computes k w_i from its base, w_4 = 10000^(-8/64) = 0.3162, k w_4 = 0.9487
+    assert f"k w_i = {k * w:.4f}" in ax.get_title() and f"{k * w:.4f}" == "0.9487"
 
 
 def test_decay_figure_is_the_roformer_bound():

@@ -3,6 +3,7 @@ up."""
 
 import numpy as np
 import pytest
+from matplotlib.colors import to_rgba
 
 from posenc.errors import PosencError
 from posenc.plots.tutorial_semantics import analogy_figure, layer_probe_figure, spectra_figure
@@ -40,3 +41,15 @@ def test_layer_probe_figure_lines():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["embeddings", "L1 att"]
     with pytest.raises(PosencError):
         layer_probe_figure(["a"], [0.5, 0.4], [1.0], 0.1, 0.1)
+
+
+def test_spectra_figure_tells_the_tables_apart_by_colour():
+    """The isotropic references are one grey; the word table (left) and the position table (right) each have a colour
+    of their own, so neither model line reads as a reference nor as the other table."""
+    iso = [np.ones(4), np.ones(4)]
+    a, b = spectra_figure(np.array([4.0, 3.0, 2.0, 1.0]), iso, np.array([8.0, 1.0, 0.5, 0.5]), iso).axes
+    grey = {to_rgba(line.get_color()) for line in [*a.lines[:2], *b.lines[:2]]}
+    assert len(grey) == 1  # one colour for every isotropic table
+    words, positions = to_rgba(a.lines[-1].get_color()), to_rgba(b.lines[-2].get_color())  # b's last: the 0.9 mark
+    assert words not in grey and positions not in grey
+    assert words != positions

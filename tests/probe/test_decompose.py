@@ -9,7 +9,7 @@ from transformers import BertConfig, BertModel, LlamaConfig, LlamaModel
 
 from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
-from posenc.probe.decompose import TERMS, four_term_split, term_statistics
+from posenc.probe.decompose import TERMS, FourTermSplit, four_term_split, term_statistics
 
 
 def test_minilm_parts_add_up_on_shakespeare(minilm):
@@ -200,3 +200,24 @@ def test_a_dimension_is_an_expert_only_past_half_of_its_four_terms():
     lower, _ = dimension_statistics(np.broadcast_to(one, (3, 1, 4, 4)).copy(), expert=0.5 - 1e-9)
     assert (lower["word_dims"].value, lower["position_dims"].value) == (0.5, 0.5)
     assert inspect.signature(dimension_statistics).parameters["expert"].default == 0.5
+
+
+def test_variance_shares_by_hand():
+    """One head, two queries, two keys; the logits R split as ww + pp (the rest zero).
+
+        R = [[1, 3], [2, 2]],  ww = [[1, 2], [2, 2]],  pp = [[0, 1], [0, 0]]
+
+    Within rows (each query's mean over keys removed, then the mean square over all four entries):
+    R -> [[-1, 1], [0, 0]]: 2/4 = 0.5; ww and pp -> [[-0.5, 0.5], [0, 0]]: 0.5/4 = 0.125 each, shares 0.25; the
+    two are equal after centring, so their covariance adds the other 0.5. Over all entries (the unbiased variance,
+    the same 1/3 for every part): R's squared deviations from 2 sum to 2, ww's from 1.75 and pp's from 0.25 to 0.75
+    each: shares 0.375, covariance 0.25."""
+    zero = torch.zeros(1, 2, 2, dtype=torch.float64)
+    reference = torch.tensor([[[1.0, 3.0], [2.0, 2.0]]], dtype=torch.float64)
+    terms = {"ww": torch.tensor([[[1.0, 2.0], [2.0, 2.0]]], dtype=torch.float64), "wp": zero, "pw": zero,
+             "pp": torch.tensor([[[0.0, 1.0], [0.0, 0.0]]], dtype=torch.float64), "rest": zero}
+    split = FourTermSplit(terms, reference, 0.0)
+    (within,) = split.variance_shares()
+    assert within == pytest.approx({"ww": 0.25, "wp": 0.0, "pw": 0.0, "pp": 0.25, "rest": 0.0, "covariance": 0.5})
+    (whole,) = split.variance_shares(within_rows=False)
+    assert whole == pytest.approx({"ww": 0.375, "wp": 0.0, "pw": 0.0, "pp": 0.375, "rest": 0.0, "covariance": 0.25})

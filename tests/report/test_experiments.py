@@ -191,3 +191,27 @@ def test_a_contexts_defaults_are_the_quick_report_on_this_cpu():
             ctx.address, ctx.extended) == (True, None, None, False, None, "cpu", "float32", "local", None, False)
     # seeds: the caller's (1 taken as it is), else 2 quick and 3 full
     assert [Context(quick=q, seeds=s).seed_count for q in (True, False) for s in (None, 1)] == [3, 1, 3, 1]
+
+
+def _prepare(ctx):
+    return None
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("device", True), ("driver", True), ("prepare", _prepare), ("prepare_here", True), ("exclusive", True),
+    ("extended", "trains 4 models for about 20 minutes on 2 cores"), ("quick_is_full", True)])
+def test_each_keyword_of_the_decorator_reaches_its_own_field(field, value):
+    """``@experiment(name, field=value)`` records ``value`` in that field of the registered record and leaves every
+    other field at its default: the scheduler and the page read these fields (an ``extended`` sentence that did
+    not arrive would run a long experiment inside the report's budget)."""
+    from posenc.report.experiments.base import EXPERIMENTS, Experiment, experiment
+
+    def fn(ctx):
+        return None
+
+    try:
+        experiment("test_keyword", **{field: value})(fn)
+        assert EXPERIMENTS["test_keyword"] == Experiment("test_keyword", fn, **{field: value})
+        assert getattr(EXPERIMENTS["test_keyword"], field) == value
+    finally:
+        EXPERIMENTS.pop("test_keyword", None)

@@ -53,6 +53,11 @@ def test_statistics_and_verdict(measured):
     # what the measurement records is checked here
     m, again = measured
     assert again.numbers["jobs_computed"] == 0 and m.numbers["jobs_computed"] > 0  # the second reads the store
+    # only the claim's scalings run, and only yarn past the native length in the passkey: windows at 192 tokens,
+    # 2 per scaling, none / linear / yarn each a different model there (s = 1.5): 6; passkey at 128 = native, where
+    # every scaling is the native model: one model x 2 depths x 3 trials = 6; at 192 with yarn, 1 depth x 3 trials:
+    # 3. 6 + 6 + 3 = 15 (every scaling of run_extend, ntk, dynamic and llama3 too, would add windows and trials)
+    assert m.numbers["jobs_computed"] == 15
     assert again.estimates == m.estimates
     n = m.numbers
     assert n["ran"] and n["native_len"] == NATIVE and n["factor_long"] == 1.5

@@ -96,3 +96,48 @@ def test_passkey_estimates_read_the_right_cells(measured):
         **{f"{s}:48:{d:g}": CORRECT[(48, d)] for s in extension.SCALINGS for d in (0.5, 0.95)},
         f"yarn:{LONG}:0.95": CORRECT[(LONG, 0.95)]}
     assert measured.numbers["factor_long"] == 1.5
+
+
+def test_every_anchor_in_the_table_says_what_it_is(measured):
+    """A row's anchor is shown with its label: the native perplexity, the ratios' 1 ("no effect", "as good as
+    within the context") and the passkey rows' 0.99, which is the YaRN paper's result after fine-tuning."""
+    anchored = [r for r in measured.rows if r.anchor is not None]
+    assert anchored and all(isinstance(r.anchor_label, str) and r.anchor_label for r in anchored)
+    passkey = [r for r in measured.rows if "passkey accuracy" in r.quantity]
+    # 48 tokens (native 64) at depths 0.5 and 0.95, one row for every scaling; 96 tokens with yarn: 3 rows
+    assert len(passkey) == 3 and {(r.anchor, r.anchor_label) for r in passkey} == {
+        (0.99, "YaRN paper, after fine-tuning: > 99% to 128k")}
+    labels = {r.quantity.split(":")[0]: r.anchor_label for r in measured.rows if "perplexity at 96" in r.quantity}
+    assert labels == {s: f"native, {NATIVE} tokens" for s in extension.SCALINGS}
+    ratios = [r.anchor_label for r in measured.rows if "perplexity ratio" in r.quantity]
+    assert sorted(set(ratios)) == ["as good as within the context", "no effect"] and len(ratios) == 2 + 3
+
+
+def test_the_figure_marks_the_native_length_in_both_panels():
+    """``_figure`` on the made-up run: each scaling's perplexity line starts at the native length (the unscaled model
+    on each window's first 64 tokens: exp(mean NATIVE_NLL) for every scaling), a dashed guide marks 64 in the top
+    panel, and in the heatmap a boundary sits between the 48- and 96-token columns (at x = 0.5)."""
+    long_run = _fake_run("made-up", None, lengths=[LONG], passkey=False)
+    for s, cell in long_run["ppl"]["nonoverlap"].items():  # run_extend's cells also hold the perplexity itself
+        ppl = math.exp(np.mean(NLL[s]))
+        cell[str(LONG)].update(ppl=ppl, ppl_interval=[0.9 * ppl, 1.1 * ppl])
+    passkey = {s: {} for s in extension.SCALINGS}
+    for cells in PLAN.passkey:
+        run = _fake_run("made-up", None, cells.scalings, lengths=[cells.length], passkey=True,
+                        depths=list(cells.depths))
+        for s in cells.scalings:
+            passkey[s].update(run["passkey"][s])
+    fig = extension._figure("made-up", NATIVE, long_run, passkey, PLAN)
+    top, bottom = fig.subfigs
+    (ax,) = top.axes
+    assert "native 64" in [line.get_label() for line in ax.get_lines()]
+    lines = {c.get_label(): c.lines[0] for c in ax.containers}
+    assert list(lines) == list(extension.SCALINGS)
+    for s, line in lines.items():
+        assert np.asarray(line.get_xdata(), dtype=float).tolist() == [NATIVE, LONG]
+        assert np.asarray(line.get_ydata(), dtype=float).tolist() == pytest.approx(
+            [math.exp(np.mean(NATIVE_NLL)), math.exp(np.mean(NLL[s]))])
+    panels = [a for a in bottom.axes if a.images]
+    assert [a.get_title() for a in panels] == list(extension.SCALINGS)
+    for panel in panels:
+        assert [np.asarray(line.get_xdata(), dtype=float).tolist() for line in panel.get_lines()] == [[0.5, 0.5]]

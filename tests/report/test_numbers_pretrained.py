@@ -5,7 +5,8 @@ computations in tests/probe/ (orthogonality, term statistics, Voita fractions) a
 test_pretrained_claims.py (magnitude, the window pass, the position bins). Left to this file, on inputs built here:
 
 - ``minilm_heads``: the counts ``adjacent_positional_heads`` / ``other_positional_heads`` the voita-heads claim reads
-  (positional heads split by their offset), counted by hand from attention patterns with known offsets;
+  (positional heads split by their offset), counted by hand from attention patterns with known offsets, and its
+  table of the best head's share by query position in the 512-token windows, on made-up window passes;
 - ``minilm_dimensions``: its two statistics, run on small made-up tables in place of MiniLM's, against numpy: the
   held-out R^2 per quarter from the decoder's squared errors, and the per-dimension variance shares;
 - ``minilm_geometry``'s before-training baseline (``init_angle_offset_deg``): the angle between the drawn tables'
@@ -168,3 +169,44 @@ def test_heads_by_kind_of_text_equal_a_separate_accumulation():
         assert by_kind[kind].positional == expected.positional and by_kind[kind].windows == kinds.count(kind)
         assert by_kind[kind].estimates["positional_heads"] == expected.estimates["positional_heads"]
     assert [o for _, _, o in by_kind["plays"].positional][:1] == [-1]  # the pure previous-token head in every kind
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# minilm_heads' table by query position, on made-up window passes
+# ---------------------------------------------------------------------------------------------------------------
+def _pass(t: int, windows: int = 3) -> dict:
+    """A window pass in ``_window_pass``'s format, 1 layer x 2 heads: head 0 puts each query's maximum on the
+    previous token, except the queries from 256 on that are multiples of 4 (on token 0 instead); head 1 on i + 2 for
+    even queries, on token 0 otherwise."""
+    from posenc.corpora import TEXT_KINDS
+    from posenc.probe.heads import HeadAccumulator
+
+    i = torch.arange(t)
+    previous = torch.where((i >= 256) & (i % 4 == 0), 0, (i - 1).clamp(min=0))
+    ahead = torch.where((i % 2 == 0) & (i + 2 < t), i + 2, 0)
+    a = torch.full((2, t, t), 0.01)
+    a[0, i, previous] = 1.0
+    a[1, i, ahead] = 1.0
+    a = a / a.sum(-1, keepdim=True)
+    acc = HeadAccumulator(n_layers=1, n_heads=2, max_len=t)
+    for _ in range(windows):
+        acc.add(0, a)
+    kinds = [TEXT_KINDS[0], TEXT_KINDS[1], TEXT_KINDS[0]][:windows]
+    return {"summary": acc.summary(), "argmax": acc.query_offsets(), "windows": windows, "kinds": kinds}
+
+
+def test_heads_by_query_position_in_the_longest_windows(monkeypatch):
+    """minilm_heads tracks the headline's best head (head 0 at offset -1, on every query of 128-token windows)
+    through the 512-token windows in bins of 128 queries. By hand, in 512-token windows: queries 1..127 and
+    128..255 all sit on the previous token (query 0 has none): 1; from 256 on every fourth query does not: 96 of
+    128 = 0.75 in each of the two last bins. The anchor is the headline windows' one bin (queries 0..127): 1."""
+    passes = {n: _pass(n) for n in pretrained.LENGTHS}
+    monkeypatch.setattr(pretrained, "_window_pass", lambda length, count: passes[length])
+    m = pretrained.minilm_heads(Context(quick=True))
+    assert m.numbers["by_query_position"]["head"] == [0, 0, -1] and m.numbers["by_query_position"]["bin_width"] == 128
+    assert [e[0] for e in m.numbers["by_query_position"]["512"]] == pytest.approx([1.0, 1.0, 0.75, 0.75])
+    rows = [r for r in m.rows if r.quantity.startswith("L0H0 in 512-token windows")]
+    assert [r.quantity for r in rows] == [f"L0H0 in 512-token windows, queries {a}..{a + 127}: share on offset -1"
+                                          for a in (0, 128, 256, 384)]
+    assert [r.measured.value for r in rows] == pytest.approx([1.0, 1.0, 0.75, 0.75])
+    assert all(r.anchor.value == 1.0 and r.anchor_label == "queries 0..127 of 128-token windows" for r in rows)

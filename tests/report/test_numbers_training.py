@@ -19,7 +19,7 @@ from posenc.report.experiments import training as tr
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
 from posenc.report.verdict import judge
-from posenc.stats import Estimate
+from posenc.stats import SHARE, Estimate
 
 FULL = Context(quick=False)  # three seeds
 SEEDS = 3
@@ -353,6 +353,8 @@ def test_the_win_share_has_an_interval_from_three_seeds(monkeypatch, seeds, inte
         assert (share.value, share.low, share.high, share.n) == (0.75, 0.5, 1.0, 2)
     else:  # two seeds: no task's difference has an interval, so none is decided: 0/2 .. 2/2, shown without one
         assert (share.value, share.has_interval, share.n) == (0.5, False, 2)
+    # either way a share of tasks between two counts (method "bounds"), which can only lie in [0, 1]
+    assert (share.method, share.bounds) == ("bounds", SHARE)
 
 
 def test_quick_mode_does_not_decide_learned_vs_fixed_on_its_one_task():

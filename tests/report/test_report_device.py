@@ -86,6 +86,27 @@ def test_header_names_the_device_the_lab_and_extend_used(tmp_path):
     assert _where(ReportResult(tmp_path, tmp_path, tmp_path, [], True, None)) == "device cpu, float32"
 
 
+@pytest.mark.parametrize("setup", [None, {}])
+def test_a_report_without_a_setup_computed_on_the_cpu_in_float32(tmp_path, setup):
+    """A result that records no setup (``None``, or an empty one) is read as the default: everything on the CPU in
+    float32, the header's short form."""
+    report = ReportResult(tmp_path, tmp_path, tmp_path, [], True, None, setup=setup)
+    assert _where(report) == "device cpu, float32"
+
+
+@pytest.mark.parametrize(("device", "dtype", "expected"), [
+    # "auto" on a cluster: each worker resolves it, so the header cannot name one device
+    ("auto", "float32", "lab and extend experiments on each Ray worker's own device (auto) in float32"),
+    # a device named on the command line is the device every worker used: the header names it
+    ("cuda", "bfloat16", "lab and extend experiments on cuda in bfloat16"),
+    ("cuda:1", "float32", "lab and extend experiments on cuda:1 in float32")])
+def test_on_ray_the_header_names_the_device_asked_for_unless_it_is_auto(tmp_path, device, dtype, expected):
+    report = ReportResult(tmp_path, tmp_path, tmp_path, [], True, None,
+                          setup={"device": device, "dtype": dtype, "executor": "ray", "address": "10.0.0.5:6379"})
+    assert _where(report) == (expected + ", the others on cpu in float32; every experiment and lab run a task on "
+                              "the Ray cluster at 10.0.0.5:6379")
+
+
 @pytest.mark.parametrize(("device", "dtype", "taken"), [("cuda", "float16", True), ("cuda:1", "bfloat16", True),
                                                         ("cpu", "bfloat16", True), ("cpu", "float16", False)])
 def test_on_ray_the_dtype_is_checked_for_the_device_named_not_this_machines(device, dtype, taken):

@@ -97,3 +97,34 @@ def test_one_thread_gives_the_thread_count_back():
             assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_an_experiment_waits_for_the_training_it_reads(tmp_path, monkeypatch):
+    """run_experiments holds an experiment back until its own preparation has finished (not only an exclusive
+    one): it must find the runs its training stores. A stand-in experiment that reads a stand-in training of half a
+    second, started ahead in this process's thread; run at once, it would see nothing trained."""
+    import time
+
+    from posenc import resources
+    from posenc.report.executors import run_experiments
+    from posenc.report.experiments import base
+
+    events: list[str] = []
+
+    def training(ctx):
+        time.sleep(0.5)
+        events.append("trained")
+
+    def reads_training(ctx):
+        events.append("ran")
+        return base.Measurement({"trained_first": events[0] == "trained"})
+
+    monkeypatch.setitem(base.EXPERIMENTS, "test_reads_training",
+                        base.Experiment("test_reads_training", reads_training, prepare=training, prepare_here=True))
+    monkeypatch.setattr(resources, "usable_cores", lambda: 2)  # training ahead needs two cores; the wait is tested
+    finished = {}
+    run_experiments(["test_reads_training"], Context(quick=True, store_path=tmp_path / "results.sqlite"),
+                    lambda name, outcome: finished.setdefault(name, outcome))
+    assert finished["test_reads_training"].error is None
+    assert finished["test_reads_training"].measurement.numbers == {"trained_first": True}
+    assert events == ["trained", "ran"]
