@@ -14,7 +14,7 @@ from posenc.checks import whole_number
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.plots.common import position_table
-from posenc.plots.style import SMALL, styled
+from posenc.plots.style import SMALL, style_figures
 
 __all__ = ["binary_figure", "bits"]
 
@@ -45,5 +45,4 @@ def binary_figure(encoding: PositionalEncoding, length: int = 64, d_model: int =
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-binary_figure = styled(binary_figure)
+style_figures(globals())  # every figure function above, in the house style

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from posenc.encodings.base import PositionalEncoding
 from posenc.plots.common import not_applicable, view_of
-from posenc.plots.style import GUIDE, styled
+from posenc.plots.style import GUIDE, style_figures
 from posenc.properties.decay import decay_curve
 from posenc.properties.result import NotApplicable
 
@@ -43,5 +43,4 @@ def decay_figure(encoding: PositionalEncoding, length: int = 1024, d_model: int 
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-decay_figure = styled(decay_figure)
+style_figures(globals())  # every figure function above, in the house style

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure, SubFigure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from posenc.errors import PosencError
-from posenc.plots.style import GUIDE, SMALL, styled
+from posenc.plots.style import GUIDE, SMALL, style_figures
 
 __all__ = ["extend_figure", "passkey_heatmap", "passkey_cells", "extension_summary_figure"]
 
@@ -156,7 +156,4 @@ def extension_summary_figure(ppl: Mapping[str, Mapping[str, Mapping[str, Any]]],
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-extend_figure = styled(extend_figure)
-passkey_heatmap = styled(passkey_heatmap)
-extension_summary_figure = styled(extension_summary_figure)
+style_figures(globals())  # every figure function above, in the house style

@@ -12,7 +12,7 @@ from posenc.checks import FIGURE_SUFFIXES
 from posenc.errors import PosencError
 from posenc.plots.common import NotDrawable
 from posenc.plots.kinds import PLOT_KINDS
-from posenc.plots.style import styled
+from posenc.plots.style import style_figures
 
 __all__ = ["make_figure", "save_figure", "drawable_kinds"]
 
@@ -61,5 +61,4 @@ def save_figure(fig: Figure, out: Path, dpi: int = 120) -> Path:
     return out
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-make_figure = styled(make_figure)
+style_figures(globals())  # every figure function above, in the house style

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from posenc.encodings.base import AbsoluteEncoding, PositionalEncoding, default_positions
 from posenc.encodings.mrope import SectionedRotary
-from posenc.plots.style import styled
+from posenc.plots.style import style_figures
 
 __all__ = ["encoding_matrix", "heatmap", "MAX_BIAS_SIDE"]
 
@@ -74,5 +74,4 @@ def heatmap(encoding: PositionalEncoding, length: int = 128, d_model: int = 64, 
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-heatmap = styled(heatmap)
+style_figures(globals())  # every figure function above, in the house style

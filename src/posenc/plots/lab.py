@@ -24,7 +24,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.plots.style import GUIDE, SMALL, styled
+from posenc.plots.style import GUIDE, SMALL, style_figures
 
 __all__ = ["metric_vs_length", "accuracy_by_size_figure", "in_distribution_bars_figure",
            "perplexity_by_length_figure"]
@@ -191,8 +191,4 @@ def perplexity_by_length_figure(curves: Mapping[str, Mapping[int, Interval]], tr
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-metric_vs_length = styled(metric_vs_length)
-accuracy_by_size_figure = styled(accuracy_by_size_figure)
-in_distribution_bars_figure = styled(in_distribution_bars_figure)
-perplexity_by_length_figure = styled(perplexity_by_length_figure)
+style_figures(globals())  # every figure function above, in the house style

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.plots.style import GUIDE, SMALL, styled
+from posenc.plots.style import GUIDE, SMALL, style_figures
 
 __all__ = ["word_order_figure", "ffn_permutation_figure", "add_concat_readout_figure"]
 
@@ -86,7 +86,4 @@ def add_concat_readout_figure(widths: Sequence[int], readout: Mapping[str, Mappi
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-word_order_figure = styled(word_order_figure)
-ffn_permutation_figure = styled(ffn_permutation_figure)
-add_concat_readout_figure = styled(add_concat_readout_figure)
+style_figures(globals())  # every figure function above, in the house style

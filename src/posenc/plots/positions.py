@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.plots.common import position_table
-from posenc.plots.style import styled
+from posenc.plots.style import style_figures
 
 __all__ = ["positions_figure"]
 
@@ -39,5 +39,4 @@ def positions_figure(encoding: PositionalEncoding, length: int = 128, d_model: i
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-positions_figure = styled(positions_figure)
+style_figures(globals())  # every figure function above, in the house style

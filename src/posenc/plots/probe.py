@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.plots.style import GUIDE, HOUSE, SMALL, styled
+from posenc.plots.style import GUIDE, HOUSE, SMALL, style_figures
 
 __all__ = ["geometry_figure", "decodability_figure", "four_terms_figure", "heads_figure", "distance_figure",
            "rope_frequency_figure", "rope_distance_figure", "window_length_figure", "term_shares_figure",
@@ -323,16 +323,4 @@ def embedding_scale_figure(word_norms: np.ndarray, position_norms: np.ndarray, m
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-geometry_figure = styled(geometry_figure)
-decodability_figure = styled(decodability_figure)
-four_terms_figure = styled(four_terms_figure)
-heads_figure = styled(heads_figure)
-distance_figure = styled(distance_figure)
-rope_frequency_figure = styled(rope_frequency_figure)
-rope_distance_figure = styled(rope_distance_figure)
-window_length_figure = styled(window_length_figure)
-term_shares_figure = styled(term_shares_figure)
-orthogonality_figure = styled(orthogonality_figure)
-dimension_split_figure = styled(dimension_split_figure)
-embedding_scale_figure = styled(embedding_scale_figure)
+style_figures(globals())  # every figure function above, in the house style

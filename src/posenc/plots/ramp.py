@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from posenc.encodings.base import PositionalEncoding
 from posenc.plots.common import not_applicable, view_of
-from posenc.plots.style import GUIDE, styled
+from posenc.plots.style import GUIDE, style_figures
 from posenc.properties.result import NotApplicable
 from posenc.properties.scaling_ramps import frequency_ratio
 
@@ -36,5 +36,4 @@ def ramp_figure(encoding: PositionalEncoding, length: int = 4096, d_model: int =
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-ramp_figure = styled(ramp_figure)
+style_figures(globals())  # every figure function above, in the house style

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from posenc.encodings.base import PositionalEncoding
 from posenc.errors import PosencError
 from posenc.plots.common import position_table
-from posenc.plots.style import GUIDE, styled
+from posenc.plots.style import GUIDE, style_figures
 from posenc.properties.relative import fit_pair_blocks, pair_angles
 
 __all__ = ["rotation_figure"]
@@ -63,5 +63,4 @@ def rotation_figure(encoding: PositionalEncoding, length: int = 64, d_model: int
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-rotation_figure = styled(rotation_figure)
+style_figures(globals())  # every figure function above, in the house style

@@ -2,20 +2,22 @@
 
 A figure function carries no font size or line width of its own: :func:`styled` runs it under :data:`HOUSE`, and the
 few places that differ from the house on purpose name a role, :data:`SMALL` (text) or :data:`GUIDE` (line width).
-Each module of :mod:`posenc.plots` wraps its figure functions at its end (``heatmap = styled(heatmap)``) rather than
-with ``@styled``: mutation testing (``scripts/mutate.py``) passes over decorated functions, and the figures' bodies are
-code it must reach. ``tests/plots/test_style.py`` checks that every public function returning a figure is wrapped.
+Each module of :mod:`posenc.plots` ends with ``style_figures(globals())``, which wraps its figure functions, rather
+than decorating each with ``@styled``: mutation testing (``scripts/mutate.py``) passes over decorated functions, and
+the figures' bodies are code it must reach. ``tests/plots/test_style.py`` checks that every public function returning
+a figure is wrapped.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import matplotlib
 
-__all__ = ["HOUSE", "SMALL", "GUIDE", "SIZES", "WIDTHS", "styled", "is_styled"]
+__all__ = ["HOUSE", "SMALL", "GUIDE", "SIZES", "WIDTHS", "styled", "style_figures", "is_styled"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,3 +67,14 @@ def styled(function: F) -> F:
 def is_styled(function: Callable[..., Any]) -> bool:
     """Whether ``function`` was wrapped by :func:`styled`."""
     return getattr(function, _MARK, False) is True
+
+
+def style_figures(namespace: dict[str, Any]) -> None:
+    """Wrap with :func:`styled`, in ``namespace`` (a module's ``globals()``, called at its end), every function the
+    module exports (``__all__``) whose return annotation names a ``Figure``; one already wrapped is left as it is."""
+    for name in namespace.get("__all__", ()):
+        value = namespace.get(name)
+        # the signature, not __annotations__: a wrapper that sets __signature__ (mutation testing's) is read right
+        if callable(value) and not is_styled(value) and \
+                "Figure" in str(inspect.signature(value).return_annotation):
+            namespace[name] = styled(value)

@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.plots.style import GUIDE, SMALL, styled
+from posenc.plots.style import GUIDE, SMALL, style_figures
 
 __all__ = ["integer_growth_figure", "normalized_step_figure", "binary_jumps_figure", "bounded_values_figure",
            "unique_positions_figure", "relative_map_figure", "local_global_figure", "extrapolation_figure",
@@ -365,20 +365,4 @@ def parameter_ratio_figure(ratios: Mapping[str, Mapping[str, float]], claimed: f
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-integer_growth_figure = styled(integer_growth_figure)
-normalized_step_figure = styled(normalized_step_figure)
-binary_jumps_figure = styled(binary_jumps_figure)
-bounded_values_figure = styled(bounded_values_figure)
-unique_positions_figure = styled(unique_positions_figure)
-relative_map_figure = styled(relative_map_figure)
-local_global_figure = styled(local_global_figure)
-extrapolation_figure = styled(extrapolation_figure)
-worked_example_figure = styled(worked_example_figure)
-dims_period_figure = styled(dims_period_figure)
-position_pair_figure = styled(position_pair_figure)
-relative_score_figure = styled(relative_score_figure)
-nearest_distance_figure = styled(nearest_distance_figure)
-compactness_figure = styled(compactness_figure)
-offset_rule_figure = styled(offset_rule_figure)
-parameter_ratio_figure = styled(parameter_ratio_figure)
+style_figures(globals())  # every figure function above, in the house style

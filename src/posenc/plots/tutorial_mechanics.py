@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.plots.style import GUIDE, SMALL, styled
+from posenc.plots.style import GUIDE, SMALL, style_figures
 
 __all__ = ["order_effect_figure", "frequency_order_figure", "table_cost_figure"]
 
@@ -86,7 +86,4 @@ def table_cost_figure(widths: Sequence[int], table_ms: Sequence[float], forward_
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-order_effect_figure = styled(order_effect_figure)
-frequency_order_figure = styled(frequency_order_figure)
-table_cost_figure = styled(table_cost_figure)
+style_figures(globals())  # every figure function above, in the house style

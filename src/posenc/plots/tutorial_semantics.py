@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.plots.style import GUIDE, SMALL, styled
+from posenc.plots.style import GUIDE, SMALL, style_figures
 
 __all__ = ["analogy_figure", "spectra_figure", "layer_probe_figure"]
 
@@ -117,7 +117,4 @@ def layer_probe_figure(points: Sequence[str], position: Sequence[float], token: 
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-analogy_figure = styled(analogy_figure)
-spectra_figure = styled(spectra_figure)
-layer_probe_figure = styled(layer_probe_figure)
+style_figures(globals())  # every figure function above, in the house style

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from posenc.plots.style import GUIDE, styled
+from posenc.plots.style import GUIDE, style_figures
 
 __all__ = ["validation_curves_figure", "orthogonality_figure"]
 
@@ -62,6 +62,4 @@ def orthogonality_figure(traces: Mapping[str, Sequence[Sequence[Sequence[float]]
     return fig
 
 
-# in the house style (posenc.plots.style says why here and not as a decorator)
-validation_curves_figure = styled(validation_curves_figure)
-orthogonality_figure = styled(orthogonality_figure)
+style_figures(globals())  # every figure function above, in the house style
