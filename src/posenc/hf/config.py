@@ -236,17 +236,17 @@ def _head_dim(fields: ConfigFields, whole: bool) -> int:
                               f'"{fields.prefix}hidden_size" and "{fields.prefix}num_attention_heads"; cannot tell '
                               f"the rotary width; fix: add head_dim, or build the encoding with posenc.build(...)")
         head_dim = hidden // heads
-        if head_dim < 2 or (whole and head_dim % 2):
-            raise PosencError(f'config.json fields "{fields.prefix}hidden_size" / "{fields.prefix}'
-                              f'num_attention_heads" = {hidden} / {heads} give each head {head_dim} channel(s): RoPE '
-                              f"turns pairs of channels, so every channel of a head rotates only at an even width "
-                              f">= 2; fix: correct the two counts, or set head_dim")
-        return head_dim
+        refusal = (f'config.json fields "{fields.prefix}hidden_size" / "{fields.prefix}num_attention_heads" = '
+                   f"{hidden} / {heads} give each head {head_dim} channel(s): RoPE turns pairs of channels, so every "
+                   f"channel of a head rotates only at an even width >= 2; fix: correct the two counts, or set "
+                   f"head_dim")
+    else:
+        refusal = (f'config.json field "{fields.prefix}head_dim" = {head_dim}: RoPE turns pairs of channels, and '
+                   f"every channel of the head rotates here, so it needs an even width >= 2; fix: correct head_dim "
+                   f"(e.g. {max(2, head_dim + head_dim % 2)}), or set partial_rotary_factor for a model whose heads "
+                   f"rotate only in part")
     if head_dim < 2 or (whole and head_dim % 2):
-        raise PosencError(f'config.json field "{fields.prefix}head_dim" = {head_dim}: RoPE turns pairs of channels, '
-                          f"and every channel of the head rotates here, so it needs an even width >= 2; fix: correct "
-                          f"head_dim (e.g. {max(2, head_dim + head_dim % 2)}), or set partial_rotary_factor for a "
-                          f"model whose heads rotate only in part")
+        raise PosencError(refusal)
     return head_dim
 
 

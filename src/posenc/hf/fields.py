@@ -97,6 +97,11 @@ def _int(what: str, low: int = 1, high: int | None = None, example: str = "") ->
     return FieldSpec("int", what, low, high, example=example)
 
 
+def _ints(what: str, low: int = 1, high: int | None = None, /, **examples: str) -> dict[str, FieldSpec]:
+    """One integer that configs name in several ways: ``{name: its spec}``, each name with its own example."""
+    return {name: _int(what, low, high, example) for name, example in examples.items()}
+
+
 def _number(what: str, low: float | None = None, high: float | None = None, above: bool = False,
             example: str = "") -> FieldSpec:
     return FieldSpec("number", what, low, high, above, example=example)
@@ -109,24 +114,14 @@ def _flag(what: str) -> FieldSpec:
 #: the top-level fields posenc reads, by the name ``config.json`` gives them
 FIELDS: dict[str, FieldSpec] = {
     "model_type": FieldSpec("text", "the model's type", example='"llama"'),
-    "num_hidden_layers": _int("the number of layers", 1, MAX_LAYERS, "32"),
-    "n_layer": _int("the number of layers", 1, MAX_LAYERS, "12"),
-    "num_layers": _int("the number of layers", 1, MAX_LAYERS, "12"),
-    "hidden_size": _int("the model width", example="4096"),
-    "n_embd": _int("the model width", example="768"),
-    "d_model": _int("the model width", example="768"),
-    "dim": _int("the model width", example="768"),
-    "embed_dim": _int("the model width", example="1280"),
-    "num_attention_heads": _int("the number of attention heads", example="32"),
-    "n_head": _int("the number of attention heads", example="12"),
-    "num_heads": _int("the number of attention heads", example="12"),
+    **_ints("the number of layers", 1, MAX_LAYERS, num_hidden_layers="32", n_layer="12", num_layers="12"),
+    **_ints("the model width", hidden_size="4096", n_embd="768", d_model="768", dim="768", embed_dim="1280"),
+    **_ints("the number of attention heads", num_attention_heads="32", n_head="12", num_heads="12"),
     "num_key_value_heads": _int("the number of key/value heads", example="8"),
     "head_dim": _int("the width of each attention head; 0 where the model derives it", 0, example="128"),
     "intermediate_size": _int("the width of the MLP", example="11008"),
     "vocab_size": _int("the vocabulary size", example="32000"),
-    "max_position_embeddings": _int("the context length", example="4096"),
-    "n_positions": _int("the context length", example="1024"),
-    "n_ctx": _int("the context length", example="2048"),
+    **_ints("the context length", max_position_embeddings="4096", n_positions="1024", n_ctx="2048"),
     "original_max_position_embeddings": _int("the pre-training context length", example="4096"),
     "rope_theta": _number("the RoPE base", 1, above=True, example="10000.0"),
     "rotary_emb_base": _number("the RoPE base", 1, above=True, example="10000.0"),

@@ -15,7 +15,8 @@ from typing import Literal
 
 from posenc.errors import PosencError
 
-__all__ = ["Test", "Choice", "Claim", "ROLES", "TEST_ROLES", "REQUIREMENT_ROLES", "HEDGES", "hedge_words"]
+__all__ = ["Test", "Choice", "Claim", "untestable_claim", "ROLES", "TEST_ROLES", "REQUIREMENT_ROLES", "HEDGES",
+           "hedge_words", "UNTESTABLE_NULL"]
 
 #: a test's roles: among a claim's tests, and among its requirements
 TEST_ROLES = ("core", "condition")
@@ -28,6 +29,8 @@ HEDGES = {"zh": ("可能", "也许", "或许", "可以"), "en": ("may", "might")
 #: 可以 before a verb of seeing is the writer's "one can see" (an observation the document reports), not a hedge on
 #: the claim
 _SEEING = ("看到", "看出", "发现", "观察到")
+#: the null of a claim that cannot be tested as written (:func:`untestable_claim`)
+UNTESTABLE_NULL = "none: not testable as written"
 
 
 def hedge_words(quote: str, claim: str = "") -> list[str]:
@@ -261,3 +264,13 @@ class Claim:
         if self.requires:
             text += " Judged only if: " + "; ".join(f"{t.says} ({t.text})" for t in self.requires) + "."
         return text + " An interval across a bar that could change the verdict: inconclusive."
+
+
+def untestable_claim(id: str, source: str, origin: Literal["tutorial", "literature"], title: str, claim: str,
+                     experiment: str, *, untestable: str, quote: str = "", revision: int = 1, title_zh: str = "",
+                     not_hedged: str = "") -> Claim:
+    """A claim that cannot be tested as written: no tests, requirements or choice, ``untestable`` saying why
+    (:attr:`Claim.untestable`) and :data:`UNTESTABLE_NULL` as its null. Its ``experiment`` shows what can be measured
+    nearby, or ``"nothing_measured"`` where nothing can; the other fields are those of :class:`Claim`."""
+    return Claim(id, source, origin, title, claim, experiment, (), quote=quote, revision=revision,
+                 untestable=untestable, title_zh=title_zh, null=UNTESTABLE_NULL, not_hedged=not_hedged)

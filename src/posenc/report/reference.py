@@ -72,6 +72,11 @@ class References:
     runs: dict[str, ReferenceRun] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
 
+    def columns(self) -> list[tuple[str, ReferenceRun | None]]:
+        """``(kind, run)`` for the full and the extended run (:data:`KINDS`, the page's two reference columns), in
+        that order; ``run`` is ``None`` where that run is missing or cannot be read (:attr:`notes` says why)."""
+        return [(kind, self.runs.get(kind)) for kind in KINDS]
+
 
 def _read(kind: str, path: Path) -> ReferenceRun:
     """One reference file, checked: a full-mode report.json (an extended run for ``extended``) with a verdict per

@@ -281,8 +281,7 @@ def _reference_runs(references: References | None, results: list[ClaimResult]) -
     if references is None:
         return None
     runs = []
-    for kind in ("full", "extended"):
-        run = references.runs.get(kind)
+    for kind, run in references.columns():
         if run is None:
             runs.append({"note": references.notes.get(kind, f"no committed {kind} run")})
             continue
@@ -335,8 +334,7 @@ def _reference_lines(result: ClaimResult, references: References | None) -> list
     if references is None:
         return None
     lines = []
-    for kind in ("full", "extended"):
-        run = references.runs.get(kind)
+    for kind, run in references.columns():
         if run is None:
             lines.append({"kind": kind, "missing": "run"})
         elif result.claim.id not in run.verdicts:

@@ -26,7 +26,7 @@ from torch import nn
 
 import posenc
 from posenc.errors import PosencError
-from posenc.report.claim import Claim, Test
+from posenc.report.claim import Claim, Test, untestable_claim
 from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
 from posenc.report.experiments.tables import COMPUTED, DIFFERENT, ROUND_OFF, SAME, without_null
 from posenc.stats import bootstrap
@@ -716,41 +716,44 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
                          "the check must be able to fail", otherwise="not testable"),),
           quote="[4, 16, 512] + [4, 16, 512] = [4, 16, 512]",
           revision=2, title_zh="输入层的张量形状"),
-    Claim("ffn-would-mix", "tutorial 001 §5.1", "tutorial", "Without separability the FFN would mix everything",
-          "The model must keep word and position separable inside each vector, otherwise the position-blind FFN "
-          "would confuse the information completely.",
-          "ffn_position_blind", (),
-          untestable="a counterfactual with no measure: it names neither how separable the vectors must be nor what "
-                     "'completely confused' means, and the FFN's part in a confusion cannot be isolated: a "
-                     "position-wise function's output is a function of its input, so whatever is confused after the "
-                     "FFN was already inseparable before it, or was merged by the FFN's own weights, which the "
-                     "sentence does not speak of. The measurable half, that the FFN is position-blind, is "
-                     "ffn-position-blind (its numbers are shown here)",
-          null="none: not testable as written",
-          quote="否则经过FFN这个“盲处理”后,信息就会彻底混淆",
-          revision=2, title_zh="不可分离时，经过 FFN 信息就会彻底混淆"),
-    Claim("start-attends-verbs", "tutorial 001 §5.2", "tutorial", "Sentence-initial words attend to verbs",
-          "In some tasks, the first word of a sentence may attend more to the sequence's verbs (the position-to-word "
-          "term at work).",
-          "nothing_measured", (),
-          untestable="an example offered to illustrate a logit term ('例如', for example), not a statement about a "
-                     "model: it names no model, task or size of the preference, so nothing measured could bear on it. "
-                     "Its hedges ('在某些任务中', in some tasks; '可能', may) are not the reason: under the report's "
-                     "hedge rule a 'may' is an existence claim, supported by one setting where it happens, and this "
-                     "one would need words marked as verbs, which posenc has no offline tagger or treebank to mark",
-          null="none: not testable as written",
-          quote="例如,在某些任务中,句首的词可能更倾向于关注序列中的动词。",
-          revision=2, title_zh="句首的词更倾向于关注动词"),
-    Claim("static-vs-dynamic", "tutorial 002", "tutorial", "Static positions may not complement dynamic attention",
-          "The sinusoid is a static representation of position while attention captures dynamic semantic relations; "
-          "the two differ in form and focus, so they may not complement each other well when combined.",
-          "nothing_measured", (),
-          untestable="'may not complement each other well' names no measure of complementing and no alternative that "
-                     "would complement better: there is nothing to measure, with or without its hedge ('可能', may; "
-                     "under the report's hedge rule a hedge alone makes a claim an existence claim, not untestable). "
-                     "Comparing the sinusoid with learned or rotary encodings on tasks measures something else "
-                     "(learned-beats-fixed, sinusoid-weak-local test those sentences)",
-          null="none: not testable as written",
-          quote="这两种信息在表示形式和语义侧重点上存在差异，导致在融合时可能无法很好地相互补充。",
-          revision=2, title_zh="静态位置与动态注意力可能无法很好地相互补充"),
+    untestable_claim("ffn-would-mix", "tutorial 001 §5.1", "tutorial",
+                     "Without separability the FFN would mix everything",
+                     "The model must keep word and position separable inside each vector, otherwise the "
+                     "position-blind FFN would confuse the information completely.",
+                     "ffn_position_blind",
+                     untestable="a counterfactual with no measure: it names neither how separable the vectors must "
+                                "be nor what 'completely confused' means, and the FFN's part in a confusion cannot "
+                                "be isolated: a position-wise function's output is a function of its input, so "
+                                "whatever is confused after the FFN was already inseparable before it, or was merged "
+                                "by the FFN's own weights, which the sentence does not speak of. The measurable "
+                                "half, that the FFN is position-blind, is ffn-position-blind (its numbers are shown "
+                                "here)",
+                     quote="否则经过FFN这个“盲处理”后,信息就会彻底混淆",
+                     revision=2, title_zh="不可分离时，经过 FFN 信息就会彻底混淆"),
+    untestable_claim("start-attends-verbs", "tutorial 001 §5.2", "tutorial", "Sentence-initial words attend to verbs",
+                     "In some tasks, the first word of a sentence may attend more to the sequence's verbs (the "
+                     "position-to-word term at work).",
+                     "nothing_measured",
+                     untestable="an example offered to illustrate a logit term ('例如', for example), not a "
+                                "statement about a model: it names no model, task or size of the preference, so "
+                                "nothing measured could bear on it. Its hedges ('在某些任务中', in some tasks; '可能', "
+                                "may) are not the reason: under the report's hedge rule a 'may' is an existence "
+                                "claim, supported by one setting where it happens, and this one would need words "
+                                "marked as verbs, which posenc has no offline tagger or treebank to mark",
+                     quote="例如,在某些任务中,句首的词可能更倾向于关注序列中的动词。",
+                     revision=2, title_zh="句首的词更倾向于关注动词"),
+    untestable_claim("static-vs-dynamic", "tutorial 002", "tutorial",
+                     "Static positions may not complement dynamic attention",
+                     "The sinusoid is a static representation of position while attention captures dynamic semantic "
+                     "relations; the two differ in form and focus, so they may not complement each other well when "
+                     "combined.",
+                     "nothing_measured",
+                     untestable="'may not complement each other well' names no measure of complementing and no "
+                                "alternative that would complement better: there is nothing to measure, with or "
+                                "without its hedge ('可能', may; under the report's hedge rule a hedge alone makes a "
+                                "claim an existence claim, not untestable). Comparing the sinusoid with learned or "
+                                "rotary encodings on tasks measures something else (learned-beats-fixed, "
+                                "sinusoid-weak-local test those sentences)",
+                     quote="这两种信息在表示形式和语义侧重点上存在差异，导致在融合时可能无法很好地相互补充。",
+                     revision=2, title_zh="静态位置与动态注意力可能无法很好地相互补充"),
 ))

@@ -530,6 +530,15 @@ STANDS_IN = "all-MiniLM-L6-v2 stands in for the document's model"
 POSITIONAL_NULL = ("a head that attends by position alone moves exactly 0 under the swap, by construction; the power "
                    "requirement measures the other side")
 
+
+def _fails_on_one_table(statistic: str, says: str) -> Test:
+    """The requirement of the two sum read-out claims: the read-out fails on the sum of two words of one table
+    (E + E'), whose order it cannot tell, so that the test can fail."""
+    return Test(statistic, "<", 0.75, says, "the test must be able to fail: such a sum gets the order right no better "
+                "than a coin (0.5)", otherwise="not testable",
+                no_null="the null itself (two words of one table): a check that it stays well below")
+
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("vector-composition", "tutorial 000 §3.2", "tutorial", "Adding vectors composes meaning",
           "In the embedding space addition superposes meanings: \"king\" ~ \"man\" + \"royalty\" and \"Paris\" - "
@@ -595,10 +604,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "position of held-out sums", "'分离' (separated) for nine sums in ten; between the null (a sum of "
                    "two words of one table, whose order no map can read: 0.5 at best) and every sum separated (1)",
                    null="collision_linear_both"),),
-          requires=(Test("collision_linear_both", "<", 0.75, "the same maps fail on the sum of two words of one table, "
-                         "which cannot say which is which", "the test must be able to fail: such a sum gets the order "
-                         "right no better than a coin (0.5)", otherwise="not testable",
-                         no_null="the null itself (two words of one table): a check that it stays well below"),),
+          requires=(_fails_on_one_table("collision_linear_both", "the same maps fail on the sum of two words of one "
+                                        "table, which cannot say which is which"),),
           quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离", revision=2,
           null="the same maps fitted the same way on sums of two words of one 512-row table (E + E')",
           title_zh="线性相加仍能被后续层分离"),
@@ -610,10 +617,8 @@ CLAIMS: tuple[Claim, ...] = (
                    "sums", "'不会导致严重的信息重叠' (no serious overlap): at most one sum in twenty confused; "
                    "between the null (two words of one table: 0.5 at best) and no confusion (1)",
                    null="collision_decoded_both"),),
-          requires=(Test("collision_decoded_both", "<", 0.75, "the same search fails on the sum of two words of one "
-                         "table", "the test must be able to fail: such a sum gets the order right no better than a "
-                         "coin (0.5)", otherwise="not testable",
-                         no_null="the null itself (two words of one table): a check that it stays well below"),),
+          requires=(_fails_on_one_table("collision_decoded_both", "the same search fails on the sum of two words of "
+                                        "one table"),),
           quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。", revision=2,
           null="the same search on sums of two words of one 512-row table (E + E')",
           title_zh="高维空间中向量叠加不会严重重叠"),
