@@ -17,27 +17,22 @@
 
 namespace {
 
-// The loops below are vectorised only when the conversions and helpers they call are inlined into them; GCC's
-// inliner gives up on the float16 conversions at some nesting depths (a loop then runs 5-12x slower), so these are
-// always inlined rather than left to its limits.
-#define POSENC_INLINE __attribute__((always_inline)) inline
-
 // ---- storage <-> float32 -----------------------------------------------------------------------------------
 struct F32 {
   using T = float;
-  static POSENC_INLINE float load(T v) { return v; }
-  static POSENC_INLINE T store(float f) { return f; }
+  static inline float load(T v) { return v; }
+  static inline T store(float f) { return f; }
 };
 
 struct BF16 {  // bfloat16: the top 16 bits of a float32; store rounds to nearest even, NaN stays NaN
   using T = uint16_t;
-  static POSENC_INLINE float load(T v) {
+  static inline float load(T v) {
     uint32_t u = static_cast<uint32_t>(v) << 16;
     float f;
     std::memcpy(&f, &u, 4);
     return f;
   }
-  static POSENC_INLINE T store(float f) {
+  static inline T store(float f) {
     uint32_t u;
     std::memcpy(&u, &f, 4);
     uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
@@ -47,7 +42,7 @@ struct BF16 {  // bfloat16: the top 16 bits of a float32; store rounds to neares
 
 struct F16 {  // IEEE binary16, converted with integer and float32 operations that compilers vectorise
   using T = uint16_t;
-  static POSENC_INLINE float load(T v) {
+  static inline float load(T v) {
     const uint32_t h = v, em = h & 0x7FFFu, sign = (h & 0x8000u) << 16;
     // subnormal (exponent 0): m * 2^-24, exact; normal: rebias the exponent by 127 - 15 = 112;
     // Inf / NaN (exponent 31): float exponent 255, mantissa kept
@@ -64,7 +59,7 @@ struct F16 {  // IEEE binary16, converted with integer and float32 operations th
     std::memcpy(&f, &u, 4);
     return f;
   }
-  static POSENC_INLINE T store(float f) {  // round to nearest even, overflow to Inf, NaN stays NaN
+  static inline T store(float f) {  // round to nearest even, overflow to Inf, NaN stays NaN
     uint32_t u;
     std::memcpy(&u, &f, 4);
     const uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
@@ -94,49 +89,61 @@ struct Layout {
   int64_t csb, cst;              // table strides in floats (csb = 0: one table for every batch row)
 };
 
-// Rotary pair i is channels (first, second): (2i, 2i + 1) with interleaved pairs (IL), (i, i + R2) with the two
-// halves. IL is fixed at compile time, so each loop below is built once per pairing with constant index arithmetic.
-template <bool IL>
-POSENC_INLINE int64_t first(int64_t i) { return IL ? 2 * i : i; }
-template <bool IL>
-POSENC_INLINE int64_t second(int64_t i, int64_t R2) { return IL ? 2 * i + 1 : i + R2; }
-
-// Writes the pair (x1, x2) turned by the angle with cosine ci and sine si to channels j and k of the row o.
-template <class S>
-POSENC_INLINE void store_turned(typename S::T* o, int64_t j, int64_t k, float x1, float x2, float ci, float si) {
-  o[j] = S::store(x1 * ci - x2 * si);
-  o[k] = S::store(x2 * ci + x1 * si);
-}
-
 // One row x[b, h, t, :]. R2C > 0 fixes the number of pairs at compile time (fully unrolled, no remainder loop);
 // R2C == 0 takes it from R2. In place (xi == xo) every element is read before it is written, in the same iteration.
-template <class S, int64_t R2C, bool IL>
+template <class S, int64_t R2C>
 inline void rotate_row(const typename S::T* xi, typename S::T* xo, const float* __restrict__ c,
-                       const float* __restrict__ s, int64_t R2_, int64_t D, float sign, int copy_tail) {
+                       const float* __restrict__ s, int64_t R2_, int64_t D, int interleaved, float sign,
+                       int copy_tail) {
   const int64_t R2 = R2C > 0 ? R2C : R2_;
+  if (interleaved) {
 #pragma omp simd
-  for (int64_t i = 0; i < R2; ++i) {
-    const int64_t j = first<IL>(i), k = second<IL>(i, R2);
-    const float x1 = S::load(xi[j]), x2 = S::load(xi[k]);
-    const float ci = c[i], si = sign * s[i];
-    store_turned<S>(xo, j, k, x1, x2, ci, si);
+    for (int64_t i = 0; i < R2; ++i) {
+      const float x1 = S::load(xi[2 * i]), x2 = S::load(xi[2 * i + 1]);
+      const float ci = c[i], si = sign * s[i];
+      xo[2 * i] = S::store(x1 * ci - x2 * si);
+      xo[2 * i + 1] = S::store(x2 * ci + x1 * si);
+    }
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < R2; ++i) {
+      const float x1 = S::load(xi[i]), x2 = S::load(xi[i + R2]);
+      const float ci = c[i], si = sign * s[i];
+      xo[i] = S::store(x1 * ci - x2 * si);
+      xo[i + R2] = S::store(x2 * ci + x1 * si);
+    }
   }
   if (copy_tail && 2 * R2 < D) std::memcpy(xo + 2 * R2, xi + 2 * R2, sizeof(typename S::T) * (D - 2 * R2));
 }
 
 // Two heads at the same token in one loop: the table values are loaded once into registers for both rows.
-template <class S, int64_t R2C, bool IL>
+template <class S, int64_t R2C>
 inline void rotate_two(const typename S::T* xa, typename S::T* oa, const typename S::T* xb, typename S::T* ob,
-                       const float* __restrict__ c, const float* __restrict__ s, int64_t R2_, int64_t D, float sign,
-                       int copy_tail) {
+                       const float* __restrict__ c, const float* __restrict__ s, int64_t R2_, int64_t D,
+                       int interleaved, float sign, int copy_tail) {
   const int64_t R2 = R2C > 0 ? R2C : R2_;
+  if (interleaved) {
 #pragma omp simd
-  for (int64_t i = 0; i < R2; ++i) {
-    const int64_t j = first<IL>(i), k = second<IL>(i, R2);
-    const float ci = c[i], si = sign * s[i];
-    const float a1 = S::load(xa[j]), a2 = S::load(xa[k]), b1 = S::load(xb[j]), b2 = S::load(xb[k]);
-    store_turned<S>(oa, j, k, a1, a2, ci, si);
-    store_turned<S>(ob, j, k, b1, b2, ci, si);
+    for (int64_t i = 0; i < R2; ++i) {
+      const float ci = c[i], si = sign * s[i];
+      const float a1 = S::load(xa[2 * i]), a2 = S::load(xa[2 * i + 1]);
+      const float b1 = S::load(xb[2 * i]), b2 = S::load(xb[2 * i + 1]);
+      oa[2 * i] = S::store(a1 * ci - a2 * si);
+      oa[2 * i + 1] = S::store(a2 * ci + a1 * si);
+      ob[2 * i] = S::store(b1 * ci - b2 * si);
+      ob[2 * i + 1] = S::store(b2 * ci + b1 * si);
+    }
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < R2; ++i) {
+      const float ci = c[i], si = sign * s[i];
+      const float a1 = S::load(xa[i]), a2 = S::load(xa[i + R2]);
+      const float b1 = S::load(xb[i]), b2 = S::load(xb[i + R2]);
+      oa[i] = S::store(a1 * ci - a2 * si);
+      oa[i + R2] = S::store(a2 * ci + a1 * si);
+      ob[i] = S::store(b1 * ci - b2 * si);
+      ob[i + R2] = S::store(b2 * ci + b1 * si);
+    }
   }
   if (copy_tail && 2 * R2 < D) {
     std::memcpy(oa + 2 * R2, xa + 2 * R2, sizeof(typename S::T) * (D - 2 * R2));
@@ -144,26 +151,46 @@ inline void rotate_two(const typename S::T* xa, typename S::T* oa, const typenam
   }
 }
 
-// Four heads at the same token in one loop (q's 32 heads, k's 8): one table read serves four rows. All four rows
-// are read before any is written (see launch_rows on rows rotated one after another).
-template <class S, int64_t R2C, bool IL>
+// Four heads at the same token in one loop (q's 32 heads, k's 8): one table read serves four rows.
+template <class S, int64_t R2C>
 inline void rotate_four(const typename S::T* x, typename S::T* o, int64_t xsh, int64_t osh,
-                        const float* __restrict__ c, const float* __restrict__ s, int64_t R2_, int64_t D, float sign,
-                        int copy_tail) {
+                        const float* __restrict__ c, const float* __restrict__ s, int64_t R2_, int64_t D,
+                        int interleaved, float sign, int copy_tail) {
   using T = typename S::T;
   const int64_t R2 = R2C > 0 ? R2C : R2_;
   const T *xa = x, *xb = x + xsh, *xc = x + 2 * xsh, *xd = x + 3 * xsh;
   T *oa = o, *ob = o + osh, *oc = o + 2 * osh, *od = o + 3 * osh;
+  if (interleaved) {
 #pragma omp simd
-  for (int64_t i = 0; i < R2; ++i) {
-    const int64_t j = first<IL>(i), k = second<IL>(i, R2);
-    const float ci = c[i], si = sign * s[i];
-    const float a1 = S::load(xa[j]), a2 = S::load(xa[k]), b1 = S::load(xb[j]), b2 = S::load(xb[k]),
-                c1 = S::load(xc[j]), c2 = S::load(xc[k]), d1 = S::load(xd[j]), d2 = S::load(xd[k]);
-    store_turned<S>(oa, j, k, a1, a2, ci, si);
-    store_turned<S>(ob, j, k, b1, b2, ci, si);
-    store_turned<S>(oc, j, k, c1, c2, ci, si);
-    store_turned<S>(od, j, k, d1, d2, ci, si);
+    for (int64_t i = 0; i < R2; ++i) {
+      const float ci = c[i], si = sign * s[i];
+      const float a1 = S::load(xa[2 * i]), a2 = S::load(xa[2 * i + 1]), b1 = S::load(xb[2 * i]),
+                  b2 = S::load(xb[2 * i + 1]), c1 = S::load(xc[2 * i]), c2 = S::load(xc[2 * i + 1]),
+                  d1 = S::load(xd[2 * i]), d2 = S::load(xd[2 * i + 1]);
+      oa[2 * i] = S::store(a1 * ci - a2 * si);
+      oa[2 * i + 1] = S::store(a2 * ci + a1 * si);
+      ob[2 * i] = S::store(b1 * ci - b2 * si);
+      ob[2 * i + 1] = S::store(b2 * ci + b1 * si);
+      oc[2 * i] = S::store(c1 * ci - c2 * si);
+      oc[2 * i + 1] = S::store(c2 * ci + c1 * si);
+      od[2 * i] = S::store(d1 * ci - d2 * si);
+      od[2 * i + 1] = S::store(d2 * ci + d1 * si);
+    }
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < R2; ++i) {
+      const float ci = c[i], si = sign * s[i];
+      const float a1 = S::load(xa[i]), a2 = S::load(xa[i + R2]), b1 = S::load(xb[i]), b2 = S::load(xb[i + R2]),
+                  c1 = S::load(xc[i]), c2 = S::load(xc[i + R2]), d1 = S::load(xd[i]), d2 = S::load(xd[i + R2]);
+      oa[i] = S::store(a1 * ci - a2 * si);
+      oa[i + R2] = S::store(a2 * ci + a1 * si);
+      ob[i] = S::store(b1 * ci - b2 * si);
+      ob[i + R2] = S::store(b2 * ci + b1 * si);
+      oc[i] = S::store(c1 * ci - c2 * si);
+      oc[i + R2] = S::store(c2 * ci + c1 * si);
+      od[i] = S::store(d1 * ci - d2 * si);
+      od[i + R2] = S::store(d2 * ci + d1 * si);
+    }
   }
   if (copy_tail && 2 * R2 < D) {
     for (int64_t k = 0; k < 4; ++k)
@@ -178,9 +205,9 @@ inline void rotate_four(const typename S::T* x, typename S::T* o, int64_t xsh, i
 // store-forwarding check).
 // Each thread takes one contiguous range of units; (b, group, t) is stepped, not divided.
 // An empty problem (B, H or T zero) has no units; it must return before the divisions by HB and T below.
-template <class S, int64_t R2C, bool IL>
+template <class S, int64_t R2C>
 void launch_rows(const typename S::T* x, typename S::T* out, const float* cs, const float* sn, const Layout& L,
-                 float sign, int copy_tail, int n_threads) {
+                 int interleaved, float sign, int copy_tail, int n_threads) {
   using T = typename S::T;
   if (L.B <= 0 || L.H <= 0 || L.T <= 0) return;
   const int64_t HB = std::min<int64_t>(4, L.H), n_hg = (L.H + HB - 1) / HB;
@@ -201,13 +228,13 @@ void launch_rows(const typename S::T* x, typename S::T* out, const float* cs, co
       T* oa = out + b * L.osb + h * L.osh + t * L.ost;
       const int64_t n = std::min(HB, L.H - h);  // heads in this group: 4, or what is left at the end
       if (n == 4) {
-        rotate_four<S, R2C, IL>(xa, oa, L.xsh, L.osh, c, s, L.R2, L.D, sign, copy_tail);
+        rotate_four<S, R2C>(xa, oa, L.xsh, L.osh, c, s, L.R2, L.D, interleaved, sign, copy_tail);
       } else {
         int64_t k = 0;
         for (; k + 1 < n; k += 2)
-          rotate_two<S, R2C, IL>(xa + k * L.xsh, oa + k * L.osh, xa + (k + 1) * L.xsh, oa + (k + 1) * L.osh, c, s,
-                                 L.R2, L.D, sign, copy_tail);
-        if (k < n) rotate_row<S, R2C, IL>(xa + k * L.xsh, oa + k * L.osh, c, s, L.R2, L.D, sign, copy_tail);
+          rotate_two<S, R2C>(xa + k * L.xsh, oa + k * L.osh, xa + (k + 1) * L.xsh, oa + (k + 1) * L.osh, c, s,
+                             L.R2, L.D, interleaved, sign, copy_tail);
+        if (k < n) rotate_row<S, R2C>(xa + k * L.xsh, oa + k * L.osh, c, s, L.R2, L.D, interleaved, sign, copy_tail);
       }
       if (++t == L.T) {
         t = 0;
@@ -220,15 +247,6 @@ void launch_rows(const typename S::T* x, typename S::T* out, const float* cs, co
   }
 }
 
-template <class S, int64_t R2C>
-void launch_pairing(const typename S::T* x, typename S::T* out, const float* cs, const float* sn, const Layout& L,
-                    int interleaved, float sign, int copy_tail, int n_threads) {
-  if (interleaved)
-    launch_rows<S, R2C, true>(x, out, cs, sn, L, sign, copy_tail, n_threads);
-  else
-    launch_rows<S, R2C, false>(x, out, cs, sn, L, sign, copy_tail, n_threads);
-}
-
 template <class S>
 void launch(const void* xv, void* outv, const float* cs, const float* sn, const Layout& L, int interleaved,
             int inverse, int copy_tail, int n_threads) {
@@ -237,10 +255,10 @@ void launch(const void* xv, void* outv, const float* cs, const float* sn, const 
   T* out = static_cast<T*>(outv);
   const float sign = inverse ? -1.0f : 1.0f;
   switch (L.R2) {  // the common head sizes 128, 64 and 32 with full rotary, unrolled
-    case 64: launch_pairing<S, 64>(x, out, cs, sn, L, interleaved, sign, copy_tail, n_threads); break;
-    case 32: launch_pairing<S, 32>(x, out, cs, sn, L, interleaved, sign, copy_tail, n_threads); break;
-    case 16: launch_pairing<S, 16>(x, out, cs, sn, L, interleaved, sign, copy_tail, n_threads); break;
-    default: launch_pairing<S, 0>(x, out, cs, sn, L, interleaved, sign, copy_tail, n_threads);
+    case 64: launch_rows<S, 64>(x, out, cs, sn, L, interleaved, sign, copy_tail, n_threads); break;
+    case 32: launch_rows<S, 32>(x, out, cs, sn, L, interleaved, sign, copy_tail, n_threads); break;
+    case 16: launch_rows<S, 16>(x, out, cs, sn, L, interleaved, sign, copy_tail, n_threads); break;
+    default: launch_rows<S, 0>(x, out, cs, sn, L, interleaved, sign, copy_tail, n_threads);
   }
 }
 
