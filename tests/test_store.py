@@ -218,3 +218,32 @@ def test_config_hash_is_the_sha256_of_the_sorted_json():
 
     # json.dumps with sort_keys and the default separators, written out by hand
     assert config_hash({"b": 2, "a": [1, "x"]}) == hashlib.sha256(b'{"a": [1, "x"], "b": 2}').hexdigest()
+
+
+def test_a_store_waits_for_another_process_s_lock_as_long_as_it_says(tmp_path):
+    """SQLite's busy wait is the store's WAIT_S (60 s), read back from the connection the store opens."""
+    from posenc import store
+
+    with ResultStore(tmp_path / "runs.sqlite")._connect() as con:
+        assert con.execute("PRAGMA busy_timeout").fetchone()[0] == int(store.WAIT_S * 1000) == 60000
+
+
+def test_a_store_locked_past_the_wait_says_so_and_is_left_untouched(tmp_path, monkeypatch):
+    """Another process holding an exclusive lock on the file (here a second connection, in rollback-journal mode, where
+    an exclusive lock keeps readers out) longer than the wait: the store says the file is locked and how to go on,
+    not that it is unreadable; the file is not changed."""
+    path = tmp_path / "runs.sqlite"
+    ResultStore(path).put("lab", {"a": 1}, 0, {"loss": 1.0}, 1.0)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA journal_mode = DELETE")
+    before = path.read_bytes()
+    other.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr("posenc.store.WAIT_S", 0.2)
+    try:
+        with pytest.raises(StoreError, match=r"is locked by another process \(waited 0\.2 s; SQLite: database is "
+                                             r"locked\); it was left untouched — let the other posenc command finish"):
+            ResultStore(path)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert path.read_bytes() == before

@@ -84,7 +84,7 @@ def available_memory(device: Any = "cpu") -> int:
 
 
 def format_bytes(n: float) -> str:
-    """``1.5 GB``, ``12 MB``: the unit that keeps the number readable."""
+    """``1.50 GB``, ``12 MB``: the unit that keeps the number readable."""
     if n >= GB:
         return f"{n / GB:.2f} GB"
     return f"{n / 1024 ** 2:.0f} MB"

@@ -53,6 +53,8 @@ __all__ = ["ResultStore", "MemoryStore", "RunRecord", "config_hash", "package_ve
            "SCHEMA_VERSION", "StoreError"]
 
 SCHEMA_VERSION = 1
+#: seconds a store waits for another process's lock before it gives up (SQLite's busy timeout)
+WAIT_S = 60.0
 _APP_ID = 0x706F7365  # "pose": marks a SQLite file as a posenc store
 
 _SCHEMA = """
@@ -201,6 +203,14 @@ class _Resuming:
         return stored, True
 
 
+def _locked(path: Path, exc: sqlite3.DatabaseError) -> StoreError | None:
+    """The error for a store another process kept locked past :data:`WAIT_S`; ``None`` for any other SQLite error."""
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        return StoreError(f"{path} is locked by another process (waited {WAIT_S:g} s; SQLite: {exc}); it was left "
+                          f"untouched — let the other posenc command finish (or stop it), then run again")
+    return None
+
+
 class ResultStore(_Resuming):
     """Open (or create) a store at ``path``.
 
@@ -236,8 +246,9 @@ class ResultStore(_Resuming):
                         if name not in have:
                             con.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a readable SQLite file ({exc}); it was left untouched — "
-                             f"point posenc at another file (--store PATH)") from exc
+            raise _locked(self.path, exc) or StoreError(f"{self.path} is not a readable SQLite file ({exc}); it was "
+                                                        f"left untouched — point posenc at another file "
+                                                        f"(--store PATH)") from exc
 
     def __str__(self) -> str:
         return str(self.path)
@@ -250,7 +261,7 @@ class ResultStore(_Resuming):
         """
         untouched = "it was left untouched — point posenc at another file (--store PATH)"
         try:
-            con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=60.0)
+            con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=WAIT_S)
             try:
                 app_id = con.execute("PRAGMA application_id").fetchone()[0]
                 tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -259,7 +270,8 @@ class ResultStore(_Resuming):
             finally:
                 con.close()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a posenc store: SQLite cannot read it ({exc}); {untouched}") from exc
+            raise _locked(self.path, exc) or StoreError(f"{self.path} is not a posenc store: SQLite cannot read it "
+                                                        f"({exc}); {untouched}") from exc
         if app_id != _APP_ID or not {"meta", "runs"} <= tables:
             raise StoreError(f"{self.path} is a SQLite file of another program (tables: {sorted(tables) or 'none'}); "
                              f"{untouched}")
@@ -274,7 +286,7 @@ class ResultStore(_Resuming):
                              f"or the posenc version that wrote it")
 
     def _missing_columns(self) -> list[str]:
-        con = sqlite3.connect(self.path, timeout=60.0)
+        con = sqlite3.connect(self.path, timeout=WAIT_S)
         try:
             have = {row[1] for row in con.execute("PRAGMA table_info(runs)")}
         finally:
@@ -282,8 +294,7 @@ class ResultStore(_Resuming):
         return [name for name in _ADDED_COLUMNS if name not in have]
 
     def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-        con.execute("PRAGMA busy_timeout = 60000")
+        con = sqlite3.connect(self.path, timeout=WAIT_S, isolation_level=None)  # the timeout is SQLite's busy wait
         con.execute("PRAGMA journal_mode = WAL")
         return _Transaction(con)
 
