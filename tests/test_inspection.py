@@ -296,3 +296,17 @@ def test_a_malformed_field_is_raised_not_reported(tmp_path):
 
 def test_every_finding_code_is_listed():
     assert FINDINGS == ("schedule", "rope-theta", "yarn-factor", "partial-rotary", "pairing", "dynamic-cache")
+
+
+def test_a_flat_entry_without_a_base_in_a_model_of_two_layer_types_names_each_type_s_base(tmp_path):
+    """Gemma 3 written with one flat ``rope_parameters`` and no base: transformers fills in each layer type's own
+    default (Gemma3TextConfig: 1e6 for full attention, 1e4 for sliding), so the warning names both, and the schedule
+    gives each layer type that base (transformers leaves the flat field beside the per-type entries it adds)."""
+    data = Gemma3TextConfig(num_hidden_layers=6).to_dict()
+    data["rope_parameters"] = {"rope_type": "default"}
+    found = inspect_model(_write(tmp_path, "g", data))
+    messages = [f.message for f in found.findings if f.code == "rope-theta"]
+    assert any(m.startswith("rope_parameters in the config has no rope_theta") and "(transformers fills in "
+               "1e+06 (full_attention), 10000 (sliding_attention) for this model type" in m
+               for m in messages), messages
+    assert {x.encoding.base for x in found.schedule} == {10000.0, 1000000.0}

@@ -150,6 +150,19 @@ def _is_rotary(fields: ConfigFields) -> bool:
                                                                                "rotary_dim", "rotary_emb_base"))
 
 
+def _filled_bases(entries: dict[str | None, dict[str, Any]], layer_type: str | None = None) -> str:
+    """The bases transformers filled into ``entries`` (:func:`_entries` of the loaded config): ``layer_type``'s own
+    where it has one; else, for a flat entry (``None``), each layer type's, as ``"1e+06 (full_attention), 10000
+    (sliding_attention)"`` (a model with several layer types fills a flat entry in per type); ``""`` for none."""
+    own = entries.get(layer_type, {}).get("rope_theta")
+    if own is not None:
+        return f"{float(own):g}"
+    if layer_type is not None:
+        return ""
+    return ", ".join(f"{float(e['rope_theta']):g}" + ("" if t is None else f" ({t})")
+                     for t, e in entries.items() if e.get("rope_theta") is not None)
+
+
 def _check_rope_theta(fields: ConfigFields, written: ConfigFields | None) -> list[Finding]:
     found = []
     entries = _entries(fields)
@@ -164,15 +177,13 @@ def _check_rope_theta(fields: ConfigFields, written: ConfigFields | None) -> lis
                                                f"{float(raw_top):g}; make them equal"))
     for layer_type, entry in raw_entries.items():
         if entry.get("rope_theta") is None and raw_top is None and entry:
-            filled = entries.get(layer_type, {}).get("rope_theta")
             found.append(Finding("rope-theta", f"{_where(layer_type)} in the config has no rope_theta: the base is "
                                                f"whatever default the reading code assumes (transformers fills in "
-                                               f"{'nothing' if filled is None else f'{float(filled):g}'} for this "
-                                               f"model type, other code usually {DEFAULT_BASE:g}); write the base "
-                                               f"the model was trained with into the config"))
+                                               f"{_filled_bases(entries, layer_type) or 'nothing'} for this model "
+                                               f"type, other code usually {DEFAULT_BASE:g}); write the base the "
+                                               f"model was trained with into the config"))
     if written is not None and not raw_entries and raw_top is None and _read(written, "rotary_emb_base") is None:
-        filled = ", ".join(f"{float(e['rope_theta']):g}" + ("" if t is None else f" ({t})")
-                           for t, e in entries.items() if e.get("rope_theta") is not None)
+        filled = _filled_bases(entries)
         found.append(Finding("rope-theta", f"the config has no rope_theta (and no rope_parameters): the RoPE base is "
                                            f"a default, {filled or 'none'} as transformers fills it in for model "
                                            f"type {fields.model_type or '(none)'!r}, {DEFAULT_BASE:g} in most other "

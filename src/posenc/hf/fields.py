@@ -405,8 +405,11 @@ class ConfigFields:
         if key is None:
             return {}
         params = self.get(key)
-        if params and all(isinstance(v, Mapping) for v in params.values()):
-            return {t: ConfigFields(v, f"{self.prefix}{key}.{t}.", ROPE_FIELDS) for t, v in params.items()}
+        per_type = {t: v for t, v in (params or {}).items() if isinstance(v, Mapping)}
+        if per_type:  # fields beside the per-type entries (a flat entry transformers filled per type) hold for each
+            shared = {name: v for name, v in params.items() if name not in per_type}
+            return {t: ConfigFields({**shared, **v}, f"{self.prefix}{key}.{t}.", ROPE_FIELDS)
+                    for t, v in per_type.items()}
         return {None: ConfigFields(params, f"{self.prefix}{key}.", ROPE_FIELDS)}
 
     def entry_dict(self) -> dict[str, Any]:
