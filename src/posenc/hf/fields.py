@@ -405,8 +405,13 @@ class ConfigFields:
         if key is None:
             return {}
         params = self.get(key)
-        per_type = {t: v for t, v in (params or {}).items() if isinstance(v, Mapping)}
-        if per_type:  # fields beside the per-type entries (a flat entry transformers filled per type) hold for each
+        if params and all(isinstance(v, Mapping) for v in params.values()):
+            return {t: ConfigFields(v, f"{self.prefix}{key}.{t}.", ROPE_FIELDS) for t, v in params.items()}
+        layer_types = set()
+        with contextlib.suppress(PosencError):  # a malformed list is refused where the schedule reads it
+            layer_types = set(self.value("layer_types") or ())
+        per_type = {t: v for t, v in (params or {}).items() if t in layer_types and isinstance(v, Mapping)}
+        if per_type:  # a flat entry that transformers filled in per layer type: the flat fields hold for each type
             shared = {name: v for name, v in params.items() if name not in per_type}
             return {t: ConfigFields({**shared, **v}, f"{self.prefix}{key}.{t}.", ROPE_FIELDS)
                     for t, v in per_type.items()}
