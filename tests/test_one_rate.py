@@ -13,7 +13,7 @@ TIME_NAME = re.compile(r"(^|_)(S|SECONDS|RATE|FLOPS_PER\w*|PER_SECOND|S_PER\w*)$
 #: constants in seconds that are not the cost of work: how long to wait, how often to poll or print, when to warn
 WAITS = {
     ("cluster.py", "RAY_CONNECT_TIMEOUT_S"), ("cluster.py", "PARENT_POLL_S"), ("cluster.py", "STOP_GRACE_S"),
-    ("progress.py", "PLAIN_INTERVAL_S"), ("cli/check.py", "SLOW_S"), ("cli/lab.py", "SLOW_S"),
+    ("progress.py", "PLAIN_INTERVAL_S"), ("cli/check.py", "SLOW_S"), ("cli/lab.py", "SLOW_S"), ("store.py", "WAIT_S"),
 }
 
 
