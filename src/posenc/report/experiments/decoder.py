@@ -37,7 +37,8 @@ from posenc.errors import PosencError
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.stats import Estimate
 
-__all__ = ["head_pass", "decoder_heads", "content_statistics", "null_model", "two_passes", "model_heads",
+__all__ = ["head_pass", "decoder_heads", "content_statistics", "decoder_outputs", "null_model", "two_passes",
+           "model_heads",
            "model_head_content", "SMOLLM2_WINDOWS", "SMOLLM2_NULL_SEED"]
 
 #: SmolLM2's windows (count, tokens) in full mode: those low-dims-position's SmolLM2 option reads
@@ -49,7 +50,8 @@ SMOLLM2_NAME = "SmolLM2-135M-Instruct"
 #: the statistics of the SmolLM2 option, by claim
 HEAD_KEYS = ("smollm2_positional_heads", "null_smollm2_positional_heads", "smollm2_adjacent_positional_heads",
              "null_smollm2_adjacent_positional_heads", "smollm2_other_positional_heads")
-CONTENT_KEYS = ("smollm2_positional_heads_found", "smollm2_content_change", "smollm2_other_heads_content_change")
+CONTENT_KEYS = ("smollm2_positional_heads_found", "smollm2_content_change", "smollm2_other_heads_content_change",
+                "smollm2_output_word_accuracy", "null_smollm2_output_word_accuracy", "smollm2_input_word_accuracy")
 
 
 def _body(model: Any) -> Any:
@@ -155,6 +157,41 @@ def _smollm2(count: int, length: int) -> dict[str, Any]:
     return {**out, "cpu_s": {"load": round(load, 2), **out["cpu_s"]}}
 
 
+def decoder_outputs(model: Any, tokenizer: Any, count: int, length: int, positional: Sequence[tuple[int, int, int]]
+                    ) -> tuple[dict[str, Estimate], dict[str, Any]]:
+    """positional-head-content's output reading on a decoder: :func:`posenc.report.experiments.tutorial_semantics.
+    output_estimates` for the positional heads ``(layer, head, offset)`` on the windows :func:`two_passes` reads
+    (one forward each, the transformer without its LM head), with its CPU time."""
+    import numpy as np
+
+    from posenc.corpora import special_tokens, text_windows
+    from posenc.probe.head_output import head_outputs
+    from posenc.report.experiments.tutorial_semantics import output_estimates
+
+    started = time.process_time()
+    windows, _ = text_windows(tokenizer, length, count)
+    prefix, suffix = special_tokens(tokenizer)
+    positional = [tuple(int(x) for x in p) for p in positional]
+    if positional:
+        outputs, inputs = head_outputs(_body(model), windows, [layer for layer, _, _ in positional])
+        table = model.get_input_embeddings().weight.detach().float().numpy()
+    else:
+        outputs, inputs, table = {}, {}, np.zeros((0, 0))
+    estimates, numbers = output_estimates(outputs, inputs, np.asarray(windows), positional, len(prefix), len(suffix),
+                                          table)
+    return estimates, {**numbers, "cpu_s": round(time.process_time() - started, 2)}
+
+
+@functools.lru_cache(maxsize=1)
+def _smollm2_outputs(count: int, length: int, positional: tuple[tuple[int, int, int], ...]
+                     ) -> tuple[dict[str, Estimate], dict[str, Any]]:
+    """:func:`decoder_outputs` on SmolLM2, once per process."""
+    from posenc.pretrained import load_model
+
+    loaded = load_model("smollm2")
+    return decoder_outputs(loaded.model, loaded.tokenizer, count, length, positional)
+
+
 def _not_measured() -> Estimate:
     """What quick mode gives the SmolLM2 option: nothing measured, no interval (its verdict: not decided in quick
     mode)."""
@@ -224,15 +261,23 @@ def _content_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], li
     run = _smollm2(count, length)
     judged = decoder_heads(run["trained"])
     found, numbers = content_statistics(run["trained"], judged)
+    read, numbers["output"] = _smollm2_outputs(count, length, tuple(tuple(p) for p in judged.positional))
     estimates = {f"smollm2_{k}": e for k, e in found.items()}
-    rows = [Row(f"{SMOLLM2_NAME} positional head L{l}H{h} (offset {o:+d}): attention moved by the word swap",
+    estimates.update({"smollm2_output_word_accuracy": read["output_word_accuracy"],
+                      "null_smollm2_output_word_accuracy": read["null_output_word_accuracy"],
+                      "smollm2_input_word_accuracy": read["input_word_accuracy"]})
+    from posenc.report.experiments.tutorial_semantics import output_rows
+
+    rows = output_rows(read, numbers["output"], SMOLLM2_NAME)
+    rows += [Row(f"{SMOLLM2_NAME} positional head L{l}H{h} (offset {o:+d}): attention moved by the word swap",
                 numbers["per_head"][f"L{l}H{h}"], 0.0, "position alone") for l, h, o in judged.positional]
     rows += [Row(f"{SMOLLM2_NAME}: mean over the positional heads", estimates["smollm2_content_change"], 0.05,
                  "some content"),
              Row(f"{SMOLLM2_NAME}: mean over every other head", estimates["smollm2_other_heads_content_change"], 0.05,
                  "the positive control: above this")]
     setup = (f"{SMOLLM2_NAME} (causal, without its LM head): {count} windows of {length} tokens from plays and the "
-             f"Python language reference, each window's words replaced by the next window's at the same positions; "
+             f"Python language reference; what each positional head outputs, read by the same probes; each window's "
+             f"words replaced by the next window's at the same positions; "
              f"positional heads by posenc.probe.heads.positional_heads (offsets -8..0).")
     return (estimates, {"ran": True, "windows": count, "length": length, "cpu_s": run["cpu_s"], **numbers}, rows,
             setup, f"{SMOLLM2_NAME}'s positional heads, {count} windows of {length} tokens")

@@ -1,0 +1,140 @@
+"""What a head outputs, and which word a linear probe reads from it.
+
+A head's output at query ``q`` is ``sum_k a[q, k] v[k]``, the attention-weighted mean of its value vectors: the input
+of the layer's output projection, head by head (``[..., h * dh:(h + 1) * dh]``). A head that attends to a fixed
+offset ``o`` outputs nearly ``v[q + o]``, so its output can name the word at ``q + o`` even though where it looks
+depends on the position alone; a head whose output depended on the position alone could not. Three readings:
+
+- :func:`head_outputs`: every chosen layer's head outputs ``[W, T, H, dh]`` and the attention's input
+  ``[W, T, d]`` (the hidden states the heads read), by forward pre-hooks, one forward per window;
+- :func:`word_readout`: per query, whether a ridge probe fitted on other windows reads the word at ``q + o`` from
+  the features at ``q`` (:func:`posenc.probe.layers.token_probe`: the candidate whose embedding row is nearest in
+  direction to the probe's prediction of that row), for the queries whose ``q`` and ``q + o`` are both words (not
+  special tokens);
+- :func:`position_only`: the features' mean over windows at each position, for every window: what a head whose
+  output depends on its position alone would output. Through :func:`word_readout` it is the null of the same
+  statistic: it can only name one word per position.
+
+Shapes: ids ``[W, T]``; outputs ``[W, T, H, dh]``; features ``[W, T, d]``; readouts ``[W, Q]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from posenc.errors import PosencError
+
+__all__ = ["output_modules", "head_outputs", "query_range", "word_readout", "position_only"]
+
+_OUTPUT = re.compile(r"(?:^|\.)(?:layers?|h|blocks?)\.(\d+)\.(?:self_attn\.o_proj|attention\.output\.dense|"
+                     r"attn\.c_proj|self_attention\.dense)$")
+
+
+def output_modules(model: Any) -> list[torch.nn.Module]:
+    """Each layer's output projection, in layer order: the module whose input is the heads' outputs side by side
+    (Llama-style ``self_attn.o_proj``, BERT's ``attention.output.dense``, GPT-2's ``attn.c_proj``)."""
+    found: dict[int, torch.nn.Module] = {}
+    for name, module in model.named_modules():
+        match = _OUTPUT.search(name)
+        if match and "cross" not in name:
+            found[int(match.group(1))] = module
+    if not found:
+        raise PosencError(f"cannot find the attention output projections of {type(model).__name__} (looked for "
+                          f"layers.N.self_attn.o_proj, layer.N.attention.output.dense, h.N.attn.c_proj); this "
+                          f"architecture is not supported by the head output probe")
+    return [found[i] for i in sorted(found)]
+
+
+def head_outputs(model: Any, windows: Sequence[Sequence[int]], layers: Sequence[int]
+                 ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """``(outputs, inputs)`` for the layers ``layers`` (0-based) of ``model`` on ``windows`` (one length):
+    ``outputs[layer] [W, T, H, dh]``, each head's output (float32), and ``inputs[layer] [W, T, d]``, the hidden
+    states its attention reads (after any LayerNorm the layer applies first)."""
+    from posenc.probe.capture import attention_modules
+
+    if len(windows) < 1:
+        raise PosencError("head_outputs needs at least one window of token ids, got none")
+    lengths = {len(w) for w in windows}
+    if len(lengths) != 1 or 0 in lengths:
+        raise PosencError(f"head_outputs needs windows of one non-zero length, got lengths {sorted(lengths)}")
+    attention, projections = attention_modules(model), output_modules(model)
+    if len(attention) != len(projections):
+        raise PosencError(f"{type(model).__name__}: found {len(attention)} attention modules but "
+                          f"{len(projections)} output projections; cannot pair them by layer")
+    wanted = sorted(set(int(x) for x in layers))
+    if not wanted or wanted[0] < 0 or wanted[-1] >= len(attention):
+        raise PosencError(f"layers must be a non-empty list of layer indices in 0..{len(attention) - 1}, got "
+                          f"{list(layers)}")
+    heads = int(model.config.num_attention_heads)
+    outputs: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
+    inputs: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
+
+    def keep_output(layer: int):
+        def hook(_module, args):
+            x = args[0][0]  # [T, H * dh]
+            outputs[layer].append(x.detach().float().reshape(x.shape[0], heads, -1).numpy())
+        return hook
+
+    def keep_input(layer: int):
+        def hook(_module, args, kwargs):
+            x = args[0] if args else kwargs["hidden_states"]
+            inputs[layer].append(x[0].detach().float().numpy())
+        return hook
+
+    handles = []
+    try:
+        for layer in wanted:
+            handles.append(projections[layer].register_forward_pre_hook(keep_output(layer)))
+            handles.append(attention[layer].register_forward_pre_hook(keep_input(layer), with_kwargs=True))
+        with torch.no_grad():
+            for ids in windows:
+                batch = torch.tensor([list(ids)])
+                model(input_ids=batch, attention_mask=torch.ones_like(batch))
+    finally:
+        for handle in handles:
+            handle.remove()
+    return ({layer: np.stack(outputs[layer]) for layer in wanted},
+            {layer: np.stack(inputs[layer]) for layer in wanted})
+
+
+def query_range(length: int, offset: int, prefix: int, suffix: int) -> tuple[int, int]:
+    """``(start, stop)``: the queries ``q`` of a window of ``length`` tokens whose own token and the token at
+    ``q + offset`` both lie among the words, past the ``prefix`` special tokens before and the ``suffix`` after."""
+    first, end = prefix, length - suffix
+    start, stop = max(first, first - offset), min(end, end - offset)
+    if stop - start < 1:
+        raise PosencError(f"no query of a window of {length} tokens ({prefix} special before, {suffix} after) has "
+                          f"both itself and the token at offset {offset:+d} among the words")
+    return start, stop
+
+
+def word_readout(features: np.ndarray, ids: np.ndarray, offset: int, prefix: int, suffix: int,
+                 table: np.ndarray, folds: list[np.ndarray]) -> np.ndarray:
+    """``correct [W, Q]``: for each query of :func:`query_range`, whether a ridge probe fitted on the other folds'
+    windows (:func:`posenc.probe.layers.token_probe`) reads the word at ``q + offset`` from ``features [W, T, d]``
+    at ``q``, among the words found at those places in any window (``table [V, d']``: the model's input word
+    table)."""
+    from posenc.probe.layers import token_probe
+
+    features, ids = np.asarray(features, dtype=np.float64), np.asarray(ids)
+    if features.ndim != 3 or ids.shape != features.shape[:2]:
+        raise PosencError(f"word_readout needs features [W, T, d] and ids [W, T] of the same windows, got "
+                          f"{list(features.shape)} and {list(ids.shape)}")
+    start, stop = query_range(ids.shape[1], offset, prefix, suffix)
+    targets = ids[:, start + offset:stop + offset]
+    return token_probe(features[:, start:stop], targets, table, np.unique(targets), folds)
+
+
+def position_only(features: np.ndarray) -> np.ndarray:
+    """``features [W, T, d]`` replaced by their mean over windows at each position, for every window: the output of
+    a head whose output depends on the position alone (one vector per position, the same in every window)."""
+    features = np.asarray(features, dtype=np.float64)
+    if features.ndim != 3 or features.shape[0] < 1:
+        raise PosencError(f"position_only needs features [W, T, d] of at least one window, got "
+                          f"{list(features.shape)}")
+    return np.broadcast_to(features.mean(axis=0, keepdims=True), features.shape).copy()
