@@ -38,8 +38,7 @@ from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.stats import Estimate
 
 __all__ = ["head_pass", "decoder_heads", "content_statistics", "decoder_outputs", "null_model", "two_passes",
-           "model_heads",
-           "model_head_content", "SMOLLM2_WINDOWS", "SMOLLM2_NULL_SEED"]
+           "model_heads", "model_head_content", "SMOLLM2_WINDOWS", "SMOLLM2_NULL_SEED"]
 
 #: SmolLM2's windows (count, tokens) in full mode: those low-dims-position's SmolLM2 option reads
 SMOLLM2_WINDOWS = (16, 128)
