@@ -152,7 +152,8 @@ def test_the_claims_choose_the_model_and_read_smollm2_under_its_option_only():
     assert {t.null for t in get_claim("positional-heads").under(SMOLLM2).tests} == {"null_smollm2_positional_heads"}
     content = get_claim("positional-head-content")
     assert content.hedged and [t.statistic for t in content.under(SMOLLM2).power] == [
-        "smollm2_other_heads_content_change"]
+        "smollm2_input_word_accuracy"]
+    assert {t.null for t in content.under(SMOLLM2).tests} == {"null_smollm2_output_word_accuracy", ""}
 
 
 def _count(low: float, high: float | None = None) -> Estimate:
@@ -186,11 +187,16 @@ def test_smollm2_verdicts_against_the_null():
 def test_smollm2_content_is_refuted_only_with_power():
     claim = get_claim("positional-head-content")
     moved = {"smollm2_positional_heads_found": _count(2), "smollm2_content_change": _share(0.2, 0.15, 0.25),
-             "smollm2_other_heads_content_change": _share(0.4, 0.35, 0.45)}
+             "smollm2_other_heads_content_change": _share(0.4, 0.35, 0.45),
+             "smollm2_output_word_accuracy": _share(0.3, 0.25, 0.35),
+             "null_smollm2_output_word_accuracy": _share(0.06, 0.05, 0.07),
+             "smollm2_input_word_accuracy": _share(0.55, 0.5, 0.6)}
     assert judge(claim, moved, option=SMOLLM2).status == "supported"
     still = {**moved, "smollm2_content_change": _share(0.01, 0.005, 0.02)}
-    assert judge(claim, still, option=SMOLLM2).status == "refuted"
-    blind = {**still, "smollm2_other_heads_content_change": _share(0.02, 0.01, 0.03)}
+    assert judge(claim, still, option=SMOLLM2).status == "qualified"
+    silent = {**moved, "smollm2_output_word_accuracy": _share(0.06, 0.05, 0.07)}
+    assert judge(claim, silent, option=SMOLLM2).status == "refuted"
+    blind = {**silent, "smollm2_input_word_accuracy": _share(0.1, 0.05, 0.15)}
     assert judge(claim, blind, option=SMOLLM2).status == "inconclusive"
     none = {**moved, "smollm2_positional_heads_found": _count(0)}
     assert judge(claim, none, option=SMOLLM2).status == "not testable"
@@ -220,6 +226,28 @@ def test_full_mode_reads_each_statistic_from_its_own_pass(tiny_llama, monkeypatc
         assert estimates[f"null_smollm2_{key}"] == null.estimates[key]
     assert numbers["ran"] and numbers["layers"] == 2 and numbers["heads"] == 4 and rows
     assert numbers["null"]["estimates"]["positional_heads"][0] == null.estimates["positional_heads"].value
+
+
+def test_decoder_outputs_read_each_head_through_the_shared_estimates(tiny_llama):
+    # the SmolLM2 output reading on the tiny Llama: the same windows two_passes reads, the heads given by hand, and
+    # the estimates those of output_estimates on head_outputs (no special tokens: Llama's tokenizer here is MiniLM's,
+    # which adds [CLS] and [SEP], so both ends are left out of the queries)
+    from posenc.corpora import special_tokens, text_windows
+    from posenc.probe.head_output import head_outputs
+    from posenc.report.experiments.tutorial_semantics import output_estimates
+
+    model, tokenizer = tiny_llama.model, tiny_llama.tokenizer
+    heads = [(1, 0, -1), (0, 2, 0)]
+    estimates, numbers = decoder.decoder_outputs(model, tokenizer, 4, 16, heads)
+    windows, _ = text_windows(tokenizer, 16, 4)
+    prefix, suffix = special_tokens(tokenizer)
+    outputs, inputs = head_outputs(model.model, windows, [0, 1])
+    table = model.get_input_embeddings().weight.detach().numpy()
+    want, _ = output_estimates(outputs, inputs, np.asarray(windows), heads, len(prefix), len(suffix), table)
+    assert estimates == want and sorted(numbers["per_head"]) == ["L0H2", "L1H0"]
+    assert all(0 <= e.low <= e.value <= e.high <= 1 and e.n == 4 for e in estimates.values())
+    empty, _ = decoder.decoder_outputs(model, tokenizer, 4, 16, [])
+    assert all(math.isnan(e.value) for e in empty.values())
 
 
 def test_bad_input_is_refused_with_what_was_given(tiny_llama):

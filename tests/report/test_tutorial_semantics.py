@@ -189,6 +189,24 @@ def test_head_content_numbers():
     assert m.estimates["other_heads_content_change"].value == pytest.approx(n["other_heads_mean"])
     assert m.estimates["content_change"].value == pytest.approx(np.mean(list(n["per_head"].values())))
     assert 0 <= m.estimates["content_change"].low <= m.estimates["content_change"].high <= 1
+    # the output reading, per head, from the probe's own functions on the same windows
+    from posenc.probe.head_output import head_outputs, position_only, word_readout
+    from posenc.probe.layers import window_folds
+
+    loaded, windows = ss._loaded(), ss._windows(CTX)
+    ids = np.asarray(windows)
+    (layer, head, offset), = n["positional_heads"]
+    outputs, inputs = head_outputs(loaded.model, windows, [layer])
+    table = loaded.model.get_input_embeddings().weight.detach().numpy()
+    folds = window_folds(len(windows))
+    read = word_readout(outputs[layer][:, :, head], ids, offset, 1, 1, table, folds)
+    null = word_readout(position_only(outputs[layer][:, :, head]), ids, offset, 1, 1, table, folds)
+    assert m.estimates["output_word_accuracy"].value == pytest.approx(read.mean())
+    assert m.estimates["null_output_word_accuracy"].value == pytest.approx(null.mean())
+    assert n["output"]["per_head"][f"L{layer}H{head}"]["output_word_accuracy"] == pytest.approx(read.mean())
+    for key in ("output_word_accuracy", "null_output_word_accuracy", "input_word_accuracy"):
+        e = m.estimates[key]
+        assert e.n == len(windows) and 0 <= e.low <= e.value <= e.high <= 1
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -295,17 +313,24 @@ def test_spectra_null_is_the_same_ratio_on_the_isotropic_tables(tables):
 
 
 def test_text_claims_edges():
-    ok = {"content_change": est(0.1, 0.08, 0.12), "positional_heads_found": exact(2),
-          "other_heads_content_change": est(0.3, 0.25, 0.35)}
+    ok = {"output_word_accuracy": est(0.5, 0.45, 0.55), "null_output_word_accuracy": est(0.1, 0.08, 0.12),
+          "input_word_accuracy": est(0.99, 0.98, 1.0), "content_change": est(0.1, 0.08, 0.12),
+          "positional_heads_found": exact(2), "other_heads_content_change": est(0.3, 0.25, 0.35)}
     assert verdict("positional-head-content", **ok) == "supported"
-    assert verdict("positional-head-content", **{**ok, "content_change": est(0.002, 0.001, 0.003)}) == "refuted"
-    # the hedge rule (可能): a refutation needs power, the positive control on the other heads
-    v = judge(get_claim("positional-head-content"), {**ok, "content_change": est(0.002, 0.001, 0.003),
-                                                     "other_heads_content_change": est(0.01, 0.005, 0.02)})
+    # the two readings disagree: the output names the words, the attention does not move: qualified, named
+    still = judge(get_claim("positional-head-content"), {**ok, "content_change": est(0.002, 0.001, 0.003)})
+    assert still.status == "qualified" and "on the output reading only" in still.condition
+    assert "0.002" in still.condition
+    silent = {**ok, "output_word_accuracy": est(0.1, 0.08, 0.12)}
+    assert verdict("positional-head-content", **silent) == "refuted"
+    # the hedge rule (可能): a refutation needs power, the probe reading the words from what the heads read
+    v = judge(get_claim("positional-head-content"), {**silent, "input_word_accuracy": est(0.1, 0.05, 0.15)})
     assert v.status == "inconclusive" and "power" in v.reason
     assert get_claim("positional-head-content").hedged
-    assert verdict("positional-head-content", positional_heads_found=exact(0), content_change=exact(float("nan")),
-                   other_heads_content_change=est(0.3, 0.25, 0.35)) == "not testable"
+    none = {**ok, "positional_heads_found": exact(0), "content_change": exact(float("nan")),
+            "output_word_accuracy": exact(float("nan")), "null_output_word_accuracy": exact(float("nan")),
+            "input_word_accuracy": exact(float("nan"))}
+    assert verdict("positional-head-content", **none) == "not testable"
     ok = {"min_token_accuracy": est(0.95, 0.93, 0.97), "min_position_accuracy": est(0.95, 0.93, 0.97),
           "probe_on_sum": exact(0.99)}
     assert verdict("later-modules-extract", **ok) == "supported"

@@ -23,6 +23,9 @@ __all__ = ["UNLESS_ZH", "condition_zh", "SCOPE_ZH", "SCOPE_NUMBER", "scope_zh", 
 
 #: a test's ``unless`` (English, as in the ledger) -> its Chinese; ``{value}`` stays a placeholder in both
 UNLESS_ZH: dict[str, str] = {
+    "on the output reading only: the output names the words, but where the heads look does not move with them (the "
+    "swap moves {value} of their attention)":
+        "只在输出的读法下成立：输出能说出词，但注意力头关注的位置并不随词移动（交换只移动了它们 {value} 的注意力）",
     "'Paris' - 'France' + 'Italy' ~ 'Rome' does not hold on any reading":
         "'Paris' - 'France' + 'Italy' ~ 'Rome' 在任何一种读法下都不成立",
     "'king' ~ 'man' + 'royalty' does not hold on any reading":

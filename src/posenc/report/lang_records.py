@@ -70,6 +70,9 @@ NULL_ZH: dict[str, str] = {
         "同样形状的各向同性高斯表，经过同一个前十分之一占比（快速模式 5 张，完整模式 20 张）",
     "isotropic Gaussian tables of 512 rows through the same count of principal directions":
         "512 行的各向同性高斯表，经过同一个主方向计数",
+    "the same heads' position-only output (their mean over windows at each position) through the same probe; for the "
+    "attention reading, a purely positional head (0 by construction)":
+        "同样的注意力头只含位置的输出（在每个位置上对窗口取平均）经过同一个探针；对注意力的读法，则是纯位置注意力头（按构造为 0）",
     "a purely positional head (0 by construction), with the non-positional heads of the same model as the positive "
     "control":
         "纯位置注意力头（按构造为 0），以同一模型中的非位置注意力头作为阳性对照",
@@ -176,6 +179,9 @@ NO_NULL_ZH: dict[str, str] = {
     "the positive control itself": "阳性对照本身",
     "a count of heads found by Voita et al.'s rule; positional-heads reads it beside its null":
         "按 Voita et al. 的规则找到的注意力头数；positional-heads 把它与其零基线并列来读",
+    "a head that attends by position alone moves exactly 0 under the swap, by construction; the heads that are not "
+    "positional are shown beside as the other side":
+        "只按位置分配注意力的注意力头，在交换下按构造恰好移动 0；非位置注意力头列在旁边，作为另一边",
     "a head that attends by position alone moves exactly 0 under the swap, by construction; the power requirement "
     "measures the other side":
         "只按位置分配注意力的注意力头，在交换下按构造恰好移动 0；检验力前提测的是另一边",

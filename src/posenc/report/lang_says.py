@@ -259,6 +259,22 @@ SAYS_ZH: dict[str, str] = {
     "the measure sees content where it is: the same swap moves the attention of the heads that are not positional by "
     "more than the bar":
         "这个度量能在有内容的地方看到内容：同样的交换使非位置注意力头的注意力移动超过阈值",
+    "a ridge probe fitted on other windows reads the word a positional head attends to from its output, for at least "
+    "one query in five, on average over those heads":
+        "在其他窗口上拟合的岭回归探针能从位置注意力头的输出中读出它所关注的词，五个查询中至少读对一个（对这些注意力头取平均）",
+    "in SmolLM2-135M, the probe reads the word a positional head attends to from its output, for at least one query "
+    "in five":
+        "在 SmolLM2-135M 中，探针能从位置注意力头的输出中读出它所关注的词，五个查询中至少读对一个",
+    "on the attention reading: swapping the words (positions kept) moves at least 5% of a positional head's "
+    "attention, on average over those heads":
+        "按注意力的读法：交换词（位置不变）至少移动位置注意力头 5% 的注意力（对这些注意力头取平均）",
+    "on the attention reading, in SmolLM2-135M: the swap moves at least 5% of a positional head's attention":
+        "按注意力的读法，在 SmolLM2-135M 中：交换至少移动位置注意力头 5% 的注意力",
+    "the probe sees words where they are: it reads each word from the hidden states the positional heads read, above "
+    "the bar":
+        "探针能在有词的地方看到词：它从位置注意力头读取的隐藏状态中读出每个词，准确率高于阈值",
+    "the probe reads each word from the hidden states SmolLM2's positional heads read, above the bar":
+        "探针从 SmolLM2 的位置注意力头读取的隐藏状态中读出每个词，准确率高于阈值",
     "swapping the words (positions kept) moves at least 5% of a positional head's attention, on average over those "
     "heads":
         "交换词（位置不变）至少移动位置注意力头 5% 的注意力（对这些注意力头取平均）",
