@@ -73,9 +73,6 @@ NULL_ZH: dict[str, str] = {
     "the same heads' position-only output (their mean over windows at each position) through the same probe; for the "
     "attention reading, a purely positional head (0 by construction)":
         "同样的注意力头只含位置的输出（在每个位置上对窗口取平均）经过同一个探针；对注意力的读法，则是纯位置注意力头（按构造为 0）",
-    "a purely positional head (0 by construction), with the non-positional heads of the same model as the positive "
-    "control":
-        "纯位置注意力头（按构造为 0），以同一模型中的非位置注意力头作为阳性对照",
     "chance: the most frequent token's share and 5/128 for a position within +-2 (computed on the same windows)":
         "随机水平：最常见词元的占比，以及 5/128，即位置落在 +-2 以内的概率（在同样的窗口上计算）",
     "20,000 random pairs of trained tokens: each statistic is a percentile among them":
@@ -104,11 +101,6 @@ NULL_ZH: dict[str, str] = {
     "exchangeable encodings: a difference of 0": "可互换的位置编码：差为 0",
     "exchangeable encodings: a difference of 0, where the bar sits": "可互换的位置编码：差为 0，即阈值所在之处",
     "exchangeable layer patterns: a difference of 0, where the bar sits": "可互换的层排布：差为 0，即阈值所在之处",
-    # earlier wordings that a committed report (docs/reports/*.json) still shows
-    "no random model: Voita et al.'s rule is itself calibrated against chance (see each test)":
-        "没有随机模型：Voita et al. 的规则本身就以随机水平校准（见各检验）",
-    "a purely positional head (0 by construction), with the non-positional heads as the positive control":
-        "纯位置注意力头（按构造为 0），以非位置注意力头作为阳性对照",
 }
 
 #: a test's ``no_null``, why its statistic has no null (English, as in the ledger) -> its Chinese, shown beside the
@@ -182,14 +174,6 @@ NO_NULL_ZH: dict[str, str] = {
     "a head that attends by position alone moves exactly 0 under the swap, by construction; the heads that are not "
     "positional are shown beside as the other side":
         "只按位置分配注意力的注意力头，在交换下按构造恰好移动 0；非位置注意力头列在旁边，作为另一边",
-    "a head that attends by position alone moves exactly 0 under the swap, by construction; the power requirement "
-    "measures the other side":
-        "只按位置分配注意力的注意力头，在交换下按构造恰好移动 0；检验力前提测的是另一边",
-    "a head that attends by position alone moves exactly 0 under the swap, by construction; the power requirement "
-    "measures the other side. SmolLM2 with re-initialised weights is no null here: its heads attend by random content, "
-    "the opposite of the purely positional head the claim's negation names":
-        "只按位置分配注意力的注意力头，在交换下按构造恰好移动 0；检验力前提测的是另一边。权重重新初始化的 SmolLM2 在这里"
-        "不是零基线：它的注意力头按随机的内容分配注意力，恰与这条说法的否定所说的纯位置注意力头相反",
     "the probe's own reach on the input, not a statistic read against chance":
         "探针在输入上自身能达到的程度，不是对照随机水平来读的统计量",
     "chance is the majority token's share, computed on the same windows and shown beside":

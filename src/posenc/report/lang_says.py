@@ -256,9 +256,6 @@ SAYS_ZH: dict[str, str] = {
         "不到一半的主方向就容纳了位置表 90% 的方差",
     "MiniLM has positional heads (Voita et al.'s rule)":
         "MiniLM 有位置注意力头（Voita et al. 的规则）",
-    "the measure sees content where it is: the same swap moves the attention of the heads that are not positional by "
-    "more than the bar":
-        "这个度量能在有内容的地方看到内容：同样的交换使非位置注意力头的注意力移动超过阈值",
     "a ridge probe fitted on other windows reads the word a positional head attends to from its output, for at least "
     "one query in five, on average over those heads":
         "在其他窗口上拟合的岭回归探针能从位置注意力头的输出中读出它所关注的词，五个查询中至少读对一个（对这些注意力头取平均）",
@@ -431,12 +428,6 @@ SAYS_ZH: dict[str, str] = {
         "因果的查询看不到后面的键）",
     "SmolLM2 has positional heads (Voita et al.'s rule over offsets -8..0)":
         "SmolLM2 有位置注意力头（Voita et al. 的规则，偏移量 -8..0）",
-    "the measure sees content in SmolLM2 too: the same swap moves the attention of its heads that are not positional "
-    "by more than the bar":
-        "这个度量在 SmolLM2 中也能看到内容：同样的交换使它的非位置注意力头的注意力移动超过阈值",
-    "in SmolLM2-135M, swapping the words (positions kept) moves at least 5% of a positional head's attention, on "
-    "average over those heads":
-        "在 SmolLM2-135M 中，交换词（位置不变）至少移动位置注意力头 5% 的注意力（对这些注意力头取平均）",
     "in SmolLM2-135M, a causal decoder, some positional head (Voita's rule, interval above 90%) sits at offset -1, "
     "the previous token, in 128-token windows":
         "在因果解码器 SmolLM2-135M 中，有位置注意力头（Voita 的规则，区间高于 90%）位于偏移量 -1，即前一个词元，在 128 "
