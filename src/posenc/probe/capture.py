@@ -17,25 +17,31 @@ import torch
 
 from posenc.errors import PosencError
 
-__all__ = ["attention_modules", "projection_modules", "eager_attention", "capture"]
+__all__ = ["layer_modules", "attention_modules", "projection_modules", "eager_attention", "capture"]
 
 _ATTENTION = re.compile(r"(?:^|\.)(?:layers?|h|blocks?)\.(\d+)\.(?:self_attn|attention\.self|attn|self_attention)$")
 _PROJECTION = re.compile(r"(?:^|\.)(?:layers?|h|blocks?)\.(\d+)\.(?:self_attn|attention\.self|attn)\.(q_proj|k_proj|"
                          r"query|key)$")
 
 
-def attention_modules(model: Any) -> list[torch.nn.Module]:
-    """The self-attention module of every layer, in layer order (BERT, Llama-style, GPT-2 naming)."""
+def layer_modules(model: Any, pattern: re.Pattern[str], missing: str) -> list[torch.nn.Module]:
+    """The module of every layer whose name ``pattern`` matches (its first group: the layer's index), in layer
+    order, cross-attention left out; none found raises, ``missing`` saying what was looked for."""
     found: dict[int, torch.nn.Module] = {}
     for name, module in model.named_modules():
-        match = _ATTENTION.search(name)
+        match = pattern.search(name)
         if match and "cross" not in name:
             found[int(match.group(1))] = module
     if not found:
-        raise PosencError(f"cannot find the self-attention modules of {type(model).__name__} (looked for "
-                          f"layers.N.self_attn, layer.N.attention.self, h.N.attn); this architecture is not supported "
-                          f"by the head probes")
+        raise PosencError(f"cannot find {missing} of {type(model).__name__}")
     return [found[i] for i in sorted(found)]
+
+
+def attention_modules(model: Any) -> list[torch.nn.Module]:
+    """The self-attention module of every layer, in layer order (BERT, Llama-style, GPT-2 naming)."""
+    return layer_modules(model, _ATTENTION, "the self-attention modules (looked for layers.N.self_attn, "
+                                            "layer.N.attention.self, h.N.attn); this architecture is not supported "
+                                            "by the head probes")
 
 
 def projection_modules(model: Any) -> list[tuple[torch.nn.Module, torch.nn.Module]]:

@@ -38,16 +38,11 @@ _OUTPUT = re.compile(r"(?:^|\.)(?:layers?|h|blocks?)\.(\d+)\.(?:self_attn\.o_pro
 def output_modules(model: Any) -> list[torch.nn.Module]:
     """Each layer's output projection, in layer order: the module whose input is the heads' outputs side by side
     (Llama-style ``self_attn.o_proj``, BERT's ``attention.output.dense``, GPT-2's ``attn.c_proj``)."""
-    found: dict[int, torch.nn.Module] = {}
-    for name, module in model.named_modules():
-        match = _OUTPUT.search(name)
-        if match and "cross" not in name:
-            found[int(match.group(1))] = module
-    if not found:
-        raise PosencError(f"cannot find the attention output projections of {type(model).__name__} (looked for "
-                          f"layers.N.self_attn.o_proj, layer.N.attention.output.dense, h.N.attn.c_proj); this "
-                          f"architecture is not supported by the head output probe")
-    return [found[i] for i in sorted(found)]
+    from posenc.probe.capture import layer_modules
+
+    return layer_modules(model, _OUTPUT, "the attention output projections (looked for layers.N.self_attn.o_proj, "
+                                         "layer.N.attention.output.dense, h.N.attn.c_proj); this architecture is "
+                                         "not supported by the head output probe")
 
 
 def head_outputs(model: Any, windows: Sequence[Sequence[int]], layers: Sequence[int]
