@@ -24,12 +24,47 @@ def pytest_addoption(parser):
                           "sum it by file at the end (tests/cpu_times.py)")
 
 
+#: the pytest-xdist releases whose --dist loadgroup stops grouping from pytest 9.2 on (pytest-dev/pytest-xdist#1386)
+UNGROUPED_FROM = ("9.2", "3.8.0")
+
+
 def pytest_configure(config):
+    if getattr(config.option, "dist", None) == "loadgroup" and not hasattr(config, "workerinput"):
+        import xdist
+        from packaging.version import Version
+
+        if Version(pytest.__version__) >= Version(UNGROUPED_FROM[0]) and \
+                Version(xdist.__version__) <= Version(UNGROUPED_FROM[1]):
+            raise pytest.UsageError(
+                f"--dist loadgroup does not group tests with pytest {pytest.__version__} and pytest-xdist "
+                f"{xdist.__version__} (pytest-dev/pytest-xdist#1386): the tests marked xdist_group would run on "
+                f"several workers, two Ray clusters at once among them; install the versions of constraints.txt "
+                f"(make setup), or run without -n")
     prefix = config.getoption("cpu_times")
     if prefix:
         from cpu_times import CpuTimes
 
         config.pluginmanager.register(CpuTimes(prefix), "cpu_times")
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's worker has written each group into its test's id
+def pytest_collection_modifyitems(config, items):
+    """Under ``--dist loadgroup`` every test marked ``xdist_group`` must carry its group in its id, which is how
+    pytest-xdist sends a group to one worker. Where the installed pytest and pytest-xdist do not do that (pytest 9.2
+    with pytest-xdist 3.8: pytest-dev/pytest-xdist#1386), two Ray clusters could start at once and a module's shared
+    fixture runs on both workers: the suite stops here instead of running ungrouped (pytest_configure names the
+    releases known to do this; this catches any other)."""
+    if not getattr(config.option, "loadgroup", False):  # set on an xdist worker under --dist loadgroup
+        return
+    ungrouped = [item.nodeid for item in items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if ungrouped:
+        import xdist
+
+        raise pytest.UsageError(
+            f"--dist loadgroup does not group tests with pytest {pytest.__version__} and pytest-xdist "
+            f"{xdist.__version__} ({len(ungrouped)} tests marked xdist_group kept ids without their group, e.g. "
+            f"{ungrouped[0]}; pytest-dev/pytest-xdist#1386): install the versions of constraints.txt (make setup), or "
+            f"run without -n")
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,8 @@ from posenc.probe.run import ProbeConfig, estimate_probe_memory
 from posenc.resources import GB
 
 PNG = b"\x89PNG\r\n\x1a\n"
+#: the tests reading one MiniLM probe run share a worker, so that its module fixture runs once
+MINILM_RUN = pytest.mark.xdist_group("probe-minilm-run")
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +26,7 @@ def minilm_result(minilm, tmp_path_factory):
     return run_probe(minilm, out_dir=out, quick=True, progress=False), out
 
 
+@MINILM_RUN
 def test_minilm_probe_json(minilm_result):
     result, out = minilm_result
     stored = json.loads((out / "probe.json").read_text())
@@ -43,6 +46,7 @@ def test_minilm_probe_json(minilm_result):
     assert "verdict" in stored["geometry"] and "[geometry]" in result["summary"]
 
 
+@MINILM_RUN
 def test_minilm_figures_are_pngs(minilm_result):
     _, out = minilm_result
     for name in ("geometry.png", "decodability.png", "four_terms.png", "heads.png", "attention_distance.png"):
@@ -96,6 +100,7 @@ def test_cli_bad_inputs(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+@MINILM_RUN
 def test_minilm_result_model_entry_and_summary_layout(minilm_result):
     result, _ = minilm_result
     assert result["model"] == {"name": result["model"]["name"], "source": result["model"]["source"], "type": "bert",
@@ -108,6 +113,7 @@ def test_minilm_result_model_entry_and_summary_layout(minilm_result):
     assert lines[at] == "verdict: " + result["geometry"]["verdict"] and lines[at + 1] == ""
 
 
+@MINILM_RUN
 def test_minilm_figures_are_written_at_110_dpi(minilm_result):
     from PIL import Image
 

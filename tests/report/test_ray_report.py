@@ -14,6 +14,7 @@ from posenc.errors import PosencError
 from posenc.lab.train import KIND as LAB_KIND
 from posenc.report.ledger import get_claim
 from posenc.report.run import run_report, store_config
+from posenc.stats import MIN_UNITS
 from posenc.store import ResultStore
 from ray_cluster import free_port, ray_cluster
 
@@ -24,7 +25,7 @@ pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.ray]
 #: the tests on the cluster: two Ray nodes and two reports, about 80 s
 ON_CLUSTER = pytest.mark.slow
 
-#: two experiments that run as Ray tasks, and one whose lab sweep (6 runs) sends each run to the cluster
+#: two experiments that run as Ray tasks, and one whose lab sweep (3 encodings x 3 seeds) sends each run to the cluster
 CLAIMS = ["sin-bounded", "word-order", "alibi-table"]
 
 
@@ -66,7 +67,9 @@ def test_every_result_is_stored_by_the_driver(runs, cluster):
     alibi = store.get("report:alibi-table", store_config(get_claim("alibi-table"), quick=True))
     assert alibi.setup["executor"] == "ray"
     lab_rows = list(store.runs(LAB_KIND))
-    assert len(lab_rows) == 6 and all(r.status == "done" and r.setup["device"] == "cpu" for r in lab_rows)
+    # the sweep's 3 encodings x the seeds an interval rests on (quick mode's default), as in the local run
+    assert len(lab_rows) == 3 * MIN_UNITS == len(list(ResultStore(runs[0].store_path).runs(LAB_KIND)))
+    assert all(r.status == "done" and r.setup["device"] == "cpu" for r in lab_rows)
     page = on_ray.index_html.read_text(encoding="utf-8")
     assert f"Ray cluster at {cluster}" in page
     data = json.loads(on_ray.report_json.read_text())
