@@ -1,5 +1,5 @@
 # posenc: the two quick-start commands are `make report` and `make test`; each sets everything up first.
-.PHONY: setup report test test-slow test-all test-latest test-oldest test-paths lock lint bench mutate
+.PHONY: setup report test test-slow test-hours test-all test-latest test-oldest test-paths lock lint bench mutate
 
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,12 +12,16 @@ setup:
 report: setup
 	$(BIN)/posenc report --quick --out $(OUT)
 
-## the test suite (slow experiments excluded; `make test-slow` runs them alone, `make test-all` both; CI runs `make test`)
+## the test suite (slow experiments excluded; `make test-slow` runs them alone but for the one that runs the full
+## report, `make test-hours` that one, `make test-all` every test; CI runs `make test` and `make test-slow`)
 test: setup
 	$(BIN)/python -m pytest -m "not slow" -n 2 --dist loadgroup -q
 
 test-slow: setup
-	$(BIN)/python -m pytest -m slow -n 2 --dist loadgroup -q
+	$(BIN)/python -m pytest -m "slow and not hours" -n 2 --dist loadgroup -q
+
+test-hours: setup
+	$(BIN)/python -m pytest -m hours -n 2 --dist loadgroup -q
 
 test-all: setup
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q

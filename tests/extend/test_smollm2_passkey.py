@@ -20,6 +20,7 @@ def smollm2():
     return loaded
 
 
+@pytest.mark.slow  # loads SmolLM2 (about 11 s)
 def test_smollm2_retrieves_every_key_inside_its_context(smollm2):
     shared = SharedPrefix(smollm2.model)
     results = []

@@ -24,6 +24,7 @@ def ray_head():
         yield address
 
 
+@pytest.mark.slow  # starts a Ray cluster (about 20 s with its teardown)
 def test_ray_executor_runs_and_stores(ray_head, tmp_path):
     store = tmp_path / "runs.sqlite"
     spec = {"base": TINY, "grid": {"encoding": ["nope", "learned"]}}
@@ -48,6 +49,7 @@ def test_unreachable_ray_address_fails_fast(tmp_path):
                   address="not-an-address", progress=False)
 
 
+@pytest.mark.slow  # starts a Ray cluster (about 20 s with its teardown)
 def test_a_run_that_fails_on_a_ray_worker_is_stored_with_its_error(ray_head, tmp_path):
     # float16 cannot train on the CPU: with device auto the driver leaves the precision to the worker (it may have a
     # GPU; with device cpu the driver refuses at once), this machine's worker's run fails, and the sweep records the

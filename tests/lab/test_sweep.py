@@ -111,6 +111,7 @@ def test_limit_leaves_the_rest_for_later(tmp_path):
     assert summarize(store, spec)["missing"] == 2
 
 
+@pytest.mark.slow  # two posenc sweeps in fresh processes, one killed (15 s or more of CPU)
 def test_killed_sweep_loses_nothing_and_resumes(tmp_path):
     store = tmp_path / "runs.sqlite"
     grid = _grid_file(tmp_path, "kill", ["nope", "rope", "alibi"], steps=200)
@@ -130,6 +131,7 @@ def test_killed_sweep_loses_nothing_and_resumes(tmp_path):
     assert {k: after[k] for k in finished} == finished  # finished runs kept, not re-run
 
 
+@pytest.mark.slow  # two posenc sweeps at once in fresh processes (15 s or more of CPU)
 def test_concurrent_sweeps_write_safely(tmp_path):
     store = tmp_path / "runs.sqlite"
     ResultStore(store)
@@ -142,6 +144,7 @@ def test_concurrent_sweeps_write_safely(tmp_path):
     assert len(_done(store)) == 5  # alibi is in both grids: one row (the key is config + seed)
 
 
+@pytest.mark.slow  # a sweep of three runs on two fresh worker processes (about 6 s, 15 s of CPU)
 def test_process_pool_workers(tmp_path):
     store = tmp_path / "runs.sqlite"
     results = run_sweep({"base": TINY, "grid": {"encoding": ["nope", "rope", "xpos"]}}, store, workers=2,

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+#: each test starts a posenc sweep and its two workers: three fresh Python processes, 15 s or more of CPU
+pytestmark = [pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc"),
+              pytest.mark.slow]
 
 CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]
 TINY = {"task": "copy", "train_len": 4, "eval_lengths": [4], "d_model": 16, "n_layers": 1, "n_heads": 2,

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+#: the test starts a posenc sweep and its workers: fresh Python processes, 15 s or more of CPU
+pytestmark = [pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc"),
+              pytest.mark.slow]
 
 CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]
 

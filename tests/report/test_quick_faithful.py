@@ -29,6 +29,7 @@ def test_the_rule():
     assert not faithful("supported", "refuted") and not faithful("refuted", "inconclusive")
 
 
+@pytest.mark.hours
 def test_quick_verdicts_never_contradict_full_verdicts(tmp_path):
     full_store = os.environ.get("POSENC_FULL_STORE")
     quick = run_report(tmp_path / "quick", quick=True, progress=False)

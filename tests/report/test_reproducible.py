@@ -27,6 +27,10 @@ def _run(out, threads: int) -> list[dict]:
     return json.loads((out / "report.json").read_text())["claims"]
 
 
+#: two reports in fresh processes (about 20 s), each fresh so that nothing the first computed is reused by the second
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("repro")
