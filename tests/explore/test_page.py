@@ -88,10 +88,11 @@ def test_each_panels_claims_reach_the_page_by_id_with_their_verdicts():
 
 
 def test_every_text_is_in_both_languages():
-    text = (resources.files("posenc.explore") / "assets" / "strings.js").read_text(encoding="utf-8")
-    zh, en = text.split("\n  en: {")
-    keys = [set(re.findall(r'"([\w.]+(?: [\w]+)?)":', part)) for part in (zh, en)]
+    strings = json.loads((resources.files("posenc.explore") / "assets" / "strings.json").read_text(encoding="utf-8"))
+    assert sorted(strings) == ["en", "zh"]
+    keys = [set(strings["zh"]), set(strings["en"])]
     assert keys[0] == keys[1] and len(keys[0]) > 150
+    assert all(isinstance(text, str) and text.strip() for table in strings.values() for text in table.values())
     script = (resources.files("posenc.explore") / "assets" / "explore.js").read_text(encoding="utf-8")
     used = set(re.findall(r'(?:t\(|label: |i18n": |"@)[`"]([a-z_]+(?:\.[a-z_0-9]+)+)[`"]', script))
     assert used and used <= keys[0], sorted(used - keys[0])

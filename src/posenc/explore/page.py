@@ -1,7 +1,8 @@
 """Write the explorer: one self-contained ``explore.html`` (its CSS, JS and data inlined; no network, no CDN).
 
-The page is the template ``assets/explore.html`` with ``explore.css``, ``strings.js`` (every label and explanation
-in Chinese and English), ``explore.js`` (every panel's formula and drawing) and one JSON block of data: the panels'
+The page is the template ``assets/explore.html`` with ``explore.css``, ``strings.json`` (every label, caption and
+explanation in Chinese (``zh``) and English (``en``): one key, two texts, ``{0}, {1}, ...`` filled in by the page; a key
+missing in one language is reported by the page's self-check), ``explore.js`` (every panel's formula and drawing) and one JSON block of data: the panels'
 quotes and claims with their verdicts, the real models read by posenc, and the golden table (posenc's float64 values
 at a grid of settings) the page checks itself against on load.
 """
@@ -53,6 +54,11 @@ def _json_for_script(value: Any) -> str:
         ">", "\\u003e").replace("&", "\\u0026")
 
 
+def _strings_script() -> str:
+    """``strings.json`` as the page's ``STRINGS`` constant, which ``explore.js`` reads."""
+    return f"const STRINGS = {_json_for_script(json.loads(_asset('strings.json')))};"
+
+
 def write_explorer(out_dir: Path, *, lang: str = "zh", configs: Sequence[Path] = ()) -> Path:
     """Write ``out_dir / "explore.html"`` and return its path.
 
@@ -73,7 +79,7 @@ def write_explorer(out_dir: Path, *, lang: str = "zh", configs: Sequence[Path] =
         raise PosencError(f"the explorer's output {out_dir} is a file, not a folder; pass a folder, e.g. --out explore")
     data = explorer_data(configs)
     html = _asset("explore.html")
-    for key, value in (("LANG", lang), ("CSS", _asset("explore.css")), ("STRINGS", _asset("strings.js")),
+    for key, value in (("LANG", lang), ("CSS", _asset("explore.css")), ("STRINGS", _strings_script()),
                        ("SCRIPT", _asset("explore.js")), ("DATA", _json_for_script(data))):
         html = html.replace(f"/*@{key}@*/", value)
     try:
