@@ -35,11 +35,8 @@ def pytest_configure(config):
 
         if Version(pytest.__version__) >= Version(UNGROUPED_FROM[0]) and \
                 Version(xdist.__version__) <= Version(UNGROUPED_FROM[1]):
-            raise pytest.UsageError(
-                f"--dist loadgroup does not group tests with pytest {pytest.__version__} and pytest-xdist "
-                f"{xdist.__version__} (pytest-dev/pytest-xdist#1386): the tests marked xdist_group would run on "
-                f"several workers, two Ray clusters at once among them; install the versions of constraints.txt "
-                f"(make setup), or run without -n")
+            raise _ungrouped("the tests marked xdist_group would run on several workers, two Ray clusters at once "
+                             "among them")
     prefix = config.getoption("cpu_times")
     if prefix:
         from cpu_times import CpuTimes
@@ -58,13 +55,15 @@ def pytest_collection_modifyitems(config, items):
         return
     ungrouped = [item.nodeid for item in items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
     if ungrouped:
-        import xdist
+        raise _ungrouped(f"{len(ungrouped)} tests marked xdist_group kept ids without their group, e.g. {ungrouped[0]}")
 
-        raise pytest.UsageError(
-            f"--dist loadgroup does not group tests with pytest {pytest.__version__} and pytest-xdist "
-            f"{xdist.__version__} ({len(ungrouped)} tests marked xdist_group kept ids without their group, e.g. "
-            f"{ungrouped[0]}; pytest-dev/pytest-xdist#1386): install the versions of constraints.txt (make setup), or "
-            f"run without -n")
+
+def _ungrouped(what: str) -> pytest.UsageError:
+    import xdist
+
+    return pytest.UsageError(f"--dist loadgroup does not group tests with pytest {pytest.__version__} and "
+                             f"pytest-xdist {xdist.__version__} ({what}; pytest-dev/pytest-xdist#1386): install the "
+                             f"versions of constraints.txt (make setup), or run without -n")
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,9 @@ import sys
 import pytest
 from agreement import assert_reports_agree
 
+#: two reports in fresh processes (about 20 s), each fresh so that nothing the first computed is reused by the second
+pytestmark = pytest.mark.slow
+
 #: claims whose experiments do float work that threads split differently (matmuls, lstsq, attention)
 CLAIMS = ["word-order", "add-vs-concat", "sin-relative-linear", "ffn-position-blind"]
 
@@ -25,10 +28,6 @@ def _run(out, threads: int) -> list[dict]:
     subprocess.run([sys.executable, "-c", _SCRIPT, str(out), str(threads), ",".join(CLAIMS)], check=True,
                    timeout=600)
     return json.loads((out / "report.json").read_text())["claims"]
-
-
-#: two reports in fresh processes (about 20 s), each fresh so that nothing the first computed is reused by the second
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
