@@ -157,7 +157,7 @@ CLAIMED = {
 
 
 def test_each_module_holds_its_claims_in_page_order_each_naming_its_experiment():
-    from posenc.report.experiments import MODULES
+    from posenc.report.claims import MODULES
 
     assert [m.__name__.rsplit(".", 1)[1] for m in MODULES] == list(CLAIMED)
     for module in MODULES:

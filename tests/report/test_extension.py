@@ -12,8 +12,9 @@ import pytest
 import torch
 
 from posenc.errors import PosencError
+from posenc.report.claims.extension import CLAIMS
 from posenc.report.experiments.base import Context
-from posenc.report.experiments.extension import CLAIMS, SCALINGS, ExtensionPlan, PasskeyCells, pi_yarn_measurement
+from posenc.report.experiments.extension import SCALINGS, ExtensionPlan, PasskeyCells, pi_yarn_measurement
 from posenc.report.verdict import judge
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")

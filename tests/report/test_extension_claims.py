@@ -15,13 +15,10 @@ import torch
 from scipy import stats as sps
 
 from posenc.errors import PosencError
+from posenc.report.claims.extension import BEATS, CLAIMS, NEAR_NATIVE, RETRIEVES
 from posenc.report.experiments.base import Context
 from posenc.report.experiments.extension import (
-    BEATS,
-    CLAIMS,
     FULL,
-    NEAR_NATIVE,
-    RETRIEVES,
     ExtensionPlan,
     PasskeyCells,
     extend_pi_yarn,

@@ -12,6 +12,7 @@ import torch
 
 from posenc.pretrained import load_model
 from posenc.report.claim import Claim, Test
+from posenc.report.claims import pretrained as pretrained_claims
 from posenc.report.experiments import pretrained
 from posenc.report.experiments.base import Context, Measurement
 from posenc.report.run import judge_claim
@@ -19,7 +20,7 @@ from posenc.report.verdict import judge
 from posenc.stats import Estimate
 
 SEEDS = Path("/work/shared/seeds")
-CLAIMS = {c.id: c for c in pretrained.CLAIMS}
+CLAIMS = {c.id: c for c in pretrained_claims.CLAIMS}
 
 
 @pytest.fixture(scope="session")
@@ -81,8 +82,8 @@ def test_the_ported_claims_and_the_new_ones():
     # voita-heads, like positional-heads, makes MiniLM's window length a condition of its verdict (issue 43); the
     # choice is the model (SmolLM2 beside MiniLM, posenc.report.experiments.decoder)
     for claim_id in ("positional-heads", "voita-heads"):
-        assert CLAIMS[claim_id].choice is pretrained.HEAD_MODEL
-        minilm_tests = CLAIMS[claim_id].under(pretrained.MODEL_OPTIONS[0]).tests
+        assert CLAIMS[claim_id].choice is pretrained_claims.HEAD_MODEL
+        minilm_tests = CLAIMS[claim_id].under(pretrained_claims.MODEL_OPTIONS[0]).tests
         assert {t.statistic.rsplit("_", 1)[1] for t in minilm_tests} == {"128", "256", "512"}
     assert CLAIMS["near-orthogonal"].choice is pretrained.SAMPLE
 
@@ -221,7 +222,7 @@ def test_experiments_give_every_statistic_the_claims_read():
     for claim in CLAIMS.values():
         wanted = {t.statistic for t in claim.tests}
         if claim.experiment == "model_heads":  # MiniLM's option (SmolLM2's: tests/report/test_decoder.py)
-            assert {t.statistic for t in claim.under(pretrained.MODEL_OPTIONS[0]).tests} <= heads, claim.id
+            assert {t.statistic for t in claim.under(pretrained_claims.MODEL_OPTIONS[0]).tests} <= heads, claim.id
         elif claim.experiment == "minilm_four_terms":
             assert wanted <= terms, claim.id
             # each null is the same statistic through the same functions on the random-weight draws
@@ -373,7 +374,7 @@ def test_dimension_split_against_numpy(minilm, monkeypatch):
     again = block_position_decoding(words[:50], positions, [(0, 96)], n_samples=300)  # the probe's function
     assert again["squared_error"].shape == (300, 1)
     # the MiniLM variant of tutorial 002's claim (now in tutorial_training.py) reads the variance-share gap
-    from posenc.report.experiments.tutorial_training import CLAIMS as TRAINING_CLAIMS
+    from posenc.report.claims.tutorial_training import CLAIMS as TRAINING_CLAIMS
 
     claim = next(c for c in TRAINING_CLAIMS if c.id == "low-dims-position")
     share = measured.estimates["low_minus_high_position_share"]
@@ -463,7 +464,7 @@ def test_quick_verdicts_are_the_full_ones_or_inconclusive():
         ctx = Context(quick=quick)
         measured = {name: get_experiment(name)(ctx) for name in
                     ("minilm_geometry", "magnitude", "minilm_dimensions", "minilm_four_terms", "model_heads")}
-        results[quick] = {c.id: judge_claim(c, measured[c.experiment]) for c in pretrained.CLAIMS}
+        results[quick] = {c.id: judge_claim(c, measured[c.experiment]) for c in pretrained_claims.CLAIMS}
     for claim_id, (quick_verdict, quick_options) in results[True].items():
         full_verdict, full_options = results[False][claim_id]
         assert quick_verdict.status in (full_verdict.status, "inconclusive"), claim_id

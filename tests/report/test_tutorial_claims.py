@@ -15,6 +15,8 @@ import pytest
 import torch
 from scipy import stats as sps
 
+from posenc.report.claims import tutorial_tables as st_claims
+from posenc.report.claims import tutorial_training as sr_claims
 from posenc.report.experiments import tutorial_tables as st
 from posenc.report.experiments import tutorial_training as sr
 from posenc.report.experiments.base import Context, Measurement
@@ -22,7 +24,7 @@ from posenc.report.verdict import judge
 from posenc.stats import Estimate, exact
 
 SEEDS = Path("/work/shared/seeds")
-CLAIMS = {c.id: c for c in (*st.CLAIMS, *sr.CLAIMS)}
+CLAIMS = {c.id: c for c in (*st_claims.CLAIMS, *sr_claims.CLAIMS)}
 CTX = Context(quick=True)
 
 

@@ -1,7 +1,7 @@
 """The claims ledger: every claim posenc tests, in the page's order.
 
-The claims themselves are declared as data next to the experiments that measure them (``CLAIMS`` in each module of
-:mod:`posenc.report.experiments`); this module only collects them, checks that ids are unique and that every claim
+The claims themselves are records in :mod:`posenc.report.claims` (``CLAIMS`` in each of its modules, one per module
+of :mod:`posenc.report.experiments`, which measure); this module only collects them, checks that ids are unique and that every claim
 names a registered experiment, and looks them up. The verdict comes from :func:`posenc.report.verdict.judge`.
 
 Tutorials: 000 (why Transformers need positions; naive encodings), 001 (sin/cos properties; MiniLM/BERT geometry;
@@ -14,7 +14,8 @@ from __future__ import annotations
 from posenc.errors import PosencError
 from posenc.names import Registry
 from posenc.report.claim import Claim
-from posenc.report.experiments import EXPERIMENTS, MODULES
+from posenc.report.claims import MODULES
+from posenc.report.experiments import EXPERIMENTS
 
 __all__ = ["LEDGER", "claims", "get_claim", "claim_ids", "claims_by_origin"]
 

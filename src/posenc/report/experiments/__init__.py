@@ -1,4 +1,5 @@
-"""One function per experiment, registered by name; the ledger names which experiment tests which claim.
+"""One function per experiment, registered by name; the claims (:mod:`posenc.report.claims`) name which experiment
+tests which claim.
 
 Importing this package registers every experiment. Each module imports the posenc area it needs inside its
 functions, so an area that is missing or broken fails only its own claims.
@@ -20,11 +21,4 @@ from posenc.report.experiments import (  # noqa: F401  (registers experiments)
 )
 from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row, experiment, get_experiment
 
-#: the experiment modules in the order their claims appear on the page (each holds its claims in ``CLAIMS``): models,
-#: tables, the further seed checks on tables and configurations, the remaining tutorial claims on mechanisms, MiniLM, the
-#: remaining tutorial claims on meaning (MiniLM too), the lab, the tutorial claims that train small models, extension, the
-#: research encodings' claims, the claims of the encodings released since 2024
-MODULES = (models, tables, tutorial_tables, tutorial_mechanics, pretrained, tutorial_semantics, training, tutorial_training, extension,
-           research, field)
-
-__all__ = ["Context", "EXPERIMENTS", "MODULES", "Measurement", "Row", "experiment", "get_experiment"]
+__all__ = ["Context", "EXPERIMENTS", "Measurement", "Row", "experiment", "get_experiment"]
