@@ -846,7 +846,7 @@ def _fraction_at(window_pass: dict[str, Any], layer: int, head: int, offset: int
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the claims these experiments test
+# bars and settings these experiments read (the claims' records, posenc.report.claims, import them too)
 # ---------------------------------------------------------------------------------------------------------------
 #: the words' principal subspace: the fewest directions holding this share of the word table's variance (where
 #: meaning is dense, tutorial 001's 语义的富集)

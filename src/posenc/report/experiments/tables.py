@@ -12,8 +12,6 @@ import posenc
 from posenc.properties.relative import relative_map_residual, relative_residual
 from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
 
-__all__ = []
-
 
 def _table(name: str, length: int, dim: int, **options) -> torch.Tensor:
     """``PE[0..length-1]`` of encoding ``name`` as float64 ``[length, dim]``."""
@@ -316,7 +314,7 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the claims these experiments test
+# bars and settings these experiments read (the claims' records, posenc.report.claims, import them too)
 # ---------------------------------------------------------------------------------------------------------------
 #: a difference below this (relative to the values' scale) is float32 round-off: "the same"
 SAME = 1e-5

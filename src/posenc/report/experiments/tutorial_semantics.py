@@ -29,8 +29,6 @@ from posenc.errors import PosencError
 from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
 from posenc.stats import POSITIVE, SHARE, Estimate, bootstrap, bootstrap_weights, exact, over_seeds, wilson
 
-__all__ = []
-
 WINDOW_LENGTH = 128  #: what MiniLM was fine-tuned at (the pretrained claims' headline window)
 #: later-modules-extract reads a position as correct within this many tokens either way (fixed before its run)
 POSITION_TOLERANCE = 2

@@ -826,7 +826,7 @@ def dimension_division(ctx: Context) -> Measurement:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the claims these experiments test
+# bars and settings these experiments read (the claims' records, posenc.report.claims, import them too)
 # ---------------------------------------------------------------------------------------------------------------
 #: a division of labour between low and high dimensions: a tenth of the variance (the report's bar for a share that
 #: matters, pretrained.LITTLE)
