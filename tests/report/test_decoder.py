@@ -14,9 +14,10 @@ from posenc.errors import PosencError
 from posenc.probe.capture import capture
 from posenc.probe.content import content_change, swap_words
 from posenc.probe.heads import HeadAccumulator
-from posenc.report.claims.pretrained import HEAD_MODEL, MODEL_OPTIONS
+from posenc.report.claims.pretrained import HEAD_MODEL
 from posenc.report.experiments import decoder
 from posenc.report.experiments.base import Context
+from posenc.report.experiments.pretrained import MODEL_OPTIONS
 from posenc.report.experiments.tutorial_semantics import content_estimates
 from posenc.report.ledger import get_claim
 from posenc.report.verdict import QUICK_UNDECIDED, judge

@@ -83,7 +83,7 @@ def test_the_ported_claims_and_the_new_ones():
     # choice is the model (SmolLM2 beside MiniLM, posenc.report.experiments.decoder)
     for claim_id in ("positional-heads", "voita-heads"):
         assert CLAIMS[claim_id].choice is pretrained_claims.HEAD_MODEL
-        minilm_tests = CLAIMS[claim_id].under(pretrained_claims.MODEL_OPTIONS[0]).tests
+        minilm_tests = CLAIMS[claim_id].under(pretrained.MODEL_OPTIONS[0]).tests
         assert {t.statistic.rsplit("_", 1)[1] for t in minilm_tests} == {"128", "256", "512"}
     assert CLAIMS["near-orthogonal"].choice is pretrained.SAMPLE
 
@@ -222,7 +222,7 @@ def test_experiments_give_every_statistic_the_claims_read():
     for claim in CLAIMS.values():
         wanted = {t.statistic for t in claim.tests}
         if claim.experiment == "model_heads":  # MiniLM's option (SmolLM2's: tests/report/test_decoder.py)
-            assert {t.statistic for t in claim.under(pretrained_claims.MODEL_OPTIONS[0]).tests} <= heads, claim.id
+            assert {t.statistic for t in claim.under(pretrained.MODEL_OPTIONS[0]).tests} <= heads, claim.id
         elif claim.experiment == "minilm_four_terms":
             assert wanted <= terms, claim.id
             # each null is the same statistic through the same functions on the random-weight draws

@@ -11,6 +11,7 @@ from posenc.report.experiments.pretrained import (
     COMPARABLE_LOG10,
     EXPERT,
     LITTLE,
+    MODEL_OPTIONS,
     NULL_WORDS,
     REFERENCE,
     SAMPLE,
@@ -20,11 +21,6 @@ from posenc.report.experiments.pretrained import (
 )
 
 __all__ = ["CLAIMS"]
-
-
-#: the model a head claim is judged on (issue 43, the scope rule): MiniLM, and SmolLM2 as a second model
-#: (posenc.report.experiments.decoder)
-MODEL_OPTIONS = ("all-MiniLM-L6-v2 (encoder)", "SmolLM2-135M (causal decoder)")
 
 
 HEAD_MODEL = Choice(

@@ -86,6 +86,10 @@ SAMPLE = Choice(
     "no text produces (895 of the tutorial's 1000 rows 100..1099 are placeholders). The tutorial's rows are kept as its "
     "reproduction, the tokens Shakespeare uses most as the words text actually brings")
 
+#: the model a head claim is judged on (issue 43, the scope rule): MiniLM, and SmolLM2 as a second model
+#: (posenc.report.experiments.decoder, whose experiments name their options with it)
+MODEL_OPTIONS = ("all-MiniLM-L6-v2 (encoder)", "SmolLM2-135M (causal decoder)")
+
 
 @functools.lru_cache(maxsize=1)
 def minilm() -> Any:
