@@ -4,25 +4,14 @@ it, its null and the reason for its bar). The experiments measure; these records
 :mod:`posenc.report.ledger` collects them in the page's order.
 """
 
-from posenc.report.claims import (
-    extension,
-    field,
-    models,
-    pretrained,
-    research,
-    tables,
-    training,
-    tutorial_mechanics,
-    tutorial_semantics,
-    tutorial_tables,
-    tutorial_training,
-)
+from importlib import import_module
 
 #: the claim modules in the order their claims appear on the page: models, tables, the further tutorial checks on
 #: tables and configurations, the remaining tutorial claims on mechanisms, MiniLM, the remaining tutorial claims on
 #: meaning (MiniLM too), the lab, the tutorial claims that train small models, extension, the research encodings'
 #: claims, the claims of the encodings released since 2024
-MODULES = (models, tables, tutorial_tables, tutorial_mechanics, pretrained, tutorial_semantics, training,
-           tutorial_training, extension, research, field)
+ORDER = ("models", "tables", "tutorial_tables", "tutorial_mechanics", "pretrained", "tutorial_semantics", "training",
+         "tutorial_training", "extension", "research", "field")
+MODULES = tuple(import_module(f"{__name__}.{name}") for name in ORDER)
 
-__all__ = ["MODULES"]
+__all__ = ["MODULES", "ORDER"]
