@@ -2,8 +2,10 @@
 builder of the report's experiments is registered (a run's store key is its config and seed, so equal runs are the
 report's stored runs). ``posenc sweep --preset NAME``: tests/cli/test_lab.py."""
 
+import importlib
 import inspect
 import json
+import pkgutil
 
 import pytest
 
@@ -30,8 +32,8 @@ def test_each_preset_is_the_sweep_the_report_trains(builder, quick, tmp_path):
 
 
 def test_every_sweep_builder_of_the_report_is_registered():
-    modules = [m for m in vars(experiments).values() if inspect.ismodule(m) and m.__name__.startswith(
-        "posenc.report.experiments.")]
+    modules = [importlib.import_module(f"{experiments.__name__}.{info.name}")
+               for info in pkgutil.iter_modules(experiments.__path__)]
     assert len(modules) >= 12
     found = {fn for module in modules for name, fn in vars(module).items()
              if name.endswith("_sweep") and inspect.isfunction(fn) and fn.__module__ == module.__name__}
