@@ -38,8 +38,9 @@ class ReportConfig:
             stored apart).
         executor: local (this machine) or ray (every experiment and every lab run a Ray task; results stored here).
         address: Ray address: auto (the cluster ray start runs here), HOST:PORT, or local (a private one-machine Ray).
-        extended: also run the claims that train past the hour (FIRE, KERPLE, p-RoPE, CoPE, PoPE, FoX, DAPE, iRoPE:
-            about 45 min more on 2 cores); a claim named with --claim runs either way.
+        extended: also run the claims that train past the hour (FIRE, KERPLE, p-RoPE, CoPE, PoPE, FoX, DAPE, the NoPE
+            layer pattern, and SmolLM2 at 16384 tokens: about 70 min more on 2 cores); a claim named with --claim runs
+            either way.
         references: the folder of the committed full and extended runs shown beside each verdict (full.json,
             extended.json; default docs/reports of the source tree, :mod:`posenc.report.reference`).
 
