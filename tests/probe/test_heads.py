@@ -7,8 +7,17 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from posenc.errors import PosencError
 from posenc.probe.capture import attention_modules, capture
-from posenc.probe.heads import HeadAccumulator, distance_bins, positional_heads, query_shares, voita_fractions
+from posenc.probe.content import content_change, swap_words
+from posenc.probe.heads import (
+    HeadAccumulator,
+    distance_bins,
+    head_pass,
+    positional_heads,
+    query_shares,
+    voita_fractions,
+)
 from posenc.stats import bootstrap_weights
 from tolerance import bound
 
@@ -280,3 +289,30 @@ def test_the_summary_s_intervals_follow_its_seed():
     for key in ("voita_interval", "previous_interval", "next_interval"):
         assert first[key] == again[key]
         assert first[key] != other[key], key
+
+
+def test_the_head_pass_equals_the_probes_functions_run_apart(tiny_llama):
+    """One forward per original window feeds both the head probe and the content change: the same numbers as
+    capture with a HeadAccumulator and content_change run apart."""
+    body = tiny_llama.model.model
+    rng = np.random.default_rng(0)
+    windows = [[1] + rng.integers(2, 60, 10).tolist() + [1] for _ in range(3)]
+    swapped = swap_words(windows, 1, 1)
+    run = head_pass(body, windows, swapped)
+    alone = HeadAccumulator(2, 4, max_len=12)
+    with torch.no_grad(), capture(body, alone.add):
+        for ids in windows:
+            batch = torch.tensor([ids])
+            body(input_ids=batch, attention_mask=torch.ones_like(batch))
+    for key, value in alone.per_window().items():
+        np.testing.assert_allclose(run["per_window"][key], value, rtol=1e-6, atol=1e-9)
+    np.testing.assert_array_equal(run["query_offsets"], alone.query_offsets())
+    np.testing.assert_allclose(run["change"], content_change(body, windows, swapped), atol=1e-9)
+    plain = head_pass(body, windows)
+    assert "change" not in plain
+    np.testing.assert_array_equal(plain["query_offsets"], run["query_offsets"])
+
+    with pytest.raises(PosencError, match="at least one window"):
+        head_pass(body, [])
+    with pytest.raises(PosencError, match=r"one non-zero length, got lengths \[3, 4\]"):
+        head_pass(body, [[1, 2, 3], [1, 2, 3, 4]])

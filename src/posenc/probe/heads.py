@@ -26,7 +26,7 @@ of its fraction lies above the threshold, not positional when it lies at or belo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,9 +34,11 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
+from posenc.probe.capture import attention_modules, capture
+from posenc.probe.content import content_change
 from posenc.stats import POSITIVE, SHARE, Estimate, bootstrap_weights
 
-__all__ = ["HeadAccumulator", "HeadJudgement", "positional_heads", "query_shares", "distance_bins", "VOITA_THRESHOLD",
+__all__ = ["HeadAccumulator", "HeadJudgement", "head_pass", "positional_heads", "query_shares", "distance_bins", "VOITA_THRESHOLD",
            "CLARK_THRESHOLD", "voita_fractions", "prev_next", "PAD_OFFSET"]
 
 #: Voita et al. 2019: positional when the maximum sits on one fixed offset in at least 90% of queries
@@ -375,3 +377,43 @@ def positional_heads(summary: Mapping[str, Any], threshold: float = VOITA_THRESH
     layer, head = judgement.best
     estimates["best_voita_fraction"] = fractions[layer][head]
     return judgement
+
+
+def head_pass(model: Any, windows: Sequence[Sequence[int]], swapped: Sequence[Sequence[int]] | None = None
+              ) -> dict[str, Any]:
+    """Every layer's attention of ``model`` (a Hugging Face transformer) on ``windows`` of token ids (one length),
+    one forward pass per window, folded into a :class:`HeadAccumulator`: ``per_window`` counts and
+    ``query_offsets [W, L, H, T]``, what :func:`positional_heads` judges. With ``swapped`` (the same windows with
+    other words, :func:`~posenc.probe.content.swap_words`), also ``change [W, L, H]``,
+    :func:`~posenc.probe.content.content_change`, from the same forward passes.
+
+    Example::
+
+        >>> from transformers import LlamaConfig, LlamaModel
+        >>> from posenc.probe.heads import head_pass, positional_heads
+        >>> config = LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+        ...                      num_attention_heads=4, num_key_value_heads=4)
+        >>> run = head_pass(LlamaModel(config).eval(), [[1, 5, 7, 2, 9, 3]] * 3)
+        >>> run["query_offsets"].shape  # windows, layers, heads, queries
+        (3, 2, 4, 6)
+        >>> judged = positional_heads(run["per_window"], query_offsets=run["query_offsets"])
+    """
+    if len(windows) < 1:
+        raise PosencError("head_pass needs at least one window of token ids, got none")
+    lengths = {len(w) for w in windows}
+    if len(lengths) != 1 or 0 in lengths:
+        raise PosencError(f"head_pass needs windows of one non-zero length, got lengths {sorted(lengths)}")
+    config = model.config
+    heads = HeadAccumulator(len(attention_modules(model)), int(config.num_attention_heads), max_len=lengths.pop())
+    out: dict[str, Any] = {"windows": len(windows)}
+    with torch.no_grad():
+        if swapped is None:
+            with capture(model, heads.add):
+                for ids in windows:
+                    batch = torch.tensor([list(ids)])
+                    model(input_ids=batch, attention_mask=torch.ones_like(batch))
+        else:
+            out["change"] = content_change(model, windows, swapped, on_original=heads.add)
+    out["per_window"] = heads.per_window()
+    out["query_offsets"] = heads.query_offsets()
+    return out

@@ -37,7 +37,7 @@ from posenc.errors import PosencError
 from posenc.report.experiments.base import Context, Measurement, Row, experiment
 from posenc.stats import Estimate
 
-__all__ = ["head_pass", "decoder_heads", "content_statistics", "decoder_outputs", "null_model", "two_passes",
+__all__ = ["decoder_heads", "content_statistics", "decoder_outputs", "null_model", "two_passes",
            "model_heads", "model_head_content", "SMOLLM2_WINDOWS", "SMOLLM2_NULL_SEED"]
 
 #: SmolLM2's windows (count, tokens) in full mode: those low-dims-position's SmolLM2 option reads
@@ -59,48 +59,16 @@ def _body(model: Any) -> Any:
     return getattr(model, "base_model", model)
 
 
-def head_pass(model: Any, windows: Sequence[Sequence[int]], swapped: Sequence[Sequence[int]] | None = None
-              ) -> dict[str, Any]:
-    """Every layer's attention on ``windows`` (one length) folded into a :class:`~posenc.probe.heads.HeadAccumulator`:
-    ``per_window`` counts and ``query_offsets [W, L, H, T]``, what :func:`~posenc.probe.heads.positional_heads`
-    judges. With ``swapped`` (the same windows with other words, :func:`~posenc.probe.content.swap_words`), also
-    ``change [W, L, H]``, :func:`~posenc.probe.content.content_change`, from the same forward passes."""
-    import torch
-
-    from posenc.probe.capture import attention_modules, capture
-    from posenc.probe.content import content_change
-    from posenc.probe.heads import HeadAccumulator
-
-    if len(windows) < 1:
-        raise PosencError("head_pass needs at least one window of token ids, got none")
-    lengths = {len(w) for w in windows}
-    if len(lengths) != 1 or 0 in lengths:
-        raise PosencError(f"head_pass needs windows of one non-zero length, got lengths {sorted(lengths)}")
-    config = model.config
-    heads = HeadAccumulator(len(attention_modules(model)), int(config.num_attention_heads), max_len=lengths.pop())
-    out: dict[str, Any] = {"windows": len(windows)}
-    with torch.no_grad():
-        if swapped is None:
-            with capture(model, heads.add):
-                for ids in windows:
-                    batch = torch.tensor([list(ids)])
-                    model(input_ids=batch, attention_mask=torch.ones_like(batch))
-        else:
-            out["change"] = content_change(model, windows, swapped, on_original=heads.add)
-    out["per_window"] = heads.per_window()
-    out["query_offsets"] = heads.query_offsets()
-    return out
-
-
 def decoder_heads(pass_: dict[str, Any]) -> Any:
-    """:func:`posenc.probe.heads.positional_heads` on a :func:`head_pass`: the judgement MiniLM's heads get."""
+    """:func:`posenc.probe.heads.positional_heads` on a :func:`posenc.probe.heads.head_pass`: the judgement MiniLM's
+    heads get."""
     from posenc.probe.heads import positional_heads
 
     return positional_heads(pass_["per_window"], query_offsets=pass_["query_offsets"])
 
 
 def content_statistics(pass_: dict[str, Any], judgement: Any) -> tuple[dict[str, Estimate], dict[str, Any]]:
-    """The positional-head-content statistics of a :func:`head_pass` with ``change``, for the heads ``judgement``
+    """The positional-head-content statistics of a :func:`posenc.probe.heads.head_pass` with ``change``, for the heads ``judgement``
     found: :func:`posenc.report.experiments.tutorial_semantics.content_estimates`, MiniLM's own."""
     from posenc.report.experiments.tutorial_semantics import content_estimates
 
@@ -124,6 +92,7 @@ def two_passes(model: Any, tokenizer: Any, count: int, length: int) -> dict[str,
     (:func:`posenc.corpora.text_windows`), with the CPU time of each part (process time, every thread)."""
     from posenc.corpora import special_tokens, text_windows
     from posenc.probe.content import swap_words
+    from posenc.probe.heads import head_pass
 
     windows, kinds = text_windows(tokenizer, length, count)
     prefix, suffix = special_tokens(tokenizer)
@@ -145,13 +114,20 @@ def two_passes(model: Any, tokenizer: Any, count: int, length: int) -> dict[str,
 
 
 @functools.lru_cache(maxsize=1)
-def _smollm2(count: int, length: int) -> dict[str, Any]:
-    """:func:`two_passes` on SmolLM2, once per process (the three claims read it), with its load's CPU time."""
+def _smollm2_model() -> tuple[Any, float]:
+    """SmolLM2 loaded once per process (the head pass and the output reading both read it), with the load's CPU
+    time."""
     from posenc.pretrained import load_model
 
     started = time.process_time()
     loaded = load_model("smollm2")
-    load = time.process_time() - started
+    return loaded, time.process_time() - started
+
+
+@functools.lru_cache(maxsize=1)
+def _smollm2(count: int, length: int) -> dict[str, Any]:
+    """:func:`two_passes` on SmolLM2, once per process (the three claims read it), with its load's CPU time."""
+    loaded, load = _smollm2_model()
     out = two_passes(loaded.model, loaded.tokenizer, count, length)
     return {**out, "cpu_s": {"load": round(load, 2), **out["cpu_s"]}}
 
@@ -185,25 +161,24 @@ def decoder_outputs(model: Any, tokenizer: Any, count: int, length: int, positio
 def _smollm2_outputs(count: int, length: int, positional: tuple[tuple[int, int, int], ...]
                      ) -> tuple[dict[str, Estimate], dict[str, Any]]:
     """:func:`decoder_outputs` on SmolLM2, once per process."""
-    from posenc.pretrained import load_model
-
-    loaded = load_model("smollm2")
+    loaded, _ = _smollm2_model()
     return decoder_outputs(loaded.model, loaded.tokenizer, count, length, positional)
 
 
-def _not_measured() -> Estimate:
-    """What quick mode gives the SmolLM2 option: nothing measured, no interval (its verdict: not decided in quick
-    mode)."""
-    return Estimate(math.nan, -math.inf, math.inf, 0, "not measured in quick mode")
+def _not_measured(keys: Sequence[str]) -> tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]:
+    """What quick mode gives the SmolLM2 option: its statistics ``keys`` with nothing measured and no interval (its
+    verdict: not decided in quick mode), as ``(estimates, numbers, rows, setup, scope)``."""
+    return ({k: Estimate(math.nan, -math.inf, math.inf, 0, "not measured in quick mode") for k in keys},
+            {"ran": False}, [],
+            f"{SMOLLM2_NAME}: not run in quick mode (minutes of CPU); its option is decided by the full report.",
+            f"{SMOLLM2_NAME}: not run in quick mode")
 
 
 def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]:
     """SmolLM2's option of positional-heads and voita-heads: ``(estimates, numbers, rows, setup, scope)``."""
     count, length = SMOLLM2_WINDOWS
     if ctx.quick:
-        return ({k: _not_measured() for k in HEAD_KEYS}, {"ran": False}, [],
-                f"{SMOLLM2_NAME}: not run in quick mode (minutes of CPU); its option is decided by the full report.",
-                f"{SMOLLM2_NAME}: not run in quick mode")
+        return _not_measured(HEAD_KEYS)
     run = _smollm2(count, length)
     judged, null = decoder_heads(run["trained"]), decoder_heads(run["null"])
     estimates = {"smollm2_positional_heads": judged.estimates["positional_heads"],
@@ -254,9 +229,7 @@ def _content_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], li
     """SmolLM2's option of positional-head-content: ``(estimates, numbers, rows, setup, scope)``."""
     count, length = SMOLLM2_WINDOWS
     if ctx.quick:
-        return ({k: _not_measured() for k in CONTENT_KEYS}, {"ran": False}, [],
-                f"{SMOLLM2_NAME}: not run in quick mode (minutes of CPU); its option is decided by the full report.",
-                f"{SMOLLM2_NAME}: not run in quick mode")
+        return _not_measured(CONTENT_KEYS)
     run = _smollm2(count, length)
     judged = decoder_heads(run["trained"])
     found, numbers = content_statistics(run["trained"], judged)
