@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib
 import inspect
 import json
 import sys
@@ -59,7 +60,7 @@ def _constant(value: Any) -> str | None:
 
 def reached(*functions: Any) -> dict[str, str]:
     """``{qualified name: code}`` of ``functions`` and of every function, class and plain constant (as JSON) of
-    :data:`FOLLOWED` that they reach through global names, transitively."""
+    :data:`FOLLOWED` that they reach through global names or names imported inside a function, transitively."""
     parts: dict[str, str] = {}
     todo = [inspect.unwrap(f) for f in functions if f is not None]
     while todo:
@@ -73,21 +74,38 @@ def reached(*functions: Any) -> dict[str, str]:
                 node.decorator_list = []
         parts[key] = _plain(tree)
         scope = getattr(fn, "__globals__", None) or vars(sys.modules[fn.__module__])
+        local = _local_imports(tree)
         for name in sorted(_names(tree)):
-            if name not in scope:
+            if name in local:  # imported inside the function: the module it names owns it
+                owner, value = local[name]
+            elif name in scope:
+                owner, value = scope.get("__name__", ""), scope[name]
+            else:
                 continue
-            value = scope[name]
             target = inspect.unwrap(value) if callable(value) else value
             module = getattr(target, "__module__", None) or ""
             if (inspect.isfunction(target) or inspect.isclass(target) and module != SHARED) \
                     and module.startswith(FOLLOWED):
                 todo.append(target)
-            elif scope.get("__name__", "").startswith(FOLLOWED) and not callable(value) \
-                    and not inspect.ismodule(value):
+            elif owner.startswith(FOLLOWED) and not callable(value) and not inspect.ismodule(value):
                 text = _constant(value)
                 if text is not None:
-                    parts[f"{scope['__name__']}.{name}"] = text
+                    parts[f"{owner}.{name}"] = text
     return parts
+
+
+def _local_imports(tree: ast.AST) -> dict[str, tuple[str, Any]]:
+    """``{name: (module, value)}`` of the ``from module import name`` statements inside a function: experiments
+    import the areas they call inside the function (base.py's rule), so a helper of another experiments module
+    reached that way is followed like a global one."""
+    found: dict[str, tuple[str, Any]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                if alias.name != "*" and hasattr(module, alias.name):
+                    found[alias.asname or alias.name] = (node.module, getattr(module, alias.name))
+    return found
 
 
 def fingerprint(*functions: Any) -> str:
@@ -99,7 +117,6 @@ def fingerprint(*functions: Any) -> str:
 
 def current() -> dict[str, Any]:
     """The table as the code stands: per claim its experiment, revision and fingerprint; the code versions."""
-    import importlib
 
     from posenc.report.experiments import get_experiment
     from posenc.report.ledger import LEDGER

@@ -95,6 +95,32 @@ def test_the_fingerprint_follows_helpers_and_constants_but_not_prose(tmp_path, n
     assert (before != after) is changes
 
 
+def test_the_fingerprint_follows_a_helper_imported_inside_the_function(tmp_path):
+    # experiments import what they call inside the function: a helper of another experiments module reached that
+    # way is followed, so editing it changes the fingerprint (it did not before 2026-12-06)
+    helper = "posenc.report.experiments._fingerprint_helper"
+    caller = BASE.replace("def measure(ctx):", f"def measure(ctx):\n    from {helper} import other\n").replace(
+        "return _helper(ctx)", "return other(ctx)")
+
+    def load(text):
+        path = tmp_path / "helper.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(helper, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[helper] = module
+        spec.loader.exec_module(module)
+
+    try:
+        load("def other(x):\n    return x + 1\n")
+        before = fingerprint(_module(tmp_path, "caller", caller).measure)
+        load("def other(x):\n    return x + 2\n")
+        after = fingerprint(_module(tmp_path, "caller_again", caller).measure)
+    finally:
+        sys.modules.pop("posenc.report.experiments._fingerprint_probe", None)
+        sys.modules.pop(helper, None)
+    assert before != after
+
+
 def test_the_rewrite_refuses_changed_code_without_a_bump(tmp_path, monkeypatch, now, capsys):
     import claim_revisions
 
