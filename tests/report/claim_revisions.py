@@ -2,8 +2,8 @@
 
 A claim's measurement is stored under its experiment and ``revision`` (:func:`posenc.report.run.store_config`), so a
 change to what the experiment computes must come with a bumped revision, or the store keeps serving the old number.
-:func:`fingerprint` hashes the experiment's function, its ``prepare`` step, and everything of the report's experiment
-modules they reach by name (helpers, constants), transitively; docstrings, comments and formatting do not count.
+:func:`fingerprint` hashes the experiment's function, its ``prepare`` step, its page (:mod:`posenc.report.present`), and
+everything of the report's experiment and page modules they reach by name (helpers, constants), transitively; docstrings, comments and formatting do not count.
 ``claim_revisions.json`` beside this file pins, per claim, the revision and that fingerprint
 (``tests/report/test_claim_revisions.py`` compares them), and the code versions the lab and extension stores key by.
 
@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 TABLE = Path(__file__).with_name("claim_revisions.json")
-#: the packages whose code is followed by name (the rest of posenc has its own versions: the code versions below)
-FOLLOWED = "posenc.report.experiments"
+#: the packages whose code is followed by name: the experiments and their pages, whose rows and setup are stored with
+#: the measurement (the rest of posenc has its own versions: the code versions below)
+FOLLOWED = ("posenc.report.experiments", "posenc.report.present")
 #: records and registration shared by every experiment (Context, Measurement, Row, the decorator): their classes are
 #: not followed, or any change to them would ask every claim for a new revision; their functions are
 SHARED = "posenc.report.experiments.base"
@@ -120,12 +121,13 @@ def current() -> dict[str, Any]:
 
     from posenc.report.experiments import get_experiment
     from posenc.report.ledger import LEDGER
+    from posenc.report.present import page_of
 
     claims = {}
     for claim in LEDGER:
         exp = get_experiment(claim.experiment)
         claims[claim.id] = {"experiment": claim.experiment, "revision": claim.revision,
-                            "code": fingerprint(exp.fn, exp.prepare)}
+                            "code": fingerprint(exp.fn, exp.prepare, page_of(claim.experiment))}
     versions = {m: getattr(importlib.import_module(m), name) for m, name in CODE_VERSIONS.items()}
     return {"claims": dict(sorted(claims.items())), "code_versions": versions}
 

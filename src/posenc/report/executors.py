@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from posenc.device import resolve_device, setup
-from posenc.errors import PosencError
 from posenc.report.experiments.base import Context, Measurement, find_experiment, get_experiment
 
 __all__ = ["Outcome", "RayExperiments", "TrainAhead", "run_experiments", "run_here", "flag", "error_text"]
@@ -46,10 +45,11 @@ def error_text(exc: BaseException) -> str:
 
 
 def compute(name: str, ctx: Context) -> Measurement:
-    """Run experiment ``name``; the figure is kept as its PNG (the Figure's memory is dropped)."""
-    measurement = get_experiment(name)(ctx)  # an unknown name raises here: only its claims fail
-    if not isinstance(measurement, Measurement):
-        raise PosencError(f"experiment {name!r} returned {type(measurement).__name__}, expected a Measurement")
+    """Run experiment ``name`` and present it (:func:`posenc.report.present.shown`); the figure is kept as its PNG
+    (the Figure's memory is dropped)."""
+    from posenc.report.present import shown
+
+    measurement = shown(name, get_experiment(name)(ctx), ctx)  # an unknown name raises here: only its claims fail
     measurement.figure_png = measurement.to_json()["figure_png"]
     measurement.figure = None
     return measurement

@@ -43,7 +43,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _REASONS[c.id]) for c in (
                    unless="for bidirectional (encoder) self-attention; a causal mask alone tells the orders apart "
                           "(Kazemnejad et al. 2023)")),
           quote="当抛弃循环神经网络结构, 完全采用Attention取而代之, 这些词序信息就会丢失",
-          revision=2, title_zh="没有位置信息，词序信息就会丢失"),
+          revision=3, title_zh="没有位置信息，词序信息就会丢失"),
     Claim("ffn-position-blind", "tutorial 001 §5.1", "tutorial", "The FFN is position-blind",
           "The position-wise FFN applies the same function at every position.",
           "ffn_position_blind", (
@@ -52,7 +52,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _REASONS[c.id]) for c in (
           requires=(Test("rope_block_permutation_error", ">", DIFFERENT, "a block with RoPE attention is not "
                          "permutation-equivariant", "the test must be able to fail", otherwise="not testable"),),
           quote="FFN本身是一个“位置盲”的模块。",
-          revision=2, title_zh="FFN 是“位置盲”的模块"),
+          revision=3, title_zh="FFN 是“位置盲”的模块"),
     Claim("learned-max-len", "tutorial 002, tutorial 003 §14.8.3", "tutorial", "A learned table stops at max_len",
           "A learned position table trained with max_len = 512 cannot run a longer sequence.",
           "learned_max_len", (
@@ -61,7 +61,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _REASONS[c.id]) for c in (
           requires=(Test("models_running_at_max_len", ">", 0.5, "every learned model runs at max_len",
                          "else the limit is not what stops them", otherwise="not testable"),),
           quote="如果训练时 max_len=512，测试时输入 1024 长度的序列，模型就无法处理了",
-          revision=2, title_zh="可学习位置表处理不了超过 max_len 的序列"),
+          revision=3, title_zh="可学习位置表处理不了超过 max_len 的序列"),
     Claim("add-vs-concat", "tutorial 003 §14.3", "tutorial", "Adding keeps the width, loses nothing",
           "Adding the position vector keeps d_model, and loses no information compared with concatenating it.",
           "add_vs_concat", (
@@ -71,5 +71,5 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _REASONS[c.id]) for c in (
               Test("loss_at_narrowest", "<", NO_LOSS, "also at the narrowest width (d=8)", "2 points of accuracy",
                    role="condition", unless="no information lost only when the width is large enough")),
           quote="两个向量相加后,信息并没有丢失,而是\"叠加\"在一起",
-          revision=2, title_zh="相加保持维度，信息并没有丢失"),
+          revision=3, title_zh="相加保持维度，信息并没有丢失"),
 ))

@@ -145,7 +145,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
                                 "half, that the FFN is position-blind, is ffn-position-blind (its numbers are shown "
                                 "here)",
                      quote="否则经过FFN这个“盲处理”后,信息就会彻底混淆",
-                     revision=2, title_zh="不可分离时，经过 FFN 信息就会彻底混淆"),
+                     revision=3, title_zh="不可分离时，经过 FFN 信息就会彻底混淆"),
     untestable_claim("start-attends-verbs", "tutorial 001 §5.2", "tutorial", "Sentence-initial words attend to verbs",
                      "In some tasks, the first word of a sentence may attend more to the sequence's verbs (the "
                      "position-to-word term at work).",

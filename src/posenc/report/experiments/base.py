@@ -1,7 +1,12 @@
 """What an experiment returns, and the registry of experiments by name.
 
-An experiment is a function ``fn(ctx: Context) -> Measurement``. It calls posenc's library (encodings, model,
-properties, probe, lab, extend), never decides a verdict, and returns:
+An experiment is a function ``fn(ctx: Context) -> Measured | Measurement``. It calls posenc's library (encodings,
+model, properties, probe, lab, extend) and never decides a verdict. An experiment that only measures returns a
+:class:`Measured` (its estimates, variants and numbers, and what only its figure needs); the page of the same name
+in :mod:`posenc.report.present` (:func:`presents`) turns that into what the page shows (:class:`Shown`: the rows,
+the setup sentence, the scope, the figure), and :func:`posenc.report.present.shown` joins the two into the
+:class:`Measurement` the report stores. A size that differs between quick and full mode is a :class:`Mode` constant, read with
+``SIZE.of(ctx)``, not a branch. An experiment that still presents itself returns the :class:`Measurement` whole:
 
 - ``estimates``: the statistics the claims' tests read, each a :class:`~posenc.stats.Estimate` (value and 95%
   interval; exact numbers have a zero-width interval);
@@ -37,8 +42,8 @@ from matplotlib.figure import Figure
 from posenc.names import Registry
 from posenc.stats import MIN_UNITS, Estimate, jsonable
 
-__all__ = ["Context", "Row", "Measurement", "Experiment", "exacts", "one_thread", "experiment", "EXPERIMENTS",
-           "find_experiment", "get_experiment", "figure_to_png"]
+__all__ = ["Context", "Row", "Measurement", "Measured", "Shown", "Mode", "Experiment", "exacts", "one_thread",
+           "experiment", "EXPERIMENTS", "find_experiment", "get_experiment", "figure_to_png", "PAGES", "presents"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,63 @@ class Measurement:
                              for o, v in data.get("variants", {}).items()},
                    missing=data.get("missing"), missing_status=data.get("missing_status"),
                    command=data.get("command"), scope=data.get("scope", ""))
+
+
+@dataclass
+class Measured:
+    """What an experiment measured, before the page presents it.
+
+    Attributes:
+        numbers: every measured number, flat or nested, JSON-serialisable (kept in the store and report.json).
+        estimates: the statistics the claims' tests read (as :attr:`Measurement.estimates`).
+        variants: the same under each option of a claim's choice (as :attr:`Measurement.variants`).
+        shown: what only the page needs and the store does not keep: arrays a figure draws, objects a row reads
+            (a judgement, a table); handed to the page, then dropped.
+    """
+
+    numbers: dict[str, Any]
+    estimates: dict[str, Estimate] = field(default_factory=dict)
+    variants: dict[str, dict[str, Estimate]] = field(default_factory=dict)
+    shown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Shown:
+    """What the page shows of one experiment: its numbers table, one sentence saying what ran with its sizes, what
+    the numbers rest on (the verdict line repeats it) and the figure (see the module docstring)."""
+
+    rows: list[Row]
+    setup: str
+    scope: str = ""
+    figure: Figure | None = None
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A size that quick mode sets smaller than the full report: both values as data, ``of(ctx)`` the one that
+    runs. The setup sentence reads the same constant, so what the page says ran is what ran."""
+
+    quick: Any
+    full: Any
+
+    def of(self, ctx: Context) -> Any:
+        return self.quick if ctx.quick else self.full
+
+
+#: experiment name -> its page, ``page(measured, ctx) -> Shown`` (filled by :func:`presents` as the modules of
+#: :mod:`posenc.report.present` are imported)
+PAGES: Registry[Callable[[Measured, Context], Shown]] = Registry("page")
+
+
+def presents(name: str) -> Callable[[Callable[[Measured, Context], Shown]], Callable[[Measured, Context], Shown]]:
+    """Register ``page(measured, ctx) -> Shown`` as what the page shows of experiment ``name`` (a duplicate name
+    raises); the function itself is returned unchanged."""
+
+    def decorate(page: Callable[[Measured, Context], Shown]) -> Callable[[Measured, Context], Shown]:
+        PAGES.register(name, page)
+        return page
+
+    return decorate
 
 
 def exacts(numbers: dict[str, Any], *keys: str) -> dict[str, Estimate]:

@@ -1,6 +1,6 @@
 """Experiments on posenc's own small Transformer (random weights, no training): word order without positions
 (tutorial 000 intro), the position-blind FFN (tutorial 001 §5.1), a learned table's hard end (seeds 002, 003) and adding vs
-concatenating (tutorial 003 §14.3).
+concatenating (tutorial 003 §14.3). Their pages: :mod:`posenc.report.present.models`.
 
 Shapes: ids ``[B, T]``, hidden states ``[B, T, D]``.
 """
@@ -10,12 +10,17 @@ from __future__ import annotations
 import torch
 
 import posenc
-from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
-from posenc.report.experiments.tables import SAME
+from posenc.report.experiments.base import Context, Measured, Mode, exacts, experiment
 
 # tutorial 000's two sentences: the same words (the same multiset of tokens), opposite meanings
 _SENTENCES = ("I do not like the story of the movie , but I do like the cast .",
               "I do like the story of the movie , but I do not like the cast .")
+
+
+#: word_order's random models: their seeds in each mode
+WORD_ORDER_SEEDS = Mode(quick=[0, 1, 2], full=list(range(10)))
+#: add_vs_concat's widths in each mode
+READOUT_WIDTHS = Mode(quick=[8, 32, 128], full=[8, 16, 32, 64, 128, 256])
 
 
 def _ids(sentence: str, vocab: dict[str, int]) -> torch.Tensor:
@@ -32,7 +37,7 @@ def _model(encoding: str, causal: bool, vocab_size: int, seed: int) -> posenc.mo
 
 
 @experiment("word_order")
-def word_order(ctx: Context) -> Measurement:
+def word_order(ctx: Context) -> Measured:
     """Tutorial 000 intro: without positions, self-attention sees "I love you" and "you love I" as the same bag.
 
     For each model we feed a sentence and its permutation and measure
@@ -41,7 +46,7 @@ def word_order(ctx: Context) -> Measurement:
     """
     import posenc.model  # noqa: F401
 
-    seeds = [0, 1, 2] if ctx.quick else list(range(10))
+    seeds = WORD_ORDER_SEEDS.of(ctx)
     vocab: dict[str, int] = {}
     a, b = _ids("I love you", vocab), _ids("you love I", vocab)
     perm = torch.tensor([2, 1, 0])  # "you love I" = "I love you" read backwards
@@ -63,32 +68,16 @@ def word_order(ctx: Context) -> Measurement:
             results[key] = {"equivariance_min": min(eq), "equivariance_max": max(eq),
                             "pooled_difference_min": min(pooled), "pooled_difference_max": max(pooled)}
     numbers = {"cases": results, "seeds": len(seeds)}
-    labels = {"nope_encoder": "no positions, bidirectional", "sinusoidal_encoder": "sinusoid, bidirectional",
-              "rope_encoder": "RoPE, bidirectional", "nope_decoder": "no positions, causal mask"}
-    rows = []
-    for key, r in results.items():
-        rows.append(Row(f"{labels[key]}: |h(you love I) - reversed h(I love you)|, largest over seeds",
-                        r["equivariance_max"], 0.0, "cannot tell the orders apart"))
-        rows.append(Row(f"{labels[key]}: 'not' sentences, sentence-vector difference, smallest over seeds",
-                        r["pooled_difference_min"], 0.0, "same bag of words"))
-    from posenc.plots.model_checks import word_order_figure
-
-    fig = word_order_figure({labels[k]: results[k]["equivariance_max"] for k in results}, ["C3", "C0", "C0", "C1"],
-                            SAME)
     numbers["positions_see_order"] = min(results["sinusoidal_encoder"]["equivariance_min"],
                                          results["rope_encoder"]["equivariance_min"])
     numbers["blind_encoder_difference"] = results["nope_encoder"]["equivariance_max"]
     numbers["causal_no_positions_difference"] = results["nope_decoder"]["equivariance_min"]
-    return Measurement(numbers, rows, fig, f"posenc Transformer d_model=32, 2 layers, 4 heads, random weights, "
-                                           f"{len(seeds)} seeds (extremes over all seeds); token vocabulary of the "
-                                           f"two example sentences",
-                       estimates=exacts(numbers, "blind_encoder_difference", "positions_see_order",
-                                        "causal_no_positions_difference"),
-                       scope="posenc Transformers of width 32, 2 layers, random weights")
+    return Measured(numbers, exacts(numbers, "blind_encoder_difference", "positions_see_order",
+                                    "causal_no_positions_difference"))
 
 
 @experiment("ffn_position_blind")
-def ffn_position_blind(ctx: Context) -> Measurement:
+def ffn_position_blind(ctx: Context) -> Measured:
     """Tutorial 001 §5.1: the position-wise FFN applies the same function at every position.
 
     ``max |FFN(x[perm]) - FFN(x)[perm]|`` for a random permutation (0: blind to position), and the same vector at
@@ -115,22 +104,12 @@ def ffn_position_blind(ctx: Context) -> Measurement:
         scale = float(y.abs().mean())
     numbers = {"ffn_permutation_error": ffn_err, "ffn_same_vector_error": same_err,
                "rope_block_permutation_error": block_err, "output_scale": scale, "length": length, "width": width}
-    rows = [Row("FFN: |FFN(x[perm]) - FFN(x)[perm]|", ffn_err, block_err, "whole block with RoPE attention"),
-            Row("FFN: same vector at positions 0 and 31, output difference", same_err, 0.0, "position-blind"),
-            Row("mean |FFN output|", scale, None, "scale of the outputs")]
-    from posenc.plots.model_checks import ffn_permutation_figure
-
-    fig = ffn_permutation_figure({"FFN": ffn_err, "FFN, same vector": same_err, "block with RoPE": block_err},
-                                 ["C0", "C0", "C3"])
     numbers["ffn_relative_error"] = max(ffn_err, same_err) / max(scale, 1.0)
-    return Measurement(numbers, rows, fig, f"posenc.model.Block (width {width}, d_ff 256, GELU), random weights, "
-                                           f"batch 2 x {length} tokens",
-                       estimates=exacts(numbers, "ffn_relative_error", "rope_block_permutation_error"),
-                       scope="one posenc block, random weights")
+    return Measured(numbers, exacts(numbers, "ffn_relative_error", "rope_block_permutation_error"))
 
 
 @experiment("learned_max_len")
-def learned_max_len(ctx: Context) -> Measurement:
+def learned_max_len(ctx: Context) -> Measured:
     """Seeds 002 and 003: a learned table of ``max_len`` rows cannot run a longer sequence.
 
     posenc's learned table and a Transformer built on it at ``max_len`` and ``max_len + 1`` tokens, and the real
@@ -176,22 +155,9 @@ def learned_max_len(ctx: Context) -> Measurement:
                                                    "minilm_at_double") if outcomes[k] != "ran"],
                "ran_past_max_len": [k for k in ("table_past_max_len", "table_at_double", "model_past_max_len",
                                                 "minilm_at_double") if outcomes[k] == "ran"]}
-    labels = {"table_at_max_len": "posenc learned table, 512 positions",
-              "table_past_max_len": "posenc learned table, 513 positions",
-              "table_at_double": "posenc learned table, 1024 positions (tutorial 002's example)",
-              "model_at_max_len": "Transformer with learned table (max_len 64), 64 tokens",
-              "model_past_max_len": "same Transformer, 65 tokens",
-              "sinusoid_model_past_max_len": "same Transformer with the sinusoid, 128 tokens",
-              "minilm_at_max_len": f"all-MiniLM-L6-v2, {minilm_positions} tokens",
-              "minilm_at_double": f"all-MiniLM-L6-v2, {2 * minilm_positions} tokens"}
-    rows = [Row(labels[k], v, "ran" if k.endswith("at_max_len") or k.startswith("sinusoid") else "fails",
-                "expected") for k, v in outcomes.items()]
     numbers["models_running_at_max_len"] = float(numbers["ran_at_max_len"])
     numbers["models_running_past_max_len"] = len(numbers["ran_past_max_len"])
-    return Measurement(numbers, rows, None, "posenc learned table (max_len 512), a Transformer with max_len 64, "
-                                            "and all-MiniLM-L6-v2 (512 learned positions)",
-                       estimates=exacts(numbers, "models_running_at_max_len", "models_running_past_max_len"),
-                       scope="posenc's learned table, a posenc Transformer, all-MiniLM-L6-v2 (max_len 512)")
+    return Measured(numbers, exacts(numbers, "models_running_at_max_len", "models_running_past_max_len"))
 
 
 def _linear_readout_accuracy(x: torch.Tensor, labels: torch.Tensor, n_classes: int) -> float:
@@ -203,14 +169,14 @@ def _linear_readout_accuracy(x: torch.Tensor, labels: torch.Tensor, n_classes: i
 
 
 @experiment("add_vs_concat")
-def add_vs_concat(ctx: Context) -> Measurement:
+def add_vs_concat(ctx: Context) -> Measured:
     """Tutorial 003 §14.3: adding keeps d_model; concatenating widens every later layer. And does adding lose
     information? A linear read-out (what the next layer can do) recovers the token and the position from
     ``E[w] + PE[p]`` and from ``[E[w]; PE[p]]``, for every (token, position) pair, at several widths."""
     from posenc.model import Transformer, TransformerConfig, TransformerInput
 
     vocab, length = 64, 64
-    widths = [8, 32, 128] if ctx.quick else [8, 16, 32, 64, 128, 256]
+    widths = READOUT_WIDTHS.of(ctx)
     d_model = 64
     add_in = TransformerInput(vocab, d_model, posenc.build("sinusoidal", dim=d_model))
     cat_in = TransformerInput(vocab, d_model, posenc.build("sinusoidal", dim=d_model, combine="concat"))
@@ -234,25 +200,9 @@ def add_vs_concat(ctx: Context) -> Measurement:
     numbers = {"add_width": add_in.output_dim, "concat_width": cat_in.output_dim, "d_model": d_model,
                "add_parameters": add_params, "concat_parameters": cat_params, "readout": readout,
                "widths": widths, "vocab": vocab, "length": length}
-    rows = [Row("input width after add (d_model 64)", add_in.output_dim, cat_in.output_dim, "after concat"),
-            Row("parameters of a 2-layer model, add", add_params, cat_params, "concat")]
-    for d in widths:
-        r = readout[str(d)]
-        rows.append(Row(f"d={d}: linear read-out accuracy (token, position) from the sum",
-                        f"{r['add_token']:.3f}, {r['add_position']:.3f}",
-                        f"{r['concat_token']:.3f}, {r['concat_position']:.3f}", "from the concatenation"))
-    from posenc.plots.model_checks import add_concat_readout_figure
-
-    fig = add_concat_readout_figure(widths, readout)
     gaps = {d: max(r["concat_token"] - r["add_token"], r["concat_position"] - r["add_position"])
             for d, r in readout.items()}
     numbers["width_change_by_adding"] = add_in.output_dim - d_model
     numbers["loss_at_widest"] = gaps[str(max(widths))]
     numbers["loss_at_narrowest"] = gaps[str(min(widths))]
-    return Measurement(numbers, rows, fig, f"{vocab} random N(0,1) token embeddings x {length} sinusoid positions, "
-                                           f"least-squares linear read-out over every (token, position) pair, widths "
-                                           f"{widths}",
-                       estimates=exacts(numbers, "width_change_by_adding", "loss_at_widest", "loss_at_narrowest"),
-                       scope="random N(0, 1) token embeddings with posenc's sinusoid, linear read-outs")
-
-
+    return Measured(numbers, exacts(numbers, "width_change_by_adding", "loss_at_widest", "loss_at_narrowest"))
