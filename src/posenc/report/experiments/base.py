@@ -146,12 +146,16 @@ class Measured:
         variants: the same under each option of a claim's choice (as :attr:`Measurement.variants`).
         shown: what only the page needs and the store does not keep: arrays a figure draws, objects a row reads
             (a judgement, a table); handed to the page, then dropped.
+        missing, missing_status, command: as in :class:`Measurement` (an experiment that did not run here).
     """
 
     numbers: dict[str, Any]
     estimates: dict[str, Estimate] = field(default_factory=dict)
     variants: dict[str, dict[str, Estimate]] = field(default_factory=dict)
     shown: dict[str, Any] = field(default_factory=dict)
+    missing: str | None = None
+    missing_status: str | None = None
+    command: str | None = None
 
 
 @dataclass

@@ -10,6 +10,7 @@ what is measured. What a page shows is stored with the measurement, so a page is
 
 from __future__ import annotations
 
+import pkgutil
 from importlib import import_module
 
 from posenc.errors import PosencError
@@ -17,8 +18,8 @@ from posenc.report.experiments.base import PAGES, Context, Measured, Measurement
 
 __all__ = ["MODULES", "shown", "page_of"]
 
-#: the modules of pages, imported by name (each registers its pages)
-MODULES = tuple(import_module(f"{__name__}.{name}") for name in ("models",))
+#: the modules of pages, every module of this package (importing one registers its pages)
+MODULES = tuple(import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__))
 
 
 def page_of(name: str):
@@ -36,4 +37,5 @@ def shown(name: str, measured: Measured | Measurement, ctx: Context) -> Measurem
                           f"Measurement")
     page = PAGES.get(name)(measured, ctx)
     return Measurement(measured.numbers, page.rows, page.figure, page.setup, estimates=measured.estimates,
-                       variants=measured.variants, scope=page.scope)
+                       variants=measured.variants, missing=measured.missing, missing_status=measured.missing_status,
+                       command=measured.command, scope=page.scope)
