@@ -19,6 +19,7 @@ from posenc.report.experiments.base import Context
 from posenc.report.experiments.pretrained import MODEL_OPTIONS
 from posenc.report.experiments.tutorial_semantics import content_estimates
 from posenc.report.ledger import get_claim
+from posenc.report.present import decoder as decoder_page
 from posenc.report.verdict import QUICK_UNDECIDED, judge
 from posenc.stats import Estimate
 
@@ -189,9 +190,11 @@ def test_smollm2_content_is_refuted_only_with_power():
 
 def test_quick_mode_leaves_smollm2_undecided_without_loading_it():
     ctx = Context(quick=True)
-    for part, claim_id in ((decoder._heads_part, "positional-heads"), (decoder._heads_part, "voita-heads"),
-                           (decoder._content_part, "positional-head-content")):
-        estimates, numbers, rows, setup, scope = part(ctx)
+    for part, page, claim_id in ((decoder._heads_part, decoder_page._heads_part, "positional-heads"),
+                                 (decoder._heads_part, decoder_page._heads_part, "voita-heads"),
+                                 (decoder._content_part, decoder_page._content_part, "positional-head-content")):
+        estimates, numbers, shown = part(ctx)
+        rows, setup, scope = page(estimates, numbers, shown)
         assert numbers == {"ran": False} and rows == [] and "not run in quick mode" in scope
         assert all(math.isnan(e.value) and not e.has_interval for e in estimates.values())
         verdict = judge(get_claim(claim_id), estimates, quick=True, option=SMOLLM2)
@@ -204,7 +207,8 @@ def test_full_mode_reads_each_statistic_from_its_own_pass(tiny_llama, monkeypatc
     run = decoder.two_passes(tiny_llama.model, tiny_llama.tokenizer, 3, 16)
     monkeypatch.setattr(decoder, "_smollm2", lambda count, length: {**run, "cpu_s": {"load": 0.0, **run["cpu_s"]}})
     judged, null = decoder.decoder_heads(run["trained"]), decoder.decoder_heads(run["null"])
-    estimates, numbers, rows, _, _ = decoder._heads_part(Context(quick=False))
+    estimates, numbers, shown = decoder._heads_part(Context(quick=False))
+    rows, _, _ = decoder_page._heads_part(estimates, numbers, shown)
     for key in ("positional_heads", "adjacent_positional_heads", "other_positional_heads"):
         assert estimates[f"smollm2_{key}"] == judged.estimates[key]
     for key in ("positional_heads", "adjacent_positional_heads"):

@@ -15,6 +15,7 @@ from posenc.errors import PosencError
 from posenc.report.claims.extension import CLAIMS
 from posenc.report.experiments.base import Context
 from posenc.report.experiments.extension import SCALINGS, ExtensionPlan, PasskeyCells, pi_yarn_measurement
+from posenc.report.present import shown
 from posenc.report.verdict import judge
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")
@@ -44,7 +45,8 @@ def tiny(tmp_path_factory):
 @pytest.fixture(scope="module")
 def measured(tiny, tmp_path_factory):
     store = tmp_path_factory.mktemp("store") / "results.sqlite"
-    first = pi_yarn_measurement(str(tiny), PLAN, Context(quick=False, store_path=store))
+    ctx = Context(quick=False, store_path=store)
+    first = shown("extend_pi_yarn", pi_yarn_measurement(str(tiny), PLAN, ctx), ctx)
     again = pi_yarn_measurement(str(tiny), PLAN, Context(quick=False, store_path=store))
     return first, again
 

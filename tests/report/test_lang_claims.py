@@ -264,14 +264,15 @@ def _lab_and_extension_scopes() -> set[str]:
     """The scope lines the lab's sweeps and SmolLM2's long runs give in quick and full mode, at 1, 2, 3 and 10
     seeds, computed by the experiments' own functions (the committed quick report holds the quick ones only)."""
     from posenc.report.experiments import extension, field, research, training
+    from posenc.report.present.training import lab_scope
 
     scopes = set()
     for quick in (True, False):
         for seeds in (1, 2, 3, 10):
             for sweep in (training.task_sweep, training.lm_sweep, research.research_lm_sweep, research.prope_sweep,
                           research.counting_sweep, field.field_lm_sweep):
-                scopes.add(training.lab_scope(sweep(quick, seeds)))
-            scopes.add(training.lab_scope({**field.irope_sweep(quick, seeds), "grid": {}}))
+                scopes.add(lab_scope(sweep(quick, seeds)))
+            scopes.add(lab_scope({**field.irope_sweep(quick, seeds), "grid": {}}))
     for plan in (extension.FULL, extension.RESCUE):
         scopes.add(f"SmolLM2-135M, {plan.windows} windows of {plan.long} tokens, passkey {plan.trials} trials per cell")
     return scopes

@@ -19,6 +19,8 @@ from scipy import stats as sps
 from posenc.report.experiments import extension
 from posenc.report.experiments.base import Context
 from posenc.report.experiments.extension import ExtensionPlan, PasskeyCells
+from posenc.report.present import extension as extension_page
+from posenc.report.present import shown
 
 NATIVE, LONG = 64, 96
 PLAN = ExtensionPlan(long=LONG, windows=5, depth=0.95,
@@ -53,10 +55,11 @@ def measured(monkeypatch):
     from posenc.extend import patch
 
     monkeypatch.setattr(extension, "_run", _fake_run)
-    monkeypatch.setattr(extension, "_figure", lambda *args: None)
+    monkeypatch.setattr(extension_page, "_figure", lambda *args: None)
     monkeypatch.setattr(pretrained, "model_config", lambda model: {"model": model})
     monkeypatch.setattr(patch, "native_length", lambda config: NATIVE)
-    return extension.pi_yarn_measurement("made-up", PLAN, Context(quick=False))
+    ctx = Context(quick=False)
+    return shown("extend_pi_yarn", extension.pi_yarn_measurement("made-up", PLAN, ctx), ctx)
 
 
 def _paired(a: list[float], b: list[float]) -> tuple[float, float, float]:
@@ -127,7 +130,7 @@ def test_the_figure_marks_the_native_length_in_both_panels():
                         depths=list(cells.depths))
         for s in cells.scalings:
             passkey[s].update(run["passkey"][s])
-    fig = extension._figure("made-up", NATIVE, long_run, passkey, PLAN)
+    fig = extension_page._figure("made-up", NATIVE, long_run, passkey, PLAN)
     top, bottom = fig.subfigs
     (ax,) = top.axes
     assert "native 64" in [line.get_label() for line in ax.get_lines()]

@@ -121,8 +121,10 @@ def test_every_interval_on_the_page_stays_inside_its_statistics_range(monkeypatc
         return (1.01, 1.02, 4.0)[seed] * (1 + 0.1 * i) + 0.01 * len(label)
 
     monkeypatch.setitem(globals(), "_ppl", spread)  # the made-up lab reads _ppl
-    for experiment in (fd.lab_field_lm, fd.lab_irope):
-        m = experiment(FULL)
+    from posenc.report.present import shown
+
+    for name, experiment in (("lab_field_lm", fd.lab_field_lm), ("lab_irope", fd.lab_irope)):
+        m = shown(name, experiment(FULL), FULL)
         for row in m.rows:
             e = row.measured
             assert isinstance(e, Estimate) and e.has_interval, row.quantity

@@ -24,6 +24,7 @@ import torch
 
 from posenc.report.experiments import pretrained
 from posenc.report.experiments.base import Context
+from posenc.report.present import pretrained as present_pretrained
 
 T = 24
 
@@ -205,7 +206,8 @@ def test_heads_by_query_position_in_the_longest_windows(monkeypatch):
     m = pretrained.minilm_heads(Context(quick=True))
     assert m.numbers["by_query_position"]["head"] == [0, 0, -1] and m.numbers["by_query_position"]["bin_width"] == 128
     assert [e[0] for e in m.numbers["by_query_position"]["512"]] == pytest.approx([1.0, 1.0, 0.75, 0.75])
-    rows = [r for r in m.rows if r.quantity.startswith("L0H0 in 512-token windows")]
+    rows = [r for r in present_pretrained.minilm_heads(m, Context(quick=True)).rows
+            if r.quantity.startswith("L0H0 in 512-token windows")]
     assert [r.quantity for r in rows] == [f"L0H0 in 512-token windows, queries {a}..{a + 127}: share on offset -1"
                                           for a in (0, 128, 256, 384)]
     assert [r.measured.value for r in rows] == pytest.approx([1.0, 1.0, 0.75, 0.75])

@@ -265,7 +265,9 @@ def test_the_share_rows_stay_in_zero_one_when_runs_vary_a_lot(runs):
     for t in ("copy", "local"):
         for s in range(SEEDS):
             runs[(t, "learned", s)]["sparse_share"] = [next(starts), 0.6]
-    rows = {r.quantity: r.measured for r in sr.orthogonality_training(FULL).rows}
+    from posenc.report.present import shown
+
+    rows = {r.quantity: r.measured for r in shown("orthogonality_training", sr.orthogonality_training(FULL), FULL).rows}
     at_start = rows["position variance in the half of the dimensions where the word rows vary least, at "
                     "initialisation (mean over runs)"]
     at_bar, gain = rows["... at the bar"], rows["... change through training, paired by run"]

@@ -46,7 +46,9 @@ def test_setup_line_names_each_tasks_own_width_and_sizes():
                       "eval_samples": 32},
              "grid": {"variant": [{"task": "copy"},
                                   {"task": "addition", "train_len": 4, "eval_lengths": [2, 4, 8], "d_model": 128}]}}
-    text = tr.lab_setup(sweep)
+    from posenc.report.present.training import lab_setup
+
+    text = lab_setup(sweep)
     assert text.startswith("posenc.lab, causal decoder, 2 layers, 50 steps, 2 seeds per configuration")
     assert text.endswith("; tasks: copy (d_model 64, trained on sizes 1..8, tested at [4, 8, 16]); addition "
                          "(d_model 128, trained on sizes 1..4, tested at [2, 4, 8]); 32 test strings per size")

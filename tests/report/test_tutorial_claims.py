@@ -20,6 +20,7 @@ from posenc.report.claims import tutorial_training as sr_claims
 from posenc.report.experiments import tutorial_tables as st
 from posenc.report.experiments import tutorial_training as sr
 from posenc.report.experiments.base import Context, Measurement
+from posenc.report.present import shown
 from posenc.report.verdict import judge
 from posenc.stats import Estimate, exact
 
@@ -244,7 +245,7 @@ def test_model_encodings_by_hand():
     assert gpt2["kind"] == "learned" and gpt2["table"] == [1024, 768]  # GPT-2's wpe: 1024 positions x 768
     llama = st.read_encoding(LlamaConfig())
     assert llama["kind"] == "rope" and llama["table"] is None
-    m = st.model_encodings(CTX)
+    m = shown("model_encodings", st.model_encodings(CTX), CTX)
     assert m.numbers["mismatches"] == 0 and m.numbers["kinds_detected"] == 2
     # the models since, from their default configs (transformers' defaults): Gemma 3 has 26 layers, every sixth
     # global at base 10^6 and the rest sliding (4096) at 10^4; SmolLM3 has 36, every fourth without positions
@@ -438,7 +439,7 @@ def test_integer_claim_at_its_edges():
     from posenc.report.ledger import get_claim
 
     claim = get_claim("integer-positions")
-    assert claim.revision == 3
+    assert claim.revision == 4  # 4: measured and presented apart (report/present)
     assert judge(claim, _case(claim, "pass")).status == "supported"
     assert judge(claim, _case(claim, "fail")).status == "refuted"
     assert judge(claim, _case(claim, "straddle")).status == "inconclusive"
@@ -457,7 +458,7 @@ def test_concat_larger_than_stated_is_qualified_with_its_factor():
     """Issue 29: a cost in the claim's direction but larger than stated is qualified with the factor, not refuted;
     a factor that straddles the upper bar is inconclusive between supported and qualified."""
     claim = CLAIMS["concat-doubles-parameters"]
-    assert claim.revision == 3  # 3: the measurement names its scope
+    assert claim.revision == 4  # 3: the measurement names its scope; 4: measured and presented apart
     four = judge(claim, {"later_layer_ratio": exact(4.0)})
     assert four.status == "qualified" and "grow 4-fold, not twofold" in four.condition
     fixed = judge(claim, {"later_layer_ratio": exact(8 / 3)})

@@ -13,6 +13,7 @@ from posenc.report.claims import tutorial_mechanics as sm_claims
 from posenc.report.experiments import tutorial_mechanics as sm
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
+from posenc.report.present import shown
 from posenc.report.verdict import judge
 from posenc.stats import Estimate, exact
 
@@ -192,7 +193,7 @@ def test_cost_statistics_read_the_low_quantile_so_load_on_some_repeats_does_not_
 
 
 def test_sinusoid_cost_null_is_the_same_statistic_on_the_same_repeats():
-    m = sm.sinusoid_cost(CTX)
+    m = shown("sinusoid_cost", sm.sinusoid_cost(CTX), CTX)
     growth, null = m.estimates["time_growth"], m.estimates["time_growth_null"]
     share, share_null = m.estimates["step_share"], m.estimates["step_share_null"]
     assert growth.n == null.n == share.n == share_null.n == 21

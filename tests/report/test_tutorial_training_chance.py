@@ -90,7 +90,10 @@ def test_the_experiment_reports_the_independent_chance_of_its_32_dimensional_row
     # at exactly the independent chance value must read "init / chance = 1"
     independent = _quadrature(32)
     monkeypatch.setattr(sr, "lab_runs", lambda seeds, workers=1: _fake_runs(seeds, independent))
-    measurement = sr.orthogonality_training(Context(quick=True))
+    from posenc.report.present import shown
+
+    ctx = Context(quick=True)
+    measurement = shown("orthogonality_training", sr.orthogonality_training(ctx), ctx)
     assert measurement.numbers["chance"] == pytest.approx(independent, rel=1e-9)
     chance_row = next(r for r in measurement.rows if r.quantity.startswith("chance"))
     assert chance_row.measured == pytest.approx(independent, rel=1e-9)

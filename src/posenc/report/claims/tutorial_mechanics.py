@@ -41,7 +41,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           null="self-attention without positions through the same order-effect function (the requirement); float32 "
                "round-off for the position gap",
           quote="循环神经网络本身就是一种顺序结构, 天然包含了词在序列中的位置信息",
-          revision=2, title_zh="RNN 天然包含词序信息"),
+          revision=3, title_zh="RNN 天然包含词序信息"),
     Claim("binary-512-positions", "tutorial 000 §2.3", "tutorial", "512 bits can mark every position",
           "With d_model = 512 (or larger), the binary code can give basically every token's position a code of its "
           "own.",
@@ -51,7 +51,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           requires=(Test("small_code_duplicates", ">", 0.5, "a code too short (the document's d_model = 3) does "
                          "repeat", "the check must be able to fail", otherwise="not testable"),),
           quote="d_model一般比较大(512, 1024…), 基本可以把每个token的位置都编码出来",
-          revision=2, title_zh="512 位足以编码每个位置"),
+          revision=3, title_zh="512 位足以编码每个位置"),
     Claim("binary-alternation", "tutorial 001 §3.2", "tutorial", "Frequencies fall along the dimension, as in binary",
           "In binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four: higher bits alternate "
           "less often; the sinusoid likewise lowers its frequency along the encoding dimension.",
@@ -62,7 +62,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           requires=(Test("shuffled_order_violations", ">", 0.5, "the same table with its pairs shuffled fails",
                          "the check must be able to fail", otherwise="not testable"),),
           quote="在二进制表示中,较高比特位的交替频率低于较低比特位,与下面的热图所示相似,只是位置编码通过使用三角函数在编码维度上降低频率。",
-          revision=2, title_zh="频率沿维度降低，与二进制相似"),
+          revision=3, title_zh="频率沿维度降低，与二进制相似"),
     Claim("sinusoid-cost", "tutorial 002", "tutorial", "The sinusoid's cost grows with d and affects efficiency",
           "The sinusoid's compute and memory grow with the dimension, take more time and possibly a lot of memory, "
           "and affect the model's running efficiency (judged at 512 positions, the length the document names).",
@@ -89,7 +89,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           not_hedged="its 可能 hedges only the memory ('还可能占用大量的内存空间'), which is judged on exact byte "
                      "counts; the growth of compute with the dimension and its effect on efficiency are stated "
                      "plainly",
-          revision=2,
+          revision=3,
           quote="正弦余弦位置编码通常是高维向量，其计算量会随着维度的增加不仅需要更多的计算时间，还可能占用大量的内存空间，影响模型的运行效率。",
           title_zh="正弦编码的计算量随维度增长，影响运行效率"),
     Claim("worked-update", "tutorial 003 §14.4", "tutorial", "The worked update: 0.9 - 0.1 x (-0.4) = 0.94",
@@ -106,7 +106,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           requires=(Test("learned_change", ">", DIFFERENT, "a learned table's entry does move in the same step (by "
                          "lr x gradient = 0.04)", "the check must be able to fail", otherwise="not testable"),),
           quote="Positional Encoding 是固定的:不参与训练(使用正弦/余弦函数)",
-          revision=2, title_zh="计算示例：0.9 - 0.1 × (-0.4) = 0.94"),
+          revision=3, title_zh="计算示例：0.9 - 0.1 × (-0.4) = 0.94"),
     Claim("rope-relative-explicit", "tutorial 003 §14.6.3", "tutorial", "RoPE makes relative position explicit",
           "With RoPE the attention score of a query and a key depends on their offset only, wherever the pair sits; "
           "an added position table gives no such guarantee.",
@@ -122,7 +122,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
                            "float32 round-off); the bar sits a thousand times above it")),
           null="RoPE's own spread on the same pairs (an identity, round-off) for the added table's",
           quote="相对位置信息更明确",
-          revision=2, title_zh="RoPE 的相对位置信息更明确"),
+          revision=3, title_zh="RoPE 的相对位置信息更明确"),
     Claim("input-shapes", "tutorial 003 §14.7.2", "tutorial", "The input layer's shapes",
           "Token ids [4, 16] give token embeddings [4, 16, 512]; the position embedding [16, 512] is broadcast over "
           "the batch, and their sum is [4, 16, 512].",
@@ -131,7 +131,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           requires=(Test("concat_mismatches", ">", 0.5, "concatenating instead gives another shape",
                          "the check must be able to fail", otherwise="not testable"),),
           quote="[4, 16, 512] + [4, 16, 512] = [4, 16, 512]",
-          revision=2, title_zh="输入层的张量形状"),
+          revision=3, title_zh="输入层的张量形状"),
     untestable_claim("ffn-would-mix", "tutorial 001 §5.1", "tutorial",
                      "Without separability the FFN would mix everything",
                      "The model must keep word and position separable inside each vector, otherwise the "
@@ -157,7 +157,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
                                 "claim, supported by one setting where it happens, and this one would need words "
                                 "marked as verbs, which posenc has no offline tagger or treebank to mark",
                      quote="例如,在某些任务中,句首的词可能更倾向于关注序列中的动词。",
-                     revision=2, title_zh="句首的词更倾向于关注动词"),
+                     revision=3, title_zh="句首的词更倾向于关注动词"),
     untestable_claim("static-vs-dynamic", "tutorial 002", "tutorial",
                      "Static positions may not complement dynamic attention",
                      "The sinusoid is a static representation of position while attention captures dynamic semantic "
@@ -171,5 +171,5 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
                                 "rotary encodings on tasks measures something else (learned-beats-fixed, "
                                 "sinusoid-weak-local test those sentences)",
                      quote="这两种信息在表示形式和语义侧重点上存在差异，导致在融合时可能无法很好地相互补充。",
-                     revision=2, title_zh="静态位置与动态注意力可能无法很好地相互补充"),
+                     revision=3, title_zh="静态位置与动态注意力可能无法很好地相互补充"),
 ))

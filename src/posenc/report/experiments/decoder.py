@@ -22,7 +22,7 @@ same statistics through the same functions on a causal decoder:
 SmolLM2 reads windows of 128 tokens, the 16 windows of both kinds of text that ``low-dims-position`` reads
 (:func:`posenc.corpora.text_windows`); the transformer runs without its language-model head (its attention is the
 same and it is a fifth of the work). It costs minutes of CPU, so quick mode does not run it: its option is not
-decided in quick mode there, the MiniLM option is judged as before.
+decided in quick mode there, the MiniLM option is judged as before. The pages: :mod:`posenc.report.present.decoder`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from posenc.errors import PosencError
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.base import Context, Measured, Mode, experiment
 from posenc.stats import Estimate
 
 __all__ = ["decoder_heads", "content_statistics", "decoder_outputs", "null_model", "two_passes",
@@ -42,6 +42,8 @@ __all__ = ["decoder_heads", "content_statistics", "decoder_outputs", "null_model
 
 #: SmolLM2's windows (count, tokens) in full mode: those low-dims-position's SmolLM2 option reads
 SMOLLM2_WINDOWS = (16, 128)
+#: whether SmolLM2's option runs in each mode: minutes of CPU, so not in quick mode (its option is then not decided)
+SMOLLM2_RUNS = Mode(quick=False, full=True)
 #: the seed of the matched-norm twin (the one low-dims-position draws)
 SMOLLM2_NULL_SEED = 0
 #: what the page calls the model
@@ -165,19 +167,18 @@ def _smollm2_outputs(count: int, length: int, positional: tuple[tuple[int, int, 
     return decoder_outputs(loaded.model, loaded.tokenizer, count, length, positional)
 
 
-def _not_measured(keys: Sequence[str]) -> tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]:
+def _not_measured(keys: Sequence[str]) -> tuple[dict[str, Estimate], dict[str, Any], dict[str, Any]]:
     """What quick mode gives the SmolLM2 option: its statistics ``keys`` with nothing measured and no interval (its
-    verdict: not decided in quick mode), as ``(estimates, numbers, rows, setup, scope)``."""
+    verdict: not decided in quick mode), as ``(estimates, numbers, shown)``."""
     return ({k: Estimate(math.nan, -math.inf, math.inf, 0, "not measured in quick mode") for k in keys},
-            {"ran": False}, [],
-            f"{SMOLLM2_NAME}: not run in quick mode (minutes of CPU); its option is decided by the full report.",
-            f"{SMOLLM2_NAME}: not run in quick mode")
+            {"ran": False}, {})
 
 
-def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]:
-    """SmolLM2's option of positional-heads and voita-heads: ``(estimates, numbers, rows, setup, scope)``."""
+def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], dict[str, Any]]:
+    """SmolLM2's option of positional-heads and voita-heads: ``(estimates, numbers, shown)`` (``shown``: the
+    judgements of the measured and the null pass, for the page)."""
     count, length = SMOLLM2_WINDOWS
-    if ctx.quick:
+    if not SMOLLM2_RUNS.of(ctx):
         return _not_measured(HEAD_KEYS)
     run = _smollm2(count, length)
     judged, null = decoder_heads(run["trained"]), decoder_heads(run["null"])
@@ -186,9 +187,6 @@ def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], list
                  "smollm2_adjacent_positional_heads": judged.estimates["adjacent_positional_heads"],
                  "null_smollm2_adjacent_positional_heads": null.estimates["adjacent_positional_heads"],
                  "smollm2_other_positional_heads": judged.estimates["other_positional_heads"]}
-
-    def heads_text(j: Any) -> str:
-        return ", ".join(f"L{l}H{h} {o:+d}" for l, h, o in j.positional) or "none"
 
     def plain(e: Estimate) -> list[float]:
         return [e.value, e.low, e.high]
@@ -201,34 +199,14 @@ def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], list
                          "previous_over_half": [list(x) for x in j.previous_over_half],
                          "estimates": {k: plain(e) for k, e in j.estimates.items()}}
                   for name, j in (("measured", judged), ("null", null))}}
-    total = run["layers"] * run["heads"]
-    rows = [Row(f"{SMOLLM2_NAME}, {length}-token windows: positional heads (Voita: interval above 90%, offsets "
-                f"-8..0 in a causal model)", judged.estimates["positional_heads"], null.estimates["positional_heads"],
-                f"null: re-initialised weights of matched norms, the same windows ({heads_text(null)})"),
-            Row(f"{SMOLLM2_NAME}: which (layer, head, offset)", heads_text(judged), None, f"of {total} heads"),
-            Row(f"{SMOLLM2_NAME}: positional heads at offset -1 (the previous token)",
-                judged.estimates["adjacent_positional_heads"], null.estimates["adjacent_positional_heads"], "null"),
-            Row(f"{SMOLLM2_NAME}: positional heads at another offset", judged.estimates["other_positional_heads"],
-                null.estimates["other_positional_heads"], "null"),
-            Row(f"{SMOLLM2_NAME}: best head L{judged.best[0]}H{judged.best[1]}, offset "
-                f"{int(judged.offsets[judged.best]):+d}: share of queries", judged.estimates["best_voita_fraction"],
-                null.estimates["best_voita_fraction"], f"null's best head (L{null.best[0]}H{null.best[1]}, offset "
-                                                       f"{int(null.offsets[null.best]):+d})"),
-            Row(f"{SMOLLM2_NAME}: heads with > 50% attention on the previous token", judged.estimates["previous_heads"],
-                null.estimates["previous_heads"], "null")]
-    setup = (f"{SMOLLM2_NAME} (Llama, RoPE, {run['layers']} layers x {run['heads']} heads, causal, without its LM "
-             f"head): {count} windows of {length} tokens from plays and the Python language reference, judged by "
-             f"posenc.probe.heads.positional_heads (offsets -8..0: a causal query sees no later key); null: the same "
-             f"windows through {SMOLLM2_NAME} with re-initialised weights of matched norms "
-             f"(posenc.probe.random_weights.matched_norm_copy, seed {SMOLLM2_NULL_SEED}), judged alike.")
-    return estimates, numbers, rows, setup, f"{SMOLLM2_NAME} ({run['layers']} layers x {run['heads']} heads, " \
-                                            f"causal), {count} windows of {length} tokens"
+    return estimates, numbers, {"judged": judged, "null": null}
 
 
-def _content_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]:
-    """SmolLM2's option of positional-head-content: ``(estimates, numbers, rows, setup, scope)``."""
+def _content_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], dict[str, Any]]:
+    """SmolLM2's option of positional-head-content: ``(estimates, numbers, shown)`` (``shown``: the output
+    reading's estimates and the positional heads, for the page)."""
     count, length = SMOLLM2_WINDOWS
-    if ctx.quick:
+    if not SMOLLM2_RUNS.of(ctx):
         return _not_measured(CONTENT_KEYS)
     run = _smollm2(count, length)
     judged = decoder_heads(run["trained"])
@@ -238,37 +216,24 @@ def _content_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], li
     estimates.update({"smollm2_output_word_accuracy": read["output_word_accuracy"],
                       "null_smollm2_output_word_accuracy": read["null_output_word_accuracy"],
                       "smollm2_input_word_accuracy": read["input_word_accuracy"]})
-    from posenc.report.experiments.tutorial_semantics import output_rows
-
-    rows = output_rows(read, numbers["output"], SMOLLM2_NAME)
-    rows += [Row(f"{SMOLLM2_NAME} positional head L{l}H{h} (offset {o:+d}): attention moved by the word swap",
-                numbers["per_head"][f"L{l}H{h}"], 0.0, "position alone") for l, h, o in judged.positional]
-    rows += [Row(f"{SMOLLM2_NAME}: mean over the positional heads", estimates["smollm2_content_change"], 0.05,
-                 "some content"),
-             Row(f"{SMOLLM2_NAME}: mean over every other head", estimates["smollm2_other_heads_content_change"], 0.05,
-                 "the positive control: above this")]
-    setup = (f"{SMOLLM2_NAME} (causal, without its LM head): {count} windows of {length} tokens from plays and the "
-             f"Python language reference; what each positional head outputs, read by the same probes; each window's "
-             f"words replaced by the next window's at the same positions; "
-             f"positional heads by posenc.probe.heads.positional_heads (offsets -8..0).")
-    return (estimates, {"ran": True, "windows": count, "length": length, "cpu_s": run["cpu_s"], **numbers}, rows,
-            setup, f"{SMOLLM2_NAME}'s positional heads, {count} windows of {length} tokens")
+    return (estimates, {"ran": True, "windows": count, "length": length, "cpu_s": run["cpu_s"], **numbers},
+            {"read": read, "positional": judged.positional})
 
 
-def _join(minilm: Measurement, option: str, smollm2: tuple[dict[str, Estimate], dict[str, Any], list[Row], str, str]
-          ) -> Measurement:
-    """MiniLM's measurement with SmolLM2's option beside it: the MiniLM option's estimates are MiniLM's own."""
+def _join(minilm: Measured, option: str, smollm2: tuple[dict[str, Estimate], dict[str, Any], dict[str, Any]]
+          ) -> Measured:
+    """MiniLM's measurement with SmolLM2's option beside it: the MiniLM option's estimates are MiniLM's own (the page
+    shows MiniLM's page, then SmolLM2's rows: ``shown`` keeps both parts)."""
     from posenc.report.experiments.pretrained import MODEL_OPTIONS
 
-    estimates, numbers, rows, setup, scope = smollm2
+    estimates, numbers, shown = smollm2
     variants = {MODEL_OPTIONS[0]: dict(minilm.estimates), option: estimates}
-    return Measurement({**minilm.numbers, "smollm2": numbers}, minilm.rows + rows, minilm.figure,
-                       f"{minilm.setup} {setup}", estimates=dict(minilm.estimates), variants=variants,
-                       scope=f"{minilm.scope}; {scope}")
+    return Measured({**minilm.numbers, "smollm2": numbers}, dict(minilm.estimates), variants,
+                    shown={"minilm": minilm, "smollm2": shown})
 
 
 @experiment("model_heads")
-def model_heads(ctx: Context) -> Measurement:
+def model_heads(ctx: Context) -> Measured:
     """positional-heads and voita-heads on two models: MiniLM (:func:`posenc.report.experiments.pretrained.
     minilm_heads`, unchanged) and SmolLM2 (the module docstring)."""
     from posenc.report.experiments.pretrained import MODEL_OPTIONS, minilm_heads
@@ -277,7 +242,7 @@ def model_heads(ctx: Context) -> Measurement:
 
 
 @experiment("model_head_content")
-def model_head_content(ctx: Context) -> Measurement:
+def model_head_content(ctx: Context) -> Measured:
     """positional-head-content on two models: MiniLM (:func:`posenc.report.experiments.tutorial_semantics.
     minilm_head_content`, unchanged) and SmolLM2 (the module docstring)."""
     from posenc.report.experiments.pretrained import MODEL_OPTIONS

@@ -35,6 +35,8 @@ A rescue needs a failure first: the claim is judged only where the unscaled mode
 
 Sequences past 8192 tokens cost a minute and a half of CPU each, more than the whole quick report may take, so quick
 mode does not run this experiment and says so: the claim is then inconclusive in quick mode.
+
+Its pages: :mod:`posenc.report.present.extension`.
 """
 
 from __future__ import annotations
@@ -44,10 +46,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from posenc.errors import PosencError
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.base import Context, Measured, Mode, experiment
 from posenc.stats import Estimate, bootstrap, over_seeds, wilson
 
 #: what a perplexity can take: at least 1
@@ -143,6 +144,12 @@ RESCUE_NOTE = (f"The extended plan: the full plan's experiment at {RESCUE_LENGTH
                f"plan's requirement names for when the unscaled model holds up at {LONG}; windows, depth and trials "
                f"as in the full plan.")
 
+#: the plan each mode runs: none in quick mode (SmolLM2 past its context costs more than the whole quick report, module
+#: docstring), :data:`FULL` in full mode
+FULL_PLAN = Mode(quick=None, full=FULL)
+#: the same for the extended plan: none in quick mode, :data:`RESCUE` in full mode
+RESCUE_PLAN = Mode(quick=None, full=RESCUE)
+
 
 def quick_reason(claim_id: str, minutes: int) -> str:
     """Why quick mode does not run a plan, and the command (full mode) that does."""
@@ -151,24 +158,25 @@ def quick_reason(claim_id: str, minutes: int) -> str:
             f"{minutes} minutes on 2 cores)")
 
 
-def _measure_plan(ctx: Context, plan: ExtensionPlan, note: str, claim_id: str, minutes: int) -> Measurement:
-    """``plan`` on SmolLM2-135M in full mode; in quick mode the reason it does not run."""
-    if ctx.quick:
+def _measure_plan(ctx: Context, plans: Mode, note: str, claim_id: str, minutes: int) -> Measured:
+    """The plan of ``plans`` on SmolLM2-135M in full mode; in quick mode (no plan) the reason it does not run."""
+    plan = plans.of(ctx)
+    if plan is None:
         reason = quick_reason(claim_id, minutes)
-        return Measurement({"ran": False, "reason": reason}, setup="not run in quick mode", missing=reason)
+        return Measured({"ran": False, "reason": reason}, missing=reason)
     return pi_yarn_measurement("smollm2", plan, ctx, note=note)
 
 
 @experiment("extend_pi_yarn", device=True, exclusive=True)
-def extend_pi_yarn(ctx: Context) -> Measurement:
+def extend_pi_yarn(ctx: Context) -> Measured:
     """PI and YaRN on SmolLM2-135M past its native context (full mode only; quick mode says why not)."""
-    return _measure_plan(ctx, FULL, FULL_NOTE, "pi-yarn", 19)
+    return _measure_plan(ctx, FULL_PLAN, FULL_NOTE, "pi-yarn", 19)
 
 
 @experiment("extend_pi_yarn_rescue", device=True, exclusive=True, extended=RESCUE_TIME)
-def extend_pi_yarn_rescue(ctx: Context) -> Measurement:
+def extend_pi_yarn_rescue(ctx: Context) -> Measured:
     """PI and YaRN on SmolLM2-135M at twice its native context (:data:`RESCUE`; ``--extended``, full mode only)."""
-    return _measure_plan(ctx, RESCUE, RESCUE_NOTE, "pi-yarn-rescue", 26)
+    return _measure_plan(ctx, RESCUE_PLAN, RESCUE_NOTE, "pi-yarn-rescue", 26)
 
 
 def _run(model: str, ctx: Context, scalings: tuple[str, ...] = SCALINGS, **kwargs: Any) -> dict[str, Any]:
@@ -196,14 +204,14 @@ def paired_ppl_ratio(nll: list[float] | np.ndarray, reference: list[float] | np.
 def passkey_counts(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[tuple[str, int, float],
                                                                                      tuple[int, int]]:
     """``{(scaling, length, depth): (correct, trials)}`` for every passkey cell run."""
-    from posenc.plots.extend import passkey_cells
+    from posenc.plots.extend import passkey_cells  # counts each cell's trials (data; the heatmap reads the same)
 
     return {(s, n, d): kn for s, cells in passkey_cells(passkey).items() for (n, d), kn in cells.items()}
 
 
-def pi_yarn_measurement(model: str, plan: ExtensionPlan, ctx: Context, note: str = "") -> Measurement:
+def pi_yarn_measurement(model: str, plan: ExtensionPlan, ctx: Context, note: str = "") -> Measured:
     """Run :func:`posenc.extend.run.run_extend` for ``model`` with ``plan`` and compute the claim's statistics
-    (``note`` ends the setup line)."""
+    (``note`` ends the page's setup line; the page: :func:`posenc.report.present.extension.pi_yarn_page`)."""
     import time
 
     from posenc.extend.patch import native_length
@@ -253,44 +261,7 @@ def pi_yarn_measurement(model: str, plan: ExtensionPlan, ctx: Context, note: str
         "wall_s": time.time() - started,
         "jobs_computed": sum(r["jobs"]["computed"] for r in (long_run, *pk_runs)),
     }
-    rows = [Row(f"perplexity at {native} tokens, {plan.windows} windows (the unscaled model on each window's first "
-                f"{native} tokens)", ppl_native)]
-    for s in SCALINGS:
-        rows.append(Row(f"{s}: perplexity at {plan.long} tokens (s = {factor:g}), {plan.windows} windows", ppl_long[s],
-                        ppl_native, f"native, {native} tokens"))
-    for s, e in over_none.items():
-        rows.append(Row(f"{s} / none: perplexity ratio at {plan.long} tokens, paired by window", e, 1.0,
-                        "no effect"))
-    for s, e in over_native.items():
-        rows.append(Row(f"{s} at {plan.long} / native ({native}) on the same windows: perplexity ratio", e, 1.0,
-                        "as good as within the context"))
-    for (s, n, d), e in sorted(cells.items(), key=lambda kv: (kv[0][1], kv[0][2], SCALINGS.index(kv[0][0]))):
-        if n <= native and s != "none":
-            continue  # at or below the native length every scaling is the native model: one row
-        label = "every scaling (native model)" if n <= native else s
-        rows.append(Row(f"{label}: passkey accuracy at {n} tokens, depth {d:g} ({e.n} trials)", e, 0.99,
-                        "YaRN paper, after fine-tuning: > 99% to 128k"))
-    figure = _figure(model, native, long_run, passkey, plan)
-    pk_text = "; ".join(f"{c.length} at depth{'s' if len(c.depths) > 1 else ''} {', '.join(f'{x:g}' for x in c.depths)}"
-                        + ("" if c.length <= native else f" ({', '.join(c.scalings)})") for c in plan.passkey)
-    setup = (f"{model} (native context {native}), Shakespeare, no fine-tuning; scalings {', '.join(SCALINGS)} at "
-             f"s = max(1, L / {native}). Perplexity: {plan.windows} non-overlapping windows of {plan.long} tokens "
-             f"(s = {factor:g}) per scaling; the native reference is the unscaled model on each window's first "
-             f"{native} tokens. Passkey: {plan.trials} trials per (length, depth): {pk_text}. {note}").strip()
-    return Measurement(numbers, rows, figure, setup, estimates=estimates,
-                       scope=f"{model}, {plan.windows} windows of {plan.long} tokens, passkey {plan.trials} trials per cell")
-
-
-def _figure(model: str, native: int, long_run: dict, passkey: dict, plan: ExtensionPlan) -> Figure:
-    """Perplexity by length with intervals (top) and the passkey heatmap by depth and length (bottom): each scaling's
-    row gets the native-length point (the unscaled model on each window's first ``native`` tokens) before
-    :func:`posenc.plots.extend.extension_summary_figure` draws it."""
-    from posenc.plots.extend import extension_summary_figure
-
-    cells = long_run["ppl"][PROTOCOL]
-    within = window_ppl(cells["none"][str(plan.long)]["window_nll_within_native"])
-    at_native = {"ppl": within.value, "ppl_interval": [within.low, within.high]}
-    merged = {s: {str(native): at_native, **cells[s]} for s in SCALINGS}
-    return extension_summary_figure(merged, PROTOCOL, native, model, passkey, plan.trials)
-
-
+    return Measured(numbers, estimates,
+                    shown={"plan": plan, "note": note, "long_run": long_run, "passkey": passkey,
+                           "ppl_native": ppl_native, "ppl_long": ppl_long, "over_none": over_none,
+                           "over_native": over_native, "cells": cells})

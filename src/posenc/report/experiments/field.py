@@ -15,7 +15,7 @@ width 32); none was tuned on these tasks. VideoRoPE has no claim here: its paper
 models on video benchmarks, and posenc has neither.
 
 These train past the hour the full report keeps to on 2 cores, so they run only when asked (``posenc report
---extended``, or the claim named with ``--claim``).
+--extended``, or the claim named with ``--claim``). Their pages: :mod:`posenc.report.present.field`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any
 
 from posenc.errors import PosencError
 from posenc.report.experiments import training
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.base import Context, Measured, experiment
 from posenc.report.experiments.research import log_ppl_margins
-from posenc.report.experiments.training import PERPLEXITY, lab_setup, lm_perplexities, lm_sweep, perplexity_bands
+from posenc.report.experiments.training import lm_perplexities, lm_sweep
 from posenc.stats import over_seeds
 
 #: encoding -> the baseline its paper measures it against
@@ -73,7 +73,7 @@ _IROPE_TIME = ("trains 9 char-LM models of 4 layers (the iRoPE hybrid, all-RoPE 
 
 
 @experiment("lab_field_lm", device=True, driver=True, prepare=_train_field_lm, extended=_FIELD_TIME)
-def lab_field_lm(ctx: Context) -> Measurement:
+def lab_field_lm(ctx: Context) -> Measured:
     """Gopalakrishnan et al. 2025 (PoPE), Lin et al. 2025 (FoX), Zheng et al. 2024 (DAPE): perplexity past the
     training context against the encoding each paper improves on.
 
@@ -89,24 +89,13 @@ def lab_field_lm(ctx: Context) -> Measurement:
     variants = {f"{n // L}L": {f"{e}_minus_{b}": over_seeds(log_ppl_margins(ppl, n, e, [b]))
                                for e, b in FIELD_LM.items()} for n in lengths}
     longest = max(lengths)
-    labels = sweep["grid"]["encoding"]
-    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L], bounds=PERPLEXITY), None, "trained length")
-            for e in labels]
-    rows += [Row(f"{e}: perplexity at {longest}", over_seeds(ppl[e][longest], bounds=PERPLEXITY), None, "") for e in labels]
-    rows += [Row(f"{e}: log perplexity at {longest} minus {b}'s", variants[f"{longest // L}L"][f"{e}_minus_{b}"],
-                 0.0, f"< 0: below {b}") for e, b in FIELD_LM.items()]
-    from posenc.plots.lab import perplexity_by_length_figure
-
-    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
                "longest": longest}
-    return Measurement(numbers, rows, fig, lab_setup(sweep) + "; RoPE's and KERPLE's runs are those of the char-LM "
-                       "and research sweeps (the same configuration)", estimates=variants[f"{longest // L}L"],
-                       variants=variants, scope=training.lab_scope(sweep))
+    return Measured(numbers, variants[f"{longest // L}L"], variants, shown={"sweep": sweep, "ppl": ppl})
 
 
 @experiment("lab_irope", device=True, driver=True, prepare=_train_irope, extended=_IROPE_TIME)
-def lab_irope(ctx: Context) -> Measurement:
+def lab_irope(ctx: Context) -> Measured:
     """Llama 4's iRoPE (Meta 2025; Yang et al. 2025, "Rope to Nope and Back Again"): a hybrid of RoPE layers and
     NoPE layers against all-RoPE and all-NoPE, past the training context.
 
@@ -123,20 +112,11 @@ def lab_irope(ctx: Context) -> Measurement:
     variants = {f"{n // L}L": {"hybrid_minus_best": over_seeds(log_ppl_margins(ppl, n, HYBRID, ["rope", "nope"]))}
                 for n in lengths}
     longest = max(lengths)
-    rows = [Row(f"{e}: perplexity at {n}{' (in distribution)' if n == L else ''}", over_seeds(ppl[e][n], bounds=PERPLEXITY), None, "")
-            for n in (L, longest) for e in labels]
-    rows.append(Row(f"hybrid: log perplexity at {L} minus the lower of all-RoPE's and all-NoPE's (not judged)",
-                    over_seeds(log_ppl_margins(ppl, L, HYBRID, ["rope", "nope"])), 0.0, "in distribution"))
-    rows.append(Row(f"hybrid: log perplexity at {longest} minus the lower of all-RoPE's and all-NoPE's",
-                    variants[f"{longest // L}L"]["hybrid_minus_best"], 0.0, "< 0: below both"))
-    from posenc.plots.lab import perplexity_by_length_figure
-
-    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
+    # what the hybrid costs in distribution (shown, not judged)
+    at_L = over_seeds(log_ppl_margins(ppl, L, HYBRID, ["rope", "nope"]))
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
                "longest": longest}
-    setup = lab_setup({**sweep, "grid": {}})  # its variants are encodings, not tasks
-    return Measurement(numbers, rows, fig, setup + f"; hybrid: layers {', '.join(IROPE)} (every fourth layer NoPE) "
-                       f"against all-RoPE and all-NoPE", estimates=variants[f"{longest // L}L"], variants=variants,
-                       scope=training.lab_scope({**sweep, "grid": {}}))  # its variants are encodings, not tasks
+    return Measured(numbers, variants[f"{longest // L}L"], variants,
+                    shown={"sweep": sweep, "ppl": ppl, "labels": labels, "hybrid_minus_best_at_L": at_L})
 
 

@@ -21,7 +21,7 @@ model was fine-tuned at, read from the package's own files (:func:`package_lengt
 
 Which heads are positional and whether the vectors are nearly orthogonal are judged by one function each, in the
 probe (:func:`posenc.probe.heads.positional_heads`, :func:`posenc.probe.geometry.orthogonality`); ``posenc probe``
-calls the same ones.
+calls the same ones. Their pages: :mod:`posenc.report.present.pretrained`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import torch
 from posenc.errors import PosencError
 from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT, near_orthogonal_margin
 from posenc.report.claim import Choice
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.base import Context, Measured, Mode, experiment
 from posenc.stats import POSITIVE, SHARE, UNBOUNDED, Estimate, exact
 
 MODEL = "minilm"
@@ -49,20 +49,12 @@ LENGTHS = (128, 256, 512)
 HEADLINE_LENGTH = 128
 #: windows in the quick report (the first of the full report's windows, one per play)
 QUICK_WINDOWS = 8
+#: windows per length in each mode (None: every window, the full report's)
+WINDOW_COUNT = Mode(quick=QUICK_WINDOWS, full=None)
 #: the frequent-token sample: the most frequent tokens in the first FREQUENT_CHARS characters of every play
 FREQUENT_COUNT, FREQUENT_CHARS = 1000, 20_000
 #: the tutorial's sample of word rows (tutorial 001 §4.1: ``word_embeddings[100:1100]``)
 TUTORIAL_ROWS = (100, 1100)
-#: what the page says wherever the documents report or assume bert-base-uncased (tutorial 001 §4.1 runs it): the model
-#: that stands in for it here, and what would differ
-STAND_IN = ("all-MiniLM-L6-v2 stands in for bert-base-uncased, which the documents use and which is not available "
-            "offline: the same BERT architecture, uncased WordPiece vocabulary (30522 rows, the same 994 [unused] "
-            "placeholders) and 512 learned position rows, but 6 layers x 12 heads at width 384 instead of 12 x 12 at "
-            "768, distilled (MiniLM) and then fine-tuned as a sentence embedder at 128 tokens. What would differ on "
-            "bert-base: chance cosines are tighter at d=768 (std 0.036 instead of 0.051, the orthogonality margin "
-            "2.07 deg instead of 2.93), there are 144 heads instead of 72 (Clark et al.'s 4 and 5 counts are of 144), "
-            "and BERT's masked-LM pretraining at 512 tokens trains positions 128..511 that the fine-tuning here "
-            "never revisits; none of the numbers on this page are bert-base's.")
 #: tutorial 001 §4.1's printed statistics for bert-base-uncased
 DOCUMENT_BERT = {"cos_mean": -0.009876, "cos_std": 0.035428, "cos_abs_mean": 0.028139, "angle_mean": 90.57,
                  "angle_std": 2.03, "angle_min": 7.72, "angle_max": 98.00}
@@ -130,10 +122,6 @@ def _check_headline(lengths: dict[str, int]) -> None:
         raise PosencError(f"the headline window length is {HEADLINE_LENGTH} tokens because the MiniLM package was "
                           f"fine-tuned at that length, but its tokenizer.json now truncates at "
                           f"{lengths['fine_tuned']}; update HEADLINE_LENGTH and bump the claims' revisions")
-
-
-def _window_count(ctx: Context) -> int | None:
-    return QUICK_WINDOWS if ctx.quick else None
 
 
 @functools.lru_cache(maxsize=6)
@@ -233,17 +221,6 @@ def _null_estimates(draws: list[dict[str, Estimate]]) -> dict[str, Estimate]:
     return {f"null_{key}": over_seeds([d[key].value for d in draws], bounds=POSITIVE) for key in draws[0]}
 
 
-def _setup_windows(kinds: list[str], quick: bool) -> str:
-    from posenc.corpora import TEXT_KINDS
-
-    counts = {k: kinds.count(k) for k in TEXT_KINDS}
-    subsample = " (the quick report reads the first of the full report's windows, both kinds alike)" if quick else ""
-    return (f"{len(kinds)} windows per length from two kinds of text: {counts[TEXT_KINDS[0]]} from the start of "
-            f"Shakespeare's plays (verse dialogue) and {counts[TEXT_KINDS[1]]} from the start of topics of the Python "
-            f"language reference that CPython ships (pydoc_data.topics: technical prose with code), each kind in a "
-            f"seeded random order, alternating{subsample}")
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # geometry and magnitude (tables only: quick and full are the same)
 # ---------------------------------------------------------------------------------------------------------------
@@ -260,7 +237,7 @@ def _word_samples() -> dict[str, np.ndarray]:
 
 
 @experiment("minilm_geometry", quick_is_full=True)
-def minilm_geometry(ctx: Context) -> Measurement:
+def minilm_geometry(ctx: Context) -> Measured:
     """Tutorial 001 §4.1 and §6 on all-MiniLM-L6-v2: do words and positions lie in two nearly orthogonal subspaces?
 
     Judged as subspaces (:func:`posenc.probe.geometry.subspace_share`): the share of the centred position table's
@@ -278,7 +255,6 @@ def minilm_geometry(ctx: Context) -> Measurement:
     (30522 x 768 words, 512 x 768 positions; only the rows 100..1099 and the 512 positions are drawn), beside the
     tutorial's printed BERT numbers. Tables only: quick and full are the same.
     """
-    from posenc.plots.probe import orthogonality_figure
     from posenc.probe.geometry import (
         geometry,
         initial_table_orthogonality,
@@ -352,64 +328,14 @@ def minilm_geometry(ctx: Context) -> Measurement:
                                          for k, v in init_spaces[name].items()}} for name in SAMPLE_OPTIONS},
         "subspace_level": SUBSPACE_LEVEL,
     }
-    rows = []
-    for name in SAMPLE_OPTIONS:
-        sp, ini = spaces[name], init_spaces[name]
-        rows += [Row(f"{name}: share of the position table's variance inside the words' top-{sp['k']} principal "
-                     f"subspace ({SUBSPACE_LEVEL:.0%} of the word variance; centred)", sp["share"], sp["chance"],
-                     f"k/d = {sp['k']}/{d}: what random tables give"),
-                 Row(f"{name}: the same over random tables' share (enrichment)", sp["enrichment"],
-                     ini["enrichment"], f"tables drawn as BERT initialises them, N(0, {std:g}^2), the same shapes "
-                                        f"(top-{ini['k']} subspace)"),
-                 Row(f"{name}: smallest principal angle between the words' top-{sp['k']} subspace and the positions' "
-                     f"top-{sp['k_positions']} (90% of their variance), degrees", sp["angle_min"], ini["angle_min"],
-                     "the same at initialisation")]
-    rows += [Row(f"mean angle, {name} ({len(samples[name])}) x {n_positions} positions (deg)",
-                judged[name]["angle_mean"], initial["angle_mean"],
-                f"{tutorial_size} rows drawn as BERT initialises them, N(0, {std:g}^2), before any training")
-            for name in SAMPLE_OPTIONS]
-    rows += [Row(f"|mean angle - 90|, {name} (deg)", judged[name]["angle_offset"], margin,
-                 "margin asin(1/sqrt(384)): one random pair's typical miss (shown, not judged: random tables "
-                 "give 90 degrees too)") for name in SAMPLE_OPTIONS]
-    rows += [Row("tutorial's rows 100..1099 that are [unused] placeholders", f"{len(placeholders)} of {len(tutorial_rows)}",
-                 f"{len(special)} special, {len(real)} word pieces", "the rest"),
-             Row("mean angle, the tutorial's placeholders alone (deg)", parts["placeholders"]["angle_mean"],
-                 parts["word pieces"]["angle_mean"], "its word pieces alone")]
-    for key, label in (("cos_mean", "cosine mean"), ("cos_std", "cosine std"), ("cos_abs_mean", "mean |cosine|"),
-                       ("angle_mean", "mean angle"), ("angle_std", "angle std")):
-        rows.append(Row(f"BERT-base-sized tables at initialisation: {label}", bert["stats"][key], DOCUMENT_BERT[key],
-                        "tutorial 001 §4.1, bert-base-uncased"))
-    rows.append(Row("mean cosine after centring both sets (tutorial's rows)", geo["centred"]["cos_mean"], 0.0, "chance"))
-    for s in geo["subspace"]["k"]:
-        if s["k"] in (5, 20):
-            rows.append(Row(f"overlap of top-{s['k']} PCA subspaces, whole vocabulary (mean cos^2)", s["overlap"],
-                            s["random_overlap_mean"], "random subspaces"))
-    shown = {"trained rows": judged["trained rows"]["angle_mean"],
-             "1000 most frequent tokens": judged[SAMPLE_OPTIONS[2]]["angle_mean"],
-             "tutorial rows 100..1099": judged[SAMPLE_OPTIONS[1]]["angle_mean"],
-             f"  of which placeholders ({len(placeholders)})": parts["placeholders"]["angle_mean"],
-             f"  of which word pieces ({len(real)})": parts["word pieces"]["angle_mean"],
-             "MiniLM-sized, at initialisation": initial["angle_mean"],
-             "BERT-base-sized, at initialisation": bert["angle_mean"],
-             "tutorial 001: bert-base-uncased (printed)": DOCUMENT_BERT["angle_mean"]}
     trained = samples["trained rows"]
     rng = np.random.default_rng(0)
-    angles = {f"trained rows (every 10th of {len(trained)})": _angles(words[trained[::10]], positions),
-              f"tutorial's placeholders ({len(placeholders)})": _angles(words[placeholders], positions),
-              "N(0, 0.02^2) rows, before training": _angles(rng.normal(0, std, (tutorial_size, d)),
-                                                             rng.normal(0, std, (n_positions, d)))}
-    fig = orthogonality_figure(shown, margin, angles)
-    return Measurement(numbers, rows, fig,
-                       f"all-MiniLM-L6-v2 (d={d}): word rows x all {n_positions} position rows, judged as "
-                       f"subspaces (positions' variance inside the words' top principal directions holding "
-                       f"{SUBSPACE_LEVEL:.0%} of the word variance, both centred, interval from a bootstrap over "
-                       f"position rows; against tables drawn as BERT initialises them); samples: "
-                       f"{len(trained)} trained rows (headline), the tutorial's rows 100..1099, the {FREQUENT_COUNT} most "
-                       f"frequent tokens of Shakespeare (first {FREQUENT_CHARS} characters of each play); 95% "
-                       f"intervals from a two-way bootstrap over words and positions (2000 resamples). {STAND_IN}",
-                       estimates=variants[SAMPLE.headline], variants=variants,
-                       scope=f"all-MiniLM-L6-v2's embedding tables (d={d}): {len(trained)} trained word rows x "
-                             f"{n_positions} position rows")
+    angles = {"trained": _angles(words[trained[::10]], positions),  # what the figure draws
+              "placeholders": _angles(words[placeholders], positions),
+              "initial": _angles(rng.normal(0, std, (tutorial_size, d)), rng.normal(0, std, (n_positions, d)))}
+    return Measured(numbers, variants[SAMPLE.headline], variants,
+                    shown={"spaces": spaces, "init_spaces": init_spaces, "judged": judged, "initial": initial,
+                           "parts": parts, "bert": bert, "geo": geo, "angles": angles})
 
 
 def _angles(words: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -436,7 +362,7 @@ REFERENCE = Choice(
 
 
 @experiment("magnitude", quick_is_full=True)
-def magnitude(ctx: Context) -> Measurement:
+def magnitude(ctx: Context) -> Measured:
     """Tutorials 000 §3.3 (the position encoding is *small* next to the word vector) and 003 §14.8.2 (the sinusoid is
     *comparable* to the embedding), against named reference scales.
 
@@ -484,32 +410,8 @@ def magnitude(ctx: Context) -> Measurement:
                "minilm_dim": d_minilm, "sinusoid_rms_minilm_dim": sin_minilm_rms, "minilm_word_rms": word_rms,
                "sinusoid_to_minilm_word_rms": sin_minilm_rms / word_rms,
                "sinusoid_minilm_word_log10_gap": word_gap.value, "comparable_log10_gap": COMPARABLE_LOG10}
-    table_rows = [Row("MiniLM: mean norm of position rows", numbers["minilm_position_norm"],
-                      numbers["minilm_word_norm"], f"mean norm of the {len(rows)} trained word rows"),
-                  Row("MiniLM: position / word norm", ratio, 1.0, "equal size")]
-    for name, v in by_reference.items():
-        table_rows += [Row(f"sinusoid RMS per channel (d={d}) / reference {name} (RMS {v['reference_rms']:.3g})",
-                           v["sinusoid_to_reference_rms"], 1.0, "equal size: 'small' below"),
-                       Row(f"|log10(sinusoid / {name})|", v["sinusoid_reference_log10_gap"], COMPARABLE_LOG10,
-                           "same order of magnitude below this")]
-    table_rows += [Row(f"sinusoid RMS per channel (d={d_minilm}) / MiniLM trained word rows' RMS per channel",
-                       f"{sin_minilm_rms:.3f} / {word_rms:.4f} = {sin_minilm_rms / word_rms:.2f}", 1.0, "equal size"),
-                   Row("|log10(sinusoid / MiniLM word rows)|", word_gap, COMPARABLE_LOG10,
-                       "same order of magnitude below this")]
-    from posenc.plots.probe import embedding_scale_figure
-
-    references = {"sinusoid": sin_rms, **{name.replace(" x ", "\n x "): rms for name, rms in REFERENCES.items()},
-                  "MiniLM\nword rows": word_rms}
-    fig = embedding_scale_figure(word_norms, position_norms, "all-MiniLM-L6-v2", references,
-                                 ["C1", "C0", "C4", "C5", "C2"])
-    return Measurement(numbers, table_rows, fig,
-                       "all-MiniLM-L6-v2: trained word rows (placeholders left out) and position rows, two-way "
-                       "bootstrap over both; the sinusoid at d=512 against three reference embeddings (N(0, 1/d), "
-                       "N(0, 0.02^2) and N(0, 1), each multiplied by sqrt(d): one variant each), and at d=384 against "
-                       "MiniLM's trained word rows (bootstrap over rows). " + STAND_IN,
-                       estimates=dict(variants[REFERENCE.headline]), variants=variants,
-                       scope=f"all-MiniLM-L6-v2's tables ({len(rows)} trained word rows, {len(position_norms)} "
-                             f"position rows); the sinusoid at d={d} and d={d_minilm}")
+    return Measured(numbers, dict(variants[REFERENCE.headline]), variants,
+                    shown={"word_norms": word_norms, "position_norms": position_norms})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -522,7 +424,7 @@ DIM_WORD_ROWS, DIM_PAIRS = 4096, 4096
 
 
 @experiment("minilm_dimensions", quick_is_full=True)
-def minilm_dimensions(ctx: Context) -> Measurement:
+def minilm_dimensions(ctx: Context) -> Measured:
     """Tutorial 002: does training put more position in the low dimensions and more meaning in the high ones?
 
     On all-MiniLM-L6-v2's input ``word[w] + position[t]`` (its learned tables; the sinusoid is not involved), split
@@ -540,7 +442,6 @@ def minilm_dimensions(ctx: Context) -> Measurement:
     dimension's index carries no frequency as in the sinusoid, so any division is training's doing, which is what
     the seed says ("在训练中"). Tables only: quick and full are the same.
     """
-    from posenc.plots.probe import dimension_split_figure
     from posenc.probe.decodability import block_position_decoding, dimension_blocks
     from posenc.probe.geometry import trained_rows
     from posenc.stats import bootstrap_weights
@@ -591,28 +492,16 @@ def minilm_dimensions(ctx: Context) -> Measurement:
                "position_share": {lab: plain(e) for lab, e in zip(labels, block_share, strict=True)},
                "low_minus_high_position_r2": plain(r2_gap), "low_minus_high_position_share": plain(share_gap),
                "position_share_per_dim": per_dim.tolist(), "threshold": DIVISION}
-    rows = [Row(f"{lab}: R^2 of position from word + position (held out)", e, float(decoded["table_r2"][i]),
-                "the same quarter of the position table alone") for i, (lab, e) in enumerate(zip(labels, block_r2,
-                                                                                                strict=True))]
-    rows += [Row(f"{lab}: share of the input's variance from position", e, None, "")
-             for lab, e in zip(labels, block_share, strict=True)]
-    rows += [Row("R^2 lowest quarter - highest quarter", r2_gap, DIVISION, "a division of labour above this"),
-             Row("position share lowest quarter - highest quarter", share_gap, DIVISION,
-                 "a division of labour above this")]
-    fig = dimension_split_figure(per_dim, blocks, block_r2, decoded["table_r2"].tolist(), block_share)
-    return Measurement(numbers, rows, fig,
-                       f"all-MiniLM-L6-v2 (d={d}): {len(words)} trained word rows (seeded sample of {len(trained)}) "
-                       f"and all {len(positions)} position rows, in {DIM_BLOCKS} quarters of dimensions; position "
-                       f"decoded from {DIM_PAIRS} word + position sums by 5-fold linear regression (interval: "
-                       f"bootstrap over pairs); variance shares with a two-way bootstrap over words and positions. {STAND_IN}",
-                       estimates={"low_minus_high_position_r2": r2_gap, "low_minus_high_position_share": share_gap})
+    return Measured(numbers, {"low_minus_high_position_r2": r2_gap, "low_minus_high_position_share": share_gap},
+                    shown={"labels": labels, "block_r2": block_r2, "block_share": block_share, "per_dim": per_dim,
+                           "table_r2": decoded["table_r2"]})
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # attention: the four-term split and positional heads, by window length
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("minilm_four_terms")
-def minilm_four_terms(ctx: Context) -> Measurement:
+def minilm_four_terms(ctx: Context) -> Measured:
     """Tutorial 001 §5.2 and TUPE (Ke et al. 2021): the first layer's logits of MiniLM split into word-word,
     word-position, position-word and position-position terms plus a remainder (LayerNorm bias, projection biases,
     token type), on Shakespeare windows of 128, 256 and 512 tokens.
@@ -624,7 +513,7 @@ def minilm_four_terms(ctx: Context) -> Measurement:
     from posenc.probe.decompose import TERMS, dimension_statistics, flatness_statistics, term_statistics
 
     _check_headline(package_lengths())
-    count = _window_count(ctx)
+    count = WINDOW_COUNT.of(ctx)
     passes = {n: _window_pass(n, count) for n in LENGTHS}
     stats = {n: term_statistics(passes[n]["sums"], passes[n]["entries"]) for n in LENGTHS}
     flatness = {n: flatness_statistics(passes[n]["flat_sums"]) for n in LENGTHS}
@@ -640,76 +529,16 @@ def minilm_four_terms(ctx: Context) -> Measurement:
         return [e.value, e.low, e.high]
 
     share_sum = {n: sum(stats[n][0][f"{t}_share"].value for t in TERMS) for n in LENGTHS}
-    _, dim_heads, head_dim, _ = passes[HEADLINE_LENGTH]["dim_sums"].shape
     numbers = {"by_length": {str(n): {k: plain(e) for k, e in variants[window_option(n)].items()} for n in LENGTHS},
                "sum_of_variance_shares": {str(n): v for n, v in share_sum.items()},
                "dimension_of_four_headline": by_dim[HEADLINE_LENGTH][1].tolist(),
                "per_head_headline": {k: [plain(e) for e in v] for k, v in per_head.items()},
                "reconstruction_error": error, "windows": windows, "lengths": list(LENGTHS),
                "headline_length": HEADLINE_LENGTH}
-    rows = [Row(f"spread of the {label} term ({HEADLINE_LENGTH}-token windows)", head[f"{t}_spread"], None, "")
-            for t, label in (("ww", "word-word"), ("pp", "position-position"), ("wp", "word-position"),
-                             ("pw", "position-word"), ("rest", "remainder"))]
-    rows += [Row("cross terms' spread / main terms' spread", head["cross_to_main_spread"], WEAK_RATIO,
-                 "weak below this"),
-             Row("... the largest ratio in one head", head["max_head_cross_to_main_spread"], WEAK_RATIO, "weak below"),
-             Row("share of logit variance: word-position + position-word", head["cross_share"], LITTLE,
-                 "carries little below this"),
-             Row("... in the head where it is largest", head["max_head_cross_share"], LITTLE, "carries little below"),
-             Row("share of logit variance: remainder (biases, LayerNorm)", head["rest_share"], LITTLE,
-                 "left out by the four-term split"),
-             Row("the five variance shares (word-word, word-position, position-word, position-position, remainder) "
-                 "added up", share_sum[HEADLINE_LENGTH], 1.0, "not additive: the parts are correlated, so their "
-                 "shares of the logits' variance sum to more (or less) than 1"),
-             Row("cross terms: share of their variation along positions (mean over heads)",
-                 flatness[HEADLINE_LENGTH]["cross_along_positions"], UNIFORM, "uniform (flat) below this"),
-             Row("... word-position alone, along key positions / position-word alone, along query positions",
-                 f"{flatness[HEADLINE_LENGTH]['wp_along_positions'].text()} / "
-                 f"{flatness[HEADLINE_LENGTH]['pw_along_positions'].text()}", UNIFORM, "uniform below this"),
-             Row("... in the head where it is largest", flatness[HEADLINE_LENGTH]["max_head_cross_along_positions"],
-                 UNIFORM, "uniform below this"),
-             Row(f"largest word-word share of the four terms in one query/key dimension (of {dim_heads} heads x "
-                 f"{head_dim})",
-                 by_dim[HEADLINE_LENGTH][0]["max_dim_word_share"], EXPERT, "majority"),
-             Row("largest position-position share of the four terms in one query/key dimension",
-                 by_dim[HEADLINE_LENGTH][0]["max_dim_position_share"], EXPERT, "majority"),
-             Row("share of dimensions that are word experts / position experts (point shares above 0.5)",
-                 f"{by_dim[HEADLINE_LENGTH][0]['word_dims'].text()} / "
-                 f"{by_dim[HEADLINE_LENGTH][0]['position_dims'].text()}", None, ""),
-             Row("largest word-word share of the four terms in one head", head["max_head_word_share"], EXPERT,
-                 "majority"),
-             Row("largest position-position share of the four terms in one head", head["max_head_position_share"],
-                 EXPERT, "majority"),
-             Row("relative error of the split (parts vs the model's logits)", error, 0.0, "exact")]
-    null_head = nulls[HEADLINE_LENGTH]
-    rows += [Row(f"{label}: measured beside the null (random weights of matched norms, {NULL_DRAWS} draws)",
-                 head.get(key, by_dim[HEADLINE_LENGTH][0].get(key, flatness[HEADLINE_LENGTH].get(key))),
-                 null_head[f"null_{key}"], "null")
-             for key, label in (("cross_to_main_spread", "cross terms' spread / main terms' spread"),
-                                ("max_head_cross_to_main_spread", "... the largest ratio in one head"),
-                                ("rest_share", "share of logit variance: remainder"),
-                                ("cross_along_positions", "cross terms: share of their variation along positions"),
-                                ("max_head_cross_along_positions", "... in the head where it is largest"),
-                                ("max_head_word_share", "largest word-word share of the four terms in one head"),
-                                ("max_head_position_share", "largest position-position share in one head"),
-                                ("max_dim_word_share", "largest word-word share in one query/key dimension"),
-                                ("max_dim_position_share", "largest position-position share in one dimension"))]
-    for n in LENGTHS:
-        if n != HEADLINE_LENGTH:
-            rows.append(Row(f"{n}-token windows: cross share / remainder share / largest position share",
-                            f"{stats[n][0]['cross_share'].text()} / {stats[n][0]['rest_share'].text()} / "
-                            f"{stats[n][0]['max_head_position_share'].text()}", None, ""))
-    from posenc.plots.probe import term_shares_figure
-
-    fig = term_shares_figure(per_head, {n: stats[n][0] for n in LENGTHS}, HEADLINE_LENGTH, EXPERT)
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 layer 0 (12 heads), {_setup_windows(passes[HEADLINE_LENGTH]['kinds'], ctx.quick)}, "
-                                           f"lengths {', '.join(map(str, LENGTHS))}; split by "
-                                           f"posenc.probe.decompose.four_term_split, 95% intervals from a bootstrap "
-                                           f"over windows; the null: {NULL_WORDS}, its interval a t-interval over "
-                                           f"draws. {STAND_IN}",
-                       estimates=variants[WINDOW.headline], variants=variants,
-                       scope=f"all-MiniLM-L6-v2 layer 0, {windows} windows of "
-                             f"{', '.join(map(str, LENGTHS))} tokens (headline {HEADLINE_LENGTH})")
+    return Measured(numbers, variants[WINDOW.headline], variants,
+                    shown={"stats": stats, "flatness": flatness, "by_dim": by_dim, "nulls": nulls,
+                           "kinds": passes[HEADLINE_LENGTH]["kinds"],
+                           "dim_shape": passes[HEADLINE_LENGTH]["dim_sums"].shape})
 
 
 def _position_bins(argmax: np.ndarray, layer: int, head: int, offset: int, width: int) -> list[Estimate]:
@@ -733,7 +562,7 @@ def _offset_hits(argmax: np.ndarray, layer: int, head: int, offset: int) -> tupl
     return (argmax[:, layer, head, :] == offset) & valid, valid
 
 
-def minilm_heads(ctx: Context) -> Measurement:
+def minilm_heads(ctx: Context) -> Measured:
     """Tutorial 001 §5.2, Voita et al. 2019, Clark et al. 2019: positional heads of MiniLM on Shakespeare windows of
     128, 256 and 512 tokens.
 
@@ -744,12 +573,11 @@ def minilm_heads(ctx: Context) -> Measurement:
 
     The claims' experiment is :func:`posenc.report.experiments.decoder.model_heads`, which adds SmolLM2 beside it.
     """
-    from posenc.plots.probe import window_length_figure
     from posenc.probe.heads import VOITA_THRESHOLD, positional_heads
 
     lengths = package_lengths()
     _check_headline(lengths)
-    count = _window_count(ctx)
+    count = WINDOW_COUNT.of(ctx)
     passes = {n: _window_pass(n, count) for n in LENGTHS}
     judged = {n: positional_heads(passes[n]["summary"], query_offsets=passes[n]["argmax"]) for n in LENGTHS}
     by_length = {f"{key}_{n}": judged[n].estimates[key] for n in LENGTHS
@@ -792,41 +620,9 @@ def minilm_heads(ctx: Context) -> Measurement:
                "tracked": {label: [plain(e) for e in values] for label, values in tracked.items()},
                "by_query_position": {"head": [layer, head, offset], "bin_width": width,
                                      **{str(n): [plain(e) for e in values] for n, values in bins.items()}}}
-    rows = []
-    for n in LENGTHS:
-        j = judged[n]
-        b = j.best
-        rows.append(Row(f"{n}-token windows: positional heads (Voita: interval above {VOITA_THRESHOLD:.0%})",
-                        j.estimates["positional_heads"],
-                        ", ".join(f"L{l}H{h} {o:+d}" for l, h, o in j.positional) or "none",
-                        f"of {len(j.fractions) * len(j.fractions[0])} heads"))
-        rows.append(Row(f"{n}-token windows: best head L{b[0]}H{b[1]}, offset {int(j.offsets[b]):+d}: share of "
-                        f"queries", j.estimates["best_voita_fraction"], VOITA_THRESHOLD, "Voita's threshold"))
-    for n in LENGTHS:
-        for kind, j in by_kind[n].items():
-            rows.append(Row(f"{n}-token windows, {kind} alone ({j.windows} windows): positional heads",
-                            j.estimates["positional_heads"],
-                            ", ".join(f"L{l}H{h} {o:+d}" for l, h, o in j.positional) or "none", "which"))
-    rows += [Row(f"L{layer}H{head} in 512-token windows, queries {a}..{a + width - 1}: share on offset {offset:+d}",
-                 e, bins[HEADLINE_LENGTH][0], f"queries 0..{width - 1} of {HEADLINE_LENGTH}-token windows")
-             for a, e in zip(range(0, 512, width), bins[512], strict=True)]
-    rows += [Row("heads with > 50% attention on the previous token (headline)", headline.estimates["previous_heads"],
-                 "4 of 144", "Clark et al. 2019, BERT-base"),
-             Row("heads with > 50% attention on the next token (headline)", headline.estimates["next_heads"],
-                 "5 of 144", "Clark et al. 2019, BERT-base"),
-             Row("fine-tuning length (tokenizer.json) / max_seq_length / position rows", "{fine_tuned} / "
-                 "{max_seq_length} / {positions}".format(**lengths), HEADLINE_LENGTH, "headline window length")]
-    fractions = np.array([[e.value for e in row_] for row_ in headline.fractions])
-    fig = window_length_figure(list(LENGTHS), tracked, bins, width, fractions, headline.offsets, VOITA_THRESHOLD,
-                               HEADLINE_LENGTH)
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2, 6 layers x 12 heads, {_setup_windows(passes[HEADLINE_LENGTH]['kinds'], ctx.quick)}, "
-                                           f"lengths {', '.join(map(str, LENGTHS))}; judged by "
-                                           f"posenc.probe.heads.positional_heads, 95% intervals from the two-way "
-                                           f"bootstrap over windows and query positions (shares of queries) and "
-                                           f"from a bootstrap over windows (attention on the previous / next token). {STAND_IN}",
-                       estimates=variants[WINDOW.headline], variants=variants,
-                       scope=f"all-MiniLM-L6-v2 (6 layers x 12 heads), {windows} windows of "
-                             f"{', '.join(map(str, LENGTHS))} tokens")
+    return Measured(numbers, variants[WINDOW.headline], variants,
+                    shown={"judged": judged, "by_kind": by_kind, "tracked": tracked, "bins": bins,
+                           "kinds": passes[HEADLINE_LENGTH]["kinds"]})
 
 
 def _by_kind(window_pass: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ paper's best; CoPE: one learned vector per counted position); none was tuned on 
 
 These train past the hour the full report keeps to on 2 cores, so they run only when asked: ``posenc report
 --extended``, or the claim named with ``--claim`` (``extended`` of :class:`~posenc.report.experiments.base.Experiment`).
+Their pages: :mod:`posenc.report.present.research`.
 """
 
 from __future__ import annotations
@@ -20,19 +21,14 @@ from typing import Any
 
 from posenc.errors import PosencError
 from posenc.report.experiments import training
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.base import Context, Measured, experiment
 from posenc.report.experiments.training import (
-    LEARNED,
-    PERPLEXITY,
     accuracy_table,
-    by_size_curves,
     has_room,
     in_distribution,
-    lab_setup,
     lm_perplexities,
     lm_sweep,
     per_seed,
-    perplexity_bands,
     task_sweep,
 )
 from posenc.stats import SHARE, Estimate, exact, over_seeds
@@ -101,7 +97,7 @@ _COUNTING_TIME = ("trains 18 models (CoPE, RoPE and a learned table on two count
 
 
 @experiment("lab_fire_kerple", device=True, driver=True, prepare=_train_research_lm, extended=_LM_TIME)
-def lab_fire_kerple(ctx: Context) -> Measurement:
+def lab_fire_kerple(ctx: Context) -> Measured:
     """Li et al. 2023 (FIRE) and Chi et al. 2022 (KERPLE): perplexity past the training context, against RoPE and
     ALiBi.
 
@@ -119,25 +115,13 @@ def lab_fire_kerple(ctx: Context) -> Measurement:
     variants = {f"{n // L}L": {f"{e}_minus_best": over_seeds(log_ppl_margins(ppl, n, e, BASELINES))
                                for e in EXTRAPOLATORS} for n in lengths}
     longest = max(lengths)
-    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L], bounds=PERPLEXITY), None,
-                "trained length")
-            for e in EXTRAPOLATORS + BASELINES]
-    rows += [Row(f"{e}: perplexity at {longest}", over_seeds(ppl[e][longest], bounds=PERPLEXITY), None, "") for e in
-             EXTRAPOLATORS + BASELINES]
-    rows += [Row(f"{e}: log perplexity at {longest} minus the lower of RoPE's and ALiBi's",
-                 variants[f"{longest // L}L"][f"{e}_minus_best"], 0.0, "< 0: below both") for e in EXTRAPOLATORS]
-    from posenc.plots.lab import perplexity_by_length_figure
-
-    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
                "longest": longest}
-    return Measurement(numbers, rows, fig, lab_setup(sweep) + "; RoPE and ALiBi are the char-LM sweep's own runs",
-                       estimates=variants[f"{longest // L}L"], variants=variants,
-                       scope=training.lab_scope(sweep))
+    return Measured(numbers, variants[f"{longest // L}L"], variants, shown={"sweep": sweep, "ppl": ppl})
 
 
 @experiment("lab_prope", device=True, driver=True, prepare=_train_prope, extended=_PROPE_TIME)
-def lab_prope(ctx: Context) -> Measurement:
+def lab_prope(ctx: Context) -> Measured:
     """Barbero et al. 2024 (p-RoPE): RoPE on its highest frequencies only, against RoPE, in distribution.
 
     Per seed: log-perplexity at the trained context L of p-RoPE (p = 0.75) minus RoPE's; mean and t-interval over
@@ -149,25 +133,12 @@ def lab_prope(ctx: Context) -> Measurement:
     if L not in ppl.get("p_rope", {}) or L not in ppl.get("rope", {}):
         raise PosencError("the char-LM runs of p-RoPE or RoPE are missing; every run failed")
     diff = over_seeds(log_ppl_margins(ppl, L, "p_rope", ["rope"]))
-    rows = [Row(f"{e}: perplexity at {L} (in distribution)", over_seeds(ppl[e][L], bounds=PERPLEXITY), None, "")
-            for e in ("p_rope", "rope")]
-    rows.append(Row(f"log perplexity at {L}: p-RoPE minus RoPE", diff, math.log(PROPE_MARGIN),
-                    f"non-inferiority margin (log {PROPE_MARGIN:g})"))
-    longest = max(ppl["rope"])
-    rows += [Row(f"{e}: perplexity at {longest} (for comparison; not judged)",
-                 over_seeds(ppl[e][longest], bounds=PERPLEXITY), None, "")
-             for e in ("p_rope", "rope") if longest in ppl[e]]
-    from posenc.plots.lab import perplexity_by_length_figure
-
-    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L}
-    return Measurement(numbers, rows, fig, lab_setup(sweep) + "; RoPE is the char-LM sweep's own run",
-                       estimates={"prope_minus_rope": diff},
-                       scope=training.lab_scope(sweep))
+    return Measured(numbers, {"prope_minus_rope": diff}, shown={"sweep": sweep, "ppl": ppl})
 
 
 @experiment("lab_cope_counting", device=True, driver=True, prepare=_train_counting, extended=_COUNTING_TIME)
-def lab_cope_counting(ctx: Context) -> Measurement:
+def lab_cope_counting(ctx: Context) -> Measured:
     """Golovneva et al. 2024 (CoPE): the counting tasks past the trained size, CoPE against RoPE and a learned table.
 
     Per task and seed: CoPE's token accuracy at sizes > L minus the higher of RoPE's and the learned table's (> 0:
@@ -198,19 +169,10 @@ def lab_cope_counting(ctx: Context) -> Measurement:
     estimates = {"cope_in_distribution": lowest_in, "cope_past_L": lowest_past,
                  "tasks_with_room": exact(float(len(room))),
                  **{f"{t}_margin": margins[t] for t in COUNTING_TASKS}}
-    rows = [Row(f"{t}: {e} token accuracy at sizes <= L", ind[t][e], LEARNED, "learned the task")
-            for t in COUNTING_TASKS for e in COUNTING_ENCODINGS]
-    rows += [Row(f"{t}: {e} token accuracy at sizes > L", past[t][e], None, "") for t in COUNTING_TASKS
-             for e in COUNTING_ENCODINGS]
-    rows += [Row(f"{t}: CoPE minus the better of RoPE and learned, sizes > L", margins[t], 0.0, "> 0: CoPE better")
-             for t in COUNTING_TASKS]
-    from posenc.plots.lab import accuracy_by_size_figure
-    fig = accuracy_by_size_figure(by_size_curves(table, COUNTING_ENCODINGS), 1.0,
-                                  "selective copy and count (band: 95% interval over seeds)")
     numbers = {"in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()},
                "past_L": {t: {e: v.as_dict() for e, v in r.items()} for t, r in past.items()},
                "margins": {t: m.as_dict() for t, m in margins.items()}}
-    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates=estimates,
-                       scope=training.lab_scope(sweep))
+    return Measured(numbers, estimates, shown={"sweep": sweep, "table": table, "in_distribution": ind, "past_L": past,
+                                               "margins": margins})
 
 

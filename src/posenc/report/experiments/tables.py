@@ -1,5 +1,6 @@
 """Experiments on position tables alone (no model): the naive encodings of tutorial 000 §2.1-2.3, and the sinusoid's
 boundedness, uniqueness, relative linearity, local/global split and extrapolation (seeds 001 §3, 002, 003 §14.8.3).
+Their pages: :mod:`posenc.report.present.tables`.
 
 Shapes: a table ``PE`` is ``[T, d]`` (positions x channels).
 """
@@ -10,7 +11,14 @@ import torch
 
 import posenc
 from posenc.properties.relative import relative_map_residual, relative_residual
-from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment
+from posenc.report.experiments.base import Context, Measured, Mode, exacts, experiment
+
+#: sinusoid_bounded: the positions 0..n-1 checked (besides the far ones) in each mode
+BOUNDED_POSITIONS = Mode(quick=4096, full=65536)
+#: sinusoid_unique: the positions compared pairwise in each mode
+UNIQUE_LENGTH = Mode(quick=1024, full=8192)
+#: sinusoid_relative_linear: the positions the maps are fitted on in each mode
+RELATIVE_LENGTH = Mode(quick=512, full=2048)
 
 
 def _table(name: str, length: int, dim: int, **options) -> torch.Tensor:
@@ -18,18 +26,17 @@ def _table(name: str, length: int, dim: int, **options) -> torch.Tensor:
     return posenc.build(name, dim=dim, **options).table(length, dim).detach().to(torch.float64)
 
 
-def _property_row(name: str, prop: str, d_model: int, length: int) -> tuple[Row, dict]:
-    """The same claim checked by :mod:`posenc.properties` (an independent implementation), as a table row."""
+def _property_check(name: str, prop: str, d_model: int, length: int) -> tuple[dict, str]:
+    """The same claim checked by :mod:`posenc.properties` (an independent implementation): its verdict and numbers,
+    and its reason (what the page's row shows)."""
     from posenc.properties import check_encoding
 
     result = check_encoding(name, d_model=d_model, length=length, properties=[prop]).results[0]
-    row = Row(f"posenc.properties '{prop}' on the same encoding (d={d_model}, {length} positions)", result.verdict,
-              "holds", result.reason[:140])
-    return row, {"verdict": result.verdict, "numbers": result.numbers}
+    return {"verdict": result.verdict, "numbers": result.numbers}, result.reason
 
 
 @experiment("naive_integer")
-def naive_integer(ctx: Context) -> Measurement:
+def naive_integer(ctx: Context) -> Measured:
     """Tutorial 000 §2.1: PE[p] = p + 1 grows without bound, swamps a unit-scale embedding, and has no relative map."""
     dim, train_len, test_len = 16, 64, 512
     pe = _table("integer", test_len, dim)  # [T, d]
@@ -43,27 +50,16 @@ def naive_integer(ctx: Context) -> Measurement:
                "rms_ratio_train": rms_train / token_rms, "rms_ratio_test": rms_test / token_rms,
                "unseen_fraction_test": unseen, "relative_map_residual": residual,
                "sinusoid_relative_map_residual": sin_residual, "train_len": train_len, "test_len": test_len}
-    rows = [Row("largest value, trained length 64", numbers["max_value_train"], 1.0, "sinusoid's bound"),
-            Row("largest value, length 512", numbers["max_value_test"], 1.0, "sinusoid's bound"),
-            Row("PE RMS / token-embedding RMS at 512", numbers["rms_ratio_test"], 1.0, "equal scale"),
-            Row("test positions with values never seen in training", unseen, 0.0, "bounded code"),
-            Row("residual of best p-independent map PE[p] -> PE[p+1]", residual, sin_residual, "sinusoid")]
-    row, numbers["property_check"] = _property_row("integer", "growth", dim, test_len)
-    rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    from posenc.plots.tutorial_checks import integer_growth_figure
-
-    fig = integer_growth_figure(pe[:, 0].numpy(), train_len, residual, sin_residual)
+    numbers["property_check"], reason = _property_check("integer", "growth", dim, test_len)
     numbers["growth_test_over_train"] = numbers["max_value_test"] / numbers["max_value_train"]
     numbers["residual_over_sinusoid"] = residual / max(sin_residual, 1e-12)
-    return Measurement(numbers, rows, fig, f"integer encoding (start 1), d={dim}, positions 0..{test_len - 1}; "
-                                           f"'training' lengths 0..{train_len - 1}",
-                       estimates=exacts(numbers, "growth_test_over_train", "rms_ratio_test", "unseen_fraction_test",
-                                        "residual_over_sinusoid"),
-                       scope="posenc's integer, normalised, binary and sinusoid tables, computed exactly")
+    return Measured(numbers, exacts(numbers, "growth_test_over_train", "rms_ratio_test", "unseen_fraction_test",
+                                    "residual_over_sinusoid"),
+                    shown={"dim": dim, "property_reason": reason, "values": pe[:, 0].numpy()})
 
 
 @experiment("naive_normalized")
-def naive_normalized(ctx: Context) -> Measurement:
+def naive_normalized(ctx: Context) -> Measured:
     """Tutorial 000 §2.2: p / (n - 1) in [0, 1] makes the step between neighbours depend on the sequence length n."""
     dim = 4
     lengths = [3, 10, 100, 1000]
@@ -75,23 +71,14 @@ def naive_normalized(ctx: Context) -> Measurement:
     numbers = {"step_by_length": {str(n): s for n, s in steps.items()},
                "code_of_position_2_by_length": {str(n): c for n, c in codes_of_2.items()},
                "step_ratio_shortest_longest": steps[lengths[0]] / steps[lengths[-1]]}
-    rows = [Row(f"neighbour step at n={n}", steps[n], 0.5 if n == 3 else None, "tutorial 000: 3 tokens 0, 0.5, 1"
-                if n == 3 else "") for n in lengths]
-    rows.append(Row("code of position 2 at n=3 vs n=1000", f"{codes_of_2[3]:.3g} vs {codes_of_2[1000]:.3g}",
-                    "equal", "a length-independent code"))
-    row, numbers["property_check"] = _property_row("normalized", "length_independence", dim, 64)
-    rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    from posenc.plots.tutorial_checks import normalized_step_figure
-
+    numbers["property_check"], reason = _property_check("normalized", "length_independence", dim, 64)
     codes = {n: _table("normalized", n, dim)[:, 0].numpy() for n in (3, 10, 100)}
-    fig = normalized_step_figure(codes, steps)
-    return Measurement(numbers, rows, fig, f"normalized encoding p/(n-1), lengths {lengths}",
-                       estimates=exacts(numbers, "step_ratio_shortest_longest"),
-                       scope="posenc's normalised table at lengths 3 to 1000, computed exactly")
+    return Measured(numbers, exacts(numbers, "step_ratio_shortest_longest"),
+                    shown={"dim": dim, "lengths": lengths, "property_reason": reason, "codes": codes})
 
 
 @experiment("naive_binary")
-def naive_binary(ctx: Context) -> Measurement:
+def naive_binary(ctx: Context) -> Measured:
     """Tutorial 000 §2.3: binary codes jump between neighbours (p -> p+1 may flip many bits) and have no relative map."""
     dim, length = 10, 1024
     pe = _table("binary", length, dim)  # [T, d]
@@ -105,28 +92,19 @@ def naive_binary(ctx: Context) -> Measurement:
                "sinusoid_neighbour_distance_cv": float(sin_jumps.std() / sin_jumps.mean()),
                "relative_map_residual": residual, "sinusoid_relative_map_residual": sin_residual,
                "dim": dim, "length": length}
-    rows = [Row("neighbour distance, min .. max", f"{numbers['neighbour_distance_min']:.3g} .. "
-                f"{numbers['neighbour_distance_max']:.3g}", "constant", "sinusoid (a rotation)"),
-            Row("spread of neighbour distance (std / mean)", numbers["neighbour_distance_cv"],
-                numbers["sinusoid_neighbour_distance_cv"], "sinusoid"),
-            Row("residual of best p-independent map PE[p] -> PE[p+1]", residual, sin_residual, "sinusoid")]
-    row, numbers["property_check"] = _property_row("binary", "continuity", dim, length)
-    rows.append(Row(row.quantity, row.measured, "fails", row.anchor_label))
-    from posenc.plots.tutorial_checks import binary_jumps_figure
-
-    fig = binary_jumps_figure(pe[:64].numpy(), jumps[:128].numpy(), sin_jumps[:128].numpy())
+    numbers["property_check"], reason = _property_check("binary", "continuity", dim, length)
     numbers["neighbour_distance_max_over_min"] = numbers["neighbour_distance_max"] / numbers["neighbour_distance_min"]
-    return Measurement(numbers, rows, fig, f"binary encoding, d={dim}, positions 0..{length - 1}; sinusoid d={dim}",
-                       estimates=exacts(numbers, "neighbour_distance_max_over_min", "neighbour_distance_cv",
-                                        "relative_map_residual"),
-                       scope="posenc's binary and sinusoid tables, computed exactly")
+    return Measured(numbers, exacts(numbers, "neighbour_distance_max_over_min", "neighbour_distance_cv",
+                                    "relative_map_residual"),
+                    shown={"property_reason": reason, "codes": pe[:64].numpy(), "jumps": jumps[:128].numpy(),
+                           "sinusoid_jumps": sin_jumps[:128].numpy()})
 
 
 @experiment("sinusoid_bounded")
-def sinusoid_bounded(ctx: Context) -> Measurement:
+def sinusoid_bounded(ctx: Context) -> Measured:
     """Tutorial 001 §3.1: every sin/cos value lies in [-1, 1], at any position."""
     dim = 512
-    near = torch.arange(0, 4096 if ctx.quick else 65536)
+    near = torch.arange(0, BOUNDED_POSITIONS.of(ctx))
     far = torch.tensor([10**5, 10**6, 10**7, 10**8, 10**9, 2**40])
     enc = posenc.build("sinusoidal", dim=dim)
     values = torch.cat([enc.encode(near, dim).flatten(), enc.encode(far, dim).flatten()]).to(torch.float64)
@@ -134,24 +112,16 @@ def sinusoid_bounded(ctx: Context) -> Measurement:
     numbers = {"max_abs": float(values.abs().max()), "min": float(values.min()), "max": float(values.max()),
                "positions_checked": int(len(near) + len(far)), "largest_position": int(far.max()),
                "integer_max_same_positions": integer_max, "dim": dim}
-    rows = [Row("largest |PE[p, j]|", numbers["max_abs"], 1.0, "bound of sin and cos"),
-            Row("value range", f"[{numbers['min']:.4g}, {numbers['max']:.4g}]", "[-1, 1]", "tutorial 001 §3.1"),
-            Row(f"integer encoding, same {len(near)} positions: largest value", integer_max, None, "")]
-    row, numbers["property_check"] = _property_row("sinusoidal", "bounded", dim, len(near))
-    rows.append(row)
-    from posenc.plots.tutorial_checks import bounded_values_figure
-
-    fig = bounded_values_figure(enc.encode(torch.arange(256), dim).numpy(), values.numpy(),
-                                numbers["positions_checked"])
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim} at positions 0..{len(near) - 1} and 1e5..2^40",
-                       estimates=exacts(numbers, "max_abs"),
-                       scope="posenc's sinusoid table (float32), positions up to 2^40, computed exactly")
+    numbers["property_check"], reason = _property_check("sinusoidal", "bounded", dim, len(near))
+    return Measured(numbers, exacts(numbers, "max_abs"),
+                    shown={"property_reason": reason, "first": enc.encode(torch.arange(256), dim).numpy(),
+                           "values": values.numpy()})
 
 
 @experiment("sinusoid_unique")
-def sinusoid_unique(ctx: Context) -> Measurement:
+def sinusoid_unique(ctx: Context) -> Measured:
     """Tutorial 001 §3.2: no two positions share a vector (smallest pairwise distance, float32 table)."""
-    dim, length = 512, 1024 if ctx.quick else 8192
+    dim, length = 512, UNIQUE_LENGTH.of(ctx)
     pe = posenc.build("sinusoidal", dim=dim).table(length, dim)  # float32 [T, d]
     nearest = torch.full((length,), float("inf"), dtype=torch.float64)
     step = 1024
@@ -166,27 +136,18 @@ def sinusoid_unique(ctx: Context) -> Measurement:
     numbers = {"min_pairwise_distance": float(nearest.min()), "closest_position": int(nearest.argmin()),
                "neighbour_distance": neighbour, "distinct_rows_float32": distinct, "length": length, "dim": dim,
                "binary_d8_distinct_rows": binary_distinct}
-    rows = [Row("smallest distance between two positions", numbers["min_pairwise_distance"], 3.71,
-                "FACTS: 3.71 at n=1024, d=512"),
-            Row("distinct float32 rows", distinct, length, "one per position"),
-            Row("binary code with 8 bits: distinct rows", binary_distinct, length, "one per position")]
-    row, numbers["property_check"] = _property_row("sinusoidal", "uniqueness", dim, length)
-    rows.append(row)
-    from posenc.plots.tutorial_checks import unique_positions_figure
-
+    numbers["property_check"], reason = _property_check("sinusoidal", "uniqueness", dim, length)
     distances = {anchor: (pe.double() - pe[anchor].double()).norm(dim=1).numpy() for anchor in (0, length // 2)}
     gram = (pe[:128].double() @ pe[:128].double().T).numpy()
-    fig = unique_positions_figure(distances, float(nearest.min()), gram)
     numbers["duplicate_rows_float32"] = length - distinct
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, float32 table",
-                       estimates=exacts(numbers, "min_pairwise_distance", "duplicate_rows_float32"),
-                       scope="posenc's sinusoid table (float32), computed exactly")
+    return Measured(numbers, exacts(numbers, "min_pairwise_distance", "duplicate_rows_float32"),
+                    shown={"property_reason": reason, "distances": distances, "gram": gram})
 
 
 @experiment("sinusoid_relative_linear")
-def sinusoid_relative_linear(ctx: Context) -> Measurement:
+def sinusoid_relative_linear(ctx: Context) -> Measured:
     """Tutorial 001 §3.3: PE[p+k] = PE[p] M_k with one M_k for all p (least squares over every p; M_k vs the rotation)."""
-    dim, length = 64, 512 if ctx.quick else 2048
+    dim, length = 64, RELATIVE_LENGTH.of(ctx)
     offsets = [1, 4, 16, 64]
     sin = _table("sinusoidal", length, dim)
     gen = torch.Generator().manual_seed(0)
@@ -217,28 +178,15 @@ def sinusoid_relative_linear(ctx: Context) -> Measurement:
                "min_random_residual": min(v["random_residual"] for v in results.values()),
                "min_binary_residual": min(v["binary_residual"] for v in results.values()),
                "dim": dim, "length": length}
-    rows = [Row(f"k={k}: residual of PE[p+k] ~ PE[p] M_k", v["residual"], v["random_residual"],
-                "random (learned-like) table") for k, v in results.items()]
-    rows.append(Row("largest |M_k(first half) - M_k(second half)|", numbers["max_half_difference"], 0.0,
-                    "independent of p"))
-    rows.append(Row("largest |M_k - rotation R(k w_i)|", numbers["max_vs_rotation"], 0.0, "tutorial 001 derivation"))
-    row, numbers["property_check"] = _property_row("sinusoidal", "relative", dim, length)
-    rows.append(row)
-    from posenc.plots.tutorial_checks import relative_map_figure
-
-    residuals = {label: [results[k][key] for k in offsets] for key, label in
-                 (("residual", "sinusoid"), ("binary_residual", "binary"), ("random_residual", "random table"))}
+    numbers["property_check"], reason = _property_check("sinusoidal", "relative", dim, length)
     _, m = relative_map_residual(sin, 4, paired=True)
-    fig = relative_map_figure(offsets, residuals, m[:16, :16].numpy(), 4)
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, offsets {offsets}; "
-                                           f"baselines: N(0,1) table and binary code of the same size",
-                       estimates=exacts(numbers, "max_residual", "max_half_difference", "max_vs_rotation",
-                                        "min_random_residual"),
-                       scope="posenc's sinusoid table (float32), computed exactly")
+    return Measured(numbers, exacts(numbers, "max_residual", "max_half_difference", "max_vs_rotation",
+                                    "min_random_residual"),
+                    shown={"offsets": offsets, "property_reason": reason, "map_4": m[:16, :16].numpy()})
 
 
 @experiment("sinusoid_local_global")
-def sinusoid_local_global(ctx: Context) -> Measurement:
+def sinusoid_local_global(ctx: Context) -> Measured:
     """Tutorial 002: low dimensions (fast) separate neighbours; high dimensions (slow) carry the global position.
 
     Local: distance between neighbours inside the lowest and the highest quarter of the channels.
@@ -262,23 +210,13 @@ def sinusoid_local_global(ctx: Context) -> Measurement:
     numbers = {**{f"{b}_{k}": v for b, d in out.items() for k, v in d.items()},
                "step_ratio_low_high": out["low"]["neighbour_step"] / out["high"]["neighbour_step"],
                "dim": dim, "length": length}
-    rows = [Row("neighbour step, lowest quarter of dims", out["low"]["neighbour_step"],
-                out["high"]["neighbour_step"], "highest quarter"),
-            Row("R^2 of linear read-out of p, lowest quarter", out["low"]["position_r2"],
-                out["high"]["position_r2"], "highest quarter"),
-            Row("sign changes of the sin channels over the sequence, lowest quarter", out["low"]["sign_changes"],
-                out["high"]["sign_changes"], "highest quarter")]
-    from posenc.plots.tutorial_checks import local_global_figure
-
     steps = (pe[1:] - pe[:-1]).pow(2).mean(dim=0).sqrt()  # [d]
-    fig = local_global_figure(pe.numpy(), 2, dim - 2, steps.numpy(), quarter)
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}; quarters of {quarter} dims",
-                       estimates=exacts(numbers, "step_ratio_low_high", "high_position_r2", "low_position_r2"),
-                       scope="posenc's sinusoid table (float32), computed exactly")
+    return Measured(numbers, exacts(numbers, "step_ratio_low_high", "high_position_r2", "low_position_r2"),
+                    shown={"quarter": quarter, "table": pe.numpy(), "steps": steps.numpy()})
 
 
 @experiment("sinusoid_extrapolation_theory")
-def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
+def sinusoid_extrapolation_theory(ctx: Context) -> Measured:
     """Tutorial 003 §14.8.3: the formula defines PE at every position, and what holds inside the trained range (bounded,
     distinct, one linear map per offset) holds far past it. A learned table has no row there."""
     dim, train_len = 64, 512
@@ -298,19 +236,8 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
     numbers = {"far_max_abs": float(far.abs().max()), "far_all_finite": bool(torch.isfinite(far).all()),
                "transfer_residual": transfer, "far_min_distance": float(distances.min()),
                "learned_runs_far": learned_runs, "train_len": train_len, "far_start": far_start, "dim": dim}
-    rows = [Row(f"largest |PE| at positions {far_start}..{far_start + train_len - 1}", numbers["far_max_abs"], 1.0,
-                "bound"),
-            Row("residual of M_1 fitted on 0..511, applied at 100000+", transfer, 0.0, "exact rotation"),
-            Row("smallest distance between two far positions", numbers["far_min_distance"], None, "> 0: distinct"),
-            Row("learned table (max_len 512) gives a vector at 100000", "yes" if learned_runs else "no (raises)",
-                None, "")]
-    from posenc.plots.tutorial_checks import extrapolation_figure
-
-    fig = extrapolation_figure(inside[:, :32].numpy(), far[:, :32].numpy(), far_start)
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim}; map fitted on 0..{train_len - 1}, tested at "
-                                           f"{far_start}..{far_start + train_len - 1}",
-                       estimates=exacts(numbers, "far_max_abs", "transfer_residual", "far_min_distance"),
-                       scope="posenc's sinusoid table (float32), computed exactly")
+    return Measured(numbers, exacts(numbers, "far_max_abs", "transfer_residual", "far_min_distance"),
+                    shown={"inside": inside[:, :32].numpy(), "far": far[:, :32].numpy()})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -320,5 +247,3 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measurement:
 SAME = 1e-5
 #: a difference above this is a real difference, far above round-off
 DIFFERENT = 1e-3
-
-

@@ -12,7 +12,8 @@ otherwise); each number is the mean over seeds with a Student-t 95% interval (:f
 clipped to what the number can take (accuracies in [0, 1], their differences in [-1, 1], perplexities at or above 1;
 ratios of perplexities on a log scale). A t-interval needs 3 seeds: with fewer (``--seeds 2``) the numbers have no
 intervals, and the lab claims are not decided in quick mode (inconclusive in full mode), never decided differently.
-An extrapolation claim is judged only on models that learned the task in distribution (:data:`LEARNED`).
+An extrapolation claim is judged only on models that learned the task in distribution (:data:`LEARNED`). Their
+pages: :mod:`posenc.report.present.training`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from posenc.errors import PosencError
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.base import Context, Measured, Mode, experiment
 from posenc.stats import (
     CORRELATION,
     MIN_UNITS,
@@ -40,6 +41,9 @@ from posenc.stats import (
 
 TASK_ENCODINGS = ["nope", "t5", "alibi", "rope", "sinusoidal", "learned"]
 LM_ENCODINGS = ["sinusoidal", "rope", "alibi"]
+#: the mode whose task sweep trains one task: a claim over tasks is not decided there (not a size: the sweep's sizes
+#: are :func:`task_sweep`'s)
+QUICK = Mode(quick=True, full=False)
 
 
 def task_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
@@ -185,23 +189,6 @@ def in_distribution(table: Table, L: float, metric: str = "token_accuracy") -> d
             for t, by_enc in table[metric].items()}
 
 
-def lab_setup(sweep: dict[str, Any]) -> str:
-    b = sweep["base"]
-    variants = sweep["grid"].get("variant")
-    seeds = len(sweep["seeds"])
-    training = (f"trained to the in-distribution ceiling (validation every {b['val_every']} steps, patience "
-                f"{b['patience']}, at most {b['steps']} steps)" if b.get("val_every") else f"{b['steps']} steps")
-    text = (f"posenc.lab, causal decoder, {b['n_layers']} layers, {training}, {seeds} seed{'s' if seeds != 1 else ''}"
-            f" per configuration (mean and 95% t-interval over seeds)")
-    if not variants:
-        return (text + f", d_model={b['d_model']}, Shakespeare characters, context {b['train_len']}, "
-                f"{b['eval_tokens']} characters scored per length")
-    tasks = "; ".join(f"{v['task']} (d_model {v.get('d_model', b['d_model'])}, trained on sizes "
-                      f"1..{v.get('train_len', b['train_len'])}, tested at {v.get('eval_lengths', b['eval_lengths'])})"
-                      for v in variants)
-    return text + f"; tasks: {tasks}; {b['eval_samples']} test strings per size"
-
-
 def by_size_curves(table: Table, encodings: list[str], metric: str = "token_accuracy"
                    ) -> dict[str, dict[float, tuple[float, float, float]]]:
     """``{encoding: {size / L: (mean, low, high)}}``: per seed the mean over the tasks that ran the size, then the
@@ -264,26 +251,8 @@ def win_share(acc: dict[str, dict[str, dict[float, list[float]]]], tasks: list[s
     return share, diffs, wins, not_wins
 
 
-def lab_scope(sweep: dict[str, Any]) -> str:
-    """What a lab claim's numbers rest on, in a few words: "2-layer lab models of width 64, 3 seeds, trained on
-    sizes up to 8 (copy, reverse, sort; addition at width 128, up to 4)"."""
-    b = sweep["base"]
-    seeds = len(sweep["seeds"])
-    variants = sweep["grid"].get("variant")
-    head = f"{b['n_layers']}-layer lab models of width {b['d_model']}, {seeds} seed{'s' if seeds != 1 else ''}"
-    if not variants:
-        return head + f", char-LM trained at {b['train_len']} characters"
-    plain = [v["task"] for v in variants if set(v) == {"task"}]
-    other = [v for v in variants if set(v) != {"task"}]
-    text = head + f", trained on sizes up to {b['train_len']:g} ({', '.join(plain)}"
-    for v in other:
-        text += (f"; {v['task']} at width {v.get('d_model', b['d_model'])}, up to "
-                 f"{v.get('train_len', b['train_len'])}")
-    return text + ")"
-
-
 @experiment("lab_learned_vs_fixed", device=True, driver=True, prepare=_train_tasks)
-def lab_learned_vs_fixed(ctx: Context) -> Measurement:
+def lab_learned_vs_fixed(ctx: Context) -> Measured:
     """Tutorial 003 §14.8.3: a learned table vs the sinusoid, in distribution (sizes up to the trained length).
 
     Per task: the difference learned - sinusoid of token accuracy at sizes <= L, paired by seed (:func:`win_share`).
@@ -303,26 +272,15 @@ def lab_learned_vs_fixed(ctx: Context) -> Measurement:
     seeds = min((d.n for d in diffs.values()), default=0)
     estimates = {"learned_tasks": observed(len(learned_tasks), seeds, POSITIVE),
                  "tasks_with_room": observed(len(room), seeds, POSITIVE), "win_share": share, "win_share_null": null}
-    rows = [Row(f"{t}: learned - sinusoid, token accuracy at sizes <= L", d, 0.0,
-                f"tie (learned {ind[t]['learned'].text()}, sinusoid {ind[t]['sinusoidal'].text()}"
-                f"{'' if t in room else '; no room: the sinusoid is within the tie of 1'})")
-            for t, d in diffs.items()]
-    rows.append(Row(f"share of learned tasks with room (sinusoid in distribution < {1 - TIE:g}) where learned wins "
-                    f"by > {TIE:g}", share, null, "null: the sinusoid against itself across seeds"))
-    from posenc.plots.lab import in_distribution_bars_figure
-
-    names = list(diffs)
-    fig = in_distribution_bars_figure(names, {enc: [(ind[t][enc].value, ind[t][enc].low, ind[t][enc].high)
-                                                    for t in names] for enc in ("learned", "sinusoidal")}, LEARNED)
     numbers = {"differences": {t: d.as_dict() for t, d in diffs.items()}, "learned_tasks": learned_tasks,
                "tasks_with_room": room, "null_differences": {t: d.as_dict() for t, d in null_diffs.items()},
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()},
                "wins": wins, "not_wins": not_wins}
     tasks = len(sweep["grid"]["variant"])
     missing = (f"quick mode trains {tasks} task; 'most tasks' needs at least 2 learned ones, so only the full report "
-               f"(4 tasks, 3 seeds) can decide it" if ctx.quick and tasks < 2 else None)
-    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates={} if missing else estimates,
-                       missing=missing, scope=lab_scope(sweep))
+               f"(4 tasks, 3 seeds) can decide it" if QUICK.of(ctx) and tasks < 2 else None)
+    return Measured(numbers, {} if missing else estimates, missing=missing,
+                    shown={"sweep": sweep, "in_distribution": ind, "differences": diffs, "share": share, "null": null})
 
 
 #: rope-extrapolates' positive control: ALiBi, the encoding built to extrapolate (Press et al. 2022), on the same
@@ -331,7 +289,7 @@ CONTROL = "alibi"
 
 
 @experiment("lab_rope_extrapolation", device=True, driver=True, prepare=_train_tasks)
-def lab_rope_extrapolation(ctx: Context) -> Measurement:
+def lab_rope_extrapolation(ctx: Context) -> Measured:
     """Tutorial 003 §14.6.3: RoPE trained on sizes up to L, tested past L: the share of its in-distribution token
     accuracy it keeps, per seed, over tasks RoPE learned."""
     table, L, sweep = task_table(ctx)
@@ -361,22 +319,13 @@ def lab_rope_extrapolation(ctx: Context) -> Measurement:
     rope_in = over_seeds(inside, bounds=SHARE)
     longest = max(n for t in acc.values() for e in t.values() for n in e)
     estimates = {"rope_in_distribution": rope_in, "kept_past_L": kept, "control_kept_past_L": control}
-    rows = [Row(f"RoPE token accuracy, sizes <= L ({len(tasks)} task(s))", rope_in, LEARNED, "learned the task"),
-            Row(f"RoPE token accuracy, sizes > L (up to {longest:g} L)", over_seeds(past, bounds=SHARE), None, ""),
-            Row("share of in-distribution accuracy kept past L", kept, 0.9, "holds (>= 0.9)"),
-            Row(f"power: {CONTROL}'s share of its in-distribution accuracy kept past L (the same tasks)", control, 0.5,
-                "the setting lets an encoding built to extrapolate keep half")]
-    for e in TASK_ENCODINGS:
-        if e != "rope" and all(e in acc[t] for t in tasks):
-            rows.append(Row(f"{e} token accuracy, sizes > L",
-                            over_seeds(over_tasks(e, lambda n: n > L, tasks), bounds=SHARE), None, "for comparison"))
-    from posenc.plots.lab import accuracy_by_size_figure
-
-    fig = accuracy_by_size_figure(by_size_curves(table, TASK_ENCODINGS), L,
-                                  "train short, test long (band: 95% interval over seeds)")
+    # past L, RoPE's and each other encoding's that ran every task (for comparison)
+    past_L = {"rope": over_seeds(past, bounds=SHARE)}
+    past_L |= {e: over_seeds(over_tasks(e, lambda n: n > L, tasks), bounds=SHARE) for e in TASK_ENCODINGS
+               if e != "rope" and all(e in acc[t] for t in tasks)}
     numbers = {"tasks": tasks, "rope_learned_tasks": rope_learned, "longest_over_L": longest,
                "in_distribution": {t: {e: v.as_dict() for e, v in r.items()} for t, r in ind.items()}}
-    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates=estimates, scope=lab_scope(sweep))
+    return Measured(numbers, estimates, shown={"sweep": sweep, "table": table, "L": L, "past_L": past_L})
 
 
 #: Kazemnejad et al. 2023, mean reciprocal rank over tasks (FACTS.md §4)
@@ -472,7 +421,7 @@ def _ranking_estimates(table: Table, L: float, metric: str, ind: dict[str, dict[
 
 
 @experiment("lab_nope_ranking", device=True, driver=True, prepare=_train_tasks)
-def lab_nope_ranking(ctx: Context) -> Measurement:
+def lab_nope_ranking(ctx: Context) -> Measured:
     """Kazemnejad et al. 2023: rank encodings per task by accuracy past the trained length; mean reciprocal rank,
     and its rank correlation with the paper's. Every encoding ranks on every task some encoding learned; one that
     did not learn the task in distribution ranks last there (:func:`_ranking_estimates`).
@@ -486,28 +435,15 @@ def lab_nope_ranking(ctx: Context) -> Measurement:
     for option, metric in NOPE_METRICS.items():
         ind = in_distribution(table, L, metric)
         variants[option], detail[option] = _ranking_estimates(table, L, metric, ind)
-    rows = [Row(f"{e}: mean reciprocal rank ({option})", v, NOPE_PAPER_MRR.get(e), "Kazemnejad et al. 2023")
-            for option in NOPE_METRICS for e, v in sorted(detail[option].get("mrr", {}).items(), key=lambda kv: -kv[1])]
-    rows += [Row(f"rank correlation with the paper ({option})", variants[option]["rank_correlation"],
-                 variants[option]["rank_correlation_null"], "null: labels permuted within each task")
-             for option in NOPE_METRICS]
-    ind = in_distribution(table, L, "exact_match")
-    rows += [Row(f"{t}: exact match at sizes <= L, best encoding", max(r.values(), key=lambda e: e.value), LEARNED,
-                 "did the task train?") for t, r in ind.items()]
-    from posenc.plots.lab import accuracy_by_size_figure
-
-    fig = accuracy_by_size_figure(by_size_curves(table, list(NOPE_PAPER_MRR), "exact_match"), L,
-                                  "length generalisation by encoding (exact match)", "exact_match")
     numbers = {"by_metric": {o: {"tasks": d["tasks"], "failed": d.get("failed", {}), "mrr": d.get("mrr", {})}
                              for o, d in detail.items()}}
     tasks = len(sweep["grid"]["variant"])
     missing = (f"quick mode trains {tasks} task; a ranking over tasks needs at least {RANKED_TASKS_NEEDED}, so only "
-               f"the full report (4 tasks, 3 seeds) can decide it" if ctx.quick and tasks < RANKED_TASKS_NEEDED
+               f"the full report (4 tasks, 3 seeds) can decide it" if QUICK.of(ctx) and tasks < RANKED_TASKS_NEEDED
                else None)
-    return Measurement(numbers, rows, fig, lab_setup(sweep) + "; every encoding ranked on every task some encoding "
-                       "learned, one that did not learn it ranking last", estimates={} if missing else
-                       variants["exact match"], variants={} if missing else variants, missing=missing,
-                       scope=lab_scope(sweep))
+    return Measured(numbers, {} if missing else variants["exact match"], variants={} if missing else variants,
+                    missing=missing, shown={"sweep": sweep, "table": table, "L": L, "ranking": variants,
+                                            "exact_match": in_distribution(table, L, "exact_match")})
 
 
 def lm_perplexities(results: list[Any]) -> dict[str, dict[int, list[float]]]:
@@ -535,7 +471,7 @@ ALIBI_PAPER_GROWTH = {"sinusoidal": 341.53 / 20.05, "rope": 60.77 / 20.07, "t5":
 
 
 @experiment("lab_alibi_shape", device=True, driver=True, prepare=_train_lm)
-def lab_alibi_shape(ctx: Context) -> Measurement:
+def lab_alibi_shape(ctx: Context) -> Measured:
     """Press et al. 2022: perplexity at evaluation lengths past the training context, per encoding.
 
     Growth = perplexity at the evaluation length / at L, per seed. Statistics, per seed then over seeds: ALiBi's
@@ -560,17 +496,10 @@ def lab_alibi_shape(ctx: Context) -> Measurement:
         variants[f"{n // L}L"] = {"alibi_minus_flattest_other": over_seeds(flattest),
                                   "sinusoid_minus_steepest_other": over_seeds(steepest)}
     longest = max(lengths)
-    rows = [Row(f"{e}: perplexity at {longest} / at {L}", g, ALIBI_PAPER_GROWTH.get(e), "ALiBi paper, 10512 / 512")
-            for e, g in growth[longest].items()]
-    rows += [Row(f"{e}: perplexity at {L}", over_seeds(v[L], bounds=PERPLEXITY), None, "in distribution")
-             for e, v in ppl.items() if L in v]
-    from posenc.plots.lab import perplexity_by_length_figure
-
-    fig = perplexity_by_length_figure(perplexity_bands(ppl), L)
     numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()},
                "growth": {str(n): {e: g.as_dict() for e, g in by.items()} for n, by in growth.items()},
                "train_len": L, "longest": longest}
-    return Measurement(numbers, rows, fig, lab_setup(sweep), estimates=variants[f"{longest // L}L"], variants=variants,
-                       scope=lab_scope(sweep))
+    return Measured(numbers, variants[f"{longest // L}L"], variants,
+                    shown={"sweep": sweep, "ppl": ppl, "growth": growth[longest]})
 
 

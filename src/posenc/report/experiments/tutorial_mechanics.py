@@ -12,6 +12,8 @@ no training; every number is computed, so every estimate is exact unless it is a
   input layer's shapes;
 - claims that cannot be tested as written (tutorial 001 §5.1, §5.2; tutorial 002), registered with the reason.
 
+Their pages: :mod:`posenc.report.present.tutorial_mechanics`.
+
 Shapes: ids ``[B, T]``, hidden states ``[B, T, D]``, a table ``[T, d]``.
 """
 
@@ -26,8 +28,7 @@ from torch import nn
 
 import posenc
 from posenc.errors import PosencError
-from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
-from posenc.report.experiments.tables import DIFFERENT
+from posenc.report.experiments.base import Context, Measured, Mode, exacts, experiment, one_thread
 from posenc.stats import bootstrap
 
 __all__ = ["order_effect", "position_gap", "decode_binary", "pair_frequencies", "order_violations",
@@ -131,7 +132,7 @@ def _order_inputs() -> tuple[dict[str, int], list[tuple[str, torch.Tensor, torch
 
 @experiment("rnn_order")
 @one_thread
-def rnn_order(ctx: Context) -> Measurement:
+def rnn_order(ctx: Context) -> Measured:
     """Tutorial 000 intro: a recurrent network is a sequential structure and carries word order by construction.
 
     Random-weight Elman RNN, GRU and LSTM (``torch.nn``, width 32, an N(0, 1) embedding), 5 seeds each: their
@@ -171,24 +172,8 @@ def rnn_order(ctx: Context) -> Measurement:
                "rnn_min_position_gap": min(r["min_position_gap"] for r in results.values()),
                "attention_max_order_effect": max(attention_effects),
                "attention_max_position_gap": max(attention_gaps), "inputs": [name for name, _, _ in inputs]}
-    rows = []
-    for kind, r in results.items():
-        rows.append(Row(f"{kind}: smallest order effect over seeds and reorderings", r["min_order_effect"],
-                        numbers["attention_max_order_effect"], "self-attention without positions (largest)"))
-        rows.append(Row(f"{kind}: smallest gap between neighbouring positions of one repeated token",
-                        r["min_position_gap"], numbers["attention_max_position_gap"],
-                        "self-attention without positions (largest)"))
-    from posenc.plots.tutorial_mechanics import order_effect_figure
-
-    fig = order_effect_figure({k: r["min_order_effect"] for k, r in results.items()},
-                              numbers["attention_max_order_effect"], DIFFERENT)
-    return Measurement(numbers, rows, fig, f"torch.nn RNN / GRU / LSTM and posenc's Transformer without positions "
-                                           f"(2 layers, 4 heads), width {RNN_WIDTH}, random weights, {RNN_SEEDS} "
-                                           f"seeds; inputs: {', '.join(numbers['inputs'])}; a run of "
-                                           f"{RUN_LENGTH} equal tokens",
-                       estimates=exacts(numbers, "rnn_min_order_effect", "rnn_min_position_gap",
-                                        "attention_max_order_effect"),
-                       scope="torch RNN, GRU and LSTM and posenc's position-free attention, 5 random initialisations")
+    return Measured(numbers, exacts(numbers, "rnn_min_order_effect", "rnn_min_position_gap",
+                                    "attention_max_order_effect"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -207,7 +192,7 @@ def _binary_positions() -> torch.Tensor:
 
 @experiment("binary_capacity")
 @one_thread
-def binary_capacity(ctx: Context) -> Measurement:
+def binary_capacity(ctx: Context) -> Measured:
     """Tutorial 000 §2.3: with d_model = 512 bits the binary code "can basically encode every token's position".
 
     Exact: 512 bits give 2^512 codes. posenc's binary table at d = 512 for positions 0..8191 and around every
@@ -226,19 +211,7 @@ def binary_capacity(ctx: Context) -> Measurement:
                "code_bits": BINARY_WIDTH, "codes_available_log2": float(BINARY_WIDTH),
                "channels_in_use": int((codes != 0).any(dim=0).sum()),
                "small_code_duplicates": 16 - len(torch.unique(small, dim=0))}
-    rows = [Row("distinct codes of 512 bits (log2)", numbers["codes_available_log2"], 63.0,
-                "log2 of the largest int64 position + 1"),
-            Row(f"positions checked (0..{CONSECUTIVE - 1} and around every power of 2 up to 2^63 - 1), decode "
-                f"errors or shared codes", numbers["decode_errors"], 0, "every position its own code"),
-            Row("values other than 0 and 1", numbers["values_outside_0_1"], 0, "a binary code"),
-            Row("channels that are ever 1 (positions below 2^63 use 63 bits)", numbers["channels_in_use"],
-                BINARY_WIDTH, "d_model"),
-            Row("d_model = 3 (the document's example): positions 0..15 sharing a code", numbers["small_code_duplicates"],
-                8, "16 positions, 8 codes")]
-    return Measurement(numbers, rows, None, f"posenc binary table, d = {BINARY_WIDTH}, {len(positions)} positions "
-                                            f"up to 2^63 - 1; d = 3 for positions 0..15",
-                       estimates=exacts(numbers, "decode_errors", "small_code_duplicates"),
-                       scope=f"posenc's binary code of {BINARY_WIDTH} bits, computed exactly")
+    return Measured(numbers, exacts(numbers, "decode_errors", "small_code_duplicates"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -246,7 +219,7 @@ def binary_capacity(ctx: Context) -> Measurement:
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("frequency_order")
 @one_thread
-def frequency_order(ctx: Context) -> Measurement:
+def frequency_order(ctx: Context) -> Measured:
     """Tutorial 001 §3.2: in binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four (higher bits
     alternate less often); the sinusoid lowers its frequency along the encoding dimension in the same way.
 
@@ -267,22 +240,9 @@ def frequency_order(ctx: Context) -> Measurement:
                "shuffled_order_violations": order_violations(pair_frequencies(shuffled)),
                "frequency_vs_formula": float(((w - formula).abs() / formula).max()),
                "first_frequencies": w[:3].tolist(), "last_frequency": float(w[-1])}
-    rows = [Row(f"bit {j}: flips over positions 0..255", int(flips[j]), 255 // 2 ** j, "every 2^j numbers")
-            for j in range(4)]
-    rows += [Row("(position, bit) where a flip is missing or extra", numbers["binary_violations"], 0, "none"),
-             Row("sinusoid d=512: pairs whose frequency does not fall below the previous pair's",
-                 numbers["sinusoid_order_violations"], 0, "falls along the dimension"),
-             Row("the same with the pairs shuffled", numbers["shuffled_order_violations"], None, "the check can fail"),
-             Row("frequencies read off the table vs 10000^(-2i/d), largest relative difference",
-                 numbers["frequency_vs_formula"], 0.0, "formula")]
-    from posenc.plots.tutorial_mechanics import frequency_order_figure
-
-    fig = frequency_order_figure(binary.numpy(), w.numpy())
-    return Measurement(numbers, rows, fig, "posenc binary table (8 bits, positions 0..255); posenc sinusoid "
-                                           "(d = 512, positions 0..64), frequencies read off the float32 table",
-                       estimates=exacts(numbers, "binary_violations", "sinusoid_order_violations",
-                                        "shuffled_order_violations"),
-                       scope="posenc's binary table and sinusoid (d = 512), computed exactly")
+    return Measured(numbers, exacts(numbers, "binary_violations", "sinusoid_order_violations",
+                                    "shuffled_order_violations"),
+                    shown={"binary": binary.numpy(), "frequencies": w.numpy()})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -297,6 +257,8 @@ COST_LAYERS, COST_HEADS = 6, 8  #: the original Transformer's base model (Vaswan
 #: median of wall times moved with it: two quick runs of 2026-11-28 gave step shares 0.00384 [0.00302, 0.00509] and
 #: 0.00344 [0.00299, 0.0254])
 COST_QUANTILE = 0.1
+#: sinusoid_cost's interleaved repeats in each mode
+COST_REPEATS = Mode(quick=21, full=61)
 
 
 def _seconds(fn: Callable[[], object]) -> float:
@@ -332,7 +294,7 @@ def step_share(rounds: np.ndarray) -> float:
 
 @experiment("sinusoid_cost")
 @one_thread
-def sinusoid_cost(ctx: Context) -> Measurement:
+def sinusoid_cost(ctx: Context) -> Measured:
     """Tutorial 002: the sinusoid's compute and memory grow with the dimension and affect the model's running efficiency.
 
     Memory: the table of ``T = 512`` positions holds ``T x d`` float32 numbers (exact). Time: posenc builds the
@@ -348,7 +310,7 @@ def sinusoid_cost(ctx: Context) -> Measurement:
     """
     from posenc.model import Block
 
-    repeats = 21 if ctx.quick else 61
+    repeats = COST_REPEATS.of(ctx)
     encoders = {d: posenc.build("sinusoidal", dim=d) for d in COST_WIDTHS}
     torch.manual_seed(0)
     block = Block(512, n_heads=COST_HEADS, n_kv_heads=COST_HEADS, d_ff=4 * 512, dropout=0.0).eval()
@@ -384,33 +346,11 @@ def sinusoid_cost(ctx: Context) -> Measurement:
                "time_growth": growth.value, "time_growth_null": growth_null.value, "step_share": share.value,
                "step_share_null": share_null.value, "memory_share": table_bytes[512] / block_bytes,
                "memory_share_by_length": {str(n): n * 512 * 4 / block_bytes for n in (512, 2048, 8192, 32768)}}
-    q = f"{COST_QUANTILE:g} quantile of {repeats}"
-    rows = [Row(f"d={d}: table time ({q}; median {numbers['table_median_ms'][str(d)]:.3f} ms), bytes",
-                f"{numbers['table_ms'][str(d)]:.3f} ms, {table_bytes[d] / 2 ** 20:.3g} MiB", None, "")
-            for d in COST_WIDTHS]
-    rows += [Row(f"time d={hi} / d={lo}", growth, growth_null, f"null: d={lo} / d={lo} timed again"),
-             Row(f"memory d={hi} / d={lo}", numbers["memory_growth"], hi / lo, "proportional to d"),
-             Row(f"d=512: table / (table + forward of {COST_LAYERS} blocks), time", share, share_null,
-                 "null: an empty call in the table's place"),
-             Row(f"d=512: table bytes / the {COST_LAYERS} blocks' weights ({block_bytes / 2 ** 20:.0f} MiB)",
-                 numbers["memory_share"], 0.1, "a tenth: 'a lot of memory'")]
-    rows += [Row(f"table bytes / blocks' weights at {n} positions (not judged: the document names 512)", v, None, "")
-             for n, v in numbers["memory_share_by_length"].items() if n != str(COST_LENGTH)]
-    from posenc.plots.tutorial_mechanics import table_cost_figure
-
-    fig = table_cost_figure(list(COST_WIDTHS), [numbers["table_ms"][str(d)] for d in COST_WIDTHS],
-                            COST_LAYERS * numbers["block_ms"])
     estimates = exacts(numbers, "memory_growth", "memory_share")
     estimates.update({"time_growth": growth, "time_growth_null": growth_null, "step_share": share,
                       "step_share_null": share_null})
-    return Measurement(numbers, rows, fig, f"posenc sinusoid tables of {COST_LENGTH} positions, d = "
-                                           f"{', '.join(map(str, COST_WIDTHS))}, {repeats} interleaved repeats on "
-                                           f"{torch.get_num_threads()} torch thread(s), each time the {q} repeats; "
-                                           f"one posenc block (d 512, {COST_HEADS} heads, d_ff 2048) forward, times "
-                                           f"{COST_LAYERS}",
-                       estimates=estimates,
-                       scope=f"posenc's sinusoid and one posenc block of width 512 on this machine's CPU, one thread, "
-                             f"{COST_LENGTH} positions, {repeats} repeats")
+    # the threads the timings ran on (one_thread's one: the page, which reads it, runs after they are restored)
+    return Measured(numbers, estimates, shown={"threads": torch.get_num_threads()})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -448,7 +388,7 @@ def _one_step(encoding: torch.nn.Module, token: int, position: int, channel: int
 
 @experiment("worked_update")
 @one_thread
-def worked_update(ctx: Context) -> Measurement:
+def worked_update(ctx: Context) -> Measured:
     """Tutorial 003 §14.4: embedding 0.9, learning rate 0.1, gradient -0.4: ``0.9 - 0.1 x (-0.4) = 0.94``, and the next
     forward pass adds the same, untouched position value (the sinusoid is fixed, it takes no gradient).
 
@@ -472,24 +412,8 @@ def worked_update(ctx: Context) -> Measurement:
                "sinusoid_change": fixed["pe_change"],
                "learned_change": learned["pe_change"],
                "learned_step_error": abs(learned["pe_change"] - LR * abs(GRADIENT))}
-    rows = [Row("gradient of the loss w.r.t. the embedding entry", fixed["gradient"], GRADIENT, "tutorial 003"),
-            Row("embedding entry after one SGD step (lr 0.1)", fixed["embedding_after"], 0.94,
-                "0.9 - 0.1 x (-0.4) = 0.94"),
-            Row("the document's arithmetic in float64", expected, 0.94, "0.94"),
-            Row("sinusoid: position value before and after the step (PE[2, 0] = sin 2)",
-                f"{fixed['pe_value']:.7f} -> {fixed['pe_value_after']:.7f}", "unchanged", "fixed, not trained"),
-            Row("sinusoid: trainable parameters of the encoding", fixed["trainable_parameters"], 0, "none"),
-            Row("next forward pass: embedding + position", fixed["combined_after"], 0.94 + fixed["pe_value"],
-                "0.94 + PE (the document: 0.94 + 0.1 = 1.04)"),
-            Row("learned table (entry 0.1): combined before, after", f"{learned['combined_before']:.6f} -> "
-                f"{learned['combined_after']:.6f}", "1.0 -> 1.04", "tutorial 003, if the position value were fixed"),
-            Row("learned table: its entry moves by", learned["pe_change"], LR * abs(GRADIENT), "lr x |gradient|")]
-    return Measurement(numbers, rows, None, "posenc TransformerInput (vocabulary 8, d_model 4), token 3 at position "
-                                            "2, loss -0.4 x combined[2, 0], torch.optim.SGD lr 0.1, one step; "
-                                            "sinusoid vs a learned table",
-                       estimates=exacts(numbers, "embedding_error", "combined_error", "sinusoid_trainable_parameters",
-                                        "sinusoid_change", "learned_change"),
-                       scope="one SGD step of posenc's input layer, computed exactly")
+    return Measured(numbers, exacts(numbers, "embedding_error", "combined_error", "sinusoid_trainable_parameters",
+                                    "sinusoid_change", "learned_change"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -502,7 +426,7 @@ ROPE_STARTS = torch.arange(64) * 61  #: 64 key positions from 0 to 3843
 
 @experiment("rope_offset_only")
 @one_thread
-def rope_offset_only(ctx: Context) -> Measurement:
+def rope_offset_only(ctx: Context) -> Measured:
     """Tutorial 003 §14.6.3: RoPE makes relative position explicit: the score of a query at ``p + r`` and a key at ``p``
     is the same for every ``p``. posenc's RoPE (head 64, base 10000) through its ``rotate`` hook, 16 random q/k
     pairs, offsets 0, 1, 5, 64, 1000, 64 key positions up to 3843 (:func:`offset_spread`). The contrast the section
@@ -531,16 +455,7 @@ def rope_offset_only(ctx: Context) -> Measurement:
     numbers = {"rope_max_spread": max(rope_spreads), "added_min_spread": min(added_spreads),
                "added_max_spread": max(added_spreads), "offsets": list(ROPE_OFFSETS),
                "key_positions": [int(ROPE_STARTS[0]), int(ROPE_STARTS[-1])], "vectors": ROPE_VECTORS}
-    rows = [Row("RoPE: largest spread of the score over positions with one offset, / |q||k|", numbers["rope_max_spread"],
-                0.0, "depends on the offset only"),
-            Row("sinusoid added to q and k: smallest spread, / |q + PE||k + PE|", numbers["added_min_spread"], None,
-                "depends on where the pair sits"),
-            Row("sinusoid added: largest spread", numbers["added_max_spread"], None, "")]
-    return Measurement(numbers, rows, None, f"posenc RoPE (head_dim {ROPE_HEAD_DIM}, base 10000, float32 tables), "
-                                            f"{ROPE_VECTORS} N(0, 1) q/k pairs, offsets {list(ROPE_OFFSETS)}, 64 key "
-                                            f"positions 0..3843; sinusoid of width {ROPE_HEAD_DIM} added instead",
-                       estimates=exacts(numbers, "rope_max_spread", "added_min_spread"),
-                       scope="posenc's RoPE (float32 tables), 16 random query/key pairs")
+    return Measured(numbers, exacts(numbers, "rope_max_spread", "added_min_spread"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -564,7 +479,7 @@ def _input_shapes(combine: str) -> dict[str, tuple[int, ...]]:
 
 @experiment("input_shapes")
 @one_thread
-def input_shapes(ctx: Context) -> Measurement:
+def input_shapes(ctx: Context) -> Measured:
     """Tutorial 003 §14.7.2's dimension tracking: ids ``[4, 16]`` -> token embedding ``[4, 16, 512]``, position
     embedding ``[16, 512]`` broadcast over the batch, sum ``[4, 16, 512]``. posenc's input layer with a learned
     table (the section's code), against the printed shapes; concatenating instead must give another shape."""
@@ -573,24 +488,14 @@ def input_shapes(ctx: Context) -> Measurement:
                "concatenated": {k: list(v) for k, v in concatenated.items()},
                "shape_mismatches": sum(added[k] != v for k, v in PRINTED_SHAPES.items()),
                "concat_mismatches": sum(concatenated[k] != v for k, v in PRINTED_SHAPES.items())}
-    rows = [Row(name, str(list(added[name])), str(list(shape)), "tutorial 003 §14.7.2") for name, shape in
-            PRINTED_SHAPES.items()]
-    rows.append(Row("combined, if concatenated", str(list(concatenated["combined"])), None, "the check can fail"))
-    return Measurement(numbers, rows, None, "posenc TransformerInput (vocabulary 1000, d_model 512, sqrt(d) scale, "
-                                            "learned table of 16 rows), ids [4, 16]",
-                       estimates=exacts(numbers, "shape_mismatches", "concat_mismatches"),
-                       scope="posenc's input layer at the document's shapes, computed exactly")
+    return Measured(numbers, exacts(numbers, "shape_mismatches", "concat_mismatches"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # claims that cannot be tested as written
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("nothing_measured")
-def nothing_measured(ctx: Context) -> Measurement:
+def nothing_measured(ctx: Context) -> Measured:
     """For claims that cannot be tested as written and have nothing nearby to measure: no numbers, the reason is the
     verdict."""
-    return Measurement({}, [Row("measured", "nothing: the claim cannot be tested as written (see the verdict)",
-                                None, "")], None, "nothing measured",
-                       scope="nothing measured")
-
-
+    return Measured({})

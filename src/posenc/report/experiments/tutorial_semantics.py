@@ -16,6 +16,7 @@ the English ones (king, queen, apple), and its width is 384, below the 512 the d
 trained row (BERT's ``[unused]`` placeholders and special tokens left out); text is one window of 128 tokens (the
 length MiniLM was fine-tuned at) from the start of each Shakespeare play, the plays in a seeded random order, the
 quick report reading the first 8 of the full report's 38: windows are the units every interval on text rests on.
+Their pages: :mod:`posenc.report.present.tutorial_semantics`.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ from typing import Any
 import numpy as np
 
 from posenc.errors import PosencError
-from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
+from posenc.report.experiments.base import Context, Measured, Mode, exacts, experiment, one_thread
 from posenc.stats import POSITIVE, SHARE, Estimate, bootstrap, bootstrap_weights, exact, over_seeds, wilson
 
 WINDOW_LENGTH = 128  #: what MiniLM was fine-tuned at (the pretrained claims' headline window)
 #: later-modules-extract reads a position as correct within this many tokens either way (fixed before its run)
 POSITION_TOLERANCE = 2
 QUICK_WINDOWS = 8
+#: the text windows in each mode (None: one per play, the full report's 38)
+TEXT_WINDOWS = Mode(quick=QUICK_WINDOWS, full=None)
 
 
 def _loaded() -> Any:
@@ -64,7 +67,7 @@ def _token(word: str) -> int:
 def _windows(ctx: Context) -> list[list[int]]:
     from posenc.corpora import play_windows
 
-    return play_windows(_loaded().tokenizer, WINDOW_LENGTH, QUICK_WINDOWS if ctx.quick else None)
+    return play_windows(_loaded().tokenizer, WINDOW_LENGTH, TEXT_WINDOWS.of(ctx))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -76,11 +79,13 @@ ANALOGIES = {"king ~ man + royalty": (("man", "royalty"), (), "king"),
 NEARNESS = {"nearest word (rank 1)": 1, "among the 10 nearest": 10, "top 1% of the vocabulary": None}
 #: each reading's suffix in the estimates' names
 READING_KEYS = {"nearest word (rank 1)": "rank1", "among the 10 nearest": "top10", "top 1% of the vocabulary": "top1pct"}
+#: minilm_analogies' random analogies for chance, per shape of analogy, in each mode
+CHANCE_ANALOGIES = Mode(quick=100, full=500)
 
 
 @experiment("minilm_analogies")
 @one_thread
-def minilm_analogies(ctx: Context) -> Measurement:
+def minilm_analogies(ctx: Context) -> Measured:
     """Tutorial 000 §3.2: "king" ~ "man" + "royalty" and "Paris" - "France" + "Italy" ~ "Rome", in MiniLM's input word
     table (the word vectors the document then adds positions to), rows scaled to unit length. Each target's rank
     among the ~29,000 trained tokens by cosine with the composed vector, the query words left out (3CosAdd,
@@ -88,7 +93,6 @@ def minilm_analogies(ctx: Context) -> Measurement:
     composition must beat it, Linzen 2016); chance: random analogies of both shapes with a random target (200 quick,
     1000 full).
     Choice: how near counts as "~"."""
-    from posenc.plots.tutorial_semantics import analogy_figure
     from posenc.probe.composition import (
         analogy_rank,
         nearest_words,
@@ -106,7 +110,7 @@ def minilm_analogies(ctx: Context) -> Measurement:
         found[name] = {"rank": analogy_rank(unit, p, m, t, candidates),
                        "single_word_ranks": dict(zip(plus, single_word_ranks(unit, p, m, t, candidates), strict=True)),
                        "nearest": _loaded().tokenizer.convert_ids_to_tokens(nearest)}
-    count = 100 if ctx.quick else 500  # per shape of analogy
+    count = CHANCE_ANALOGIES.of(ctx)  # per shape of analogy
     fast = unit.astype(np.float32)  # chance needs no float64
     chance = {"2+": random_analogy_ranks(fast, candidates, 2, 0, count, seed=0),
               "2+1-": random_analogy_ranks(fast, candidates, 2, 1, count, seed=1)}
@@ -126,22 +130,7 @@ def minilm_analogies(ctx: Context) -> Measurement:
     numbers = {"analogies": found, "candidates": len(candidates), "chance_median_rank": float(np.median(pooled)),
                "chance_triples": len(pooled), "composition_gains": gains,
                "top_percent_rank": int(np.ceil(0.01 * len(candidates)))}
-    rows = []
-    for name, f in found.items():
-        singles = ", ".join(f"{w} alone {r}" for w, r in f["single_word_ranks"].items())
-        rows.append(Row(f"{name}: the target's rank among {len(candidates):,} tokens", f["rank"], 1,
-                        f"nearest (Mikolov et al. 2013); {singles}"))
-        rows.append(Row(f"{name}: the nearest words", ", ".join(f["nearest"]), None, ""))
-    rows.append(Row("chance: median rank of a random target for a random triple", numbers["chance_median_rank"],
-                    len(candidates) / 2, "half the vocabulary"))
-    for option in NEARNESS:
-        rows.append(Row(f"chance of a hit, {option}", variants[option]["chance_hit_rate"], None, "random triples"))
-    fig = analogy_figure({n: f["rank"] for n, f in found.items()},
-                         {n: f["single_word_ranks"] for n, f in found.items()}, pooled, len(candidates))
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2 input word embeddings, unit rows, {len(candidates):,} "
-                                           f"trained tokens (placeholders and special tokens left out), cosine; "
-                                           f"{len(pooled)} random triples for chance (the null of every reading)",
-                       estimates=readings, scope=f"all-MiniLM-L6-v2's input word table, {len(candidates):,} tokens")
+    return Measured(numbers, readings, shown={"pooled": pooled})
 
 
 #: tutorial 003 §14.2.1's words
@@ -150,7 +139,7 @@ PAIR_WORDS = ("king", "queen", "apple")
 
 @experiment("minilm_word_pairs")
 @one_thread
-def minilm_word_pairs(ctx: Context) -> Measurement:
+def minilm_word_pairs(ctx: Context) -> Measured:
     """Tutorial 003 §14.2.1: "国王" (king) and "王后" (queen) are close, "国王" and "苹果" (apple) far, in the embedding
     lookup table. MiniLM's input word table stands in (English words: its vocabulary is English); each pair's cosine
     placed among the cosines of 20,000 random pairs of trained tokens (a share with a Wilson interval)."""
@@ -166,15 +155,7 @@ def minilm_word_pairs(ctx: Context) -> Measurement:
                "random_quantiles": {str(q): float(np.quantile(random_cos, q)) for q in (0.5, 0.9, 0.99, 0.999)}}
     estimates = {"queen_percentile": wilson(below_queen, len(random_cos)),
                  "apple_percentile": wilson(below_apple, len(random_cos))}
-    rows = [Row("cos(king, queen)", cos_queen, numbers["random_quantiles"]["0.99"], "99th percentile of random pairs"),
-            Row("cos(king, apple)", cos_apple, numbers["random_quantiles"]["0.5"], "median of random pairs"),
-            Row("share of random pairs less similar than king-queen", estimates["queen_percentile"], 0.99, "close"),
-            Row("share of random pairs less similar than king-apple", estimates["apple_percentile"], 0.9,
-                "no closer than a typical unrelated pair")]
-    return Measurement(numbers, rows, None, f"all-MiniLM-L6-v2 input word embeddings (English: king, queen, apple), "
-                                            f"cosine, {len(random_cos):,} random pairs of {len(candidates):,} trained "
-                                            f"tokens", estimates=estimates,
-                       scope=f"all-MiniLM-L6-v2's input word table, {len(random_cos):,} random pairs")
+    return Measured(numbers, estimates, shown={"candidates": len(candidates)})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -182,22 +163,23 @@ def minilm_word_pairs(ctx: Context) -> Measurement:
 # ---------------------------------------------------------------------------------------------------------------
 CONCENTRATION_OPTIONS = ("coordinate dimensions", "principal directions")
 TOP_FRACTION = 0.1
+#: minilm_spectra's isotropic tables of each shape, in each mode
+ISOTROPIC_TABLES = Mode(quick=5, full=20)
 
 
 @experiment("minilm_spectra")
 @one_thread
-def minilm_spectra(ctx: Context) -> Measurement:
+def minilm_spectra(ctx: Context) -> Measured:
     """Tutorial 001 §4: meaning is not spread evenly over the dimensions; and position information has a space of its
     own. MiniLM's trained word rows and its 512 position rows, centred: the share of the words' variance in the
     tenth of dimensions that hold most (:func:`posenc.probe.concentration.top_share`), against isotropic tables of
     the same shape (5 quick, 20 full); the fewest principal directions holding 90% of the positions' variance
     (:func:`posenc.probe.concentration.dims_for_share`), against isotropic tables of 512 rows. Choice (words):
     coordinate dimensions, as the document speaks of the values on each dimension, or principal directions."""
-    from posenc.plots.tutorial_semantics import spectra_figure
     from posenc.probe.concentration import dims_for_share, isotropic_spectra, spectra, top_share
 
     words, positions, candidates = _tables()
-    seeds = 5 if ctx.quick else 20
+    seeds = ISOTROPIC_TABLES.of(ctx)
     word_diag, word_eig = spectra(words[candidates])
     n, d = len(candidates), words.shape[1]
     iso_words = isotropic_spectra(n, d, seeds)
@@ -226,25 +208,18 @@ def minilm_spectra(ctx: Context) -> Measurement:
     for option in variants:
         variants[option].update(position_estimates)
         variants[option]["null_position_dims_share"] = null_dims
-    rows = [Row(f"words, {o}: share of variance in the top 10%", f"{detail[o]['top_share']:.4f}",
-                f"{detail[o]['isotropic_top_share']:.4f}", "isotropic table, same shape") for o in CONCENTRATION_OPTIONS]
-    rows += [Row(f"words, {o}: ratio to isotropic", detail[o]["ratio"], 1.0, "evenly spread")
-             for o in CONCENTRATION_OPTIONS]
-    rows += [Row("positions: principal directions holding 90% of the variance", pos_dims, min(iso_dims),
-                 "isotropic 512-row table (fewest over seeds)"),
-             Row("words: principal directions holding 90% of the variance", numbers["word_dims_90"], d, "all")]
-    fig = spectra_figure(word_diag, [s[0] for s in iso_words], pos_eig, [s[1] for s in iso_pos])
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2: {n:,} trained word rows and 512 position rows, d = "
-                                           f"{d}, centred; {seeds} isotropic Gaussian tables of each shape (Wishart "
-                                           f"covariances)", estimates=dict(variants[CONCENTRATION_OPTIONS[0]]),
-                       variants=variants, scope=f"all-MiniLM-L6-v2's tables ({n:,} word rows, 512 position rows), "
-                                                f"{seeds} isotropic tables")
+    return Measured(numbers, dict(variants[CONCENTRATION_OPTIONS[0]]), variants,
+                    shown={"word_diag": word_diag, "iso_words": iso_words, "pos_eig": pos_eig, "iso_pos": iso_pos})
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # tutorial 000 §3.2-3.3: the sum of a word and a position
 # ---------------------------------------------------------------------------------------------------------------
 SHIFT_OPTIONS = ("E + P (the document's formula)", "after the embedding LayerNorm")
+#: minilm_shifted_words' random (word, position) draws in each mode
+SHIFT_DRAWS = Mode(quick=500, full=2000)
+#: minilm_sum_readout's held-out sums in each mode (the maps are fitted on 4000 in both)
+READOUT_TESTS = Mode(quick=500, full=2000)
 
 
 def _draw_pairs(count: int, candidates: np.ndarray, n_positions: int, seed: int) -> tuple[np.ndarray, ...]:
@@ -260,7 +235,7 @@ def _draw_pairs(count: int, candidates: np.ndarray, n_positions: int, seed: int)
 
 @experiment("minilm_shifted_words")
 @one_thread
-def minilm_shifted_words(ctx: Context) -> Measurement:
+def minilm_shifted_words(ctx: Context) -> Measured:
     """Tutorial 000 §3.2: adding the position does not destroy the word's meaning, it leaves the same word "in slightly
     different directions at different positions". MiniLM, random (word, position) draws (500 quick, 2000 full):
     is the word still the nearest word in direction (a Wilson share), and the mean angle between the same word at
@@ -271,7 +246,7 @@ def minilm_shifted_words(ctx: Context) -> Measurement:
 
     words, positions, candidates = _tables()
     embeddings = _loaded().model.embeddings
-    count = 500 if ctx.quick else 2000
+    count = SHIFT_DRAWS.of(ctx)
     w, v, p, q = _draw_pairs(count, candidates, positions.shape[0], seed=0)
     token_type = embeddings.token_type_embeddings.weight[0].detach().double().numpy()
     norm = embeddings.LayerNorm
@@ -296,24 +271,12 @@ def minilm_shifted_words(ctx: Context) -> Measurement:
         detail[option] = {"word_kept": float(kept.mean()), "angle_ratio": ratio.value,
                           "same_word_angle_mean": float(same.mean()), "other_word_angle_mean": float(other.mean()),
                           "shift_angle_mean": float(shift.mean()), "same_word_angle_min": float(same.min())}
-    rows = []
-    for option in SHIFT_OPTIONS:
-        d = detail[option]
-        rows += [Row(f"{option}: the word is still the nearest word in direction", variants[option]["word_kept"],
-                     0.95, "meaning kept"),
-                 Row(f"{option}: mean angle, same word at two positions (smallest)",
-                     f"{d['same_word_angle_mean']:.2f} deg ({d['same_word_angle_min']:.2f})",
-                     f"{d['other_word_angle_mean']:.2f} deg", "two words at one position"),
-                 Row(f"{option}: mean angle between the word and word + position", d["shift_angle_mean"], None, "")]
-    return Measurement({"by_option": detail, "draws": count}, rows, None,
-                       f"all-MiniLM-L6-v2 tables, {count} random draws of two words and two positions (0..511)",
-                       estimates=dict(variants[SHIFT_OPTIONS[0]]), variants=variants,
-                       scope=f"all-MiniLM-L6-v2's tables, {count} draws")
+    return Measured({"by_option": detail, "draws": count}, dict(variants[SHIFT_OPTIONS[0]]), variants)
 
 
 @experiment("minilm_sum_readout")
 @one_thread
-def minilm_sum_readout(ctx: Context) -> Measurement:
+def minilm_sum_readout(ctx: Context) -> Measured:
     """Tutorial 000 §3.3: a later linear layer can separate E + P into its word and position (if the two are drawn
     independently, as here), and the sum does not make them overlap badly in a high dimension. MiniLM's tables,
     random (word, position) draws: a least-squares affine map from the sums to each part, fitted on 4000 draws and
@@ -324,7 +287,7 @@ def minilm_sum_readout(ctx: Context) -> Measurement:
     from posenc.probe.separation import alternating_decode, apply_linear, fit_linear, nearest_by_distance
 
     words, positions, candidates = _tables()
-    n_test = 500 if ctx.quick else 2000
+    n_test = READOUT_TESTS.of(ctx)
     table = words[candidates]  # [C, d]: index into candidates
     few = table[:positions.shape[0]]  # 512 words: both parts of the baseline come from them
     cases = {"positions": (table, positions), "words (E + E')": (few, few)}
@@ -348,17 +311,8 @@ def minilm_sum_readout(ctx: Context) -> Measurement:
         else:
             estimates["collision_linear_both"] = exact(detail[name]["linear_both"])
             estimates["collision_decoded_both"] = exact(detail[name]["decoded_both"])
-    rows = []
-    for name, d in detail.items():
-        rows += [Row(f"E + {name}: linear maps, word / second part / both identified",
-                     f"{d['linear_word']:.3f} / {d['linear_second']:.3f} / {d['linear_both']:.3f}",
-                     None if name != "positions" else 0.9, "separated" if name == "positions" else "baseline"),
-                 Row(f"E + {name}: both decoded by searching the tables", d["decoded_both"],
-                     None if name != "positions" else 0.95, "no bad overlap" if name == "positions" else "baseline")]
-    return Measurement({"by_second_part": detail, "train": 4000, "test": n_test, "candidates": len(candidates)},
-                       rows, None, f"all-MiniLM-L6-v2 tables (d = 384): {len(candidates):,} trained words x 512 "
-                                   f"positions, uniform independent draws; maps fitted on 4000, tested on {n_test}",
-                       estimates=estimates, scope=f"all-MiniLM-L6-v2's tables (d = 384), {n_test} held-out sums")
+    return Measured({"by_second_part": detail, "train": 4000, "test": n_test, "candidates": len(candidates)},
+                    estimates)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -366,7 +320,7 @@ def minilm_sum_readout(ctx: Context) -> Measurement:
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("minilm_layer_probes")
 @one_thread
-def minilm_layer_probes(ctx: Context) -> Measurement:
+def minilm_layer_probes(ctx: Context) -> Measured:
     """Tutorial 001 §6: the later modules, attention and FFN alike, still extract the word and its position from the
     sum. MiniLM on Shakespeare windows of 128 tokens (8 quick, 38 full): the output of every attention block and
     every FFN block (:func:`posenc.probe.layers.sublayer_outputs`), and linear probes fitted on held-out folds of
@@ -376,7 +330,6 @@ def minilm_layer_probes(ctx: Context) -> Measurement:
     what a module downstream can extract."""
     import torch
 
-    from posenc.plots.tutorial_semantics import layer_probe_figure
     from posenc.probe.layers import (
         held_out_predictions,
         position_targets,
@@ -420,24 +373,9 @@ def minilm_layer_probes(ctx: Context) -> Measurement:
                "majority_token_share": float(freq.max() / windows.size),
                "position_chance": (2 * POSITION_TOLERANCE + 1) / WINDOW_LENGTH,
                "position_tolerance": POSITION_TOLERANCE, "exact_position_accuracy": exact_position}
-    rows = [Row(f"{n}: position / token read by the probe",
-                f"{numbers['position_accuracy'][n]:.3f} / {numbers['token_accuracy'][n]:.3f}", None, "")
-            for n in points]
-    rows += [Row(f"worst later module, position within +-{POSITION_TOLERANCE}", estimates["min_position_accuracy"],
-                 numbers["position_chance"], f"chance: {2 * POSITION_TOLERANCE + 1}/128"),
-             Row("the same, position read exactly (shown, not judged): embeddings / worst later module",
-                 f"{exact_position['embeddings']:.3f} / {min(exact_position[n] for n in later):.3f}", 1 / 128,
-                 "chance: 1/128"),
-             Row("worst later module, token", estimates["min_token_accuracy"], numbers["majority_token_share"],
-                 f"chance: the most frequent token ({loaded.tokenizer.convert_ids_to_tokens(int(ids[freq.argmax()]))!r})")]
-    fig = layer_probe_figure(points, [numbers["position_accuracy"][n] for n in points],
-                             [numbers["token_accuracy"][n] for n in points], 1 / WINDOW_LENGTH,
-                             numbers["majority_token_share"])
-    return Measurement(numbers, rows, fig, f"all-MiniLM-L6-v2, {len(windows)} windows of {WINDOW_LENGTH} tokens "
-                                           f"(one per play); ridge probes (penalty 1% of the mean eigenvalue) fitted "
-                                           f"on {len(folds)} folds of windows, each tested on the windows it left out; "
-                                           f"a position counts as read within +-{POSITION_TOLERANCE} tokens",
-                       estimates=estimates, scope=f"all-MiniLM-L6-v2, {len(windows)} windows of {WINDOW_LENGTH} tokens")
+    return Measured(numbers, estimates, shown={"points": points, "later": later, "folds": len(folds),
+                                               "majority_token": loaded.tokenizer.convert_ids_to_tokens(
+                                                   int(ids[freq.argmax()]))})
 
 
 def content_estimates(change: np.ndarray, positional: list[tuple[int, int, int]]
@@ -509,17 +447,6 @@ def output_estimates(outputs: dict[int, np.ndarray], inputs: dict[int, np.ndarra
     return estimates, numbers
 
 
-def output_rows(estimates: dict[str, Estimate], numbers: dict[str, Any], model: str = "") -> list[Row]:
-    """The page's rows of the output reading (:func:`output_estimates`), ``model`` naming the model before each."""
-    name = f"{model}: " if model else ""
-    return [Row(f"{name}positional heads' output names the word attended to (ridge probe, held-out windows)",
-                estimates["output_word_accuracy"], estimates["null_output_word_accuracy"],
-                "null: the same heads' position-only output, the same probe"),
-            Row(f"{name}chance: the most frequent word attended to", numbers["chance"], None, ""),
-            Row(f"{name}the same probe on the hidden states the heads read (what they could pass on)",
-                estimates["input_word_accuracy"], OUTPUT_BAR, "power: above this")]
-
-
 def _minilm_outputs(loaded: Any, windows: list[list[int]], positional: list[tuple[int, int, int]]
                     ) -> tuple[dict[str, Estimate], dict[str, Any]]:
     """:func:`output_estimates` for MiniLM's positional heads on ``windows``."""
@@ -535,7 +462,7 @@ def _minilm_outputs(loaded: Any, windows: list[list[int]], positional: list[tupl
 
 
 @one_thread
-def minilm_head_content(ctx: Context) -> Measurement:
+def minilm_head_content(ctx: Context) -> Measured:
     """Tutorial 001 §5.2: a head that mainly attends by position still carries some semantic or syntactic information.
     MiniLM's positional heads at 128 tokens (Voita et al.'s rule with its interval,
     :func:`posenc.probe.heads.positional_heads`, as the positional-heads claims find them), and how much of their
@@ -565,17 +492,7 @@ def minilm_head_content(ctx: Context) -> Measurement:
     estimates, numbers = content_estimates(change, judgement.positional)
     read, numbers["output"] = _minilm_outputs(loaded, windows, judgement.positional)
     estimates.update(read)
-    rows = output_rows(estimates, numbers["output"])
-    rows += [Row(f"positional head L{l}H{h} (offset {o:+d}): attention moved by the word swap",
-                 numbers["per_head"][f"L{l}H{h}"], 0.0, "position alone") for l, h, o in judgement.positional]
-    rows += [Row("mean over the positional heads", estimates["content_change"], 0.05, "some content"),
-             Row("mean over every other head", numbers["other_heads_mean"], None, "")]
-    return Measurement(numbers, rows, None, f"all-MiniLM-L6-v2, {len(windows)} windows of {WINDOW_LENGTH} tokens; "
-                                            f"what each positional head outputs, read by ridge probes fitted on "
-                                            f"{numbers['output'].get('folds', 0)} folds of windows (each tested on the "
-                                            f"windows it left out); each window's words replaced by the next "
-                                            f"window's, special tokens and positions kept", estimates=estimates,
-                       scope=f"all-MiniLM-L6-v2's positional heads, {len(windows)} windows of {WINDOW_LENGTH} tokens")
+    return Measured(numbers, estimates, shown={"positional": judgement.positional, "windows": len(windows)})
 
 
 #: positional-head-content's output reading: its bar and the bar's reason, fixed before the run

@@ -8,6 +8,8 @@ else (no training; every number here is computed, not sampled, so every estimate
 - tutorial 002: the worked example (position 2, d = 4) and the two figures (dimensions 2, 6, 12; positions 1 and 5);
 - tutorial 003 §14.6 (and tutorial 001 §4.1): which encoding GPT-2, the GPT series, LLaMA, GPT-NeoX and BERT use.
 
+Their pages: :mod:`posenc.report.present.tutorial_tables`.
+
 Shapes: a table ``PE`` is ``[T, d]`` (positions x channels); ``w_i = 10000^(-2i/d)`` is pair ``i``'s frequency.
 """
 
@@ -23,7 +25,7 @@ import torch
 import posenc
 from posenc.errors import PosencError
 from posenc.properties.relative import relative_map_residual
-from posenc.report.experiments.base import Context, Measurement, Row, exacts, experiment, one_thread
+from posenc.report.experiments.base import Context, Measured, exacts, experiment, one_thread
 from posenc.stats import SHARE, exact, over_seeds
 
 __all__ = ["offset_distances", "nearest_by_length", "shift_match_share", "best_affine_share", "sinusoid_dims_needed",
@@ -212,7 +214,7 @@ def read_encoding(config) -> dict[str, object]:
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("naive_integer_relative")
 @one_thread
-def naive_integer_relative(ctx: Context) -> Measurement:
+def naive_integer_relative(ctx: Context) -> Measured:
     """Tutorial 000 §2.1, all three problems: the integer code grows and leaves the training range (tables.py's
     measurement), and it cannot express relative position in attention.
 
@@ -223,7 +225,6 @@ def naive_integer_relative(ctx: Context) -> Measurement:
     over every such logit). The sinusoid, scored with ``PE[i] . PE[j] M_k`` (its fitted k-step map), finds that
     key for every query (:func:`shift_match_share`): the read-out can succeed.
     """
-    from posenc.plots.tutorial_checks import relative_score_figure
     from posenc.report.experiments.tables import naive_integer
 
     base = naive_integer(ctx)
@@ -243,24 +244,14 @@ def naive_integer_relative(ctx: Context) -> Measurement:
                     "by_offset": {str(k): {"integer_bound": integer_bound[k], "integer_shift": integer_match[k],
                                            "sinusoid_shift": sin_match[k]} for k in offsets},
                     "relative_length": length, "relative_dim": dim})
-    rows = list(base.rows[:4])
-    rows += [Row("largest |PE[p+k] - PE[p] - k|, k = 1, 2, 4, 8", translation, 0.0,
-                 "exact: a relative map exists (a translation)"),
-             Row("integer: best share of queries any position-only logit points k back (bound, every k)",
-                 numbers["integer_best_share"], 1.0, "a relative code"),
-             Row("integer: share with the exact translation as the map, PE[i] . (PE[j] + k)",
-                 numbers["integer_shift_share"], None, "the largest key always wins"),
-             Row("sinusoid: share with its fitted map, PE[i] . PE[j] M_k (worst k)", numbers["sinusoid_shift_share"],
-                 1.0, "every query")]
     k = offsets[0]
     _, m = relative_map_residual(sin, k, paired=True)
-    fig = relative_score_figure(integer[:, 0].numpy(), 1.0, (integer[k:] @ (integer[:-k] + k).T).numpy(),
-                                (sin[k:] @ (sin[:-k] @ m).T).numpy(), k)
     estimates = {key: e for key, e in base.estimates.items() if key != "residual_over_sinusoid"}
     estimates.update(exacts(numbers, "integer_best_share", "sinusoid_shift_share"))
-    return Measurement(numbers, rows, fig, base.setup + f"; attention read-out on {length} positions, d={dim}, "
-                                                         f"offsets {list(offsets)}, every key a candidate",
-                       estimates=estimates, scope=base.scope + f"; an attention read-out over {length} positions")
+    return Measured(numbers, estimates,
+                    shown={"base": base, "offsets": offsets, "codes": integer[:, 0].numpy(),
+                           "integer_scores": (integer[k:] @ (integer[:-k] + k).T).numpy(),
+                           "sinusoid_scores": (sin[k:] @ (sin[:-k] @ m).T).numpy()})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -272,13 +263,11 @@ FF_OPTIONS = {"4 x width": None, "fixed 2048": 2048}
 
 @experiment("concat_parameters")
 @one_thread
-def concat_parameters(ctx: Context) -> Measurement:
+def concat_parameters(ctx: Context) -> Measured:
     """Tutorial 003 §14.3.2: concatenating a 512-wide position vector makes the model 1024 wide. Parameters of every
     later layer, after adding and after concatenating, in posenc's Transformer at the original's sizes (6 layers,
     8 heads). Choice: the feed-forward width follows the model width (4 x width, as 2048 = 4 x 512 does) or stays
     2048."""
-    from posenc.plots.tutorial_checks import parameter_ratio_figure
-
     counts = {option: {"add": parameter_counts(DOCUMENT_WIDTH, False, d_ff),
                        "concat": parameter_counts(DOCUMENT_WIDTH, True, d_ff)} for option, d_ff in FF_OPTIONS.items()}
     parts = ("attention", "ffn", "layernorm", "blocks", "head")
@@ -289,23 +278,7 @@ def concat_parameters(ctx: Context) -> Measurement:
                "with_head_ratio": {o: (c["concat"]["blocks"] + c["concat"]["head"]) / (c["add"]["blocks"]
                                                                                     + c["add"]["head"])
                                    for o, c in counts.items()}}
-    rows = [Row("model width after add / after concat", counts[head]["add"]["width"], counts[head]["concat"]["width"],
-                "tutorial 003: 512 -> 1024")]
-    for option in FF_OPTIONS:
-        c = counts[option]
-        rows.append(Row(f"d_ff {option}: parameters of the 6 blocks, add -> concat",
-                        f"{c['add']['blocks']:,} -> {c['concat']['blocks']:,}", 2.0, "x2 (tutorial 003)"))
-        rows.append(Row(f"d_ff {option}: concat / add per part (attention, FFN, LayerNorm, output head)",
-                        ", ".join(f"{ratios[option][p]:.3g}" for p in ("attention", "ffn", "layernorm", "head")),
-                        2.0, "x2 (tutorial 003)"))
-    rows.append(Row("blocks and output head together (vocabulary 37000), 4 x width", numbers["with_head_ratio"][head],
-                    2.0, "x2 (tutorial 003)"))
-    fig = parameter_ratio_figure({o: {p: ratios[o][p] for p in ("attention", "ffn", "layernorm", "blocks", "head")}
-                                  for o in FF_OPTIONS})
-    return Measurement(numbers, rows, fig, "posenc Transformer, d_model 512, 6 layers, 8 heads, sinusoid added "
-                                           "(width 512) or concatenated (width 1024); one block counted, times 6",
-                       estimates=dict(variants[head]), variants=variants,
-                       scope="posenc's Transformer at the original's sizes (d_model 512, 6 layers, 8 heads), counted")
+    return Measured(numbers, dict(variants[head]), variants=variants)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -318,12 +291,10 @@ DISTINCT_WIDTHS = ("d=512", "d=64", "d=16", "d=8", "d=4")
 
 @experiment("sinusoid_distinctness")
 @one_thread
-def sinusoid_distinctness(ctx: Context) -> Measurement:
+def sinusoid_distinctness(ctx: Context) -> Measured:
     """Tutorial 002: as sequences grow, does the sinusoid's periodicity bring two positions closer than neighbours are
     in a short sequence? The nearest distance among the first ``n`` positions, exactly, for ``n`` up to 100,000
     (:func:`offset_distances`), per width; checked against posenc's own table for ``n <= 1024``."""
-    from posenc.plots.tutorial_checks import nearest_distance_figure
-
     curves, variants, where = {}, {}, {}
     for option in DISTINCT_WIDTHS:
         dim = int(option[2:])
@@ -339,17 +310,7 @@ def sinusoid_distinctness(ctx: Context) -> Measurement:
                "ratios": {o: v["nearest_ratio"].value for o, v in variants.items()}}
     for option in variants:
         variants[option]["table_check"] = exact(check)
-    head = curves["d=512"]
-    rows = [Row(f"d=512: nearest distance among the first {n:,} positions", head[n], 3.71,
-                "FACTS: 3.71 at n=1024, d=512") for n in LENGTHS]
-    rows += [Row(f"{o}: nearest among {LONGEST:,} / among 16 (closest pair {where[o]:,} apart)",
-                 numbers["ratios"][o], 1.0, "no loss of distinctness") for o in DISTINCT_WIDTHS]
-    rows.append(Row("formula vs posenc's table (n=1024, d=512): nearest distance difference", check, 0.0, "same"))
-    fig = nearest_distance_figure({o: curves[o] for o in DISTINCT_WIDTHS})
-    return Measurement(numbers, rows, fig, f"sinusoid, base 10000, widths {', '.join(DISTINCT_WIDTHS)}, sequences of "
-                                           f"16 to {LONGEST:,} positions; distances from the formula in float64",
-                       estimates=dict(variants["d=512"]), variants=variants,
-                       scope=f"the sinusoid (base 10000) at d=512, 4 to 64; sequences of up to {LONGEST:,} positions")
+    return Measured(numbers, dict(variants["d=512"]), variants=variants)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -361,13 +322,11 @@ RESOLUTIONS = {"distinct in float32": 0.0, "0.1 apart": 0.1, "0.5 apart": 0.5, "
 
 @experiment("continuous_compact")
 @one_thread
-def continuous_compact(ctx: Context) -> Measurement:
+def continuous_compact(ctx: Context) -> Measured:
     """Tutorial 001 §3.2: "more space-efficient than binary" as dimensions needed: the fewest channels that keep 1024
     positions apart, for the sinusoid and for the binary code, at a resolution (distinct float32 rows, the
     document's premise; or a minimum distance). Both codes have the same mean square per channel (1/2), so a
     distance means the same for both; binary neighbours are 1 apart (one bit flip)."""
-    from posenc.plots.tutorial_checks import compactness_figure
-
     n = COMPACT_POSITIONS
     binary_dims, binary_nearest = binary_dims_needed(n)
     sin_dims = {label: sinusoid_dims_needed(n, delta) for label, delta in RESOLUTIONS.items()}
@@ -378,17 +337,7 @@ def continuous_compact(ctx: Context) -> Measurement:
                "mean_square_binary": float(bin_table.pow(2).mean()),
                "dims_ratio_float32": sin_dims["distinct in float32"] / binary_dims,
                "dims_ratio_one_bit": sin_dims["1 apart (one bit flip)"] / binary_dims}
-    rows = [Row(f"binary: bits for {n} positions (nearest pair {binary_nearest:g} apart)", binary_dims, 10,
-                "log2(1024)")]
-    rows += [Row(f"sinusoid: dimensions for {n} positions, {label}", d, binary_dims, "binary")
-             for label, d in sin_dims.items()]
-    rows.append(Row("mean square per channel, sinusoid vs binary", numbers["mean_square_sinusoid"],
-                    numbers["mean_square_binary"], "binary (equal: distances compare)"))
-    fig = compactness_figure(list(RESOLUTIONS), list(sin_dims.values()), [binary_dims] * len(sin_dims), n)
-    return Measurement(numbers, rows, fig, f"{n} positions; sinusoid base 10000 at even widths 2..128; posenc's "
-                                           f"binary code", estimates=exacts(numbers, "dims_ratio_float32",
-                                                                            "dims_ratio_one_bit"),
-                       scope=f"the sinusoid and the binary code for {n} positions")
+    return Measured(numbers, exacts(numbers, "dims_ratio_float32", "dims_ratio_one_bit"))
 
 
 RULE_OFFSETS = (1, 2, 4, 8, 16, 32, 64)
@@ -398,13 +347,11 @@ NULL_TABLES = 5
 
 @experiment("sinusoid_offset_rule")
 @one_thread
-def sinusoid_offset_rule(ctx: Context) -> Measurement:
+def sinusoid_offset_rule(ctx: Context) -> Measured:
     """Tutorial 001 §3.3, what ``sin-relative-linear`` does not test: *one* rule serves every offset (the fitted k-step
     map is the 1-step map applied k times, ``M_k = M_1^k``), and it lets a model *recognise* "k apart": with the
     bilinear score ``PE[i] . PE[j] M_k`` every query's best key is the one k places back. Baselines: an N(0, 1)
     table (an untrained learned table) and the binary code, with their own best linear maps."""
-    from posenc.plots.tutorial_checks import offset_rule_figure
-
     dim, length = 64, 256
     sin = _table("sinusoidal", length, dim)  # [T, d]
     gen = torch.Generator().manual_seed(0)
@@ -430,23 +377,9 @@ def sinusoid_offset_rule(ctx: Context) -> Measurement:
                "max_composition_error": max(composition), "min_recognition_share": min(shares["sinusoid"]),
                "max_random_share": max(shares["random table"]), "max_binary_share": max(shares["binary"]),
                "dim": dim, "length": length, "null_worst_shares": null_worst}
-    rows = [Row(f"k={k}: max |M_k - M_1^k|", e, 0.0, "one rule") for k, e in zip(RULE_OFFSETS, composition,
-                                                                                   strict=True)]
-    rows += [Row(f"share of queries whose best key is k back, worst k: {name}", min(v), 1.0 if name == "sinusoid"
-                 else None, "every query" if name == "sinusoid" else "baseline") for name, v in shares.items()]
-    rows.append(Row("sin-relative-linear (tables.py) tests", "the fit per offset, its p-independence, the rotation",
-                    None, "not repeated here"))
     null = over_seeds(null_worst, bounds=SHARE)
-    rows.insert(len(RULE_OFFSETS), Row(f"share of queries whose best key is k back, worst k: sinusoid beside the null "
-                                       f"({NULL_TABLES} random tables, each with its own best maps)",
-                                       min(shares["sinusoid"]), null, "null"))
-    fig = offset_rule_figure(RULE_OFFSETS, composition, shares)
-    return Measurement(numbers, rows, fig, f"sinusoid d={dim}, positions 0..{length - 1}, offsets "
-                                           f"{list(RULE_OFFSETS)}; maps fitted by least squares (paired 2x2 blocks for "
-                                           f"the sinusoid, full for the baselines)",
-                       estimates={**exacts(numbers, "max_composition_error", "min_recognition_share",
-                                           "max_random_share"), "null_recognition_share": null},
-                       scope=f"the sinusoid at d={dim}, {length} positions; {NULL_TABLES} random tables")
+    return Measured(numbers, {**exacts(numbers, "max_composition_error", "min_recognition_share", "max_random_share"),
+                              "null_recognition_share": null})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -454,30 +387,16 @@ def sinusoid_offset_rule(ctx: Context) -> Measurement:
 # ---------------------------------------------------------------------------------------------------------------
 @experiment("worked_example")
 @one_thread
-def worked_example(ctx: Context) -> Measurement:
+def worked_example(ctx: Context) -> Measured:
     """Tutorial 002's worked example: the encoding of position 2 at d = 4 is (sin 2, cos 2, sin 0.02, cos 0.02)
     (2 / 10000^(2/4) = 0.02). posenc's float32 table against the printed vector, evaluated in float64."""
-    from posenc.plots.tutorial_checks import worked_example_figure
-
     printed = np.array([math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)])
     table = posenc.build("sinusoidal", dim=4).table(4, 4).double().numpy()  # float32 table, [4, 4]
     numbers = {"printed": printed.tolist(), "posenc_row_2": table[2].tolist(),
                "max_difference": float(np.abs(table[2] - printed).max()),
                "neighbour_difference": float(min(np.abs(table[p] - printed).max() for p in (1, 3))),
                "second_frequency_argument": 2 / BASE ** (2 * 1 / 4)}
-    labels = ["sin(2)", "cos(2)", "sin(0.02)", "cos(0.02)"]
-    rows = [Row(f"PE[2, {j}] = {label}", float(table[2, j]), float(printed[j]), "tutorial 002, printed")
-            for j, label in enumerate(labels)]
-    rows += [Row("argument of the second pair, 2 / 10000^(2/4)", numbers["second_frequency_argument"], 0.02,
-                 "tutorial 002: 0.02"),
-             Row("positions 1 and 3 against the printed vector (smallest largest difference)",
-                 numbers["neighbour_difference"], None, "the check can fail"),
-             Row("indexing", "position index 2 (counting from 0, as the formula does)", "第 2 个位置",
-                 "the document says 'the 2nd position' and computes pos = 2")]
-    fig = worked_example_figure(table[2].tolist(), printed.tolist(), labels)
-    return Measurement(numbers, rows, fig, "posenc sinusoidal, d=4, float32 table of positions 0..3",
-                       estimates=exacts(numbers, "max_difference", "neighbour_difference"),
-                       scope="posenc's sinusoidal table at d=4")
+    return Measured(numbers, exacts(numbers, "max_difference", "neighbour_difference"))
 
 
 FIGURE_WIDTHS = ("d=64", "d=128", "d=512")
@@ -498,12 +417,10 @@ def _period_estimates(dim: int) -> tuple[np.ndarray, list[float], list[float], d
 
 @experiment("dims_figure")
 @one_thread
-def dims_figure(ctx: Context) -> Measurement:
+def dims_figure(ctx: Context) -> Measured:
     """Tutorial 002's figure 2: dimensions 2, 6 and 12 over 128 positions "change periodically", and "the higher the
     dimension, the longer the period". Periods read off the curves (:func:`fit_period`), checked against the formula
     ``2 pi 10000^(2i/d)`` (i = j // 2). Choice: the width (tutorial 002 prints none)."""
-    from posenc.plots.tutorial_checks import dims_period_figure
-
     variants, detail, figure_data = {}, {}, None
     for option in FIGURE_WIDTHS:
         table, measured, formula, stats = _period_estimates(int(option[2:]))
@@ -511,29 +428,17 @@ def dims_figure(ctx: Context) -> Measurement:
         detail[option] = {"measured": measured, "formula": formula, **stats}
         if option == FIGURE_WIDTHS[0]:
             figure_data = (table, FIGURE_DIMS, measured, formula)
-    rows = []
-    for option in FIGURE_WIDTHS:
-        d = detail[option]
-        rows.append(Row(f"{option}: periods of dims 2, 6, 12 (read off the curves)",
-                        ", ".join(f"{p:.3f}" for p in d["measured"]), ", ".join(f"{p:.3f}" for p in d["formula"]),
-                        "formula 2 pi 10000^(2i/d)"))
-        rows.append(Row(f"{option}: fewest periods within the 128 positions", d["min_periods_in_window"], 2.0,
-                        "visibly periodic"))
-    fig = dims_period_figure(*figure_data)
-    return Measurement({"by_width": detail}, rows, fig, f"sinusoid, positions 0..{WINDOW - 1}, dims "
-                                                        f"{list(FIGURE_DIMS)}, widths {', '.join(FIGURE_WIDTHS)}",
-                       estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants,
-                       scope=f"the sinusoid, {WINDOW} positions, widths {', '.join(FIGURE_WIDTHS)}")
+    return Measured({"by_width": detail}, dict(variants[FIGURE_WIDTHS[0]]), variants=variants,
+                    shown={"figure_data": figure_data})
 
 
 @experiment("positions_figure")
 @one_thread
-def positions_figure(ctx: Context) -> Measurement:
+def positions_figure(ctx: Context) -> Measured:
     """Tutorial 002's figure 3: positions 1 and 5 have different vectors, and "the higher the dimension, the smaller the
     fluctuation, the closer the vectors": per channel pair i, the distance between the two positions
     ``||PE[5, 2i:2i+2] - PE[1, 2i:2i+2]||`` (``= 2 |sin(2 w_i)|``), its rank correlation with i, and the highest
     quarter of pairs against the lowest."""
-    from posenc.plots.tutorial_checks import position_pair_figure
     from posenc.stats import spearman
 
     a, b = FIGURE_POSITIONS
@@ -550,19 +455,8 @@ def positions_figure(ctx: Context) -> Measurement:
         detail[option] = stats
         if option == FIGURE_WIDTHS[0]:
             figure_data = (table, FIGURE_POSITIONS, diff)
-    rows = []
-    for option in FIGURE_WIDTHS:
-        d = detail[option]
-        rows += [Row(f"{option}: ||PE[5] - PE[1]||", d["distance"], None, "> 0: unique"),
-                 Row(f"{option}: rank correlation of pair index and the pair's distance", d["rank_correlation"],
-                     -1.0, "closer with every higher pair"),
-                 Row(f"{option}: distance in the highest quarter of pairs / lowest quarter", d["high_low_ratio"],
-                     0.0, "the high dims nearly equal")]
-    fig = position_pair_figure(*figure_data)
-    return Measurement({"by_width": detail}, rows, fig, f"sinusoid, positions {a} and {b}, widths "
-                                                        f"{', '.join(FIGURE_WIDTHS)}",
-                       estimates=dict(variants[FIGURE_WIDTHS[0]]), variants=variants,
-                       scope=f"the sinusoid, positions {a} and {b}, widths {', '.join(FIGURE_WIDTHS)}")
+    return Measured({"by_width": detail}, dict(variants[FIGURE_WIDTHS[0]]), variants=variants,
+                    shown={"figure_data": figure_data})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -594,7 +488,7 @@ def _layer_schedules(transformers: Any) -> dict[str, list[tuple[str, str]]]:
 
 @experiment("model_encodings")
 @one_thread
-def model_encodings(ctx: Context) -> Measurement:
+def model_encodings(ctx: Context) -> Measured:
     """Tutorial 003 §14.6: GPT-2 and the GPT series add a learned position table, LLaMA and GPT-NeoX rotate with RoPE;
     tutorial 001 §4.1 reads BERT's learned table. Each model's encoding read from the model its default configuration
     describes (:func:`read_encoding`), beside posenc's reading of the configuration (:func:`posenc.from_hf_config`).
@@ -602,7 +496,7 @@ def model_encodings(ctx: Context) -> Measurement:
     claim names the older models)."""
     import transformers
 
-    found, rows = {}, []
+    found, extras = {}, {}
     for name, (cls_name, said) in NAMED_MODELS.items():
         config = getattr(transformers, cls_name)()
         reading = read_encoding(config)
@@ -617,22 +511,9 @@ def model_encodings(ctx: Context) -> Measurement:
                      or getattr(config, "partial_rotary_factor", None) or 1.0)
             extra = f", rotary share of each head {share:g}"
         found[name] = {"config": cls_name, "document": said, **reading, "posenc_reading": ours}
-        rows.append(Row(f"{name} ({cls_name}): {reading['kind']}"
-                        + (f", table {reading['table'][0]} x {reading['table'][1]}" if reading["table"] else "")
-                        + extra + f"; posenc.from_hf_config: {ours}", reading["kind"], said, "the documents"))
-    rows.append(Row("the original Transformer (Vaswani et al. 2017)", "no configuration in transformers",
-                    "sinusoidal", "tutorial 003 §14.6.1; the paper §3.5"))
+        extras[name] = extra
     schedules = _layer_schedules(transformers)
-    for name, groups in schedules.items():
-        rows.append(Row(f"{name}: " + "; ".join(f"layers {layers}: {text}" for layers, text in groups),
-                        len(groups), 1, "kinds of layer (one encoding for every layer: 1)"))
     numbers = {"models": found, "transformers": transformers.__version__, "schedules": schedules,
                "mismatches": sum(v["kind"] != v["document"] for v in found.values()),
                "kinds_detected": len({v["kind"] for v in found.values()} - {"unclear"})}
-    return Measurement(numbers, rows, None, f"transformers {transformers.__version__} config classes with their "
-                                            f"default values, each model built with one layer, parameters on the meta "
-                                            f"device",
-                       estimates=exacts(numbers, "mismatches", "kinds_detected"),
-                       scope=f"transformers {transformers.__version__}'s default configurations")
-
-
+    return Measured(numbers, exacts(numbers, "mismatches", "kinds_detected"), shown={"extras": extras})

@@ -25,7 +25,7 @@ division claims need, at the start and at the bar.
 Seeds: the report's (:attr:`Context.seed_count`: 3 in both modes unless ``--seeds`` says otherwise); paired over two
 tasks, every statistic rests on 6 runs (3 seeds per task). Quick mode trains these runs as full mode does (same
 sizes, same seeds). A seed fixes the model's initialisation, the training batches and the validation set, the
-same for every encoding (paired comparisons).
+same for every encoding (paired comparisons). Their pages: :mod:`posenc.report.present.tutorial_training`.
 """
 
 from __future__ import annotations
@@ -40,9 +40,8 @@ import torch
 import torch.nn.functional as F
 
 from posenc.lab.local import back2_batch, local_batch
-from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT
 from posenc.report.claim import Choice
-from posenc.report.experiments.base import Context, Measurement, Row, experiment
+from posenc.report.experiments.base import Context, Measured, Mode, experiment
 from posenc.stats import CORRELATION, POSITIVE, SHARE, Estimate, observed, over_seeds, ratio_over_seeds
 
 __all__ = ["local_batch", "back2_batch", "run_config", "validation_set", "steps_to_bar", "embedding_cosines",
@@ -389,38 +388,6 @@ def _reached(runs: dict, tasks: tuple[str, ...], label: str, seeds: int) -> Esti
     return observed(float(np.mean(hits)), len(hits), SHARE)
 
 
-def _step_rows(runs: dict, pairs: list[tuple[str, str]], seeds: int) -> list[Row]:
-    rows = []
-    for task, label in pairs:
-        values = [_steps(runs[(task, label, s)]) for s in range(seeds)]
-        missed = sum(runs[(task, label, s)]["steps_to_bar"] is None for s in range(seeds))
-        rows.append(Row(f"{task}, {label}: steps to {BAR:g} validation accuracy (geometric mean)",
-                        over_seeds(values, log=True), None,
-                        f"{missed} of {seeds} runs never reached it (counted at their last step)" if missed
-                        else "every run reached it"))
-    return rows
-
-
-def _curves(runs: dict, pairs: list[tuple[str, str]], seeds: int) -> dict[str, dict[str, list]]:
-    out: dict[str, dict[str, list]] = {}
-    for task, label in pairs:
-        out.setdefault(task, {})[label] = [runs[(task, label, s)]["curve"] for s in range(seeds)]
-    return out
-
-
-def _scope(seeds: int) -> str:
-    """What the lab claims of this module rest on, in a few words."""
-    return (f"{N_LAYERS}-layer lab models of width {D_MODEL}, {seeds} seed{'s' if seeds != 1 else ''}, copy at "
-            f"sizes up to {COPY_LEN} and local tasks at {LOCAL_LEN} tokens")
-
-
-def _setup(seeds: int, tasks: str) -> str:
-    return (f"posenc causal Transformer, d_model {D_MODEL}, {N_LAYERS} layers, {N_HEADS} heads; {tasks}; AdamW lr "
-            f"{LR:g} (warm-up {WARMUP} steps), batch {BATCH}; validation every {VAL_EVERY} steps, stop at token "
-            f"accuracy {BAR:g} (at most {CAP} steps); {seeds} seeds, paired across encodings (step counts and their "
-            f"ratios as geometric means, 95% t-interval on the log scale over runs; an interval needs 3 runs)")
-
-
 def _cpu(runs: dict) -> float:
     return round(sum(r["cpu_s"] for r in runs.values()), 2)
 
@@ -428,30 +395,18 @@ def _cpu(runs: dict) -> float:
 # ---------------------------------------------------------------------------------------------------------------
 # experiments
 # ---------------------------------------------------------------------------------------------------------------
-_TASKS_TEXT = f"copy (sizes 1..{COPY_LEN}) and a local task ((x_t + x_(t-1)) mod 10, {LOCAL_LEN} tokens)"
-
-
-def _paired_steps(ctx: Context, numerator: str, denominator: str, keys: tuple[str, str], ratio_label: str,
-                  expected: str, extra_rows: tuple[Row, ...] = ()) -> Measurement:
+def _paired_steps(ctx: Context, numerator: str, denominator: str, keys: tuple[str, str]) -> Measured:
     """Steps to the validation bar with ``numerator`` / with ``denominator`` on the copy and local tasks, paired by
     task and seed: the ratio under ``keys[0]`` and the share of ``denominator``'s runs that reached the bar under
-    ``keys[1]``, one row per task and encoding, then the ratio's row (``ratio_label``, anchored at 1 with
-    ``expected``) and ``extra_rows``."""
-    from posenc.plots.tutorial_training import validation_curves_figure
-
+    ``keys[1]``; the page shows one row per task and encoding (``shown["pairs"]``), then the ratio's row."""
     seeds = _seeds(ctx)
     runs = lab_runs(seeds, _workers(ctx))
     tasks = ("copy", "local")
     ratio, detail = _paired(runs, tasks, numerator, denominator, seeds)
     pairs = [(t, e) for t in tasks for e in (denominator, numerator)]
     estimates = {keys[0]: ratio, keys[1]: _reached(runs, tasks, denominator, seeds)}
-    rows = _step_rows(runs, pairs, seeds)
-    rows.append(Row(f"steps to the bar, {ratio_label} (geometric mean over tasks and seeds)", ratio, 1.0, expected))
-    rows.extend(extra_rows)
-    fig = validation_curves_figure(_curves(runs, pairs, seeds), BAR)
-    return Measurement({"pairs": detail, "cpu_s_all_runs": _cpu(runs)}, rows, fig, _setup(seeds, _TASKS_TEXT),
-                       estimates=estimates,
-                       scope=_scope(seeds))
+    return Measured({"pairs": detail, "cpu_s_all_runs": _cpu(runs)}, estimates,
+                    shown={"runs": runs, "seeds": seeds, "pairs": pairs})
 
 
 #: the comparisons of adding against concatenating: (concatenated, added) run labels. The document's setting doubles
@@ -473,35 +428,23 @@ def _params(runs: dict, task: str, label: str) -> int:
 
 
 @experiment("add_vs_concat_training", prepare=_train_all, prepare_here=True)
-def add_vs_concat_training(ctx: Context) -> Measurement:
+def add_vs_concat_training(ctx: Context) -> Measured:
     """Tutorial 003: "adding makes learning easier" than concatenating. Steps to the validation bar with the sinusoid
     concatenated / added, paired by task and seed, under each comparison of :data:`COMPARISONS` (equal parameters,
     equal block width, the document's doubled width): one variant each."""
-    from posenc.plots.tutorial_training import validation_curves_figure
-
     seeds = _seeds(ctx)
     runs = lab_runs(seeds, _workers(ctx))
     tasks = ("copy", "local")
-    variants, detail, rows = {}, {}, []
+    variants, detail = {}, {}
     for option, (concat, add) in COMPARISONS.items():
         ratio, detail[option] = _paired(runs, tasks, concat, add, seeds)
         variants[option] = {"concat_over_add_steps": ratio, "add_reached": _reached(runs, tasks, add, seeds)}
-        rows.append(Row(f"{option}: steps to the bar, concatenated ({concat}, {_params(runs, 'copy', concat):,} "
-                        f"parameters) / added ({add}, {_params(runs, 'copy', add):,}), geometric mean over tasks "
-                        f"and seeds", ratio, 1.0, "equally easy"))
     labels = sorted({label for pair in COMPARISONS.values() for label in pair}, key=list(ENCODINGS).index)
-    pairs = [(t, e) for t in tasks for e in labels]
-    rows += _step_rows(runs, pairs, seeds)
-    fig = validation_curves_figure(_curves(runs, pairs, seeds), BAR)
     widths = {label: ENCODINGS[label][2] + ENCODINGS[label][1].get("dim", 0)
               if ENCODINGS[label][1].get("combine") == "concat" else ENCODINGS[label][2] for label in labels}
     numbers = {"pairs": detail, "params": {label: _params(runs, "copy", label) for label in labels},
                "block_width": widths, "cpu_s_all_runs": _cpu(runs)}
-    setup = (_setup(seeds, _TASKS_TEXT) + "; the sinusoid added at width 32 and 64, concatenated as 16 + 16 (blocks "
-             "32 wide) and 32 + 32 (blocks 64 wide): parameters " + ", ".join(f"{label} {numbers['params'][label]:,}"
-                                                                          for label in labels) + " (copy)")
-    return Measurement(numbers, rows, fig, setup, estimates=dict(variants[ADD_CONCAT.headline]), variants=variants,
-                       scope=_scope(seeds))
+    return Measured(numbers, dict(variants[ADD_CONCAT.headline]), variants, shown={"runs": runs, "seeds": seeds})
 
 
 #: the share of the parameters a learned position table holds in large models (max_len x d_model over the whole):
@@ -512,7 +455,7 @@ LARGE_TABLE_SHARES = {"GPT-2 small": 1024 * 768 / 124e6, "BERT-base": 512 * 768 
 
 
 @experiment("learned_convergence", prepare=_train_all, prepare_here=True)
-def learned_convergence(ctx: Context) -> Measurement:
+def learned_convergence(ctx: Context) -> Measured:
     """Tutorial 002: a learned table (max_len x d_model parameters) makes training harder to converge. Steps to the
     validation bar with a learned table (GPT-2's initialisation, std 0.02) / with the fixed sinusoid, paired by task
     and seed. The table here is 12 x 32 = 384 parameters; the rows say what share of the model that is beside the
@@ -521,23 +464,13 @@ def learned_convergence(ctx: Context) -> Measurement:
     runs = lab_runs(seeds, _workers(ctx))
     table = 2 * COPY_LEN * D_MODEL
     share = table / _params(runs, "copy", "learned")
-    extra = [Row(f"learned table: {2 * COPY_LEN} x {D_MODEL} = {table} parameters, share of the model's "
-                 f"{_params(runs, 'copy', 'learned'):,}", share, LARGE_TABLE_SHARES["GPT-2 small"],
-                 "GPT-2 small's table, 1024 x 768 of 124M")]
-    extra += [Row(f"{name}: the position table's share of the parameters", value, None, "") for name, value in
-              LARGE_TABLE_SHARES.items() if name != "GPT-2 small"]
-    m = _paired_steps(ctx, "learned", "sinusoidal", ("learned_over_sinusoid_steps", "sinusoid_reached"),
-                      "learned / sinusoid", "converge alike", tuple(extra))
+    m = _paired_steps(ctx, "learned", "sinusoidal", ("learned_over_sinusoid_steps", "sinusoid_reached"))
     m.numbers.update({"table_params": table, "table_share": share, "large_table_shares": LARGE_TABLE_SHARES})
-    m.setup += (f". The table is {share:.1%} of this model's parameters, more than in the large models the document "
-                f"speaks of (GPT-2 small 0.63%, BERT-base 0.36%, GPT-3 0.014%): a larger share cannot be had by "
-                f"scaling the model up, so this size tests the table's relative cost at its largest; what it cannot "
-                f"test is an effect of absolute scale (hundreds of millions of parameters, long schedules)")
     return m
 
 
 @experiment("local_dependency", prepare=_train_all, prepare_here=True)
-def local_dependency(ctx: Context) -> Measurement:
+def local_dependency(ctx: Context) -> Measured:
     """Tutorial 002: the fixed sinusoid models local dependencies worse than a learned table. Capability, not speed: two
     tasks whose every answer depends on a neighbouring token (``local``: ``(x_t + x_(t-1)) mod 10``; ``back2``: the
     token two places back), trained :data:`CAPABILITY_STEPS` steps at 12 tokens (no stop at the bar), then token
@@ -545,8 +478,6 @@ def local_dependency(ctx: Context) -> Measurement:
     as initialised). Statistic: accuracy with the learned table minus with the sinusoid, paired by task and seed;
     one variant per evaluation length. Requirements: every learned-table run solves the tasks at 12 tokens, and no
     NoPE run does (the tasks need positions)."""
-    from posenc.plots.tutorial_training import validation_curves_figure
-
     seeds = _seeds(ctx)
     runs = control = lab_runs(seeds, _workers(ctx))
     units = [(t, s) for t in CAPABILITY_TASKS for s in range(seeds)]
@@ -557,7 +488,6 @@ def local_dependency(ctx: Context) -> Measurement:
     learned_trained = min(accuracy("learned", LOCAL_LEN))
     nope_best = max(max(a for _, a in control[("local", "nope", s)]["curve"]) for s in range(_seeds(ctx)))
     variants, numbers = {}, {"units": [[t, s] for t, s in units]}
-    rows = []
     for n, option in zip(CAPABILITY_LENGTHS, EVALUATED.options, strict=True):
         learned, sinusoid = accuracy("learned", n), accuracy("sinusoidal", n)
         gap = over_seeds([a - b for a, b in zip(learned, sinusoid, strict=True)], bounds=CORRELATION)
@@ -566,36 +496,15 @@ def local_dependency(ctx: Context) -> Measurement:
                             "learned_accuracy_trained": observed(learned_trained, len(units), SHARE),
                             "nope_best_accuracy": observed(nope_best, seeds, SHARE)}
         numbers[str(n)] = {"learned": learned, "sinusoidal": sinusoid}
-        rows += [Row(f"{n} tokens: token accuracy, {label} (mean over {len(units)} runs: 2 tasks x {seeds} seeds)",
-                     over_seeds(accuracy(label, n), bounds=SHARE), None, "") for label in ("learned", "sinusoidal")]
-        rows.append(Row(f"{n} tokens: accuracy learned - sinusoid, paired by task and seed", gap, GAP,
-                        "a weaker sinusoid: above this"))
-    rows += [Row("lowest learned-table accuracy at the trained length (12 tokens)", learned_trained, BAR,
-                 "the learned table solves the tasks: above this"),
-             Row(f"best NoPE validation accuracy on the local task in {NOPE_CAP} steps (best run)", nope_best, BAR,
-                 "the task needs positions: below this")]
-    curves = {t: {label: [runs[(t, label, s)]["curve"] for s in range(seeds)] for label in CAPABILITY_LABELS}
-              for t in CAPABILITY_TASKS}
-    curves["local"]["nope"] = [control[("local", "nope", s)]["curve"] for s in range(_seeds(ctx))]
-    fig = validation_curves_figure(curves, BAR)
-    setup = (f"posenc causal Transformer, d_model {D_MODEL}, {N_LAYERS} layers, {N_HEADS} heads; two local tasks "
-             f"((x_t + x_(t-1)) mod 10; the token two places back), {LOCAL_LEN} tokens, {CAPABILITY_STEPS} steps each "
-             f"(AdamW lr {LR:g}, warm-up {WARMUP}, batch {BATCH}, no early stop), then token accuracy on "
-             f"{4 * VAL_PER_SIZE} fresh sequences at {' and '.join(map(str, CAPABILITY_LENGTHS))} tokens (the learned "
-             f"table has {max(CAPABILITY_LENGTHS)} rows; those past {LOCAL_LEN} stay as initialised); {seeds} seeds "
-             f"(3 in the full report), paired across encodings (mean and 95% t-interval over the {len(units)} "
-             f"task-seed runs); "
-             f"control: NoPE on the local task ({NOPE_CAP} steps, the runs of the step claims)")
-    return Measurement({**numbers, "cpu_s_all_runs": _cpu(runs)}, rows, fig, setup,
-                       estimates=dict(variants[EVALUATED.headline]), variants=variants,
-                       scope=_scope(seeds))
+    return Measured({**numbers, "cpu_s_all_runs": _cpu(runs)}, dict(variants[EVALUATED.headline]), variants,
+                    shown={"runs": runs, "seeds": seeds, "learned_trained": learned_trained, "nope_best": nope_best})
 
 
 MEASURES = ("raw cosine", "centred cosine")
 
 
 @experiment("orthogonality_training", prepare=_train_all, prepare_here=True)
-def orthogonality_training(ctx: Context) -> Measurement:
+def orthogonality_training(ctx: Context) -> Measured:
     """Tutorial 001 §4: word and position embeddings are not near-orthogonal at the start of training, and training
     makes them so, by putting position into the dimensions where meaning is sparse. Mean |cos| between the word rows
     a task uses and every row of a learned position table, at initialisation and when the model reaches the
@@ -603,8 +512,6 @@ def orthogonality_training(ctx: Context) -> Measurement:
     the position table's variance in the half of the dimensions where the word rows vary least
     (:func:`sparse_dims_share`), at the start and at the bar, over the learned-table runs of both tasks. Choice: raw
     cosines (tutorial 001's code) or centred ones."""
-    from posenc.plots.tutorial_training import orthogonality_figure
-
     seeds = _seeds(ctx)
     runs = lab_runs(seeds, _workers(ctx))
     chance = chance_abs_cos(D_MODEL)
@@ -623,36 +530,10 @@ def orthogonality_training(ctx: Context) -> Measurement:
         end = [runs[(t, "learned", s)]["trace"][-1][column] for t, s in units]
         detail[option] = {"start": start, "end": end, "init_over_chance": ratio_over_seeds(start, [chance] * len(start)),
                           "final_over_init": ratio_estimate(end, start)}
-    rows = [Row("position table's variance in the word rows' principal subspace over chance's (enrichment; 1: "
-                "random, 0: orthogonal), at initialisation", estimates["init_enrichment"],
-                estimates["init_enrichment_null"], "null: random tables of the same shapes"),
-            Row("... at the bar", estimates["final_enrichment"], estimates["final_enrichment_null"],
-                f"null: random tables; orthogonal: below {ORTHOGONAL_ENRICHMENT:g}")]
-    rows += [Row("chance: mean |cos| of independent random directions, d=32", chance, None, "shown, not judged")]
-    for option in MEASURES:
-        v = detail[option]
-        rows += [Row(f"{option}: mean |cos| at initialisation / chance (shown, not judged)", v["init_over_chance"],
-                     1.0, "as orthogonal as random vectors"),
-                 Row(f"{option}: mean |cos| at the bar / at initialisation (shown, not judged)", v["final_over_init"],
-                     1.0, "unchanged")]
-    rows += [Row("position variance in the half of the dimensions where the word rows vary least, at "
-                 "initialisation (mean over runs)", over_seeds([a for a, _ in sparse], bounds=SHARE), 0.5, "no preference"),
-             Row("... at the bar", over_seeds([b for _, b in sparse], bounds=SHARE), 0.5, "no preference"),
-             Row("... change through training, paired by run", gain, SPARSE_GAIN, "position moved where meaning is "
-                                                                                  "sparse: above this")]
-    angles = [math.degrees(math.acos(min(1.0, c))) for c in detail["raw cosine"]["start"]]
-    rows.append(Row("raw: the mean |cos| at initialisation as an angle (degrees), per run",
-                    ", ".join(f"{a:.1f}" for a in angles), 90.0, "orthogonal"))
-    traces = {f"{t}, learned table": [runs[(t, "learned", s)]["trace"] for s in range(seeds)]
-              for t in ("copy", "local")}
-    fig = orthogonality_figure(traces, chance)
+    shown = {"runs": runs, "seeds": seeds, "by_measure": detail}
     detail = {o: {k: (v.as_dict() if isinstance(v, Estimate) else v) for k, v in d.items()} for o, d in detail.items()}
-    return Measurement({"by_measure": detail, "chance": chance, "sparse_share": sparse, "enrichment": enrichment,
-                        "cpu_s_all_runs": _cpu(runs)}, rows, fig,
-                       _setup(seeds, _TASKS_TEXT) + "; learned position table (12 rows, init N(0, 0.02^2)), token "
-                                                    "embedding N(0, 1)",
-                       estimates=estimates,
-                       scope=_scope(seeds))
+    return Measured({"by_measure": detail, "chance": chance, "sparse_share": sparse, "enrichment": enrichment,
+                     "cpu_s_all_runs": _cpu(runs)}, estimates, shown=shown)
 
 
 #: tutorial 002's division of labour, where a dimension's index means frequency (and, as a second variant, where it
@@ -665,25 +546,26 @@ DIVISION_CHOICE = Choice(
     "headline is a model trained with the sinusoid added; SmolLM2's RoPE orders its query/key pairs by frequency the "
     "same way (Barbero et al. 2024 study which bands carry position and which meaning); in MiniLM's learned table a "
     "dimension's index means nothing, kept as the test the report ran before")
-#: SmolLM2 windows for the band probe (count, tokens): quick and full
-SMOLLM2_WINDOWS = {True: (4, 64), False: (16, 128)}
+#: SmolLM2 windows for the band probe (count, tokens) in each mode
+SMOLLM2_WINDOWS = Mode(quick=(4, 64), full=(16, 128))
 
 
 #: the seed of SmolLM2's random-weights null (:func:`posenc.probe.random_weights.matched_norm_copy`)
 SMOLLM2_NULL_SEED = 0
 
 
-def _smollm2_bands(quick: bool) -> dict[str, Any]:
+def _smollm2_bands(windows: tuple[int, int]) -> dict[str, Any]:
     """The offset-explained share of every RoPE pair's logits in SmolLM2-135M (:func:`posenc.probe.rope_usage.
     band_position_shares`) on windows from both kinds of text, averaged over layers and heads per window; and the
     same on the same windows through SmolLM2 with re-initialised weights of matched norms (``null_per_window``: every
-    matrix row a random direction of its length, every vector permuted; the option's null)."""
+    matrix row a random direction of its length, every vector permuted; the option's null). ``windows``: (count,
+    tokens), :data:`SMOLLM2_WINDOWS` of the mode."""
     from posenc.corpora import text_windows
     from posenc.pretrained import load_model
     from posenc.probe.random_weights import matched_norm_copy
     from posenc.probe.rope_usage import band_position_shares
 
-    count, length = SMOLLM2_WINDOWS[quick]
+    count, length = windows
     loaded = load_model("smollm2")
     windows, kinds = text_windows(loaded.tokenizer, length, count)
     started = time.process_time()
@@ -727,7 +609,7 @@ def _permuted_division(per_dim: list[float], permutations: int = PERMUTATIONS, s
 
 
 @experiment("dimension_division", prepare=_train_all, prepare_here=True)
-def dimension_division(ctx: Context) -> Measurement:
+def dimension_division(ctx: Context) -> Measured:
     """Tutorial 002: "in training, a model may learn a division of labour: more position in the low dimensions, more
     meaning in the high ones", where the index means frequency. One statistic, ``division``, per variant
     (:data:`DIVISION_CHOICE`):
@@ -762,7 +644,7 @@ def dimension_division(ctx: Context) -> Measurement:
     sin_var = sin.var(dim=0, unbiased=False)
     q = D_MODEL // 4
     sin_low, sin_high = float(sin_var[:q].sum() / sin_var.sum()), float(sin_var[-q:].sum() / sin_var.sum())
-    bands = _smollm2_bands(ctx.quick)
+    bands = _smollm2_bands(SMOLLM2_WINDOWS.of(ctx))
     per_window, quarter = bands["per_window"], bands["quarter"]
 
     def band_division(shares: np.ndarray) -> Estimate:
@@ -775,31 +657,6 @@ def dimension_division(ctx: Context) -> Measurement:
                 DIVISION_OPTIONS[1]: {"division": rope, "division_null": rope_null},
                 DIVISION_OPTIONS[2]: {"division": minilm.estimates["low_minus_high_position_share"],
                                       "division_null": minilm_null}}
-    band_means = per_window.mean(0)
-    rows = [Row("lab, sinusoid added: word variance, highest minus lowest quarter of dimensions, change from "
-                "initialisation to the bar (paired by run)", lab, DIVISION, "a division: above this"),
-            Row("... null: the same rows moved as far in a random direction", lab_null, DIVISION,
-                "no preference for any dimension"),
-            Row("lab: how far training moved the word rows, |E_end - E_start| / |E_start| (mean over runs)", moved,
-                MOVE_POWER, "power: a move into the highest quarter alone reaches the bar past this"),
-            Row("lab: word variance in the lowest / highest quarter, at initialisation -> at the bar (mean over runs)",
-                " / ".join(f"{np.mean([x[0][i] for x in quarters]):.3f} -> {np.mean([x[1][i] for x in quarters]):.3f}"
-                           for i in (0, 1)), 0.25, "equal quarters"),
-            Row(f"lab: the sinusoid's own variance over the {2 * COPY_LEN} trained positions, lowest / highest "
-                f"quarter", f"{sin_low:.3f} / {sin_high:.3f}", None, "position sits low by construction"),
-            Row("SmolLM2: offset-explained share of a pair's logits, fastest quarter minus slowest (per window, mean "
-                "over layers and heads)", rope, DIVISION, "a division: above this"),
-            Row("... null: SmolLM2 with re-initialised weights of matched norms, the same windows", rope_null,
-                DIVISION, "above this: the bands alone make the division, whatever the weights"),
-            Row("SmolLM2: offset-explained share by pair, fastest 8 pairs", ", ".join(f"{x:.3f}" for x in
-                                                                                  band_means[:quarter]), None, ""),
-            Row("SmolLM2: ... slowest 8 pairs", ", ".join(f"{x:.3f}" for x in band_means[-quarter:]), None, ""),
-            Row("MiniLM learned table: position share of the input variance, lowest minus highest quarter",
-                minilm.estimates["low_minus_high_position_share"], DIVISION, "a division: above this"),
-            Row(f"... null: the same per-dimension shares in {PERMUTATIONS} random orders of the dimensions (mean, "
-                f"central 95%)", minilm_null, DIVISION, "an index that carries nothing"),
-            Row("MiniLM learned table: R^2 of position from the sum, lowest minus highest quarter",
-                minilm.estimates["low_minus_high_position_r2"], DIVISION, "shown, not judged")]
     numbers = {"lab": {"units": [list(u) for u in units], "word_quarters": quarters, "sinusoid_variance_quarters":
                        [sin_low, sin_high],
                        "word_quarters_null": [runs[(t, "sinusoidal", s)]["word_quarters_null"] for t, s in units],
@@ -810,19 +667,8 @@ def dimension_division(ctx: Context) -> Measurement:
                            "theta": bands["theta"], "head_dim": bands["head_dim"]},
                "minilm_null": {"permutations": PERMUTATIONS},
                "minilm": minilm.numbers, "threshold": DIVISION, "cpu_s_all_runs": _cpu(runs)}
-    count, length = SMOLLM2_WINDOWS[ctx.quick]
-    setup = (f"Lab: {_setup(seeds, _TASKS_TEXT)}, the sinusoid added; token embeddings initialised N(0, 1); trained "
-             f"power: the used word rows must move {MOVE_POWER:.3g} of their norm; null: the start rows moved as far in a "
-             f"random direction. "
-             f"SmolLM2-135M (RoPE theta {bands['theta']:g}, head dim {bands['head_dim']}, half pairing): {count} "
-             f"windows of {length} tokens from plays and the Python language reference, every layer and head, offsets "
-             f"0..{length // 2}, 95% interval from a bootstrap over windows; null: the same windows through SmolLM2 "
-             f"with re-initialised weights of matched norms. MiniLM: " + minilm.setup
-             + f" Null: the same per-dimension shares with the dimensions in {PERMUTATIONS} random orders.")
-    return Measurement(numbers, rows, minilm.figure, setup, estimates=dict(variants[DIVISION_CHOICE.headline]),
-                       variants=variants,
-                       scope=_scope(seeds) + f"; SmolLM2-135M, {count} windows of {length} tokens; "
-                             + (minilm.scope or "all-MiniLM-L6-v2's learned table"))
+    return Measured(numbers, dict(variants[DIVISION_CHOICE.headline]), variants,
+                    shown={"seeds": seeds, "per_window": per_window, "quarter": quarter, "minilm": minilm})
 
 
 # ---------------------------------------------------------------------------------------------------------------
