@@ -11,7 +11,7 @@ from transformers import BertConfig, BertModel, LlamaConfig, LlamaForCausalLM
 
 from posenc.corpora import shakespeare_text
 from posenc.errors import PosencError
-from posenc.pretrained import _write_cache, load_model, minilm_dir, model_config
+from posenc.pretrained import _write_cache, load_model, minilm_dir, model_config, package_lengths
 
 
 def _tokenizer():
@@ -27,6 +27,17 @@ def test_minilm_is_bert_with_learned_positions(minilm):
     assert minilm.name == "minilm" and minilm.source.startswith("package:")
     assert minilm.config is minilm.model.config
     assert not any(p.requires_grad for p in minilm.model.parameters())
+
+
+def test_package_lengths_are_the_packages_own():
+    """Read independently from the package: tokenizer.json truncates at 128, sentence-transformers at 256."""
+    folder = minilm_dir()
+    truncation = json.loads((folder / "tokenizer.json").read_text())["truncation"]["max_length"]
+    assert package_lengths() == {
+        "fine_tuned": truncation, "positions": json.loads((folder / "config.json").read_text())[
+            "max_position_embeddings"],
+        "max_seq_length": json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"]}
+    assert truncation == 128
 
 
 def test_folder_round_trip_gives_same_outputs(tmp_path, minilm):

@@ -1,9 +1,9 @@
 """Human-readable durations (seconds, minutes, hours, then days from two days on) and sizes (MB, then GB from one
-GB on)."""
+GB on); one call timed in this thread's CPU time."""
 
 import pytest
 
-from posenc.resources import format_bytes, format_seconds
+from posenc.resources import format_bytes, format_seconds, thread_seconds
 
 
 @pytest.mark.parametrize(("seconds", "text"), [
@@ -31,3 +31,9 @@ def test_format_seconds_picks_the_unit_by_size(seconds, text):
 ])
 def test_format_bytes_picks_the_unit_by_size(n, text):
     assert format_bytes(n) == text
+
+
+def test_thread_seconds_times_one_call_in_this_threads_cpu_time():
+    calls = []
+    assert thread_seconds(lambda: calls.append(1)) >= 0.0 and calls == [1]
+    assert thread_seconds(lambda: sum(i * i for i in range(200_000))) > 0.0  # work takes CPU time

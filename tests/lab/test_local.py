@@ -1,5 +1,6 @@
 """The local-dependency tasks (``local``, ``back2``): targets by hand, and what they answer as lab tasks."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -80,3 +81,21 @@ def test_back2_scores_only_the_positions_with_an_answer(length, accuracy):
     config = RunConfig(task="back2", train_len=length, eval_lengths=[length], eval_samples=5)
     assert BACK2.evaluate(_Back2Oracle(), config, seed=0) == {str(length): {"token_accuracy": pytest.approx(accuracy),
                                                                             "samples": 5}}
+
+
+def test_local_task_targets_by_hand():
+    from posenc.lab.string_tasks import IGNORE, SYMBOL0
+
+    ids, targets = local_batch(4, 12, torch.Generator().manual_seed(0))
+    x = ids.numpy() - SYMBOL0
+    assert (targets[:, 0] == IGNORE).all()
+    assert np.array_equal(targets[:, 1:].numpy() - SYMBOL0, (x[:, 1:] + x[:, :-1]) % 10)
+
+
+def test_back2_targets_by_hand_in_numpy():
+    from posenc.lab.string_tasks import IGNORE, SYMBOL0
+
+    ids, targets = back2_batch(3, 10, torch.Generator().manual_seed(1))
+    x = ids.numpy() - SYMBOL0
+    assert (targets[:, :2] == IGNORE).all()
+    assert np.array_equal(targets[:, 2:].numpy() - SYMBOL0, x[:, :-2])

@@ -1,12 +1,19 @@
 """Swapping words at fixed positions (posenc.probe.content): the swap by hand, the distance by hand, and a head
-that attends by position alone, which must not move."""
+that attends by position alone, which must not move; the statistics of a head pass's change, and bad input."""
 
 import numpy as np
 import pytest
 import torch
 
 from posenc.errors import PosencError
-from posenc.probe.content import content_change, swap_words, total_variation
+from posenc.probe.content import (
+    content_change,
+    content_estimates,
+    content_statistics,
+    swap_words,
+    total_variation,
+)
+from posenc.probe.heads import decoder_heads, head_pass
 
 
 def test_swap_words_keeps_the_special_tokens_and_the_length():
@@ -35,3 +42,28 @@ def test_content_change_is_zero_for_the_same_words_and_positive_otherwise(minilm
     assert same.shape == (2, 6, 12) and np.abs(same).max() == 0.0
     moved = content_change(minilm.model, windows, swap_words(windows, 1, 1))
     assert moved.min() >= 0 and moved.max() <= 1 and moved.mean() > 0.01
+
+
+def _windows(count: int = 4) -> list[list[int]]:
+    rng = np.random.default_rng(0)
+    return [[1] + rng.integers(2, 60, 10).tolist() + [1] for _ in range(count)]
+
+
+def test_content_statistics_are_minilms_on_the_pass(tiny_llama):
+    body = tiny_llama.model.model
+    windows = _windows(3)
+    run = head_pass(body, windows, swap_words(windows, 1, 1))
+    judged = decoder_heads(run)
+    mine, _ = content_statistics(run, judged)
+    theirs, _ = content_estimates(run["change"], judged.positional)
+    assert repr(mine) == repr(theirs)  # NaN where no head is positional, in both
+
+
+def test_bad_input_is_refused_with_what_was_given(tiny_llama):
+    body = tiny_llama.model.model
+    with pytest.raises(PosencError, match="swapped windows"):
+        content_statistics({"per_window": {}, "query_offsets": None}, None)
+    with pytest.raises(PosencError, match=r"\[W, L, H\], got shape \[2, 3\]"):
+        content_estimates(np.zeros((2, 3)), [])
+    with pytest.raises(PosencError, match="on_original must be a function"):
+        content_change(body, [[1, 2]], [[1, 2]], on_original="heads")

@@ -221,3 +221,16 @@ def test_variance_shares_by_hand():
     assert within == pytest.approx({"ww": 0.25, "wp": 0.0, "pw": 0.0, "pp": 0.25, "rest": 0.0, "covariance": 0.5})
     (whole,) = split.variance_shares(within_rows=False)
     assert whole == pytest.approx({"ww": 0.375, "wp": 0.0, "pw": 0.0, "pp": 0.375, "rest": 0.0, "covariance": 0.25})
+
+
+def test_split_statistics_are_the_three_functions_together():
+    from posenc.probe.decompose import dimension_statistics, flatness_statistics, split_statistics
+
+    rng = np.random.default_rng(4)
+    sums = {"sums": rng.uniform(1, 2, (5, 3, 6)), "entries": np.full(5, 64.0),
+            "flat_sums": rng.uniform(1, 2, (5, 3, 4)), "dim_sums": rng.uniform(1, 2, (5, 3, 4, 4))}
+    for expert in (0.5, 0.3):
+        want = {**term_statistics(sums["sums"], sums["entries"])[0], **flatness_statistics(sums["flat_sums"]),
+                **dimension_statistics(sums["dim_sums"], expert=expert)[0]}
+        assert split_statistics(sums, expert=expert) == want
+    assert split_statistics(sums) == split_statistics(sums, expert=0.5)

@@ -1,7 +1,10 @@
 """What a head outputs (posenc.probe.head_output): each head's output against the attention-weighted values
 computed by hand from the captured attention, on MiniLM and a tiny Llama with grouped-query attention; the query
 range by hand; the word probe on features built from the words (it reads them), on noise (it does not) and on the
-position-only null (never more than each position's most frequent word)."""
+position-only null (never more than each position's most frequent word); a decoder's output reading through the
+shared estimates."""
+
+import math
 
 import numpy as np
 import pytest
@@ -9,7 +12,15 @@ import torch
 
 from posenc.errors import PosencError
 from posenc.probe.capture import capture
-from posenc.probe.head_output import head_outputs, output_modules, position_only, query_range, word_readout
+from posenc.probe.head_output import (
+    decoder_outputs,
+    head_outputs,
+    output_estimates,
+    output_modules,
+    position_only,
+    query_range,
+    word_readout,
+)
 from posenc.probe.layers import window_folds
 
 WINDOWS = [[101, 2023, 2003, 1037, 3231, 1997, 1996, 102], [101, 1996, 4937, 2938, 2006, 1996, 13523, 102]]
@@ -126,3 +137,23 @@ def test_position_only_by_hand():
         position_only(np.zeros((0, 3, 2)))
     with pytest.raises(PosencError, match="features \\[W, T, d\\] and ids"):
         word_readout(np.zeros((2, 3, 2)), np.zeros((2, 4), dtype=int), 0, 0, 0, np.zeros((5, 2)), [np.array([0])])
+
+
+def test_decoder_outputs_read_each_head_through_the_shared_estimates(tiny_llama):
+    # the SmolLM2 output reading on the tiny Llama: the same windows two_passes reads, the heads given by hand, and
+    # the estimates those of output_estimates on head_outputs (no special tokens: Llama's tokenizer here is MiniLM's,
+    # which adds [CLS] and [SEP], so both ends are left out of the queries)
+    from posenc.corpora import special_tokens, text_windows
+
+    model, tokenizer = tiny_llama.model, tiny_llama.tokenizer
+    heads = [(1, 0, -1), (0, 2, 0)]
+    estimates, numbers = decoder_outputs(model, tokenizer, 4, 16, heads)
+    windows, _ = text_windows(tokenizer, 16, 4)
+    prefix, suffix = special_tokens(tokenizer)
+    outputs, inputs = head_outputs(model.model, windows, [0, 1])
+    table = model.get_input_embeddings().weight.detach().numpy()
+    want, _ = output_estimates(outputs, inputs, np.asarray(windows), heads, len(prefix), len(suffix), table)
+    assert estimates == want and sorted(numbers["per_head"]) == ["L0H2", "L1H0"]
+    assert all(0 <= e.low <= e.value <= e.high <= 1 and e.n == 4 for e in estimates.values())
+    empty, _ = decoder_outputs(model, tokenizer, 4, 16, [])
+    assert all(math.isnan(e.value) for e in empty.values())

@@ -1,21 +1,30 @@
 """Head statistics on hand-built attention patterns, the positional-head judgement with intervals over windows and
-query positions against an independent computation, and hooks that capture the same weights the model returns."""
+query positions against an independent computation, and hooks that capture the same weights the model returns; the
+passes over a model's windows (a tiny Llama whose heads are built to look at the previous token, at the token itself
+and nowhere in particular, against the counts derived by hand), each kind of text's judgement, and a head's share on
+one offset by bins of query positions."""
 
 
 import numpy as np
 import pytest
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import LlamaConfig, LlamaForCausalLM, LlamaModel
 
 from posenc.errors import PosencError
 from posenc.probe.capture import attention_modules, capture
-from posenc.probe.content import content_change, swap_words
+from posenc.probe.content import content_change, content_statistics, swap_words
 from posenc.probe.heads import (
     HeadAccumulator,
+    by_kind,
+    decoder_heads,
     distance_bins,
+    fraction_at,
     head_pass,
+    head_summary_pass,
+    position_bins,
     positional_heads,
     query_shares,
+    two_passes,
     voita_fractions,
 )
 from posenc.stats import bootstrap_weights
@@ -316,3 +325,175 @@ def test_the_head_pass_equals_the_probes_functions_run_apart(tiny_llama):
         head_pass(body, [])
     with pytest.raises(PosencError, match=r"one non-zero length, got lengths \[3, 4\]"):
         head_pass(body, [[1, 2, 3], [1, 2, 3, 4]])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the passes over a model's windows: a tiny Llama with heads built by hand, and a decoder beside its null
+# ---------------------------------------------------------------------------------------------------------------
+HEAD_DIM, HEADS, FORCED_T = 8, 3, 12
+
+
+def _rotate(q: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
+    """Hugging Face's half pairing: element i turns with element i + d/2 by ``angles[i]`` (d/2 angles), counter-clockwise."""
+    half = q.shape[-1] // 2
+    x1, x2 = q[:half], q[half:]
+    return torch.cat([x1 * angles.cos() - x2 * angles.sin(), x2 * angles.cos() + x1 * angles.sin()])
+
+
+@pytest.fixture(scope="module")
+def forced():
+    """A one-layer Llama with every token's embedding the same vector, so each head's logits depend on the offset
+    alone: q_i . k_j = q^T R((j - i) theta) k. Head 0: k = R(theta) q, so the logit is sum_f |q_f|^2 cos((j - i + 1)
+    theta_f), largest at j = i - 1 (the previous token); head 1: k = q, largest at j = i (the token itself); head 2:
+    q = 0, every logit 0 (uniform over the past, its maximum on the first key: offset -i, no fixed offset)."""
+    config = LlamaConfig(vocab_size=64, hidden_size=HEAD_DIM * HEADS, intermediate_size=16, num_hidden_layers=1,
+                         num_attention_heads=HEADS, num_key_value_heads=HEADS, max_position_embeddings=64,
+                         attention_bias=False)
+    torch.manual_seed(0)
+    model = LlamaModel(config).eval()
+    layer = model.layers[0]
+    with torch.no_grad():
+        e = torch.randn(config.hidden_size)
+        model.embed_tokens.weight[:] = e
+        c = layer.input_layernorm(e[None, None])[0, 0]  # what q_proj and k_proj read at every position
+        theta = 10000.0 ** (-torch.arange(0, HEAD_DIM, 2).double() / HEAD_DIM)
+        angles = theta.float()
+        q = torch.full((HEAD_DIM,), 3.0)
+        targets_q = [q, q, torch.zeros(HEAD_DIM)]
+        targets_k = [_rotate(q, angles), q, torch.zeros(HEAD_DIM)]
+        wq, wk = torch.zeros_like(layer.self_attn.q_proj.weight), torch.zeros_like(layer.self_attn.k_proj.weight)
+        for h in range(HEADS):
+            rows = slice(h * HEAD_DIM, (h + 1) * HEAD_DIM)
+            wq[rows] = torch.outer(targets_q[h], c) / c.dot(c)
+            wk[rows] = torch.outer(targets_k[h], c) / c.dot(c)
+        layer.self_attn.q_proj.weight[:] = wq
+        layer.self_attn.k_proj.weight[:] = wk
+    return model
+
+
+def _forced_windows(count: int = 4) -> list[list[int]]:
+    rng = np.random.default_rng(0)
+    return [[1] + rng.integers(2, 60, FORCED_T - 2).tolist() + [1] for _ in range(count)]
+
+
+def test_the_forced_heads_give_the_counts_derived_by_hand(forced):
+    windows = _forced_windows()
+    run = head_pass(forced, windows, swap_words(windows, 1, 1))
+    judged = decoder_heads(run)
+    # head 0: every query 1..FORCED_T-1 has its maximum on the previous token (query 0 has none): fraction 1 at -1;
+    # head 1: every query on itself: fraction 1 at 0; head 2: its maximum on key 0, offset -i, for query i
+    assert [int(o) for o in judged.offsets[0]][:2] == [-1, 0]
+    assert judged.fractions[0][0].value == judged.fractions[0][1].value == 1.0
+    assert judged.fractions[0][2].value < 0.5
+    assert judged.positional == [(0, 0, -1), (0, 1, 0)]
+    counts = {k: judged.estimates[k].value for k in ("positional_heads", "adjacent_positional_heads",
+                                                      "other_positional_heads")}
+    assert counts == {"positional_heads": 2, "adjacent_positional_heads": 1, "other_positional_heads": 1}
+    assert judged.estimates["positional_heads"].low == 2  # both decided: the count's interval is the point
+    # every token has the same embedding, so the word swap moves nothing: exactly 0 in every head
+    assert run["change"].shape == (4, 1, HEADS) and np.abs(run["change"]).max() < 1e-7
+    found, numbers = content_statistics(run, judged)
+    assert found["positional_heads_found"].value == 2 and numbers["per_head"] == {"L0H0": pytest.approx(0, abs=1e-7),
+                                                                                  "L0H1": pytest.approx(0, abs=1e-7)}
+    assert abs(found["content_change"].value) < 1e-7 and abs(found["other_heads_content_change"].value) < 1e-7
+
+
+def test_two_passes_reads_the_null_on_the_same_windows(tiny_llama):
+    run = two_passes(tiny_llama.model, tiny_llama.tokenizer, 3, 16)
+    assert run["layers"] == 2 and run["heads"] == 4 and run["length"] == 16 and len(run["kinds"]) == 3
+    assert run["trained"]["query_offsets"].shape == run["null"]["query_offsets"].shape == (3, 2, 4, 16)
+    assert "change" in run["trained"] and "change" not in run["null"]
+    assert set(run["cpu_s"]) == {"measured", "null"} and all(v >= 0 for v in run["cpu_s"].values())
+    assert not np.array_equal(run["trained"]["per_window"]["hits"], run["null"]["per_window"]["hits"])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# each kind of text's judgement, and one head's share by bins of query positions
+# ---------------------------------------------------------------------------------------------------------------
+KIND_T = 24
+
+
+def _soft_offset_head(offset: int) -> torch.Tensor:
+    """Every query's weight on key i + offset (itself where that key does not exist), a little elsewhere."""
+    a = torch.full((KIND_T, KIND_T), 0.01)
+    for i in range(KIND_T):
+        j = i + offset
+        a[i, j if 0 <= j < KIND_T else i] = 1.0
+    return a / a.sum(-1, keepdim=True)
+
+
+def _mixed_offset_head(rng: np.random.Generator, offset: int, share: float) -> torch.Tensor:
+    """The maximum on i + offset for about ``share`` of the queries, on a random far key otherwise."""
+    a = torch.full((KIND_T, KIND_T), 0.01)
+    for i in range(KIND_T):
+        j = i + offset
+        if 0 <= j < KIND_T and rng.random() < share:
+            a[i, j] = 1.0
+        else:
+            a[i, int(rng.integers(0, KIND_T))] = 1.0
+    return a / a.sum(-1, keepdim=True)
+
+
+def test_heads_by_kind_of_text_equal_a_separate_accumulation():
+    """``by_kind``: the judgement on one kind's windows, cut from the pooled per-window counts, equals feeding
+    only that kind's windows to a fresh accumulator."""
+    rng = np.random.default_rng(7)
+    kinds = ["plays", "reference"] * 3 + ["plays"]
+    windows = [torch.stack([_soft_offset_head(-1), _mixed_offset_head(rng, 1, 0.95 if k == "plays" else 0.3)])
+               for k in kinds]
+    pooled = HeadAccumulator(n_layers=1, n_heads=2, max_len=KIND_T)
+    for w in windows:
+        pooled.add(0, w)
+    judged = by_kind({"summary": pooled.summary(), "kinds": kinds, "argmax": pooled.query_offsets()})
+    assert set(judged) == {"plays", "reference"}
+    for kind in ("plays", "reference"):
+        alone = HeadAccumulator(n_layers=1, n_heads=2, max_len=KIND_T)
+        for w, k in zip(windows, kinds, strict=True):
+            if k == kind:
+                alone.add(0, w)
+        expected = positional_heads(alone.summary(), query_offsets=alone.query_offsets())
+        assert judged[kind].positional == expected.positional and judged[kind].windows == kinds.count(kind)
+        assert judged[kind].estimates["positional_heads"] == expected.estimates["positional_heads"]
+    assert [o for _, _, o in judged["plays"].positional][:1] == [-1]  # the pure previous-token head in every kind
+
+
+def test_position_bins_and_fraction_at_by_hand():
+    rng = np.random.default_rng(1)
+    windows, t = 6, 10
+    argmax = rng.integers(-3, 3, size=(windows, 2, 3, t)).astype(np.int16)  # [W, L, H, T] offsets
+    bins = position_bins(argmax, 1, 2, -1, 4)  # queries 0..3, 4..7, 8..9
+    for index, (a, b) in enumerate(((0, 4), (4, 8), (8, 10))):
+        valid = sum(1 for i in range(a, b) if i - 1 >= 0)
+        hits = sum(int(argmax[w, 1, 2, i] == -1) for w in range(windows) for i in range(a, b) if i >= 1)
+        assert bins[index].value == pytest.approx(hits / (valid * windows))
+        if b - a >= 3:
+            assert 0.0 <= bins[index].low <= bins[index].value <= bins[index].high <= 1.0
+        else:  # two query positions: too few for an interval
+            assert not bins[index].has_interval
+    estimate = fraction_at({"argmax": argmax}, 1, 2, -1)  # queries 1..9 have a previous token
+    hits = sum(int(argmax[w, 1, 2, i] == -1) for w in range(windows) for i in range(1, t))
+    assert estimate.value == pytest.approx(hits / ((t - 1) * windows))
+    assert 0.0 <= estimate.low < estimate.value < estimate.high <= 1.0  # windows and query positions resampled
+
+
+def test_the_summary_pass_keeps_the_summary_and_each_querys_argmax_offset(tiny_llama):
+    """head_summary_pass: its summary is a HeadAccumulator's fed by capture, and its argmax offsets are those of
+    output_attentions=True, unclipped."""
+    body = tiny_llama.model.model
+    rng = np.random.default_rng(0)
+    windows = [[1] + rng.integers(2, 60, 14).tolist() + [1] for _ in range(3)]
+    run = head_summary_pass(body, windows, 16)
+    alone = HeadAccumulator(2, 4, max_len=16)
+    with torch.no_grad(), capture(body, alone.add):
+        for ids in windows:
+            batch = torch.tensor([ids])
+            body(input_ids=batch, attention_mask=torch.ones_like(batch))
+    assert run["summary"]["positional_heads"] == alone.summary()["positional_heads"]
+    np.testing.assert_allclose(run["summary"]["per_window"]["hits"], alone.per_window()["hits"])
+    assert run["argmax"].shape == (3, 2, 4, 16) and run["argmax"].dtype == np.int16
+    with torch.no_grad(), capture(body, lambda layer, weights: None):
+        for k, ids in enumerate(windows):
+            attentions = body(input_ids=torch.tensor([ids]), output_attentions=True).attentions
+            for layer, weights in enumerate(attentions):
+                expected = weights[0].argmax(-1) - torch.arange(16)  # [H, T]
+                np.testing.assert_array_equal(run["argmax"][k, layer], expected.numpy())

@@ -1,10 +1,10 @@
-"""The pretrained model's null: random weights of the trained weights' norms."""
+"""The pretrained model's null: random weights of the trained weights' norms; a decoder's null, its transformer alone."""
 
 import pytest
 import torch
 
 from posenc.errors import PosencError
-from posenc.probe.random_weights import matched_norm_copy
+from posenc.probe.random_weights import matched_norm_copy, null_model
 
 
 def _model() -> torch.nn.Module:
@@ -51,3 +51,19 @@ def test_seeded_and_restricted_by_prefix():
         matched_norm_copy("model", 3)
     with pytest.raises(PosencError, match="seed"):
         matched_norm_copy(model, 1.5)
+
+
+def test_the_null_has_the_models_norms_and_other_weights(tiny_llama):
+    model = tiny_llama.model
+    twin = null_model(model)
+    assert not any(n.startswith("lm_head") for n, _ in twin.named_parameters())  # the transformer alone
+    original = dict(model.model.named_parameters())
+    for name, param in twin.named_parameters():
+        mine = original[name]
+        if param.dim() >= 2:
+            torch.testing.assert_close(param.norm(dim=1), mine.norm(dim=1))
+            assert not torch.allclose(param, mine)
+        else:  # a vector keeps its values in another order
+            torch.testing.assert_close(param.sort().values, mine.sort().values)
+    again = null_model(model)
+    assert all(torch.equal(a, b) for a, b in zip(twin.parameters(), again.parameters(), strict=True))

@@ -1,14 +1,18 @@
-"""Reading the parts of a sum back (posenc.probe.separation) against brute-force searches and exact maps."""
+"""Reading the parts of a sum back (posenc.probe.separation) against brute-force searches and exact maps; the draws
+of word/position pairs stay uniform; the linear read-out's accuracy against numpy's least squares."""
 
 import numpy as np
 import pytest
+import torch
 
 from posenc.errors import PosencError
 from posenc.probe.separation import (
     alternating_decode,
     angles_deg,
     apply_linear,
+    draw_pairs,
     fit_linear,
+    linear_readout_accuracy,
     nearest_by_cosine,
     nearest_by_distance,
 )
@@ -66,3 +70,32 @@ def test_alternating_decode_on_orthogonal_parts_and_against_an_exhaustive_search
     best = errors.reshape(25, -1).argmin(axis=1)
     agree = (got_w * 30 + got_p) == best
     assert agree.mean() >= 0.9
+
+
+def test_drawn_pairs_stay_uniform_after_the_clashes_are_redrawn():
+    """``draw_pairs`` redraws each clash (other word = word, other position = position) on its own. With 4
+    candidates about a quarter of the 40000 pairs clash (10000), so the other words stay uniform only if each clash
+    gets its own draw: about 10000 of each word, binomial sd sqrt(40000 * 1/4 * 3/4) = 87. One word given to every
+    clash would hold about 7500 + 10000 = 17500. Positions: a clash moves to the next position, never the same one."""
+    candidates = np.array([3, 17, 40, 99])
+    w, v, p, q = draw_pairs(40_000, candidates, 7, seed=0)
+    counts = np.array([(v == c).sum() for c in candidates])
+    assert np.abs(counts - 10_000).max() < 5 * 87
+    assert set(np.unique(w)) == set(candidates) and (p != q).all()
+    assert p.min() == q.min() == 0 and p.max() == q.max() == 6
+
+
+def _readout(x: np.ndarray, labels: np.ndarray, classes: int) -> float:
+    """Least squares from [x, 1] to one-hot labels (numpy), then the share of rows whose largest output is right."""
+    design = np.column_stack([x, np.ones(len(x))])
+    weights = np.linalg.lstsq(design, np.eye(classes)[labels], rcond=None)[0]
+    return float(((design @ weights).argmax(1) == labels).mean())
+
+
+def test_linear_readout_accuracy_equals_numpy():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 5, 200)
+    x = rng.normal(size=(200, 3)) + labels[:, None] * np.array([0.8, -0.3, 0.1])  # partly separable
+    ours = linear_readout_accuracy(torch.from_numpy(x), torch.from_numpy(labels), 5)
+    assert ours == pytest.approx(_readout(x, labels, 5), abs=1e-12)
+    assert 0.3 < ours < 1

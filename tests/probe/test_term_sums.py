@@ -1,4 +1,5 @@
-"""The four-term split's sums from the projected parts equal the sums of its [H, T, T] terms."""
+"""The four-term split's sums from the projected parts equal the sums of its [H, T, T] terms; over windows they
+stack each window's own."""
 
 import numpy as np
 import torch
@@ -6,7 +7,7 @@ from test_decompose import _tiny_bert as tiny_bert  # the split's own tiny model
 from transformers import BertModel
 
 from posenc.probe.decompose import four_term_split
-from posenc.probe.term_sums import _whole, _within_key, _within_query, four_term_sums
+from posenc.probe.term_sums import _whole, _within_key, _within_query, four_term_sums, window_sums
 
 
 def _tiny_bert(seed: int = 0) -> BertModel:
@@ -44,3 +45,19 @@ def test_random_products_match_their_matrix():
     torch.testing.assert_close(_within_query(a, b), (x - x.mean(-1, keepdim=True)).pow(2).sum(dim=(-1, -2)))
     torch.testing.assert_close(_within_key(a, b), (x - x.mean(-2, keepdim=True)).pow(2).sum(dim=(-1, -2)))
     torch.testing.assert_close(_whole(a, b), (x - x.mean(dim=(-1, -2), keepdim=True)).pow(2).sum(dim=(-1, -2)))
+
+
+def test_window_sums_stack_each_windows_own():
+    model = _tiny_bert()
+    gen = torch.Generator().manual_seed(2)
+    windows = [torch.randint(0, 120, (20,), generator=gen).tolist() for _ in range(3)]
+    got = window_sums(model, windows)
+    assert got["sums"].shape == (3, 4, 6) and got["flat_sums"].shape == (3, 4, 4)
+    errors = []
+    for k, ids in enumerate(windows):
+        one = four_term_sums(model, torch.tensor(ids))
+        np.testing.assert_array_equal(got["sums"][k], one.sums)
+        np.testing.assert_array_equal(got["flat_sums"][k], one.flatness_sums)
+        np.testing.assert_array_equal(got["dim_sums"][k], one.dimension_sums)
+        errors.append(one.relative_error)
+    assert got["split_error"] == max(errors)

@@ -1,14 +1,22 @@
-"""Wavelengths read from tables whose channel pairs rotate: a growing rotation, and frequencies in the wrong order."""
+"""Wavelengths read from tables whose channel pairs rotate: a growing rotation, and frequencies in the wrong order;
+the same frequencies read other ways (pair steps, bit flips, a fitted period) against tables written out by hand."""
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
 from posenc.encodings.base import AbsoluteEncoding, EncodingInfo
 from posenc.properties import EncodingView, wavelength
 from posenc.properties.result import NotApplicable
-from posenc.properties.wavelength import table_wavelengths
+from posenc.properties.wavelength import (
+    bit_flip_violations,
+    fit_period,
+    order_violations,
+    pair_frequencies,
+    table_wavelengths,
+)
 
 
 class _RotatingTable(AbsoluteEncoding):
@@ -91,3 +99,32 @@ def test_a_pair_fit_counts_as_exact_up_to_ten_times_the_tolerance(times, unit):
         lengths, got = table_wavelengths(view)
         assert got == unit
         assert lengths == [pytest.approx(2 * math.pi, rel=1e-6), pytest.approx(20 * math.pi, rel=1e-6)]
+
+
+def numpy_sinusoid(positions: np.ndarray, dim: int) -> np.ndarray:
+    """PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...) (Vaswani et al. 2017 §3.5), written out again."""
+    angle = np.asarray(positions, dtype=np.float64)[:, None] / 10000.0 ** (np.arange(0, dim, 2) / dim)
+    table = np.empty((len(angle), dim))
+    table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
+    return table
+
+
+def test_bit_flip_violations_counts_missing_and_extra_flips():
+    table = torch.tensor([[(p >> j) & 1 for j in range(4)] for p in range(16)], dtype=torch.float64)
+    assert bit_flip_violations(table) == 0
+    broken = table.clone()
+    broken[5, 2] = 1 - broken[5, 2]  # bit 2 of position 5 flipped: flips at 5 and 6 appear, none missing
+    assert bit_flip_violations(broken) == 2
+
+
+def test_pair_frequencies_read_the_sinusoid_and_order_violations():
+    dim = 16
+    table = torch.from_numpy(numpy_sinusoid(np.arange(40), dim))
+    w = pair_frequencies(table)
+    np.testing.assert_allclose(w.numpy(), 10000.0 ** (-np.arange(0, dim, 2) / dim), rtol=1e-10)
+    assert order_violations(w) == 0
+    assert order_violations(torch.tensor([3.0, 2.0, 2.0, 5.0, 1.0])) == 2  # 2 >= 2 and 5 >= 2
+
+
+def test_fit_period_of_a_sampled_sinusoid():
+    assert fit_period(np.sin(2 * math.pi * np.arange(100) / 7.3 + 0.4)) == pytest.approx(7.3, rel=1e-8)

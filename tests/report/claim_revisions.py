@@ -3,7 +3,7 @@
 A claim's measurement is stored under its experiment and ``revision`` (:func:`posenc.report.run.store_config`), so a
 change to what the experiment computes must come with a bumped revision, or the store keeps serving the old number.
 :func:`fingerprint` hashes the experiment's function, its ``prepare`` step, its page (:mod:`posenc.report.present`), and
-everything of the report's experiment and page modules they reach by name (helpers, constants), transitively; docstrings, comments and formatting do not count.
+everything of :data:`FOLLOWED` they reach by name (helpers, constants, the library's measuring code), transitively; docstrings, comments and formatting do not count.
 ``claim_revisions.json`` beside this file pins, per claim, the revision and that fingerprint
 (``tests/report/test_claim_revisions.py`` compares them), and the code versions the lab and extension stores key by.
 
@@ -27,9 +27,14 @@ from pathlib import Path
 from typing import Any
 
 TABLE = Path(__file__).with_name("claim_revisions.json")
-#: the packages whose code is followed by name: the experiments and their pages, whose rows and setup are stored with
-#: the measurement (the rest of posenc has its own versions: the code versions below)
-FOLLOWED = ("posenc.report.experiments", "posenc.report.present")
+#: the code followed by name: the experiments and their pages (whose rows and setup are stored with the measurement),
+#: and the library's measuring code they call, whose results the store keeps under the claim: the probes, the
+#: properties, the lab's comparisons of runs, traced runs and embedding statistics, the extension's statistics, the
+#: parameter counts and the config reading. The rest of posenc has its own versions (the code versions below) or is
+#: what is measured (an encoding's table is tested against its reference, not cached by a claim)
+FOLLOWED = ("posenc.report.experiments", "posenc.report.present", "posenc.probe", "posenc.properties",
+            "posenc.lab.compare", "posenc.lab.traced", "posenc.lab.embeddings", "posenc.extend.compare_scalings",
+            "posenc.model.parameters", "posenc.hf.model_reading")
 #: records and registration shared by every experiment (Context, Measurement, Row, the decorator): their classes are
 #: not followed, or any change to them would ask every claim for a new revision; their functions are
 SHARED = "posenc.report.experiments.base"

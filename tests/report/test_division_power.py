@@ -1,15 +1,16 @@
 """low-dims-position (tutorial 002's division of labour) judged with power and a null under each option: the power
-bar derived by hand, the lab's null (the same rows moved as far in a random direction), MiniLM's permutation null,
-and a requirement read under one option of a choice only (Test.options)."""
+bar derived by hand, and a requirement read under one option of a choice only (Test.options). The lab's null (the
+same rows moved as far in a random direction) is checked in tests/lab/test_traced.py, MiniLM's permutation null in
+tests/lab/test_embeddings.py."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 from scipy.linalg import hadamard
 
 from posenc.errors import PosencError
+from posenc.lab.embeddings import division_change, quarter_shares
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.claims import tutorial_training as sr_claims
 from posenc.report.experiments import tutorial_training as sr
@@ -38,7 +39,7 @@ def test_a_move_into_the_highest_quarter_alone_raises_the_division_by_r2_over_1_
     delta = torch.zeros_like(start)
     delta[:, 24:] = 2 * r * h[:, 33:41]
     assert float(delta.norm() / start.norm()) == pytest.approx(r)
-    change = sr._division_change(list(sr.quarter_shares(start)), list(sr.quarter_shares(start + delta)))
+    change = division_change(list(quarter_shares(start)), list(quarter_shares(start + delta)))
     assert change == pytest.approx(r * r / (1 + r * r))
     if r == 1 / 3:
         assert change == pytest.approx(sr.DIVISION) and sr.MOVE_POWER == pytest.approx(r)
@@ -48,43 +49,6 @@ def test_the_power_requirement_reads_how_far_the_lab_rows_moved():
     power = CLAIM.power
     assert [(p.statistic, p.op, p.threshold, p.options) for p in power] == [("word_moved", ">", sr.MOVE_POWER, (LAB,))]
     assert CLAIM.hedged and CLAIM.tests[0].null == "division_null"
-
-
-# ---- the lab's null ---------------------------------------------------------------------------------------------------
-def test_the_random_move_has_the_trained_moves_size_and_no_preferred_dimension():
-    g = torch.Generator().manual_seed(1)
-    first = torch.randn(11, 32, generator=g, dtype=torch.float64)
-    last = first + 0.2 * torch.randn(11, 32, generator=g, dtype=torch.float64)
-    moved = sr.random_move(first, last, seed=0)
-    assert float((moved - first).norm()) == pytest.approx(float((last - first).norm()))
-    assert torch.equal(moved, sr.random_move(first, last, seed=0))
-    assert not torch.equal(moved, sr.random_move(first, last, seed=1))
-    # rows whose dimensions all vary alike (a Hadamard matrix's columns): the null's change of the division averages
-    # out near 0 over many draws, no quarter preferred; a trained move into the high quarter gives 0.1 (above)
-    start = torch.tensor(hadamard(64), dtype=torch.float64)[:, 1:33]
-    target = start.clone()
-    target[:, 24:] += 2 / 3 * torch.tensor(hadamard(64), dtype=torch.float64)[:, 33:41]  # r = 1/3
-    changes = [sr._division_change(list(sr.quarter_shares(start)), list(sr.quarter_shares(
-        sr.random_move(start, target, seed)))) for seed in range(400)]
-    assert abs(np.mean(changes)) < 4 * np.std(changes) / np.sqrt(len(changes)) and abs(np.mean(changes)) < 0.01
-
-
-# ---- MiniLM's null -----------------------------------------------------------------------------------------------------
-def test_the_permutation_null_of_equal_shares_is_exactly_zero():
-    e = sr._permuted_division([0.3] * 16)
-    assert (e.value, e.low, e.high, e.n) == (pytest.approx(0.0), pytest.approx(0.0), pytest.approx(0.0),
-                                             sr.PERMUTATIONS)
-
-
-def test_the_permutation_null_by_hand():
-    """8 dimensions, shares 1 on two of them and 0 on six; the lowest quarter (2 dims) minus the highest (2 dims) is
-    (L - H) / 2 with L, H the ones in each: of the 28 placements of the two ones, 1 gives +1, 8 give +0.5, 10 give 0,
-    8 give -0.5, 1 gives -1. Mean 0; P(+1) = 1/28 > 2.5%, so the central 95% runs from -1 to 1."""
-    e = sr._permuted_division([1.0, 1.0] + [0.0] * 6, permutations=20_000, seed=3)
-    assert e.value == pytest.approx(0.0, abs=0.01)
-    assert (e.low, e.high) == (pytest.approx(-1.0), pytest.approx(1.0))
-    e = sr._permuted_division([1.0] + [0.0] * 7, permutations=20_000, seed=3)  # one 1: +-0.5 w.p. 1/4 each
-    assert (e.low, e.high) == (pytest.approx(-0.5), pytest.approx(0.5)) and e.value == pytest.approx(0.0, abs=0.01)
 
 
 # ---- one requirement, some options (Test.options) ----------------------------------------------------------------------
@@ -128,10 +92,3 @@ def test_options_must_be_options_of_the_choice():
     assert "under a only" in claim.requires[0].text
 
 
-def test_a_short_real_run_carries_its_null_from_its_own_rows():
-    """One real lab run (20 steps): the null's quarters are those of the start rows moved as far as training moved
-    them (to where the division is read), in the seeded random direction."""
-    run = sr.train_traced("local", "sinusoidal", 0, cap=20)
-    low, high = run["word_quarters_null"]
-    assert 0 <= low <= 1 and 0 <= high <= 1 and run["word_change"] > 0
-    assert [low, high] != run["word_quarters"][0]  # the rows moved, so their quarters did

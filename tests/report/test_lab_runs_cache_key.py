@@ -2,7 +2,8 @@
 that changes the runs changes what it returns, so no call is served another call's runs, and the one that does not
 (the worker count) gives the same runs."""
 
-from posenc.report.experiments.tutorial_training import lab_runs, train_traced
+from posenc.lab.traced import train_traced
+from posenc.report.experiments.tutorial_training import lab_runs
 
 ONE = (("copy", "learned"),)
 

@@ -187,15 +187,6 @@ def _readout(x: np.ndarray, labels: np.ndarray, classes: int) -> float:
     return float(((design @ weights).argmax(1) == labels).mean())
 
 
-def test_linear_readout_accuracy_equals_numpy():
-    rng = np.random.default_rng(0)
-    labels = rng.integers(0, 5, 200)
-    x = rng.normal(size=(200, 3)) + labels[:, None] * np.array([0.8, -0.3, 0.1])  # partly separable
-    ours = models._linear_readout_accuracy(torch.from_numpy(x), torch.from_numpy(labels), 5)
-    assert ours == pytest.approx(_readout(x, labels, 5), abs=1e-12)
-    assert 0.3 < ours < 1
-
-
 def test_add_vs_concat_readout_against_numpy():
     m = models.add_vs_concat(QUICK)
     vocab, length = 64, 64

@@ -11,6 +11,9 @@ test_pretrained_claims.py (magnitude, the window pass, the position bins). Left 
   held-out R^2 per quarter from the decoder's squared errors, and the per-dimension variance shares;
 - ``minilm_geometry``'s before-training baseline (``init_angle_offset_deg``): the angle between the drawn tables'
   rows by a loop over pairs.
+
+Each kind of text's judgement (``posenc.probe.heads.by_kind``) against a separate accumulation:
+tests/probe/test_heads.py.
 """
 
 from __future__ import annotations
@@ -146,30 +149,6 @@ def test_initial_table_angles_by_a_loop_over_pairs():
               for w in words for p in positions]
     assert got["angle_mean"].value == pytest.approx(np.mean(angles), abs=1e-9)
     assert got["angle_offset"].value == pytest.approx(abs(np.mean(angles) - 90), abs=1e-9)
-
-
-def test_heads_by_kind_of_text_equal_a_separate_accumulation():
-    """``_by_kind``: the judgement on one kind's windows, cut from the pooled per-window counts, equals feeding
-    only that kind's windows to a fresh accumulator."""
-    from posenc.probe.heads import HeadAccumulator, positional_heads
-
-    rng = np.random.default_rng(7)
-    kinds = ["plays", "reference"] * 3 + ["plays"]
-    windows = [torch.stack([_offset_head(-1), _mixed_head(rng, 1, 0.95 if k == "plays" else 0.3)]) for k in kinds]
-    pooled = HeadAccumulator(n_layers=1, n_heads=2, max_len=T)
-    for w in windows:
-        pooled.add(0, w)
-    by_kind = pretrained._by_kind({"summary": pooled.summary(), "kinds": kinds, "argmax": pooled.query_offsets()})
-    assert set(by_kind) == {"plays", "reference"}
-    for kind in ("plays", "reference"):
-        alone = HeadAccumulator(n_layers=1, n_heads=2, max_len=T)
-        for w, k in zip(windows, kinds, strict=True):
-            if k == kind:
-                alone.add(0, w)
-        expected = positional_heads(alone.summary(), query_offsets=alone.query_offsets())
-        assert by_kind[kind].positional == expected.positional and by_kind[kind].windows == kinds.count(kind)
-        assert by_kind[kind].estimates["positional_heads"] == expected.estimates["positional_heads"]
-    assert [o for _, _, o in by_kind["plays"].positional][:1] == [-1]  # the pure previous-token head in every kind
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from posenc.lab.compare import NOPE_PAPER_MRR, PERMUTATIONS
 from posenc.report.experiments import training as tr
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
@@ -183,7 +184,7 @@ def test_rope_extrapolation_by_hand():
 
 def _rho(scores: dict[str, dict[str, float]], weights: dict[str, float] | None = None) -> float:
     """Spearman of the (weighted) mean reciprocal ranks with the paper's, ranks by plain counting."""
-    paper = tr.NOPE_PAPER_MRR
+    paper = NOPE_PAPER_MRR
     weights = weights or {t: 1 / len(scores) for t in scores}
     mrr = {e: round(sum(weights[t] / (1 + sum(v > row[e] for v in row.values())) for t, row in scores.items()), 12)
            for e in paper}  # rounded: equal sums tie, whatever order they were added in
@@ -193,7 +194,7 @@ def _rho(scores: dict[str, dict[str, float]], weights: dict[str, float] | None =
 @pytest.mark.parametrize("option, metric", [("exact match", "exact_match"), ("token accuracy", "token_accuracy")])
 def test_nope_ranking_by_hand(option, metric):
     m = tr.lab_nope_ranking(FULL)
-    paper = tr.NOPE_PAPER_MRR
+    paper = NOPE_PAPER_MRR
     scores: dict[str, dict[str, float]] = {}
     for task in TASKS:
         learned = {e: np.mean([_metric(task, e, s, _inside, metric) for s in range(SEEDS)]) >= 0.95 for e in paper}
@@ -214,7 +215,7 @@ def test_nope_ranking_by_hand(option, metric):
     rng = np.random.default_rng(0)
     names = list(paper)
     draws = []
-    for _ in range(tr.PERMUTATIONS):
+    for _ in range(PERMUTATIONS):
         shuffled = {}
         for t, row in scores.items():
             order = rng.permutation(len(names))
@@ -366,25 +367,3 @@ def test_quick_mode_does_not_decide_learned_vs_fixed_on_its_one_task():
     assert [v["task"] for v in tr.task_sweep(True, 3)["grid"]["variant"]] == ["copy"]
     assert [v["task"] for v in tr.task_sweep(False, 3)["grid"]["variant"]] == ["copy", "reverse", "sort", "addition"]
 
-
-def test_curves_by_size_have_bands_from_three_seeds_only():
-    for seeds, band in ((2, False), (3, True)):
-        table = tr.accuracy_table(_gate_results({("copy", "rope"): 0.9}, seeds))
-        (mean, low, high) = tr.by_size_curves(table, ["rope"])["rope"][2.0]  # size 8 = 2 L
-        assert mean == pytest.approx(0.4 + 0.01 * (seeds - 1) / 2)  # past L: 0.4 + 0.01 s, s = 0..seeds-1
-        assert math.isfinite(low) is band and math.isfinite(high) is band
-
-
-def test_nope_ranking_counts_only_the_tasks_whose_accuracies_leave_room_below_the_ceiling():
-    """The ceiling rule on a hand-built table: on "flat" every encoding scores 1.0 past L (all tie at the ceiling,
-    no order), on "spread" they differ; both were learned in distribution, so both rank, one has room."""
-    from posenc.report.experiments.training import NOPE_PAPER_MRR, _ranking_estimates, in_distribution
-
-    L = 8.0
-    spread = {e: 0.9 - 0.1 * i for i, e in enumerate(NOPE_PAPER_MRR)}
-    table = {"token_accuracy": {
-        "flat": {e: {4.0: [1.0, 1.0, 1.0], 16.0: [1.0, 1.0, 1.0]} for e in NOPE_PAPER_MRR},
-        "spread": {e: {4.0: [1.0, 1.0, 1.0], 16.0: [v, v, v]} for e, v in spread.items()}}}
-    estimates, detail = _ranking_estimates(table, L, "token_accuracy", in_distribution(table, L))
-    assert estimates["ranked_tasks"].value == 2 and estimates["tasks_with_room"].value == 1
-    assert detail["tasks"] == ["flat", "spread"]

@@ -16,6 +16,8 @@ import pytest
 import torch
 from scipy import stats as sps
 
+from posenc.lab.embeddings import PERMUTATIONS, chance_abs_cos
+from posenc.lab.traced import CAP
 from posenc.report.claims import tutorial_training as sr_claims
 from posenc.report.experiments import tutorial_training as sr
 from posenc.report.experiments.base import Context
@@ -50,7 +52,7 @@ def _runs() -> dict:
             quarters = [[0.25 + 0.01 * s, 0.24 - off], [0.22 + 0.01 * s, 0.3 + 0.02 * s]]
             best = NOPE_BEST[s] if label == "nope" else 0.96
             out[(task, label, s)] = {"curve": [[0, 0.1], [20, best - 0.05], [40, best]], "steps_to_bar": reached,
-                                     "steps": sr.CAP if reached is None else int(reached) + 1, "cpu_s": 0.0,
+                                     "steps": CAP if reached is None else int(reached) + 1, "cpu_s": 0.0,
                                      "trace": trace if label == "learned" else [], "word_quarters": quarters,
                                      "sparse_share": [0.5 - off, 0.62 + 0.03 * s] if label == "learned" else [],
                                      "params": PARAMS[label], "word_change": 0.1 + 0.01 * s,
@@ -69,7 +71,7 @@ def _runs() -> dict:
 
 def _counted(task: str, label: str) -> list[float]:
     """Steps per seed as the claims count them: a run that never reached the bar at its last step (CAP)."""
-    return [float(sr.CAP if s is None else s) for s in STEPS[(task, label)]]
+    return [float(CAP if s is None else s) for s in STEPS[(task, label)]]
 
 
 def _geometric_t(a: list[float], b: list[float]) -> tuple[float, float, float]:
@@ -163,7 +165,7 @@ def test_sinusoid_weak_local_is_not_testable_where_the_sinusoid_sits_at_the_ceil
 
 def test_orthogonality_premise_and_mechanism_per_run(runs):
     m = sr.orthogonality_training(FULL)
-    chance = sr.chance_abs_cos(32)
+    chance = chance_abs_cos(32)
     units = [(t, s) for t in ("copy", "local") for s in range(SEEDS)]
     # the one definition (probe.geometry.orthogonality_against_chance): the enrichment per run, at the start and at
     # the bar, and its null on random tables, each a mean with a t-interval over the 6 runs
@@ -240,7 +242,7 @@ def test_lab_division_of_labour_from_the_word_quarters(runs, monkeypatch):
     rope_null = m.variants["SmolLM2's RoPE frequency bands"]["division_null"]  # the same bootstrap on the twin's
     assert (rope_null.value, rope_null.n) == (pytest.approx(np.mean(null_shares[:, 0] - null_shares[:, -1])), 3)
     minilm_null = m.variants["MiniLM's learned table (index carries no frequency)"]["division_null"]
-    assert minilm_null.n == sr.PERMUTATIONS and -0.4 <= minilm_null.low <= minilm_null.value <= minilm_null.high <= 0.4
+    assert minilm_null.n == PERMUTATIONS and -0.4 <= minilm_null.low <= minilm_null.value <= minilm_null.high <= 0.4
     # the power requirement is read under the lab's option alone: the other options carry no word_moved
     assert "word_moved" not in m.variants["SmolLM2's RoPE frequency bands"]
     claim = next(c for c in sr_claims.CLAIMS if c.id == "low-dims-position")

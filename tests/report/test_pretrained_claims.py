@@ -190,15 +190,12 @@ def test_positional_heads_carry_the_window_length_in_the_summary():
 
 
 def test_the_headline_length_is_the_packages_fine_tuning_length():
-    """Read independently from the package: tokenizer.json truncates at 128, sentence-transformers at 256."""
+    """Read independently from the package: tokenizer.json truncates at 128 (what posenc.pretrained.package_lengths
+    reads: tests/test_pretrained.py)."""
     from posenc.pretrained import minilm_dir
 
     folder = minilm_dir()
     truncation = json.loads((folder / "tokenizer.json").read_text())["truncation"]["max_length"]
-    assert pretrained.package_lengths() == {
-        "fine_tuned": truncation, "positions": json.loads((folder / "config.json").read_text())[
-            "max_position_embeddings"],
-        "max_seq_length": json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"]}
     assert pretrained.WINDOW.headline == pretrained.window_option(truncation) == "128 tokens"
     assert "limited to 128 tokens" in (folder / "README.md").read_text()
 
@@ -233,25 +230,6 @@ def test_experiments_give_every_statistic_the_claims_read():
 # ---------------------------------------------------------------------------------------------------------------
 # the experiments' own computations against independent ones
 # ---------------------------------------------------------------------------------------------------------------
-def test_position_bins_and_fraction_at_by_hand():
-    rng = np.random.default_rng(1)
-    windows, t = 6, 10
-    argmax = rng.integers(-3, 3, size=(windows, 2, 3, t)).astype(np.int16)  # [W, L, H, T] offsets
-    bins = pretrained._position_bins(argmax, 1, 2, -1, 4)  # queries 0..3, 4..7, 8..9
-    for index, (a, b) in enumerate(((0, 4), (4, 8), (8, 10))):
-        valid = sum(1 for i in range(a, b) if i - 1 >= 0)
-        hits = sum(int(argmax[w, 1, 2, i] == -1) for w in range(windows) for i in range(a, b) if i >= 1)
-        assert bins[index].value == pytest.approx(hits / (valid * windows))
-        if b - a >= 3:
-            assert 0.0 <= bins[index].low <= bins[index].value <= bins[index].high <= 1.0
-        else:  # two query positions: too few for an interval
-            assert not bins[index].has_interval
-    estimate = pretrained._fraction_at({"argmax": argmax}, 1, 2, -1)  # queries 1..9 have a previous token
-    hits = sum(int(argmax[w, 1, 2, i] == -1) for w in range(windows) for i in range(1, t))
-    assert estimate.value == pytest.approx(hits / ((t - 1) * windows))
-    assert 0.0 <= estimate.low < estimate.value < estimate.high <= 1.0  # windows and query positions resampled
-
-
 def test_window_pass_against_the_models_own_outputs(minilm, monkeypatch):
     """On three short windows: each query's argmax offset equals the one from output_attentions=True, and the
     four-term sums are those of four_term_split on each window."""
@@ -314,8 +292,9 @@ def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_tutor
         assert claim.experiment == "magnitude" and claim.choice is pretrained.REFERENCE
         text = " ".join(t.says + t.basis for t in claim.tests)
         assert "sqrt(d)" in text and "MiniLM" in text, claim.id
-    # 5, 3: the measurement names its scope; 6, 4: measured and presented apart (report/present)
-    assert (small.revision, comparable.revision) == (6, 4)
+    # 5, 3: the measurement names its scope; 6, 4: measured and presented apart (report/present); 7, 5: the
+    # probes they call followed by the fingerprint
+    assert (small.revision, comparable.revision) == (7, 5)
     # the references' ratios, sinusoid RMS 0.707 over 1, 0.453 and 22.6: small under two, comparable under two
     trained = {"position_to_word_norm": _e(0.436, 0.431, 0.445),
                "sinusoid_minilm_word_log10_gap": _e(1.098, 1.097, 1.099)}
@@ -336,10 +315,11 @@ def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_tutor
 def test_voita_claim_says_what_is_tested_and_what_is_not():
     voita = CLAIMS["voita-heads"]
     assert "definition" in voita.claim and "pruning" in voita.claim and "not tested" in voita.claim
-    assert voita.revision == 10  # 4: the Voita fraction resamples query positions beside windows; 5: windows of two
+    assert voita.revision == 11  # 4: the Voita fraction resamples query positions beside windows; 5: windows of two
     # kinds of text; 6: the window lengths are conditions of one verdict; 7: the four-term sums of its window pass
     # come from the projected parts (posenc.probe.term_sums); 8: SmolLM2 as a second model; 9: the head pass from
-    # posenc.probe.heads, SmolLM2 loaded once; 10: measured and presented apart (report/present)
+    # posenc.probe.heads, SmolLM2 loaded once; 10: measured and presented apart (report/present); 11: its probes in
+    # posenc.probe, followed by the fingerprint
 
 
 def test_dimension_split_against_numpy(minilm, monkeypatch):

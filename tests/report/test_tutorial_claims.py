@@ -1,8 +1,9 @@
 """The tutorial claims of tutorial_tables.py and tutorial_training.py: each experiment's numbers against an independent
 computation (by hand, numpy, scipy), and each claim's verdict on hand-made estimates at the edges of its thresholds.
 
-The training experiments are checked on synthetic runs (their statistics) and on one short real run (the loop);
-training them at the report's sizes takes minutes, which the report itself does.
+The training experiments are checked on synthetic runs (their statistics, test_numbers_tutorial_training.py); one
+short real run (the loop) is in tests/lab/test_traced.py; training them at the report's sizes takes minutes, which the
+report itself does.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 import torch
 from scipy import stats as sps
 
+from posenc.properties.relative_readout import shift_match_share
 from posenc.report.claims import tutorial_tables as st_claims
 from posenc.report.claims import tutorial_training as sr_claims
 from posenc.report.experiments import tutorial_tables as st
@@ -84,30 +86,6 @@ def test_every_seed_claim_quotes_its_document_verbatim():
 # ---------------------------------------------------------------------------------------------------------------
 # tutorial 000 §2.1: integer positions
 # ---------------------------------------------------------------------------------------------------------------
-def test_best_affine_share_is_the_bound_over_every_affine_logit():
-    T, k = 64, 1
-    pe = torch.arange(1, T + 1, dtype=torch.float64)[:, None].expand(T, 16).clone()  # PE[p] = p + 1
-    bound = st.best_affine_share(pe, k)
-    assert bound == pytest.approx(1 / (T - k))  # only query i = k can point at key 0, the smallest
-    rng = np.random.default_rng(0)
-    x = pe.numpy()
-    for _ in range(300):  # random logits PE[i] A PE[j] + PE[i] b + c PE[j] + e: never above the bound
-        a, b, c = rng.normal(size=(16, 16)), rng.normal(size=16), rng.normal(size=16)
-        scores = x @ a @ x.T + (x @ b)[:, None] + (x @ c)[None, :]
-        share = np.mean(scores[k:].argmax(axis=1) == np.arange(T - k))
-        assert share <= bound + 1e-12
-    with pytest.raises(Exception, match="one direction"):
-        st.best_affine_share(torch.from_numpy(numpy_sinusoid(T, 16)), k)
-
-
-def test_shift_match_share_by_hand():
-    pe = torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]], dtype=torch.float64)  # a quarter turn
-    # shifted[j] = PE[j + 1]: query i's best key is i - 1 for every query
-    assert st.shift_match_share(pe, pe[1:], 1) == 1.0
-    # a wrong "shift" (the identity) points every query at itself: key i, never i - 1 (i = 3 has no key 3)
-    assert st.shift_match_share(pe, pe[:-1], 1) == 0.0
-
-
 def test_integer_relative_numbers(measured):
     m = measured["naive_integer_relative"]
     n = m.numbers
@@ -147,16 +125,6 @@ def test_concat_parameters_by_hand(measured):
 # ---------------------------------------------------------------------------------------------------------------
 # tutorial 002: distinctness on long sequences
 # ---------------------------------------------------------------------------------------------------------------
-def test_offset_distances_equal_pairwise_distances_of_a_numpy_table():
-    table = numpy_sinusoid(300, 16)
-    g = st.offset_distances(16, 299)
-    rng = np.random.default_rng(1)
-    for i, j in rng.integers(0, 300, size=(50, 2)):
-        if i != j:
-            assert np.linalg.norm(table[i] - table[j]) == pytest.approx(g[abs(i - j) - 1], rel=1e-9)
-    assert st.nearest_by_length(g, [300])[300] == pytest.approx(nearest_pair(table), rel=1e-9)
-
-
 def test_distinctness_numbers(measured):
     m = measured["sinusoid_distinctness"]
     assert m.numbers["nearest"]["d=512"]["1024"] == pytest.approx(nearest_pair(numpy_sinusoid(1024, 512)), rel=1e-9)
@@ -196,7 +164,7 @@ def test_offset_rule_against_the_exact_rotations(measured):
             m[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[math.cos(angle), -math.sin(angle)],
                                                   [math.sin(angle), math.cos(angle)]]
         assert np.abs(numpy_sinusoid(256, 64)[:-k] @ m - numpy_sinusoid(256, 64)[k:]).max() < 1e-9
-        assert st.shift_match_share(sin, sin[:-k] @ torch.from_numpy(m), k) == 1.0
+        assert shift_match_share(sin, sin[:-k] @ torch.from_numpy(m), k) == 1.0
     assert n["max_composition_error"] < 1e-9 and n["min_recognition_share"] == 1.0
     assert 0 < n["max_random_share"] < 1
 
@@ -223,7 +191,6 @@ def test_periods_against_the_formula_and_zero_crossings(measured):
             up = np.where((x[:-1] < 0) & (x[1:] >= 0))[0]
             crossings = up + x[up] / (x[up] - x[up + 1])  # linear interpolation
             assert np.mean(np.diff(crossings)) == pytest.approx(period, rel=0.02)
-    assert st.fit_period(np.sin(2 * math.pi * np.arange(100) / 7.3 + 0.4)) == pytest.approx(7.3, rel=1e-8)
 
 
 def test_position_pair_numbers(measured):
@@ -239,12 +206,6 @@ def test_position_pair_numbers(measured):
 
 
 def test_model_encodings_by_hand():
-    from transformers import GPT2Config, LlamaConfig
-
-    gpt2 = st.read_encoding(GPT2Config())
-    assert gpt2["kind"] == "learned" and gpt2["table"] == [1024, 768]  # GPT-2's wpe: 1024 positions x 768
-    llama = st.read_encoding(LlamaConfig())
-    assert llama["kind"] == "rope" and llama["table"] is None
     m = shown("model_encodings", st.model_encodings(CTX), CTX)
     assert m.numbers["mismatches"] == 0 and m.numbers["kinds_detected"] == 2
     # the models since, from their default configs (transformers' defaults): Gemma 3 has 26 layers, every sixth
@@ -258,74 +219,8 @@ def test_model_encodings_by_hand():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# training: the pieces, one short real run, and the statistics on synthetic runs
+# training: the runs in several processes (the pieces and one short real run: tests/lab/test_traced.py)
 # ---------------------------------------------------------------------------------------------------------------
-def test_local_task_targets_by_hand():
-    from posenc.lab.string_tasks import IGNORE, SYMBOL0
-
-    ids, targets = sr.local_batch(4, 12, torch.Generator().manual_seed(0))
-    x = ids.numpy() - SYMBOL0
-    assert (targets[:, 0] == IGNORE).all()
-    assert np.array_equal(targets[:, 1:].numpy() - SYMBOL0, (x[:, 1:] + x[:, :-1]) % 10)
-
-
-def test_steps_to_bar_interpolates():
-    assert sr.steps_to_bar([[0, 0.1], [20, 0.5], [40, 0.99]]) == pytest.approx(20 + (0.95 - 0.5) / 0.49 * 20)
-    assert sr.steps_to_bar([[0, 0.1], [20, 0.5]]) is None
-
-
-def test_steps_to_bar_at_the_bar_and_on_either_side():
-    """The learned-the-task bar is 0.95 (the lab claims' bar): a validation exactly at it has reached it, one a hair
-    under it has not, the first crossing counts even if the curve falls back, and a curve that starts at the bar
-    reached it at step 0."""
-    assert sr.BAR == 0.95
-    assert sr.steps_to_bar([[0, 0.1], [20, 0.95]]) == 20.0
-    assert sr.steps_to_bar([[0, 0.1], [20, 0.9499]]) is None
-    assert sr.steps_to_bar([[0, 0.1], [20, 0.5], [40, 1.0]]) == pytest.approx(20 + 0.45 / 0.5 * 20)  # 38
-    assert sr.steps_to_bar([[0, 0.5], [20, 0.96], [40, 0.4], [60, 1.0]]) == pytest.approx(0.45 / 0.46 * 20)
-    assert sr.steps_to_bar([[0, 0.95], [20, 1.0]]) == 0.0
-    assert sr.steps_to_bar([]) is None
-    assert sr.steps_to_bar([[0, 0.5], [10, 0.8]], bar=0.8) == 10.0  # another bar, met exactly
-
-
-def test_cosines_and_chance():
-    rng = np.random.default_rng(0)
-    a, b = rng.normal(size=(5, 8)), rng.normal(size=(7, 8)) + 3.0
-    raw, centred = sr.embedding_cosines(torch.from_numpy(a), torch.from_numpy(b))
-    cos = (a / np.linalg.norm(a, axis=1, keepdims=True)) @ (b / np.linalg.norm(b, axis=1, keepdims=True)).T
-    ac, bc = a - a.mean(0), b - b.mean(0)
-    cc = (ac / np.linalg.norm(ac, axis=1, keepdims=True)) @ (bc / np.linalg.norm(bc, axis=1, keepdims=True)).T
-    assert raw == pytest.approx(np.abs(cos).mean()) and centred == pytest.approx(np.abs(cc).mean())
-    u = rng.normal(size=(200_000, 32))
-    v = rng.normal(size=(200_000, 32))
-    sample = np.abs((u * v).sum(1) / np.linalg.norm(u, axis=1) / np.linalg.norm(v, axis=1)).mean()
-    assert sr.chance_abs_cos(32) == pytest.approx(sample, rel=0.01)
-
-
-def test_ratio_estimate_is_a_t_interval_on_logs():
-    a, b = [300.0, 420.0, 380.0], [250.0, 300.0, 330.0]
-    logs = np.log(np.array(a) / np.array(b))
-    ci = sps.t.interval(0.95, len(logs) - 1, loc=logs.mean(), scale=sps.sem(logs))
-    e = sr.ratio_estimate(a, b)
-    assert e.value == pytest.approx(math.exp(logs.mean()))
-    assert (e.low, e.high) == pytest.approx((math.exp(ci[0]), math.exp(ci[1])))
-
-
-def test_validation_padding_does_not_change_a_causal_model():
-    from posenc.lab.string_tasks import IGNORE
-    from posenc.model import Transformer, TransformerConfig
-
-    torch.manual_seed(0)
-    model = Transformer(TransformerConfig(vocab_size=14, d_model=32, n_layers=2, n_heads=4, encoding="learned",
-                                          max_len=12)).eval()
-    ids, targets = sr.validation_set("copy", 0)
-    with torch.no_grad():
-        padded = model(ids)
-        short = model(ids[:32, :2])  # size 1: two real tokens
-    assert torch.allclose(padded[:32, :2], short, atol=1e-6)
-    assert (targets[:32, 2:] == IGNORE).all() and ids.shape == (192, 12)
-
-
 @pytest.mark.slow  # trains in two fresh processes (about 15 s)
 def test_runs_in_two_processes_equal_runs_in_one():
     runs = (("copy", "nope"), ("local", "learned"), ("local", "sinusoidal"))
@@ -336,50 +231,6 @@ def test_runs_in_two_processes_equal_runs_in_one():
         assert {k: v for k, v in one[key].items() if k != "cpu_s"} == {k: v for k, v in two[key].items()
                                                                         if k != "cpu_s"}, key
         assert one[key]["steps"] == 20
-
-
-def test_one_short_run():
-    run = sr.train_traced("local", "learned", 0, cap=40)
-    assert [s for s, _ in run["curve"]] == [0, 20, 40] and run["steps"] == 40
-    assert len(run["trace"]) == 3 and all(0 < r[1] < 1 for r in run["trace"])
-    from posenc.model import Transformer, TransformerConfig
-
-    torch.manual_seed(0)  # the trace at step 0 is the freshly initialised model's (24 rows: a capability run)
-    model = Transformer(TransformerConfig(vocab_size=14, d_model=32, n_layers=2, n_heads=4, encoding="learned",
-                                          max_len=24))
-    raw, _ = sr.embedding_cosines(model.input.token_embedding.weight.detach()[list(range(4, 14))],
-                                  model.input.encoding.weight.detach()[:12])
-    assert run["trace"][0][1] == pytest.approx(raw)
-
-
-def test_back2_targets_by_hand():
-    from posenc.lab.string_tasks import IGNORE, SYMBOL0
-
-    ids, targets = sr.back2_batch(3, 10, torch.Generator().manual_seed(1))
-    x = ids.numpy() - SYMBOL0
-    assert (targets[:, :2] == IGNORE).all()
-    assert np.array_equal(targets[:, 2:].numpy() - SYMBOL0, x[:, :-2])
-
-
-def test_sparse_dims_share_and_quarters_by_hand():
-    rng = np.random.default_rng(2)
-    words = rng.normal(size=(10, 8)) * np.array([3, 3, 3, 3, 0.1, 0.1, 0.1, 0.1])  # meaning dense in dims 0-3
-    positions = rng.normal(size=(12, 8))
-    w_var, p_var = words.var(0), positions.var(0)
-    sparse = np.argsort(w_var, kind="stable")[:4]
-    got = sr.sparse_dims_share(torch.from_numpy(words), torch.from_numpy(positions))
-    assert got == pytest.approx(p_var[sparse].sum() / p_var.sum()) and set(sparse) == {4, 5, 6, 7}
-    low, high = sr.quarter_shares(torch.from_numpy(words))
-    assert (low, high) == pytest.approx((w_var[:2].sum() / w_var.sum(), w_var[-2:].sum() / w_var.sum()))
-
-
-def test_one_short_capability_run():
-    run = sr.train_traced("back2", "learned", 0)
-    assert run["steps"] == sr.CAPABILITY_STEPS and set(run["accuracy"]) == {"12", "24"}
-    assert all(0 <= a <= 1 for a in run["accuracy"].values()) and len(run["sparse_share"]) == 2
-    # the trace ends at the bar (or the last validation), though the run goes on to its fixed length
-    crossing = next((i for i, (_, a) in enumerate(run["curve"]) if a >= sr.BAR), len(run["curve"]) - 1)
-    assert len(run["trace"]) == crossing + 1
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -439,7 +290,7 @@ def test_integer_claim_at_its_edges():
     from posenc.report.ledger import get_claim
 
     claim = get_claim("integer-positions")
-    assert claim.revision == 4  # 4: measured and presented apart (report/present)
+    assert claim.revision == 5  # 4: measured and presented apart (report/present); 5: its helpers in the library
     assert judge(claim, _case(claim, "pass")).status == "supported"
     assert judge(claim, _case(claim, "fail")).status == "refuted"
     assert judge(claim, _case(claim, "straddle")).status == "inconclusive"
@@ -458,7 +309,7 @@ def test_concat_larger_than_stated_is_qualified_with_its_factor():
     """Issue 29: a cost in the claim's direction but larger than stated is qualified with the factor, not refuted;
     a factor that straddles the upper bar is inconclusive between supported and qualified."""
     claim = CLAIMS["concat-doubles-parameters"]
-    assert claim.revision == 4  # 3: the measurement names its scope; 4: measured and presented apart
+    assert claim.revision == 5  # 3: the measurement names its scope; 4: measured and presented apart; 5: library
     four = judge(claim, {"later_layer_ratio": exact(4.0)})
     assert four.status == "qualified" and "grow 4-fold, not twofold" in four.condition
     fixed = judge(claim, {"later_layer_ratio": exact(8 / 3)})

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from posenc import resources
 from posenc.report.claims import tutorial_mechanics as sm_claims
 from posenc.report.experiments import tutorial_mechanics as sm
 from posenc.report.experiments.base import Context
@@ -33,58 +34,6 @@ def numpy_sinusoid(positions: np.ndarray, dim: int) -> np.ndarray:
 
 def verdict(claim_id: str, **estimates: Estimate) -> str:
     return judge(get_claim(claim_id), estimates).status
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# pure functions
-# ---------------------------------------------------------------------------------------------------------------
-def test_order_effect_is_zero_for_an_equivariant_map_and_measures_the_rest():
-    h = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
-    perm = torch.tensor([2, 0, 1])
-    assert sm.order_effect(h, h[perm], perm) == 0.0
-    moved = h[perm].clone()
-    moved[0, 1] += 0.7  # one output off by 0.7; mean |h| = 3.5
-    assert sm.order_effect(h, moved, perm) == pytest.approx(0.7 / 3.5)
-
-
-def test_position_gap_is_the_closest_pair_of_neighbours():
-    h = torch.tensor([[0.0, 2.0], [1.0, 2.0], [1.0, 2.25], [3.0, 2.0]])  # neighbour gaps (max-abs) 1, 0.25, 2
-    assert sm.position_gap(h) == pytest.approx(0.25 / h.abs().mean().item())
-
-
-def test_decode_binary_against_python_integers():
-    rng = np.random.default_rng(0)
-    values = [0, 1, 2 ** 62, 2 ** 63 - 1] + [int(v) for v in rng.integers(0, 2 ** 62, size=20)]
-    codes = torch.tensor([[(v >> j) & 1 for j in range(70)] for v in values], dtype=torch.float64)  # 70 channels
-    assert sm.decode_binary(codes).tolist() == values
-    bad = codes.clone()
-    bad[0, 65] = 1
-    with pytest.raises(Exception, match="channels 63 and above"):
-        sm.decode_binary(bad)
-
-
-def test_bit_flip_violations_counts_missing_and_extra_flips():
-    table = torch.tensor([[(p >> j) & 1 for j in range(4)] for p in range(16)], dtype=torch.float64)
-    assert sm.bit_flip_violations(table) == 0
-    broken = table.clone()
-    broken[5, 2] = 1 - broken[5, 2]  # bit 2 of position 5 flipped: flips at 5 and 6 appear, none missing
-    assert sm.bit_flip_violations(broken) == 2
-
-
-def test_pair_frequencies_read_the_sinusoid_and_order_violations():
-    dim = 16
-    table = torch.from_numpy(numpy_sinusoid(np.arange(40), dim))
-    w = sm.pair_frequencies(table)
-    np.testing.assert_allclose(w.numpy(), 10000.0 ** (-np.arange(0, dim, 2) / dim), rtol=1e-10)
-    assert sm.order_violations(w) == 0
-    assert sm.order_violations(torch.tensor([3.0, 2.0, 2.0, 5.0, 1.0])) == 2  # 2 >= 2 and 5 >= 2
-
-
-def test_offset_spread_is_zero_for_a_score_of_the_offset_and_measures_the_rest():
-    starts = torch.arange(0, 50, 7)
-    assert sm.offset_spread(lambda qp, kp: torch.cos(0.3 * (qp - kp).double()), starts, 5, 1.0) == 0.0
-    spread = sm.offset_spread(lambda qp, kp: (qp + kp).double(), starts, 2, 4.0)
-    assert spread == pytest.approx((2 * 49 + 2 - 2) / 4.0)  # 2p + 2 over p = 0..49: range 2 * 49
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -161,7 +110,7 @@ def test_sinusoid_cost_memory_and_the_aggregation_of_timings(monkeypatch):
         times = [64e-6] + [1e-6 * d for d in sm.COST_WIDTHS] + [1e-6, 1e-3]
         return times[i]
 
-    monkeypatch.setattr(sm, "_seconds", fake_seconds)
+    monkeypatch.setattr(resources, "thread_seconds", fake_seconds)
     m = sm.sinusoid_cost(CTX)
     assert len(calls) == 21 * cycle
     n = m.numbers

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from posenc.probe.separation import draw_pairs
 from posenc.report.claims import tutorial_semantics as ss_claims
 from posenc.report.experiments import tutorial_semantics as ss
 from posenc.report.experiments.base import Context
@@ -104,7 +105,7 @@ def test_spectra_against_numpy_and_drawn_gaussian_tables(tables):
 def test_shifted_words_against_a_loop(tables):
     words, positions, candidates = tables
     m = ss.minilm_shifted_words(CTX)
-    w, v, p, q = ss._draw_pairs(500, candidates, 512, seed=0)
+    w, v, p, q = draw_pairs(500, candidates, 512, seed=0)
 
     def angle(a, b):
         return np.degrees(np.arccos(np.clip(_unit(a) @ _unit(b), -1, 1)))
@@ -115,19 +116,6 @@ def test_shifted_words_against_a_loop(tables):
     unit = _unit(words[candidates])
     kept = [candidates[np.argmax(unit @ _unit(words[w[i]] + positions[p[i]]))] == w[i] for i in range(500)]
     assert m.estimates["word_kept"].value == pytest.approx(np.mean(kept))
-
-
-def test_drawn_pairs_stay_uniform_after_the_clashes_are_redrawn():
-    """``_draw_pairs`` redraws each clash (other word = word, other position = position) on its own. With 4
-    candidates about a quarter of the 40000 pairs clash (10000), so the other words stay uniform only if each clash
-    gets its own draw: about 10000 of each word, binomial sd sqrt(40000 * 1/4 * 3/4) = 87. One word given to every
-    clash would hold about 7500 + 10000 = 17500. Positions: a clash moves to the next position, never the same one."""
-    candidates = np.array([3, 17, 40, 99])
-    w, v, p, q = ss._draw_pairs(40_000, candidates, 7, seed=0)
-    counts = np.array([(v == c).sum() for c in candidates])
-    assert np.abs(counts - 10_000).max() < 5 * 87
-    assert set(np.unique(w)) == set(candidates) and (p != q).all()
-    assert p.min() == q.min() == 0 and p.max() == q.max() == 6
 
 
 def test_layer_norm_path_matches_the_model(tables):

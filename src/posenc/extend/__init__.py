@@ -4,7 +4,7 @@ posenc's own scalings are put into the model (:mod:`posenc.extend.patch`: throug
 types), evaluated on real text by two perplexity protocols (:mod:`posenc.extend.perplexity`) and by passkey
 retrieval (:mod:`posenc.extend.passkey`), with the factor chosen per length (:mod:`posenc.extend.factors`), memory
 checked before loading (:mod:`posenc.extend.memory`), and results cached in the results store
-(:mod:`posenc.extend.run`).
+(:mod:`posenc.extend.run`); :mod:`posenc.extend.compare_scalings` compares the scalings on those results.
 
 Example::
 

@@ -1,12 +1,15 @@
 """Hugging Face configs, read in one place: a transformers config (or a ``config.json`` dict, in the schema of
-transformers 4 or 5, flat or per layer type) in, posenc's objects out. No model is loaded here.
+transformers 4 or 5, flat or per layer type) in, posenc's objects out. No model is loaded here (no weights: only
+:mod:`posenc.hf.model_reading` builds a model's skeleton on the meta device, to read its encoding off it).
 
 - :mod:`posenc.hf.fields`: every field read through :class:`ConfigFields`, each checked and named as ``config.json``
   spells it (:class:`ConfigFieldError`);
 - :mod:`posenc.hf.config`: :func:`from_hf_config`, the one encoding a config describes
   (:func:`rope_options_from_hf_config` for RoPE's options, :func:`scaling_named` for the scaling record a rope type
   names);
-- :mod:`posenc.hf.schedule`: :func:`schedule_from_hf_config`, the encoding of every layer.
+- :mod:`posenc.hf.schedule`: :func:`schedule_from_hf_config`, the encoding of every layer;
+- :mod:`posenc.hf.model_reading`: :func:`~posenc.hf.model_reading.read_encoding`, the encoding read off the model a
+  config describes (a learned table or a rotary module), an independent reading beside posenc's.
 
 ``posenc inspect`` (:mod:`posenc.inspection`) and model loading (:mod:`posenc.pretrained`) build on these.
 

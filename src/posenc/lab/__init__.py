@@ -10,6 +10,10 @@
 - :mod:`~posenc.lab.sweep`: grids of runs on a local process pool or Ray, resumable through the results store;
 - :mod:`~posenc.lab.presets`: ``alibi-table``, ``nope-tasks``, ``quick``;
 - :mod:`~posenc.lab.tables`: mean ± std over seeds, the ALiBi-style table.
+- :mod:`~posenc.lab.compare`: encodings compared over a sweep's runs, per seed (accuracy tables, win shares, the
+  ranking against Kazemnejad et al. 2023's, perplexities by length);
+- :mod:`~posenc.lab.traced`: runs traced to a bar (validation curve, steps to the bar, embeddings at the start and at
+  the bar); :mod:`~posenc.lab.embeddings`: statistics of their word and position rows.
 
 Example::
 

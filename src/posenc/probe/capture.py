@@ -3,7 +3,8 @@
 Each layer's weights ``[B, H, Tq, Tk]`` go to a callback as soon as the layer has computed them and are dropped
 afterwards, so memory holds one layer's attention at a time, never all layers at once (``output_attentions=True``
 would keep ``L * H * T^2`` numbers). The model must run eager attention (the fused kernels return no weights);
-:func:`eager_attention` switches it for the duration of a block.
+:func:`eager_attention` switches it for the duration of a block; :func:`transformer_body` is the part of a language
+model that holds the attention (without its LM head).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import torch
 
 from posenc.errors import PosencError
 
-__all__ = ["layer_modules", "attention_modules", "projection_modules", "eager_attention", "capture"]
+__all__ = ["layer_modules", "attention_modules", "projection_modules", "eager_attention", "capture",
+           "transformer_body"]
 
 _ATTENTION = re.compile(r"(?:^|\.)(?:layers?|h|blocks?)\.(\d+)\.(?:self_attn|attention\.self|attn|self_attention)$")
 _PROJECTION = re.compile(r"(?:^|\.)(?:layers?|h|blocks?)\.(\d+)\.(?:self_attn|attention\.self|attn)\.(q_proj|k_proj|"
@@ -35,6 +37,12 @@ def layer_modules(model: Any, pattern: re.Pattern[str], missing: str) -> list[to
     if not found:
         raise PosencError(f"cannot find {missing} of {type(model).__name__}")
     return [found[i] for i in sorted(found)]
+
+
+def transformer_body(model: Any) -> Any:
+    """The transformer without its language-model head (``base_model`` of a Hugging Face model; the model itself
+    otherwise): its attention is the same, for a fraction of the work."""
+    return getattr(model, "base_model", model)
 
 
 def attention_modules(model: Any) -> list[torch.nn.Module]:

@@ -3,6 +3,10 @@ swapped for another window's, at the same positions: a head that attends by posi
 the same places; the change is the total-variation distance between the two attention distributions of each
 query, ``0.5 x sum_k |a[q, k] - a'[q, k]|`` (0: the same distribution, 1: disjoint), averaged over the queries.
 
+:func:`content_estimates` summarises the change over the positional heads found (and over every other head, the
+positive control) with bootstrap intervals over windows; :func:`content_statistics` does so for a
+:func:`posenc.probe.heads.head_pass` run with swapped windows.
+
 Shapes: attention ``[B, H, T, T]``; distances ``[W, L, H]`` (windows, layers, heads).
 """
 
@@ -15,8 +19,9 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
+from posenc.stats import Estimate, bootstrap, exact
 
-__all__ = ["swap_words", "total_variation", "content_change"]
+__all__ = ["swap_words", "total_variation", "content_change", "content_estimates", "content_statistics"]
 
 
 def swap_words(windows: Sequence[Sequence[int]], prefix: int, suffix: int) -> list[list[int]]:
@@ -74,3 +79,41 @@ def content_change(model: Any, windows: Sequence[Sequence[int]], swapped: Sequen
             model(input_ids=batch, attention_mask=torch.ones_like(batch))
             out.append(torch.stack([total_variation(first[layer], current[layer]) for layer in sorted(first)]))
     return torch.stack(out).numpy()  # [W, L, H]
+
+
+def content_estimates(change: np.ndarray, positional: list[tuple[int, int, int]]
+                      ) -> tuple[dict[str, Estimate], dict[str, Any]]:
+    """The statistics of each head's attention change under the word swap ``change [W, L, H]``
+    (:func:`content_change`) for the positional heads ``(layer, head, offset)`` found
+    (:func:`posenc.probe.heads.positional_heads`), for any model: ``positional_heads_found`` (exact), ``content_change``
+    (the positional heads' mean change per window, bootstrap over windows; NaN when none was found) and
+    ``other_heads_content_change`` (the same over every other head: the positive control); and the numbers shown
+    (each positional head's mean change, the other heads' mean)."""
+    change = np.asarray(change, dtype=float)
+    if change.ndim != 3:
+        raise PosencError(f"content_estimates needs the change per window, layer and head [W, L, H], got shape "
+                          f"{list(change.shape)}")
+    found = [(layer, head) for layer, head, _ in positional]
+    mask = np.zeros(change.shape[1:], dtype=bool)
+    for layer, head in found:
+        mask[layer, head] = True
+    numbers = {"positional_heads": [list(x) for x in positional], "positional_heads_found": len(found),
+               "windows": int(change.shape[0]),
+               "per_head": {f"L{l}H{h}": float(change[:, l, h].mean()) for l, h in found},
+               "other_heads_mean": float(change[:, ~mask].mean())}
+    estimates = {"positional_heads_found": exact(len(found)),
+                 # the positive control: the same measure on the heads that are not positional
+                 "other_heads_content_change": bootstrap(change[:, ~mask].mean(axis=1))}
+    if found:
+        estimates["content_change"] = bootstrap(change[:, mask].mean(axis=1))
+    else:
+        estimates["content_change"] = exact(float("nan"))
+    return estimates, numbers
+
+
+def content_statistics(pass_: dict[str, Any], judgement: Any) -> tuple[dict[str, Estimate], dict[str, Any]]:
+    """:func:`content_estimates` of a :func:`posenc.probe.heads.head_pass` run with swapped windows (its
+    ``change``), for the positional heads ``judgement`` (a :class:`posenc.probe.heads.HeadJudgement`) found."""
+    if "change" not in pass_:
+        raise PosencError("content_statistics needs a head_pass run with swapped windows (its 'change')")
+    return content_estimates(pass_["change"], judgement.positional)

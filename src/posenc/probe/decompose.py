@@ -19,7 +19,9 @@ Shapes: input ids ``[T]`` (one sequence); terms ``[H, T, T]`` (query i, key j).
 
 Over many windows: :meth:`FourTermSplit.sums` reduces one window to within-query sums of squares per head, and
 :func:`term_statistics` turns a stack of them into the statistics the report's claims read (spreads, variance shares,
-their largest value over heads, the four terms' shares), each with a 95% interval from a bootstrap over windows.
+their largest value over heads, the four terms' shares), each with a 95% interval from a bootstrap over windows;
+:func:`flatness_statistics` and :func:`dimension_statistics` do so for the other sums, and :func:`split_statistics`
+reads all three from one model's sums (:func:`posenc.probe.term_sums.window_sums`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from posenc.errors import PosencError
 from posenc.stats import POSITIVE, Estimate, bootstrap_weights
 
 __all__ = ["FourTermSplit", "ProjectedParts", "projected_parts", "four_term_split", "term_statistics", "flatness_statistics", "dimension_statistics",
-           "TERMS", "FOUR"]
+           "split_statistics", "TERMS", "FOUR"]
 
 TERMS = ("ww", "wp", "pw", "pp", "rest")
 #: the tutorial's four terms (the remainder left out)
@@ -360,3 +362,12 @@ def dimension_statistics(dim_sums: np.ndarray, seed: int = 0, expert: float = 0.
     names = ("max_dim_word_share", "max_dim_position_share", "word_dims", "position_dims")
     estimates = dict(zip(names, bootstrap_weights((windows,), statistic, seed=seed), strict=True))
     return estimates, shares(sums.sum(0))
+
+
+def split_statistics(sums: dict[str, np.ndarray], expert: float = 0.5) -> dict[str, Estimate]:
+    """Every statistic of the four-term split from one model's sums over windows (``sums``, ``entries``,
+    ``flat_sums``, ``dim_sums`` as :func:`posenc.probe.term_sums.window_sums` and the windows' ``T * T`` give them):
+    :func:`term_statistics`, :func:`flatness_statistics` and :func:`dimension_statistics` (``expert``: its bar),
+    so that a measurement and each draw of its null go through one function."""
+    return {**term_statistics(sums["sums"], sums["entries"])[0], **flatness_statistics(sums["flat_sums"]),
+            **dimension_statistics(sums["dim_sums"], expert=expert)[0]}

@@ -15,12 +15,16 @@ depends on the position alone; a head whose output depended on the position alon
   output depends on its position alone would output. Through :func:`word_readout` it is the null of the same
   statistic: it can only name one word per position.
 
+:func:`output_estimates` turns these readings, over the positional heads found, into shares with bootstrap intervals
+over windows; :func:`decoder_outputs` runs the whole reading on a decoder's text windows.
+
 Shapes: ids ``[W, T]``; outputs ``[W, T, H, dh]``; features ``[W, T, d]``; readouts ``[W, Q]``.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,8 +32,10 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
+from posenc.stats import SHARE, Estimate, bootstrap, exact
 
-__all__ = ["output_modules", "head_outputs", "query_range", "word_readout", "position_only"]
+__all__ = ["output_modules", "head_outputs", "query_range", "word_readout", "position_only", "output_estimates",
+           "decoder_outputs"]
 
 _OUTPUT = re.compile(r"(?:^|\.)(?:layers?|h|blocks?)\.(\d+)\.(?:self_attn\.o_proj|attention\.output\.dense|"
                      r"attn\.c_proj|self_attention\.dense)$")
@@ -133,3 +139,63 @@ def position_only(features: np.ndarray) -> np.ndarray:
         raise PosencError(f"position_only needs features [W, T, d] of at least one window, got "
                           f"{list(features.shape)}")
     return np.broadcast_to(features.mean(axis=0, keepdims=True), features.shape).copy()
+
+
+def output_estimates(outputs: dict[int, np.ndarray], inputs: dict[int, np.ndarray], ids: np.ndarray,
+                     positional: list[tuple[int, int, int]], prefix: int, suffix: int, table: np.ndarray
+                     ) -> tuple[dict[str, Estimate], dict[str, Any]]:
+    """Whether what the positional heads ``(layer, head, offset)`` output (``outputs[layer] [W, T, H, dh]``,
+    :func:`head_outputs`) names the word each attends to, for any model, read by :func:`word_readout` (ridge probes
+    fitted on the other folds' windows; ``table``: the model's input word table). Estimates, each the mean over the
+    positional heads of each window's share of queries read, bootstrap over windows: ``output_word_accuracy``;
+    ``null_output_word_accuracy``, the same probe on the same heads' position-only output (:func:`position_only`);
+    and ``input_word_accuracy``, the same probe reading each word from the hidden states the heads read
+    (``inputs``), what a head could pass on: the power requirement. NaN (exact) when no positional head was found.
+    Numbers: each head's three shares and the chance share (the most frequent target word's)."""
+    from posenc.probe.layers import window_folds
+
+    ids = np.asarray(ids)
+    keys = ("output_word_accuracy", "null_output_word_accuracy", "input_word_accuracy")
+    if not positional:
+        return {k: exact(float("nan")) for k in keys}, {"per_head": {}}
+    folds = window_folds(ids.shape[0])
+    per_window: dict[str, list[np.ndarray]] = {k: [] for k in keys}
+    numbers: dict[str, Any] = {"per_head": {}, "folds": len(folds)}
+    for layer, head, offset in positional:
+        features = outputs[layer][:, :, head]
+        read = {"output_word_accuracy": word_readout(features, ids, offset, prefix, suffix, table, folds),
+                "null_output_word_accuracy": word_readout(position_only(features), ids, offset, prefix, suffix,
+                                                          table, folds),
+                "input_word_accuracy": word_readout(inputs[layer], ids, 0, prefix, suffix, table, folds)}
+        start, stop = query_range(ids.shape[1], offset, prefix, suffix)
+        targets = ids[:, start + offset:stop + offset]
+        numbers["per_head"][f"L{layer}H{head}"] = {**{k: float(v.mean()) for k, v in read.items()},
+                                                   "chance": float(np.bincount(targets.ravel()).max() / targets.size)}
+        for k, v in read.items():
+            per_window[k].append(v.mean(axis=1))
+    estimates = {k: bootstrap(np.mean(v, axis=0), bounds=SHARE) for k, v in per_window.items()}
+    numbers["chance"] = float(np.mean([h["chance"] for h in numbers["per_head"].values()]))
+    return estimates, numbers
+
+
+def decoder_outputs(model: Any, tokenizer: Any, count: int, length: int, positional: Sequence[tuple[int, int, int]]
+                    ) -> tuple[dict[str, Estimate], dict[str, Any]]:
+    """The output reading on a decoder: :func:`output_estimates` for the positional heads ``(layer, head, offset)``
+    on ``count`` windows of ``length`` tokens of both kinds of text (:func:`posenc.corpora.text_windows`, the windows
+    :func:`posenc.probe.heads.two_passes` reads; one forward each, the transformer without its LM head), with its CPU
+    time (process time, every thread)."""
+    from posenc.corpora import special_tokens, text_windows
+    from posenc.probe.capture import transformer_body
+
+    started = time.process_time()
+    windows, _ = text_windows(tokenizer, length, count)
+    prefix, suffix = special_tokens(tokenizer)
+    positional = [tuple(int(x) for x in p) for p in positional]
+    if positional:
+        outputs, inputs = head_outputs(transformer_body(model), windows, [layer for layer, _, _ in positional])
+        table = model.get_input_embeddings().weight.detach().float().numpy()
+    else:
+        outputs, inputs, table = {}, {}, np.zeros((0, 0))
+    estimates, numbers = output_estimates(outputs, inputs, np.asarray(windows), positional, len(prefix), len(suffix),
+                                          table)
+    return estimates, {**numbers, "cpu_s": round(time.process_time() - started, 2)}

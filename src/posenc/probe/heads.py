@@ -22,10 +22,17 @@ that misses the same one query of every window). Previous / next-token shares (m
 vary from window to window) get theirs from a bootstrap over windows. A head is positional when the whole interval
 of its fraction lies above the threshold, not positional when it lies at or below it, and undecided otherwise
 (fewer than 3 windows give no interval: every head is undecided).
+
+Over a model's windows: :func:`head_pass` (per-window counts, optionally with the word swap's attention change),
+:func:`head_summary_pass` (the summary and each query's exact argmax offset), :func:`two_passes` (a decoder and its
+random-weight null on the same text windows, judged by :func:`decoder_heads`). Read from the argmax offsets:
+one head's share on a given offset (:func:`fraction_at`), by bins of query positions (:func:`position_bins`), and
+the judgement on each kind of text alone (:func:`by_kind`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,12 +41,14 @@ import numpy as np
 import torch
 
 from posenc.errors import PosencError
-from posenc.probe.capture import attention_modules, capture
-from posenc.probe.content import content_change
+from posenc.probe.capture import attention_modules, capture, transformer_body
+from posenc.probe.content import content_change, swap_words
+from posenc.probe.random_weights import null_model
 from posenc.stats import POSITIVE, SHARE, Estimate, bootstrap_weights
 
 __all__ = ["HeadAccumulator", "HeadJudgement", "head_pass", "positional_heads", "query_shares", "distance_bins", "VOITA_THRESHOLD",
-           "CLARK_THRESHOLD", "voita_fractions", "prev_next", "PAD_OFFSET"]
+           "CLARK_THRESHOLD", "voita_fractions", "prev_next", "PAD_OFFSET", "head_summary_pass", "decoder_heads",
+           "two_passes", "offset_hits", "position_bins", "fraction_at", "by_kind"]
 
 #: Voita et al. 2019: positional when the maximum sits on one fixed offset in at least 90% of queries
 VOITA_THRESHOLD = 0.9
@@ -417,3 +426,95 @@ def head_pass(model: Any, windows: Sequence[Sequence[int]], swapped: Sequence[Se
     out["per_window"] = heads.per_window()
     out["query_offsets"] = heads.query_offsets()
     return out
+
+
+def head_summary_pass(model: Any, windows: Sequence[Sequence[int]], max_len: int) -> dict[str, Any]:
+    """Every layer's attention of ``model`` (a Hugging Face transformer) on ``windows`` of token ids, one forward
+    pass per window, folded into a :class:`HeadAccumulator` of ``max_len`` tokens: ``summary``
+    (:meth:`HeadAccumulator.summary`) and ``argmax [W, L, H, T]`` (int16), the offset ``j - i`` of each query's
+    largest weight, unclipped (what :func:`positional_heads` reads as ``query_offsets``, :func:`fraction_at` and
+    :func:`position_bins` as ``argmax``)."""
+    n_layers, n_heads = model.config.num_hidden_layers, model.config.num_attention_heads
+    heads = HeadAccumulator(n_layers, n_heads, max_len=max_len)
+    layer_argmax: dict[int, np.ndarray] = {}
+    argmax = []
+
+    def on_attention(layer: int, weights: torch.Tensor) -> None:
+        heads.add(layer, weights)
+        t = weights.shape[-1]
+        layer_argmax[layer] = (weights[0].argmax(-1) - torch.arange(t)).to(torch.int16).numpy()  # [H, T]
+
+    with torch.no_grad(), capture(model, on_attention):
+        for ids in windows:
+            batch = torch.tensor([ids])  # [1, T]
+            model(input_ids=batch, attention_mask=torch.ones_like(batch))
+            argmax.append(np.stack([layer_argmax[layer] for layer in range(n_layers)]))  # [L, H, T]
+    return {"summary": heads.summary(), "argmax": np.stack(argmax)}
+
+
+def decoder_heads(pass_: dict[str, Any]) -> HeadJudgement:
+    """:func:`positional_heads` on a :func:`head_pass`: the judgement any model's heads get."""
+    return positional_heads(pass_["per_window"], query_offsets=pass_["query_offsets"])
+
+
+def two_passes(model: Any, tokenizer: Any, count: int, length: int, null_seed: int = 0) -> dict[str, Any]:
+    """A decoder's head pass with the word swap (``trained``) and its :func:`posenc.probe.random_weights.null_model`'s
+    head pass (drawn with ``null_seed``) on the same windows (``null``): ``count`` windows of ``length`` tokens of
+    both kinds of text (:func:`posenc.corpora.text_windows`), the transformer without its LM head
+    (:func:`posenc.probe.capture.transformer_body`), with the CPU time of each part (process time, every thread)."""
+    from posenc.corpora import special_tokens, text_windows
+
+    windows, kinds = text_windows(tokenizer, length, count)
+    prefix, suffix = special_tokens(tokenizer)
+    swapped = swap_words(windows, len(prefix), len(suffix))
+    body = transformer_body(model)
+    cpu: dict[str, float] = {}
+    started = time.process_time()
+    trained = head_pass(body, windows, swapped)
+    cpu["measured"] = time.process_time() - started
+    started = time.process_time()
+    twin = null_model(model, null_seed)
+    null = head_pass(twin, windows)
+    del twin
+    cpu["null"] = time.process_time() - started
+    config = body.config
+    return {"trained": trained, "null": null, "kinds": kinds, "length": length,
+            "layers": int(config.num_hidden_layers), "heads": int(config.num_attention_heads),
+            "cpu_s": {k: round(v, 2) for k, v in cpu.items()}}
+
+
+def offset_hits(argmax: np.ndarray, layer: int, head: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(hits, valid) [W, T]``: queries of one head whose maximum sits on ``offset``, and queries for which the
+    offset lies inside the window (``argmax [W, L, H, T]``: each query's argmax offset)."""
+    t = argmax.shape[-1]
+    positions = np.arange(t)
+    valid = np.broadcast_to((positions + offset >= 0) & (positions + offset < t), argmax.shape[:1] + (t,))
+    return (argmax[:, layer, head, :] == offset) & valid, valid
+
+
+def position_bins(argmax: np.ndarray, layer: int, head: int, offset: int, width: int) -> list[Estimate]:
+    """Share of queries whose maximum sits on ``offset`` for one head, by query-position bin of ``width`` queries,
+    with the two-way bootstrap over windows and the bin's query positions. ``argmax [W, L, H, T]`` holds each
+    query's argmax offset."""
+    hits, valid = offset_hits(argmax, layer, head, offset)  # [W, T] each
+    t = argmax.shape[-1]
+    return [query_shares(hits[:, a:min(a + width, t), None], valid[:, a:min(a + width, t), None])[0]
+            for a in range(0, t, width)]
+
+
+def fraction_at(window_pass: Mapping[str, Any], layer: int, head: int, offset: int) -> Estimate:
+    """One head's Voita fraction at a given offset (not its own best), with the two-way bootstrap over windows and
+    query positions (``window_pass["argmax"] [W, L, H, T]``: each query's argmax offset)."""
+    hits, valid = offset_hits(window_pass["argmax"], layer, head, offset)
+    return query_shares(hits[..., None], valid[..., None])[0]
+
+
+def by_kind(window_pass: Mapping[str, Any]) -> dict[str, HeadJudgement]:
+    """:func:`positional_heads` on each kind of text's windows alone, cut from a pass over windows of several kinds
+    (``summary`` with its ``per_window`` counts, ``argmax [W, L, H, T]``, and ``kinds``, each window's kind); a kind
+    of fewer than 2 windows is left out."""
+    raw = {k: np.asarray(v) for k, v in window_pass["summary"]["per_window"].items()}
+    kinds = np.asarray(window_pass["kinds"])
+    argmax = np.asarray(window_pass["argmax"])
+    return {kind: positional_heads({k: v[kinds == kind] for k, v in raw.items()}, query_offsets=argmax[kinds == kind])
+            for kind in dict.fromkeys(window_pass["kinds"]) if (kinds == kind).sum() >= 2}

@@ -12,7 +12,7 @@ already "prefers" words), so the null keeps every norm and draws every direction
   and norm, no alignment with anything).
 
 Shapes are those of the model; the copy is independent of the original (``copy.deepcopy``), and ``seed`` makes it
-reproducible.
+reproducible. :func:`null_model` is the null of a language model's head counts: its transformer alone, so drawn.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from typing import Any
 import torch
 
 from posenc.errors import PosencError
+from posenc.probe.capture import transformer_body
 
-__all__ = ["matched_norm_copy"]
+__all__ = ["matched_norm_copy", "null_model"]
 
 
 @torch.no_grad()
@@ -67,3 +68,10 @@ def matched_norm_copy(model: Any, seed: int, only: tuple[str, ...] = ()) -> Any:
         raise PosencError(f"no parameter of {type(model).__name__} starts with {only}; its parameters start with "
                           f"{sorted({n.split('.')[0] + '.' for n, _ in model.named_parameters()})}")
     return twin
+
+
+def null_model(model: Any, seed: int = 0) -> Any:
+    """The null of a decoder's head counts: its transformer (without the LM head,
+    :func:`posenc.probe.capture.transformer_body`) with re-initialised weights of matched norms
+    (:func:`matched_norm_copy`: every matrix row a random direction of its length, every vector permuted)."""
+    return matched_norm_copy(transformer_body(model), seed)

@@ -10,17 +10,22 @@ For ``x = E[w] + P[p]`` (a word table ``E [V, d]``, a position table ``P [N, d]`
 - :func:`nearest_by_distance`: the candidate row nearest in Euclidean distance (``argmax x . r - |r|^2 / 2``);
 - :func:`alternating_decode`: both parts from the sum by turns: the position given the mean word, the word given
   that position, the position given that word, and so on (each step the least-squares choice of one part with the
-  other fixed).
+  other fixed);
+- :func:`draw_pairs`: uniform draws of (word, other word, position, other position) to compare such sums on;
+- :func:`linear_readout_accuracy`: the accuracy of the least-squares linear classifier (with intercept, one-hot
+  targets) that reads one part's label from the vectors, fitted and scored on the same vectors (what a linear layer
+  can recover at best; tutorial 003 §14.3: does adding lose information that concatenating keeps?).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from posenc.errors import PosencError
 
 __all__ = ["nearest_by_cosine", "nearest_by_distance", "angles_deg", "fit_linear", "apply_linear",
-           "alternating_decode"]
+           "alternating_decode", "draw_pairs", "linear_readout_accuracy"]
 
 _CHUNK = 512
 
@@ -73,3 +78,25 @@ def alternating_decode(x: np.ndarray, words: np.ndarray, positions: np.ndarray,
         w = nearest_by_distance(x - positions[p], words)
         p = nearest_by_distance(x - words[w], positions)
     return w, p
+
+
+def draw_pairs(count: int, candidates: np.ndarray, n_positions: int, seed: int) -> tuple[np.ndarray, ...]:
+    """``count`` independent draws of (word, other word, position, other position), uniform: words from
+    ``candidates``, positions from ``0..n_positions - 1``. Where the other word is the word, it is drawn once more
+    (each clash its own draw, so the other words stay uniform); where the other position is the position, it moves
+    to the next one (cyclically)."""
+    rng = np.random.default_rng(seed)
+    w, v = rng.choice(candidates, size=count), rng.choice(candidates, size=count)
+    p, q = rng.integers(0, n_positions, size=count), rng.integers(0, n_positions, size=count)
+    clash_w, clash_p = w == v, p == q
+    v[clash_w] = rng.choice(candidates, size=int(clash_w.sum()))  # a rare clash left in would give angle 0
+    q[clash_p] = (q[clash_p] + 1) % n_positions
+    return w, v, p, q
+
+
+def linear_readout_accuracy(x: torch.Tensor, labels: torch.Tensor, n_classes: int) -> float:
+    """Accuracy of the least-squares linear classifier (with intercept) from ``x [N, D]`` to one-hot labels."""
+    design = torch.cat([x, torch.ones(len(x), 1, dtype=x.dtype)], dim=1)  # [N, D + 1]
+    onehot = torch.nn.functional.one_hot(labels, n_classes).to(x.dtype)  # [N, C]
+    weights = torch.linalg.lstsq(design, onehot, driver="gelsd").solution  # [D + 1, C]
+    return float(((design @ weights).argmax(dim=1) == labels).double().mean())

@@ -15,11 +15,13 @@ side). With ``Ā``, ``B̄`` the means over positions, ``A_c = A - Ā``, ``B_c = 
 costs ``T Dh^2`` products instead of the ``T^2 Dh`` of the terms themselves: at 512 tokens and ``Dh = 32``, a
 sixteenth. The sums equal the terms' own to float64 round-off (``tests/probe/test_term_sums.py``).
 
-Shapes: ``[H, T, Dh]`` parts; the sums as :class:`~posenc.probe.decompose.FourTermSplit` gives them.
+Shapes: ``[H, T, Dh]`` parts; the sums as :class:`~posenc.probe.decompose.FourTermSplit` gives them. Over many
+windows, :func:`window_sums` stacks each window's sums (``[W, ...]``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +30,7 @@ import torch
 
 from posenc.probe.decompose import FOUR, TERMS, ProjectedParts, projected_parts
 
-__all__ = ["TermSums", "four_term_sums", "sums_from_parts"]
+__all__ = ["TermSums", "four_term_sums", "sums_from_parts", "window_sums"]
 
 
 @dataclass
@@ -108,3 +110,18 @@ def four_term_sums(model: Any, input_ids: torch.Tensor) -> TermSums:
     (:func:`~posenc.probe.decompose.projected_parts`, then :func:`sums_from_parts`), without the ``[H, T, T]``
     terms :func:`~posenc.probe.decompose.four_term_split` keeps."""
     return sums_from_parts(projected_parts(model, input_ids))
+
+
+def window_sums(model: Any, windows: Sequence[Sequence[int]]) -> dict[str, Any]:
+    """:func:`four_term_sums` of every window of token ids, stacked over windows: ``sums [W, H, 6]``,
+    ``flat_sums [W, H, 4]``, ``dim_sums [W, H, Dh, 4]`` (what :func:`posenc.probe.decompose.split_statistics`
+    reads, with the entries per window) and ``split_error``, the largest relative error of the split."""
+    sums, flat, dims, errors = [], [], [], []
+    for ids in windows:
+        split = four_term_sums(model, torch.tensor(ids))
+        sums.append(split.sums)
+        flat.append(split.flatness_sums)
+        dims.append(split.dimension_sums)
+        errors.append(split.relative_error)
+    return {"sums": np.stack(sums), "flat_sums": np.stack(flat), "dim_sums": np.stack(dims),
+            "split_error": float(max(errors))}

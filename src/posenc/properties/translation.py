@@ -14,19 +14,33 @@ Measured at distances r = 0, 1, 2, 4, ... up to N/2, always with the query ``r``
 The similarity curve is the mean over p: cosine similarity for tables, the logit of a vector with itself (relative
 to distance 0) for rotations, the head-averaged bias for biases. Holds when the spread is below the tolerance (1e-9 on
 float64 tables, 1e-5 on float32 tables, 1e-4 through the float32 rotate hook, 1e-6 for biases).
+
+:func:`offset_spread` measures the same for any score function of (query positions, key positions), such as a
+rotary logit of fixed vectors or an added code's dot product (tutorial 003 §14.6.3: RoPE's score depends on the offset
+only, the sinusoid added to q and k on where the pair sits too).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 
 from posenc.properties.result import FAILS, HOLDS, PropertyResult
 from posenc.properties.view import EncodingView
 
-__all__ = ["translation", "distances_for"]
+__all__ = ["translation", "distances_for", "offset_spread"]
 
 CLAIM = "the interaction of two positions depends only on their distance"
 SOURCE = "tutorial 001 §3.3 and §5.2"
+
+
+def offset_spread(score: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], starts: torch.Tensor, offset: int,
+                  scale: float) -> float:
+    """``(max_p - min_p) score(p + offset, p) / scale`` over key positions ``starts``: 0 when the score of a query
+    ``offset`` places after its key is the same wherever the pair sits (it depends on the offset only)."""
+    values = score(starts + offset, starts)  # [S]
+    return float((values.max() - values.min()) / scale)
 
 
 def distances_for(length: int) -> list[int]:

@@ -13,19 +13,32 @@ turn fast (short wavelength, local), high dimensions slowly (long wavelength, gl
 
 A dimension is *local* when its wavelength is shorter than the length N, *global* otherwise. Holds when both kinds
 exist and wavelengths never shrink as the dimension index grows. n.a. when no channel is periodic.
+
+The same frequencies read other ways (tutorial 001 §3.2: binary bit ``j`` alternates every ``2^j`` numbers, and the
+sinusoid lowers its frequency along the dimension in the same way; tutorial 002's figure: "the higher the dimension,
+the longer the period"):
+
+- :func:`pair_frequencies`: each channel pair's angular step per position, read off an interleaved sin/cos table,
+  and :func:`order_violations`, how often a sequence fails to fall strictly;
+- :func:`bit_flip_violations`: the (position, bit) pairs where a binary table's bit ``j`` does not flip exactly at the
+  multiples of ``2^j``;
+- :func:`fit_period`: the period of the sinusoid that best fits one sampled curve (least squares over a grid of
+  frequencies, then refined).
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from posenc.properties.relative import fit_pair_blocks, pair_angles, relative_residual
 from posenc.properties.result import FAILS, HOLDS, NotApplicable, PropertyResult
 from posenc.properties.view import EncodingView
 
-__all__ = ["wavelength", "table_wavelengths", "channel_periods"]
+__all__ = ["wavelength", "table_wavelengths", "channel_periods", "pair_frequencies", "order_violations",
+           "bit_flip_violations", "fit_period"]
 
 CLAIM = "low dimensions are local (short wavelength), high dimensions global (long wavelength)"
 SOURCE = "tutorial 002"
@@ -112,3 +125,55 @@ def wavelength(view: EncodingView) -> PropertyResult:
     elif len(local) == len(lengths):
         reason += "; no dimension is global at this length"
     return PropertyResult("wavelength", HOLDS if ok else FAILS, numbers, reason, CLAIM, SOURCE)
+
+
+def pair_frequencies(table: torch.Tensor) -> torch.Tensor:
+    """Each channel pair's angular step per position, read off an interleaved sin/cos table ``[T, d]``: the angle
+    between ``(PE[p, 2i], PE[p, 2i+1])`` and the same pair at ``p + 1``, averaged over ``p`` -> ``[d/2]`` (float64).
+    For the sinusoid it is ``w_i = 10000^(-2i/d)``; a table whose pairs do not rotate gives other numbers."""
+    pairs = table.double().reshape(table.shape[0], -1, 2)  # [T, d/2, (sin, cos)]
+    a, b = pairs[:-1], pairs[1:]
+    cross = a[..., 1] * b[..., 0] - a[..., 0] * b[..., 1]  # sin(step) for (sin, cos) pairs
+    dot = (a * b).sum(-1)  # cos(step)
+    return torch.atan2(cross, dot).mean(dim=0)  # [d/2]
+
+
+def order_violations(values: torch.Tensor) -> int:
+    """How many neighbours ``values[i + 1] >= values[i]``: 0 when ``values`` falls strictly along the index."""
+    return int((values[1:] >= values[:-1]).sum())
+
+
+def bit_flip_violations(table: torch.Tensor) -> int:
+    """Count of (position, bit) where bit ``j`` of a binary table ``[T, d]`` changes and ``p`` is not a multiple of
+    ``2^j``, or stays and ``p`` is one: bit ``j`` must alternate exactly every ``2^j`` numbers (tutorial 001 §3.2)."""
+    length, width = table.shape
+    p = torch.arange(1, length)[:, None]  # [T - 1, 1]
+    flips = table[1:] != table[:-1]  # [T - 1, d]
+    expected = (p % (2 ** torch.arange(width))[None, :]) == 0  # [T - 1, d]
+    return int((flips != expected).sum())
+
+
+def fit_period(values: np.ndarray, shortest: float = 2.5, longest: float | None = None) -> float:
+    """The period (in positions) of the sinusoid that best fits ``values[p]``, ``p = 0..T-1``: least squares of
+    ``a sin(w p) + b cos(w p) + c`` over a grid of ``w``, refined around the best grid point. Exact (to the
+    optimiser's tolerance) for a sampled pure sinusoid whose period is shorter than the window allows."""
+    from scipy.optimize import minimize_scalar
+
+    x = np.asarray(values, dtype=np.float64)
+    p = np.arange(len(x), dtype=np.float64)
+    longest = longest or 4.0 * len(x)
+
+    def residuals(w: np.ndarray) -> np.ndarray:
+        """Least-squares residual of the fit at each frequency in ``w [G]``, from the 3x3 normal equations."""
+        design = np.stack([np.sin(np.outer(w, p)), np.cos(np.outer(w, p)), np.ones((len(w), len(p)))], axis=2)
+        gram = np.einsum("gti,gtj->gij", design, design)  # [G, 3, 3]
+        coef = np.linalg.solve(gram, np.einsum("gti,t->gi", design, x)[..., None])[..., 0]  # [G, 3]
+        return ((np.einsum("gti,gi->gt", design, coef) - x) ** 2).sum(axis=1)
+
+    grid = np.geomspace(2 * math.pi / longest, 2 * math.pi / shortest, 800)  # steps of 0.7%, far inside the fit's
+    # main lobe (about 2 pi / T wide)
+    k = int(residuals(grid).argmin())
+    low, high = grid[max(0, k - 1)], grid[min(len(grid) - 1, k + 1)]
+    best = minimize_scalar(lambda w: float(residuals(np.array([w]))[0]), bounds=(low, high), method="bounded",
+                           options={"xatol": 1e-13})
+    return float(2 * math.pi / best.x)

@@ -31,14 +31,14 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _PAIRED, _NULL) for c in (
           "lab_field_lm", (
               Test("pope_minus_rope", "<", 0.0, "PoPE's log perplexity past L is below RoPE's",
                    "the paper's ordering"),),
-          choice=_LENGTH, revision=4,
+          choice=_LENGTH, revision=5,
           title_zh="超过训练长度 L 时 PoPE 优于 RoPE"),
     Claim("fox-extrapolates", "Lin et al. 2025 (FoX)", "literature", "Forgetting attention beats RoPE past L",
           "Trained at length L, a Transformer with forgetting attention and no other positional encoding has lower "
           "perplexity than a RoPE Transformer at longer lengths.",
           "lab_field_lm", (
               Test("fox_minus_rope", "<", 0.0, "FoX's log perplexity past L is below RoPE's", "the paper's ordering"),),
-          choice=_LENGTH, revision=4,
+          choice=_LENGTH, revision=5,
           title_zh="超过训练长度 L 时遗忘注意力优于 RoPE"),
     Claim("dape-extrapolates", "Zheng et al. 2024 (DAPE)", "literature", "DAPE improves KERPLE past L",
           "Trained at length L, adjusting KERPLE's bias with DAPE's MLP over the attention scores lowers perplexity "
@@ -46,7 +46,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _PAIRED, _NULL) for c in (
           "lab_field_lm", (
               Test("dape_minus_kerple", "<", 0.0, "DAPE-KERPLE's log perplexity past L is below KERPLE's",
                    "the paper's ordering"),),
-          choice=_LENGTH, revision=4,
+          choice=_LENGTH, revision=5,
           title_zh="超过训练长度 L 时 DAPE 改进 KERPLE"),
     Claim("nope-layer-pattern", "the layer pattern of Meta 2025 (Llama 4) and Yang et al. 2025, without their "
           "chunked attention and attention temperature", "literature",
@@ -61,6 +61,6 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _PAIRED, _NULL) for c in (
                    "all-NoPE's", "the ordering the hybrid is built for",
                    no_null="a difference from the better of two models trained alike, paired by seed: its null "
                            "(exchangeable layer patterns) is 0, where the bar sits"),),
-          choice=_LENGTH, null="exchangeable layer patterns: a difference of 0, where the bar sits", revision=4,
+          choice=_LENGTH, null="exchangeable layer patterns: a difference of 0, where the bar sits", revision=5,
           title_zh="每四层一个 NoPE 层（仅层模式）让模型超过 L 后泛化更好"),
 ))

@@ -71,5 +71,5 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _REASONS[c.id]) for c in (
               Test("loss_at_narrowest", "<", NO_LOSS, "also at the narrowest width (d=8)", "2 points of accuracy",
                    role="condition", unless="no information lost only when the width is large enough")),
           quote="两个向量相加后,信息并没有丢失,而是\"叠加\"在一起",
-          revision=3, title_zh="相加保持维度，信息并没有丢失"),
+          revision=4, title_zh="相加保持维度，信息并没有丢失"),
 ))

@@ -98,7 +98,7 @@ CLAIMS: tuple[Claim, ...] = (
                           "near-orthogonal subspaces",
                    no_null="this statistic is the null itself: random tables of the initialisation's law")),
           choice=SAMPLE, quote="经过训练,模型会学习到将词嵌入所代表的语义信息和位置编码所代表的序列顺序信息,分别映射到高维空间中两个近似正交的子空间内",
-          revision=5, null="word and position tables of the same shapes drawn as BERT initialises them (N(0, 0.02^2)): "
+          revision=6, null="word and position tables of the same shapes drawn as BERT initialises them (N(0, 0.02^2)): "
                            "random vectors of this dimension, through the same subspace statistic",
           title_zh="语义与位置映射到两个近似正交的子空间"),
     Claim("small-magnitude", "tutorial 000 §3.3", "tutorial", "Positions are small next to words",
@@ -113,7 +113,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "scaled by sqrt(d), Vaswani et al. 2017 §3.4)", "equal size", role="condition",
                    unless="in the trained model only: the fixed sinusoid is larger than this reference embedding",
                    no_null="exact: a ratio of two computed RMS values")),
-          choice=REFERENCE, quote="2. 位置编码的幅度较小,不会淹没词向量", revision=6,
+          choice=REFERENCE, quote="2. 位置编码的幅度较小,不会淹没词向量", revision=7,
           null="exact and measured sizes against equality: no null (the bar is the word vector's own size)",
           title_zh="位置编码的幅度较小，不会淹没词向量"),
     Claim("comparable-magnitude", "tutorial 003 §14.8.2", "tutorial", "The sinusoid is comparable to embeddings",
@@ -131,7 +131,7 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only next to an embedding of the reference's scale: next to a trained, unscaled "
                           "BERT-style word table the sinusoid is not of the same order of magnitude",
                    no_null=MAGNITUDE_NO_NULL)),
-          choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=4,
+          choice=REFERENCE, quote="所以正弦/余弦位置编码的值在 [-1, 1] 之间,和 embedding 的量级相当。", revision=5,
           null="exact and measured sizes against a power of ten: no null (the bar is the embedding's own "
                "scale)",
           title_zh="正弦/余弦位置编码和 embedding 的量级相当"),
@@ -151,7 +151,7 @@ CLAIMS: tuple[Claim, ...] = (
                    role="condition", unless="weak on average over heads, not in every head",
                    null="null_max_head_cross_to_main_spread"),
               dataclasses.replace(_REST_CONDITION, null="null_rest_share")),
-          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=6,
+          choice=WINDOW, quote="这部分捕捉\"某个特定词\"对\"某个特定位置\"的偏好。虽然比较少见,但理论上是存在的。", revision=7,
           null=NULL_WORDS,
           title_zh="“词-位置”项较弱"),
     Claim("head-experts", "tutorial 001 §5.2", "tutorial", "Word experts and position experts",
@@ -165,7 +165,7 @@ CLAIMS: tuple[Claim, ...] = (
                    EXPERT_BASIS.format(term="position-position", chance="1/25 = 0.04"),
                    unless="no head is a position expert", null="null_max_head_position_share")),
           choice=WINDOW, quote="有的头可能主要关注“语义-语义”,成为语义专家;有的头可能主要关注“位置-位置”,成为位置专家",
-          revision=5, null=NULL_WORDS + "; the largest share over the 12 heads of each draw, as measured",
+          revision=6, null=NULL_WORDS + "; the largest share over the 12 heads of each draw, as measured",
           title_zh="语义专家与位置专家"),
     Claim("qk-dimension-experts", "tutorial 003 §14.5.3", "tutorial", "Query/key dimensions specialise",
           "W_q and W_k can learn that some dimensions mainly follow semantic similarity and others mainly position "
@@ -178,7 +178,7 @@ CLAIMS: tuple[Claim, ...] = (
               Test("max_dim_position_share", ">", EXPERT, "some query/key dimension draws the majority from "
                    "position-position", EXPERT_BASIS.format(term="position-position", chance="1/25 = 0.04"),
                    unless="no dimension is a position expert", null="null_max_dim_position_share")),
-          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系", revision=4,
+          choice=WINDOW, quote="某些维度主要关注语义相似度\n  • 某些维度主要关注位置关系", revision=5,
           null=NULL_WORDS + "; the largest share over the 384 query/key dimensions of each draw, as measured",
           title_zh="查询/键的某些维度关注语义，某些关注位置"),
     Claim("positional-heads", "tutorial 001 §5.2", "tutorial", "Some heads are positional",
@@ -202,7 +202,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "key)", SMOLLM2_HEAD_BASIS.format(what="at least one head"),
                    null="null_smollm2_positional_heads", options=SMOLLM2_ONLY)),
           quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
-                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=9, choice=HEAD_MODEL,
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=10, choice=HEAD_MODEL,
           null="MiniLM: no random model, Voita et al.'s rule is itself calibrated against chance (see each test); "
                "SmolLM2: SmolLM2-135M with re-initialised weights of matched norms on the same windows, judged by "
                "the same rule",
@@ -242,7 +242,7 @@ CLAIMS: tuple[Claim, ...] = (
                           "back)",
                    no_null="a count the claim bounds by zero, not a statistic read against chance",
                    options=SMOLLM2_ONLY)),
-          revision=10, choice=HEAD_MODEL,
+          revision=11, choice=HEAD_MODEL,
           null="MiniLM: no random model, Voita et al.'s rule is itself calibrated against chance (see each test); "
                "SmolLM2: SmolLM2-135M with re-initialised weights of matched norms on the same windows, judged by "
                "the same rule",
@@ -263,6 +263,6 @@ CLAIMS: tuple[Claim, ...] = (
               Test("max_head_cross_along_positions", "<", UNIFORM, "also in the head where it is largest",
                    "the same bar", role="condition", unless="flat on average over heads, not in every head",
                    null="null_max_head_cross_along_positions")),
-          choice=WINDOW, revision=6, null=NULL_WORDS,
+          choice=WINDOW, revision=7, null=NULL_WORDS,
           title_zh="“词-位置”项看起来是均匀的"),
 )

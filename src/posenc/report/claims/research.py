@@ -35,14 +35,14 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _PAIRED, "exchangeable encodin
           "lab_fire_kerple", (
               Test("fire_minus_best", "<", 0.0, "FIRE's log perplexity past L is below both RoPE's and ALiBi's",
                    "the paper's ordering"),),
-          choice=_LENGTH, revision=4,
+          choice=_LENGTH, revision=5,
           title_zh="超过 L 时 FIRE 优于 RoPE 和 ALiBi"),
     Claim("kerple-extrapolates", "Chi et al. 2022 (KERPLE)", "literature", "KERPLE beats RoPE and ALiBi past L",
           "Trained at length L, KERPLE's (log kernel) perplexity at longer lengths is lower than RoPE's and ALiBi's.",
           "lab_fire_kerple", (
               Test("kerple_minus_best", "<", 0.0, "KERPLE's log perplexity past L is below both RoPE's and "
                    "ALiBi's", "the paper's ordering"),),
-          choice=_LENGTH, revision=4,
+          choice=_LENGTH, revision=5,
           title_zh="超过 L 时 KERPLE 优于 RoPE 和 ALiBi"),
     Claim("p-rope-in-distribution", "Barbero et al. 2024 (p-RoPE)", "literature",
           "p-RoPE costs nothing in distribution",
@@ -50,7 +50,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _PAIRED, "exchangeable encodin
           "lab_prope", (
               Test("prope_minus_rope", "<", math.log(PROPE_MARGIN), f"p-RoPE's perplexity at L is at most "
                    f"{100 * (PROPE_MARGIN - 1):.0f}% above RoPE's", "non-inferiority margin fixed before the run"),),
-          revision=4,
+          revision=5,
           title_zh="p-RoPE 在训练长度内没有代价"),
     Claim("cope-counts", "Golovneva et al. 2024 (CoPE)", "literature", "CoPE counts where token positions fail",
           "CoPE solves selective copy and counting past the trained size, where encodings that count every token "
@@ -72,6 +72,6 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, _PAIRED, "exchangeable encodin
                          "the ceiling rule: a baseline within the tie of the metric's ceiling cannot be beaten",
                          role="headroom", otherwise="not testable",
                          no_null="a count of tasks with room: a precondition, not compared with chance")),
-          revision=5,
+          revision=6,
           title_zh="CoPE 能计数，按词元计位置的编码做不到"),
 ))

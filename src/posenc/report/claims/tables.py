@@ -49,7 +49,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c) for c in (
                    "positions; the number is an exact bound", unless="attention can read relative position from it")),
           requires=(Test("sinusoid_shift_share", ">", 0.9, "the same read-out finds the key k back with the sinusoid",
                          "the test must be able to pass", otherwise="not testable"),),
-          quote="无法表达相对位置信息", revision=4,
+          quote="无法表达相对位置信息", revision=5,
           title_zh="用增长数值标记位置行不通"),
     Claim("unit-interval-positions", "tutorial 000 §2.2", "tutorial", "[0, 1] positions depend on length",
           "Squeezing positions into [0, 1] makes the distance between neighbours depend on the sequence length.",
@@ -57,7 +57,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c) for c in (
               Test("step_ratio_shortest_longest", ">", 2, "the neighbour step at n=3 is more than twice that at "
                    "n=1000", "a factor of 2"),),
           quote="这样产生的问题是, 序列长度不同, 相对距离也不同, 模型可能认为这是单词语义发生了变化",
-          revision=3, title_zh="用 [0, 1] 范围标记位置，相对距离随长度而变"),
+          revision=4, title_zh="用 [0, 1] 范围标记位置，相对距离随长度而变"),
     Claim("binary-positions", "tutorial 000 §2.3", "tutorial", "Binary positions jump",
           "Binary position vectors change discontinuously between neighbours, so relative position is hard to infer.",
           "naive_binary", (
@@ -68,14 +68,14 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c) for c in (
               Test("relative_map_residual", ">", 0.05, "no linear map independent of p (a full d x d matrix, least squares) "
                    "predicts PE[p+1] from PE[p]", "5% residual", unless="a linear relative map exists")),
           quote="但这样也存在问题, 不同单词间的位置变化不连续, 难以推测相对位置信息",
-          revision=3, title_zh="用二进制向量标记位置，位置变化不连续"),
+          revision=4, title_zh="用二进制向量标记位置，位置变化不连续"),
     Claim("sin-bounded", "tutorial 001 §3.1", "tutorial", "Sin/cos values are bounded",
           "Sinusoidal position values always lie in [-1, 1].",
           "sinusoid_bounded", (
               Test("max_abs", "<", 1 + 1e-6, "no value exceeds 1 in absolute value, at any position tested",
                    "the bound of sin and cos, plus float32 rounding"),),
           quote="正弦和余弦函数的值域永远被限制在\u00a0[-1, 1]\u00a0之间。",
-          revision=3, title_zh="正弦/余弦的值域限制在 [-1, 1] 之间"),
+          revision=4, title_zh="正弦/余弦的值域限制在 [-1, 1] 之间"),
     Claim("sin-unique", "tutorial 001 §3.2, tutorial 002", "tutorial", "Every position is unique",
           "Every position gets a different sinusoidal vector.",
           "sinusoid_unique", (
@@ -83,7 +83,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c) for c in (
                    "1e-3", "far above float32 round-off", unless="some positions nearly collide"),
               Test("duplicate_rows_float32", "<", 0.5, "every float32 row is distinct", "no duplicates")),
           quote="位置编码向量是唯一的，因为不同位置的编码由不同的正弦和余弦值组成",
-          revision=3, title_zh="位置编码向量是唯一的"),
+          revision=4, title_zh="位置编码向量是唯一的"),
     Claim("sin-relative-linear", "tutorial 001 §3.3", "tutorial", "PE[p+k] is linear in PE[p]",
           "For every offset k, PE[p+k] is a fixed linear function (a rotation per channel pair) of PE[p], the same "
           "for every p.",
@@ -97,7 +97,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c) for c in (
                          "the test must be able to fail", otherwise="not testable"),),
           quote="这是因为对于任何确定的位置偏移\\(\\delta\\),位置\\(i + \\delta\\)处的位置编码可以线性投影位置\\(i\\)处的"
                 "位置编码来表示。",
-          revision=3, title_zh="PE[p+k] 可由 PE[p] 线性投影得到"),
+          revision=4, title_zh="PE[p+k] 可由 PE[p] 线性投影得到"),
     Claim("local-global-dims", "tutorial 002", "tutorial", "Low dims local, high dims global",
           "Low (fast) dimensions of the sinusoid capture local position, high (slow) dimensions global position.",
           "sinusoid_local_global", (
@@ -117,5 +117,5 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c) for c in (
               Test("transfer_residual", "<", SAME, "the relative maps fitted inside the range still hold",
                    ROUND_OFF)),
           quote="固定(正弦/余弦)理论上可外推到任意长度",
-          revision=3, title_zh="正弦/余弦编码理论上可外推到任意长度"),
+          revision=4, title_zh="正弦/余弦编码理论上可外推到任意长度"),
 ))

@@ -41,7 +41,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "more than the tie", role="headroom", otherwise="not testable", no_null=_COUNT)),
           null="the sinusoid against itself across seeds (seed s against seed s + 1), the same share on the same "
                "tasks",
-          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=6,
+          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=7,
           title_zh="可学习位置编码在多数任务上表现更好"),
     Claim("rope-extrapolates", "tutorial 003 §14.6.3", "tutorial", "RoPE extrapolates",
           "RoPE can extrapolate to sequences longer than those seen in training.",
@@ -64,7 +64,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "does not is RoPE's doing; the same bar as the claim's", role="power",
                          no_null="the positive control's own share, read for power, not compared with chance")),
           null="none: a share of RoPE's own accuracy (the other encodings are shown beside it)",
-          quote="可以外推到更长的序列", revision=8,
+          quote="可以外推到更长的序列", revision=9,
           title_zh="RoPE 可以外推到更长的序列"),
     Claim("alibi-table", "Press et al. 2022 (ALiBi)", "literature", "ALiBi's table: flat past L",
           "Trained at length L, ALiBi's perplexity stays flat at longer lengths while the sinusoid's explodes and "
@@ -78,7 +78,7 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("evaluation length", ("2L", "4L", "8L"), "8L",
                         "the paper's claim is about lengths far past L; 8L is the longest measured"),
           null="exchangeable encodings: a difference of 0, where the bars sit",
-          revision=5,
+          revision=6,
           title_zh="ALiBi 的结果表：超过 L 后保持平稳"),
     Claim("nope-ranking", "Kazemnejad et al. 2023 (NoPE)", "literature", "NoPE ranks first at length generalisation",
           "On synthetic tasks, length generalisation ranks NoPE > T5 > ALiBi > Rotary > sinusoidal.",
@@ -99,6 +99,6 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("metric", tuple(NOPE_METRICS), "exact match", "the paper ranks by exact-match accuracy"),
           null="the encodings' labels permuted within each task: the same rank correlation of an order unrelated "
                "to the encodings",
-          revision=7,
+          revision=8,
           title_zh="NoPE 在长度泛化上排名第一"),
 )

@@ -41,7 +41,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           null="self-attention without positions through the same order-effect function (the requirement); float32 "
                "round-off for the position gap",
           quote="循环神经网络本身就是一种顺序结构, 天然包含了词在序列中的位置信息",
-          revision=3, title_zh="RNN 天然包含词序信息"),
+          revision=4, title_zh="RNN 天然包含词序信息"),
     Claim("binary-512-positions", "tutorial 000 §2.3", "tutorial", "512 bits can mark every position",
           "With d_model = 512 (or larger), the binary code can give basically every token's position a code of its "
           "own.",
@@ -51,7 +51,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           requires=(Test("small_code_duplicates", ">", 0.5, "a code too short (the document's d_model = 3) does "
                          "repeat", "the check must be able to fail", otherwise="not testable"),),
           quote="d_model一般比较大(512, 1024…), 基本可以把每个token的位置都编码出来",
-          revision=3, title_zh="512 位足以编码每个位置"),
+          revision=4, title_zh="512 位足以编码每个位置"),
     Claim("binary-alternation", "tutorial 001 §3.2", "tutorial", "Frequencies fall along the dimension, as in binary",
           "In binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four: higher bits alternate "
           "less often; the sinusoid likewise lowers its frequency along the encoding dimension.",
@@ -62,7 +62,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           requires=(Test("shuffled_order_violations", ">", 0.5, "the same table with its pairs shuffled fails",
                          "the check must be able to fail", otherwise="not testable"),),
           quote="在二进制表示中,较高比特位的交替频率低于较低比特位,与下面的热图所示相似,只是位置编码通过使用三角函数在编码维度上降低频率。",
-          revision=3, title_zh="频率沿维度降低，与二进制相似"),
+          revision=4, title_zh="频率沿维度降低，与二进制相似"),
     Claim("sinusoid-cost", "tutorial 002", "tutorial", "The sinusoid's cost grows with d and affects efficiency",
           "The sinusoid's compute and memory grow with the dimension, take more time and possibly a lot of memory, "
           "and affect the model's running efficiency (judged at 512 positions, the length the document names).",
@@ -89,7 +89,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
           not_hedged="its 可能 hedges only the memory ('还可能占用大量的内存空间'), which is judged on exact byte "
                      "counts; the growth of compute with the dimension and its effect on efficiency are stated "
                      "plainly",
-          revision=3,
+          revision=4,
           quote="正弦余弦位置编码通常是高维向量，其计算量会随着维度的增加不仅需要更多的计算时间，还可能占用大量的内存空间，影响模型的运行效率。",
           title_zh="正弦编码的计算量随维度增长，影响运行效率"),
     Claim("worked-update", "tutorial 003 §14.4", "tutorial", "The worked update: 0.9 - 0.1 x (-0.4) = 0.94",
@@ -122,7 +122,7 @@ CLAIMS: tuple[Claim, ...] = tuple(without_null(c, COMPUTED) for c in (
                            "float32 round-off); the bar sits a thousand times above it")),
           null="RoPE's own spread on the same pairs (an identity, round-off) for the added table's",
           quote="相对位置信息更明确",
-          revision=3, title_zh="RoPE 的相对位置信息更明确"),
+          revision=4, title_zh="RoPE 的相对位置信息更明确"),
     Claim("input-shapes", "tutorial 003 §14.7.2", "tutorial", "The input layer's shapes",
           "Token ids [4, 16] give token embeddings [4, 16, 512]; the position embedding [16, 512] is broadcast over "
           "the batch, and their sum is [4, 16, 512].",

@@ -88,7 +88,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "word alone", role="condition",
                    unless="the sum finds its target no better than one of its words alone does",
                    no_null="a difference of exact ranks read against 0: the single words are its control")),
-          quote="在向量空间中,加法表示叠加不同的语义因素", revision=3,
+          quote="在向量空间中,加法表示叠加不同的语义因素", revision=4,
           null="random analogies of both shapes with a random target: how often chance 'hits' on each reading",
           title_zh="向量加法表示叠加不同的语义因素"),
     Claim("same-word-shifted", "tutorial 000 §3.2", "tutorial", "Positions shift a word's direction slightly",
@@ -106,7 +106,7 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("vector", SHIFT_OPTIONS, SHIFT_OPTIONS[0],
                         "the sentence speaks of new_embedding = semantic_embedding + position_offset; what MiniLM's "
                         "first layer reads after its LayerNorm is shown beside"),
-          quote="所以模型看到的不是“词义被破坏”,而是“相同词在不同位置处于略微不同的方向”。", revision=3,
+          quote="所以模型看到的不是“词义被破坏”,而是“相同词在不同位置处于略微不同的方向”。", revision=4,
           null="no random model: each statistic is read against a reference measured beside it (the nearest of "
                "29,000 words; two different words' angle)",
           title_zh="相同词在不同位置处于略微不同的方向"),
@@ -120,7 +120,7 @@ CLAIMS: tuple[Claim, ...] = (
                    null="collision_linear_both"),),
           requires=(_fails_on_one_table("collision_linear_both", "the same maps fail on the sum of two words of one "
                                         "table, which cannot say which is which"),),
-          quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离", revision=3,
+          quote="如果两个向量空间的分布相对独立,线性相加仍能被后续层(线性变换)分离", revision=4,
           null="the same maps fitted the same way on sums of two words of one 512-row table (E + E')",
           title_zh="线性相加仍能被后续层分离"),
     Claim("sum-capacity", "tutorial 000 §3.3, tutorial 003 §14.8.1", "tutorial", "High dimension: the sum keeps both",
@@ -133,7 +133,7 @@ CLAIMS: tuple[Claim, ...] = (
                    null="collision_decoded_both"),),
           requires=(_fails_on_one_table("collision_decoded_both", "the same search fails on the sum of two words of "
                                         "one table"),),
-          quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。", revision=3,
+          quote="在 512 维或更高的空间中,向量叠加后不会导致严重的信息重叠。", revision=4,
           null="the same search on sums of two words of one 512-row table (E + E')",
           title_zh="高维空间中向量叠加不会严重重叠"),
     Claim("semantic-concentration", "tutorial 001 §4", "tutorial", "Meaning is not spread evenly over dimensions",
@@ -152,7 +152,7 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("dimensions", CONCENTRATION_OPTIONS, CONCENTRATION_OPTIONS[0],
                         "the sentence speaks of the values on a vector's 512 dimensions (its coordinates); directions "
                         "found by PCA are shown beside"),
-          quote="一定有一部分是语义的富集,一些值的语义是稀疏的。", revision=3,
+          quote="一定有一部分是语义的富集,一些值的语义是稀疏的。", revision=4,
           null="isotropic Gaussian tables of the same shape through the same top-tenth share (5 quick, 20 full)",
           title_zh="语义在各维度上的分布不均匀"),
     Claim("position-own-space", "tutorial 001 §4", "tutorial", "Position information has its own space",
@@ -166,7 +166,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("isotropic_position_dims_share", ">", 0.5, "isotropic tables of the same shape need more "
                          "than half", "the test must be able to fail", otherwise="not testable",
                          no_null="the null's own fewest count: a check that the bar is past every draw"),),
-          quote="位置信息有自己的空间", revision=3,
+          quote="位置信息有自己的空间", revision=4,
           null="isotropic Gaussian tables of 512 rows through the same count of principal directions",
           title_zh="位置信息有自己的空间"),
     Claim("positional-head-content", "tutorial 001 §5.2", "tutorial", "Positional heads' output carries words",
@@ -213,7 +213,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "states SmolLM2's positional heads read, above the bar", "power (the hedge rule, 可能): a "
                          "positive control in the same model, on the same windows", role="power",
                          no_null="the positive control itself", options=SMOLLM2_ONLY)),
-          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。", revision=6, choice=HEAD_MODEL,
+          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。", revision=7, choice=HEAD_MODEL,
           null="the same heads' position-only output (their mean over windows at each position) through the same "
                "probe; for the attention reading, a purely positional head (0 by construction)",
           title_zh="位置头的输出也携带词的信息"),
@@ -244,7 +244,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "tokens (the revision-1 requirement, read exactly, was added after a first run and no probe "
                          "of the exact position met it: 0.548)",
                          no_null="the probe's own reach on the input, not a statistic read against chance"),),
-          quote="后续的模块中,不论是Attention还是FFN都能正确的提取到给定向量中的语义和位置信息。", revision=3,
+          quote="后续的模块中,不论是Attention还是FFN都能正确的提取到给定向量中的语义和位置信息。", revision=4,
           null="chance: the most frequent token's share and 5/128 for a position within +-2 (computed on the same "
                "windows)",
           title_zh="后续模块仍能提取语义和位置信息"),
@@ -259,7 +259,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "'很远(没有关系)' (far: unrelated): within the bulk of random pairs",
                    unless="king and apple are closer than unrelated words typically are",
                    no_null=PERCENTILE_NO_NULL)),
-          quote="\"国王\"和\"王后\"的向量接近(都是皇室)", revision=3,
+          quote="\"国王\"和\"王后\"的向量接近(都是皇室)", revision=4,
           null="20,000 random pairs of trained tokens: each statistic is a percentile among them",
           title_zh="“国王”接近“王后”，远离“苹果”"),
 )

@@ -40,7 +40,7 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("feed-forward width", tuple(FF_OPTIONS), "4 x width",
                         "the original's d_ff = 2048 is 4 x d_model, the rule posenc's model and most Transformers "
                         "keep when the width changes"),
-          quote="这意味着所有后续层的参数量都要翻倍!", revision=4,
+          quote="这意味着所有后续层的参数量都要翻倍!", revision=5,
           null=NO_NULL,
           title_zh="拼接让所有后续层的参数量翻倍"),
     Claim("periodicity-distinctness", "tutorial 002", "tutorial", "Long sequences blur positions",
@@ -54,7 +54,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "the width tutorials 001 and 003 name (d_model = 512, the original Transformer's); the narrow "
                         "widths show where the claim starts to hold"),
           quote="随着序列长度的增加，位置编码的周期性可能导致不同位置之间的区分度逐渐降低，难以准确表示极长序列中各个位置的独特信息。",
-          revision=3, null=NO_NULL,
+          revision=4, null=NO_NULL,
           title_zh="序列变长时位置之间的区分度降低"),
     Claim("continuous-compact", "tutorial 001 §3.2", "tutorial", "The sinusoid is more compact than binary",
           "Because its values are floating-point numbers, the continuous (sinusoidal) code needs fewer dimensions "
@@ -68,7 +68,7 @@ CLAIMS: tuple[Claim, ...] = (
                    unless="only when positions may lie closer together than binary neighbours do: at the binary "
                           "code's own spacing (distance 1) the sinusoid needs more dimensions", no_null=EXACT_NO_NULL)),
           quote="由于输出是浮点数,因此此类连续表示比二进制表示法更节省空间。",
-          revision=3, null=NO_NULL,
+          revision=4, null=NO_NULL,
           title_zh="连续表示比二进制表示更节省空间"),
     Claim("one-linear-rule", "tutorial 001 §3.3", "tutorial", "One linear rule for every offset",
           "A model needs to learn only one uniform linear rule to recognise \"delta apart\": the k-step map is the "
@@ -86,7 +86,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "not reach the bar at any offset", "the test must be able to fail: the null below the "
                          "test's own bar (it was 0.9, which the random table's 0.891 met by 0.009)",
                          otherwise="not testable", no_null="the null's best offset: a check of the bar itself"),),
-          quote="而只需学习一个统一的、线性的变换规则来识别“相距\\(\\delta\\)个单位”这一相对概念。", revision=3,
+          quote="而只需学习一个统一的、线性的变换规则来识别“相距\\(\\delta\\)个单位”这一相对概念。", revision=4,
           null="random N(0, 1) tables of the same shape (5), each with its own least-squares maps",
           title_zh="一个统一的线性规则适用于所有偏移"),
     Claim("worked-example", "tutorial 002", "tutorial", "The worked example: position 2, d = 4",
@@ -115,7 +115,7 @@ CLAIMS: tuple[Claim, ...] = (
                         "tutorial 002 prints no width; d=64 is posenc's reproduction of this figure (posenc plot --kind "
                         "dims), fixed before this claim"),
           quote="这三张图分别打印了 128 个位置向量第 2、6、12 维度的编码值的变化，我们发现这些值呈现周期性的变化。另外，我们也可以发现，向量维度越高，其周期就越长。",
-          revision=3, null=NO_NULL,
+          revision=4, null=NO_NULL,
           title_zh="图：向量维度越高，周期越长"),
     Claim("positions-closer-figure", "tutorial 002", "tutorial", "Figure: positions 1 and 5 meet in high dims",
           "Positions 1 and 5 have different vectors, and the higher the dimension, the smaller the values' "
@@ -140,7 +140,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "name", "no mismatch", no_null=EXACT_NO_NULL),),
           requires=(Test("kinds_detected", ">", 1.5, "the reading finds both learned tables and rotary embeddings",
                          "the test must be able to fail", otherwise="not testable", no_null=EXACT_NO_NULL),),
-          quote="LLaMA、GPT-NeoX 等现代模型都使用 RoPE。", revision=5,
+          quote="LLaMA、GPT-NeoX 等现代模型都使用 RoPE。", revision=6,
           null=NO_NULL,
           title_zh="各个模型使用哪种位置编码"),
 )

@@ -63,7 +63,7 @@ CLAIMS: tuple[Claim, ...] = (
           null="per option: the lab's start rows moved as far in a random direction; SmolLM2-135M with "
                "re-initialised weights of matched norms on the same windows; MiniLM's per-dimension shares with the "
                "dimensions in random orders",
-          revision=5,
+          revision=6,
           title_zh="低维更多位置，高维更多语义"),
     Claim("orthogonality-learned", "tutorial 001 §4", "tutorial", "Orthogonality is learned in training",
           "At the start of training word and position embeddings are not near-orthogonal; training separates them "
@@ -90,7 +90,7 @@ CLAIMS: tuple[Claim, ...] = (
                    no_null="a change through training, paired by run: no change (0) is its null, and the bar sits "
                            "a tenth past it")),
           null="random tables of the same shapes, N(0, 0.02^2), through the same subspace statistic",
-          quote="训练初期,他们确实不是近似正交的。", revision=7,
+          quote="训练初期,他们确实不是近似正交的。", revision=8,
           title_zh="近似正交是训练中学到的"),
     Claim("add-easier-to-learn", "tutorial 003 §14 (summary)", "tutorial", "Adding is easier to learn than concatenating",
           "Adding the position vector (rather than concatenating it) makes the model easier to train.",
@@ -102,7 +102,7 @@ CLAIMS: tuple[Claim, ...] = (
           choice=ADD_CONCAT,
           null="exchangeable encodings: a ratio of steps of 1, the bar 10% past it",
           quote="Transformer 把它们直接相加而不是拼接,因为相加既能保留两种信息,又不增加维度,还让模型更容易学习。",
-          revision=6,
+          revision=7,
           title_zh="相加比拼接更容易学习"),
     Claim("learned-slows-convergence", "tutorial 002", "tutorial", "A learned table converges slower",
           "Storing a max_len x d_model learned table makes training harder to converge than the fixed sinusoid "
@@ -114,7 +114,7 @@ CLAIMS: tuple[Claim, ...] = (
           requires=(Test("sinusoid_reached", ">", 0.5, "most sinusoid runs reach the bar", _REACHED_BASIS,
                          no_null=_COUNT),),
           null="exchangeable encodings: a ratio of steps of 1, the bar 10% past it",
-          quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛", revision=6,
+          quote="需要存储 max_len×d_model 维度的参数，可能导致大模型训练更难收敛", revision=7,
           title_zh="可学习位置表让训练更难收敛"),
     Claim("sinusoid-weak-local", "tutorial 002", "tutorial", "The fixed sinusoid is weak on local dependencies",
           "Because it is fixed and not learned, the sinusoid models local dependencies worse than a learned table.",
@@ -136,6 +136,6 @@ CLAIMS: tuple[Claim, ...] = (
           choice=EVALUATED,
           null="exchangeable encodings: a difference of 0, the bar two points past it",
           quote="虽然正弦余弦位置编码能够隐含地表达一定的局部位置信息，但由于它是固定的、不可学习的，并没有专门针对局部依赖关系进行优化，因此在建模局部依赖关系时能力相对不足。",
-          revision=6,
+          revision=7,
           title_zh="固定的正弦编码建模局部依赖的能力不足"),
 )

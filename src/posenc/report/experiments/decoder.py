@@ -13,14 +13,15 @@ same statistics through the same functions on a causal decoder:
 - the content: each window's words replaced by the next window's at the same positions
   (:func:`posenc.probe.content.swap_words`) and each head's total-variation change of attention
   (:func:`posenc.probe.content.content_change`, whose forward passes on the original windows also feed the head
-  probe), summarised by :func:`posenc.report.experiments.tutorial_semantics.content_estimates` as for MiniLM;
+  probe), summarised by :func:`posenc.probe.content.content_estimates` as for MiniLM;
 - the null of the head counts: the same windows through SmolLM2 with re-initialised weights of matched norms
-  (:func:`posenc.probe.random_weights.matched_norm_copy`, the null ``low-dims-position`` reads for SmolLM2), judged
+  (:func:`posenc.probe.random_weights.null_model`, the null ``low-dims-position`` reads for SmolLM2), judged
   by the same rule. A random model's heads can hold a fixed offset without training (RoPE makes a logit depend on
   the offset, and a deep random network's tokens grow alike), so the count is read against it.
 
 SmolLM2 reads windows of 128 tokens, the 16 windows of both kinds of text that ``low-dims-position`` reads
-(:func:`posenc.corpora.text_windows`); the transformer runs without its language-model head (its attention is the
+(:func:`posenc.corpora.text_windows`), through :func:`posenc.probe.heads.two_passes` and
+:func:`posenc.probe.head_output.decoder_outputs`; the transformer runs without its language-model head (its attention is the
 same and it is a fifth of the work). It costs minutes of CPU, so quick mode does not run it: its option is not
 decided in quick mode there, the MiniLM option is judged as before. The pages: :mod:`posenc.report.present.decoder`.
 """
@@ -33,12 +34,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from posenc.errors import PosencError
 from posenc.report.experiments.base import Context, Measured, Mode, experiment
 from posenc.stats import Estimate
 
-__all__ = ["decoder_heads", "content_statistics", "decoder_outputs", "null_model", "two_passes",
-           "model_heads", "model_head_content", "SMOLLM2_WINDOWS", "SMOLLM2_NULL_SEED"]
+__all__ = ["model_heads", "model_head_content", "SMOLLM2_WINDOWS", "SMOLLM2_NULL_SEED"]
 
 #: SmolLM2's windows (count, tokens) in full mode: those low-dims-position's SmolLM2 option reads
 SMOLLM2_WINDOWS = (16, 128)
@@ -55,66 +54,6 @@ CONTENT_KEYS = ("smollm2_positional_heads_found", "smollm2_content_change", "smo
                 "smollm2_output_word_accuracy", "null_smollm2_output_word_accuracy", "smollm2_input_word_accuracy")
 
 
-def _body(model: Any) -> Any:
-    """The transformer without its language-model head (``base_model`` of a Hugging Face model; the model itself
-    otherwise)."""
-    return getattr(model, "base_model", model)
-
-
-def decoder_heads(pass_: dict[str, Any]) -> Any:
-    """:func:`posenc.probe.heads.positional_heads` on a :func:`posenc.probe.heads.head_pass`: the judgement MiniLM's
-    heads get."""
-    from posenc.probe.heads import positional_heads
-
-    return positional_heads(pass_["per_window"], query_offsets=pass_["query_offsets"])
-
-
-def content_statistics(pass_: dict[str, Any], judgement: Any) -> tuple[dict[str, Estimate], dict[str, Any]]:
-    """The positional-head-content statistics of a :func:`posenc.probe.heads.head_pass` with ``change``, for the heads ``judgement``
-    found: :func:`posenc.report.experiments.tutorial_semantics.content_estimates`, MiniLM's own."""
-    from posenc.report.experiments.tutorial_semantics import content_estimates
-
-    if "change" not in pass_:
-        raise PosencError("content_statistics needs a head_pass run with swapped windows (its 'change')")
-    return content_estimates(pass_["change"], judgement.positional)
-
-
-def null_model(model: Any, seed: int = SMOLLM2_NULL_SEED) -> Any:
-    """The null of a decoder's head counts: its transformer (without the LM head) with re-initialised weights of
-    matched norms (:func:`posenc.probe.random_weights.matched_norm_copy`: every matrix row a random direction of its
-    length, every vector permuted)."""
-    from posenc.probe.random_weights import matched_norm_copy
-
-    return matched_norm_copy(_body(model), seed)
-
-
-def two_passes(model: Any, tokenizer: Any, count: int, length: int) -> dict[str, Any]:
-    """A decoder's head pass with the word swap (``trained``) and its :func:`null_model`'s head pass on the same
-    windows (``null``): ``count`` windows of ``length`` tokens of both kinds of text
-    (:func:`posenc.corpora.text_windows`), with the CPU time of each part (process time, every thread)."""
-    from posenc.corpora import special_tokens, text_windows
-    from posenc.probe.content import swap_words
-    from posenc.probe.heads import head_pass
-
-    windows, kinds = text_windows(tokenizer, length, count)
-    prefix, suffix = special_tokens(tokenizer)
-    swapped = swap_words(windows, len(prefix), len(suffix))
-    body = _body(model)
-    cpu: dict[str, float] = {}
-    started = time.process_time()
-    trained = head_pass(body, windows, swapped)
-    cpu["measured"] = time.process_time() - started
-    started = time.process_time()
-    twin = null_model(model)
-    null = head_pass(twin, windows)
-    del twin
-    cpu["null"] = time.process_time() - started
-    config = body.config
-    return {"trained": trained, "null": null, "kinds": kinds, "length": length,
-            "layers": int(config.num_hidden_layers), "heads": int(config.num_attention_heads),
-            "cpu_s": {k: round(v, 2) for k, v in cpu.items()}}
-
-
 @functools.lru_cache(maxsize=1)
 def _smollm2_model() -> tuple[Any, float]:
     """SmolLM2 loaded once per process (the head pass and the output reading both read it), with the load's CPU
@@ -128,41 +67,21 @@ def _smollm2_model() -> tuple[Any, float]:
 
 @functools.lru_cache(maxsize=1)
 def _smollm2(count: int, length: int) -> dict[str, Any]:
-    """:func:`two_passes` on SmolLM2, once per process (the three claims read it), with its load's CPU time."""
+    """:func:`posenc.probe.heads.two_passes` on SmolLM2, once per process (the three claims read it), with its load's
+    CPU time."""
+    from posenc.probe.heads import two_passes
+
     loaded, load = _smollm2_model()
-    out = two_passes(loaded.model, loaded.tokenizer, count, length)
+    out = two_passes(loaded.model, loaded.tokenizer, count, length, null_seed=SMOLLM2_NULL_SEED)
     return {**out, "cpu_s": {"load": round(load, 2), **out["cpu_s"]}}
-
-
-def decoder_outputs(model: Any, tokenizer: Any, count: int, length: int, positional: Sequence[tuple[int, int, int]]
-                    ) -> tuple[dict[str, Estimate], dict[str, Any]]:
-    """positional-head-content's output reading on a decoder: :func:`posenc.report.experiments.tutorial_semantics.
-    output_estimates` for the positional heads ``(layer, head, offset)`` on the windows :func:`two_passes` reads
-    (one forward each, the transformer without its LM head), with its CPU time."""
-    import numpy as np
-
-    from posenc.corpora import special_tokens, text_windows
-    from posenc.probe.head_output import head_outputs
-    from posenc.report.experiments.tutorial_semantics import output_estimates
-
-    started = time.process_time()
-    windows, _ = text_windows(tokenizer, length, count)
-    prefix, suffix = special_tokens(tokenizer)
-    positional = [tuple(int(x) for x in p) for p in positional]
-    if positional:
-        outputs, inputs = head_outputs(_body(model), windows, [layer for layer, _, _ in positional])
-        table = model.get_input_embeddings().weight.detach().float().numpy()
-    else:
-        outputs, inputs, table = {}, {}, np.zeros((0, 0))
-    estimates, numbers = output_estimates(outputs, inputs, np.asarray(windows), positional, len(prefix), len(suffix),
-                                          table)
-    return estimates, {**numbers, "cpu_s": round(time.process_time() - started, 2)}
 
 
 @functools.lru_cache(maxsize=1)
 def _smollm2_outputs(count: int, length: int, positional: tuple[tuple[int, int, int], ...]
                      ) -> tuple[dict[str, Estimate], dict[str, Any]]:
-    """:func:`decoder_outputs` on SmolLM2, once per process."""
+    """:func:`posenc.probe.head_output.decoder_outputs` on SmolLM2, once per process."""
+    from posenc.probe.head_output import decoder_outputs
+
     loaded, _ = _smollm2_model()
     return decoder_outputs(loaded.model, loaded.tokenizer, count, length, positional)
 
@@ -177,6 +96,8 @@ def _not_measured(keys: Sequence[str]) -> tuple[dict[str, Estimate], dict[str, A
 def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], dict[str, Any]]:
     """SmolLM2's option of positional-heads and voita-heads: ``(estimates, numbers, shown)`` (``shown``: the
     judgements of the measured and the null pass, for the page)."""
+    from posenc.probe.heads import decoder_heads
+
     count, length = SMOLLM2_WINDOWS
     if not SMOLLM2_RUNS.of(ctx):
         return _not_measured(HEAD_KEYS)
@@ -205,6 +126,9 @@ def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], dict
 def _content_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], dict[str, Any]]:
     """SmolLM2's option of positional-head-content: ``(estimates, numbers, shown)`` (``shown``: the output
     reading's estimates and the positional heads, for the page)."""
+    from posenc.probe.content import content_statistics
+    from posenc.probe.heads import decoder_heads
+
     count, length = SMOLLM2_WINDOWS
     if not SMOLLM2_RUNS.of(ctx):
         return _not_measured(CONTENT_KEYS)

@@ -36,12 +36,11 @@ A rescue needs a failure first: the claim is judged only where the unscaled mode
 Sequences past 8192 tokens cost a minute and a half of CPU each, more than the whole quick report may take, so quick
 mode does not run this experiment and says so: the claim is then inconclusive in quick mode.
 
-Its pages: :mod:`posenc.report.present.extension`.
+Its statistics: :mod:`posenc.extend.compare_scalings`; its pages: :mod:`posenc.report.present.extension`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,10 +48,7 @@ import numpy as np
 
 from posenc.errors import PosencError
 from posenc.report.experiments.base import Context, Measured, Mode, experiment
-from posenc.stats import Estimate, bootstrap, over_seeds, wilson
-
-#: what a perplexity can take: at least 1
-PERPLEXITY = (1.0, float("inf"))
+from posenc.stats import wilson
 
 SCALINGS = ("none", "linear", "yarn")
 PROTOCOL = "nonoverlap"
@@ -186,34 +182,12 @@ def _run(model: str, ctx: Context, scalings: tuple[str, ...] = SCALINGS, **kwarg
                       device=ctx.device, dtype=ctx.dtype, **kwargs)
 
 
-def window_ppl(window_nll: list[float] | np.ndarray) -> Estimate:
-    """Perplexity ``exp(mean window loss)`` with a 95% percentile-bootstrap interval over windows (at least 1)."""
-    return bootstrap(np.asarray(window_nll, dtype=np.float64), lambda x: float(np.exp(np.mean(x))), bounds=PERPLEXITY)
-
-
-def paired_ppl_ratio(nll: list[float] | np.ndarray, reference: list[float] | np.ndarray) -> Estimate:
-    """``exp(mean_w (nll[w] - reference[w]))``, the perplexity ratio paired by window, with the Student-t 95%
-    interval of the mean log-ratio over windows (:func:`posenc.stats.over_seeds` on the log scale: a mean over
-    independent units, above 0)."""
-    a, b = np.asarray(nll, dtype=np.float64), np.asarray(reference, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1:
-        raise PosencError(f"paired windows must be two 1-D arrays of one length, got {a.shape} and {b.shape}")
-    return over_seeds(np.exp(a - b), log=True)
-
-
-def passkey_counts(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[tuple[str, int, float],
-                                                                                     tuple[int, int]]:
-    """``{(scaling, length, depth): (correct, trials)}`` for every passkey cell run."""
-    from posenc.plots.extend import passkey_cells  # counts each cell's trials (data; the heatmap reads the same)
-
-    return {(s, n, d): kn for s, cells in passkey_cells(passkey).items() for (n, d), kn in cells.items()}
-
-
 def pi_yarn_measurement(model: str, plan: ExtensionPlan, ctx: Context, note: str = "") -> Measured:
     """Run :func:`posenc.extend.run.run_extend` for ``model`` with ``plan`` and compute the claim's statistics
     (``note`` ends the page's setup line; the page: :func:`posenc.report.present.extension.pi_yarn_page`)."""
     import time
 
+    from posenc.extend.compare_scalings import paired_ppl_ratio, passkey_counts, window_ppl
     from posenc.extend.patch import native_length
     from posenc.pretrained import model_config
 

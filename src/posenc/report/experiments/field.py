@@ -25,8 +25,7 @@ from typing import Any
 from posenc.errors import PosencError
 from posenc.report.experiments import training
 from posenc.report.experiments.base import Context, Measured, experiment
-from posenc.report.experiments.research import log_ppl_margins
-from posenc.report.experiments.training import lm_perplexities, lm_sweep
+from posenc.report.experiments.training import lm_sweep
 from posenc.stats import over_seeds
 
 #: encoding -> the baseline its paper measures it against
@@ -81,6 +80,8 @@ def lab_field_lm(ctx: Context) -> Measured:
     KERPLE's (< 0: lower); mean and t-interval over seeds. Choice: the evaluation length (2L, 4L, 8L); the headline
     is the longest, as the papers' claims are about lengths far past training.
     """
+    from posenc.lab.compare import lm_perplexities, log_ppl_margins
+
     sweep = field_lm_sweep(ctx.quick, ctx.seed_count)
     ppl = lm_perplexities(training.run_lab(sweep, ctx))
     L = sweep["base"]["train_len"]
@@ -103,6 +104,8 @@ def lab_irope(ctx: Context) -> Measured:
     all-NoPE's (< 0: below both); mean and t-interval over seeds. Choice: the evaluation length, headline 8L. At L
     the same difference is shown (not judged): what the hybrid costs in distribution.
     """
+    from posenc.lab.compare import lm_perplexities, log_ppl_margins
+
     sweep = irope_sweep(ctx.quick, ctx.seed_count)
     ppl = lm_perplexities(training.run_lab(sweep, ctx))
     L = sweep["base"]["train_len"]

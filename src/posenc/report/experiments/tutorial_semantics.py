@@ -222,17 +222,6 @@ SHIFT_DRAWS = Mode(quick=500, full=2000)
 READOUT_TESTS = Mode(quick=500, full=2000)
 
 
-def _draw_pairs(count: int, candidates: np.ndarray, n_positions: int, seed: int) -> tuple[np.ndarray, ...]:
-    """``count`` independent draws of (word, other word, position, other position), uniform."""
-    rng = np.random.default_rng(seed)
-    w, v = rng.choice(candidates, size=count), rng.choice(candidates, size=count)
-    p, q = rng.integers(0, n_positions, size=count), rng.integers(0, n_positions, size=count)
-    clash_w, clash_p = w == v, p == q
-    v[clash_w] = rng.choice(candidates, size=int(clash_w.sum()))  # a rare clash left in would give angle 0
-    q[clash_p] = (q[clash_p] + 1) % n_positions
-    return w, v, p, q
-
-
 @experiment("minilm_shifted_words")
 @one_thread
 def minilm_shifted_words(ctx: Context) -> Measured:
@@ -242,12 +231,12 @@ def minilm_shifted_words(ctx: Context) -> Measured:
     two positions over the mean angle between two words at one position (bootstrap over draws). Choice: the
     document's E + P, or what MiniLM's first layer reads (LayerNorm of E + P + the token-type row), compared with
     the words through the same LayerNorm without a position."""
-    from posenc.probe.separation import angles_deg, nearest_by_cosine
+    from posenc.probe.separation import angles_deg, draw_pairs, nearest_by_cosine
 
     words, positions, candidates = _tables()
     embeddings = _loaded().model.embeddings
     count = SHIFT_DRAWS.of(ctx)
-    w, v, p, q = _draw_pairs(count, candidates, positions.shape[0], seed=0)
+    w, v, p, q = draw_pairs(count, candidates, positions.shape[0], seed=0)
     token_type = embeddings.token_type_embeddings.weight[0].detach().double().numpy()
     norm = embeddings.LayerNorm
     gamma, beta = norm.weight.detach().double().numpy(), norm.bias.detach().double().numpy()
@@ -378,80 +367,11 @@ def minilm_layer_probes(ctx: Context) -> Measured:
                                                    int(ids[freq.argmax()]))})
 
 
-def content_estimates(change: np.ndarray, positional: list[tuple[int, int, int]]
-                      ) -> tuple[dict[str, Estimate], dict[str, Any]]:
-    """positional-head-content's statistics from each head's attention change under the word swap ``change [W, L,
-    H]`` (:func:`posenc.probe.content.content_change`) and the positional heads ``(layer, head, offset)`` found
-    (:func:`posenc.probe.heads.positional_heads`), for any model: ``positional_heads_found`` (exact), ``content_change``
-    (the positional heads' mean change per window, bootstrap over windows; NaN when none was found) and
-    ``other_heads_content_change`` (the same over every other head: the positive control); and the numbers shown
-    (each positional head's mean change, the other heads' mean)."""
-    change = np.asarray(change, dtype=float)
-    if change.ndim != 3:
-        raise PosencError(f"content_estimates needs the change per window, layer and head [W, L, H], got shape "
-                          f"{list(change.shape)}")
-    found = [(layer, head) for layer, head, _ in positional]
-    mask = np.zeros(change.shape[1:], dtype=bool)
-    for layer, head in found:
-        mask[layer, head] = True
-    numbers = {"positional_heads": [list(x) for x in positional], "positional_heads_found": len(found),
-               "windows": int(change.shape[0]),
-               "per_head": {f"L{l}H{h}": float(change[:, l, h].mean()) for l, h in found},
-               "other_heads_mean": float(change[:, ~mask].mean())}
-    estimates = {"positional_heads_found": exact(len(found)),
-                 # the positive control: the same measure on the heads that are not positional
-                 "other_heads_content_change": bootstrap(change[:, ~mask].mean(axis=1))}
-    if found:
-        estimates["content_change"] = bootstrap(change[:, mask].mean(axis=1))
-    else:
-        estimates["content_change"] = exact(float("nan"))
-    return estimates, numbers
-
-
-def output_estimates(outputs: dict[int, np.ndarray], inputs: dict[int, np.ndarray], ids: np.ndarray,
-                     positional: list[tuple[int, int, int]], prefix: int, suffix: int, table: np.ndarray
-                     ) -> tuple[dict[str, Estimate], dict[str, Any]]:
-    """positional-head-content's output reading, for any model: what the positional heads ``(layer, head, offset)``
-    output (``outputs[layer] [W, T, H, dh]``, :func:`posenc.probe.head_output.head_outputs`) names the word each
-    attends to, read by :func:`posenc.probe.head_output.word_readout` (ridge probes fitted on the other folds'
-    windows; ``table``: the model's input word table). Estimates, each the mean over the positional heads of each
-    window's share of queries read, bootstrap over windows: ``output_word_accuracy``; ``null_output_word_accuracy``,
-    the same probe on the same heads' position-only output (:func:`posenc.probe.head_output.position_only`); and
-    ``input_word_accuracy``, the same probe reading each word from the hidden states the heads read (``inputs``),
-    what a head could pass on: the power requirement. NaN (exact) when no positional head was found. Numbers: each
-    head's three shares and the chance share (the most frequent target word's)."""
-    from posenc.probe.head_output import position_only, query_range, word_readout
-    from posenc.probe.layers import window_folds
-
-    ids = np.asarray(ids)
-    keys = ("output_word_accuracy", "null_output_word_accuracy", "input_word_accuracy")
-    if not positional:
-        return {k: exact(float("nan")) for k in keys}, {"per_head": {}}
-    folds = window_folds(ids.shape[0])
-    per_window: dict[str, list[np.ndarray]] = {k: [] for k in keys}
-    numbers: dict[str, Any] = {"per_head": {}, "folds": len(folds)}
-    for layer, head, offset in positional:
-        features = outputs[layer][:, :, head]
-        read = {"output_word_accuracy": word_readout(features, ids, offset, prefix, suffix, table, folds),
-                "null_output_word_accuracy": word_readout(position_only(features), ids, offset, prefix, suffix,
-                                                          table, folds),
-                "input_word_accuracy": word_readout(inputs[layer], ids, 0, prefix, suffix, table, folds)}
-        start, stop = query_range(ids.shape[1], offset, prefix, suffix)
-        targets = ids[:, start + offset:stop + offset]
-        numbers["per_head"][f"L{layer}H{head}"] = {**{k: float(v.mean()) for k, v in read.items()},
-                                                   "chance": float(np.bincount(targets.ravel()).max() / targets.size)}
-        for k, v in read.items():
-            per_window[k].append(v.mean(axis=1))
-    estimates = {k: bootstrap(np.mean(v, axis=0), bounds=SHARE) for k, v in per_window.items()}
-    numbers["chance"] = float(np.mean([h["chance"] for h in numbers["per_head"].values()]))
-    return estimates, numbers
-
-
 def _minilm_outputs(loaded: Any, windows: list[list[int]], positional: list[tuple[int, int, int]]
                     ) -> tuple[dict[str, Estimate], dict[str, Any]]:
-    """:func:`output_estimates` for MiniLM's positional heads on ``windows``."""
+    """:func:`posenc.probe.head_output.output_estimates` for MiniLM's positional heads on ``windows``."""
     from posenc.corpora import special_tokens
-    from posenc.probe.head_output import head_outputs
+    from posenc.probe.head_output import head_outputs, output_estimates
 
     prefix, suffix = special_tokens(loaded.tokenizer)
     if not positional:
@@ -469,13 +389,13 @@ def minilm_head_content(ctx: Context) -> Measured:
     attention moves when each window's words are swapped for another window's at the same positions
     (:func:`posenc.probe.content.content_change`, total-variation distance averaged over queries); a head that
     attends by position alone moves none. Mean over the positional heads, bootstrap over windows (8 quick, 38
-    full): :func:`content_estimates`. The claim's experiment is :func:`posenc.report.experiments.decoder.
+    full): :func:`posenc.probe.content.content_estimates`. The claim's experiment is :func:`posenc.report.experiments.decoder.
     model_head_content`, which adds SmolLM2 beside it."""
     import torch
 
     from posenc.corpora import special_tokens
     from posenc.probe.capture import capture
-    from posenc.probe.content import content_change, swap_words
+    from posenc.probe.content import content_change, content_estimates, swap_words
     from posenc.probe.heads import HeadAccumulator, positional_heads
 
     loaded = _loaded()

@@ -16,7 +16,6 @@ Shapes: a table ``PE`` is ``[T, d]`` (positions x channels); ``w_i = 10000^(-2i/
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,12 +23,17 @@ import torch
 
 import posenc
 from posenc.errors import PosencError
+from posenc.properties.distinctness import (
+    binary_dims_needed,
+    nearest_by_length,
+    sinusoid_dims_needed,
+    sinusoid_offset_distances,
+)
 from posenc.properties.relative import relative_map_residual
+from posenc.properties.relative_readout import best_affine_share, shift_match_share
+from posenc.properties.wavelength import fit_period
 from posenc.report.experiments.base import Context, Measured, exacts, experiment, one_thread
 from posenc.stats import SHARE, exact, over_seeds
-
-__all__ = ["offset_distances", "nearest_by_length", "shift_match_share", "best_affine_share", "sinusoid_dims_needed",
-           "binary_dims_needed", "fit_period", "parameter_counts", "read_encoding"]
 
 BASE = 10000.0  #: the sinusoid's base (Vaswani et al. 2017 §3.5)
 
@@ -37,176 +41,6 @@ BASE = 10000.0  #: the sinusoid's base (Vaswani et al. 2017 §3.5)
 def _table(name: str, length: int, dim: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
     """``PE[0..length-1]`` of encoding ``name``, ``[length, dim]``."""
     return posenc.build(name, dim=dim).table(length, dim, dtype=dtype)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# pure functions (the tests compare each with an independent computation)
-# ---------------------------------------------------------------------------------------------------------------
-def offset_distances(dim: int, max_offset: int, base: float = BASE, chunk: int = 20_000) -> np.ndarray:
-    """``g[r - 1] = ||PE[p + r] - PE[p]||`` of the sinusoid for ``r = 1..max_offset``, the same for every ``p``:
-
-        ||PE[p + r] - PE[p]||^2 = sum_i (sin((p+r) w_i) - sin(p w_i))^2 + (cos(..) - cos(..))^2 = sum_i 2 - 2 cos(r w_i)
-
-    so the nearest pair among the first ``n`` positions is ``min(g[:n - 1])``. Float64, from the formula.
-    """
-    w = base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)  # [d/2]
-    out = np.empty(max_offset, dtype=np.float64)
-    for start in range(0, max_offset, chunk):
-        r = np.arange(start + 1, min(max_offset, start + chunk) + 1, dtype=np.float64)  # [c]
-        out[start:start + len(r)] = np.sqrt(np.maximum((2.0 - 2.0 * np.cos(np.outer(r, w))).sum(axis=1), 0.0))
-    return out
-
-
-def nearest_by_length(g: np.ndarray, lengths: Sequence[int]) -> dict[int, float]:
-    """``{n: smallest distance between two of the first n positions}`` from :func:`offset_distances`."""
-    running = np.minimum.accumulate(g)  # running[r - 1] = min over offsets 1..r
-    return {int(n): float(running[n - 2]) for n in lengths}
-
-
-def shift_match_share(pe: torch.Tensor, shifted: torch.Tensor, offset: int) -> float:
-    """Share of queries ``i`` whose highest-scoring key under ``score[i, j] = PE[i] . shifted[j]`` is ``j = i - k``.
-
-    ``shifted[j]`` is the code moved ``k`` places on, ``~ PE[j + k]`` (keys ``j = 0..T-k-1``), so the score asks
-    "which key, moved k places on, looks most like me?": a bilinear position-only score that attention can learn
-    (``W_Q W_K^T`` = the map). Queries ``i = k..T-1``.
-    """
-    length = pe.shape[0]
-    scores = pe[offset:] @ shifted.T  # [T - k queries, T - k keys]
-    hits = scores.argmax(dim=1) == torch.arange(length - offset)
-    return float(hits.double().mean())
-
-
-def best_affine_share(pe: torch.Tensor, offset: int, rank_tolerance: float = 1e-9) -> float:
-    """The largest share of queries ``i`` that *any* position-only score affine in each of ``PE[i]`` and ``PE[j]``
-    (``PE[i] A PE[j]^T + PE[i] b + c PE[j]^T + e``: attention logits with biases) can point at the key ``i - k``,
-    for a code whose rows are ``PE[p] = c + u_p v`` (the integer and [0, 1] codes: one number times one direction).
-
-    For such a code every score is, for a fixed query, ``alpha_i + beta_i u_j``: affine in the key's number ``u_j``.
-    Its strict maximum over the keys is therefore the key with the largest or the smallest ``u`` (or there is none,
-    when ``beta_i = 0``), whatever ``A``, ``b``, ``c``. A query can point at ``i - k`` only if ``u_{i-k}`` is the
-    strict maximum or minimum of ``u`` over all ``T`` keys. Raises if the code is not of that form.
-    """
-    centred = pe - pe.mean(dim=0)  # [T, d]
-    _, s, vh = torch.linalg.svd(centred, full_matrices=False)
-    if len(s) > 1 and float(s[1]) > rank_tolerance * float(s[0]):
-        raise PosencError(f"best_affine_share needs a code of one direction (centred rank 1); singular values "
-                          f"{float(s[0]):.3g}, {float(s[1]):.3g}")
-    u = centred @ vh[0]  # [T]: each position's number along the code's one direction
-    extreme = torch.zeros(len(u), dtype=torch.bool)
-    for value in (u.max(), u.min()):
-        where = u == value
-        if int(where.sum()) == 1:
-            extreme |= where
-    targets = torch.arange(offset, len(u)) - offset  # query i = k..T-1 points at key i - k
-    return float(extreme[targets].double().mean())
-
-
-def sinusoid_dims_needed(positions: int, min_distance: float, largest: int = 128) -> int:
-    """The smallest even width ``d`` at which the first ``positions`` sinusoid positions are pairwise at least
-    ``min_distance`` apart (:func:`offset_distances`); ``min_distance = 0`` asks for distinct float32 rows of
-    posenc's table instead."""
-    for dim in range(2, largest + 1, 2):
-        if min_distance <= 0:
-            table = posenc.build("sinusoidal", dim=dim).table(positions, dim)  # float32 [n, d]
-            if torch.unique(table, dim=0).shape[0] == positions:
-                return dim
-        elif offset_distances(dim, positions - 1).min() >= min_distance:
-            return dim
-    raise PosencError(f"no width up to {largest} keeps {positions} positions {min_distance} apart")
-
-
-def binary_dims_needed(positions: int) -> tuple[int, float]:
-    """``(d, nearest distance)``: the fewest bits whose binary table gives ``positions`` distinct rows (posenc's
-    ``binary`` encoding, checked on its table), and the nearest distance between two of those rows."""
-    dim = max(1, math.ceil(math.log2(positions)))
-    table = _table("binary", positions, dim)  # [n, d]
-    if torch.unique(table, dim=0).shape[0] != positions:
-        raise PosencError(f"the binary table with {dim} bits does not give {positions} distinct rows")
-    nearest = torch.cdist(table, table) + torch.eye(positions, dtype=table.dtype) * 1e9
-    return dim, float(nearest.min())
-
-
-def fit_period(values: np.ndarray, shortest: float = 2.5, longest: float | None = None) -> float:
-    """The period (in positions) of the sinusoid that best fits ``values[p]``, ``p = 0..T-1``: least squares of
-    ``a sin(w p) + b cos(w p) + c`` over a grid of ``w``, refined around the best grid point. Exact (to the
-    optimiser's tolerance) for a sampled pure sinusoid whose period is shorter than the window allows."""
-    from scipy.optimize import minimize_scalar
-
-    x = np.asarray(values, dtype=np.float64)
-    p = np.arange(len(x), dtype=np.float64)
-    longest = longest or 4.0 * len(x)
-
-    def residuals(w: np.ndarray) -> np.ndarray:
-        """Least-squares residual of the fit at each frequency in ``w [G]``, from the 3x3 normal equations."""
-        design = np.stack([np.sin(np.outer(w, p)), np.cos(np.outer(w, p)), np.ones((len(w), len(p)))], axis=2)
-        gram = np.einsum("gti,gtj->gij", design, design)  # [G, 3, 3]
-        coef = np.linalg.solve(gram, np.einsum("gti,t->gi", design, x)[..., None])[..., 0]  # [G, 3]
-        return ((np.einsum("gti,gi->gt", design, coef) - x) ** 2).sum(axis=1)
-
-    grid = np.geomspace(2 * math.pi / longest, 2 * math.pi / shortest, 800)  # steps of 0.7%, far inside the fit's
-    # main lobe (about 2 pi / T wide)
-    k = int(residuals(grid).argmin())
-    low, high = grid[max(0, k - 1)], grid[min(len(grid) - 1, k + 1)]
-    best = minimize_scalar(lambda w: float(residuals(np.array([w]))[0]), bounds=(low, high), method="bounded",
-                           options={"xatol": 1e-13})
-    return float(2 * math.pi / best.x)
-
-
-def parameter_counts(d_model: int, concat: bool, d_ff: int | None = None, n_layers: int = 6, n_heads: int = 8,
-                     vocab: int = 37000) -> dict[str, int]:
-    """Parameters of posenc's Transformer with the sinusoid added (``concat=False``) or concatenated at width
-    ``d_model`` (the model then works at ``2 d_model``), per part.
-
-    Counted on a real one-layer model with a 16-token vocabulary (so nothing large is allocated): its block times
-    ``n_layers`` (the blocks are identical), its final LayerNorm, and the vocabulary projection as ``vocab`` rows of
-    the head's width. Parts: ``attention`` (q, k, v, out projections), ``ffn`` (two linear layers with biases),
-    ``layernorm`` (the blocks' two and the final one), ``blocks`` (every block), ``head`` (the vocabulary
-    projection).
-    """
-    from posenc.model import Transformer, TransformerConfig
-
-    options = {"dim": d_model, "combine": "concat"} if concat else {}
-    torch.manual_seed(0)
-    model = Transformer(TransformerConfig(vocab_size=16, d_model=d_model, n_layers=1, n_heads=n_heads, d_ff=d_ff,
-                                          encoding="sinusoidal", encoding_options=options, max_len=16))
-    block = model.blocks[0]
-
-    def size(*modules) -> int:
-        return sum(p.numel() for m in modules for p in m.parameters())
-
-    return {"width": model.width, "attention": n_layers * size(block.attn), "ffn": n_layers * size(block.mlp),
-            "layernorm": n_layers * size(block.ln1, block.ln2) + size(model.ln_f),
-            "blocks": n_layers * size(block), "head": vocab * model.head.weight.shape[1]}
-
-
-def read_encoding(config) -> dict[str, object]:
-    """How the model a Hugging Face config describes handles positions, read from the model itself: built from the
-    config (one layer, its parameters on the meta device: nothing downloaded or allocated), then inspected.
-
-    Returns ``{"kind": "learned" | "rope" | "unclear", "table": [rows, width] or None, "rotary": [module names]}``:
-    ``learned`` when a trainable parameter has one row per position (the config's ``n_positions`` /
-    ``max_position_embeddings``) and nothing rotates; ``rope`` when a rotary module or an ``inv_freq`` buffer exists
-    and no such table does.
-    """
-    from transformers import AutoModel
-
-    positions = getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
-    layers = {k: 1 for k in ("num_hidden_layers", "n_layer") if getattr(config, k, None) is not None}
-    small = type(config)(**{**config.to_dict(), **layers})
-    try:  # parameters on the meta device, buffers (inv_freq) computed; cheaper than a meta device context
-        from accelerate import init_empty_weights
-
-        empty = init_empty_weights()
-    except ImportError:
-        empty = torch.device("meta")
-    with empty:
-        model = AutoModel.from_config(small)
-    tables = [list(p.shape) for p in model.parameters() if p.dim() == 2 and p.requires_grad and positions
-              and p.shape[0] == positions]
-    rotary = sorted({type(m).__name__ for m in model.modules() if "rotary" in type(m).__name__.lower()}
-                    | {name for name, _ in model.named_buffers() if name.endswith("inv_freq")})
-    kind = "learned" if tables and not rotary else "rope" if rotary and not tables else "unclear"
-    return {"kind": kind, "table": tables[0] if tables else None, "rotary": rotary}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -221,9 +55,10 @@ def naive_integer_relative(ctx: Context) -> Measured:
     Moving ``k`` places is an exact translation, ``PE[p + k] = PE[p] + k``, so a relative *map* exists. What the
     document means is that the model cannot use it: attention compares positions by dot products, and for the
     integer code every position-only logit (with biases) is, for a given query, affine in the key's number, so
-    its highest key is the first or the last, never "the key k places back" (:func:`best_affine_share`: the bound
-    over every such logit). The sinusoid, scored with ``PE[i] . PE[j] M_k`` (its fitted k-step map), finds that
-    key for every query (:func:`shift_match_share`): the read-out can succeed.
+    its highest key is the first or the last, never "the key k places back"
+    (:func:`~posenc.properties.relative_readout.best_affine_share`: the bound over every such logit). The sinusoid,
+    scored with ``PE[i] . PE[j] M_k`` (its fitted k-step map), finds that key for every query
+    (:func:`~posenc.properties.relative_readout.shift_match_share`): the read-out can succeed.
     """
     from posenc.report.experiments.tables import naive_integer
 
@@ -268,6 +103,8 @@ def concat_parameters(ctx: Context) -> Measured:
     later layer, after adding and after concatenating, in posenc's Transformer at the original's sizes (6 layers,
     8 heads). Choice: the feed-forward width follows the model width (4 x width, as 2048 = 4 x 512 does) or stays
     2048."""
+    from posenc.model.parameters import parameter_counts
+
     counts = {option: {"add": parameter_counts(DOCUMENT_WIDTH, False, d_ff),
                        "concat": parameter_counts(DOCUMENT_WIDTH, True, d_ff)} for option, d_ff in FF_OPTIONS.items()}
     parts = ("attention", "ffn", "layernorm", "blocks", "head")
@@ -294,11 +131,12 @@ DISTINCT_WIDTHS = ("d=512", "d=64", "d=16", "d=8", "d=4")
 def sinusoid_distinctness(ctx: Context) -> Measured:
     """Tutorial 002: as sequences grow, does the sinusoid's periodicity bring two positions closer than neighbours are
     in a short sequence? The nearest distance among the first ``n`` positions, exactly, for ``n`` up to 100,000
-    (:func:`offset_distances`), per width; checked against posenc's own table for ``n <= 1024``."""
+    (:func:`~posenc.properties.distinctness.sinusoid_offset_distances`), per width; checked against posenc's own
+    table for ``n <= 1024``."""
     curves, variants, where = {}, {}, {}
     for option in DISTINCT_WIDTHS:
         dim = int(option[2:])
-        g = offset_distances(dim, LONGEST - 1)
+        g = sinusoid_offset_distances(dim, LONGEST - 1)
         curves[option] = nearest_by_length(g, LENGTHS)
         where[option] = int(g.argmin()) + 1
         variants[option] = {"nearest_ratio": exact(curves[option][LONGEST] / curves[option][16])}
@@ -419,8 +257,8 @@ def _period_estimates(dim: int) -> tuple[np.ndarray, list[float], list[float], d
 @one_thread
 def dims_figure(ctx: Context) -> Measured:
     """Tutorial 002's figure 2: dimensions 2, 6 and 12 over 128 positions "change periodically", and "the higher the
-    dimension, the longer the period". Periods read off the curves (:func:`fit_period`), checked against the formula
-    ``2 pi 10000^(2i/d)`` (i = j // 2). Choice: the width (tutorial 002 prints none)."""
+    dimension, the longer the period". Periods read off the curves (:func:`~posenc.properties.wavelength.fit_period`),
+    checked against the formula ``2 pi 10000^(2i/d)`` (i = j // 2). Choice: the width (tutorial 002 prints none)."""
     variants, detail, figure_data = {}, {}, None
     for option in FIGURE_WIDTHS:
         table, measured, formula, stats = _period_estimates(int(option[2:]))
@@ -491,10 +329,12 @@ def _layer_schedules(transformers: Any) -> dict[str, list[tuple[str, str]]]:
 def model_encodings(ctx: Context) -> Measured:
     """Tutorial 003 §14.6: GPT-2 and the GPT series add a learned position table, LLaMA and GPT-NeoX rotate with RoPE;
     tutorial 001 §4.1 reads BERT's learned table. Each model's encoding read from the model its default configuration
-    describes (:func:`read_encoding`), beside posenc's reading of the configuration (:func:`posenc.from_hf_config`).
-    The models released since, whose encoding differs by layer, are shown with their layer schedule (not judged: the
-    claim names the older models)."""
+    describes (:func:`~posenc.hf.model_reading.read_encoding`), beside posenc's reading of the configuration
+    (:func:`posenc.from_hf_config`). The models released since, whose encoding differs by layer, are shown with their
+    layer schedule (not judged: the claim names the older models)."""
     import transformers
+
+    from posenc.hf.model_reading import read_encoding
 
     found, extras = {}, {}
     for name, (cls_name, said) in NAMED_MODELS.items():

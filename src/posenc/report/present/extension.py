@@ -6,7 +6,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
-from posenc.report.experiments.extension import PROTOCOL, SCALINGS, ExtensionPlan, window_ppl
+from posenc.report.experiments.extension import PROTOCOL, SCALINGS, ExtensionPlan
 
 
 def pi_yarn_page(m: Measured, ctx: Context) -> Shown:
@@ -59,6 +59,7 @@ def _figure(model: str, native: int, long_run: dict, passkey: dict, plan: Extens
     """Perplexity by length with intervals (top) and the passkey heatmap by depth and length (bottom): each scaling's
     row gets the native-length point (the unscaled model on each window's first ``native`` tokens) before
     :func:`posenc.plots.extend.extension_summary_figure` draws it."""
+    from posenc.extend.compare_scalings import window_ppl
     from posenc.plots.extend import extension_summary_figure
 
     cells = long_run["ppl"][PROTOCOL]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from posenc.lab.compare import by_size_curves, perplexity_bands
 from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
 from posenc.report.experiments.research import (
     BASELINES,
@@ -12,7 +13,7 @@ from posenc.report.experiments.research import (
     EXTRAPOLATORS,
     PROPE_MARGIN,
 )
-from posenc.report.experiments.training import LEARNED, PERPLEXITY, by_size_curves, perplexity_bands
+from posenc.report.experiments.training import LEARNED, PERPLEXITY
 from posenc.report.present.training import lab_scope, lab_setup
 from posenc.stats import over_seeds
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from posenc.lab.compare import by_size_curves, perplexity_bands
 from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
 from posenc.report.experiments.training import (
     ALIBI_PAPER_GROWTH,
@@ -16,8 +17,6 @@ from posenc.report.experiments.training import (
     PERPLEXITY,
     TASK_ENCODINGS,
     TIE,
-    by_size_curves,
-    perplexity_bands,
 )
 from posenc.stats import over_seeds
 

@@ -138,7 +138,8 @@ def minilm_layer_probes(m: Measured, ctx: Context) -> Shown:
 
 
 def output_rows(estimates: dict[str, Estimate], numbers: dict[str, Any], model: str = "") -> list[Row]:
-    """The page's rows of the output reading (:func:`output_estimates`), ``model`` naming the model before each."""
+    """The page's rows of the output reading (:func:`posenc.probe.head_output.output_estimates`), ``model`` naming
+    the model before each."""
     name = f"{model}: " if model else ""
     return [Row(f"{name}positional heads' output names the word attended to (ridge probe, held-out windows)",
                 estimates["output_word_accuracy"], estimates["null_output_word_accuracy"],

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from posenc.lab.traced import counted_steps
 from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT
 from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
 from posenc.report.experiments.tutorial_training import (
@@ -38,7 +39,6 @@ from posenc.report.experiments.tutorial_training import (
     VAL_PER_SIZE,
     WARMUP,
     _params,
-    _steps,
 )
 from posenc.stats import SHARE, over_seeds
 
@@ -48,7 +48,7 @@ _TASKS_TEXT = f"copy (sizes 1..{COPY_LEN}) and a local task ((x_t + x_(t-1)) mod
 def _step_rows(runs: dict, pairs: list[tuple[str, str]], seeds: int) -> list[Row]:
     rows = []
     for task, label in pairs:
-        values = [_steps(runs[(task, label, s)]) for s in range(seeds)]
+        values = [counted_steps(runs[(task, label, s)]) for s in range(seeds)]
         missed = sum(runs[(task, label, s)]["steps_to_bar"] is None for s in range(seeds))
         rows.append(Row(f"{task}, {label}: steps to {BAR:g} validation accuracy (geometric mean)",
                         over_seeds(values, log=True), None,
