@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from posenc.report.claim import Claim, Test
-from posenc.report.experiments.base import EXPERIMENTS, Context, Experiment, Measurement
+from posenc.report.experiments.base import EXPERIMENTS, Context, Experiment
+from posenc.report.measurement import Measurement
 
 #: claims whose experiments take about a second each
 FAST_CLAIMS = ["unit-interval-positions", "sin-bounded", "ffn-position-blind", "sin-extrapolates-theory"]

@@ -127,9 +127,9 @@ def test_the_language_switch_turns_the_page_chinese_and_back(small_report):
 def test_the_language_switch_turns_a_qualified_condition_chinese(tmp_path):
     """A qualified verdict judged from the ledger's own claim (the later layers grow 4-fold, the condition says
     twofold): its condition, in the summary and the section, reads as the table's Chinese on the zh page."""
-    from posenc.report.experiments.base import Measurement
     from posenc.report.lang_claims import UNLESS_ZH
     from posenc.report.ledger import get_claim
+    from posenc.report.measurement import Measurement
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
     from posenc.report.verdict import judge

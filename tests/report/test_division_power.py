@@ -14,7 +14,7 @@ from posenc.lab.embeddings import division_change, quarter_shares
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.claims import tutorial_training as sr_claims
 from posenc.report.experiments import tutorial_training as sr
-from posenc.report.experiments.base import Measurement
+from posenc.report.measurement import Measurement
 from posenc.report.run import judge_claim
 from posenc.report.verdict import judge
 from posenc.stats import Estimate

@@ -86,8 +86,8 @@ def test_titles_reuse_the_tutorials_own_words_where_the_claim_quotes_them():
 
 
 def test_the_page_renders_each_fixed_text_as_its_english_with_its_key(tmp_path):
-    from posenc.report.experiments.base import Measurement
     from posenc.report.ledger import get_claim
+    from posenc.report.measurement import Measurement
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
     from posenc.report.verdict import supported

@@ -82,7 +82,7 @@ def test_a_piece_no_test_accounts_for_stays_as_written():
 
 
 def test_the_page_carries_a_qualified_condition_in_both_languages(tmp_path):
-    from posenc.report.experiments.base import Measurement
+    from posenc.report.measurement import Measurement
     from posenc.report.render import _groups, render_html
     from posenc.report.result import ClaimResult, ReportResult
 
@@ -136,7 +136,7 @@ def test_a_scope_line_reads_back_with_its_numbers_and_leaves_the_rest():
 
 
 def test_the_page_carries_the_scope_line_in_both_languages(tmp_path):
-    from posenc.report.experiments.base import Measurement
+    from posenc.report.measurement import Measurement
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
     from posenc.report.verdict import supported
@@ -197,7 +197,7 @@ def test_an_undecided_reason_reads_in_chinese_with_its_numbers():
 
 
 def test_the_page_carries_the_reason_in_both_languages(tmp_path):
-    from posenc.report.experiments.base import Measurement
+    from posenc.report.measurement import Measurement
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
 
@@ -213,7 +213,7 @@ def test_the_page_carries_the_reason_in_both_languages(tmp_path):
 
 
 def test_the_summary_note_of_an_undecided_claim_carries_its_shortened_reason_in_both_languages():
-    from posenc.report.experiments.base import Measurement
+    from posenc.report.measurement import Measurement
     from posenc.report.render import _groups, _short
     from posenc.report.result import ClaimResult
     from posenc.stats import Estimate

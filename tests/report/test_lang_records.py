@@ -104,8 +104,8 @@ def test_a_choices_note_reads_in_chinese_with_a_qualified_option_whose_condition
 def test_the_page_carries_the_tests_words_the_null_and_the_choice_in_both_languages(tmp_path):
     from markupsafe import escape
 
-    from posenc.report.experiments.base import Measurement
     from posenc.report.lang_says import SAYS_ZH
+    from posenc.report.measurement import Measurement
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
     from posenc.report.run import judge_claim

@@ -116,7 +116,7 @@ def test_every_reason_the_ledger_can_give_reads_in_chinese():
     choice, with the headline's note), in full and quick mode: no English sentence is left in its Chinese, and each
     of its tests' words that the reason names is read in Chinese. Independent of any committed report, so a test
     added to the ledger without its Chinese fails here."""
-    from posenc.report.experiments.base import Measurement
+    from posenc.report.measurement import Measurement
     from posenc.report.run import judge_claim
 
     read = set()

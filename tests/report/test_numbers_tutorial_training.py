@@ -210,7 +210,7 @@ def test_orthogonality_learned_reads_the_definition_near_orthogonal_uses():
 
 def test_lab_division_of_labour_from_the_word_quarters(runs, monkeypatch):
     from posenc.report.experiments import pretrained
-    from posenc.report.experiments.base import Measurement
+    from posenc.report.measurement import Measurement
     from posenc.stats import Estimate
 
     shares = np.array([[0.3, 0.3, 0.1, 0.1], [0.32, 0.28, 0.12, 0.08], [0.31, 0.3, 0.1, 0.12]])  # [W, 4 pairs]

@@ -11,8 +11,9 @@ import pytest
 import posenc.report.experiments as experiments_package
 import posenc.report.present as present
 from posenc.errors import PosencError
-from posenc.report.experiments.base import EXPERIMENTS, PAGES, Context, Measured, Measurement, Mode, Row, Shown
-from posenc.report.present import shown
+from posenc.report.experiments.base import EXPERIMENTS, Context, Measured, Mode
+from posenc.report.measurement import Measurement, Row, Shown
+from posenc.report.present import PAGES, shown
 from posenc.stats import exact
 
 EXPERIMENTS_DIR = Path(experiments_package.__file__).parent
@@ -72,9 +73,15 @@ def test_shown_joins_what_was_measured_with_its_page():
 
 def test_a_whole_measurement_passes_through_and_anything_else_is_refused():
     whole = Measurement({"x": 1}, [Row("x", 1)], setup="ran", estimates={"x": exact(1.0)})
-    assert shown("any", whole, Context()) is whole
+    assert shown("any", whole, Context()) is whole  # a test's stand-in for an experiment
     with pytest.raises(PosencError, match=r"experiment 'word_order' returned dict, expected a Measured"):
         shown("word_order", {"x": 1}, Context())
+
+
+def test_every_registered_experiment_returns_what_it_measured():
+    # every module of the experiments has its pages: none presents itself
+    modules = {m.name for m in pkgutil.iter_modules(experiments_package.__path__)} - {"base"}
+    assert modules == set(_page_modules())
 
 
 def test_a_size_per_mode_is_data():

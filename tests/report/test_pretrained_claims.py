@@ -14,7 +14,8 @@ from posenc.pretrained import load_model
 from posenc.report.claim import Claim, Test
 from posenc.report.claims import pretrained as pretrained_claims
 from posenc.report.experiments import pretrained
-from posenc.report.experiments.base import Context, Measurement
+from posenc.report.experiments.base import Context
+from posenc.report.measurement import Measurement
 from posenc.report.run import judge_claim
 from posenc.report.verdict import judge
 from posenc.stats import Estimate

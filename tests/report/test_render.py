@@ -106,8 +106,8 @@ def test_format_value():
 # ---- statuses, the QUICK mark and the reference runs on a page built by hand -----------------------------------
 def _page(tmp_path, references=None):
     """A quick page with one claim per kind of outcome: decided, inconclusive, not decided in quick mode, not run."""
-    from posenc.report.experiments.base import Measurement, Row
     from posenc.report.ledger import get_claim
+    from posenc.report.measurement import Measurement, Row
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
     from posenc.report.verdict import inconclusive, not_decided_in_quick, not_run, supported
@@ -250,8 +250,8 @@ def test_every_value_on_the_page_is_escaped(tmp_path):
     """Text from a claim, a measurement or an error reaches the page as text, never as markup."""
     import dataclasses
 
-    from posenc.report.experiments.base import Measurement, Row
     from posenc.report.ledger import get_claim
+    from posenc.report.measurement import Measurement, Row
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
     from posenc.report.verdict import failed, supported
@@ -343,8 +343,8 @@ NOTES = {"supported": None, "refuted": None,
 
 @pytest.mark.parametrize("status", list(NOTES))
 def test_each_status_gets_its_note_its_pill_and_its_colour(tmp_path, status):
-    from posenc.report.experiments.base import Measurement
     from posenc.report.ledger import get_claim
+    from posenc.report.measurement import Measurement
     from posenc.report.render import _COLOURS, _groups, render_html
     from posenc.report.result import ClaimResult, ReportResult
     from posenc.report.verdict import Verdict
@@ -396,7 +396,7 @@ def _nulled_page(tmp_path):
     """A hand-made claim with a null on one test, a reason for none on another, a headroom requirement, and a
     measurement with its scope; judged, rendered, and written as report.json's entry."""
     from posenc.report.claim import Claim, Test
-    from posenc.report.experiments.base import Measurement
+    from posenc.report.measurement import Measurement
     from posenc.report.render import render_html
     from posenc.report.result import ClaimResult, ReportResult
     from posenc.report.verdict import judge

@@ -10,7 +10,8 @@ import pytest
 
 from posenc.errors import PosencError
 from posenc.report.claim import Claim, Test
-from posenc.report.experiments.base import EXPERIMENTS, Context, Experiment, Measurement, Row
+from posenc.report.experiments.base import EXPERIMENTS, Context, Experiment
+from posenc.report.measurement import Measurement, Row
 from posenc.report.run import run_report, store_config
 from posenc.stats import exact
 from posenc.store import ResultStore

@@ -12,6 +12,7 @@ from agreement import close
 
 from posenc.report.executors import TrainAhead
 from posenc.report.experiments.base import Context
+from posenc.report.measurement import Measurement
 from posenc.report.run import run_report
 from posenc.store import ResultStore
 
@@ -118,7 +119,7 @@ def test_an_experiment_waits_for_the_training_it_reads(tmp_path, monkeypatch):
 
     def reads_training(ctx):
         events.append("ran")
-        return base.Measurement({"trained_first": events[0] == "trained"})
+        return Measurement({"trained_first": events[0] == "trained"})
 
     monkeypatch.setitem(base.EXPERIMENTS, "test_reads_training",
                         base.Experiment("test_reads_training", reads_training, prepare=training, prepare_here=True))

@@ -21,7 +21,8 @@ from posenc.report.claims import tutorial_tables as st_claims
 from posenc.report.claims import tutorial_training as sr_claims
 from posenc.report.experiments import tutorial_tables as st
 from posenc.report.experiments import tutorial_training as sr
-from posenc.report.experiments.base import Context, Measurement
+from posenc.report.experiments.base import Context
+from posenc.report.measurement import Measurement
 from posenc.report.present import shown
 from posenc.report.verdict import judge
 from posenc.stats import Estimate, exact

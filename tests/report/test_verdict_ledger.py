@@ -10,8 +10,8 @@ import pytest
 from posenc.errors import PosencError
 from posenc.report.claim import Choice, Claim, Test
 from posenc.report.experiments import EXPERIMENTS
-from posenc.report.experiments.base import Measurement
 from posenc.report.ledger import LEDGER, claim_ids, claims_by_origin, get_claim
+from posenc.report.measurement import Measurement
 from posenc.report.run import apply_thresholds, judge_claim, load_thresholds
 from posenc.report.verdict import (
     NOT_MEASURED,

@@ -7,7 +7,7 @@ import pytest
 
 from posenc.errors import PosencError
 from posenc.report.claim import Choice, Claim, Test, hedge_words
-from posenc.report.experiments.base import Measurement
+from posenc.report.measurement import Measurement
 from posenc.report.run import judge_claim
 from posenc.report.verdict import QUICK_UNDECIDED, judge
 from posenc.stats import Estimate, exact, over_seeds

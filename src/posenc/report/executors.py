@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from posenc.device import resolve_device, setup
-from posenc.report.experiments.base import Context, Measurement, find_experiment, get_experiment
+from posenc.report.experiments.base import Context, find_experiment, get_experiment
+from posenc.report.measurement import Measurement
 
 __all__ = ["Outcome", "RayExperiments", "TrainAhead", "run_experiments", "run_here", "flag", "error_text"]
 

@@ -227,7 +227,7 @@ SCOPE_NUMBER = re.compile(r"(?<![\w.^])\d+(?:[.,]\d+)*(?!\w)")
 #: how an experiment joins the parts of a scope line, and how Chinese joins them
 _SCOPE_JOIN_EN, _SCOPE_JOIN_ZH = "; ", "；"
 
-#: a part of a measurement's scope line (:attr:`~posenc.report.experiments.base.Measurement.scope`) with each number
+#: a part of a measurement's scope line (:attr:`~posenc.report.measurement.Measurement.scope`) with each number
 #: replaced by ``{}`` (:data:`SCOPE_NUMBER`) -> its Chinese, the numbers filled back in the same order
 SCOPE_ZH: dict[str, str] = {
     "SmolLM2-135M, {} windows of {} tokens": "SmolLM2-135M，{} 个 {} 词元的窗口",

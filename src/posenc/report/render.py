@@ -22,7 +22,7 @@ sentence), its source, the experiment and its setup, the tests with their thresh
 numbers (each with its 95% interval; in quick mode the sampled ones marked QUICK) beside their baseline or published
 anchor, each test's measured number beside its null's (the same statistic on random weights, a random table, an
 untrained model: :attr:`~posenc.report.claim.Test.null`) or the reason it has none, the verdict with what its numbers
-rest on (:attr:`~posenc.report.experiments.base.Measurement.scope`, "supported on all-MiniLM-L6-v2, 128-token
+rest on (:attr:`~posenc.report.measurement.Measurement.scope`, "supported on all-MiniLM-L6-v2, 128-token
 windows") and its reason (and, for a claim not run or not decided in quick mode, the command that runs it), the reference runs' verdicts, the verdict under each option of a methodological choice, and the figure.
 """
 

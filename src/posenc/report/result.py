@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from posenc.report.claim import Claim, Test
-from posenc.report.experiments.base import Measurement
+from posenc.report.measurement import Measurement
 from posenc.report.reference import References
 from posenc.report.verdict import STATUSES, Verdict
 from posenc.stats import Estimate

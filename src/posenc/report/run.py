@@ -41,8 +41,9 @@ from posenc.report import executors
 from posenc.report.claim import Claim
 from posenc.report.config import ReportConfig, report_config
 from posenc.report.executors import Outcome, RayExperiments, error_text, flag
-from posenc.report.experiments.base import Context, Measurement
+from posenc.report.experiments.base import Context
 from posenc.report.ledger import LEDGER, get_claim
+from posenc.report.measurement import Measurement
 from posenc.report.reference import load_references, run_identity
 from posenc.report.result import ClaimResult, ReportResult
 from posenc.report.verdict import NOT_RUN, Verdict, failed, judge

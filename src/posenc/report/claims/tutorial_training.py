@@ -63,7 +63,7 @@ CLAIMS: tuple[Claim, ...] = (
           null="per option: the lab's start rows moved as far in a random direction; SmolLM2-135M with "
                "re-initialised weights of matched norms on the same windows; MiniLM's per-dimension shares with the "
                "dimensions in random orders",
-          revision=6,
+          revision=8,
           title_zh="低维更多位置，高维更多语义"),
     Claim("orthogonality-learned", "tutorial 001 §4", "tutorial", "Orthogonality is learned in training",
           "At the start of training word and position embeddings are not near-orthogonal; training separates them "

@@ -19,6 +19,7 @@ from posenc.report.experiments import (  # noqa: F401  (registers experiments)
     tutorial_tables,
     tutorial_training,
 )
-from posenc.report.experiments.base import EXPERIMENTS, Context, Measurement, Row, experiment, get_experiment
+from posenc.report.experiments.base import EXPERIMENTS, Context, experiment, get_experiment
+from posenc.report.measurement import Measurement, Row
 
 __all__ = ["Context", "EXPERIMENTS", "Measurement", "Row", "experiment", "get_experiment"]

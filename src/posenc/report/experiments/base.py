@@ -1,27 +1,24 @@
 """What an experiment returns, and the registry of experiments by name.
 
-An experiment is a function ``fn(ctx: Context) -> Measured | Measurement``. It calls posenc's library (encodings,
-model, properties, probe, lab, extend) and never decides a verdict. An experiment that only measures returns a
-:class:`Measured` (its estimates, variants and numbers, and what only its figure needs); the page of the same name
-in :mod:`posenc.report.present` (:func:`presents`) turns that into what the page shows (:class:`Shown`: the rows,
-the setup sentence, the scope, the figure), and :func:`posenc.report.present.shown` joins the two into the
-:class:`Measurement` the report stores. A size that differs between quick and full mode is a :class:`Mode` constant, read with
-``SIZE.of(ctx)``, not a branch. An experiment that still presents itself returns the :class:`Measurement` whole:
+An experiment is a function ``fn(ctx: Context) -> Measured``. It calls posenc's library (encodings, model,
+properties, probe, lab, extend), measures, and never decides a verdict nor says how the page shows it. It returns a
+:class:`Measured`:
 
 - ``estimates``: the statistics the claims' tests read, each a :class:`~posenc.stats.Estimate` (value and 95%
   interval; exact numbers have a zero-width interval);
 - ``variants``: the same estimates under each option of a methodological choice (a claim's ``choice``), if any;
 - ``numbers``: every other measured number, flat or nested, JSON-serialisable (kept in report.json and the store);
-- ``rows``: the small table the page shows, each measured value (an ``Estimate`` where sampled) beside its baseline
-  or published anchor;
+- ``shown``: what only its page needs (arrays a figure draws), never stored;
 - ``missing``: set instead of estimates when the experiment did not run here (quick mode), with the reason;
   ``command`` the command that runs it (default: the claim's own ``posenc report --claim ID``). An experiment that
   returns ``missing`` in quick mode leaves its claims "not decided in quick mode"; the runner marks the claims past
-  the report's time budget "not run" (``missing_status``);
-- ``figure``: an optional matplotlib ``Figure`` (stored as a PNG);
-- ``setup``: one sentence saying what ran, with its sizes (quick and full mode differ here);
-- ``scope``: what the numbers rest on, in a few words the verdict line repeats ("all-MiniLM-L6-v2, 128-token
-  windows, 64 windows"; "2-layer lab models of width 64, 3 seeds, trained at 32 tokens").
+  the report's time budget "not run" (``missing_status``).
+
+Its page, the function of the same name in :mod:`posenc.report.present`, builds what the page shows from it (the
+rows, the setup sentence with its sizes, the scope the verdict line repeats, the figure), and
+:func:`posenc.report.present.shown` joins the two into the :class:`~posenc.report.measurement.Measurement` the report
+stores. A size that differs between quick and full mode is a :class:`Mode` constant, read with ``SIZE.of(ctx)``, not
+a branch.
 
 Experiments import the areas they call inside the function, so a missing or broken area fails only the claims that
 need it.
@@ -29,21 +26,17 @@ need it.
 
 from __future__ import annotations
 
-import base64
 import functools
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from matplotlib.figure import Figure
-
 from posenc.names import Registry
-from posenc.stats import MIN_UNITS, Estimate, jsonable
+from posenc.stats import MIN_UNITS, Estimate
 
-__all__ = ["Context", "Row", "Measurement", "Measured", "Shown", "Mode", "Experiment", "exacts", "one_thread",
-           "experiment", "EXPERIMENTS", "find_experiment", "get_experiment", "figure_to_png", "PAGES", "presents"]
+__all__ = ["Context", "Measured", "Mode", "Experiment", "exacts", "one_thread", "experiment", "EXPERIMENTS",
+           "find_experiment", "get_experiment"]
 
 
 @dataclass(frozen=True)
@@ -84,69 +77,16 @@ class Context:
 
 
 @dataclass
-class Row:
-    """One line of a claim's numbers table: the measured value beside its anchor (baseline, published, expected)."""
-
-    quantity: str
-    measured: Any
-    anchor: Any = None
-    anchor_label: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"quantity": self.quantity, "measured": jsonable(self.measured), "anchor": jsonable(self.anchor),
-                "anchor_label": self.anchor_label}
-
-
-@dataclass
-class Measurement:
-    """The result of one experiment (see the module docstring)."""
-
-    numbers: dict[str, Any]
-    rows: list[Row] = field(default_factory=list)
-    figure: Figure | None = None
-    setup: str = ""
-    estimates: dict[str, Estimate] = field(default_factory=dict)
-    variants: dict[str, dict[str, Estimate]] = field(default_factory=dict)
-    missing: str | None = None
-    missing_status: str | None = None
-    command: str | None = None
-    figure_png: str | None = None  # base64 PNG: filled from ``figure`` when stored, or read back from the store
-    scope: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-serialisable dict (the figure as base64 PNG) for the results store."""
-        png = self.figure_png
-        if png is None and self.figure is not None:
-            png = figure_to_png(self.figure)
-        return {"estimates": {k: e.as_dict() for k, e in self.estimates.items()},
-                "variants": {o: {k: e.as_dict() for k, e in v.items()} for o, v in self.variants.items()},
-                "missing": self.missing, "missing_status": self.missing_status, "command": self.command,
-                "numbers": jsonable(self.numbers), "rows": [r.as_dict() for r in self.rows], "setup": self.setup,
-                "scope": self.scope, "figure_png": png}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Measurement:
-        rows = [Row(r["quantity"], _estimate_back(r["measured"]), _estimate_back(r["anchor"]), r["anchor_label"])
-                for r in data.get("rows", [])]
-        return cls(numbers=data["numbers"], rows=rows, setup=data.get("setup", ""), figure_png=data.get("figure_png"),
-                   estimates={k: Estimate.from_dict(e) for k, e in data.get("estimates", {}).items()},
-                   variants={o: {k: Estimate.from_dict(e) for k, e in v.items()}
-                             for o, v in data.get("variants", {}).items()},
-                   missing=data.get("missing"), missing_status=data.get("missing_status"),
-                   command=data.get("command"), scope=data.get("scope", ""))
-
-
-@dataclass
 class Measured:
     """What an experiment measured, before the page presents it.
 
     Attributes:
         numbers: every measured number, flat or nested, JSON-serialisable (kept in the store and report.json).
-        estimates: the statistics the claims' tests read (as :attr:`Measurement.estimates`).
-        variants: the same under each option of a claim's choice (as :attr:`Measurement.variants`).
+        estimates: the statistics the claims' tests read (the module docstring).
+        variants: the same under each option of a claim's choice.
         shown: what only the page needs and the store does not keep: arrays a figure draws, objects a row reads
             (a judgement, a table); handed to the page, then dropped.
-        missing, missing_status, command: as in :class:`Measurement` (an experiment that did not run here).
+        missing, missing_status, command: an experiment that did not run here (the module docstring).
     """
 
     numbers: dict[str, Any]
@@ -156,17 +96,6 @@ class Measured:
     missing: str | None = None
     missing_status: str | None = None
     command: str | None = None
-
-
-@dataclass
-class Shown:
-    """What the page shows of one experiment: its numbers table, one sentence saying what ran with its sizes, what
-    the numbers rest on (the verdict line repeats it) and the figure (see the module docstring)."""
-
-    rows: list[Row]
-    setup: str
-    scope: str = ""
-    figure: Figure | None = None
 
 
 @dataclass(frozen=True)
@@ -181,22 +110,6 @@ class Mode:
         return self.quick if ctx.quick else self.full
 
 
-#: experiment name -> its page, ``page(measured, ctx) -> Shown`` (filled by :func:`presents` as the modules of
-#: :mod:`posenc.report.present` are imported)
-PAGES: Registry[Callable[[Measured, Context], Shown]] = Registry("page")
-
-
-def presents(name: str) -> Callable[[Callable[[Measured, Context], Shown]], Callable[[Measured, Context], Shown]]:
-    """Register ``page(measured, ctx) -> Shown`` as what the page shows of experiment ``name`` (a duplicate name
-    raises); the function itself is returned unchanged."""
-
-    def decorate(page: Callable[[Measured, Context], Shown]) -> Callable[[Measured, Context], Shown]:
-        PAGES.register(name, page)
-        return page
-
-    return decorate
-
-
 def exacts(numbers: dict[str, Any], *keys: str) -> dict[str, Estimate]:
     """``{key: exact(numbers[key])}``: the computed (not sampled) numbers a claim's tests read."""
     from posenc.stats import exact
@@ -204,13 +117,13 @@ def exacts(numbers: dict[str, Any], *keys: str) -> dict[str, Estimate]:
     return {k: exact(numbers[k]) for k in keys}
 
 
-def one_thread(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
+def one_thread(fn: Callable[[Context], Measured]) -> Callable[[Context], Measured]:
     """Run an experiment on one torch thread and one BLAS thread (restored afterwards): for experiments of small
     matrices, where on a busy machine two threads fighting for the cores make the work many times slower, and for
     experiments that time work, whose ratios must not depend on how the threads were scheduled."""
 
     @functools.wraps(fn)
-    def run(ctx: Context) -> Measurement:
+    def run(ctx: Context) -> Measured:
         import torch
 
         threads = torch.get_num_threads()
@@ -228,27 +141,13 @@ def one_thread(fn: Callable[[Context], Measurement]) -> Callable[[Context], Meas
     return run
 
 
-def figure_to_png(figure: Figure, dpi: int = 110) -> str:
-    """A ``Figure`` as base64-encoded PNG text (what the page embeds as ``data:image/png;base64,...``)."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _estimate_back(value: Any) -> Any:
-    """A row cell read back from JSON: an estimate's dict becomes an :class:`Estimate` again."""
-    if isinstance(value, dict) and {"value", "low", "high", "n", "method"} <= set(value):
-        return Estimate.from_dict(value)
-    return value
-
-
 @dataclass(frozen=True)
 class Experiment:
     """One registered experiment: its function and everything the report needs to know to schedule it.
 
     Attributes:
         name: the name claims refer to (``Claim.experiment``).
-        fn: ``fn(ctx) -> Measurement``; the record is callable the same way.
+        fn: ``fn(ctx) -> Measured``; the record is callable the same way.
         device: it computes on ``ctx.device`` in ``ctx.dtype`` (the lab sweeps, the extend runs); the others run on
             the CPU in float32.
         driver: it sends its own runs to ``ctx.executor`` (the lab sweeps) and keeps them in the store: on a cluster
@@ -268,7 +167,7 @@ class Experiment:
     """
 
     name: str
-    fn: Callable[[Context], Measurement]
+    fn: Callable[[Context], Measured]
     device: bool = False
     driver: bool = False
     prepare: Callable[[Context], Any] | None = None
@@ -277,7 +176,7 @@ class Experiment:
     extended: str | None = None
     quick_is_full: bool = False
 
-    def __call__(self, ctx: Context) -> Measurement:
+    def __call__(self, ctx: Context) -> Measured:
         return self.fn(ctx)
 
     @property
@@ -293,11 +192,11 @@ EXPERIMENTS: Registry[Experiment] = Registry("experiment")
 def experiment(name: str, device: bool = False, driver: bool = False,
                prepare: Callable[[Context], Any] | None = None, prepare_here: bool = False, exclusive: bool = False,
                extended: str | None = None, quick_is_full: bool = False
-               ) -> Callable[[Callable[[Context], Measurement]], Callable[[Context], Measurement]]:
-    """Register ``fn(ctx) -> Measurement`` under ``name`` as an :class:`Experiment` with these attributes (a duplicate
+               ) -> Callable[[Callable[[Context], Measured]], Callable[[Context], Measured]]:
+    """Register ``fn(ctx) -> Measured`` under ``name`` as an :class:`Experiment` with these attributes (a duplicate
     name raises); the function itself is returned unchanged."""
 
-    def decorate(fn: Callable[[Context], Measurement]) -> Callable[[Context], Measurement]:
+    def decorate(fn: Callable[[Context], Measured]) -> Callable[[Context], Measured]:
         EXPERIMENTS.register(name, Experiment(name, fn, device, driver, prepare, prepare_here, exclusive, extended,
                                               quick_is_full))
         return fn

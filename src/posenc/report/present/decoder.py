@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.decoder import SMOLLM2_NAME, SMOLLM2_NULL_SEED
 from posenc.report.experiments.pretrained import MODEL_OPTIONS
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 from posenc.stats import Estimate
 
 

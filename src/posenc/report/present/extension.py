@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.extension import PROTOCOL, SCALINGS, ExtensionPlan
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 
 
 def pi_yarn_page(m: Measured, ctx: Context) -> Shown:

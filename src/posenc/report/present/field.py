@@ -4,9 +4,11 @@ lab)."""
 from __future__ import annotations
 
 from posenc.lab.compare import perplexity_bands
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.field import FIELD_LM, IROPE
 from posenc.report.experiments.training import PERPLEXITY
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 from posenc.report.present.training import lab_scope, lab_setup
 from posenc.stats import over_seeds
 

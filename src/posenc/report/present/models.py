@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.tables import SAME
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 
 
 @presents("word_order")

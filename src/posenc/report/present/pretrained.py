@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.pretrained import (
     COMPARABLE_LOG10,
     DIM_BLOCKS,
@@ -26,6 +26,8 @@ from posenc.report.experiments.pretrained import (
     UNIFORM,
     WEAK_RATIO,
 )
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 
 #: what the page says wherever the documents report or assume bert-base-uncased (tutorial 001 §4.1 runs it): the model
 #: that stands in for it here, and what would differ

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from posenc.lab.compare import by_size_curves, perplexity_bands
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.research import (
     BASELINES,
     COUNTING_ENCODINGS,
@@ -14,6 +14,8 @@ from posenc.report.experiments.research import (
     PROPE_MARGIN,
 )
 from posenc.report.experiments.training import LEARNED, PERPLEXITY
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 from posenc.report.present.training import lab_scope, lab_setup
 from posenc.stats import over_seeds
 

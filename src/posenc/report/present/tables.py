@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.tables import BOUNDED_POSITIONS
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 
 
 def _property_row(prop: str, d_model: int, length: int, m: Measured) -> Row:

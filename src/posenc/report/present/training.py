@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from posenc.lab.compare import by_size_curves, perplexity_bands
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.training import (
     ALIBI_PAPER_GROWTH,
     CONTROL,
@@ -18,6 +18,8 @@ from posenc.report.experiments.training import (
     TASK_ENCODINGS,
     TIE,
 )
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 from posenc.stats import over_seeds
 
 __all__ = ["lab_setup", "lab_scope"]

@@ -3,7 +3,7 @@ computed exactly or on small real models; the sinusoid's cost timed)."""
 
 from __future__ import annotations
 
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.tables import DIFFERENT
 from posenc.report.experiments.tutorial_mechanics import (
     BINARY_WIDTH,
@@ -24,6 +24,8 @@ from posenc.report.experiments.tutorial_mechanics import (
     ROPE_VECTORS,
     RUN_LENGTH,
 )
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 
 
 @presents("rnn_order")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.tutorial_semantics import (
     CONCENTRATION_OPTIONS,
     NEARNESS,
@@ -16,6 +16,8 @@ from posenc.report.experiments.tutorial_semantics import (
     SHIFT_OPTIONS,
     WINDOW_LENGTH,
 )
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 from posenc.stats import Estimate
 
 

@@ -3,7 +3,7 @@ configurations)."""
 
 from __future__ import annotations
 
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.tutorial_tables import (
     DISTINCT_WIDTHS,
     FF_OPTIONS,
@@ -17,6 +17,8 @@ from posenc.report.experiments.tutorial_tables import (
     RULE_OFFSETS,
     WINDOW,
 )
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 
 
 @presents("naive_integer_relative")

@@ -8,7 +8,7 @@ import numpy as np
 
 from posenc.lab.traced import counted_steps
 from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT
-from posenc.report.experiments.base import Context, Measured, Row, Shown, presents
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.tutorial_training import (
     BAR,
     BATCH,
@@ -40,6 +40,8 @@ from posenc.report.experiments.tutorial_training import (
     WARMUP,
     _params,
 )
+from posenc.report.measurement import Row, Shown
+from posenc.report.present import presents
 from posenc.stats import SHARE, over_seeds
 
 _TASKS_TEXT = f"copy (sizes 1..{COPY_LEN}) and a local task ((x_t + x_(t-1)) mod 10, {LOCAL_LEN} tokens)"
