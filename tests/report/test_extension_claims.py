@@ -160,7 +160,8 @@ def test_nothing_to_rescue_when_the_unscaled_model_holds_up():
     assert held.status == "not testable"
     assert f"{LONG} tokens" in held.reason and f"{RESCUE_LENGTH} tokens" in held.reason
     assert judge(CLAIM, _estimates(none_over_native_ppl=_t(1.5, 1.3, 1.7))).status == "inconclusive"
-    assert CLAIM.revision == 9  # 8: measured and presented apart (report/present); 9: its statistics in posenc.extend
+    # 8: measured and presented apart (report/present); 9: its statistics in posenc.extend; 10: quick mode's exit
+    assert CLAIM.revision == 10
 
 
 def test_quick_mode_does_not_decide_it_and_names_the_command_that_does():
@@ -206,7 +207,7 @@ def test_the_rescue_plan_is_the_full_plan_at_twice_the_context():
         (2048, (0.95,), ("none", "linear", "yarn")), (16384, (0.95,), ("yarn",))]
     assert RESCUE.control(8192) == 2048 == FULL.control(8192)  # the same control cells, shared through the store
     rescue = get_claim("pi-yarn-rescue")
-    assert rescue.tests == CLAIM.tests and rescue.revision == 4
+    assert rescue.tests == CLAIM.tests and rescue.revision == 5
     assert [t.statistic for t in rescue.requires] == ["passkey_within_native", "none_over_native_ppl"]
     held = judge(rescue, _estimates(none_over_native_ppl=_t(1.02, 0.98, 1.06)))
     assert held.status == "not testable" and "(16384 tokens)" in held.reason and "(10240 tokens)" not in held.reason

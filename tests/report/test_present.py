@@ -49,11 +49,13 @@ def test_a_split_module_measures_only(module):
                    if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("posenc.plots")
                    and {a.name for a in n.names} - DATA_FROM_PLOTS
                    or isinstance(n, ast.Import) and any(a.name.startswith("posenc.plots") for a in n.names))
-    branches = sorted(n.lineno for n in ast.walk(tree) if isinstance(n, ast.IfExp | ast.If)
-                      and "ctx.quick" in ast.unparse(n.test))
+    # a value picked by the mode alone (`a if ctx.quick else b`) is a size: a Mode constant. A quick-mode exit
+    # (`if ctx.quick: return ...not run here...`) or a reason that needs the mode and more is not a size
+    branches = sorted(n.lineno for n in ast.walk(tree) if isinstance(n, ast.IfExp)
+                      and ast.unparse(n.test) in ("ctx.quick", "not ctx.quick"))
     assert not presenting, f"experiments/{module}.py builds what its page shows at {presenting}"
     assert not plots, f"experiments/{module}.py draws (imports posenc.plots) at lines {plots}"
-    assert not branches, f"experiments/{module}.py sets sizes by branching on ctx.quick at lines {branches}: use Mode"
+    assert not branches, f"experiments/{module}.py picks sizes by ctx.quick at lines {branches}: use a Mode constant"
     registered = {e.name for e in EXPERIMENTS.values() if e.fn.__module__.endswith(f".{module}")}
     assert registered and registered <= set(PAGES.names()), f"without a page: {sorted(registered - set(PAGES.names()))}"
 

@@ -83,12 +83,12 @@ def _with_reasons(claim: Claim) -> Claim:
 CLAIMS: tuple[Claim, ...] = tuple(_with_reasons(c) for c in (
     Claim("pi-yarn", "Chen et al. 2023 (PI); Peng et al. 2023 (YaRN)", "literature", "PI / YaRN extend the context",
           "Position interpolation and YaRN let a RoPE model run past its trained context.",
-          "extend_pi_yarn", _pi_yarn_tests(), requires=_pi_yarn_requires(LONG), revision=9,
+          "extend_pi_yarn", _pi_yarn_tests(), requires=_pi_yarn_requires(LONG), revision=10,
           title_zh="PI / YaRN 扩展上下文长度"),
     # the same claim at twice the context, where the full plan's requirement says a rescue can be tested
     Claim("pi-yarn-rescue", "Chen et al. 2023 (PI); Peng et al. 2023 (YaRN)", "literature",
           f"PI / YaRN extend the context, at {RESCUE_LENGTH} tokens",
           "Position interpolation and YaRN let a RoPE model run past its trained context.",
           "extend_pi_yarn_rescue", _pi_yarn_tests(), requires=_pi_yarn_requires(RESCUE_LENGTH),
-          revision=4, title_zh=f"PI / YaRN 扩展上下文长度（{RESCUE_LENGTH} 个词元）"),
+          revision=5, title_zh=f"PI / YaRN 扩展上下文长度（{RESCUE_LENGTH} 个词元）"),
 ))

@@ -202,7 +202,7 @@ CLAIMS: tuple[Claim, ...] = (
                    "key)", SMOLLM2_HEAD_BASIS.format(what="at least one head"),
                    null="null_smollm2_positional_heads", options=SMOLLM2_ONLY)),
           quote="针对多头注意力的研究中,论文《Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
-                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=10, choice=HEAD_MODEL,
+                "Lifting》是通过”剪枝“来分析哪些头重要,其中明确功能的就包括:“位置头”。", revision=11, choice=HEAD_MODEL,
           null="MiniLM: no random model, Voita et al.'s rule is itself calibrated against chance (see each test); "
                "SmolLM2: SmolLM2-135M with re-initialised weights of matched norms on the same windows, judged by "
                "the same rule",
@@ -242,7 +242,7 @@ CLAIMS: tuple[Claim, ...] = (
                           "back)",
                    no_null="a count the claim bounds by zero, not a statistic read against chance",
                    options=SMOLLM2_ONLY)),
-          revision=11, choice=HEAD_MODEL,
+          revision=12, choice=HEAD_MODEL,
           null="MiniLM: no random model, Voita et al.'s rule is itself calibrated against chance (see each test); "
                "SmolLM2: SmolLM2-135M with re-initialised weights of matched norms on the same windows, judged by "
                "the same rule",

@@ -41,7 +41,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "more than the tie", role="headroom", otherwise="not testable", no_null=_COUNT)),
           null="the sinusoid against itself across seeds (seed s against seed s + 1), the same share on the same "
                "tasks",
-          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=7,
+          quote="实践中,可学习位置编码在多数任务上表现更好,所以 GPT 系列都用可学习的。", revision=8,
           title_zh="可学习位置编码在多数任务上表现更好"),
     Claim("rope-extrapolates", "tutorial 003 §14.6.3", "tutorial", "RoPE extrapolates",
           "RoPE can extrapolate to sequences longer than those seen in training.",
@@ -99,6 +99,6 @@ CLAIMS: tuple[Claim, ...] = (
           choice=Choice("metric", tuple(NOPE_METRICS), "exact match", "the paper ranks by exact-match accuracy"),
           null="the encodings' labels permuted within each task: the same rank correlation of an order unrelated "
                "to the encodings",
-          revision=8,
+          revision=9,
           title_zh="NoPE 在长度泛化上排名第一"),
 )

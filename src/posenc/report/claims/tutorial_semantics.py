@@ -213,7 +213,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "states SmolLM2's positional heads read, above the bar", "power (the hedge rule, 可能): a "
                          "positive control in the same model, on the same windows", role="power",
                          no_null="the positive control itself", options=SMOLLM2_ONLY)),
-          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。", revision=7, choice=HEAD_MODEL,
+          quote="一个头可能主要关注位置,但同时也编码了部分语义或句法信息。", revision=8, choice=HEAD_MODEL,
           null="the same heads' position-only output (their mean over windows at each position) through the same "
                "probe; for the attention reading, a purely positional head (0 by construction)",
           title_zh="位置头的输出也携带词的信息"),

@@ -34,15 +34,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from posenc.report.experiments.base import Context, Measured, Mode, experiment
+from posenc.report.experiments.base import Context, Measured, experiment
 from posenc.stats import Estimate
 
 __all__ = ["model_heads", "model_head_content", "SMOLLM2_WINDOWS", "SMOLLM2_NULL_SEED"]
 
 #: SmolLM2's windows (count, tokens) in full mode: those low-dims-position's SmolLM2 option reads
 SMOLLM2_WINDOWS = (16, 128)
-#: whether SmolLM2's option runs in each mode: minutes of CPU, so not in quick mode (its option is then not decided)
-SMOLLM2_RUNS = Mode(quick=False, full=True)
 #: the seed of the matched-norm twin (the one low-dims-position draws)
 SMOLLM2_NULL_SEED = 0
 #: what the page calls the model
@@ -99,7 +97,7 @@ def _heads_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], dict
     from posenc.probe.heads import decoder_heads
 
     count, length = SMOLLM2_WINDOWS
-    if not SMOLLM2_RUNS.of(ctx):
+    if ctx.quick:  # minutes of CPU: SmolLM2's option is not decided in quick mode
         return _not_measured(HEAD_KEYS)
     run = _smollm2(count, length)
     judged, null = decoder_heads(run["trained"]), decoder_heads(run["null"])
@@ -130,7 +128,7 @@ def _content_part(ctx: Context) -> tuple[dict[str, Estimate], dict[str, Any], di
     from posenc.probe.heads import decoder_heads
 
     count, length = SMOLLM2_WINDOWS
-    if not SMOLLM2_RUNS.of(ctx):
+    if ctx.quick:  # minutes of CPU: SmolLM2's option is not decided in quick mode
         return _not_measured(CONTENT_KEYS)
     run = _smollm2(count, length)
     judged = decoder_heads(run["trained"])

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from posenc.errors import PosencError
-from posenc.report.experiments.base import Context, Measured, Mode, experiment
+from posenc.report.experiments.base import Context, Measured, experiment
 from posenc.stats import wilson
 
 SCALINGS = ("none", "linear", "yarn")
@@ -140,11 +140,6 @@ RESCUE_NOTE = (f"The extended plan: the full plan's experiment at {RESCUE_LENGTH
                f"plan's requirement names for when the unscaled model holds up at {LONG}; windows, depth and trials "
                f"as in the full plan.")
 
-#: the plan each mode runs: none in quick mode (SmolLM2 past its context costs more than the whole quick report, module
-#: docstring), :data:`FULL` in full mode
-FULL_PLAN = Mode(quick=None, full=FULL)
-#: the same for the extended plan: none in quick mode, :data:`RESCUE` in full mode
-RESCUE_PLAN = Mode(quick=None, full=RESCUE)
 
 
 def quick_reason(claim_id: str, minutes: int) -> str:
@@ -154,10 +149,10 @@ def quick_reason(claim_id: str, minutes: int) -> str:
             f"{minutes} minutes on 2 cores)")
 
 
-def _measure_plan(ctx: Context, plans: Mode, note: str, claim_id: str, minutes: int) -> Measured:
-    """The plan of ``plans`` on SmolLM2-135M in full mode; in quick mode (no plan) the reason it does not run."""
-    plan = plans.of(ctx)
-    if plan is None:
+def _measure_plan(ctx: Context, plan: ExtensionPlan, note: str, claim_id: str, minutes: int) -> Measured:
+    """``plan`` on SmolLM2-135M in full mode; in quick mode the reason it does not run (SmolLM2 past its context costs
+    more than the whole quick report)."""
+    if ctx.quick:
         reason = quick_reason(claim_id, minutes)
         return Measured({"ran": False, "reason": reason}, missing=reason)
     return pi_yarn_measurement("smollm2", plan, ctx, note=note)
@@ -166,13 +161,13 @@ def _measure_plan(ctx: Context, plans: Mode, note: str, claim_id: str, minutes: 
 @experiment("extend_pi_yarn", device=True, exclusive=True)
 def extend_pi_yarn(ctx: Context) -> Measured:
     """PI and YaRN on SmolLM2-135M past its native context (full mode only; quick mode says why not)."""
-    return _measure_plan(ctx, FULL_PLAN, FULL_NOTE, "pi-yarn", 19)
+    return _measure_plan(ctx, FULL, FULL_NOTE, "pi-yarn", 19)
 
 
 @experiment("extend_pi_yarn_rescue", device=True, exclusive=True, extended=RESCUE_TIME)
 def extend_pi_yarn_rescue(ctx: Context) -> Measured:
     """PI and YaRN on SmolLM2-135M at twice its native context (:data:`RESCUE`; ``--extended``, full mode only)."""
-    return _measure_plan(ctx, RESCUE_PLAN, RESCUE_NOTE, "pi-yarn-rescue", 26)
+    return _measure_plan(ctx, RESCUE, RESCUE_NOTE, "pi-yarn-rescue", 26)
 
 
 def _run(model: str, ctx: Context, scalings: tuple[str, ...] = SCALINGS, **kwargs: Any) -> dict[str, Any]:

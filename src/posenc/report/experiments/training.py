@@ -42,14 +42,11 @@ from posenc.lab.compare import (  # noqa: F401
     ranking_estimates,
     win_share,
 )
-from posenc.report.experiments.base import Context, Measured, Mode, experiment
+from posenc.report.experiments.base import Context, Measured, experiment
 from posenc.stats import POSITIVE, SHARE, Estimate, observed, over_seeds
 
 TASK_ENCODINGS = ["nope", "t5", "alibi", "rope", "sinusoidal", "learned"]
 LM_ENCODINGS = ["sinusoidal", "rope", "alibi"]
-#: the mode whose task sweep trains one task: a claim over tasks is not decided there (not a size: the sweep's sizes
-#: are :func:`task_sweep`'s)
-QUICK = Mode(quick=True, full=False)
 
 
 def task_sweep(quick: bool, seeds: int = 1) -> dict[str, Any]:
@@ -173,7 +170,7 @@ def lab_learned_vs_fixed(ctx: Context) -> Measured:
                "wins": wins, "not_wins": not_wins}
     tasks = len(sweep["grid"]["variant"])
     missing = (f"quick mode trains {tasks} task; 'most tasks' needs at least 2 learned ones, so only the full report "
-               f"(4 tasks, 3 seeds) can decide it" if QUICK.of(ctx) and tasks < 2 else None)
+               f"(4 tasks, 3 seeds) can decide it" if ctx.quick and tasks < 2 else None)
     return Measured(numbers, {} if missing else estimates, missing=missing,
                     shown={"sweep": sweep, "in_distribution": ind, "differences": diffs, "share": share, "null": null})
 
@@ -249,7 +246,7 @@ def lab_nope_ranking(ctx: Context) -> Measured:
                              for o, d in detail.items()}}
     tasks = len(sweep["grid"]["variant"])
     missing = (f"quick mode trains {tasks} task; a ranking over tasks needs at least {RANKED_TASKS_NEEDED}, so only "
-               f"the full report (4 tasks, 3 seeds) can decide it" if QUICK.of(ctx) and tasks < RANKED_TASKS_NEEDED
+               f"the full report (4 tasks, 3 seeds) can decide it" if ctx.quick and tasks < RANKED_TASKS_NEEDED
                else None)
     return Measured(numbers, {} if missing else variants["exact match"], variants={} if missing else variants,
                     missing=missing, shown={"sweep": sweep, "table": table, "L": L, "ranking": variants,
