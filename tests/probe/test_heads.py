@@ -10,6 +10,7 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, LlamaModel
 
+from by_hand import mixed_head, offset_head
 from posenc.errors import PosencError
 from posenc.probe.capture import attention_modules, capture
 from posenc.probe.content import content_change, content_statistics, swap_words
@@ -413,33 +414,12 @@ def test_two_passes_reads_the_null_on_the_same_windows(tiny_llama):
 KIND_T = 24
 
 
-def _soft_offset_head(offset: int) -> torch.Tensor:
-    """Every query's weight on key i + offset (itself where that key does not exist), a little elsewhere."""
-    a = torch.full((KIND_T, KIND_T), 0.01)
-    for i in range(KIND_T):
-        j = i + offset
-        a[i, j if 0 <= j < KIND_T else i] = 1.0
-    return a / a.sum(-1, keepdim=True)
-
-
-def _mixed_offset_head(rng: np.random.Generator, offset: int, share: float) -> torch.Tensor:
-    """The maximum on i + offset for about ``share`` of the queries, on a random far key otherwise."""
-    a = torch.full((KIND_T, KIND_T), 0.01)
-    for i in range(KIND_T):
-        j = i + offset
-        if 0 <= j < KIND_T and rng.random() < share:
-            a[i, j] = 1.0
-        else:
-            a[i, int(rng.integers(0, KIND_T))] = 1.0
-    return a / a.sum(-1, keepdim=True)
-
-
 def test_heads_by_kind_of_text_equal_a_separate_accumulation():
     """``by_kind``: the judgement on one kind's windows, cut from the pooled per-window counts, equals feeding
     only that kind's windows to a fresh accumulator."""
     rng = np.random.default_rng(7)
     kinds = ["plays", "reference"] * 3 + ["plays"]
-    windows = [torch.stack([_soft_offset_head(-1), _mixed_offset_head(rng, 1, 0.95 if k == "plays" else 0.3)])
+    windows = [torch.stack([offset_head(-1, KIND_T), mixed_head(rng, 1, 0.95 if k == "plays" else 0.3, KIND_T)])
                for k in kinds]
     pooled = HeadAccumulator(n_layers=1, n_heads=2, max_len=KIND_T)
     for w in windows:

@@ -7,23 +7,8 @@ import numpy as np
 import pytest
 import torch
 
+from by_hand import nearest_pair, numpy_sinusoid
 from posenc.properties.distinctness import decode_binary, nearest_by_length, sinusoid_offset_distances
-
-
-def numpy_sinusoid(length: int, dim: int) -> np.ndarray:
-    """PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...) (Vaswani et al. 2017 §3.5), written out again."""
-    p = np.arange(length, dtype=np.float64)[:, None]
-    angle = p / 10000.0 ** (np.arange(0, dim, 2, dtype=np.float64) / dim)  # [T, d/2]
-    table = np.empty((length, dim))
-    table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
-    return table
-
-
-def nearest_pair(table: np.ndarray) -> float:
-    gram = table @ table.T
-    sq = np.diag(gram)[:, None] + np.diag(gram)[None, :] - 2 * gram
-    np.fill_diagonal(sq, np.inf)
-    return float(np.sqrt(max(sq.min(), 0.0)))
 
 
 def test_offset_distances_equal_pairwise_distances_of_a_numpy_table():

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 import torch
 
+from by_hand import mixed_head, offset_head
 from posenc.report.experiments import pretrained
 from posenc.report.experiments.base import Context
 from posenc.report.present import pretrained as present_pretrained
@@ -35,27 +36,6 @@ T = 24
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
-def _offset_head(offset: int) -> torch.Tensor:
-    """Every query's weight on key i + offset (itself where that key does not exist), a little elsewhere."""
-    a = torch.full((T, T), 0.01)
-    for i in range(T):
-        j = i + offset
-        a[i, j if 0 <= j < T else i] = 1.0
-    return a / a.sum(-1, keepdim=True)
-
-
-def _mixed_head(rng: np.random.Generator, offset: int, share: float) -> torch.Tensor:
-    """The maximum on i + offset for about ``share`` of the queries, on a random far key otherwise."""
-    a = torch.full((T, T), 0.01)
-    for i in range(T):
-        j = i + offset
-        if 0 <= j < T and rng.random() < share:
-            a[i, j] = 1.0
-        else:
-            a[i, int(rng.integers(0, T))] = 1.0
-    return a / a.sum(-1, keepdim=True)
-
-
 def test_heads_split_by_offset_counted_by_hand():
     from posenc.probe.heads import HeadAccumulator, positional_heads
 
@@ -63,7 +43,7 @@ def test_heads_split_by_offset_counted_by_hand():
     offsets = (-1, 1, 3, -2, 0)  # heads 0..3 sit on one offset; head 4 is mixed below
     windows = []
     for _ in range(10):
-        heads = [_offset_head(o) for o in offsets[:4]] + [_mixed_head(rng, -1, 0.5)]
+        heads = [offset_head(o, T) for o in offsets[:4]] + [mixed_head(rng, -1, 0.5, T)]
         windows.append(torch.stack(heads))  # [H, T, T]
     acc = HeadAccumulator(n_layers=1, n_heads=5, max_len=T)
     for w in windows:

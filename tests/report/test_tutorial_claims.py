@@ -16,6 +16,7 @@ import pytest
 import torch
 from scipy import stats as sps
 
+from by_hand import nearest_pair, numpy_sinusoid
 from posenc.properties.relative_readout import shift_match_share
 from posenc.report.claims import tutorial_tables as st_claims
 from posenc.report.claims import tutorial_training as sr_claims
@@ -30,22 +31,6 @@ from posenc.stats import Estimate, exact
 SEEDS = Path("/work/shared/seeds")
 CLAIMS = {c.id: c for c in (*st_claims.CLAIMS, *sr_claims.CLAIMS)}
 CTX = Context(quick=True)
-
-
-def numpy_sinusoid(length: int, dim: int) -> np.ndarray:
-    """PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...) (Vaswani et al. 2017 §3.5), written out again."""
-    p = np.arange(length, dtype=np.float64)[:, None]
-    angle = p / 10000.0 ** (np.arange(0, dim, 2, dtype=np.float64) / dim)  # [T, d/2]
-    table = np.empty((length, dim))
-    table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
-    return table
-
-
-def nearest_pair(table: np.ndarray) -> float:
-    gram = table @ table.T
-    sq = np.diag(gram)[:, None] + np.diag(gram)[None, :] - 2 * gram
-    np.fill_diagonal(sq, np.inf)
-    return float(np.sqrt(max(sq.min(), 0.0)))
 
 
 @pytest.fixture(scope="module")
