@@ -7,16 +7,8 @@ import numpy as np
 import pytest
 import torch
 
+from by_hand import numpy_sinusoid
 from posenc.properties.relative_readout import best_affine_share, shift_match_share
-
-
-def numpy_sinusoid(length: int, dim: int) -> np.ndarray:
-    """PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...) (Vaswani et al. 2017 §3.5), written out again."""
-    p = np.arange(length, dtype=np.float64)[:, None]
-    angle = p / 10000.0 ** (np.arange(0, dim, 2, dtype=np.float64) / dim)  # [T, d/2]
-    table = np.empty((length, dim))
-    table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
-    return table
 
 
 def test_best_affine_share_is_the_bound_over_every_affine_logit():
