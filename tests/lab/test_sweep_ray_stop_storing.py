@@ -25,7 +25,10 @@ from ray_cluster import START_TIMEOUT_S, _nodes_alive, ray_cluster
 
 pytest.importorskip("ray")
 
-pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.ray, pytest.mark.slow]
+# ctrl_c_interrupts: the driver must start with Ctrl-C delivered, as a terminal gives it; run from a background job
+# (`make test-slow &`) the test process, and so the driver, would inherit it ignored and the sweep would never see it
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.ray, pytest.mark.slow,
+              pytest.mark.usefixtures("ctrl_c_interrupts")]
 
 TINY = {"task": "copy", "train_len": 3, "eval_lengths": [3, 6], "d_model": 16, "n_layers": 1, "n_heads": 2,
         "batch_size": 8, "eval_samples": 16, "steps": 3, "encoding": "nope"}
