@@ -39,28 +39,14 @@ from typing import Any
 import numpy as np
 
 from posenc.lab.embeddings import PERMUTATIONS, chance_abs_cos, division_change, permuted_division
-
-# the settings of the runs (posenc.lab.traced) that the claims (posenc.report.claims) and pages
-# (posenc.report.present) read from here
-from posenc.lab.traced import (  # noqa: F401
-    BAR,
-    BATCH,
-    CAP,
-    CAPABILITY_LABELS,
+from posenc.lab.traced import (
+    BAR,  # noqa: F401  (the claims read the bar from here)
     CAPABILITY_LENGTHS,
-    CAPABILITY_STEPS,
     CAPABILITY_TASKS,
     COPY_LEN,
     D_MODEL,
     ENCODINGS,
     LOCAL_LEN,
-    LR,
-    N_HEADS,
-    N_LAYERS,
-    NOPE_CAP,
-    VAL_EVERY,
-    VAL_PER_SIZE,
-    WARMUP,
     paired_step_ratio,
     reached_share,
     train_traced,

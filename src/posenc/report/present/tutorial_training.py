@@ -6,10 +6,7 @@ import math
 
 import numpy as np
 
-from posenc.lab.traced import counted_steps
-from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT
-from posenc.report.experiments.base import Context, Measured
-from posenc.report.experiments.tutorial_training import (
+from posenc.lab.traced import (
     BAR,
     BATCH,
     CAP,
@@ -17,27 +14,32 @@ from posenc.report.experiments.tutorial_training import (
     CAPABILITY_LENGTHS,
     CAPABILITY_STEPS,
     CAPABILITY_TASKS,
-    COMPARISONS,
     COPY_LEN,
     D_MODEL,
+    LOCAL_LEN,
+    LR,
+    N_HEADS,
+    N_LAYERS,
+    NOPE_CAP,
+    VAL_EVERY,
+    VAL_PER_SIZE,
+    WARMUP,
+    counted_steps,
+)
+from posenc.probe.geometry import ORTHOGONAL_ENRICHMENT
+from posenc.report.experiments.base import Context, Measured
+from posenc.report.experiments.tutorial_training import (
+    COMPARISONS,
     DIVISION,
     DIVISION_OPTIONS,
     EVALUATED,
     GAP,
     LARGE_TABLE_SHARES,
-    LOCAL_LEN,
-    LR,
     MEASURES,
     MOVE_POWER,
-    N_HEADS,
-    N_LAYERS,
-    NOPE_CAP,
     PERMUTATIONS,
     SMOLLM2_WINDOWS,
     SPARSE_GAIN,
-    VAL_EVERY,
-    VAL_PER_SIZE,
-    WARMUP,
     _params,
 )
 from posenc.report.measurement import Row, Shown
