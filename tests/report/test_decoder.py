@@ -6,7 +6,7 @@ tests/probe/test_heads.py, test_content.py, test_random_weights.py, test_head_ou
 import math
 
 from posenc.probe.heads import decoder_heads, two_passes
-from posenc.report.claims.pretrained import HEAD_MODEL
+from posenc.report.claims import value
 from posenc.report.experiments import decoder
 from posenc.report.experiments.base import Context
 from posenc.report.experiments.pretrained import MODEL_OPTIONS
@@ -21,7 +21,7 @@ MINILM, SMOLLM2 = MODEL_OPTIONS
 def test_the_claims_choose_the_model_and_read_smollm2_under_its_option_only():
     for claim_id in ("positional-heads", "voita-heads", "positional-head-content"):
         claim = get_claim(claim_id)
-        assert claim.choice is HEAD_MODEL and claim.choice.headline == MINILM
+        assert claim.choice is value("HEAD_MODEL") and claim.choice.headline == MINILM
         smol = claim.under(SMOLLM2)
         assert smol.tests and all(t.statistic.startswith("smollm2_") for t in (*smol.tests, *smol.requires))
         assert not any(t.statistic.startswith("smollm2_") for t in (*claim.under(MINILM).tests,

@@ -12,7 +12,7 @@ from scipy.linalg import hadamard
 from posenc.errors import PosencError
 from posenc.lab.embeddings import division_change, quarter_shares
 from posenc.report.claim import Choice, Claim, Test
-from posenc.report.claims import tutorial_training as sr_claims
+from posenc.report.claims import claims_of
 from posenc.report.experiments import tutorial_training as sr
 from posenc.report.measurement import Measurement
 from posenc.report.run import judge_claim
@@ -20,7 +20,7 @@ from posenc.report.verdict import judge
 from posenc.stats import Estimate
 
 LAB, SMOL, MINILM = sr.DIVISION_OPTIONS
-CLAIM = next(c for c in sr_claims.CLAIMS if c.id == "low-dims-position")
+CLAIM = next(c for c in claims_of("tutorial_training") if c.id == "low-dims-position")
 
 
 def est(value: float, low: float, high: float, n: int = 6) -> Estimate:

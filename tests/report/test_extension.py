@@ -12,12 +12,13 @@ import pytest
 import torch
 
 from posenc.errors import PosencError
-from posenc.report.claims.extension import CLAIMS
+from posenc.report.claims import claims_of
 from posenc.report.experiments.base import Context
 from posenc.report.experiments.extension import SCALINGS, ExtensionPlan, PasskeyCells, pi_yarn_measurement
 from posenc.report.present import shown
 from posenc.report.verdict import judge
 
+CLAIMS = claims_of("extension")
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")
 NATIVE = 128
 PLAN = ExtensionPlan(long=192, windows=2, depth=0.95,

@@ -10,7 +10,7 @@ import torch
 from scipy import stats as sps
 
 from posenc.errors import PosencError
-from posenc.report.claims.extension import BEATS, CLAIMS, NEAR_NATIVE, RETRIEVES
+from posenc.report.claims import claims_of, value
 from posenc.report.experiments.base import Context
 from posenc.report.experiments.extension import (
     FULL,
@@ -21,7 +21,8 @@ from posenc.report.experiments.extension import (
 from posenc.report.verdict import judge
 from posenc.stats import Estimate, wilson
 
-CLAIM = CLAIMS[0]
+CLAIM = claims_of("extension")[0]
+BEATS, NEAR_NATIVE, RETRIEVES = (value(name) for name in ("BEATS", "NEAR_NATIVE", "RETRIEVES"))
 NATIVE = 64
 
 

@@ -1,4 +1,4 @@
-"""Every ``from posenc... import name`` inside a function of the report's experiments and claims names something
+"""Every ``from posenc... import name`` inside a function of the report's experiments names something
 that exists. The experiments import the area they need inside each function (a broken area fails only its own
 claims), so a name that moved or was renamed is found only when that experiment runs, in a slow test or a report:
 this finds it in the fast suite, without running anything."""
@@ -12,10 +12,10 @@ import pkgutil
 
 import pytest
 
-import posenc.report.claims
 import posenc.report.experiments
+import posenc.report.present
 
-PACKAGES = (posenc.report.experiments, posenc.report.claims)
+PACKAGES = (posenc.report.experiments, posenc.report.present)
 
 
 def _modules() -> list[str]:
@@ -33,7 +33,7 @@ def _imports(module_name: str) -> list[tuple[int, str, str]]:
 
 def test_the_walk_finds_the_modules_and_their_imports_inside_functions():
     names = _modules()
-    assert "posenc.report.experiments.decoder" in names and "posenc.report.claims.pretrained" in names
+    assert "posenc.report.experiments.decoder" in names and "posenc.report.present.pretrained" in names
     inner = _imports("posenc.report.experiments.decoder")
     assert ("posenc.report.experiments.pretrained", "MODEL_OPTIONS") in {(m, n) for _, m, n in inner}
 

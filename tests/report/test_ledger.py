@@ -1,10 +1,7 @@
-"""The ledger's collection of the claims that the experiment modules declare, on stand-in modules: a module without
-claims adds none, the page's fixed order comes first among the tutorials' claims, ids must be unique and name a
-registered experiment."""
+"""The ledger's collection of the claims of the claim files, on stand-in claims: the page's fixed order comes first
+among the tutorials' claims, ids must be unique and name a registered experiment."""
 
 from __future__ import annotations
-
-import types
 
 import pytest
 
@@ -18,30 +15,19 @@ def _claim(claim_id: str, origin: str = "literature", experiment: str = "word_or
                  (Test("x", ">", 0, "x is positive", "none"),))
 
 
-def _module(name: str, *claims: Claim) -> types.ModuleType:
-    module = types.ModuleType(name)
-    if claims:
-        module.CLAIMS = claims
-    return module
-
-
-def test_claims_are_collected_from_every_module_tutorials_first_in_the_pages_order(monkeypatch):
-    first = _module("first", _claim("paper-claim"), _claim("tutorial-claim", "tutorial"))
-    helpers = _module("helpers")  # declares no CLAIMS
-    second = _module("second", _claim("sin-bounded", "tutorial"), _claim("word-order", "tutorial"))
-    monkeypatch.setattr(ledger, "MODULES", (first, helpers, second))
+def test_claims_are_collected_tutorials_first_in_the_pages_order():
+    claims = (_claim("paper-claim"), _claim("tutorial-claim", "tutorial"), _claim("sin-bounded", "tutorial"),
+              _claim("word-order", "tutorial"))
     # the tutorials' claims first: word-order and sin-bounded at their places in the fixed order (0 and 4), then the
     # tutorial claim it does not name; the paper's claim last
-    assert [c.id for c in ledger._collect()] == ["word-order", "sin-bounded", "tutorial-claim", "paper-claim"]
+    assert [c.id for c in ledger._collect(claims)] == ["word-order", "sin-bounded", "tutorial-claim", "paper-claim"]
 
 
-def test_a_duplicate_id_or_an_unregistered_experiment_is_refused(monkeypatch):
-    monkeypatch.setattr(ledger, "MODULES", (_module("a", _claim("same")), _module("b", _claim("same"))))
+def test_a_duplicate_id_or_an_unregistered_experiment_is_refused():
     with pytest.raises(PosencError, match=r"duplicate claim ids in the ledger: \['same'\]"):
-        ledger._collect()
-    monkeypatch.setattr(ledger, "MODULES", (_module("a", _claim("lost", experiment="no_such_experiment")),))
+        ledger._collect((_claim("same"), _claim("same")))
     with pytest.raises(PosencError, match="lost -> no_such_experiment"):
-        ledger._collect()
+        ledger._collect((_claim("lost", experiment="no_such_experiment"),))
 
 
 #: the page's fixed order of the tutorials' first claims, written here from the tutorials' argument (000: why
@@ -59,9 +45,8 @@ def test_the_real_ledger_opens_with_the_fixed_order(position, claim_id):
 
 
 def test_claims_by_origin_keeps_ledger_order_within_each_group(monkeypatch):
-    first = _module("first", _claim("paper-b"), _claim("tutorial-x", "tutorial"), _claim("paper-a"))
-    monkeypatch.setattr(ledger, "MODULES", (first, _module("second", _claim("word-order", "tutorial"))))
-    monkeypatch.setattr(ledger, "LEDGER", ledger._collect())
+    claims = (_claim("paper-b"), _claim("tutorial-x", "tutorial"), _claim("paper-a"), _claim("word-order", "tutorial"))
+    monkeypatch.setattr(ledger, "LEDGER", ledger._collect(claims))
     groups = ledger.claims_by_origin()
     assert [c.id for c in groups["tutorial"]] == ["word-order", "tutorial-x"]
     assert [c.id for c in groups["literature"]] == ["paper-b", "paper-a"]  # declaration order, not sorted by id

@@ -18,7 +18,7 @@ from scipy import stats as sps
 
 from posenc.lab.embeddings import PERMUTATIONS, chance_abs_cos
 from posenc.lab.traced import CAP
-from posenc.report.claims import tutorial_training as sr_claims
+from posenc.report.claims import claims_of
 from posenc.report.experiments import tutorial_training as sr
 from posenc.report.experiments.base import Context
 from posenc.report.run import judge_claim
@@ -142,7 +142,7 @@ def test_local_capability_at_each_length(runs, option, column):
     assert e["nope_best_accuracy"].value == max(NOPE_BEST)
     sinusoid = [a for task in ("local", "back2") for a in ACCURACY[(task, "sinusoidal")][column]]
     assert _triple(e["sinusoid_accuracy"]) == pytest.approx(_mean_t(sinusoid), rel=1e-12)  # the headroom's number
-    verdict, by_option = judge_claim(sr_claims.CLAIMS[[c.id for c in sr_claims.CLAIMS].index("sinusoid-weak-local")], m)
+    verdict, by_option = judge_claim(claims_of("tutorial_training")[[c.id for c in claims_of("tutorial_training")].index("sinusoid-weak-local")], m)
     assert by_option["24 tokens"].status == "refuted"  # the sinusoid ahead past the length in these made-up runs
 
 
@@ -152,7 +152,7 @@ def test_sinusoid_weak_local_is_not_testable_where_the_sinusoid_sits_at_the_ceil
     from posenc.report.verdict import judge
     from posenc.stats import Estimate
 
-    claim = next(c for c in sr_claims.CLAIMS if c.id == "sinusoid-weak-local")
+    claim = next(c for c in claims_of("tutorial_training") if c.id == "sinusoid-weak-local")
     estimates = {"learned_minus_sinusoid_accuracy": Estimate(0.00224, -0.0007, 0.00517, 6, "t"),
                  "sinusoid_accuracy": Estimate(0.9975, 0.995, 1.0, 6, "t"),
                  "learned_accuracy_trained": Estimate(0.99, 0.99, 0.99, 6, "observed"),
@@ -191,7 +191,7 @@ def test_orthogonality_learned_reads_the_definition_near_orthogonal_uses():
     from posenc.report.verdict import judge
     from posenc.stats import Estimate
 
-    claim = next(c for c in sr_claims.CLAIMS if c.id == "orthogonality-learned")
+    claim = next(c for c in claims_of("tutorial_training") if c.id == "orthogonality-learned")
     by = {t.statistic: t for t in claim.tests}
     assert by["init_enrichment"].threshold == by["final_enrichment"].threshold == ORTHOGONAL_ENRICHMENT == 0.5
     assert by["final_enrichment"].null == "final_enrichment_null"
@@ -245,7 +245,7 @@ def test_lab_division_of_labour_from_the_word_quarters(runs, monkeypatch):
     assert minilm_null.n == PERMUTATIONS and -0.4 <= minilm_null.low <= minilm_null.value <= minilm_null.high <= 0.4
     # the power requirement is read under the lab's option alone: the other options carry no word_moved
     assert "word_moved" not in m.variants["SmolLM2's RoPE frequency bands"]
-    claim = next(c for c in sr_claims.CLAIMS if c.id == "low-dims-position")
+    claim = next(c for c in claims_of("tutorial_training") if c.id == "low-dims-position")
     _, verdicts = judge_claim(claim, m)
     assert set(verdicts) == set(sr.DIVISION_OPTIONS)
     assert verdicts["sinusoid, trained in the lab"].status != "refuted"  # rows that moved a tenth of their norm

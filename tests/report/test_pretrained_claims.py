@@ -12,7 +12,7 @@ import torch
 
 from posenc.pretrained import load_model
 from posenc.report.claim import Claim, Test
-from posenc.report.claims import pretrained as pretrained_claims
+from posenc.report.claims import claims_of, value
 from posenc.report.experiments import pretrained
 from posenc.report.experiments.base import Context
 from posenc.report.measurement import Measurement
@@ -21,7 +21,7 @@ from posenc.report.verdict import judge
 from posenc.stats import Estimate
 
 SEEDS = Path("/work/shared/seeds")
-CLAIMS = {c.id: c for c in pretrained_claims.CLAIMS}
+CLAIMS = {c.id: c for c in claims_of("pretrained")}
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +83,7 @@ def test_the_ported_claims_and_the_new_ones():
     # voita-heads, like positional-heads, makes MiniLM's window length a condition of its verdict (issue 43); the
     # choice is the model (SmolLM2 beside MiniLM, posenc.report.experiments.decoder)
     for claim_id in ("positional-heads", "voita-heads"):
-        assert CLAIMS[claim_id].choice is pretrained_claims.HEAD_MODEL
+        assert CLAIMS[claim_id].choice is value("HEAD_MODEL")
         minilm_tests = CLAIMS[claim_id].under(pretrained.MODEL_OPTIONS[0]).tests
         assert {t.statistic.rsplit("_", 1)[1] for t in minilm_tests} == {"128", "256", "512"}
     assert CLAIMS["near-orthogonal"].choice is pretrained.SAMPLE
@@ -357,9 +357,8 @@ def test_dimension_split_against_numpy(minilm, monkeypatch):
     again = block_position_decoding(words[:50], positions, [(0, 96)], n_samples=300)  # the probe's function
     assert again["squared_error"].shape == (300, 1)
     # the MiniLM variant of tutorial 002's claim (now in tutorial_training.py) reads the variance-share gap
-    from posenc.report.claims.tutorial_training import CLAIMS as TRAINING_CLAIMS
 
-    claim = next(c for c in TRAINING_CLAIMS if c.id == "low-dims-position")
+    claim = next(c for c in claims_of("tutorial_training") if c.id == "low-dims-position")
     share = measured.estimates["low_minus_high_position_share"]
     bar = claim.tests[0]
     assert (bar.statistic, bar.op, bar.threshold) == ("division", ">", 0.1)  # "by more than a tenth"
@@ -447,7 +446,7 @@ def test_quick_verdicts_are_the_full_ones_or_inconclusive():
         ctx = Context(quick=quick)
         measured = {name: get_experiment(name)(ctx) for name in
                     ("minilm_geometry", "magnitude", "minilm_dimensions", "minilm_four_terms", "model_heads")}
-        results[quick] = {c.id: judge_claim(c, measured[c.experiment]) for c in pretrained_claims.CLAIMS}
+        results[quick] = {c.id: judge_claim(c, measured[c.experiment]) for c in claims_of("pretrained")}
     for claim_id, (quick_verdict, quick_options) in results[True].items():
         full_verdict, full_options = results[False][claim_id]
         assert quick_verdict.status in (full_verdict.status, "inconclusive"), claim_id

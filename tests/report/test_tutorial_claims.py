@@ -18,8 +18,7 @@ from scipy import stats as sps
 
 from by_hand import nearest_pair, numpy_sinusoid
 from posenc.properties.relative_readout import shift_match_share
-from posenc.report.claims import tutorial_tables as st_claims
-from posenc.report.claims import tutorial_training as sr_claims
+from posenc.report.claims import claims_of
 from posenc.report.experiments import tutorial_tables as st
 from posenc.report.experiments import tutorial_training as sr
 from posenc.report.experiments.base import Context
@@ -29,7 +28,7 @@ from posenc.report.verdict import judge
 from posenc.stats import Estimate, exact
 
 SEEDS = Path("/work/shared/seeds")
-CLAIMS = {c.id: c for c in (*st_claims.CLAIMS, *sr_claims.CLAIMS)}
+CLAIMS = {c.id: c for c in (*claims_of("tutorial_tables"), *claims_of("tutorial_training"))}
 CTX = Context(quick=True)
 
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from posenc import resources
-from posenc.report.claims import tutorial_mechanics as sm_claims
+from posenc.report.claims import claims_of
 from posenc.report.experiments import tutorial_mechanics as sm
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
@@ -19,7 +19,7 @@ from posenc.report.verdict import judge
 from posenc.stats import Estimate, exact
 
 CTX = Context(quick=True)
-CLAIMS = {c.id: c for c in sm_claims.CLAIMS}
+CLAIMS = {c.id: c for c in claims_of("tutorial_mechanics")}
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -147,7 +147,7 @@ def test_sinusoid_cost_null_is_the_same_statistic_on_the_same_repeats():
     share, share_null = m.estimates["step_share"], m.estimates["step_share_null"]
     assert growth.n == null.n == share.n == share_null.n == 21
     assert growth.value > 0 and 0 < share.value < 1 and 0 <= share_null.value < share.value
-    claim = next(c for c in sm_claims.CLAIMS if c.id == "sinusoid-cost")
+    claim = next(c for c in claims_of("tutorial_mechanics") if c.id == "sinusoid-cost")
     by = {t.statistic: t for t in claim.tests}
     assert by["time_growth"].null == "time_growth_null" and by["step_share"].null == "step_share_null"
     assert by["memory_growth"].no_null and by["memory_share"].no_null

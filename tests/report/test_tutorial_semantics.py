@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from posenc.probe.separation import draw_pairs
-from posenc.report.claims import tutorial_semantics as ss_claims
+from posenc.report.claims import claims_of, value
 from posenc.report.experiments import tutorial_semantics as ss
 from posenc.report.experiments.base import Context
 from posenc.report.ledger import get_claim
@@ -17,7 +17,7 @@ from posenc.report.verdict import judge
 from posenc.stats import Estimate, exact
 
 CTX = Context(quick=True)
-CLAIMS = {c.id: c for c in ss_claims.CLAIMS}
+CLAIMS = {c.id: c for c in claims_of("tutorial_semantics")}
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -266,7 +266,7 @@ def test_spectra_claims_edges():
     any run (1.1): 1.05. The committed full run's 1.0994 was refuted by the bar 1.1 set on the effect itself."""
     null = {"null_concentration_ratio": est(1.0, 0.999, 1.001, 20), "null_position_dims_share": est(0.58, 0.578,
                                                                                                    0.582, 20)}
-    assert ss_claims.CONCENTRATION_BAR == pytest.approx((1.0 + 1.1) / 2)
+    assert value("CONCENTRATION_BAR") == pytest.approx((1.0 + 1.1) / 2)
     assert verdict("semantic-concentration", concentration_ratio=exact(2.6), isotropic_ratio_max=exact(1.01),
                    **null) == "supported"
     assert verdict("semantic-concentration", concentration_ratio=exact(1.0994), isotropic_ratio_max=exact(1.0011),

@@ -42,7 +42,7 @@ from posenc.stats import (
     over_seeds,
 )
 
-__all__ = ["LEARNED", "TIE", "METRICS", "ROUND_OFF", "Table", "learned", "accuracy_table", "per_seed",
+__all__ = ["LEARNED", "TIE", "ROOM", "METRICS", "ROUND_OFF", "Table", "learned", "accuracy_table", "per_seed",
            "in_distribution", "by_size_curves", "has_room", "win_share", "NOPE_PAPER_MRR", "PERMUTATIONS", "FAILED",
            "ranking_rho", "ranking_estimates", "PERPLEXITY", "lm_perplexities", "perplexity_bands", "log_ppl_margins"]
 
@@ -51,6 +51,8 @@ __all__ = ["LEARNED", "TIE", "METRICS", "ROUND_OFF", "Table", "learned", "accura
 LEARNED = 0.95
 #: two accuracies closer than this are a tie (one point of accuracy)
 TIE = 0.01
+#: a task leaves room for a win by more than a tie when the accuracy to beat stays below this
+ROOM = 1 - TIE
 #: what a task run's table holds (:func:`accuracy_table`)
 METRICS = ("token_accuracy", "exact_match")
 #: round-off forgiven where a mean over seeds meets a bar: three seeds at 0.95 average to 0.9499999999999998

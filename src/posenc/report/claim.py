@@ -1,9 +1,9 @@
 """A claim as data: where it is made, what it says, and the tests its numbers must pass.
 
-Each experiment module in :mod:`posenc.report.experiments` declares the claims it tests next to the code that
-measures them; :mod:`posenc.report.ledger` lists them in the page's order; :func:`posenc.report.verdict.judge` is the
-one rule that turns a claim's tests and an experiment's estimates into a verdict. Thresholds are fixed here, before
-any run, each with where it comes from.
+The claims are data (:mod:`posenc.report.claims`: a TOML file per module of :mod:`posenc.report.experiments`, which
+measure them); :mod:`posenc.report.ledger` lists them in the page's order; :func:`posenc.report.verdict.judge` is the
+one rule that turns a claim's tests and an experiment's estimates into a verdict. Thresholds are fixed in the records,
+before any run, each with where it comes from.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Literal
 
 from posenc.errors import PosencError
 
-__all__ = ["Test", "Choice", "Claim", "untestable_claim", "ROLES", "TEST_ROLES", "REQUIREMENT_ROLES", "HEDGES",
+__all__ = ["Test", "Choice", "Claim", "ROLES", "TEST_ROLES", "REQUIREMENT_ROLES", "HEDGES",
            "hedge_words", "UNTESTABLE_NULL"]
 
 #: a test's roles: among a claim's tests, and among its requirements
@@ -29,7 +29,7 @@ HEDGES = {"zh": ("可能", "也许", "或许", "可以"), "en": ("may", "might")
 #: 可以 before a verb of seeing is the writer's "one can see" (an observation the document reports), not a hedge on
 #: the claim
 _SEEING = ("看到", "看出", "发现", "观察到")
-#: the null of a claim that cannot be tested as written (:func:`untestable_claim`)
+#: the null of a claim that cannot be tested as written (:attr:`Claim.untestable`)
 UNTESTABLE_NULL = "none: not testable as written"
 
 
@@ -264,13 +264,3 @@ class Claim:
         if self.requires:
             text += " Judged only if: " + "; ".join(f"{t.says} ({t.text})" for t in self.requires) + "."
         return text + " An interval across a bar that could change the verdict: inconclusive."
-
-
-def untestable_claim(id: str, source: str, origin: Literal["tutorial", "literature"], title: str, claim: str,
-                     experiment: str, *, untestable: str, quote: str = "", revision: int = 1, title_zh: str = "",
-                     not_hedged: str = "") -> Claim:
-    """A claim that cannot be tested as written: no tests, requirements or choice, ``untestable`` saying why
-    (:attr:`Claim.untestable`) and :data:`UNTESTABLE_NULL` as its null. Its ``experiment`` shows what can be measured
-    nearby, or ``"nothing_measured"`` where nothing can; the other fields are those of :class:`Claim`."""
-    return Claim(id, source, origin, title, claim, experiment, (), quote=quote, revision=revision,
-                 untestable=untestable, title_zh=title_zh, null=UNTESTABLE_NULL, not_hedged=not_hedged)

@@ -1,7 +1,7 @@
 """The claims ledger: every claim posenc tests, in the page's order.
 
-The claims themselves are records in :mod:`posenc.report.claims` (``CLAIMS`` in each of its modules, one per module
-of :mod:`posenc.report.experiments`, which measure); this module only collects them, checks that ids are unique and that every claim
+The claims themselves are records in :mod:`posenc.report.claims` (a TOML file per module of
+:mod:`posenc.report.experiments`, which measure); this module only collects them, checks that ids are unique and that every claim
 names a registered experiment, and looks them up. The verdict comes from :func:`posenc.report.verdict.judge`.
 
 Tutorials: 000 (why Transformers need positions; naive encodings), 001 (sin/cos properties; MiniLM/BERT geometry;
@@ -14,7 +14,7 @@ from __future__ import annotations
 from posenc.errors import PosencError
 from posenc.names import Registry
 from posenc.report.claim import Claim
-from posenc.report.claims import MODULES
+from posenc.report.claims import all_claims
 from posenc.report.experiments import EXPERIMENTS
 
 __all__ = ["LEDGER", "claims", "get_claim", "claim_ids", "claims_by_origin"]
@@ -25,8 +25,9 @@ _ORDER = ("word-order", "integer-positions", "unit-interval-positions", "binary-
           "sin-unique", "sin-relative-linear", "local-global-dims")
 
 
-def _collect() -> tuple[Claim, ...]:
-    claims = [c for module in MODULES for c in getattr(module, "CLAIMS", ())]
+def _collect(claims: tuple[Claim, ...] | None = None) -> tuple[Claim, ...]:
+    """``claims`` (default: every claim file's, :func:`posenc.report.claims.all_claims`) in the page's order."""
+    claims = list(all_claims() if claims is None else claims)
     ids = [c.id for c in claims]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -35,7 +36,7 @@ def _collect() -> tuple[Claim, ...]:
     if unknown:
         raise PosencError(f"claims name experiments that are not registered: {unknown}")
     rank = {claim_id: i for i, claim_id in enumerate(_ORDER)}
-    # stable sort: the ordered ids first, then each module's claims in declaration order, tutorials before literature
+    # stable sort: the ordered ids first, then each file's claims in their order, tutorials before literature
     return tuple(sorted(claims, key=lambda c: (c.origin != "tutorial", rank.get(c.id, len(rank)))))
 
 

@@ -16,6 +16,7 @@ Their pages: :mod:`posenc.report.present.research`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from posenc.errors import PosencError
@@ -30,9 +31,13 @@ BASELINES = ["rope", "alibi"]
 #: CoPE against the encodings whose positions count every token
 COUNTING_ENCODINGS = ["cope", "rope", "learned"]
 COUNTING_TASKS = ["selective_copy", "count"]
+#: a count of tasks above this is every counting task
+COUNTING_TASKS_BAR = len(COUNTING_TASKS) - 0.5
 #: p-RoPE "does not hurt": its perplexity at the trained length at most this factor above RoPE's (a margin of 2%,
 #: fixed before any run; in log-perplexity, log 1.02)
 PROPE_MARGIN = 1.02
+#: the margin as a bar on a difference of log perplexities, and in percent
+PROPE_LOG_MARGIN, PROPE_PERCENT = math.log(PROPE_MARGIN), 100 * (PROPE_MARGIN - 1)
 
 
 def research_lm_sweep(quick: bool, seeds: int = 1, encodings: list[str] | None = None) -> dict[str, Any]:

@@ -225,6 +225,8 @@ NOPE_METRICS = {"exact match": "exact_match", "token accuracy": "token_accuracy"
 
 #: a task ranks the encodings only when at least one of them learned it in distribution (else all tie, last)
 RANKED_TASKS_NEEDED = 2
+#: the same as a bar on a count of tasks: more than this is at least :data:`RANKED_TASKS_NEEDED`
+RANKED_TASKS_BAR = RANKED_TASKS_NEEDED - 0.5
 
 
 @experiment("lab_nope_ranking", device=True, driver=True, prepare=_train_tasks)

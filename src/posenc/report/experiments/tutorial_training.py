@@ -382,6 +382,8 @@ def dimension_division(ctx: Context) -> Measured:
 DIVISION = 0.1
 #: "weaker at local dependencies": more than 2 points of token accuracy behind, twice the lab's tie (training.TIE)
 GAP = 0.02
+#: a sinusoid can fall more than :data:`GAP` behind only where its accuracy stays below this
+GAP_ROOM = 1 - GAP
 #: the mechanism: training moves at least a tenth of the position table's variance into the meaning-sparse half
 SPARSE_GAIN = 0.1
 EVALUATED = Choice(
