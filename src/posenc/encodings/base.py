@@ -146,6 +146,11 @@ def check_allocation(nbytes: int, what: str, fix: str, detail: str = "") -> None
         check_memory(int(nbytes), what, fix, detail=detail)
 
 
+def _overrides(hook: str, doc: str) -> property:
+    """A flag of :class:`EncodingInfo` read from its hooks: whether the encoding overrides ``hook``."""
+    return property(lambda info: hook in info.hooks, doc=doc)
+
+
 @dataclass(frozen=True)
 class EncodingInfo:
     """What an encoding is and what it does: what ``posenc list`` shows, and the capabilities code asks instead of
@@ -175,30 +180,14 @@ class EncodingInfo:
     constant_across_channels: bool = False
     per_layer: bool = False
 
-    @property
-    def rotates_qk(self) -> bool:
-        """``rotate`` turns queries and keys; the input and the logits' bias are left alone."""
-        return "rotate" in self.hooks
-
-    @property
-    def acts_on_input(self) -> bool:
-        """``embed`` adds (or concatenates) a position vector to the token embeddings."""
-        return "embed" in self.hooks
-
-    @property
-    def biases_logits(self) -> bool:
-        """``bias`` returns a bias ``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``) from positions alone."""
-        return "bias" in self.hooks
-
-    @property
-    def biases_from_content(self) -> bool:
-        """``contextual_bias`` returns a bias ``[B, H, Tq, Tk]`` from each layer's queries and keys or its input."""
-        return "contextual_bias" in self.hooks
-
-    @property
-    def scales_queries(self) -> bool:
-        """``query_scale`` returns a factor per query on its logits that depends on its position (a temperature)."""
-        return "query_scale" in self.hooks
+    rotates_qk = _overrides("rotate", "``rotate`` turns queries and keys; the input and the logits' bias are left alone.")
+    acts_on_input = _overrides("embed", "``embed`` adds (or concatenates) a position vector to the token embeddings.")
+    biases_logits = _overrides("bias", "``bias`` returns a bias ``[H, Tq, Tk]`` (or ``[B, H, Tq, Tk]``) from positions "
+                               "alone.")
+    biases_from_content = _overrides("contextual_bias", "``contextual_bias`` returns a bias ``[B, H, Tq, Tk]`` from "
+                                     "each layer's queries and keys or its input.")
+    scales_queries = _overrides("query_scale", "``query_scale`` returns a factor per query on its logits that depends "
+                                "on its position (a temperature).")
 
 
 def default_positions(length: int, device: torch.device | None = None, offset: int = 0) -> torch.Tensor:

@@ -60,10 +60,12 @@ class RelativeKey(PositionalEncoding):
     Example::
 
         >>> import torch, posenc
-        >>> shaw = posenc.build("relative_key", head_dim=8, max_left=4)
-        >>> q = k = torch.randn(1, 2, 5, 8)
-        >>> shaw.contextual_bias(q, k, torch.arange(5), torch.arange(5)).shape
-        torch.Size([1, 2, 5, 5])
+        >>> shaw = posenc.build("relative_key", head_dim=8, max_left=2)
+        >>> q = k = torch.randn(1, 1, 6, 8)
+        >>> bias = shaw.contextual_bias(q, k, torch.arange(6), torch.arange(6))[0, 0]  # [Tq, Tk]
+        >>> # keys 2, 3, 4 and 5 places before query 5 share the vector of distance 2
+        >>> bool((bias[5, :4] == bias[5, 3]).all()), bool(bias[5, 3] == bias[5, 4])
+        (True, False)
     """
 
     info = EncodingInfo(family="contextual", paper="Shaw et al. 2018, relative position representations "

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from posenc.errors import PosencError
 from posenc.stats import (
     CORRELATION,
     MIN_UNITS,
@@ -44,7 +45,8 @@ from posenc.stats import (
 
 __all__ = ["LEARNED", "TIE", "ROOM", "METRICS", "ROUND_OFF", "Table", "learned", "accuracy_table", "per_seed",
            "in_distribution", "by_size_curves", "has_room", "win_share", "NOPE_PAPER_MRR", "PERMUTATIONS", "FAILED",
-           "ranking_rho", "ranking_estimates", "PERPLEXITY", "lm_perplexities", "perplexity_bands", "log_ppl_margins"]
+           "ranking_rho", "ranking_estimates", "PERPLEXITY", "lm_perplexities", "perplexity_bands", "log_ppl_margins",
+           "margins_past"]
 
 #: a model "learned" a task when its in-distribution token accuracy (sizes <= L), mean over seeds, reaches this;
 #: below it an extrapolation number says nothing (the model never solved the task where it was trained)
@@ -277,3 +279,28 @@ def log_ppl_margins(ppl: dict[str, dict[int, list[float]]], n: int, encoding: st
     every other); seeds paired by position in the lists."""
     seeds = min(len(ppl[e][n]) for e in [encoding, *others])
     return [math.log(ppl[encoding][n][s]) - min(math.log(ppl[o][n][s]) for o in others) for s in range(seeds)]
+
+
+def margins_past(ppl: dict[str, dict[int, list[float]]], train_len: int,
+                 margins: dict[str, tuple[str, list[str]]]) -> tuple[dict[str, dict[str, Estimate]], dict[str, Any]]:
+    """A char-LM comparison past the trained length: each named margin ``name: (encoding, others)``
+    (:func:`log_ppl_margins`, mean and t-interval over seeds) at every length RoPE was evaluated at past
+    ``train_len``, keyed by that length in multiples of it (``"2L"``, ``"4L"``, ...; the longest last); and the numbers
+    a report keeps: the perplexities (lengths as strings), ``train_len`` and the longest length. Refuses runs missing
+    at ``train_len`` (every seed of an encoding failed), naming them.
+
+    >>> ppl = {"rope": {8: [4.0, 4.0, 4.0], 16: [8.0, 8.0, 8.0]}, "fire": {8: [4.0, 4.0, 4.0], 16: [4.0, 4.0, 4.0]}}
+    >>> variants, numbers = margins_past(ppl, 8, {"fire_minus_rope": ("fire", ["rope"])})
+    >>> round(variants["2L"]["fire_minus_rope"].value, 4), numbers["longest"]  # log(4 / 8)
+    (-0.6931, 16)
+    """
+    missing = [e for e in dict.fromkeys(e for encoding, others in margins.values() for e in [encoding, *others])
+               if train_len not in ppl.get(e, {})]
+    if missing:
+        raise PosencError(f"the char-LM runs of {', '.join(missing)} are missing; every run failed")
+    lengths = sorted(n for n in ppl["rope"] if n > train_len)
+    variants = {f"{n // train_len}L": {name: over_seeds(log_ppl_margins(ppl, n, encoding, others))
+                                       for name, (encoding, others) in margins.items()} for n in lengths}
+    numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": train_len,
+               "longest": max(lengths)}
+    return variants, numbers

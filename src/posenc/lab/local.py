@@ -27,8 +27,8 @@ from torch import nn
 
 from posenc.encodings.learned import PositionOutOfRange
 from posenc.lab.evaluate import CANNOT_RUN
-from posenc.lab.string_tasks import IGNORE, N_SYMBOLS, SYMBOL0, VOCAB_SIZE
-from posenc.lab.synthetic import VALIDATION_SEED_OFFSET
+from posenc.lab.string_tasks import IGNORE, N_SYMBOLS, SYMBOL0
+from posenc.lab.synthetic import VALIDATION_SEED_OFFSET, Drawn
 
 __all__ = ["Local", "LOCAL", "BACK2", "local_batch", "back2_batch", "token_accuracy", "LOCAL_METRICS"]
 
@@ -64,28 +64,15 @@ def token_accuracy(model: nn.Module, ids: torch.Tensor, targets: torch.Tensor) -
     return float((predicted[mask] == targets[mask]).double().mean())
 
 
-class Local:
-    """A local-dependency task as a lab task (see the module docstring)."""
+class Local(Drawn):
+    """A local-dependency task as a lab task (see the module docstring); a bidirectional encoder sees the neighbours
+    too, so both formats take it."""
 
     metrics = LOCAL_METRICS
-    vocab_bound = VOCAB_SIZE
-    rows_are_lengths = False
     length_axis = "sequence length T"
 
     def __init__(self, name: str, description: str, draw: Any) -> None:
         self.name, self.description, self.draw = name, description, draw
-
-    def __repr__(self) -> str:
-        return f"Local({self.name!r})"
-
-    def check_config(self, config: Any) -> None:
-        """Both formats read the same tokens (a bidirectional encoder sees the neighbours too): nothing to refuse."""
-
-    def check_data(self, config: Any) -> None:
-        """Sequences are drawn, not read: every length has data."""
-
-    def vocab_size(self) -> int:
-        return VOCAB_SIZE
 
     def sequence_length(self, n: int, fmt: str) -> int:
         return n

@@ -23,7 +23,7 @@ from torch import nn
 from posenc.lab.evaluate import evaluate_task
 from posenc.lab.string_tasks import VOCAB_SIZE, Task, format_batch
 
-__all__ = ["Synthetic", "TASK_METRICS", "EVAL_BATCH", "VALIDATION_SEED_OFFSET"]
+__all__ = ["Drawn", "Synthetic", "TASK_METRICS", "EVAL_BATCH", "VALIDATION_SEED_OFFSET"]
 
 TASK_METRICS = ("exact_match", "token_accuracy")  #: the metrics of every synthetic task, the default first
 EVAL_BATCH = 128  #: strings per evaluation batch (:func:`~posenc.lab.evaluate.evaluate_task`'s default)
@@ -31,30 +31,38 @@ EVAL_BATCH = 128  #: strings per evaluation batch (:func:`~posenc.lab.evaluate.e
 VALIDATION_SEED_OFFSET = 10_000
 
 
-class Synthetic:
+class Drawn:
+    """What the lab tasks whose sequences are drawn, not read, answer alike (:class:`Synthetic`,
+    :class:`~posenc.lab.local.Local`): the symbols' vocabulary, known without data; no setting to refuse (both formats
+    read the same tokens, and training to the ceiling works); data at every length."""
+
+    name: str
+    vocab_bound = VOCAB_SIZE
+    rows_are_lengths = False
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    def check_config(self, config: Any) -> None:
+        """Nothing to refuse."""
+
+    def check_data(self, config: Any) -> None:
+        """Sequences are drawn, not read: every length has data."""
+
+    def vocab_size(self) -> int:
+        return self.vocab_bound
+
+
+class Synthetic(Drawn):
     """A string-to-string :class:`~posenc.lab.string_tasks.Task` as a lab task; ``config`` is a
     :class:`~posenc.lab.train.RunConfig`."""
 
     metrics = TASK_METRICS
-    vocab_bound = VOCAB_SIZE
-    rows_are_lengths = False
     length_axis = "task size n"
 
     def __init__(self, task: Task) -> None:
         self.task = task
         self.name, self.description = task.name, task.description
-
-    def __repr__(self) -> str:
-        return f"Synthetic({self.task.name!r})"
-
-    def check_config(self, config: Any) -> None:
-        """Both formats and training to the ceiling work: nothing to refuse."""
-
-    def check_data(self, config: Any) -> None:
-        """Strings are drawn, not read: every length has data."""
-
-    def vocab_size(self) -> int:
-        return VOCAB_SIZE
 
     def sequence_length(self, n: int, fmt: str) -> int:
         """``m + k`` tokens (decoder) or ``m + 1 + k`` (encoder) at size ``n``."""

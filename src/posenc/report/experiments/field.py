@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from posenc.errors import PosencError
 from posenc.report.experiments import training
 from posenc.report.experiments.base import Context, Measured, experiment
 from posenc.report.experiments.training import lm_sweep
@@ -59,12 +58,6 @@ def _train_irope(ctx: Context) -> None:
     training.run_lab(irope_sweep(ctx.quick, ctx.seed_count), ctx)
 
 
-def _missing(ppl: dict[str, dict[int, list[float]]], labels: list[str], L: int) -> None:
-    missing = [e for e in labels if L not in ppl.get(e, {})]
-    if missing:
-        raise PosencError(f"the char-LM runs of {', '.join(missing)} are missing; every run failed")
-
-
 _FIELD_TIME = ("trains 9 char-LM models (PoPE, FoX and DAPE, 3 seeds each; about 20 min of one core) besides RoPE's "
                "and KERPLE's, shared with the char-LM and research sweeps")
 _IROPE_TIME = ("trains 9 char-LM models of 4 layers (the iRoPE hybrid, all-RoPE and all-NoPE, 3 seeds each; about 30 "
@@ -80,19 +73,13 @@ def lab_field_lm(ctx: Context) -> Measured:
     KERPLE's (< 0: lower); mean and t-interval over seeds. Choice: the evaluation length (2L, 4L, 8L); the headline
     is the longest, as the papers' claims are about lengths far past training.
     """
-    from posenc.lab.compare import lm_perplexities, log_ppl_margins
+    from posenc.lab.compare import lm_perplexities, margins_past
 
     sweep = field_lm_sweep(ctx.quick, ctx.seed_count)
     ppl = lm_perplexities(training.run_lab(sweep, ctx))
-    L = sweep["base"]["train_len"]
-    _missing(ppl, sweep["grid"]["encoding"], L)
-    lengths = sorted(n for n in ppl["rope"] if n > L)
-    variants = {f"{n // L}L": {f"{e}_minus_{b}": over_seeds(log_ppl_margins(ppl, n, e, [b]))
-                               for e, b in FIELD_LM.items()} for n in lengths}
-    longest = max(lengths)
-    numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
-               "longest": longest}
-    return Measured(numbers, variants[f"{longest // L}L"], variants, shown={"sweep": sweep, "ppl": ppl})
+    variants, numbers = margins_past(ppl, sweep["base"]["train_len"],
+                                     {f"{e}_minus_{b}": (e, [b]) for e, b in FIELD_LM.items()})
+    return Measured(numbers, variants[next(reversed(variants))], variants, shown={"sweep": sweep, "ppl": ppl})
 
 
 @experiment("lab_irope", device=True, driver=True, prepare=_train_irope, extended=_IROPE_TIME)
@@ -104,22 +91,15 @@ def lab_irope(ctx: Context) -> Measured:
     all-NoPE's (< 0: below both); mean and t-interval over seeds. Choice: the evaluation length, headline 8L. At L
     the same difference is shown (not judged): what the hybrid costs in distribution.
     """
-    from posenc.lab.compare import lm_perplexities, log_ppl_margins
+    from posenc.lab.compare import lm_perplexities, log_ppl_margins, margins_past
 
     sweep = irope_sweep(ctx.quick, ctx.seed_count)
     ppl = lm_perplexities(training.run_lab(sweep, ctx))
     L = sweep["base"]["train_len"]
-    labels = ["rope", "nope", HYBRID]
-    _missing(ppl, labels, L)
-    lengths = sorted(n for n in ppl["rope"] if n > L)
-    variants = {f"{n // L}L": {"hybrid_minus_best": over_seeds(log_ppl_margins(ppl, n, HYBRID, ["rope", "nope"]))}
-                for n in lengths}
-    longest = max(lengths)
+    variants, numbers = margins_past(ppl, L, {"hybrid_minus_best": (HYBRID, ["rope", "nope"])})
     # what the hybrid costs in distribution (shown, not judged)
     at_L = over_seeds(log_ppl_margins(ppl, L, HYBRID, ["rope", "nope"]))
-    numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
-               "longest": longest}
-    return Measured(numbers, variants[f"{longest // L}L"], variants,
-                    shown={"sweep": sweep, "ppl": ppl, "labels": labels, "hybrid_minus_best_at_L": at_L})
+    return Measured(numbers, variants[next(reversed(variants))], variants,
+                    shown={"sweep": sweep, "ppl": ppl, "labels": ["rope", "nope", HYBRID], "hybrid_minus_best_at_L": at_L})
 
 

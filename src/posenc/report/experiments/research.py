@@ -94,21 +94,13 @@ def lab_fire_kerple(ctx: Context) -> Measured:
     ALiBi's (< 0: below both); mean and t-interval over seeds. Choice: the evaluation length (2L, 4L, 8L); the
     headline is the longest, as both papers' claims are about lengths far past training.
     """
-    from posenc.lab.compare import lm_perplexities, log_ppl_margins
+    from posenc.lab.compare import lm_perplexities, margins_past
 
     sweep = research_lm_sweep(ctx.quick, ctx.seed_count)
     ppl = lm_perplexities(_baseline_runs(ctx) + training.run_lab(sweep, ctx))
-    L = sweep["base"]["train_len"]
-    missing = [e for e in EXTRAPOLATORS + BASELINES if L not in ppl.get(e, {})]
-    if missing:
-        raise PosencError(f"the char-LM runs of {', '.join(missing)} are missing; every run failed")
-    lengths = sorted(n for n in ppl["rope"] if n > L)
-    variants = {f"{n // L}L": {f"{e}_minus_best": over_seeds(log_ppl_margins(ppl, n, e, BASELINES))
-                               for e in EXTRAPOLATORS} for n in lengths}
-    longest = max(lengths)
-    numbers = {"ppl": {e: {str(n): p for n, p in v.items()} for e, v in ppl.items()}, "train_len": L,
-               "longest": longest}
-    return Measured(numbers, variants[f"{longest // L}L"], variants, shown={"sweep": sweep, "ppl": ppl})
+    variants, numbers = margins_past(ppl, sweep["base"]["train_len"],
+                                     {f"{e}_minus_best": (e, BASELINES) for e in EXTRAPOLATORS})
+    return Measured(numbers, variants[next(reversed(variants))], variants, shown={"sweep": sweep, "ppl": ppl})
 
 
 @experiment("lab_prope", device=True, driver=True, prepare=_train_prope, extended=_PROPE_TIME)
