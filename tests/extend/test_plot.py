@@ -38,10 +38,11 @@ def _passkey():
 
 
 def test_passkey_heatmap_one_panel_per_scaling_cells_labelled():
-    from posenc.plots.extend import passkey_cells, passkey_heatmap
+    from posenc.extend.compare_scalings import passkey_cells
+    from posenc.plots.extend import passkey_heatmap
 
     assert passkey_cells(_passkey())["none"] == {(2048, 0.0): (20, 20), (2048, 1.0): (19, 20), (12288, 1.0): (3, 20)}
-    fig = passkey_heatmap(_passkey(), native_len=8192)
+    fig = passkey_heatmap(passkey_cells(_passkey()), native_len=8192)
     panels = [ax for ax in fig.axes if ax.get_title() in ("none", "yarn")]
     assert [ax.get_title() for ax in panels] == ["none", "yarn"]
     none, yarn = panels
@@ -54,12 +55,13 @@ def test_passkey_heatmap_one_panel_per_scaling_cells_labelled():
 
 
 def test_figures_draw_into_a_subfigure():
+    from posenc.extend.compare_scalings import passkey_cells
     from posenc.plots.extend import passkey_heatmap
 
     fig = Figure()
     top, bottom = fig.subfigures(2, 1)
     extend_figure(_result(), figure=top)
-    passkey_heatmap(_passkey(), figure=bottom)
+    passkey_heatmap(passkey_cells(_passkey()), figure=bottom)
     assert len(top.axes) == 2 and len(bottom.axes) == 3  # two heatmap panels and the colour bar
     with pytest.raises(PosencError, match="passkey table is empty"):
         passkey_heatmap({"none": {}})

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from posenc.errors import PosencError
+from posenc.extend.compare_scalings import passkey_cells
 from posenc.plots.extend import extension_summary_figure
 
 
@@ -15,9 +16,10 @@ def _ppl():
 
 
 def _passkey():
-    return {"none": {"2048": {"by_depth_counts": {"0.95": {"correct": 19, "n": 20}}}},
+    """The passkey trials counted per cell, as the figures take them."""
+    return passkey_cells({"none": {"2048": {"by_depth_counts": {"0.95": {"correct": 19, "n": 20}}}},
             "yarn": {"2048": {"by_depth_counts": {"0.95": {"correct": 19, "n": 20}}},
-                     "12288": {"trials": [{"depth": 0.95, "correct": i < 12} for i in range(20)]}}}
+                     "12288": {"trials": [{"depth": 0.95, "correct": i < 12} for i in range(20)]}}})
 
 
 def test_perplexity_on_top_passkey_below():

@@ -4,8 +4,8 @@
   interval over windows (the windows are the independent units);
 - :func:`paired_ppl_ratio`: the perplexity ratio of two scalings (or of a scaling and the native model) paired by
   window, ``exp(mean_w (nll[w] - reference[w]))``, with the Student-t interval of the mean log-ratio over windows;
-- :func:`passkey_counts`: ``(correct, trials)`` for every passkey cell (scaling, length, depth), for a Wilson
-  interval (:func:`posenc.stats.wilson`).
+- :func:`passkey_cells`, :func:`passkey_counts`: ``(correct, trials)`` for every passkey cell (scaling, length,
+  depth), for a Wilson interval (:func:`posenc.stats.wilson`) and the heatmap.
 
 ``nll[w]`` is window ``w``'s mean token loss (``window_nll`` of a perplexity cell); every interval needs 3 windows
 (:data:`posenc.stats.MIN_UNITS`): with fewer the numbers have no interval.
@@ -21,7 +21,7 @@ import numpy as np
 from posenc.errors import PosencError
 from posenc.stats import Estimate, bootstrap, over_seeds
 
-__all__ = ["PERPLEXITY", "window_ppl", "paired_ppl_ratio", "passkey_counts"]
+__all__ = ["PERPLEXITY", "window_ppl", "paired_ppl_ratio", "passkey_cells", "passkey_counts"]
 
 #: what a perplexity can take: at least 1
 PERPLEXITY = (1.0, float("inf"))
@@ -42,10 +42,31 @@ def paired_ppl_ratio(nll: list[float] | np.ndarray, reference: list[float] | np.
     return over_seeds(np.exp(a - b), log=True)
 
 
+def passkey_cells(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[tuple[int, float],
+                                                                                            tuple[int, int]]]:
+    """``{scaling: {(length, depth): (correct, trials)}}`` from run_extend's ``passkey`` table (or several merged):
+    each cell's counts where the table has them (``by_depth_counts``), else its trials counted.
+
+    >>> passkey_cells({"yarn": {"4096": {"trials": [{"depth": 0.5, "correct": True},
+    ...                                             {"depth": 0.5, "correct": False}]}}})
+    {'yarn': {(4096, 0.5): (1, 2)}}
+    """
+    out: dict[str, dict[tuple[int, float], tuple[int, int]]] = {}
+    for scaling, by_length in passkey.items():
+        cells = out.setdefault(scaling, {})
+        for length, cell in by_length.items():
+            if "by_depth_counts" in cell:
+                for depth, c in cell["by_depth_counts"].items():
+                    cells[(int(length), float(depth))] = (int(c["correct"]), int(c["n"]))
+                continue
+            for trial in cell.get("trials", []):
+                k, n = cells.get((int(length), float(trial["depth"])), (0, 0))
+                cells[(int(length), float(trial["depth"]))] = (k + bool(trial["correct"]), n + 1)
+    return out
+
+
 def passkey_counts(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[tuple[str, int, float],
                                                                                      tuple[int, int]]:
     """``{(scaling, length, depth): (correct, trials)}`` for every passkey cell run (``passkey``: ``{scaling:
     {length: cell}}``, the ``"passkey"`` of :func:`~posenc.extend.run.run_extend`'s result)."""
-    from posenc.plots.extend import passkey_cells  # counts each cell's trials (data; the heatmap reads the same)
-
     return {(s, n, d): kn for s, cells in passkey_cells(passkey).items() for (n, d), kn in cells.items()}

@@ -451,6 +451,7 @@ def _fmt(value: float | None) -> str:
 
 
 def _write(result: dict[str, Any], out_dir: str | os.PathLike) -> dict[str, str]:
+    from posenc.extend.compare_scalings import passkey_cells
     from posenc.plots.extend import extend_figure, passkey_heatmap
 
     folder = Path(out_dir)
@@ -461,7 +462,7 @@ def _write(result: dict[str, Any], out_dir: str | os.PathLike) -> dict[str, str]
         extend_figure(result).savefig(files["plot"], dpi=120)
     if result.get("passkey"):
         files["passkey_plot"] = str(folder / "extend-passkey.png")
-        passkey_heatmap(result["passkey"], result.get("native_len")).savefig(files["passkey_plot"], dpi=120)
+        passkey_heatmap(passkey_cells(result["passkey"]), result.get("native_len")).savefig(files["passkey_plot"], dpi=120)
     Path(files["table"]).write_text(to_markdown(result))
     Path(files["json"]).write_text(json.dumps({**result, "files": files}, indent=2, default=float))
     return files

@@ -5,7 +5,8 @@
 - :func:`passkey_heatmap`: passkey accuracy by needle depth (rows) and prompt length (columns), one panel per
   scaling, each cell ``correct/trials``; cells not run are grey.
 
-Both read what :func:`posenc.extend.run_extend` returns, and draw into a new ``Figure`` or into a given one (a
+Both read what :func:`posenc.extend.run_extend` returns (the passkey trials counted per cell by
+:func:`posenc.extend.compare_scalings.passkey_cells`), and draw into a new ``Figure`` or into a given one (a
 ``SubFigure`` of a larger page figure).
 
 - :func:`extension_summary_figure`: the two stacked in one figure, perplexity by length above the passkey heatmap
@@ -24,7 +25,7 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 from posenc.errors import PosencError
 from posenc.plots.style import GUIDE, SMALL, style_figures
 
-__all__ = ["extend_figure", "passkey_heatmap", "passkey_cells", "extension_summary_figure"]
+__all__ = ["extend_figure", "passkey_heatmap", "extension_summary_figure"]
 
 _TITLES = {"nonoverlap": "non-overlapping windows", "sliding": "sliding window (stride {f:g} L)"}
 
@@ -71,24 +72,7 @@ def extend_figure(result: dict[str, Any], figure: Figure | SubFigure | None = No
     return fig
 
 
-def passkey_cells(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[tuple[int, float],
-                                                                                            tuple[int, int]]]:
-    """``{scaling: {(length, depth): (correct, trials)}}`` from run_extend's ``passkey`` table (or several merged)."""
-    out: dict[str, dict[tuple[int, float], tuple[int, int]]] = {}
-    for scaling, by_length in passkey.items():
-        cells = out.setdefault(scaling, {})
-        for length, cell in by_length.items():
-            if "by_depth_counts" in cell:
-                for depth, c in cell["by_depth_counts"].items():
-                    cells[(int(length), float(depth))] = (int(c["correct"]), int(c["n"]))
-                continue
-            for trial in cell.get("trials", []):
-                k, n = cells.get((int(length), float(trial["depth"])), (0, 0))
-                cells[(int(length), float(trial["depth"]))] = (k + bool(trial["correct"]), n + 1)
-    return out
-
-
-def passkey_heatmap(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]], native_len: int | None = None,
+def passkey_heatmap(cells: Mapping[str, Mapping[tuple[int, float], tuple[int, int]]], native_len: int | None = None,
                     figure: Figure | SubFigure | None = None, title: str | None = None) -> Figure | SubFigure:
     """Passkey accuracy by depth (rows, 0 = needle at the start) and length (columns), one panel per scaling.
 
@@ -96,11 +80,11 @@ def passkey_heatmap(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]], nati
     and this one did not is grey. A dashed line separates lengths within ``native_len`` from those past it.
 
     Args:
-        passkey: ``{scaling: {length: {...}}}`` as in :func:`posenc.extend.run_extend`'s ``"passkey"``.
+        cells: ``{scaling: {(length, depth): (correct, trials)}}``, the trials counted
+            (:func:`posenc.extend.compare_scalings.passkey_cells` of run_extend's ``"passkey"``).
         native_len: the model's native context (``None``: no line).
         figure: draw into this figure or subfigure (``None``: a new ``Figure``).
     """
-    cells = passkey_cells(passkey)
     if not any(cells.values()):
         raise PosencError("the passkey table is empty; run run_extend with passkey=True")
     lengths = sorted({n for c in cells.values() for n, _ in c})
@@ -131,7 +115,7 @@ def passkey_heatmap(passkey: Mapping[str, Mapping[str, Mapping[str, Any]]], nati
 
 
 def extension_summary_figure(ppl: Mapping[str, Mapping[str, Mapping[str, Any]]], protocol: str, native_len: int,
-                             model: str, passkey: Mapping[str, Mapping[str, Mapping[str, Any]]],
+                             model: str, cells: Mapping[str, Mapping[tuple[int, float], tuple[int, int]]],
                              trials: int) -> Figure:
     """Perplexity by length with intervals (top, :func:`extend_figure` for one protocol) and passkey accuracy by
     depth and length (bottom, :func:`passkey_heatmap`), one figure.
@@ -142,7 +126,7 @@ def extension_summary_figure(ppl: Mapping[str, Mapping[str, Mapping[str, Any]]],
         protocol: the protocol the table was measured with (``"nonoverlap"``, ``"sliding"``).
         native_len: the model's native context, marked in both panels.
         model: the model's name, in the title.
-        passkey: ``{scaling: {length: {...}}}`` as in run_extend's ``"passkey"``.
+        cells: the passkey trials counted per cell, as :func:`passkey_heatmap` takes them.
         trials: passkey trials per cell, in the heatmap's title.
     """
     if not ppl or not all(ppl.values()):
@@ -151,7 +135,7 @@ def extension_summary_figure(ppl: Mapping[str, Mapping[str, Mapping[str, Any]]],
     fig = Figure(figsize=(8.5, 7.5), layout="constrained")
     top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1.0])
     extend_figure({"ppl": {protocol: ppl}, "native_len": native_len, "config": {"model": model}}, figure=top)
-    passkey_heatmap(passkey, native_len, figure=bottom,
+    passkey_heatmap(cells, native_len, figure=bottom,
                     title=f"passkey retrieval, {trials} trials per cell (grey: not run within the budget)")
     return fig
 

@@ -61,11 +61,11 @@ def _figure(model: str, native: int, long_run: dict, passkey: dict, plan: Extens
     """Perplexity by length with intervals (top) and the passkey heatmap by depth and length (bottom): each scaling's
     row gets the native-length point (the unscaled model on each window's first ``native`` tokens) before
     :func:`posenc.plots.extend.extension_summary_figure` draws it."""
-    from posenc.extend.compare_scalings import window_ppl
+    from posenc.extend.compare_scalings import passkey_cells, window_ppl
     from posenc.plots.extend import extension_summary_figure
 
     cells = long_run["ppl"][PROTOCOL]
     within = window_ppl(cells["none"][str(plan.long)]["window_nll_within_native"])
     at_native = {"ppl": within.value, "ppl_interval": [within.low, within.high]}
     merged = {s: {str(native): at_native, **cells[s]} for s in SCALINGS}
-    return extension_summary_figure(merged, PROTOCOL, native, model, passkey, plan.trials)
+    return extension_summary_figure(merged, PROTOCOL, native, model, passkey_cells(passkey), plan.trials)
