@@ -187,14 +187,15 @@ def orthogonality_training(m: Measured, ctx: Context) -> Shown:
 
 @presents("dimension_division")
 def dimension_division(m: Measured, ctx: Context) -> Shown:
-    from posenc.report.present import shown
+    from posenc.report.present.pretrained import minilm_dimensions as minilm_page
 
     seeds, quarter, lab = m.shown["seeds"], m.shown["quarter"], m.numbers["lab"]
     quarters = lab["word_quarters"]
     sin_low, sin_high = lab["sinusoid_variance_quarters"]
     sinusoid, smollm2, minilm = (m.variants[o] for o in DIVISION_OPTIONS)
-    # MiniLM's own page (its setup, scope and figure), whether its experiment presents itself or not
-    mini = shown("minilm_dimensions", m.shown["minilm"], ctx)
+    # what MiniLM's experiment measured, and its own page (its setup, scope and figure)
+    mini_measured = m.shown["minilm"]
+    mini = minilm_page(mini_measured, ctx)
     band_means = m.shown["per_window"].mean(0)
     rows = [Row("lab, sinusoid added: word variance, highest minus lowest quarter of dimensions, change from "
                 "initialisation to the bar (paired by run)", sinusoid["division"], DIVISION, "a division: above this"),
@@ -221,7 +222,7 @@ def dimension_division(m: Measured, ctx: Context) -> Shown:
             Row(f"... null: the same per-dimension shares in {PERMUTATIONS} random orders of the dimensions (mean, "
                 f"central 95%)", minilm["division_null"], DIVISION, "an index that carries nothing"),
             Row("MiniLM learned table: R^2 of position from the sum, lowest minus highest quarter",
-                mini.estimates["low_minus_high_position_r2"], DIVISION, "shown, not judged")]
+                mini_measured.estimates["low_minus_high_position_r2"], DIVISION, "shown, not judged")]
     count, length = SMOLLM2_WINDOWS.of(ctx)
     setup = (f"Lab: {_setup(seeds, _TASKS_TEXT)}, the sinusoid added; token embeddings initialised N(0, 1); trained "
              f"power: the used word rows must move {MOVE_POWER:.3g} of their norm; null: the start rows moved as far in a "
