@@ -62,26 +62,17 @@ name = "which"
 options = "${OPTIONS}"
 headline = "x"
 why = "because"
-""", b="""
+""", b="".join(f"""
 [[claims]]
-id = "one"
+id = "{claim_id}"
 source = "s"
 origin = "literature"
 title = "t"
 claim = "c"
 experiment = "e"
-choice = "${WHICH}"
-tests = "${TESTS}"
-[[claims]]
-id = "two"
-source = "s"
-origin = "literature"
-title = "t"
-claim = "c"
-experiment = "e"
-choice = "${WHICH}"
-tests = "${TESTS}"
-""")
+choice = "${{WHICH}}"
+tests = "${{TESTS}}"
+""" for claim_id in ("one", "two")))
     one, two = files.claims_of("b")
     assert one.choice is two.choice == Choice("which", ("x", "y"), "x", "because")
     assert one.tests == two.tests == (Test("s", "<", 1, "says", "basis", options=("x",)),)
