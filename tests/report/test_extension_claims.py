@@ -43,8 +43,8 @@ def test_passkey_trials_of_a_tiny_llama_counted_by_depth():
     from transformers import AutoTokenizer
 
     from posenc.extend import patch_model, scaled_rope
-    from posenc.extend.passkey import SharedPrefix, build_passkey_prompt, passkey_key, passkey_trial
     from posenc.extend.compare_scalings import passkey_cells
+    from posenc.extend.passkey import SharedPrefix, build_passkey_prompt, passkey_key, passkey_trial
     from posenc.pretrained import minilm_dir
 
     tok = AutoTokenizer.from_pretrained(minilm_dir())
