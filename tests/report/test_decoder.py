@@ -8,7 +8,7 @@ import math
 from posenc.probe.heads import decoder_heads, two_passes
 from posenc.report.claims import value
 from posenc.report.experiments import decoder
-from posenc.report.experiments.base import Context
+from posenc.report.experiments.base import Context, Measured
 from posenc.report.experiments.pretrained import MODEL_OPTIONS
 from posenc.report.ledger import get_claim
 from posenc.report.present import decoder as decoder_page
@@ -85,7 +85,8 @@ def test_quick_mode_leaves_smollm2_undecided_without_loading_it():
                                  (decoder._heads_part, decoder_page._heads_part, "voita-heads"),
                                  (decoder._content_part, decoder_page._content_part, "positional-head-content")):
         estimates, numbers, shown = part(ctx)
-        rows, setup, scope = page(estimates, numbers, shown)
+        measured = Measured({"smollm2": numbers}, {}, {SMOLLM2: estimates}, shown={"smollm2": shown})
+        rows, setup, scope = decoder_page._smollm2(measured, page)
         assert numbers == {"ran": False} and rows == [] and "not run in quick mode" in scope
         assert all(math.isnan(e.value) and not e.has_interval for e in estimates.values())
         verdict = judge(get_claim(claim_id), estimates, quick=True, option=SMOLLM2)

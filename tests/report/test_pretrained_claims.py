@@ -316,11 +316,12 @@ def test_the_two_magnitude_claims_name_their_reference_and_quote_their_own_tutor
 def test_voita_claim_says_what_is_tested_and_what_is_not():
     voita = CLAIMS["voita-heads"]
     assert "definition" in voita.claim and "pruning" in voita.claim and "not tested" in voita.claim
-    assert voita.revision == 12  # 4: the Voita fraction resamples query positions beside windows; 5: windows of two
+    assert voita.revision == 13  # 4: the Voita fraction resamples query positions beside windows; 5: windows of two
     # kinds of text; 6: the window lengths are conditions of one verdict; 7: the four-term sums of its window pass
     # come from the projected parts (posenc.probe.term_sums); 8: SmolLM2 as a second model; 9: the head pass from
     # posenc.probe.heads, SmolLM2 loaded once; 10: measured and presented apart (report/present); 11: its probes in
-    # posenc.probe, followed by the fingerprint; 12: quick mode's exit a plain branch again
+    # posenc.probe, followed by the fingerprint; 12: quick mode's exit a plain branch again; 13: the page decides
+    # in one place what quick mode shows of SmolLM2
 
 
 def test_dimension_split_against_numpy(minilm, monkeypatch):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from posenc.report.experiments.base import Context, Measured
@@ -23,8 +24,6 @@ def _heads_part(estimates: dict[str, Estimate], numbers: dict[str, Any], shown: 
                 ) -> tuple[list[Row], str, str]:
     """SmolLM2's part of the positional-heads and voita-heads page, from what the experiment's part measured
     (:func:`posenc.report.experiments.decoder._heads_part`): ``(rows, setup, scope)``."""
-    if not numbers["ran"]:
-        return _not_measured()
     judged, null = shown["judged"], shown["null"]
     count, length, layers, heads = numbers["windows"], numbers["length"], numbers["layers"], numbers["heads"]
 
@@ -60,8 +59,6 @@ def _content_part(estimates: dict[str, Estimate], numbers: dict[str, Any], shown
     (:func:`posenc.report.experiments.decoder._content_part`): ``(rows, setup, scope)``."""
     from posenc.report.present.tutorial_semantics import output_rows
 
-    if not numbers["ran"]:
-        return _not_measured()
     count, length = numbers["windows"], numbers["length"]
     rows = output_rows(shown["read"], numbers["output"], SMOLLM2_NAME)
     rows += [Row(f"{SMOLLM2_NAME} positional head L{l}H{h} (offset {o:+d}): attention moved by the word swap",
@@ -87,16 +84,20 @@ def _join(minilm: Shown, smollm2: tuple[list[Row], str, str]) -> Shown:
 def model_heads(m: Measured, ctx: Context) -> Shown:
     from posenc.report.present.pretrained import minilm_heads
 
-    return _join(minilm_heads(m.shown["minilm"], ctx), _heads_part(*_smollm2(m)))
+    return _join(minilm_heads(m.shown["minilm"], ctx), _smollm2(m, _heads_part))
 
 
 @presents("model_head_content")
 def model_head_content(m: Measured, ctx: Context) -> Shown:
     from posenc.report.present.tutorial_semantics import minilm_head_content
 
-    return _join(minilm_head_content(m.shown["minilm"], ctx), _content_part(*_smollm2(m)))
+    return _join(minilm_head_content(m.shown["minilm"], ctx), _smollm2(m, _content_part))
 
 
-def _smollm2(m: Measured) -> tuple[dict[str, Estimate], dict[str, Any], dict[str, Any]]:
-    """SmolLM2's part of a joined measurement, as the experiment's part returned it: ``(estimates, numbers, shown)``."""
-    return m.variants[MODEL_OPTIONS[1]], m.numbers["smollm2"], m.shown["smollm2"]
+def _smollm2(m: Measured, part: Callable[..., tuple[list[Row], str, str]]) -> tuple[list[Row], str, str]:
+    """SmolLM2's ``(rows, setup, scope)``: ``part(estimates, numbers, shown)`` of what the experiment's SmolLM2 part
+    measured, or what quick mode shows where it did not run."""
+    numbers = m.numbers["smollm2"]
+    if not numbers["ran"]:
+        return _not_measured()
+    return part(m.variants[MODEL_OPTIONS[1]], numbers, m.shown["smollm2"])
