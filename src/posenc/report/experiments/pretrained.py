@@ -565,7 +565,7 @@ def minilm_heads(ctx: Context) -> Measured:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# bars and settings these experiments read (the claims' records, posenc.report.claims, import them too)
+# bars and settings these experiments read (the claim files name them in their [code] tables too)
 # ---------------------------------------------------------------------------------------------------------------
 #: the words' principal subspace: the fewest directions holding this share of the word table's variance (where
 #: meaning is dense, tutorial 001's 语义的富集)

@@ -241,7 +241,7 @@ def sinusoid_extrapolation_theory(ctx: Context) -> Measured:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# bars and settings these experiments read (the claims' records, posenc.report.claims, import them too)
+# bars and settings these experiments read (the claim files name them in their [code] tables too)
 # ---------------------------------------------------------------------------------------------------------------
 #: a difference below this (relative to the values' scale) is float32 round-off: "the same"
 SAME = 1e-5

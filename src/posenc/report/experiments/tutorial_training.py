@@ -375,7 +375,7 @@ def dimension_division(ctx: Context) -> Measured:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# bars and settings these experiments read (the claims' records, posenc.report.claims, import them too)
+# bars and settings these experiments read (the claim files name them in their [code] tables too)
 # ---------------------------------------------------------------------------------------------------------------
 #: a division of labour between low and high dimensions: a tenth of the variance (the report's bar for a share that
 #: matters, pretrained.LITTLE)
