@@ -101,6 +101,13 @@ def test_each_mistake_names_the_file_and_what_fits(texts, message):
             files.claims_of(name)
 
 
+def test_a_value_that_failed_to_read_fails_again_for_its_own_reason():
+    files = _files(a='[code]\nX = "posenc.report.claim.NO_SUCH_NAME"\n')
+    for _ in range(2):
+        with pytest.raises(PosencError, match="names nothing importable"):
+            files.value("X")
+
+
 def test_an_unknown_file_lists_the_files():
     with pytest.raises(PosencError, match="no claim file 'tutorial'; the files are models, tables"):
         claims_of("tutorial")

@@ -85,25 +85,29 @@ class ClaimFiles:
             if name not in self.names:
                 raise PosencError(f"the claim files read ${{{name}}}, which no [code], [values] or [choices] table "
                                   f"defines; defined: {', '.join(sorted(self.names)) or 'nothing'}")
-            file, table, raw = self.names[name]
-            where = f"{file}.toml [{table}] {name}"
-            self._values[name] = _CYCLE
-            if table == "code":
-                module, _, attribute = raw.rpartition(".") if isinstance(raw, str) else ("", "", "")
-                try:
-                    found = getattr(import_module(module), attribute)
-                except (ImportError, AttributeError, ValueError):
-                    raise PosencError(f"{where} = {raw!r} names nothing importable; give "
-                                      f"'posenc.module.NAME'") from None
-            elif table == "choices":
-                found = self._build(Choice, raw, where)
-            else:
-                found = self._resolve(raw, where)
-            self._values[name] = found
+            self._values[name] = _CYCLE  # while it is read: a name met again on the way reads itself
+            try:
+                self._values[name] = self._read(name)
+            except BaseException:
+                del self._values[name]
+                raise
         if self._values[name] is _CYCLE:
             raise PosencError(f"the claim files' value {name} reads itself (through ${{...}}); a value must come "
                               f"to an end")
         return self._values[name]
+
+    def _read(self, name: str) -> Any:
+        file, table, raw = self.names[name]
+        where = f"{file}.toml [{table}] {name}"
+        if table == "choices":
+            return self._build(Choice, raw, where)
+        if table == "values":
+            return self._resolve(raw, where)
+        module, _, attribute = raw.rpartition(".") if isinstance(raw, str) else ("", "", "")
+        try:
+            return getattr(import_module(module), attribute)
+        except (ImportError, AttributeError, ValueError):
+            raise PosencError(f"{where} = {raw!r} names nothing importable; give 'posenc.module.NAME'") from None
 
     def _resolve(self, raw: Any, where: str) -> Any:
         """``raw`` with its names filled in: a string that is one ``${NAME}`` alone is that name's value; lists become
