@@ -6,28 +6,18 @@ The experiments that read these statistics are checked on made-up sweeps in test
 from __future__ import annotations
 
 import math
-import types
 
 import pytest
 
+from by_hand import gate_results
 from posenc.lab.compare import NOPE_PAPER_MRR, accuracy_table, by_size_curves, in_distribution, ranking_estimates
 
 SEEDS = 3
 
 
 def _gate_results(inside: dict[tuple[str, str], float], seeds: int = SEEDS) -> list:
-    """Results of task copy and reverse (L = 4, sizes 2, 4, 8): the same token accuracy ``inside[(task, enc)]`` at
-    sizes 2 and 4 for every seed (so the mean over sizes is that number exactly, and the gate sees it alone), and an
-    accuracy past L that differs by encoding and seed (no ties in a ranking); exact match equals token accuracy."""
-    out = []
-    for (task, encoding), accuracy in inside.items():
-        for s in range(seeds):
-            past = 0.1 + 0.1 * list(NOPE_PAPER_MRR).index(encoding) + 0.01 * s
-            by_length = {"2": accuracy, "4": accuracy, "8": past}
-            out.append(types.SimpleNamespace(seed=s, config={"task": task, "label": encoding, "train_len": 4},
-                                             metrics={"by_length": {n: {"token_accuracy": v, "exact_match": v}
-                                                                    for n, v in by_length.items()}}))
-    return out
+    """:func:`by_hand.gate_results`, the accuracies past L ordered by list(NOPE_PAPER_MRR)."""
+    return gate_results(inside, list(NOPE_PAPER_MRR), seeds)
 
 
 def test_curves_by_size_have_bands_from_three_seeds_only():

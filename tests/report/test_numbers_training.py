@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from by_hand import gate_results
 from posenc.lab.compare import NOPE_PAPER_MRR, PERMUTATIONS
 from posenc.report.experiments import training as tr
 from posenc.report.experiments.base import Context
@@ -268,18 +269,8 @@ BELOW = BAR - 1e-6  # a token accuracy just under it (about 1 token in a million
 
 
 def _gate_results(inside: dict[tuple[str, str], float], seeds: int = SEEDS) -> list:
-    """Results of task copy and reverse (L = 4, sizes 2, 4, 8): the same token accuracy ``inside[(task, enc)]`` at
-    sizes 2 and 4 for every seed (so the mean over sizes is that number exactly, and the gate sees it alone), and an
-    accuracy past L that differs by encoding and seed (no ties in a ranking); exact match equals token accuracy."""
-    out = []
-    for (task, encoding), accuracy in inside.items():
-        for s in range(seeds):
-            past = 0.1 + 0.1 * tr.TASK_ENCODINGS.index(encoding) + 0.01 * s
-            by_length = {"2": accuracy, "4": accuracy, "8": past}
-            out.append(types.SimpleNamespace(seed=s, config={"task": task, "label": encoding, "train_len": 4},
-                                             metrics={"by_length": {n: {"token_accuracy": v, "exact_match": v}
-                                                                    for n, v in by_length.items()}}))
-    return out
+    """:func:`by_hand.gate_results`, the accuracies past L ordered by tr.TASK_ENCODINGS."""
+    return gate_results(inside, tr.TASK_ENCODINGS, seeds)
 
 
 def _lab(monkeypatch, inside: dict[tuple[str, str], float], seeds: int = SEEDS) -> None:
