@@ -1,5 +1,6 @@
-"""One constant turns work into time: this machine's rate, in posenc/resources.py. No other module defines a rate
-or a time per unit of work; the few constants in seconds elsewhere are waits and thresholds, listed here."""
+"""Work becomes time in posenc/resources.py alone, through what is measured on the machine (its rate, the cost of a
+lab call) and the defaults kept there. No other module defines a rate or a time per unit of work; the few constants
+in seconds elsewhere are waits and thresholds, listed here."""
 
 import ast
 import re

@@ -17,26 +17,25 @@ work and hands it to :func:`seconds`, the one place work becomes time. Work is c
   estimator derives them from its sizes;
 - bytes that elementwise passes over arrays too large for the caches read and write (a copy, a comparison, a
   reduction): such a pass waits on memory, not arithmetic, and a byte costs :data:`BYTE_FLOPS` operations;
-- tensor operations: the calls into torch (one matmul, one addition, one optimiser update over a list of tensors),
-  each with a fixed cost on the CPU (dispatch, autograd's bookkeeping, an allocation) whatever its size. That cost
-  is :data:`OPERATION_FLOPS` floating-point operations.
+- calls into torch (one matmul, one addition, one optimiser update over a list of tensors), each with a fixed cost
+  on the CPU (dispatch, autograd's bookkeeping, an allocation, the Python around it) whatever its size, in seconds
+  per call as the caller measured it for its own kind of call (:func:`posenc.lab.train.call_seconds` for the lab's
+  models).
 
-Bytes and calls are counted as so much arithmetic (the two exchange counts are fixed, read off the reference
-machine), so they follow the machine's speed as the arithmetic does; nothing else is fitted.
-
-The one constant is the rate, floating-point operations per second of one thread on this machine
+Arithmetic and bytes run at this machine's rate, floating-point operations per second of one thread
 (:func:`machine_rate`): measured once per machine and torch version by a fixed calibration (:func:`measure_rate`,
 float32 matmuls of :data:`CALIBRATION_SIZE` squared on one thread, the best of :data:`CALIBRATION_CALLS` calls in
-thread CPU time, a few milliseconds in all), kept in ``$POSENC_CACHE/rate.json`` (default ``~/.cache/posenc``), and
-:data:`DEFAULT_RATE` when it cannot be measured. Floating-point operations and bytes divide among threads; tensor
-operations do not (one Python thread issues them). So an estimate is CPU time of this work alone: other jobs on the same cores
-stretch the wall time by their load. Measured the same way: :func:`thread_seconds` times one call in this thread's CPU
-time.
+thread CPU time, a few milliseconds in all), :data:`DEFAULT_RATE` when it cannot be measured. A call's cost is
+measured apart, not as so much arithmetic: a faster matmul (a newer torch, wider vector units) does not make a call
+cheaper. Every measurement is kept per machine and torch version in ``$POSENC_CACHE/rate.json`` (default
+``~/.cache/posenc``; :func:`calibrated`). Floating-point operations and bytes divide among threads; calls do not (one
+Python thread issues them). So an estimate is CPU time of this work alone: other jobs on the same cores stretch the
+wall time by their load. Measured the same way: :func:`thread_seconds` times one call in this thread's CPU time.
 
     >>> seconds(flops=2e9, rate=1e9), seconds(flops=2e9, threads=2, rate=1e9)
     (2.0, 1.0)
-    >>> seconds(operations=1000, rate=OPERATION_FLOPS * 1000)   # a thousand calls at that rate take 1 s
-    1.0
+    >>> seconds(calls=1000, per_call=1e-5, threads=2, rate=1e9)   # calls do not divide among threads
+    0.01
     >>> seconds(memory=1e9, threads=2, rate=BYTE_FLOPS * 1e9)
     0.5
 """
@@ -54,7 +53,7 @@ from typing import Any
 from posenc.errors import PosencError
 
 __all__ = ["GB", "available_memory", "check_memory", "format_bytes", "format_seconds", "usable_cores", "seconds",
-           "machine_rate", "measure_rate", "machine_key", "OPERATION_FLOPS", "BYTE_FLOPS", "DEFAULT_RATE",
+           "machine_rate", "measure_rate", "machine_key", "calibrated", "BYTE_FLOPS", "DEFAULT_RATE", "DEFAULT_CALL_SECONDS",
            "CALIBRATION_SIZE", "thread_seconds"]
 
 GB = 1024 ** 3
@@ -131,17 +130,15 @@ CALIBRATION_CALLS = 24
 #: the rate when the calibration cannot run (float32 operations per second of one thread): the calibration's value
 #: on the 2-core machine the presets are timed on (1e11 and 1.2e11 at its best, 2026-11-28)
 DEFAULT_RATE = 1.0e11
-#: the fixed cost of one tensor operation, in floating-point operations at the calibrated rate: on the reference
-#: machine idle (2026-11-26) a step of the lab's tiny models (d_model 16, 1 to 4 layers: 2.5 to 6.4 ms for 225 to
-#: 660 operations, arithmetic negligible) took 9.7 to 11 microseconds per operation at about 9.5e10 operations per
-#: second
-OPERATION_FLOPS = 1.0e6
+#: the cost of one call into torch of a lab run when it cannot be measured (:func:`posenc.lab.train.call_seconds`):
+#: its measurement on the 2-core machine the presets are timed on (9.5e-6 to 1.0e-5 s, torch 2.13, 2026-12-06)
+DEFAULT_CALL_SECONDS = 1.0e-5
 #: the cost of one byte an elementwise pass over a large array reads or writes, in floating-point operations: the
 #: uniqueness property's float64 passes over 512 x N blocks took 3000 to 4500 operations per pair of positions for
 #: its 96 bytes per pair (2026-11-28, N = 4096 and 8192)
 BYTE_FLOPS = 40.0
 
-_RATE: dict[str, float] = {}
+_KEPT: dict[str, float] = {}  # this process's calibrations, by key
 
 
 def _cache_file() -> Path:
@@ -195,29 +192,31 @@ def thread_seconds(fn: Callable[[], object]) -> float:
     return time.thread_time() - start
 
 
-def machine_rate() -> float:
-    """This machine's rate (operations per second of one thread): kept per machine and torch version in
-    ``$POSENC_CACHE/rate.json``, measured (:func:`measure_rate`) and kept the first time, :data:`DEFAULT_RATE` when
-    it cannot be measured. Read once per process."""
+def calibrated(name: str, measure: Callable[[], float], default: float) -> float:
+    """The measurement ``name`` on this machine: kept per machine and torch version (:func:`machine_key`) in
+    ``$POSENC_CACHE/rate.json``, measured by ``measure()`` and kept the first time, ``default`` when it cannot be
+    measured (torch unusable, ``measure`` raising, a value that is not a positive number). Read once per process."""
     try:
-        key = machine_key()
+        key = f"{machine_key()} | {name}"
     except Exception:  # torch unusable: nothing to calibrate with
-        return DEFAULT_RATE
-    if key in _RATE:
-        return _RATE[key]
+        return default
+    if key in _KEPT:
+        return _KEPT[key]
     path = _cache_file()
     try:
         kept = json.loads(path.read_text())
     except (OSError, ValueError):
         kept = {}
-    rate = kept.get(key) if isinstance(kept, dict) else None
-    if not isinstance(rate, (int, float)) or not rate > 0:
+    kept = kept if isinstance(kept, dict) else {}
+    value = kept.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         try:
-            rate = measure_rate()
+            value = measure()
         except Exception:  # a calibration that fails leaves the default, never the command
-            rate = DEFAULT_RATE
-        kept = kept if isinstance(kept, dict) else {}
-        kept[key] = rate
+            value = default
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            value = default
+        kept[key] = value
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_name(f"{path.name}.{os.getpid()}")
@@ -225,15 +224,22 @@ def machine_rate() -> float:
             os.replace(partial, path)  # whole or not at all, for processes calibrating at once
         except OSError:  # a read-only home: measured again by the next process
             pass
-    _RATE[key] = float(rate)
-    return _RATE[key]
+    _KEPT[key] = float(value)
+    return _KEPT[key]
 
 
-def seconds(flops: float = 0.0, operations: float = 0.0, memory: float = 0.0, threads: int = 1,
-            rate: float | None = None) -> float:
+def machine_rate() -> float:
+    """This machine's rate (floating-point operations per second of one thread): :func:`measure_rate`, kept
+    (:func:`calibrated`), :data:`DEFAULT_RATE` when it cannot be measured."""
+    return calibrated("matmul rate", measure_rate, DEFAULT_RATE)
+
+
+def seconds(flops: float = 0.0, memory: float = 0.0, threads: int = 1, rate: float | None = None,
+            calls: float = 0.0, per_call: float = 0.0) -> float:
     """The seconds of ``flops`` floating-point operations and ``memory`` bytes of elementwise passes, shared by
-    ``threads`` threads, and ``operations`` tensor operations issued one after another, at ``rate`` operations per
-    second of one thread (default: this machine's, :func:`machine_rate`):
-    ``((flops + BYTE_FLOPS memory) / threads + OPERATION_FLOPS operations) / rate``."""
+    ``threads`` threads, at ``rate`` operations per second of one thread (default: this machine's,
+    :func:`machine_rate`), and of ``calls`` calls into torch issued one after another, ``per_call`` seconds each:
+    ``(flops + BYTE_FLOPS memory) / (threads rate) + calls per_call``."""
     per_thread = machine_rate() if rate is None else rate
-    return ((flops + BYTE_FLOPS * memory) / max(1, threads) + operations * OPERATION_FLOPS) / per_thread
+    return (flops + BYTE_FLOPS * memory) / max(1, threads) / per_thread + calls * per_call
+

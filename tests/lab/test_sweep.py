@@ -221,14 +221,14 @@ def test_with_settings_replaces_base_but_never_a_grid_axis(tmp_path, capsys):
 def test_the_estimate_of_a_sweep_shares_the_runs_among_the_workers_and_adds_their_start():
     from posenc.lab import RunConfig
     from posenc.lab.sweep import WORKER_START_OPERATIONS, estimate_sweep
-    from posenc.resources import seconds
+    from posenc.lab.train import call_seconds
 
     # two equal runs: one process runs them one after the other (nothing to start); two run them side by side,
     # half the time, plus the pool's start; one run on two workers leaves one idle (nothing to start either)
     configs = [RunConfig(**TINY), RunConfig(**TINY)]
     alone = estimate_sweep(configs, workers=1)
-    assert estimate_sweep(configs, workers=2) == pytest.approx(alone / 2 + seconds(operations=WORKER_START_OPERATIONS),
-                                                                  rel=1e-12)
+    start = WORKER_START_OPERATIONS * call_seconds()
+    assert estimate_sweep(configs, workers=2) == pytest.approx(alone / 2 + start, rel=1e-12)
     assert estimate_sweep(configs[:1], workers=2) == pytest.approx(alone / 2, rel=1e-12)
     assert estimate_sweep(configs, workers=2, executor="ray") == pytest.approx(alone / 2, rel=1e-12)
 

@@ -13,7 +13,7 @@ from posenc.lab import CANNOT_RUN, RunConfig, build_model, train_run
 from posenc.lab.corpus import load_corpus
 from posenc.lab.evaluate import evaluate_task
 from posenc.lab.string_tasks import IGNORE, N_SYMBOLS, VOCAB_SIZE, format_batch, get_task
-from posenc.lab.train import check_run, estimate_run
+from posenc.lab.train import call_seconds, check_run, estimate_run
 from posenc.resources import seconds
 
 TINY = {"d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 8, "eval_samples": 16}
@@ -184,7 +184,7 @@ def test_estimate_of_a_bias_run_by_hand():
     assert estimate.flops == flops
     # tensor operations: 2 steps of 80 + 145 L, one evaluation batch (5 strings of one length) of 25 + 45 L; L = 1
     assert estimate.operations == 2 * 225 + 70 == 520
-    assert estimate.seconds == pytest.approx(seconds(flops, 520), rel=1e-12)
+    assert estimate.seconds == pytest.approx(seconds(flops, calls=520, per_call=call_seconds()), rel=1e-12)
 
 
 def test_estimate_of_a_concat_run_widens_the_model_by_the_position_channels():

@@ -45,6 +45,7 @@ from posenc.lab.train import (
     RunConfig,
     RunResult,
     build_model,
+    call_seconds,
     check_run,
     estimate_run,
     train_run,
@@ -104,9 +105,9 @@ def _read_sweep_file(path: Path) -> dict[str, Any]:
 
 
 #: a pool's start of its workers (fresh processes importing torch and posenc, and their first calls), counted as
-#: tensor operations' worth of CPU time (:data:`posenc.resources.OPERATION_FLOPS` each): a pool of 2 was up and had
+#: lab tensor operations' worth of CPU time (:func:`posenc.lab.train.call_seconds` each): a pool of 2 was up and had
 #: imported posenc.lab.sweep in 6.2 to 7.6 s on the 2-core machine at load 6, and a process's first run pays about
-#: 1 to 2 s more than the next; at the reference rate (about 1e11 operations per second) that is 800 000 calls
+#: 1 to 2 s more than the next; at that machine's 1e-5 s per operation that is 800 000 of them
 WORKER_START_OPERATIONS = 800_000
 
 
@@ -117,7 +118,8 @@ def estimate_sweep(configs: list[RunConfig], threads: int = 1, workers: int = 1,
     depends on its cluster: the runs alone."""
     runs = sum(estimate_run(config, threads).seconds for config in configs)
     concurrent = max(1, min(workers, len(configs)))
-    start = seconds(operations=WORKER_START_OPERATIONS) if executor == "local" and concurrent > 1 else 0.0
+    starts = executor == "local" and concurrent > 1
+    start = seconds(calls=WORKER_START_OPERATIONS, per_call=call_seconds()) if starts else 0.0
     return runs / concurrent + start
 
 

@@ -51,9 +51,10 @@ from posenc.lab.string_tasks import FORMATS, IGNORE
 from posenc.model import Transformer, TransformerConfig
 from posenc.progress import progress as progress_bar
 from posenc.registry import available, build_for_model, get_class, options_of
-from posenc.resources import GB, check_memory, format_bytes, seconds
+from posenc.resources import DEFAULT_CALL_SECONDS, GB, calibrated, check_memory, format_bytes, seconds
 
 __all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
+           "call_seconds",
            "refuse_constant_encoding", "acting_encoding", "KIND", "KEY_SCHEMA", "CODE_VERSION",
            "CONSTANT_ACROSS_CHANNELS"]
 
@@ -420,19 +421,36 @@ STEP_OPERATIONS, LAYER_STEP_OPERATIONS = 80, 145
 FORWARD_OPERATIONS, LAYER_FORWARD_OPERATIONS = 25, 45
 
 
+#: the runs that measure what one of those operations costs (:func:`call_seconds`): the smallest lab model, whose
+#: arithmetic is a few percent of its time, trained for each of CALL_STEPS steps (the difference cancels building
+#: the model and evaluating it)
+CALL_CALIBRATION = {"task": "copy", "encoding": "rope", "d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 4,
+                    "train_len": 4, "eval_lengths": [4], "eval_samples": 4, "warmup": 1}
+CALL_STEPS = (10, 50)
+#: times each calibration run is repeated, the fastest kept (other jobs on the core only ever slow a run)
+CALL_REPEATS = 3
+
+
 @dataclass(frozen=True)
 class RunEstimate:
-    """Peak memory (bytes) and time (seconds) of a run, estimated from its config alone (see :func:`estimate_run`),
-    with the work the time counts: floating-point operations and tensor operations."""
+    """Peak memory (bytes) of a run, estimated from its config alone (see :func:`estimate_run`), and the work its
+    time counts: floating-point operations (shared by ``threads``) and tensor operations. :attr:`seconds` turns the
+    work into time when it is read (measuring this machine the first time: :func:`call_seconds`)."""
 
     params: int
     state_bytes: int
     train_bytes: int
     eval_bytes: int
     total: int
-    seconds: float
     flops: float = 0.0
     operations: float = 0.0
+    threads: int = 1
+
+    @property
+    def seconds(self) -> float:
+        """CPU seconds of the run on this machine: the arithmetic at its rate, the operations at their measured
+        cost (:func:`posenc.resources.seconds`)."""
+        return seconds(self.flops, threads=self.threads, calls=self.operations, per_call=call_seconds())
 
     def describe(self) -> str:
         return (f"{self.params:,} parameters with gradients and AdamW moments "
@@ -467,9 +485,10 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     windows); ``V`` the task's vocabulary bound.
     Total: ``runtime + 4 (4 P) + margin * max(train step, evaluation)`` bytes.
 
-    Time counts work and turns it into seconds at this machine's rate (:func:`posenc.resources.seconds`, the one
-    measured constant): ``6 P_dense B T + 12 L B T^2 W`` floating-point operations per step (forward and backward)
-    and ``2 P_dense + 4 L T W`` per evaluated token, shared by ``threads``; and the tensor operations, one after
+    Time counts work and turns it into seconds on this machine (:func:`posenc.resources.seconds`: the arithmetic at
+    the machine's measured rate, the operations at their measured cost, :func:`call_seconds`): ``6 P_dense B T +
+    12 L B T^2 W`` floating-point operations per step (forward and backward) and ``2 P_dense + 4 L T W`` per evaluated
+    token, shared by ``threads``; and the tensor operations, one after
     another: :data:`STEP_OPERATIONS` + :data:`LAYER_STEP_OPERATIONS` ``L`` per step, :data:`FORWARD_OPERATIONS` +
     :data:`LAYER_FORWARD_OPERATIONS` ``L`` per evaluation batch (``B_e`` sequences of one length). On the lab's small
     models most of a step is those calls. Building the model and the first calls count as nothing (within 0.1 s of
@@ -513,7 +532,41 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     for count, m in task.eval_sequences(config):
         flops += count * m * (2 * dense + 4 * L * m * W)
         operations += math.ceil(count / B_e) * (FORWARD_OPERATIONS + LAYER_FORWARD_OPERATIONS * L)
-    return RunEstimate(params, state, train, evaluation, total, seconds(flops, operations, threads=threads), flops, operations)
+    return RunEstimate(params, state, train, evaluation, total, flops, operations, threads)
+
+
+def call_seconds() -> float:
+    """CPU seconds of one tensor operation of a lab run on this machine (the call into torch, autograd's bookkeeping,
+    the model's Python around it): measured once per machine and torch version (:func:`measure_call_seconds`) and
+    kept beside the machine's rate (:func:`posenc.resources.calibrated`);
+    :data:`~posenc.resources.DEFAULT_CALL_SECONDS` without a measurement."""
+    return calibrated("lab call", measure_call_seconds, DEFAULT_CALL_SECONDS)
+
+
+def measure_call_seconds() -> float:
+    """Seconds per counted tensor operation of :data:`CALL_CALIBRATION`'s runs on one thread: the thread CPU time
+    of the run of ``CALL_STEPS[1]`` steps less that of ``CALL_STEPS[0]`` (each the fastest of :data:`CALL_REPEATS`,
+    after one run that pays the first calls), less their difference of arithmetic at the machine's rate, over their
+    difference of counted operations (:func:`estimate_run`)."""
+    configs = [RunConfig(**{**CALL_CALIBRATION, "steps": steps}) for steps in CALL_STEPS]
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    times = []
+    try:
+        with torch.random.fork_rng(devices=[]):  # the runs seed torch; the caller's generator is left as it was
+            train_run(configs[0], progress=False, device="cpu")
+            for config in configs:
+                best = float("inf")
+                for _ in range(CALL_REPEATS):
+                    started = time.thread_time()
+                    train_run(config, progress=False, device="cpu")
+                    best = min(best, time.thread_time() - started)
+                times.append(best)
+    finally:
+        torch.set_num_threads(before)
+    short, long = (estimate_run(config) for config in configs)
+    arithmetic = seconds(long.flops - short.flops)
+    return (times[1] - times[0] - arithmetic) / (long.operations - short.operations)
 
 
 def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = None, threads: int = 1) -> RunEstimate:
