@@ -128,3 +128,49 @@ def test_every_shared_name_is_read_and_code_names_are_the_codes_objects():
 
     assert value("OUTPUT_BAR") is tutorial_semantics.OUTPUT_BAR
     assert {c.id for c in all_claims() if c.choice is value("HEAD_MODEL")} >= {"positional-heads", "voita-heads"}
+
+
+#: a string this long written twice in the claim files is one shared value (`[values]`) read by name
+REPEATED_TEXT = 60
+
+
+def _strings(data, where):
+    if isinstance(data, dict):
+        for key, item in data.items():
+            yield from _strings(item, f"{where}.{key}")
+    elif isinstance(data, list):
+        for i, item in enumerate(data):
+            yield from _strings(item, f"{where}[{i}]")
+    elif isinstance(data, str):
+        yield where, data
+
+
+def _written_twice(texts: dict[str, str]) -> dict[str, list[str]]:
+    """The strings of at least REPEATED_TEXT characters that ``texts`` (claim files' TOML by name) hold more than
+    once, each with where it is written."""
+    import tomllib
+
+    places: dict[str, list[str]] = {}
+    for name, text in texts.items():
+        for where, string in _strings(tomllib.loads(text), name):
+            if len(string) >= REPEATED_TEXT:
+                places.setdefault(string, []).append(where)
+    return {string: where for string, where in places.items() if len(where) > 1}
+
+
+def test_no_sentence_is_written_twice_in_the_claim_files():
+    texts = {name: (resources.files("posenc.report.claims") / f"{name}.toml").read_text(encoding="utf-8")
+             for name in ORDER}
+    twice = _written_twice(texts)
+    assert not twice, f"written more than once (make each a [values] name): {twice}"
+
+
+def test_the_scan_sees_a_sentence_written_twice_and_not_one_read_by_name():
+    sentence = "a sentence long enough to count, written out in two records of one file"
+    twice = f'[[claims]]\nnull = "{sentence}"\n[[claims]]\nnull = "{sentence}"\n'
+    assert _written_twice({"f": twice}) == {sentence: ["f.claims[0].null", "f.claims[1].null"]}
+    across = {"f": f'[[claims]]\nnull = "{sentence}"\n', "g": f'[values]\nX = "{sentence}"\n'}
+    assert _written_twice(across) == {sentence: ["f.claims[0].null", "g.values.X"]}
+    named = f'[values]\nX = "{sentence}"\n[[claims]]\nnull = "${{X}}"\n[[claims]]\nnull = "${{X}}"\n'
+    assert _written_twice({"f": named}) == {}
+    assert _written_twice({"f": '[[claims]]\nnull = "short"\n[[claims]]\nnull = "short"\n'}) == {}

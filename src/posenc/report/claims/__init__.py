@@ -7,7 +7,8 @@ A file holds, besides its claims, up to three tables of names, each optional:
 
 - ``[code]``: names the records read from posenc's code, as ``NAME = "posenc.module.NAME"``: a bar, a length or a
   choice's options that an experiment also reads, so that the record and the measurement cannot drift apart;
-- ``[values]``: numbers, prose and lists of tests the records share (a bar several tests use, a reason given often);
+- ``[values]``: numbers, prose and lists of tests the records share (a bar several tests use, a reason given often;
+  a sentence of 60 characters or more is written once in all the files, ``tests/report/test_claim_files.py`` checks);
 - ``[choices.NAME]``: a :class:`~posenc.report.claim.Choice` several claims share;
 
 and ``[[claims]]``: the records, in page order, each with the fields of :class:`~posenc.report.claim.Claim` and its
