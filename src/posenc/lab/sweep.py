@@ -105,10 +105,11 @@ def _read_sweep_file(path: Path) -> dict[str, Any]:
 
 
 #: a pool's start of its workers (fresh processes importing torch and posenc, and their first calls), counted as
-#: lab tensor operations' worth of CPU time (:func:`posenc.lab.train.call_seconds` each): a pool of 2 was up and had
-#: imported posenc.lab.sweep in 6.2 to 7.6 s on the 2-core machine at load 6, and a process's first run pays about
-#: 1 to 2 s more than the next; at that machine's 1e-5 s per operation that is 800 000 of them
-WORKER_START_OPERATIONS = 800_000
+#: lab tensor operations' worth of CPU time (:func:`posenc.lab.train.call_seconds` each): on the idle 2-core machine
+#: (2026-12-06, a lab call 1.0e-5 s) a sweep of two 0.75 s runs on a pool of 2 took 4.4 to 5.8 s of wall time in 6
+#: runs, so the pool's start took 3.6 to 5.0 s: 450 000 calls' worth (it took 6.2 to 7.6 s at load 6, which the
+#: estimate leaves to the load, as it does for the runs)
+WORKER_START_OPERATIONS = 450_000
 
 
 def estimate_sweep(configs: list[RunConfig], threads: int = 1, workers: int = 1, executor: str = "local") -> float:
