@@ -18,6 +18,7 @@ from posenc.cluster import (
     check_reachable,
     connect_ray,
     process_pool,
+    why_a_worker_died,
 )
 from posenc.errors import PosencError
 
@@ -189,3 +190,43 @@ def test_the_executors_are_a_registry_that_suggests_the_closest(capsys):
     assert main(["sweep", "--help"]) == 0
     help_text = " ".join(capsys.readouterr().out.split())
     assert all(f"{name}: {what}" in help_text for name, what in EXECUTORS.items())  # the help reads the table
+
+
+@pytest.mark.parametrize(("main_file", "hint"), [
+    ("/home/me/sweep_them.py", True),  # python sweep_them.py: a script that may lack the guard
+    ("/x/site-packages/pytest/__main__.py", False),  # python -m ...: a module's main, guarded by convention
+    ("/x/.venv/bin/posenc", False),  # a console command
+    (None, False),  # an interactive session
+])
+def test_a_dead_worker_is_explained_with_the_missing_guard_only_where_a_script_runs(monkeypatch, main_file, hint):
+    import types
+
+    main = types.ModuleType("__main__")
+    if main_file is not None:
+        main.__file__ = main_file
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    why = why_a_worker_died()
+    assert why.startswith("killed from outside, or out of memory")
+    assert ("if __name__ == \"__main__\":" in why) is hint
+    assert (main_file is not None and main_file in why) is hint  # the script is named where it is the cause
+
+
+_NO_GUARD = """
+import sys
+from posenc.lab.sweep import run_sweep
+
+TINY = {"task": "copy", "encoding": "rope", "d_model": 16, "n_layers": 1, "n_heads": 2, "batch_size": 4,
+        "train_len": 4, "eval_lengths": [4], "eval_samples": 4, "steps": 2, "warmup": 1}
+run_sweep({"base": TINY, "grid": {"encoding": ["rope", "alibi"]}}, sys.argv[1], workers=2, progress=False, threads=1)
+"""
+
+
+@pytest.mark.slow  # two spawned workers that import torch and fail (about 10 s)
+def test_a_script_that_starts_a_sweep_without_the_guard_is_told_so(tmp_path):
+    script = tmp_path / "no_guard.py"
+    script.write_text(_NO_GUARD)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "runs.sqlite")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("posenc.errors.PosencError: a worker process of sweep") and str(script) in last, last

@@ -31,7 +31,7 @@ from posenc.errors import PosencError
 from posenc.names import Registry
 
 __all__ = ["EXECUTORS", "RAY_CONNECT_TIMEOUT_S", "STOP_GRACE_S", "check_executor", "check_address", "check_reachable",
-           "connect_ray", "process_pool", "finish_before_interrupt"]
+           "connect_ray", "process_pool", "finish_before_interrupt", "why_a_worker_died"]
 
 #: where a sweep's runs go: each executor by name, with what it is (``posenc sweep --executor``'s choices and help)
 EXECUTORS: Registry[str] = Registry("executor")
@@ -142,6 +142,20 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
         _stop(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def why_a_worker_died() -> str:
+    """What can end a pool's worker before its work, for the message that says it died: the machine (a kill, memory)
+    and, where the main module is a script of its own, a script that starts the pool without ``if __name__ ==
+    "__main__":`` (a spawned worker imports the main script again, and that script starts a pool inside it)."""
+    why = "killed from outside, or out of memory"
+    main = sys.modules.get("__main__")
+    script = getattr(main, "__file__", None) or ""
+    if script.endswith(".py") and not script.endswith("__main__.py"):  # `python x.py`, not `python -m` or a command
+        why += (f"; or the script {script} starts the pool outside `if __name__ == \"__main__\":`, and each worker, "
+                f"importing the script again, starts it once more: put the call under that line, as Python's own "
+                f"message above says")
+    return why
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

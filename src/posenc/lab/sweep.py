@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from posenc.checks import whole_number
-from posenc.cluster import check_executor, connect_ray, finish_before_interrupt, process_pool
+from posenc.cluster import check_executor, connect_ray, finish_before_interrupt, process_pool, why_a_worker_died
 from posenc.device import Placement, parse_device, resolve_device, resolve_dtype
 from posenc.errors import Interrupted, PosencError
 from posenc.lab.grid import Sweep
@@ -275,8 +275,7 @@ def run_sweep(preset_or_grid: str | Path | dict[str, Any] | Sweep, store_path: s
         raise Interrupted(f"sweep {sweep.name} interrupted: {kept}") from exc
     except BrokenProcessPool as exc:
         kept = _kept(store, pending, len(runs) - len(pending))
-        raise PosencError(f"a worker process of sweep {sweep.name} died (killed from outside, or out of memory); "
-                          f"{kept}") from exc
+        raise PosencError(f"a worker process of sweep {sweep.name} died ({why_a_worker_died()}); {kept}") from exc
     finally:
         bar.close()
     return [results[i] for i in sorted(results)]
