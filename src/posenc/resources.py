@@ -26,11 +26,12 @@ Arithmetic and bytes run at this machine's rate, floating-point operations per s
 (:func:`machine_rate`): measured once per machine and torch version by a fixed calibration (:func:`measure_rate`,
 float32 matmuls of :data:`CALIBRATION_SIZE` squared on one thread, the best of :data:`CALIBRATION_CALLS` calls in
 thread CPU time, a few milliseconds in all), :data:`DEFAULT_RATE` when it cannot be measured. A call's cost is
-measured apart, not as so much arithmetic: a faster matmul (a newer torch, wider vector units) does not make a call
-cheaper. Every measurement is kept per machine and torch version in ``$POSENC_CACHE/rate.json`` (default
-``~/.cache/posenc``; :func:`calibrated`). Floating-point operations and bytes divide among threads; calls do not (one
-Python thread issues them). So an estimate is CPU time of this work alone: other jobs on the same cores stretch the
-wall time by their load. Measured the same way: :func:`thread_seconds` times one call in this thread's CPU time.
+measured apart, not as so much arithmetic: the two do not move together (on the 2-core machine the calibrated rate
+was 9.5e10 on 2026-11-26 and 1.4e11 to 1.6e11 on 2026-12-06, while a lab call cost 1e-5 s both times). Every
+measurement is kept per machine and torch version in ``$POSENC_CACHE/rate.json`` (default ``~/.cache/posenc``;
+:func:`calibrated`). Floating-point operations and bytes divide among threads; calls do not (one Python thread issues
+them). So an estimate is CPU time of this work alone: other jobs on the same cores stretch the wall time by their
+load. Measured the same way: :func:`thread_seconds` times one call in this thread's CPU time.
 
     >>> seconds(flops=2e9, rate=1e9), seconds(flops=2e9, threads=2, rate=1e9)
     (2.0, 1.0)
@@ -53,8 +54,8 @@ from typing import Any
 from posenc.errors import PosencError
 
 __all__ = ["GB", "available_memory", "check_memory", "format_bytes", "format_seconds", "usable_cores", "seconds",
-           "machine_rate", "measure_rate", "machine_key", "calibrated", "BYTE_FLOPS", "DEFAULT_RATE", "DEFAULT_CALL_SECONDS",
-           "CALIBRATION_SIZE", "thread_seconds"]
+           "machine_rate", "measure_rate", "machine_key", "calibrated", "BYTE_FLOPS", "DEFAULT_RATE",
+           "DEFAULT_CALL_SECONDS", "CALIBRATION_SIZE", "thread_seconds"]
 
 GB = 1024 ** 3
 
