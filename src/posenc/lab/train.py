@@ -487,9 +487,9 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     Time counts work and turns it into seconds on this machine (:func:`posenc.resources.seconds`: the arithmetic at
     the machine's measured rate, the operations at their measured cost, :func:`call_seconds`): ``6 P_dense B T +
     12 L B T^2 W`` floating-point operations per step (forward and backward) and ``2 P_dense + 4 L T W`` per evaluated
-    token, shared by ``threads``; and the tensor operations, one after another: :data:`STEP_OPERATIONS` + :data:`LAYER_STEP_OPERATIONS` ``L`` per step, :data:`FORWARD_OPERATIONS` +
-    :data:`LAYER_FORWARD_OPERATIONS` ``L`` per evaluation batch (``B_e`` sequences of one length). On the lab's small
-    models most of a step is those calls. Building the model and the first calls count as nothing (within 0.1 s of
+    token, shared by ``threads``; and the tensor operations, one after another: :data:`STEP_OPERATIONS` +
+    :data:`LAYER_STEP_OPERATIONS` ``L`` per step, :data:`FORWARD_OPERATIONS` + :data:`LAYER_FORWARD_OPERATIONS` ``L``
+    per evaluation batch (``B_e`` sequences of one length). On the lab's small models most of a step is those calls. Building the model and the first calls count as nothing (within 0.1 s of
     it), and so does the validation of a run trained to the ceiling (it stops the run early, and the estimate is of
     every step).
 
