@@ -46,6 +46,7 @@ import torch
 
 from posenc.errors import PosencError
 from posenc.hf.fields import check_written, read_config_json, transformers_errors
+from posenc.resources import cache_root
 
 __all__ = ["LoadedModel", "load_model", "model_config", "download", "cache_root", "smollm2_gguf_path", "minilm_dir",
            "gguf_architecture", "read_gguf_header", "check_safetensors", "DEFAULTS", "HUB_FILES", "package_lengths"]
@@ -78,11 +79,6 @@ class LoadedModel:
     config: Any
     name: str
     source: str
-
-
-def cache_root() -> Path:
-    """posenc's cache folder: ``$POSENC_CACHE`` if set, else ``~/.cache/posenc``."""
-    return Path(os.environ.get("POSENC_CACHE") or Path.home() / ".cache" / "posenc").expanduser()
 
 
 def _package_folder(module: str, package: str) -> Path:

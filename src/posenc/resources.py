@@ -55,7 +55,7 @@ from posenc.errors import PosencError
 
 __all__ = ["GB", "available_memory", "check_memory", "format_bytes", "format_seconds", "usable_cores", "seconds",
            "machine_rate", "measure_rate", "machine_key", "calibrated", "BYTE_FLOPS", "DEFAULT_RATE",
-           "DEFAULT_CALL_SECONDS", "CALIBRATION_SIZE", "thread_seconds"]
+           "DEFAULT_CALL_SECONDS", "CALIBRATION_SIZE", "thread_seconds", "cache_root"]
 
 GB = 1024 ** 3
 
@@ -142,9 +142,15 @@ BYTE_FLOPS = 40.0
 _KEPT: dict[str, float] = {}  # this process's calibrations, by key
 
 
+def cache_root() -> Path:
+    """posenc's cache folder: ``$POSENC_CACHE`` if set, else ``~/.cache/posenc`` (the machine's calibrations here,
+    the pretrained models' float copies in :mod:`posenc.pretrained`)."""
+    return Path(os.environ.get("POSENC_CACHE") or Path.home() / ".cache" / "posenc").expanduser()
+
+
 def _cache_file() -> Path:
-    """``$POSENC_CACHE/rate.json`` (default ``~/.cache/posenc``), the calibration of each machine and torch version."""
-    return Path(os.environ.get("POSENC_CACHE") or Path.home() / ".cache" / "posenc").expanduser() / "rate.json"
+    """``rate.json`` in :func:`cache_root`, the calibrations of each machine and torch version."""
+    return cache_root() / "rate.json"
 
 
 def machine_key() -> str:
