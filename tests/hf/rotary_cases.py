@@ -182,7 +182,8 @@ class Rotated:
 
 @contextlib.contextmanager
 def recording(modules):
-    """Replace every ``apply*rot*`` / ``apply*rope*`` function of ``modules`` by a recorder of its calls."""
+    """Replace every ``apply*rot*`` / ``apply*rope*`` function (or callable object) of ``modules`` by a recorder of its
+    calls."""
     calls: list[tuple[str, int | None, list, object]] = []
     depth = [0]
     patched = []
@@ -204,7 +205,9 @@ def recording(modules):
 
     for module in modules:
         for name, fn in list(vars(module).items()):
-            if inspect.isfunction(fn) and _APPLY.match(name):
+            # a function, or (transformers 5.25 with the kernels package) the callable object a hub-kernel decorator
+            # made of it; not a class of that name
+            if _APPLY.match(name) and callable(fn) and not inspect.isclass(fn):
                 patched.append((module, name, fn))
                 setattr(module, name, wrap(name, fn))
     try:
