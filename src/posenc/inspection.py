@@ -52,7 +52,7 @@ from typing import Any
 from posenc.encodings.rope_scaling import Scaling
 from posenc.encodings.schedule import Layer, LayerSchedule
 from posenc.errors import PosencError
-from posenc.hf.config import INTERLEAVED_MODEL_TYPES, scaling_named
+from posenc.hf.config import interleaved_by_code, scaling_named
 from posenc.hf.fields import (
     ROTARY_DIM_MODEL_TYPES,
     ConfigFieldError,
@@ -323,7 +323,7 @@ def _check_pairing(fields: ConfigFields, schedule: LayerSchedule | None, gguf_ar
         pairings = {getattr(x.encoding, "pairing", None) for x in schedule if not isinstance(x.encoding, str)}
     flag = _read(fields, "rope_interleave")
     model_type = fields.model_type
-    if "interleaved" in pairings or flag or model_type in INTERLEAVED_MODEL_TYPES:
+    if "interleaved" in pairings or flag or interleaved_by_code(model_type):
         why = "its config sets rope_interleave" if flag else f"{model_type}'s code in transformers does so"
         found.append(Finding("pairing", f"this model rotates adjacent channel pairs (2i, 2i+1), interleaved "
                                         f"(GPT-J / Meta), since {why}; weights or code written for half pairing "

@@ -30,11 +30,11 @@ def _rotary(model_type: str, rope: dict | None = None, **fields) -> dict:
 
 
 # rotate adjacent pairs in their modeling code whatever the config says: rotate_every_two (GPT-J, CodeGen); x[..., 0::2]
-# and x[..., 1::2] (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter); complex products of
+# and x[..., 1::2] (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter, Ergo); complex products of
 # (-1, 2) pairs (DeepSeek-V2, Llama 4); apply_rotary_pos_emb_interleave in every layer (the rest)
 INTERLEAVED = ["gptj", "codegen", "cohere", "cohere2", "cohere2_moe", "ernie4_5", "ernie4_5_moe", "glm", "glm4",
                "helium", "moonshine", "moonshine_streaming", "blt", "blt_global_transformer", "blt_local_encoder",
-               "blt_local_decoder", "blt_patcher", "openai_privacy_filter", "deepseek_v2", "deepseek_v32", "llama4",
+               "blt_local_decoder", "blt_patcher", "openai_privacy_filter", "ergo", "deepseek_v2", "deepseek_v32", "llama4",
                "llama4_text", "glm_moe_dsa", "longcat_flash", "axk2", "bailing_hybrid", "dots3_note_text",
                "mistral_large4_text"]
 # rotate_half over the two halves of the head
@@ -59,6 +59,33 @@ def test_types_whose_code_rotates_halves(model_type):
 
 def test_the_interleaved_table_is_the_list_above():
     assert INTERLEAVED_MODEL_TYPES == set(INTERLEAVED)
+
+
+@pytest.mark.parametrize(("release", "pairing"), [((5, 24), "half"), ((5, 25), "interleaved"), ((6, 0), "interleaved"),
+                                                   (None, "interleaved")])
+def test_a_type_whose_code_changed_pairing_follows_the_installed_transformers(monkeypatch, release, pairing):
+    # HY-V4: rotate_half in transformers 5.24, apply_rotary_pos_emb_interleave from 5.25 (without transformers: the
+    # newest rule); the config's own field still wins
+    from posenc.hf import config as hf_config
+
+    monkeypatch.setattr(hf_config, "transformers_release", lambda: release)
+    assert rope_options_from_hf_config(_rotary("hy_v4"))["pairing"] == pairing
+    assert rope_options_from_hf_config(_rotary("hy_v4", rope_interleave=False))["pairing"] == "half"
+
+
+@pytest.mark.parametrize(("version", "release"), [("5.24.0", (5, 24)), ("5.25.0.dev0", (5, 25)), ("6.0rc1", (6, 0)),
+                                                  ("7", (7, 0))])
+def test_a_release_is_read_as_major_and_minor(version, release):
+    from posenc.hf.config import release_of
+
+    assert release_of(version) == release
+
+
+def test_a_version_without_a_release_is_named():
+    from posenc.hf.config import release_of
+
+    with pytest.raises(PosencError, match=r"cannot read a release from the version 'main'; expected MAJOR.MINOR"):
+        release_of("main")
 
 
 @pytest.mark.parametrize("model_type", FIELD_DEFAULT_TRUE)

@@ -10,7 +10,8 @@ Pairing follows each model's own code in ``transformers``, not a convention: ``h
 ``rotate_half``) unless the config's ``rope_interleave`` field says otherwise (DeepSeek-V3 style: the code reads it and
 rotates adjacent pairs, then writes the rotated pairs back as two halves, a per-head channel permutation shared by q
 and k that changes no attention logit) or the model type's code always rotates adjacent pairs
-(:data:`INTERLEAVED_MODEL_TYPES`). Beyond 1-D RoPE: ``proportional`` RoPE (Gemma 4: the rope scaling of the same name, p-RoPE's frequencies), multimodal
+(:data:`INTERLEAVED_MODEL_TYPES`, and :data:`INTERLEAVED_SINCE` for a type whose code changed at a release of
+transformers: the installed release decides, :func:`interleaved_by_code`). Beyond 1-D RoPE: ``proportional`` RoPE (Gemma 4: the rope scaling of the same name, p-RoPE's frequencies), multimodal
 M-RoPE for the model types whose layout posenc reproduces (:data:`M_ROPE_LAYOUTS`: Qwen2-VL's contiguous sections,
 Qwen3-VL's interleaved ones) as ``"mrope"``, 2-D axial RoPE of Qwen2-VL's vision tower as ``"axial_rope"``, and
 DeepSeek's YaRN softmax factor ``mscale(s, mscale_all_dim)^2`` for the model types whose attention applies it
@@ -22,6 +23,7 @@ rope type or model type and what posenc maps: other M-RoPE and axial layouts, un
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -32,8 +34,9 @@ from posenc.errors import PosencError, PosencWarning
 from posenc.hf.fields import ROPE_FIELDS, ROTARY_DIM_MODEL_TYPES, ConfigFields
 from posenc.registry import build
 
-__all__ = ["from_hf_config", "rope_options_from_hf_config", "rope_type", "scaling_named", "INTERLEAVED_MODEL_TYPES", "M_ROPE_MODEL_TYPES",
-           "M_ROPE_LAYOUTS", "AXIAL_MODEL_TYPES", "LOGIT_MSCALE_MODEL_TYPES", "HF_ROPE_TYPES", "POSENC_ROPE_TYPE"]
+__all__ = ["from_hf_config", "rope_options_from_hf_config", "rope_type", "scaling_named", "INTERLEAVED_MODEL_TYPES",
+           "INTERLEAVED_SINCE", "interleaved_by_code", "transformers_release", "M_ROPE_MODEL_TYPES", "M_ROPE_LAYOUTS",
+           "AXIAL_MODEL_TYPES", "LOGIT_MSCALE_MODEL_TYPES", "HF_ROPE_TYPES", "POSENC_ROPE_TYPE", "release_of"]
 
 #: the rope types of 1-D RoPE a config may name, from the scalings' records
 HF_ROPE_TYPES = tuple(BY_HF_ROPE_TYPE)
@@ -67,7 +70,7 @@ LOGIT_MSCALE_MODEL_TYPES = frozenset({
 #: model types whose modeling code in transformers rotates adjacent pairs ``(x[2i], x[2i+1])`` whatever the config
 #: says, found by reading each ``modeling_*.py`` (and checked on tiny models by tests/hf/test_config_rotary.py):
 #: ``rotate_every_two`` (GPT-J, CodeGen); a ``rotate_half`` or ``_apply_rotary_emb`` over ``x[..., 0::2]`` and
-#: ``x[..., 1::2]`` (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter); complex products of
+#: ``x[..., 1::2]`` (Cohere, ERNIE 4.5, GLM, Helium, Moonshine, BLT, OpenAI privacy filter, Ergo); complex products of
 #: ``reshape(..., -1, 2)`` pairs (DeepSeek-V2, Llama 4); ``apply_rotary_pos_emb_interleave`` in every attention layer
 #: (DeepSeek-V3.2, GLM-MoE-DSA, LongCat-Flash, AXK2, Bailing hybrid, dots3 note, Mistral Large 4). Types whose config
 #: carries ``rope_interleave`` (DeepSeek-V3, GLM-4-MoE-Lite, Mistral 4, Youtu, AXK1, Sarvam MLA) are decided by that
@@ -80,11 +83,16 @@ INTERLEAVED_MODEL_TYPES = frozenset({
     "helium",
     "moonshine", "moonshine_streaming",
     "blt", "blt_global_transformer", "blt_local_encoder", "blt_local_decoder", "blt_patcher",
-    "openai_privacy_filter",
+    "openai_privacy_filter", "ergo",
     "deepseek_v2", "deepseek_v32",
     "llama4", "llama4_text",
     "glm_moe_dsa", "longcat_flash", "axk2", "bailing_hybrid", "dots3_note_text", "mistral_large4_text",
 })
+
+#: model types whose code in transformers turned to adjacent pairs at a release, with that release (major, minor):
+#: before it, ``rotate_half`` over halves. HY-V4's attention and indexer call ``apply_rotary_pos_emb_interleave``
+#: (adjacent pairs written back as halves) from transformers 5.25 on, ``rotate_half`` in 5.24
+INTERLEAVED_SINCE = {"hy_v4": (5, 25)}
 
 #: model types whose config class defaults ``rope_interleave`` to True: a plain dict (a ``config.json`` without the
 #: field) means interleaved pairing for them, as the config class would fill it in (SarvamMLAConfig subclasses
@@ -212,7 +220,35 @@ def _pairing(config: ConfigFields, model_type: str) -> str:
         flag = True
     if flag is not None:
         return "interleaved" if flag else "half"
-    return "interleaved" if model_type in INTERLEAVED_MODEL_TYPES else "half"
+    return "interleaved" if interleaved_by_code(model_type) else "half"
+
+
+def interleaved_by_code(model_type: str) -> bool:
+    """Whether the installed transformers' code for ``model_type`` rotates adjacent pairs whatever its config says:
+    a type of :data:`INTERLEAVED_MODEL_TYPES`, or of :data:`INTERLEAVED_SINCE` from its release on (without
+    transformers installed, the newest code's rule)."""
+    if model_type in INTERLEAVED_SINCE:
+        installed = transformers_release()
+        return installed is None or installed >= INTERLEAVED_SINCE[model_type]
+    return model_type in INTERLEAVED_MODEL_TYPES
+
+
+def transformers_release() -> tuple[int, int] | None:
+    """The installed transformers' (major, minor) release, ``None`` when it is not installed."""
+    from importlib import metadata
+
+    try:
+        return release_of(metadata.version("transformers"))
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def release_of(version: str) -> tuple[int, int]:
+    """``(major, minor)`` of a version string: ``"5.25.0"`` and ``"5.25.0.dev0"`` are (5, 25), ``"6.0rc1"`` (6, 0)."""
+    match = re.match(r"(\d+)(?:\.(\d+))?", version.strip())
+    if match is None:
+        raise PosencError(f"cannot read a release from the version {version!r}; expected MAJOR.MINOR...")
+    return int(match.group(1)), int(match.group(2) or 0)
 
 
 def _pairs_fix(head_dim: int, partial: float) -> str:
