@@ -55,6 +55,7 @@ SMALL = {
     "kv_lora_rank": 16, "q_lora_rank": 24, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8, "v_head_dim": 16,
     "linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 16, "linear_value_head_dim": 16,
     "sliding_window": 64,
+    "index_num_heads": 2,  # Kolibri 1.1's indexer: at most the query heads per key head (4 / 2)
 }
 LAYER_COUNTS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers")
 
