@@ -23,7 +23,6 @@ import sys
 from typing import Any
 
 import typer
-from typer import _click
 from typer.core import TyperCommand, TyperGroup
 
 from posenc.progress import is_terminal
@@ -83,12 +82,14 @@ def repeated_values(command: Any, ctx: Any, args: list[str]) -> list[tuple[str, 
 PIPE_WIDTH = 400
 
 
-def _plain_help(command: Any, ctx: Any, formatter: Any) -> bool:
-    """Write click's plain help, unwrapped, when standard output is not a terminal; ``False`` on a terminal."""
+def _plain_help(command: Any, ctx: Any, formatter: Any, typer_class: type) -> bool:
+    """Write click's plain help, unwrapped, when standard output is not a terminal; ``False`` on a terminal.
+    ``typer_class`` is the typer class ``command`` derives from: the help is that of the click class below it (typer's
+    own is its rich boxes)."""
     if is_terminal(sys.stdout):
         return False
     formatter.width = PIPE_WIDTH
-    _click.Command.format_help(command, ctx, formatter)
+    super(typer_class, command).format_help(ctx, formatter)
     return True
 
 
@@ -106,7 +107,7 @@ class PosencGroup(TyperGroup):
         return _flags_without_type(super().get_params(ctx))
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        if not _plain_help(self, ctx, formatter):
+        if not _plain_help(self, ctx, formatter, TyperGroup):
             super().format_help(ctx, formatter)
 
 
@@ -129,7 +130,7 @@ class PosencCommand(TyperCommand):
         given_args = list(args)  # the parser consumes the list it is given
         try:
             rest = super().parse_args(ctx, args)
-        except _click.exceptions.BadParameter as exc:  # typer's message names the type, not the value given
+        except typer.BadParameter as exc:  # typer's message names the type, not the value given
             given = _occurrences(exc.param, given_args) if getattr(exc.param, "param_type_name", "") == "option" else []
             if given:
                 exc.message = f"{exc.message} (got {', '.join(given)})"
@@ -144,5 +145,5 @@ class PosencCommand(TyperCommand):
         return _flags_without_type(super().get_params(ctx))
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        if not _plain_help(self, ctx, formatter):
+        if not _plain_help(self, ctx, formatter, TyperCommand):
             super().format_help(ctx, formatter)
