@@ -11,13 +11,13 @@ Pairing follows each model's own code in ``transformers``, not a convention: ``h
 rotates adjacent pairs, then writes the rotated pairs back as two halves, a per-head channel permutation shared by q
 and k that changes no attention logit) or the model type's code always rotates adjacent pairs
 (:data:`INTERLEAVED_MODEL_TYPES`, and :data:`INTERLEAVED_SINCE` for a type whose code changed at a release of
-transformers: the installed release decides, :func:`interleaved_by_code`). Beyond 1-D RoPE: ``proportional`` RoPE (Gemma 4: the rope scaling of the same name, p-RoPE's frequencies), multimodal
-M-RoPE for the model types whose layout posenc reproduces (:data:`M_ROPE_LAYOUTS`: Qwen2-VL's contiguous sections,
-Qwen3-VL's interleaved ones) as ``"mrope"``, 2-D axial RoPE of Qwen2-VL's vision tower as ``"axial_rope"``, and
-DeepSeek's YaRN softmax factor ``mscale(s, mscale_all_dim)^2`` for the model types whose attention applies it
-(:data:`LOGIT_MSCALE_MODEL_TYPES`). What posenc cannot reproduce raises :class:`~posenc.errors.PosencError` naming the
-rope type or model type and what posenc maps: other M-RoPE and axial layouts, unknown rope types, a rotation by
-``-theta``.
+transformers: the installed release decides, :func:`interleaved_by_code`). Beyond 1-D RoPE: ``proportional`` RoPE
+(Gemma 4: the rope scaling of the same name, p-RoPE's frequencies), multimodal M-RoPE for the model types whose
+layout posenc reproduces (:data:`M_ROPE_LAYOUTS`: Qwen2-VL's contiguous sections, Qwen3-VL's interleaved ones) as
+``"mrope"``, 2-D axial RoPE of Qwen2-VL's vision tower as ``"axial_rope"``, and DeepSeek's YaRN softmax factor
+``mscale(s, mscale_all_dim)^2`` for the model types whose attention applies it (:data:`LOGIT_MSCALE_MODEL_TYPES`).
+What posenc cannot reproduce raises :class:`~posenc.errors.PosencError` naming the rope type or model type and what
+posenc maps: other M-RoPE and axial layouts, unknown rope types, a rotation by ``-theta``.
 """
 
 from __future__ import annotations
