@@ -60,7 +60,8 @@ EOF
 HF_HUB_OFFLINE=1 "$VPY" -c "from posenc.pretrained import load_model; load_model('smollm2')" >/dev/null
 set +e
 "$VPY" -m pytest -m "not slow" -n 2 --dist loadgroup -q -p no:cacheprovider \
-  tests/extend tests/hf/test_hf_models.py tests/hf/test_config_rotary.py tests/hf/test_hf_tables.py tests/test_pretrained.py tests/test_store.py \
+  tests/extend tests/hf/test_hf_models.py tests/hf/test_config_rotary.py tests/hf/test_hf_tables.py tests/hf/test_hf_schedule.py \
+  tests/test_pretrained.py tests/test_store.py \
   tests/test_dependencies.py tests/kernels tests/probe tests/report/test_numbers_extension.py \
   tests/report/test_numbers_models.py tests/report/test_numbers_pretrained.py tests/report/test_numbers_research.py \
   tests/report/test_numbers_tutorial_tables.py tests/report/test_numbers_tutorial_training.py \

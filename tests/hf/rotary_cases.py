@@ -169,6 +169,13 @@ def _modules_of(model) -> list:
 _APPLY = re.compile(r"^apply\w*(rot|rope)", re.IGNORECASE)
 
 
+def rotary_functions(module) -> list[tuple[str, object]]:
+    """The ``apply*rot*`` / ``apply*rope*`` functions of a modeling module, or (transformers 5.25 with the kernels
+    package) the callable objects a hub-kernel decorator made of them; not a class of such a name."""
+    return [(name, fn) for name, fn in list(vars(module).items())
+            if _APPLY.match(name) and callable(fn) and not inspect.isclass(fn)]
+
+
 class MRope(Exception):
     """The model's rotary embedding is multimodal M-RoPE."""
 
@@ -205,12 +212,9 @@ def recording(modules):
         return recorder
 
     for module in modules:
-        for name, fn in list(vars(module).items()):
-            # a function, or (transformers 5.25 with the kernels package) the callable object a hub-kernel decorator
-            # made of it; not a class of that name
-            if _APPLY.match(name) and callable(fn) and not inspect.isclass(fn):
-                patched.append((module, name, fn))
-                setattr(module, name, wrap(name, fn))
+        for name, fn in rotary_functions(module):
+            patched.append((module, name, fn))
+            setattr(module, name, wrap(name, fn))
     try:
         yield calls
     finally:

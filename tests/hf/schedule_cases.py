@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import inspect
 import logging
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import torch
-from rotary_cases import _APPLY, _overrides
+from rotary_cases import _overrides, rotary_functions
 
 from posenc.encodings.schedule import LayerSchedule
 from posenc.hf.schedule import schedule_from_hf_config
@@ -122,10 +121,9 @@ def posenc_positions(model, schedule: LayerSchedule, fed: Fed) -> Iterator[None]
                if type(m).__module__.startswith("transformers.models.")}
     patched = []
     for module in modules:
-        for name, fn in list(vars(module).items()):
-            if inspect.isfunction(fn) and _APPLY.match(name):
-                patched.append((module, name, fn))
-                setattr(module, name, _identity)
+        for name, fn in rotary_functions(module):
+            patched.append((module, name, fn))
+            setattr(module, name, _identity)
     tuned = [m for m in model.modules() if getattr(m, "attn_temperature_tuning", False)]
     for m in tuned:
         m.attn_temperature_tuning = False

@@ -12,7 +12,7 @@ from schedule_cases import ATOL, T, compare, tiny_config
 
 import posenc
 from posenc.encodings.schedule import Layer, LayerSchedule
-from posenc.errors import PosencError
+from posenc.errors import PosencError, PosencWarning
 from posenc.hf.schedule import schedule_from_hf_config
 
 LLAMA3 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
@@ -195,3 +195,36 @@ def test_layers_of_one_encoding_share_it_and_the_rest_is_plain_data():
     with pytest.raises(PosencError, match="has no dict form"):
         schedule.as_dict()
     assert isinstance(schedule[3], Layer) and schedule[3].as_dict() == {"encoding": "nope", "options": {}}
+
+
+def _ergo_dict(**fields):
+    return _dict(model_type="ergo", num_hidden_layers=4, sliding_window=8,
+                 layer_types=["sliding_attention"] * 3 + ["full_attention"],
+                 rope_parameters={"sliding_attention": {"rope_type": "default", "rope_theta": 1e6},
+                                  "full_attention": None}, **fields)
+
+
+def test_a_layer_type_whose_rope_parameters_are_none_runs_without_rope():
+    # Ergo (transformers 5.25): rope_parameters names the full-attention layers with None, and its rotary module
+    # skips them: those layers have no positions
+    schedule = schedule_from_hf_config(_ergo_dict())
+    assert [(x.name, x.window) for x in schedule] == [("rope", 8)] * 3 + [("nope", None)]
+    assert schedule[0].encoding.base == 1e6
+    with pytest.warns(PosencWarning, match="'full_attention' layers have no RoPE parameters: the model runs them "
+                                           "without positions"):
+        assert posenc.from_hf_config(_ergo_dict()).base == 1e6  # the sliding layers', said so
+    with pytest.raises(PosencError, match=r"layer_type 'full_attention' has no RoPE parameters in this config \(its "
+                                          r"rope parameters give None for 'full_attention'.*posenc.build\('nope'\)"):
+        posenc.from_hf_config(_ergo_dict(), layer_type="full_attention")
+
+
+def test_ergos_schedule_equals_its_own_forward():
+    # the model of the installed transformers, where it has Ergo (new in 5.25: make test-latest runs this)
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    if "ergo" not in CONFIG_MAPPING:
+        pytest.skip("this transformers has no Ergo model (new in 5.25)")
+    config = tiny_config("ergo", 4, {"sliding_window": 4})
+    assert "full_attention" in config.layer_types and config.rope_parameters["full_attention"] is None
+    result = compare(config, decoder=True)
+    assert result.full < ATOL and result.cached < ATOL

@@ -127,8 +127,10 @@ def _entry(fields: ConfigFields, layer_type: str | None = None) -> ConfigFields:
         return entries.get(None) or ConfigFields({}, f"{fields.prefix}rope_parameters.", ROPE_FIELDS)
     if layer_type is not None:
         if layer_type not in entries:
-            raise PosencError(f"layer_type {layer_type!r} has no RoPE parameters in this config; it has them for "
-                              f"{', '.join(map(repr, entries))}")
+            unrotated = (f" (its rope parameters give None for {layer_type!r}: the model runs those layers without "
+                         f"RoPE, posenc.build('nope'))" if layer_type in fields.unrotated_layer_types() else "")
+            raise PosencError(f"layer_type {layer_type!r} has no RoPE parameters in this config{unrotated}; it has "
+                              f"them for {', '.join(map(repr, entries))}")
         return entries[layer_type]
     return entries.get("full_attention") or next(iter(entries.values()))
 
@@ -137,6 +139,13 @@ def _warn_one_of_several(fields: ConfigFields) -> None:
     """A config whose layer types turn with different RoPE (Gemma 3's local and global layers): say which one
     :func:`from_hf_config` returns, and how to read the others."""
     entries = fields.rope_entries()
+    unrotated = fields.unrotated_layer_types()
+    if None not in entries and entries and unrotated:
+        warnings.warn(f"this config's {', '.join(map(repr, unrotated))} layers have no RoPE parameters: the model "
+                      f"runs them without positions (NoPE); from_hf_config returns the "
+                      f"{next(iter(entries))!r} layers' encoding. Read every layer's with "
+                      f"posenc.schedule_from_hf_config(config)", PosencWarning, stacklevel=3)
+        return
     if None in entries or len({_same_rope_key(e.entry_dict()) for e in entries.values()}) < 2:
         return
     chosen = "full_attention" if "full_attention" in entries else next(iter(entries))

@@ -412,10 +412,22 @@ class ConfigFields:
             layer_types = set(self.value("layer_types") or ())
         per_type = {t: v for t, v in (params or {}).items() if t in layer_types and isinstance(v, Mapping)}
         if per_type:  # a flat entry that transformers filled in per layer type: the flat fields hold for each type
-            shared = {name: v for name, v in params.items() if name not in per_type}
+            shared = {name: v for name, v in params.items() if name not in layer_types}
             return {t: ConfigFields({**shared, **v}, f"{self.prefix}{key}.{t}.", ROPE_FIELDS)
                     for t, v in per_type.items()}
         return {None: ConfigFields(params, f"{self.prefix}{key}.", ROPE_FIELDS)}
+
+    def unrotated_layer_types(self) -> list[str]:
+        """The layer types whose RoPE parameters are ``None`` (``rope_parameters = {"sliding_attention": {...},
+        "full_attention": None}``, Ergo): the model runs those layers without RoPE."""
+        key = self.rope_key()
+        params = self.get(key) if key is not None else None
+        if not isinstance(params, Mapping):
+            return []
+        layer_types = set()
+        with contextlib.suppress(PosencError):  # a malformed list is refused where the schedule reads it
+            layer_types = set(self.value("layer_types") or ())
+        return [t for t, v in params.items() if v is None and t in layer_types]
 
     def entry_dict(self) -> dict[str, Any]:
         """A RoPE entry's fields as a plain dict, every field of :data:`ROPE_FIELDS` it holds checked."""

@@ -8,7 +8,8 @@ layer. :func:`schedule_from_hf_config` reads the fields that say how (no model i
   the config sets ``sliding_window`` (Mistral) and ``use_sliding_window`` is not false, else a full one.
 - RoPE parameters per layer type (``rope_parameters = {"full_attention": {...}, "sliding_attention": {...}}``:
   Gemma 3's 1 000 000 / 10 000 with scaling on the global layers only, ModernBERT's 160 000 / 10 000), read by
-  :func:`posenc.from_hf_config` with that ``layer_type``; one entry for every layer otherwise.
+  :func:`posenc.from_hf_config` with that ``layer_type``; a type whose entry is ``None`` runs without RoPE (Ergo's
+  full-attention layers); one entry for every layer otherwise.
 - ``no_rope_layers`` (1: the layer rotates, 0: it does not; Llama 4, SmolLM3, Mistral Large 4), or when it is
   missing or empty, ``no_rope_layer_interval`` (every that many-th layer is NoPE), as the models' configs fill it in.
 - Llama 4's ``attn_temperature_tuning``: its NoPE layers scale queries by position (``"temperature"`` with
@@ -143,6 +144,7 @@ def schedule_from_hf_config(config: Any) -> LayerSchedule:
     types, rotates = _layer_types(fields, n_layers), _rope_layers(fields, n_layers)
     entries = fields.rope_entries()
     per_type = None not in entries and bool(entries)
+    unrotated = set(fields.unrotated_layer_types())  # a type whose RoPE parameters are None runs without RoPE
     nope = _nope_layer(fields) if 0 in rotates else Layer("nope")
     qk_norm = None
     if model_type in _QK_NORM_ON_ROPE_LAYERS and fields.get("use_qk_norm", default=False):
@@ -153,7 +155,7 @@ def schedule_from_hf_config(config: Any) -> LayerSchedule:
     layers = []
     for kind, rotary in zip(types, rotates, strict=True):
         span = (window if kind == "sliding_attention" else None, chunk if kind == "chunked_attention" else None)
-        if not rotary:
+        if not rotary or kind in unrotated:
             layers.append(Layer(nope.encoding, nope.options, *span))
             continue
         key = kind if per_type else None
