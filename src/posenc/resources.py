@@ -199,6 +199,11 @@ def thread_seconds(fn: Callable[[], object]) -> float:
     return time.thread_time() - start
 
 
+def _usable(value: Any) -> bool:
+    """A calibration's value: a positive number (not a bool, not NaN)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
 def calibrated(name: str, measure: Callable[[], float], default: float) -> float:
     """The measurement ``name`` on this machine: kept per machine and torch version (:func:`machine_key`) in
     ``$POSENC_CACHE/rate.json``, measured by ``measure()`` and kept the first time, ``default`` when it cannot be
@@ -216,13 +221,12 @@ def calibrated(name: str, measure: Callable[[], float], default: float) -> float
         kept = {}
     kept = kept if isinstance(kept, dict) else {}
     value = kept.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+    if not _usable(value):
         try:
             value = measure()
         except Exception:  # a calibration that fails leaves the default, never the command
             value = default
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            value = default
+        value = value if _usable(value) else default
         kept[key] = value
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -407,9 +407,7 @@ class ConfigFields:
         params = self.get(key)
         if params and all(isinstance(v, Mapping) for v in params.values()):
             return {t: ConfigFields(v, f"{self.prefix}{key}.{t}.", ROPE_FIELDS) for t, v in params.items()}
-        layer_types = set()
-        with contextlib.suppress(PosencError):  # a malformed list is refused where the schedule reads it
-            layer_types = set(self.value("layer_types") or ())
+        layer_types = self._named_layer_types()
         per_type = {t: v for t, v in (params or {}).items() if t in layer_types and isinstance(v, Mapping)}
         if per_type:  # a flat entry that transformers filled in per layer type: the flat fields hold for each type
             shared = {name: v for name, v in params.items() if name not in layer_types}
@@ -424,10 +422,15 @@ class ConfigFields:
         params = self.get(key) if key is not None else None
         if not isinstance(params, Mapping):
             return []
-        layer_types = set()
-        with contextlib.suppress(PosencError):  # a malformed list is refused where the schedule reads it
-            layer_types = set(self.value("layer_types") or ())
+        layer_types = self._named_layer_types()
         return [t for t, v in params.items() if v is None and t in layer_types]
+
+    def _named_layer_types(self) -> set[str]:
+        """The attention types ``layer_types`` names (empty without it; a malformed list is refused where the
+        schedule reads it, not here)."""
+        with contextlib.suppress(PosencError):
+            return set(self.value("layer_types") or ())
+        return set()
 
     def entry_dict(self) -> dict[str, Any]:
         """A RoPE entry's fields as a plain dict, every field of :data:`ROPE_FIELDS` it holds checked."""
