@@ -119,9 +119,14 @@ def test_posencs_files_hold_the_67_claims_in_order():
     assert all(isinstance(t.threshold, (int, float)) for c in all_claims() for t in c.tests + c.requires)
 
 
+def _posenc_texts() -> dict[str, str]:
+    """posenc's claim files as TOML text, by name."""
+    return {name: (resources.files("posenc.report.claims") / f"{name}.toml").read_text(encoding="utf-8")
+            for name in ORDER}
+
+
 def test_every_shared_name_is_read_and_code_names_are_the_codes_objects():
-    texts = [(resources.files("posenc.report.claims") / f"{name}.toml").read_text(encoding="utf-8")
-             for name in ORDER]
+    texts = _posenc_texts().values()
     read = {m for text in texts for m in re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)", text)}
     assert set(records().names) <= read, "defined but never read: " + ", ".join(sorted(set(records().names) - read))
     from posenc.report.experiments import tutorial_semantics
@@ -159,9 +164,7 @@ def _written_twice(texts: dict[str, str]) -> dict[str, list[str]]:
 
 
 def test_no_sentence_is_written_twice_in_the_claim_files():
-    texts = {name: (resources.files("posenc.report.claims") / f"{name}.toml").read_text(encoding="utf-8")
-             for name in ORDER}
-    twice = _written_twice(texts)
+    twice = _written_twice(_posenc_texts())
     assert not twice, f"written more than once (make each a [values] name): {twice}"
 
 
