@@ -56,8 +56,9 @@ def lab_config(name: str, steps: int) -> RunConfig:
     model = {"encoding": "rope", "n_layers": 4, "d_model": 64, "n_heads": 4, "batch_size": 32, "steps": steps,
              "warmup": 1, "lr_decay": "constant"}
     if name == "task":
-        return RunConfig(task="copy", train_len=21, min_train_len=21, eval_lengths=[21], **model, eval_samples=1)
-    return RunConfig(task="charlm", train_len=64, eval_lengths=[64], **model, eval_tokens=64)
+        return RunConfig.from_dict({"task": "copy", "train_len": 21, "min_train_len": 21, "eval_lengths": [21],
+                                    **model, "eval_samples": 1})
+    return RunConfig.from_dict({"task": "charlm", "train_len": 64, "eval_lengths": [64], **model, "eval_tokens": 64})
 
 
 def report_configs(steps: int) -> dict[str, RunConfig]:
@@ -73,9 +74,10 @@ def report_configs(steps: int) -> dict[str, RunConfig]:
         if variant["task"] in ("reverse", "sort"):
             continue
         settings = {**sweep["base"], **variant, **common, "val_every": 0, "eval_samples": 1}
-        configs[variant["task"]] = RunConfig(**{**settings, "eval_lengths": [settings["train_len"]]})
+        configs[variant["task"]] = RunConfig.from_dict({**{**settings, "eval_lengths": [settings["train_len"]]}})
     lm = {**lm_sweep(False, 1)["base"], **common}
-    configs["charlm"] = RunConfig(**{**lm, "eval_lengths": [lm["train_len"]], "eval_tokens": lm["train_len"]})
+    configs["charlm"] = RunConfig.from_dict({**{**lm, "eval_lengths": [lm["train_len"]],
+                                                "eval_tokens": lm["train_len"]}})
     return configs
 
 
@@ -86,9 +88,8 @@ def mean_step_flops(config: RunConfig) -> float:
         return float(step_flops(config))
     width = config.sequence_length(config.train_len)  # the model's position range stays the run's
     sizes = range(config.min_train_len, config.train_len + 1)
-    return statistics.fmean(step_flops(RunConfig(**{**config.as_dict(), "min_train_len": n, "train_len": n,
-                                                     "eval_lengths": [n], "max_len": width}))
-                            for n in sizes)
+    return statistics.fmean(step_flops(RunConfig.from_dict({**config.as_dict(), "min_train_len": n, "train_len": n,
+                                                            "eval_lengths": [n], "max_len": width})) for n in sizes)
 
 
 def peak_flops(sizes: list[int], repeats: int = 7) -> float:
@@ -189,8 +190,8 @@ def profile_summary(config: RunConfig, warmup: int, active: int, rows: int) -> s
             prof.step()
             return False
 
-        train_run(RunConfig(**{**config.as_dict(), "steps": warmup + active + 1}), 0, progress=False, device="cpu",
-                  on_validate=advance)
+        train_run(RunConfig.from_dict({**{**config.as_dict(), "steps": warmup + active + 1}}), 0, progress=False,
+                  device="cpu", on_validate=advance)
     return prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=rows, max_name_column_width=48)
 
 

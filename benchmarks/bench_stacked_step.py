@@ -51,7 +51,7 @@ def task_config(encoding: str, task: str, same_size: bool = False) -> RunConfig:
     base.update(task=task, encoding=encoding, val_every=0)
     if same_size:
         base["min_train_len"] = base["train_len"]
-    return RunConfig(**base)
+    return RunConfig.from_dict(base)
 
 
 class Stacked:

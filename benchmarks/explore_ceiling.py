@@ -23,7 +23,7 @@ def one(job: dict) -> dict:
     from posenc.lab.train import RunConfig, train_run
 
     seed = job.pop("seed")
-    config = RunConfig(**job)
+    config = RunConfig.from_dict(job)
     started = time.perf_counter()
     m = train_run(config, seed=seed, progress=False).metrics
     return {**job, "seed": seed, "steps_trained": m["steps_trained"], "best_step": m["best_step"],

@@ -127,7 +127,7 @@ CASES = [
     # -- r3: train -------------------------------------------------------------------------------------------------
     ("r3-train-lr-nan", ["train", "--lr", "nan"], ["RunConfig.lr must be a number > 0, got nan"]),
     ("r3-train-lr-negative", ["train", "--lr", "-1"], ["RunConfig.lr must be a number > 0, got -1.0"]),
-    ("r3-train-dropout-1", ["train", "--dropout", "1"], ["RunConfig.dropout: dropout must be a number in [0, 1), got 1.0",
+    ("r3-train-dropout-1", ["train", "--dropout", "1"], ["RunConfig.model: dropout must be a number in [0, 1), got 1.0",
                                                         "[option --dropout]"]),
     ("r3-train-steps-0", ["train", "--steps", "0"], ["RunConfig.steps must be a positive integer, got 0"]),
     ("r3-train-task", ["train", "--task", "copyy"], ["'copyy'"]),

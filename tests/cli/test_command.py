@@ -13,6 +13,7 @@ from posenc.cli import app, main
 from posenc.cli.options import parse_options
 from posenc.lab.lab_task import LAB_TASKS
 from posenc.lab.train import RunConfig
+from posenc.model import ModelConfig
 
 CLI = [sys.executable, "-c", "import sys; from posenc.cli import main; sys.exit(main())"]
 
@@ -100,8 +101,8 @@ def test_the_option_example_in_help_is_taken_by_the_parser(capsys):
     line = next(line for line in _help_here("train", capsys).splitlines() if line.strip().startswith("-o, --option"))
     example = re.search(r"on the command line (-o \S+(?: -o \S+)*)", line).group(1)
     pairs = shlex.split(example)[1::2]
-    assert RunConfig(encoding="sinusoidal", encoding_options=parse_options(pairs)).encoding_options == {
-        "combine": "concat", "dim": 16}
+    model = ModelConfig(encoding="sinusoidal", encoding_options=parse_options(pairs))
+    assert RunConfig(model=model).model.encoding_options == {"combine": "concat", "dim": 16}
 
 
 def test_help_in_a_pipe_is_plain_and_unwrapped():

@@ -30,7 +30,7 @@ def test_sweep_counts_its_runs_and_names_a_failed_one_with_its_error(tmp_path, m
     real = lab_sweep.train_run
 
     def alibi_runs_out_of_memory(config, seed=0, **kwargs):  # the nope run trains for real
-        encoding = config["encoding"] if isinstance(config, dict) else config.encoding
+        encoding = config["model"]["encoding"] if isinstance(config, dict) else config.model.encoding
         if encoding == "alibi":
             raise RuntimeError("out of memory (simulated)\nwhile allocating the attention bias")
         return real(config, seed, **kwargs)

@@ -4,7 +4,7 @@ passes exactly the settings it was given on to the library (the work function is
 from __future__ import annotations
 
 import inspect
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, fields, is_dataclass
 from types import SimpleNamespace
 
 import pytest
@@ -15,6 +15,7 @@ from posenc.device import Placement, resolve_device
 from posenc.extend import ExtendConfig
 from posenc.kernels.bench import BenchConfig
 from posenc.lab import RunConfig
+from posenc.model import ModelConfig
 from posenc.probe.run import ProbeConfig
 from posenc.report.config import ReportConfig
 
@@ -41,20 +42,46 @@ def _callback(command: str):
     return next(info.callback for info in app.registered_commands if info.name == command)
 
 
+def _leaves(cls) -> list:
+    """``(field, its class)`` for every field of ``cls``, a field whose default is a settings dataclass replaced by
+    that dataclass's fields (RunConfig's model)."""
+    out = []
+    for f in fields(cls):
+        default = f.default_factory() if f.default_factory is not MISSING else None
+        out += [(g, type(default)) for g in fields(default)] if is_dataclass(default) else [(f, cls)]
+    return out
+
+
+def test_the_fields_of_a_nested_settings_dataclass_are_options_gathered_back_into_it():
+    from posenc.cli.settings import CommandSettings, derive_options
+
+    options = derive_options(RunConfig)
+    assert [name for name in options][:4] == ["task", "encoding", "encoding_options", "d_model"]
+    assert options["d_model"].option == "--d-model" and options["d_model"].info.default == 64
+    assert options["n_kv_heads"].info.help.startswith("key/value heads")  # ModelConfig's docstring
+    given = {"encoding": "alibi", "d_model": 32, "steps": 3}
+    settings = CommandSettings(RunConfig, options, {name: given.get(name) for name in options}, frozenset(given))
+    built = settings.build()
+    assert built.model == ModelConfig(encoding="alibi", d_model=32) and built.steps == 3
+    untouched = CommandSettings(RunConfig, options, {name: None for name in options}, frozenset({"steps"}))
+    assert untouched.build(steps=4).model == ModelConfig()  # no model option given: the model's defaults
+
+
 @pytest.mark.parametrize("command", list(SETTINGS))
 def test_every_field_is_an_option_with_help_and_the_dataclass_default(command):
     cls, left_out, cli_defaults = SETTINGS[command]
     callback = _callback(command)
     assert callback.settings_class is cls
     options = callback.settings_options
-    assert set(options) == {f.name for f in fields(cls)} - left_out
+    leaves = _leaves(cls)
+    assert set(options) == {f.name for f, _ in leaves} - left_out
     params = inspect.signature(callback).parameters
-    for f in fields(cls):
+    for f, owner in leaves:
         if f.name in left_out:
             continue
         spec = options[f.name]
         assert params[f.name].default is spec.info  # what typer builds the option from
-        assert spec.info.help, f"{cls.__name__}.{f.name} has no entry in the class docstring's Attributes section"
+        assert spec.info.help, f"{owner.__name__}.{f.name} has no entry in the class docstring's Attributes section"
         default = cli_defaults.get(f.name, f.default if f.default is not MISSING else f.default_factory())
         shown = spec.info.default
         if isinstance(default, tuple | list) and isinstance(shown, str):  # comma-separated
@@ -152,7 +179,8 @@ def test_train_builds_its_run_config_from_options_and_set(stand_ins):
                                        "0.003", "--eval-lengths", "4,8", "--protocols", "sliding", "--set", "warmup=5",
                                        "--seed", "2", "--device", "cpu"])
     assert seed == 2 and kwargs["device"] == Placement(torch.device("cpu"), torch.float32)  # resolved once, here
-    assert config == RunConfig(encoding="sinusoidal", encoding_options={"combine": "concat", "dim": 16}, lr=0.003,
+    assert config == RunConfig(model=ModelConfig(encoding="sinusoidal",
+                                                 encoding_options={"combine": "concat", "dim": 16}), lr=0.003,
                                eval_lengths=[4, 8], protocols=["sliding"], warmup=5)
     (config, _), _ = _reached(["train"])
     assert config == RunConfig()

@@ -21,7 +21,7 @@ def test_a_char_lm_batch_predicts_each_next_character_of_its_window():
 ])
 def test_the_char_lm_refuses_the_settings_it_cannot_take(settings, match):
     with pytest.raises(PosencError, match=match):
-        RunConfig(**settings)
+        RunConfig.from_dict(settings)
 
 
 def test_char_lm_evaluation_windows_counted_by_hand():

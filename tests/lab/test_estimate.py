@@ -38,11 +38,11 @@ def _contention() -> float:
 @pytest.mark.slow  # CI's make test-slow (xdist, 2 cores) measured 1.30 s of CPU against 0.42 s estimated when a call
 def test_a_small_run_takes_about_its_estimate():  # was counted as so much matmul arithmetic (2026-12-06)
     # the run's CPU time (one thread) against the estimate at this machine's measured rate
-    config = RunConfig(**SMALL)
+    config = RunConfig.from_dict(SMALL)
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        train_run(RunConfig(**{**SMALL, "steps": 10}), progress=False)  # first calls (kernels, allocator) apart
+        train_run(RunConfig.from_dict({**SMALL, "steps": 10}), progress=False)  # first calls (kernels, allocator) apart
         contention = _contention()
         started = time.thread_time()
         train_run(config, progress=False)
@@ -57,7 +57,7 @@ def test_a_small_run_takes_about_its_estimate():  # was counted as so much matmu
 
 @pytest.mark.slow  # a real 2-worker sweep (about 20 s)
 def test_a_small_sweep_on_two_workers_takes_about_its_estimate(tmp_path):
-    configs = [RunConfig(**{**SMALL, "encoding": name}) for name in ("rope", "alibi")]
+    configs = [RunConfig.from_dict({**SMALL, "encoding": name}) for name in ("rope", "alibi")]
     estimated = estimate_sweep(configs, threads=1, workers=2)
     contention = _contention()
     started = time.perf_counter()
@@ -89,11 +89,11 @@ def test_a_step_and_a_forward_are_counted_as_the_operations_they_call(n_layers):
     def run_calls(steps):
         counter = _Calls()
         with counter:
-            train_run(RunConfig(**{**SMALL, "n_layers": n_layers, "steps": steps, "warmup": 1}), progress=False)
+            train_run(RunConfig.from_dict({**SMALL, "n_layers": n_layers, "steps": steps, "warmup": 1}), progress=False)
         return counter.calls
 
     per_step = (run_calls(4) - run_calls(2)) / 2
-    config = RunConfig(**{**SMALL, "n_layers": n_layers, "steps": 1, "warmup": 1})
+    config = RunConfig.from_dict({**SMALL, "n_layers": n_layers, "steps": 1, "warmup": 1})
     model = build_model(config, vocab_size=config.lab_task.vocab_bound)
     counter = _Calls()
     with counter, torch.no_grad():
@@ -105,7 +105,7 @@ def test_a_step_and_a_forward_are_counted_as_the_operations_they_call(n_layers):
 
 
 def test_the_time_is_the_arithmetic_at_the_machine_rate_and_the_operations_at_their_measured_cost():
-    estimate = estimate_run(RunConfig(**SMALL), threads=2)
+    estimate = estimate_run(RunConfig.from_dict(SMALL), threads=2)
     assert estimate.seconds == pytest.approx(seconds(estimate.flops, threads=2, calls=estimate.operations,
                                                      per_call=call_seconds()), rel=1e-12)
     assert estimate.seconds > estimate.operations * call_seconds() > 0
@@ -121,25 +121,25 @@ def _parts(config):
 
 def test_the_work_is_linear_in_the_steps():
     # 150, 300 and 450 steps: each 150 more adds the same work, and twice the steps is twice the steps' seconds
-    a, b, c = (estimate_run(RunConfig(**{**SMALL, "steps": n})) for n in (150, 300, 450))
+    a, b, c = (estimate_run(RunConfig.from_dict({**SMALL, "steps": n})) for n in (150, 300, 450))
     assert c.flops - b.flops == pytest.approx(b.flops - a.flops, rel=1e-12)
     assert c.operations - b.operations == b.operations - a.operations == 150 * (80 + 145 * 2)
-    (step_flops, step_ops), (eval_flops, eval_ops) = _parts(RunConfig(**SMALL))
+    (step_flops, step_ops), (eval_flops, eval_ops) = _parts(RunConfig.from_dict(SMALL))
     assert b.seconds == pytest.approx(seconds(2 * step_flops + eval_flops, calls=2 * step_ops + eval_ops,
                                               per_call=call_seconds()), rel=1e-12)
 
 
 def test_twice_the_batch_is_twice_the_steps_arithmetic_and_the_same_calls():
-    (flops, ops), evaluation = _parts(RunConfig(**SMALL))
-    (flops2, ops2), evaluation2 = _parts(RunConfig(**{**SMALL, "batch_size": 64}))
+    (flops, ops), evaluation = _parts(RunConfig.from_dict(SMALL))
+    (flops2, ops2), evaluation2 = _parts(RunConfig.from_dict({**SMALL, "batch_size": 64}))
     assert flops2 == pytest.approx(2 * flops, rel=1e-12) and ops2 == ops
     assert evaluation2 == pytest.approx(evaluation, rel=1e-12)
 
 
 def test_more_test_strings_are_more_evaluation_batches():
     # 256 strings per length are 2 batches of 128 per length where 32 are one: 2 lengths of 25 + 45 L operations
-    _, (flops, ops) = _parts(RunConfig(**SMALL))
-    _, (flops8, ops8) = _parts(RunConfig(**{**SMALL, "eval_samples": 256}))
+    _, (flops, ops) = _parts(RunConfig.from_dict(SMALL))
+    _, (flops8, ops8) = _parts(RunConfig.from_dict({**SMALL, "eval_samples": 256}))
     assert flops8 == pytest.approx(8 * flops, rel=1e-12)
     assert ops == 2 * (25 + 45 * 2) and ops8 == 2 * 2 * (25 + 45 * 2)
 

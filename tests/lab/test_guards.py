@@ -16,6 +16,7 @@ from posenc.cli import main
 from posenc.errors import PosencError
 from posenc.lab import RunConfig, run_sweep
 from posenc.lab.train import check_run, estimate_run
+from posenc.model import ModelConfig
 from posenc.probe.run import check_probe_fits, estimate_probe_memory
 from posenc.properties.check import check_fits, estimate_check
 from posenc.resources import GB, available_memory, check_memory
@@ -82,7 +83,7 @@ def test_charlm_length_past_the_validation_text_is_refused(monkeypatch, capsys):
 def test_sweep_counts_runs_side_by_side(tmp_path, monkeypatch):
     config = {"task": "copy", "encoding": "alibi", "train_len": 64, "eval_lengths": [64], "steps": 1, "d_model": 32,
               "n_heads": 2, "n_layers": 1}
-    one = estimate_run(RunConfig(**config)).total
+    one = estimate_run(RunConfig.from_dict(config)).total
     monkeypatch.setattr(posenc.resources, "available_memory", lambda device="cpu": int(1.5 * one))
     _forbid(monkeypatch, "sweep")
     spec = {"base": config, "grid": {"n_layers": [1]}, "seeds": [0, 1]}
@@ -94,9 +95,11 @@ def test_sweep_counts_runs_side_by_side(tmp_path, monkeypatch):
 
 
 def test_estimates_grow_as_the_work_does():
-    small, large = (estimate_run(RunConfig(encoding="alibi", train_len=n, eval_lengths=[n])) for n in (1000, 2000))
+    small, large = (estimate_run(RunConfig(model=ModelConfig(encoding="alibi"), train_len=n,
+                                           eval_lengths=[n])) for n in (1000, 2000))
     assert 3.5 < large.train_bytes / small.train_bytes < 4.1  # a bias: attention matrices, quadratic in length
-    small, large = (estimate_run(RunConfig(encoding="rope", train_len=n, eval_lengths=[n])) for n in (100, 200))
+    small, large = (estimate_run(RunConfig(model=ModelConfig(encoding="rope"), train_len=n,
+                                           eval_lengths=[n])) for n in (100, 200))
     assert 1.9 < large.train_bytes / small.train_bytes < 2.1  # fused attention: linear in length
     assert large.seconds > small.seconds > 0
     a, ta = estimate_check(8192, 64, ["sinusoidal"])
@@ -128,7 +131,7 @@ from posenc.lab import RunConfig, train_run
 from posenc.lab.train import estimate_run
 def hwm():
     return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) * 1024
-config = RunConfig(**json.loads(sys.argv[1]))
+config = RunConfig.from_dict(json.loads(sys.argv[1]))
 before = hwm()
 train_run(config, progress=False)
 print(json.dumps({"peak": hwm(), "before": before, "estimate": estimate_run(config).total}))

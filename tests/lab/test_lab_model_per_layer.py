@@ -18,7 +18,7 @@ def _distinct_parameters(modules) -> int:
 
 @pytest.mark.parametrize("task", ["copy", "sort"])
 def test_a_fox_run_has_a_gate_per_layer(task):
-    model = build_model(RunConfig(task=task, encoding="fox", n_layers=3, **TINY))
+    model = build_model(RunConfig.from_dict({"task": task, "encoding": "fox", "n_layers": 3, **TINY}))
     assert [e.name for e in model.encodings] == ["fox"] * 3
     assert len({id(e) for e in model.encodings}) == 3  # one module per layer
     assert _distinct_parameters(model.encodings) == 3 * FOX_GATE
@@ -27,7 +27,8 @@ def test_a_fox_run_has_a_gate_per_layer(task):
 
 
 def test_a_schedule_gives_fox_layers_their_own_gate_and_shares_the_rest():
-    config = RunConfig(task="copy", encoding="rope", n_layers=6, schedule=["fox", "t5", "rope"], **TINY)
+    config = RunConfig.from_dict({"task": "copy", "encoding": "rope", "n_layers": 6, "schedule": ["fox", "t5", "rope"],
+                                  **TINY})
     encodings = build_model(config).encodings
     assert [e.name for e in encodings] == ["fox", "t5", "rope"] * 2
     assert encodings[0] is not encodings[3]  # FoX: a gate per layer

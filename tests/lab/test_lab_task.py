@@ -19,6 +19,8 @@ DEFAULTS = {"task": "copy", "encoding": "rope", "encoding_options": {}, "label":
             "warmup": 50, "weight_decay": 0.0, "grad_clip": 1.0, "val_every": 0, "patience": 4, "val_samples": 64,
             "eval_samples": 256, "eval_tokens": 16384, "protocols": ["nonoverlap", "sliding"], "stride": None,
             "max_len": None}
+#: the settings of the model, nested in a key of schema 3
+MODEL = ("encoding", "encoding_options", "d_model", "n_layers", "n_heads", "d_ff", "dropout")
 
 
 @pytest.mark.parametrize("settings,changed", [
@@ -32,14 +34,17 @@ DEFAULTS = {"task": "copy", "encoding": "rope", "encoding_options": {}, "label":
     ({"task": "reverse", "train_len": 1}, {"task": "reverse", "train_len": 1, "eval_lengths": [1, 2, 4]}),
 ])
 def test_store_keys_are_the_settings_written_out_by_hand(settings, changed):
-    # schema 1 (what every store written before key schemas holds; found through earlier_keys) and schema 2, every
-    # setting under an explicit schema
-    old = RunConfig(**settings).earlier_keys()[0]
-    assert old == {**DEFAULTS, **changed}
-    assert config_hash(old) == config_hash({**DEFAULTS, **changed})
-    new = {"schema": 2, **DEFAULTS, "dtype": "float32", "schedule": [], "lr_decay": "cosine", "encoding_revision": 1,
-           **changed}
-    assert RunConfig(**settings).as_dict() == new
+    # schema 1 (what every store written before key schemas holds; found through earlier_keys), schema 2 (every
+    # setting flat under an explicit schema) and schema 3 (the model's settings nested)
+    config = RunConfig.from_dict(settings)
+    first, second = config.earlier_keys()[::-1]
+    assert first == {**DEFAULTS, **changed}
+    assert config_hash(first) == config_hash({**DEFAULTS, **changed})
+    flat = {**DEFAULTS, "dtype": "float32", "schedule": [], "lr_decay": "cosine", **changed}
+    assert second == {"schema": 2, **flat, "encoding_revision": 1}
+    model = {name: flat.pop(name) for name in MODEL}
+    assert config.as_dict() == {"schema": 3, **flat, "model": {**model, "n_kv_heads": None, "scale_embedding": False},
+                                "encoding_revision": 1}
 
 
 def test_every_task_answers_the_protocol_and_the_table_has_each_synthetic_task_the_char_lm_and_the_local_ones():

@@ -44,15 +44,16 @@ def test_token_accuracy_counts_only_scored_positions():
 
 
 def test_a_learned_table_past_its_rows_cannot_run_and_a_run_reports_token_accuracy():
-    config = RunConfig(task="back2", encoding="learned", train_len=6, eval_lengths=[6, 12], eval_samples=8,
-                       steps=3, **TINY)
+    config = RunConfig.from_dict({"task": "back2", "encoding": "learned", "train_len": 6, "eval_lengths": [6, 12],
+                                  "eval_samples": 8, "steps": 3, **TINY})
     by_length = train_run(config, seed=0, progress=False, device="cpu").metrics["by_length"]
     assert by_length["12"] == CANNOT_RUN and set(by_length["6"]) == {"token_accuracy", "samples"}
     assert 0.0 <= by_length["6"]["token_accuracy"] <= 1.0
 
 
 def test_validation_scores_the_trained_length_on_its_own_strings():
-    config = RunConfig(task="local", encoding="nope", train_len=5, val_samples=7, val_every=1, **TINY)
+    config = RunConfig.from_dict({"task": "local", "encoding": "nope", "train_len": 5, "val_samples": 7,
+                                  "val_every": 1, **TINY})
     model = build_model(config, seed=0)
     score, tie = LOCAL.validate(model, config, seed=2)
     ids, targets = local_batch(7, 5, torch.Generator().manual_seed(10_000 + 2))

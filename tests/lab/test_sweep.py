@@ -149,7 +149,7 @@ def test_process_pool_workers(tmp_path):
     store = tmp_path / "runs.sqlite"
     results = run_sweep({"base": TINY, "grid": {"encoding": ["nope", "rope", "xpos"]}}, store, workers=2,
                         progress=False)
-    assert [r.config["encoding"] for r in results] == ["nope", "rope", "xpos"]
+    assert [r.config["model"]["encoding"] for r in results] == ["nope", "rope", "xpos"]
     assert all(r.status == "done" for r in results) and len(_done(store)) == 3
 
 
@@ -205,7 +205,7 @@ def test_with_settings_replaces_base_but_never_a_grid_axis(tmp_path, capsys):
     sweep = Sweep("s", base=TINY, grid={"encoding": ["nope"]})
     wider = sweep.with_settings({"d_model": 32})
     assert wider.base["d_model"] == 32 and sweep.base["d_model"] == 16  # a copy; the original is untouched
-    assert {c.d_model for c, _ in wider.runs()} == {32}
+    assert {c.model.d_model for c, _ in wider.runs()} == {32}
     with pytest.raises(PosencError, match=r"varies \['encoding'\]"):
         sweep.with_settings({"encoding": "rope"})
     with pytest.raises(PosencError, match="varies"):
@@ -225,7 +225,7 @@ def test_the_estimate_of_a_sweep_shares_the_runs_among_the_workers_and_adds_thei
 
     # two equal runs: one process runs them one after the other (nothing to start); two run them side by side,
     # half the time, plus the pool's start; one run on two workers leaves one idle (nothing to start either)
-    configs = [RunConfig(**TINY), RunConfig(**TINY)]
+    configs = [RunConfig.from_dict(TINY), RunConfig.from_dict(TINY)]
     alone = estimate_sweep(configs, workers=1)
     start = WORKER_START_OPERATIONS * call_seconds()
     assert estimate_sweep(configs, workers=2) == pytest.approx(alone / 2 + start, rel=1e-12)
@@ -321,22 +321,23 @@ def test_every_executor_stores_a_result_with_its_error_setup_and_the_lab_code_ve
 def test_each_distinct_model_is_checked_once_before_any_training(monkeypatch):
     """The seeds of a configuration share its model: three runs of two configurations are two checks."""
     import posenc.lab.sweep as sweep
-    from posenc.lab.train import RunConfig
+    from posenc.lab.train import ModelConfig, RunConfig
 
     checked = []
     real = sweep.check_run
-    monkeypatch.setattr(sweep, "check_run", lambda config, **kw: checked.append(config.encoding) or real(config, **kw))
-    rope = RunConfig(task="copy", encoding="rope", d_model=16, n_heads=2, train_len=3, steps=2)
-    nope = RunConfig(task="copy", encoding="nope", d_model=16, n_heads=2, train_len=3, steps=2)
+    monkeypatch.setattr(sweep, "check_run", lambda config, **kw: checked.append(config.model.encoding) or real(config,
+                                                                                                               **kw))
+    rope = RunConfig(task="copy", model=ModelConfig(encoding="rope", d_model=16, n_heads=2), train_len=3, steps=2)
+    nope = RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=3, steps=2)
     sweep._validate_models([(rope, 0), (rope, 1), (nope, 0)])
     assert checked == ["rope", "nope"]
 
 
 def test_a_sweeps_estimate_counts_the_threads_of_each_run():
     from posenc.lab.sweep import estimate_sweep
-    from posenc.lab.train import RunConfig, estimate_run
+    from posenc.lab.train import ModelConfig, RunConfig, estimate_run
 
-    config = RunConfig(task="copy", encoding="rope", d_model=64, train_len=8, steps=100)
+    config = RunConfig(task="copy", model=ModelConfig(encoding="rope", d_model=64), train_len=8, steps=100)
     # one run, one worker: nothing shared, no pool to start; the run's own estimate at its thread count
     assert estimate_sweep([config], threads=2) == estimate_run(config, threads=2).seconds
     assert estimate_sweep([config], threads=2) < estimate_sweep([config], threads=1)
@@ -346,7 +347,7 @@ def test_a_run_found_in_the_store_is_returned_as_stored(tmp_path):
     """A finished row is read back whole: its metrics, time, setup and any note in its error column."""
     from posenc.lab.train import CODE_VERSION, RunConfig
 
-    config = RunConfig(**{**TINY, "encoding": "nope"})
+    config = RunConfig.from_dict({**TINY, "encoding": "nope"})
     store = ResultStore(tmp_path / "runs.sqlite")
     store.put(KIND, config.as_dict(), 0, {"by_length": {}}, 2.5, "done", "a note", setup={"device": "cpu"},
               code=CODE_VERSION)

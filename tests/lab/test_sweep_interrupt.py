@@ -43,7 +43,7 @@ def _done(store: Path) -> int:
 def _rows(store: Path) -> list[tuple[str, str]]:
     con = sqlite3.connect(store)
     try:
-        return [(json.loads(config)["encoding"], status) for config, status in
+        return [(json.loads(config)["model"]["encoding"], status) for config, status in
                 con.execute("SELECT config, status FROM runs ORDER BY id")]
     finally:
         con.close()

@@ -25,7 +25,7 @@ def _config(encoding: str) -> dict:
 
 
 def _rows(path) -> dict[str, tuple]:
-    return {r.config["encoding"]: (r.status, json.dumps(r.metrics, sort_keys=True), r.created_at)
+    return {r.config["model"]["encoding"]: (r.status, json.dumps(r.metrics, sort_keys=True), r.created_at)
             for r in ResultStore(path).runs(KIND)}
 
 
@@ -41,15 +41,15 @@ def test_resume_reruns_failed_and_unfinished_runs_and_keeps_finished_ones(tmp_pa
 
     def stub(config, seed=0, progress=True, position=None, **_):
         config = config if isinstance(config, dict) else config.as_dict()
-        trained.append((config["encoding"], seed))
-        return RunResult(config, seed, {"trained": config["encoding"]}, 0.25)
+        trained.append((config["model"]["encoding"], seed))
+        return RunResult(config, seed, {"trained": config["model"]["encoding"]}, 0.25)
 
     monkeypatch.setattr(lab_sweep, "train_run", stub)
     results = run_sweep(SPEC, path, progress=False)
 
     assert sorted(trained) == [("alibi", 0), ("rope", 0), ("t5", 0)]  # failed, unfinished and missing: run again
-    by_encoding = {r.config["encoding"]: r for r in results}
-    assert [r.config["encoding"] for r in results] == ["nope", "alibi", "rope", "t5"]  # grid order
+    by_encoding = {r.config["model"]["encoding"]: r for r in results}
+    assert [r.config["model"]["encoding"] for r in results] == ["nope", "alibi", "rope", "t5"]  # grid order
     finished = by_encoding["nope"]  # not recomputed: the stored metrics come back, marked skipped
     assert finished.skipped and finished.status == "done" and finished.metrics == {"stored": "nope"}
     for encoding in ("alibi", "rope", "t5"):
@@ -73,10 +73,10 @@ def test_a_run_that_fails_again_stays_failed_for_the_next_resume(tmp_path, monke
 
     def flaky(config, seed=0, progress=True, position=None, **_):
         config = config if isinstance(config, dict) else config.as_dict()
-        calls.append(config["encoding"])
-        if config["encoding"] == "alibi" and calls.count("alibi") == 1:
+        calls.append(config["model"]["encoding"])
+        if config["model"]["encoding"] == "alibi" and calls.count("alibi") == 1:
             raise RuntimeError("out of memory (simulated)")
-        return RunResult(config, seed, {"trained": config["encoding"]}, 0.25)
+        return RunResult(config, seed, {"trained": config["model"]["encoding"]}, 0.25)
 
     monkeypatch.setattr(lab_sweep, "train_run", flaky)
     first = run_sweep(spec, path, progress=False)

@@ -82,10 +82,11 @@ def test_one_short_capability_run():
 
 
 def test_learned_rows_are_the_trained_table_of_a_learned_encoding_and_none_otherwise():
-    from posenc.lab.train import RunConfig, build_model
+    from posenc.lab.train import ModelConfig, RunConfig, build_model
 
     for encoding, has_table in (("learned", True), ("sinusoidal", False), ("rope", False), ("nope", False)):
-        model = build_model(RunConfig(task="copy", encoding=encoding, train_len=4, d_model=16, n_heads=2), 0)
+        model = build_model(RunConfig(task="copy", model=ModelConfig(encoding=encoding, d_model=16, n_heads=2),
+                                      train_len=4), 0)
         rows = learned_rows(model, 3)
         if has_table:
             assert rows.shape == (3, 16) and torch.equal(rows, model.input.encoding.weight.detach()[:3])

@@ -14,12 +14,13 @@ from posenc.lab.lab_task import lab_task
 from posenc.lab.string_tasks import get_task
 from posenc.lab.synthetic import VALIDATION_SEED_OFFSET
 from posenc.lab.train import _Ceiling
+from posenc.model import ModelConfig
 
 
 def test_no_improvement_stops_after_patience_validations():
     # lr 1e-12: the weights barely move, so the first validation is the best and every later one is stale
-    config = RunConfig(task="copy", encoding="nope", train_len=4, steps=1000, lr=1e-12, warmup=1, val_every=10,
-                       patience=2, d_model=16, n_heads=2, val_samples=16, eval_samples=16)
+    config = RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=4, steps=1000,
+                       lr=1e-12, warmup=1, val_every=10, patience=2, val_samples=16, eval_samples=16)
     m = train_run(config, seed=0, progress=False).metrics
     assert m["steps_trained"] == 30  # best at 10, stale at 20 and 30
     assert m["best_step"] == 10
@@ -29,8 +30,8 @@ def test_no_improvement_stops_after_patience_validations():
 
 def test_a_perfect_validation_score_stops_training_and_its_weights_are_tested():
     # size 1 copy has ten strings: learnt within a few hundred steps
-    config = RunConfig(task="copy", encoding="rope", train_len=1, eval_lengths=[1], steps=3000, lr=3e-3,
-                       warmup=10, val_every=25, patience=40, d_model=32, n_heads=2, val_samples=32,
+    config = RunConfig(task="copy", model=ModelConfig(encoding="rope", d_model=32, n_heads=2), train_len=1,
+                       eval_lengths=[1], steps=3000, lr=3e-3, warmup=10, val_every=25, patience=40, val_samples=32,
                        eval_samples=64)
     m = train_run(config, seed=0, progress=False).metrics
     assert m["val_exact_match"] == 1.0
@@ -41,8 +42,8 @@ def test_a_perfect_validation_score_stops_training_and_its_weights_are_tested():
 
 def test_the_validation_summary_reports_the_best_scores_under_their_names():
     # lr 1e-12: both validations score alike (exact match 0, token accuracy above it), the first is the best
-    config = RunConfig(task="copy", encoding="nope", train_len=2, steps=20, lr=1e-12, warmup=1, val_every=10,
-                       patience=5, d_model=16, n_heads=2, val_samples=16, eval_samples=8)
+    config = RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=2, steps=20,
+                       lr=1e-12, warmup=1, val_every=10, patience=5, val_samples=16, eval_samples=8)
     m = train_run(config, seed=0, progress=False, device="cpu").metrics
     assert set(m) == {"by_length", "loss_curve", "final_loss", "params", "val_curve", "best_step", "steps_trained",
                       "val_exact_match", "val_token_accuracy"}
@@ -54,7 +55,8 @@ def test_the_validation_summary_reports_the_best_scores_under_their_names():
 
 def test_a_ceiling_given_no_device_validates_on_the_cpu_in_its_dtype():
     # the mean over sizes 1 and 2 of the seeded validation strings, scored under CPU autocast in bfloat16
-    config = RunConfig(task="copy", encoding="nope", train_len=2, val_every=1, d_model=16, n_heads=2, val_samples=8)
+    config = RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=2,
+                       val_every=1, val_samples=8)
     model, task = build_model(config, seed=0), get_task("copy")
     ceiling = _Ceiling(config, lab_task("copy"), 3, Placement(torch.device("cpu"), torch.bfloat16))
     ceiling.check(model, 1)
@@ -65,8 +67,8 @@ def test_a_ceiling_given_no_device_validates_on_the_cpu_in_its_dtype():
     assert ceiling.curve == [[1, exact, token]]
 
 def test_without_val_every_all_steps_run_and_no_validation_is_reported():
-    m = train_run(RunConfig(task="copy", encoding="nope", train_len=2, steps=5, d_model=16, n_heads=2,
-                            eval_samples=8), seed=0, progress=False).metrics
+    m = train_run(RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=2,
+                            steps=5, eval_samples=8), seed=0, progress=False).metrics
     assert "val_curve" not in m and "steps_trained" not in m
 
 
@@ -78,7 +80,7 @@ def test_without_val_every_all_steps_run_and_no_validation_is_reported():
 ])
 def test_bad_ceiling_settings(settings, match):
     with pytest.raises(PosencError, match=match):
-        RunConfig(**settings)
+        RunConfig.from_dict(settings)
 
 
 class _Scripted:
@@ -92,8 +94,8 @@ class _Scripted:
 
 
 def _stops(scores, patience):
-    config = RunConfig(task="copy", encoding="nope", train_len=2, val_every=1, patience=patience, d_model=16,
-                       n_heads=2)
+    config = RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=2,
+                       val_every=1, patience=patience)
     ceiling = _Ceiling(config, _Scripted(scores), 0)
     model = build_model(config, seed=0)
     return [ceiling.check(model, step) for step in range(1, len(scores) + 1)], ceiling
@@ -127,6 +129,7 @@ def test_training_to_the_ceiling_is_off_by_default_with_a_patience_of_4():
 def test_val_every_above_steps_is_refused_since_no_validation_would_fall_due():
     # 5 steps, a validation every 10: none would run, and the run used to report -1.0 as its scores
     with pytest.raises(PosencError, match=r"val_every \(10\) exceeds steps \(5\): no validation would fall due"):
-        RunConfig(task="copy", encoding="nope", train_len=2, steps=5, val_every=10, d_model=16, n_heads=2)
+        RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=2, steps=5,
+                  val_every=10)
     # at the boundary one validation falls due, after the last step
-    RunConfig(task="copy", encoding="nope", train_len=2, steps=5, val_every=5, d_model=16, n_heads=2)
+    RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=2, steps=5, val_every=5)

@@ -19,7 +19,7 @@ TINY = {"task": "copy", "encoding": "rope", "train_len": 4, "steps": 60, "d_mode
 
 
 def test_bfloat16_on_the_cpu_trains_and_says_so():
-    result = train_run(RunConfig(**TINY, dtype="bfloat16"), seed=0, progress=False, device="cpu")
+    result = train_run(RunConfig.from_dict({**TINY, "dtype": "bfloat16"}), seed=0, progress=False, device="cpu")
     curve = [loss for _, loss in result.metrics["loss_curve"]]
     assert curve[-1] < 0.9 * curve[0]  # it learns: the loss falls by more than a tenth
     assert result.setup == {"device": "cpu", "dtype": "bfloat16"}
@@ -44,11 +44,11 @@ def test_cli_train_records_device_and_dtype_in_the_store(tmp_path, capsys):
 
 
 def test_float32_keeps_its_store_key_and_bfloat16_is_stored_apart():
-    plain = RunConfig(**TINY)
-    assert plain.as_dict()["dtype"] == "float32"  # every setting is in the key (schema 2)
-    assert "dtype" not in plain.earlier_keys()[0]  # the schema-1 key every float32 run had before dtypes existed
-    assert RunConfig(**TINY, dtype="float32").as_dict() == plain.as_dict()
-    low = RunConfig(**TINY, dtype="bf16")
+    plain = RunConfig.from_dict(TINY)
+    assert plain.as_dict()["dtype"] == "float32"  # every setting is in the key (since schema 2)
+    assert "dtype" not in plain.earlier_keys()[-1]  # the schema-1 key every float32 run had before dtypes existed
+    assert RunConfig.from_dict({**TINY, "dtype": "float32"}).as_dict() == plain.as_dict()
+    low = RunConfig.from_dict({**TINY, "dtype": "bf16"})
     assert low.dtype == "bfloat16" and config_hash(low.as_dict()) != config_hash(plain.as_dict())
     assert RunConfig.from_dict(low.as_dict()) == low
 
@@ -59,14 +59,14 @@ def test_a_changed_encoding_gets_a_new_store_key_and_the_others_keep_theirs():
     import posenc
 
     assert posenc.registry.get_class("cope").revision == 2 and posenc.registry.get_class("rope").revision == 1
-    cope = RunConfig(**{**TINY, "encoding": "cope"})
-    assert cope.as_dict()["encoding_revision"] == 2 and cope.earlier_keys()[0]["encoding_revision"] == 2
-    assert RunConfig(**TINY).as_dict()["encoding_revision"] == 1
-    assert "encoding_revision" not in RunConfig(**TINY).earlier_keys()[0]  # schema 1 left revision 1 out
+    cope = RunConfig.from_dict({**TINY, "encoding": "cope"})
+    assert cope.as_dict()["encoding_revision"] == 2 and cope.earlier_keys()[-1]["encoding_revision"] == 2
+    assert RunConfig.from_dict(TINY).as_dict()["encoding_revision"] == 1
+    assert "encoding_revision" not in RunConfig.from_dict(TINY).earlier_keys()[-1]  # schema 1 left revision 1 out
     before = {**cope.as_dict(), "encoding_revision": 1}  # the key of a revision-1 run
     assert config_hash(before) != config_hash(cope.as_dict())
     assert RunConfig.from_dict(cope.as_dict()) == cope
-    wrapped = RunConfig(**{**TINY, "encoding": "randomized", "encoding_options": {"encoding": "cope"}})
+    wrapped = RunConfig.from_dict({**TINY, "encoding": "randomized", "encoding_options": {"encoding": "cope"}})
     assert wrapped.as_dict()["encoding_revision"] == 2  # the encoding that acts on the positions decides
 
 
@@ -100,9 +100,9 @@ def test_bad_devices_and_dtypes_fail_before_any_run(tmp_path):
     with pytest.raises(PosencError, match="float16' cannot train on the CPU"):
         run_sweep(spec, tmp_path / "b.sqlite", progress=False, device="cpu", dtype="float16")
     with pytest.raises(PosencError, match="unknown dtype 'float8'"):
-        RunConfig(**TINY, dtype="float8")
+        RunConfig.from_dict({**TINY, "dtype": "float8"})
     with pytest.raises(PosencError, match="float16' cannot train on the CPU"):
-        train_run(RunConfig(**TINY, dtype="float16"), progress=False, device="cpu")
+        train_run(RunConfig.from_dict({**TINY, "dtype": "float16"}), progress=False, device="cpu")
     assert not (tmp_path / "a.sqlite").exists() and not (tmp_path / "b.sqlite").exists()
 
 
@@ -136,7 +136,7 @@ def test_a_placement_is_taken_as_given_and_must_carry_the_configs_dtype(monkeypa
 
     placement = Placement.resolve("cpu", "bfloat16", training=True)
     monkeypatch.setattr(device_module, "resolve_device", lambda *a, **k: pytest.fail("resolved again"))
-    result = train_run(RunConfig(**{**TINY, "steps": 5}, dtype="bfloat16"), progress=False, device=placement)
+    result = train_run(RunConfig.from_dict({**TINY, "steps": 5, "dtype": "bfloat16"}), progress=False, device=placement)
     assert result.setup == {"device": "cpu", "dtype": "bfloat16"}
     with pytest.raises(PosencError, match="placement in bfloat16 for a config in float32"):
-        train_run(RunConfig(**{**TINY, "steps": 5}), progress=False, device=placement)
+        train_run(RunConfig.from_dict({**TINY, "steps": 5}), progress=False, device=placement)

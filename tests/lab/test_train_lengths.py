@@ -13,6 +13,7 @@ import pytest
 
 from posenc.lab import synthetic
 from posenc.lab.train import RunConfig, train_run
+from posenc.model import ModelConfig
 
 
 def _trained_sizes(monkeypatch, **settings) -> Counter:
@@ -24,8 +25,8 @@ def _trained_sizes(monkeypatch, **settings) -> Counter:
         return real(inputs, outputs, fmt)
 
     monkeypatch.setattr(synthetic, "format_batch", recording)
-    config = RunConfig(task="copy", encoding="nope", d_model=8, n_layers=1, n_heads=2, batch_size=2, eval_samples=2,
-                       eval_lengths=[1], warmup=1, **settings)
+    config = RunConfig.from_dict({"task": "copy", "encoding": "nope", "d_model": 8, "n_layers": 1, "n_heads": 2,
+                                  "batch_size": 2, "eval_samples": 2, "eval_lengths": [1], "warmup": 1, **settings})
     train_run(config, seed=3, progress=False)
     return sizes
 
@@ -51,6 +52,6 @@ def test_validation_covers_the_same_sizes_as_training(monkeypatch):
         return {str(n): {"exact_match": 0.0, "token_accuracy": 0.0, "samples": 1} for n in lengths}
 
     monkeypatch.setattr(synthetic, "evaluate_task", recording)
-    config = RunConfig(task="copy", encoding="nope", min_train_len=2, train_len=6, steps=1)
+    config = RunConfig(task="copy", model=ModelConfig(encoding="nope"), min_train_len=2, train_len=6, steps=1)
     config.lab_task.validate(None, config, 0)
     assert scored == [[2, 3, 4, 5, 6]]

@@ -12,7 +12,7 @@ from posenc.lab import RunConfig, get_preset, run_sweep
 from posenc.lab.evaluate import evaluate_lm
 from posenc.lab.tables import check_metric, summarize_records, to_markdown
 from posenc.lab.train import CONSTANT_ACROSS_CHANNELS, build_model, check_run
-from posenc.model import Transformer, TransformerConfig
+from posenc.model import ModelConfig, Transformer, TransformerConfig
 
 
 def _forbid(monkeypatch, *targets):
@@ -128,10 +128,11 @@ def test_pre_norm_model_cancels_a_value_added_to_every_channel():
 @pytest.mark.parametrize("name", CONSTANT_ACROSS_CHANNELS)
 def test_lab_refuses_constant_encodings_added_to_the_embedding(name):
     with pytest.raises(PosencError, match="LayerNorm .* computes exactly what 'nope' computes"):
-        RunConfig(encoding=name)
+        RunConfig(model=ModelConfig(encoding=name))
     with pytest.raises(PosencError, match="NoPE in the lab's model"):
-        RunConfig(encoding="randomized", encoding_options={"encoding": name})
-    config = RunConfig(encoding=name, encoding_options={"combine": "concat", "dim": 16}, d_model=32, n_heads=2)
+        RunConfig(model=ModelConfig(encoding="randomized", encoding_options={"encoding": name}))
+    config = RunConfig(model=ModelConfig(encoding=name, encoding_options={"combine": "concat", "dim": 16}, d_model=32,
+                                         n_heads=2))
     assert config.label == f"{name}-concat"
     check_run(config)
     build_model(config)
@@ -155,8 +156,9 @@ def test_one_seed_is_not_shown_as_mean_and_std():
 @pytest.mark.parametrize("max_len", [-3, 2.5])
 def test_check_run_builds_the_encoding_with_the_max_len_option(max_len):
     # the model would build the learned table with max_len rows; check_run refuses the same value before training
-    config = RunConfig(task="copy", encoding="learned", encoding_options={"max_len": max_len}, train_len=3,
-                       eval_lengths=[3], d_model=16, n_layers=1, n_heads=2)
+    config = RunConfig(task="copy",
+                       model=ModelConfig(encoding="learned", encoding_options={"max_len": max_len}, d_model=16,
+                                         n_layers=1, n_heads=2), train_len=3, eval_lengths=[3])
     with pytest.raises(PosencError, match=f"max_len must be a positive integer, got {max_len}"):
         check_run(config)
 
@@ -164,8 +166,8 @@ def test_check_run_builds_the_encoding_with_the_max_len_option(max_len):
 # ---- each refusal of RunConfig at its boundary: the last value taken and the first refused ------------------------
 def test_max_len_equal_to_the_training_sequence_fits_and_one_less_is_refused():
     # copy of size 5: 5 + 5 = 10 tokens in the decoder format, 5 + 1 + 5 = 11 in the encoder one
-    assert build_model(RunConfig(task="copy", encoding="learned", train_len=5, max_len=10, d_model=16,
-                                 n_heads=2)).encoding.max_len == 10
+    assert build_model(RunConfig(task="copy", model=ModelConfig(encoding="learned", d_model=16, n_heads=2),
+                                 train_len=5, max_len=10)).encoding.max_len == 10
     with pytest.raises(PosencError, match="max_len=9 does not fit.*gives 10 tokens; raise max_len to at least 10"):
         RunConfig(task="copy", train_len=5, max_len=9)
     assert RunConfig(task="copy", fmt="encoder", train_len=5, max_len=11).max_len == 11
@@ -174,23 +176,27 @@ def test_max_len_equal_to_the_training_sequence_fits_and_one_less_is_refused():
 
 
 def test_the_model_is_built_for_the_training_sequence_when_max_len_is_not_given():
-    model = build_model(RunConfig(task="copy", encoding="learned", train_len=5, d_model=16, n_heads=2))
+    model = build_model(RunConfig(task="copy", model=ModelConfig(encoding="learned", d_model=16, n_heads=2),
+                                  train_len=5))
     assert RunConfig().max_len is None and model.encoding.max_len == 10  # 5 in + 5 out
 
 
 def test_randomized_positions_cover_the_longest_sequence_exactly_or_are_refused():
     # copy of size 4 trained, tested at 6: the longest sequence is 6 + 6 = 12 tokens, positions drawn from [0, N)
-    ok = RunConfig(task="copy", encoding="randomized", encoding_options={"max_len": 12}, train_len=4, eval_lengths=[6])
-    assert ok.encoding_options["max_len"] == 12
+    ok = RunConfig(task="copy", model=ModelConfig(encoding="randomized", encoding_options={"max_len": 12}),
+                   train_len=4, eval_lengths=[6])
+    assert ok.model.encoding_options["max_len"] == 12
     with pytest.raises(PosencError, match=r"drawn from \[0, 11\) but the longest sequence has 12 tokens"):
-        RunConfig(task="copy", encoding="randomized", encoding_options={"max_len": 11}, train_len=4, eval_lengths=[6])
+        RunConfig(task="copy", model=ModelConfig(encoding="randomized", encoding_options={"max_len": 11}), train_len=4,
+                  eval_lengths=[6])
 
 
 def test_randomized_positions_are_drawn_from_2048_by_default():
     # Ruoss et al. 2023 draw from [0, 2048): copy of size 1024 is 2048 tokens, size 1025 one pair more
-    assert RunConfig(task="copy", encoding="randomized", train_len=1024, eval_lengths=[1024]).train_len == 1024
+    assert RunConfig(task="copy", model=ModelConfig(encoding="randomized"), train_len=1024,
+                     eval_lengths=[1024]).train_len == 1024
     with pytest.raises(PosencError, match=r"drawn from \[0, 2048\) but the longest sequence has 2050 tokens"):
-        RunConfig(task="copy", encoding="randomized", train_len=1024, eval_lengths=[1025])
+        RunConfig(task="copy", model=ModelConfig(encoding="randomized"), train_len=1024, eval_lengths=[1025])
 
 
 def test_min_train_len_may_equal_train_len_and_not_exceed_it():
@@ -211,17 +217,17 @@ def test_warmup_may_equal_the_steps_and_not_exceed_them():
 @pytest.mark.parametrize("value,taken", [(0.0, True), (0.999, True), (1.0, False), (-1e-9, False)])
 def test_dropout_is_taken_in_zero_to_one_excluding_one(value, taken):
     if taken:
-        assert RunConfig(dropout=value).dropout == value
+        assert RunConfig(model=ModelConfig(dropout=value)).model.dropout == value
     else:
         with pytest.raises(PosencError, match=r"dropout must be a number in \[0, 1\)"):
-            RunConfig(dropout=value)
+            RunConfig(model=ModelConfig(dropout=value))
 
 
 @pytest.mark.parametrize("name", ["weight_decay", "grad_clip"])
 def test_zero_is_the_smallest_weight_decay_and_gradient_clip(name):
-    assert getattr(RunConfig(**{name: 0.0}), name) == 0.0
+    assert getattr(RunConfig.from_dict({name: 0.0}), name) == 0.0
     with pytest.raises(PosencError, match=rf"{name} must be a number >= 0"):
-        RunConfig(**{name: -1e-9})
+        RunConfig.from_dict({name: -1e-9})
 
 
 def test_any_positive_learning_rate_is_taken_and_zero_is_not():
@@ -258,7 +264,7 @@ OPTION_OF_SETTING = [({"dtype": 5}, "--dtype"), ({"encoding_options": "dim=16"},
 @pytest.mark.parametrize("settings, option", OPTION_OF_SETTING, ids=[str(s) for s, _ in OPTION_OF_SETTING])
 def test_a_bad_setting_names_its_command_line_option(settings, option):
     with pytest.raises(PosencError) as refused:
-        RunConfig(**settings)
+        RunConfig.from_dict(settings)
     assert str(refused.value).endswith(f" [option {option}]")
 
 

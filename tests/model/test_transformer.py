@@ -6,7 +6,7 @@ import torch
 import posenc
 from posenc.encodings.base import EncodingInfo, PositionalEncoding
 from posenc.errors import PosencError
-from posenc.model import Transformer, TransformerConfig
+from posenc.model import ModelConfig, Transformer, TransformerConfig
 from posenc.model import transformer as transformer_module
 
 
@@ -140,16 +140,28 @@ def test_the_config_defaults_each_written_out():
     config = TransformerConfig()
     assert (config.vocab_size, config.d_model, config.n_layers, config.n_heads, config.n_kv_heads, config.d_ff,
             config.dropout, config.causal, config.encoding, config.encoding_options, config.scale_embedding,
-            config.max_len, config.schedule) == (256, 128, 2, 4, None, None, 0.0, True, "rope", {}, False, 512, None)
+            config.max_len, config.schedule) == (256, 64, 2, 4, None, None, 0.0, True, "rope", {}, False, 512, None)
     model = Transformer(config)
     attention, mlp = model.blocks[0].attn, model.blocks[0].mlp
-    # n_kv_heads None: one key/value head per query head (4 heads of 32: q 128 wide, k and v 128 each)
-    assert (attention.n_heads, attention.n_kv_heads, attention.head_dim) == (4, 4, 32)
-    assert attention.kv_proj.weight.shape == (2 * 4 * 32, 128)
-    assert mlp[0].weight.shape == (4 * 128, 128)  # d_ff None: 4 * width
-    assert len(model.blocks) == 2 and model.head.weight.shape == (256, 128)
-    # the default encoding gets the model's sizes: RoPE over the 32-wide heads
-    assert model.encoding.name == "rope" and model.encoding.head_dim == 32 and model.input.scale == 1.0
+    # n_kv_heads None: one key/value head per query head (4 heads of 16: q 64 wide, k and v 64 each)
+    assert (attention.n_heads, attention.n_kv_heads, attention.head_dim) == (4, 4, 16)
+    assert attention.kv_proj.weight.shape == (2 * 4 * 16, 64)
+    assert mlp[0].weight.shape == (4 * 64, 64)  # d_ff None: 4 * width
+    assert len(model.blocks) == 2 and model.head.weight.shape == (256, 64)
+    # the default encoding gets the model's sizes: RoPE over the 16-wide heads
+    assert model.encoding.name == "rope" and model.encoding.head_dim == 16 and model.input.scale == 1.0
+
+
+def test_the_transformer_config_is_the_model_config_and_what_its_use_decides():
+    model = ModelConfig(encoding="alibi", d_model=32, n_heads=2, n_kv_heads=1, d_ff=48, dropout=0.1,
+                        scale_embedding=True)
+    whole = TransformerConfig.of(model, vocab_size=10, causal=False, max_len=9)
+    assert isinstance(whole, ModelConfig)
+    assert (whole.encoding, whole.d_model, whole.n_heads, whole.n_kv_heads, whole.d_ff, whole.dropout,
+            whole.scale_embedding, whole.vocab_size, whole.causal, whole.max_len) == \
+        ("alibi", 32, 2, 1, 48, 0.1, True, 10, False, 9)
+    with pytest.raises(TypeError):
+        TransformerConfig(10)  # every setting by name: a bare number could mean any of them
 
 
 @pytest.mark.parametrize(("dropout", "accepted"), [(-0.001, False), (0, True), (0.999, True), (1, False)])

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from posenc.lab.grid import Sweep
 from posenc.lab.train import RunConfig
 from posenc.report.experiments import field as fd
 from posenc.report.experiments import training as tr
@@ -38,7 +39,7 @@ def _ppl(label: str, i: int, seed: int) -> float:
 
 
 def _label(variant: dict) -> str:
-    return RunConfig(task="charlm", **variant).label  # the label the lab gives the run
+    return RunConfig.from_dict({"task": "charlm", **variant}).label  # the label the lab gives the run
 
 
 def _results(sweep: dict, ctx: Context) -> list:
@@ -96,9 +97,10 @@ def test_the_sweeps_differ_from_the_char_lm_sweep_only_where_they_must():
     assert fd.field_lm_sweep(False, 3)["grid"] == {"encoding": ["rope", "kerple", "pope", "fox", "dape"]}
     # RoPE's and KERPLE's runs are keyed like the char-LM and research sweeps' own: the store shares them
     base = tr.lm_sweep(False, 3)["base"]
-    assert RunConfig(**base, encoding="kerple").as_dict() == RunConfig(**{**base, "encoding": "kerple"}).as_dict()
-    hybrid = RunConfig(**{**fd.irope_sweep(False, 3)["base"], "encoding": "rope", "schedule": fd.IROPE})
-    assert hybrid.label == fd.HYBRID and hybrid.n_layers == 4
+    field_runs = {config.label: config for config, _ in Sweep.from_dict(fd.field_lm_sweep(False, 3)).runs()}
+    assert field_runs["kerple"].as_dict() == RunConfig.from_dict({**base, "encoding": "kerple"}).as_dict()
+    hybrid = RunConfig.from_dict({**fd.irope_sweep(False, 3)["base"], "encoding": "rope", "schedule": fd.IROPE})
+    assert hybrid.label == fd.HYBRID and hybrid.model.n_layers == 4
 
 
 def _e(value, low, high) -> Estimate:

@@ -16,9 +16,9 @@ def test_full_task_sweep_trains_addition_wider_and_shorter():
     seen = {}
     for config, seed in runs:
         width, L = expected[config.task]
-        assert (config.d_model, config.train_len, config.n_layers) == (width, L, 2), config
+        assert (config.model.d_model, config.train_len, config.model.n_layers) == (width, L, 2), config
         assert list(config.eval_lengths) == [L // 2, L, 2 * L], config
-        seen.setdefault(config.task, set()).add((config.encoding, seed))
+        seen.setdefault(config.task, set()).add((config.model.encoding, seed))
     assert set(seen) == set(expected)
     for task, pairs in seen.items():  # the six encodings the task claims compare, each with seeds 0, 1, 2
         assert pairs == {(e, s) for e in ENCODINGS for s in range(3)}, task
@@ -33,9 +33,9 @@ def test_quick_task_sweep_trains_copy_only_small_and_short():
     12 runs."""
     runs = Sweep.from_dict(tr.task_sweep(True, 2)).runs()
     assert len(runs) == 6 * 2
-    assert {(c.task, c.d_model, c.train_len, c.n_layers, tuple(c.eval_lengths), c.steps) for c, _ in runs} == {
+    assert {(c.task, c.model.d_model, c.train_len, c.model.n_layers, tuple(c.eval_lengths), c.steps) for c, _ in runs} == {
         ("copy", 64, 4, 2, (2, 4, 8), 400)}
-    assert {(c.encoding, seed) for c, seed in runs} == {(e, s) for e in ENCODINGS for s in range(2)}
+    assert {(c.model.encoding, seed) for c, seed in runs} == {(e, s) for e in ENCODINGS for s in range(2)}
     assert tr.task_sweep(True)["seeds"] == [0]  # one seed unless told
 
 

@@ -12,7 +12,10 @@
   out, the option keeps its default); ``dict[str, Any]`` takes ``KEY=VALUE``, repeated (:func:`posenc.cli.options.parse_options`: a
   key given twice is an error); any other type is refused when the command is defined;
 - a field left off the command line is not passed on: the dataclass applies its own default (and its
-  ``__post_init__`` its own rules, such as a ``quick`` plan's sizes).
+  ``__post_init__`` its own rules, such as a ``quick`` plan's sizes);
+- a field that is itself a settings dataclass (:attr:`posenc.lab.RunConfig.model`, a
+  :class:`~posenc.model.ModelConfig`) gives its fields as options of their own, in its place (``--d-model``, help
+  from its class's docstring); :meth:`CommandSettings.build` gathers them into it.
 
 A :class:`Flag` changes how one field looks on the command line when the rule above does not fit: other names
 (``-e``), a positional argument, a repeated option instead of a comma-separated one, a parser of its own for the
@@ -27,6 +30,7 @@ dataclass therefore appears in the command line, with its help, and reaches the 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -118,6 +122,7 @@ class _Option:
     info: Any  #: a typer OptionInfo or ArgumentInfo
     read: Callable[[Any], Any]
     default: Any  #: the command line's own default, or _UNSET
+    within: tuple[str, type] | None = None  #: the nested settings dataclass holding the field, as (field, class)
 
 
 def _optional(annotation: Any) -> tuple[Any, bool]:
@@ -206,20 +211,37 @@ def _derive(cls: type, f, annotation: Any, doc: str, flag: Flag) -> _Option:
     return _Option(f.name, option, cli_type, info, read, flag.default)
 
 
+def _fields(cls: type) -> list[tuple[type, Any, Any, tuple[str, type] | None]]:
+    """``(owner, field, annotation, within)`` for every field of ``cls`` in order, a nested settings dataclass's
+    fields in its place (``within``: the field holding them and its class)."""
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in fields(cls):
+        kind = hints[f.name]
+        if isinstance(kind, type) and is_dataclass(kind):
+            inner = typing.get_type_hints(kind)
+            out += [(kind, g, inner[g.name], (f.name, kind)) for g in fields(kind)]
+        else:
+            out.append((cls, f, kind, None))
+    return out
+
+
 def derive_options(cls: type, flags: dict[str, Flag] | None = None,
                    exclude: tuple[str, ...] = ()) -> dict[str, _Option]:
-    """Every field of the dataclass ``cls`` but ``exclude`` as a command-line parameter, in field order."""
+    """Every field of the dataclass ``cls`` but ``exclude`` as a command-line parameter, in field order (a nested
+    settings dataclass's fields in its place)."""
     if not is_dataclass(cls):
         raise TypeError(f"{cls!r} is not a dataclass")
     flags = flags or {}
-    names = {f.name for f in fields(cls)}
+    every = _fields(cls)
+    names = {f.name for _, f, _, _ in every}
     unknown = sorted((set(flags) | set(exclude)) - names)
     if unknown:
         raise TypeError(f"{cls.__name__} has no field(s) {unknown}")
-    hints = typing.get_type_hints(cls)
-    docs = field_docs(cls)
-    return {f.name: _derive(cls, f, hints[f.name], docs.get(f.name, ""), flags.get(f.name, Flag()))
-            for f in fields(cls) if f.name not in exclude}
+    docs = {owner: field_docs(owner) for owner, _, _, _ in every}
+    return {f.name: dataclasses.replace(_derive(owner, f, kind, docs[owner].get(f.name, ""),
+                                                flags.get(f.name, Flag())), within=within)
+            for owner, f, kind, within in every if f.name not in exclude}
 
 
 class CommandSettings(Generic[S]):
@@ -266,8 +288,13 @@ class CommandSettings(Generic[S]):
         return out
 
     def build(self, **overrides: Any) -> S:
-        """The settings dataclass from :meth:`parsed`, with ``overrides`` (values the command resolved) on top."""
-        return self.cls(**{**self.parsed(), **overrides})
+        """The settings dataclass from :meth:`parsed`, with ``overrides`` (values the command resolved) on top; the
+        fields of a nested settings dataclass are gathered into it (left out: its default)."""
+        values, nested = {**self.parsed(), **overrides}, {}
+        for name, spec in self.options.items():
+            if spec.within is not None and name in values:
+                nested.setdefault(spec.within, {})[name] = values.pop(name)
+        return self.cls(**values, **{field: kind(**given) for (field, kind), given in nested.items()})
 
 
 def _given(ctx: Any, name: str) -> bool:

@@ -28,8 +28,8 @@ from posenc.lab.presets import PRESETS, get_preset
 from posenc.lab.string_tasks import TASKS, get_task
 from posenc.lab.sweep import Sweep, run_sweep
 from posenc.lab.tables import alibi_table, summarize, to_markdown
-from posenc.lab.train import KIND, RunConfig, RunResult, build_model, train_run
+from posenc.lab.train import KIND, ModelConfig, RunConfig, RunResult, build_model, train_run
 
-__all__ = ["RunConfig", "RunResult", "train_run", "build_model", "run_sweep", "Sweep", "summarize", "alibi_table",
-           "to_markdown", "PRESETS", "get_preset", "TASKS", "get_task", "LAB_TASKS", "LabTask", "lab_task", "KIND", "CANNOT_RUN",
-           "evaluate_task", "evaluate_lm"]
+__all__ = ["RunConfig", "ModelConfig", "RunResult", "train_run", "build_model", "run_sweep", "Sweep", "summarize",
+           "alibi_table", "to_markdown", "PRESETS", "get_preset", "TASKS", "get_task", "LAB_TASKS", "LabTask",
+           "lab_task", "KIND", "CANNOT_RUN", "evaluate_task", "evaluate_lm"]

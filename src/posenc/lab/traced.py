@@ -162,18 +162,18 @@ def run_config(task: str, label: str, cap: int | None = None) -> Any:
     capability run) steps at most. :func:`train_traced` validates every :data:`VAL_EVERY` steps through its callback.
     The lab's own test is left at its smallest (one string at the trained size): a traced run reads its own
     validation and capability sets."""
-    from posenc.lab.train import RunConfig
+    from posenc.lab.train import ModelConfig, RunConfig
 
     name, options, d_model = ENCODINGS[label]
     fixed = task in CAPABILITY_TASKS and label in CAPABILITY_LABELS
     cap = cap or (CAPABILITY_STEPS if fixed else NOPE_CAP if label == "nope" else CAP)
     size = COPY_LEN if task == "copy" else LOCAL_LEN
     length = 2 * COPY_LEN if task == "copy" else LOCAL_LEN
-    return RunConfig(task=task, encoding=name, encoding_options=dict(options), label=label, d_model=d_model,
-                     n_layers=N_LAYERS, n_heads=N_HEADS, train_len=size, min_train_len=1 if task == "copy" else size,
+    model = ModelConfig(encoding=name, encoding_options=dict(options), d_model=d_model, n_layers=N_LAYERS,
+                        n_heads=N_HEADS)
+    return RunConfig(task=task, model=model, label=label, train_len=size, min_train_len=1 if task == "copy" else size,
                      eval_lengths=[size], eval_samples=1, steps=cap, batch_size=BATCH, lr=LR, warmup=min(WARMUP, cap),
-                     lr_decay="constant", grad_clip=1.0,
-                     max_len=max(CAPABILITY_LENGTHS) if fixed else length)
+                     lr_decay="constant", grad_clip=1.0, max_len=max(CAPABILITY_LENGTHS) if fixed else length)
 
 
 def learned_rows(model: Any, length: int) -> torch.Tensor | None:

@@ -48,21 +48,19 @@ from posenc.errors import PosencError
 from posenc.extend.perplexity import PROTOCOLS, normalize_protocols
 from posenc.lab.lab_task import LabTask, lab_task
 from posenc.lab.string_tasks import FORMATS, IGNORE
-from posenc.model import Transformer, TransformerConfig
+from posenc.model import ModelConfig, Transformer, TransformerConfig
 from posenc.progress import progress as progress_bar
 from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import DEFAULT_CALL_SECONDS, GB, calibrated, check_memory, format_bytes, seconds
 
-__all__ = ["RunConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
+__all__ = ["RunConfig", "ModelConfig", "model_config", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
            "call_seconds", "measure_call_seconds", "refuse_constant_encoding", "acting_encoding", "KIND", "KEY_SCHEMA", "CODE_VERSION",
            "CONSTANT_ACROSS_CHANNELS"]
 
 KIND = "lab"  #: the results-store kind of lab runs
-#: the schema of a run's store key (:meth:`RunConfig.as_dict`): 2, every setting with its value; 1 (no ``schema``
-#: field) left out settings at their defaults (:meth:`RunConfig.earlier_keys`)
-KEY_SCHEMA = 2
-#: the run's settings that are its model's: :attr:`RunConfig.model` (a TransformerConfig) validates them
-MODEL_SETTINGS = ("d_model", "n_heads", "n_layers", "dropout")
+#: the schema of a run's store key (:meth:`RunConfig.as_dict`): 3, every setting with its value, the model's nested;
+#: 2 had them flat; 1 (no ``schema`` field) left out settings at their defaults (:meth:`RunConfig.earlier_keys`)
+KEY_SCHEMA = 3
 #: the version of the training and evaluation code, stored with every run: a run stored under another is recomputed
 CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
@@ -76,6 +74,8 @@ def bad_setting(name: str, message: str) -> PosencError:
     """The error for a bad run setting: ``message`` (which names the :class:`RunConfig` field) and the option that sets
     it on the command line, so a user of ``posenc train`` finds it as readily as one of ``RunConfig``
     (``--set name=value`` sets it in a sweep)."""
+    if name == "model":  # the model as a whole: its settings are options of their own
+        return PosencError(message)
     option = "-o KEY=VALUE" if name == "encoding_options" else f"--{name.replace('_', '-')}"
     return PosencError(f"{message} [option {option}]")
 
@@ -116,16 +116,11 @@ class RunConfig:
         task: a task of :data:`posenc.lab.lab_task.LAB_TASKS`: a synthetic string task (:mod:`posenc.lab.string_tasks`), the
             character-level language model (:mod:`posenc.lab.charlm`) or a local-dependency task
             (:mod:`posenc.lab.local`).
-        encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
-        encoding_options: the encoding's options (model sizes are filled in), e.g.
-            ``{"combine": "concat", "dim": 16}``; on the command line ``-o combine=concat -o dim=16``.
+        model: the model (:class:`~posenc.model.ModelConfig`): its encoding, the encoding's options and its sizes;
+            the task decides its vocabulary, ``fmt`` its direction and ``max_len`` its position range. Its settings
+            are given flat on the command line and in sweeps (``--encoding``, ``--d-model``, ``"d_model": 128``).
         label: the name in tables and plots (default: the encoding, plus ``-concat`` for concatenation).
         fmt: ``"decoder"`` (causal) or ``"encoder"`` (bidirectional; synthetic tasks only).
-        d_model: model width.
-        n_layers: Transformer layers.
-        n_heads: attention heads.
-        d_ff: feed-forward width (default ``4 * width``).
-        dropout: dropout probability.
         train_len: largest task size ``n`` in training (char-LM: the context length ``L``).
         min_train_len: smallest task size in training.
         eval_lengths: task sizes (char-LM: context lengths) to test; default ``L/2, L, 2L, 4L`` (char-LM
@@ -149,26 +144,21 @@ class RunConfig:
             ``train_len``).
         dtype: ``"float32"`` (default), ``"bfloat16"`` or ``"float16"``: the precision of the forward passes
             (autocast; weights stay float32).
-        schedule: an encoding per layer: registry names repeated over ``n_layers`` (``rope,rope,rope,nope``: every
-            fourth layer NoPE, Llama 4's iRoPE); the layers named like ``encoding`` take ``encoding_options``, the
-            others their defaults. Empty (default): ``encoding`` on every layer.
+        schedule: an encoding per layer: registry names repeated over the model's ``n_layers``
+            (``rope,rope,rope,nope``: every fourth layer NoPE, Llama 4's iRoPE); the layers named like the model's
+            ``encoding`` take its ``encoding_options``, the others their defaults. Empty (default): the model's
+            ``encoding`` on every layer.
 
-    :meth:`as_dict` is the run's store key: every setting, defaults included, under an explicit ``schema``
-    (:data:`KEY_SCHEMA`), so a new setting is a field and nothing else. A store written before the key had a schema
-    is still read: :meth:`earlier_keys` gives the key a run had then, and a sweep asks the store for it when the
-    current key has no row.
+    :meth:`as_dict` is the run's store key: every setting, defaults included, the model's nested, under an explicit
+    ``schema`` (:data:`KEY_SCHEMA`), so a new setting is a field and nothing else. A store written under an earlier
+    schema is still read: :meth:`earlier_keys` gives the keys a run had then, and a sweep asks the store for them
+    when the current key has no row. :meth:`from_dict` reads a key of any schema, or settings given flat.
     """
 
     task: str = "copy"
-    encoding: str = "rope"
-    encoding_options: dict[str, Any] = field(default_factory=dict)
+    model: ModelConfig = field(default_factory=ModelConfig)
     label: str | None = None
     fmt: str = "decoder"
-    d_model: int = 64
-    n_layers: int = 2
-    n_heads: int = 4
-    d_ff: int | None = None
-    dropout: float = 0.0
     train_len: int = 20
     min_train_len: int = 1
     eval_lengths: list[int] = field(default_factory=list)
@@ -196,9 +186,13 @@ class RunConfig:
                                        f"got {self.dtype!r}")
         self.dtype = dtype_name(self.dtype)  # an unknown dtype names the valid ones
         task = lab_task(self.task)
-        get_class(self.encoding)  # unknown encodings list the valid ones
-        if not isinstance(self.encoding_options, dict):
-            raise bad_setting("encoding_options", f"encoding_options must be a dict, got {self.encoding_options!r}")
+        if isinstance(self.model, dict):  # the model's settings as data (a store key's nested part)
+            self.model = model_config(self.model)
+        if not isinstance(self.model, ModelConfig):
+            raise bad_setting("model", f"RunConfig.model must be a ModelConfig (posenc.model.ModelConfig), got "
+                                       f"{type(self.model).__name__} {self.model!r}; e.g. "
+                                       f"RunConfig(model=ModelConfig(encoding='alibi', d_model=64))")
+        get_class(self.model.encoding)  # unknown encodings list the valid ones
         if self.fmt not in FORMATS:
             raise bad_setting("fmt", f"fmt must be one of {FORMATS}, got {self.fmt!r}")
         for name in ("train_len", "min_train_len", "steps", "batch_size", "eval_samples", "eval_tokens", "patience",
@@ -218,7 +212,7 @@ class RunConfig:
         if self.min_train_len > self.train_len:
             raise bad_setting("min_train_len", f"min_train_len ({self.min_train_len}) must be <= train_len "
                                                f"({self.train_len})")
-        for name, low in (("warmup", 0), ("d_ff", 1), ("max_len", 1)):
+        for name, low in (("warmup", 0), ("max_len", 1)):
             value = getattr(self, name)
             if value is not None and not whole_number(value, low):
                 raise bad_setting(name, f"RunConfig.{name} must be an integer >= {low} or None, got {value!r}")
@@ -256,35 +250,27 @@ class RunConfig:
             raise bad_setting("max_len", f"max_len={self.max_len} does not fit the training sequences: train_len="
                                          f"{self.train_len} gives {needed} tokens; raise max_len to at least {needed} "
                                          f"or lower train_len")
-        try:
-            _ = self.model  # the model's settings are checked once, by the model's config
-        except PosencError as exc:
-            name = next((n for n in MODEL_SETTINGS if n in str(exc)), "d_model")
-            raise bad_setting(name, f"RunConfig.{name}: {exc}") from exc
-        randomized = get_class(self.encoding).info.randomized  # positions drawn from [0, max_len)
-        randomized_range = self.encoding_options.get("max_len", RANDOMIZED_RANGE) if randomized else None
+        encoding, options = self.model.encoding, self.model.encoding_options
+        randomized = get_class(encoding).info.randomized  # positions drawn from [0, max_len)
+        randomized_range = options.get("max_len", RANDOMIZED_RANGE) if randomized else None
         longest = max(self.sequence_length(n) for n in self.eval_lengths + [self.train_len])
         if randomized_range is not None and randomized_range < longest:
             raise PosencError(f"randomized positions are drawn from [0, {randomized_range}) but the longest sequence "
                               f"has {longest} tokens; pass encoding_options max_len >= {longest}")
-        refuse_constant_encoding(self.encoding, self.encoding_options)
+        refuse_constant_encoding(encoding, options)
         self.schedule = _check_schedule(self.schedule)
         if self.label is None:
-            concat = self.encoding_options.get("combine") == "concat"
-            self.label = "+".join(self.schedule) if self.schedule else self.encoding + ("-concat" if concat else "")
+            concat = options.get("combine") == "concat"
+            self.label = "+".join(self.schedule) if self.schedule else encoding + ("-concat" if concat else "")
 
     @property
-    def model(self) -> TransformerConfig:
-        """The run's model as the model's own config (:class:`~posenc.model.TransformerConfig`, which validates
-        :data:`MODEL_SETTINGS`): its sizes, direction (``fmt``), encoding with the run's options and position range
-        (``max_len``, default the sequence length at ``train_len``), over the task's vocabulary bound.
-        :func:`build_model` builds from it, with the task's vocabulary, the options the seed decides and the layer
-        schedule."""
-        return TransformerConfig(
-            vocab_size=self.lab_task.vocab_bound, d_model=self.d_model, n_layers=self.n_layers,
-            n_heads=self.n_heads, d_ff=self.d_ff, dropout=self.dropout, causal=self.fmt == "decoder",
-            encoding=self.encoding, encoding_options=dict(self.encoding_options),
-            max_len=self.max_len or self.sequence_length(self.train_len))
+    def transformer(self) -> TransformerConfig:
+        """The run's whole model config (:class:`~posenc.model.TransformerConfig`): :attr:`model` with what the run
+        decides, its direction (``fmt``) and position range (``max_len``, default the sequence length at
+        ``train_len``), over the task's vocabulary bound. :func:`build_model` builds from it, with the task's
+        vocabulary, the options the seed decides and the layer schedule."""
+        return TransformerConfig.of(self.model, vocab_size=self.lab_task.vocab_bound, causal=self.fmt == "decoder",
+                                    max_len=self.max_len or self.sequence_length(self.train_len))
 
     @property
     def lab_task(self) -> LabTask:
@@ -301,41 +287,89 @@ class RunConfig:
     def _encoding_revision(self) -> int:
         """The acting encoding's :attr:`~posenc.encodings.base.PositionalEncoding.revision` (a run stored before the
         encoding changed is computed again)."""
-        return get_class(acting_encoding(self.encoding, self.encoding_options)[0]).revision
+        return get_class(acting_encoding(self.model.encoding, self.model.encoding_options)[0]).revision
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting flat, as the command line and sweeps give them: the model's beside the run's
+        (``{"task": "copy", "encoding": "rope", "d_model": 64, ..., "steps": 500, ...}``); :meth:`from_dict` reads
+        them back."""
+        data = asdict(self)
+        return {"task": data.pop("task"), **data.pop("model"), **data}
 
     def as_dict(self) -> dict[str, Any]:
         """The config as plain JSON-able data, the run's store key: ``schema`` (:data:`KEY_SCHEMA`), every setting
-        with its value (defaults included) and ``encoding_revision``."""
+        with its value (defaults included; the model's as a nested ``model``) and ``encoding_revision``."""
         return {"schema": KEY_SCHEMA, **asdict(self), "encoding_revision": self._encoding_revision()}
 
     def earlier_keys(self) -> list[dict[str, Any]]:
-        """The keys this run had in a store written by earlier posenc, newest first: schema 1, which had no
-        ``schema`` field and left out ``dtype`` when float32, ``schedule`` when empty, ``lr_decay`` when cosine and
-        ``encoding_revision`` when 1 (so that older keys survived each new setting)."""
-        data = asdict(self)
+        """The keys this run had in a store written by earlier posenc, newest first (none where the run uses a model
+        setting those did not have: ``n_kv_heads`` or ``scale_embedding``):
+
+        - schema 2: every setting flat (the model's beside the run's), and ``encoding_revision``;
+        - schema 1, which had no ``schema`` field and left out ``dtype`` when float32, ``schedule`` when empty,
+          ``lr_decay`` when cosine and ``encoding_revision`` when 1 (so that older keys survived each new setting).
+        """
+        data = self.settings()
+        for name, default in NEWER_MODEL_SETTINGS.items():
+            if data.pop(name) != default:
+                return []
+        revision = self._encoding_revision()
+        second = {"schema": 2, **data, "encoding_revision": revision}
         for name, default in (("dtype", "float32"), ("schedule", []), ("lr_decay", "cosine")):
             if data[name] == default:
                 del data[name]
-        revision = self._encoding_revision()
         if revision != 1:
             data["encoding_revision"] = revision
-        return [data]
+        return [second, data]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        """A config from its settings: a store key of any schema (:meth:`as_dict`, :meth:`earlier_keys`) or a dict
-        of fields (defaults for those left out)."""
-        names = {f.name for f in fields(cls)}
+        """A config from its settings: a store key of any schema (:meth:`as_dict`, :meth:`earlier_keys`), or
+        settings given flat as the command line and sweeps give them (:meth:`settings`; defaults for those left
+        out), the model's among them or nested as ``model``."""
         schema = data.get("schema", 1)
         if not whole_number(schema) or schema > KEY_SCHEMA:
             raise PosencError(f"run settings of key schema {schema!r}: this posenc reads schemas 1 to {KEY_SCHEMA}; "
                               f"read them with the posenc that wrote them, or leave 'schema' out")
         # the schema and the encoding's revision are derived, not settings
         data = {k: v for k, v in data.items() if k not in ("schema", "encoding_revision")}
-        unknown = sorted(set(data) - names)
+        model_names = [f.name for f in fields(ModelConfig)]
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(data) - set(names) - set(model_names))
         if unknown:
-            raise PosencError(f"unknown run setting(s) {unknown}; valid settings are: {', '.join(sorted(names))}")
-        return cls(**data)
+            valid = sorted(set(names) - {"model"} | set(model_names))
+            raise PosencError(f"unknown run setting(s) {unknown}; valid settings are: {', '.join(valid)}")
+        nested = data.pop("model", {})
+        if isinstance(nested, ModelConfig):
+            nested = {f.name: getattr(nested, f.name) for f in fields(ModelConfig)}
+        if not isinstance(nested, dict):
+            raise bad_setting("model", f"the run setting 'model' must be a dict of the model's settings "
+                                       f"({', '.join(model_names)}), got {nested!r}")
+        flat = {name: data.pop(name) for name in model_names if name in data}
+        twice = sorted(set(flat) & set(nested))
+        if twice:
+            raise PosencError(f"run setting(s) {twice} given twice, flat and in 'model'; give each once")
+        return cls(model=model_config({**nested, **flat}), **data)
+
+
+#: model settings that store keys of schema 1 and 2 did not have, at the value those runs had
+NEWER_MODEL_SETTINGS = {"n_kv_heads": None, "scale_embedding": False}
+
+
+def model_config(settings: dict[str, Any]) -> ModelConfig:
+    """The model of a run from its settings (``{"encoding": "alibi", "d_model": 32}``), each error said with the
+    option that sets it."""
+    model_names = [f.name for f in fields(ModelConfig)]
+    unknown = sorted(set(settings) - set(model_names))
+    if unknown:
+        raise PosencError(f"unknown model setting(s) {unknown}; the model's settings are: {', '.join(model_names)}")
+    try:
+        return ModelConfig(**settings)
+    except PosencError as exc:
+        text = str(exc)  # the setting the message is about: the one it names as ModelConfig.<name>, or first
+        named = [n for n in model_names if f"ModelConfig.{n} " in text]
+        name = named[0] if named else min(model_names, key=lambda n: (text.find(n) % (len(text) + 1), n))
+        raise bad_setting(name, f"RunConfig.model: {exc}") from exc
 
 
 def _check_schedule(schedule: Any) -> list[str]:
@@ -371,11 +405,11 @@ class RunResult:
 
 def _model_options(config: RunConfig, seed: int) -> tuple[dict[str, Any], int]:
     """The encoding options the model gets, and its position range ``max_len``."""
-    options = dict(config.encoding_options)
+    options = dict(config.model.encoding_options)
     # an encoding with a `bidirectional` option (t5) is told the run's direction unless the config sets it
-    if "bidirectional" in options_of(config.encoding) and "bidirectional" not in options:
+    if "bidirectional" in options_of(config.model.encoding) and "bidirectional" not in options:
         options["bidirectional"] = config.fmt == "encoder"  # a causal decoder only sees keys at r <= 0
-    if get_class(config.encoding).info.randomized:
+    if get_class(config.model.encoding).info.randomized:
         options.setdefault("seed", seed)
         options.setdefault("max_len", RANDOMIZED_RANGE)  # not the model's max_len: the paper draws from [0, 2048)
     # the model passes its own sizes to the encoding; a size also given as an option would be passed twice
@@ -396,14 +430,14 @@ def build_model(config: RunConfig, seed: int = 0, vocab_size: int | None = None)
     schedule = None
     if config.schedule:  # each name with its defaults (told the run's direction), `encoding` with its options
         def layer(name: str) -> Layer:
-            if name == config.encoding:
+            if name == config.model.encoding:
                 return Layer(name, options)
             told = {"bidirectional": config.fmt == "encoder"} if "bidirectional" in options_of(name) else {}
             return Layer(name, told)
 
-        schedule = LayerSchedule.cycle(config.n_layers, [layer(name) for name in config.schedule])
+        schedule = LayerSchedule.cycle(config.model.n_layers, [layer(name) for name in config.schedule])
     torch.manual_seed(seed)
-    return Transformer(dataclasses.replace(config.model, vocab_size=vocab_size, encoding_options=options,
+    return Transformer(dataclasses.replace(config.transformer, vocab_size=vocab_size, encoding_options=options,
                                            max_len=max_len, schedule=schedule))
 
 
@@ -496,11 +530,13 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     Measured against the peak resident memory of whole processes (copy task, d_model 64, 2 layers, batch 32,
     sequences of 256 to 2048 tokens, rope, alibi and nope), the total is 1.2 to 1.4 times the peak.
     """
-    inner, inner_options = acting_encoding(config.encoding, config.encoding_options)
+    model = config.model
+    inner, inner_options = acting_encoding(model.encoding, model.encoding_options)
     concat = inner_options.get("combine") == "concat"
     dim = concat_width(inner, inner_options) if concat else 0
-    W, L, H = config.d_model + dim, config.n_layers, config.n_heads
-    F = config.d_ff or 4 * W
+    W, L, H = model.d_model + dim, model.n_layers, model.n_heads
+    KV = model.n_kv_heads or H
+    F = model.d_ff or 4 * W
     task = config.lab_task
     V = task.vocab_bound
     T = config.sequence_length(config.train_len)
@@ -511,13 +547,14 @@ def estimate_run(config: RunConfig, threads: int = 1) -> RunEstimate:
     B_e = task.eval_batch(config)
     inner_info = get_class(inner).info
     bias = inner_info.biases_logits
-    per_row = get_class(config.encoding).info.randomized  # positions drawn per sequence: a bias per batch row
+    per_row = get_class(model.encoding).info.randomized  # positions drawn per sequence: a bias per batch row
     table = 0
     if inner_info.acts_on_input and inner_info.length_limited:  # a learned table: one row per position
-        rows = config.encoding_options.get("max_len") or config.max_len or T
-        table = int(rows) * (dim or config.d_model)
-    dense = L * (4 * W * W + 2 * W * F + F + 6 * W) + 2 * W + W * V
-    params = V * config.d_model + table + dense
+        rows = model.encoding_options.get("max_len") or config.max_len or T
+        table = int(rows) * (dim or model.d_model)
+    attention = 2 * W * W + 2 * W * W * KV // H  # q and out; k and v with KV of the H heads
+    dense = L * (attention + 2 * W * F + F + 6 * W) + 2 * W + W * V
+    params = V * model.d_model + table + dense
     train = B * T * (L * (16 * W + 3 * F) + 4 * W + 3 * V)
     evaluation = B_e * T_e * (6 * W + 2 * F + 3 * V)
     if bias:
@@ -546,7 +583,7 @@ def measure_call_seconds() -> float:
     of the run of ``CALL_STEPS[1]`` steps less that of ``CALL_STEPS[0]`` (each the fastest of :data:`CALL_REPEATS`,
     after one run that pays the first calls), less their difference of arithmetic at the machine's rate, over their
     difference of counted operations (:func:`estimate_run`)."""
-    configs = [RunConfig(**{**CALL_CALIBRATION, "steps": steps}) for steps in CALL_STEPS]
+    configs = [RunConfig.from_dict({**CALL_CALIBRATION, "steps": steps}) for steps in CALL_STEPS]
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     times = []
@@ -575,20 +612,21 @@ def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = 
     estimate = estimate_run(config, threads)
     side_by_side = f"{concurrent} runs side by side, each " if concurrent > 1 else ""
     check_memory(concurrent * estimate.total, f"lab run {config.task}/{config.label} (train_len {config.train_len}, "
-                 f"eval lengths up to {max(config.eval_lengths)}, d_model {config.d_model}, batch "
+                 f"eval lengths up to {max(config.eval_lengths)}, d_model {config.model.d_model}, batch "
                  f"{config.batch_size})", "lower train_len, eval_lengths, batch_size or d_model"
                  + (", or use fewer workers" if concurrent > 1 else ""), limit_bytes=limit_bytes,
                  detail=side_by_side + estimate.describe())
     options, max_len = _model_options(config, 0)
+    model = config.model
     try:  # what the model's constructor does with the options, without the model
-        build_for_model(config.encoding, d_model=config.d_model, n_heads=config.n_heads,
-                        head_dim=config.d_model // config.n_heads, max_len=max_len, **options)
+        build_for_model(model.encoding, d_model=model.d_model, n_heads=model.n_heads,
+                        head_dim=model.d_model // model.n_heads, max_len=max_len, **options)
     except PosencError as exc:
         if "head_dim must" in str(exc):  # the encoding's fix names a head_dim option, which a run does not have
             raise _head_width_error(config, options, max_len, exc) from exc
         raise
     except (TypeError, ValueError, ArithmeticError) as exc:
-        raise PosencError(f"encoding {config.encoding!r} rejects encoding_options {config.encoding_options!r}: "
+        raise PosencError(f"encoding {model.encoding!r} rejects encoding_options {model.encoding_options!r}: "
                           f"{type(exc).__name__}: {exc}; fix the option values (see docs/encodings.md)") from exc
     return estimate
 
@@ -596,20 +634,21 @@ def check_run(config: RunConfig, concurrent: int = 1, limit_bytes: int | None = 
 def _head_width_error(config: RunConfig, options: dict[str, Any], max_len: int, exc: PosencError) -> PosencError:
     """An encoding's refusal of the head width, said in the run's own terms: head_dim is d_model / n_heads, set by
     --d-model and --n-heads, with the nearest larger d_model that the encoding takes."""
-    d_model, n_heads = config.d_model, config.n_heads
+    d_model, n_heads = config.model.d_model, config.model.n_heads
     problem = str(exc).split("; ")[0]  # the encoding's reason, without its fix (which names head_dim)
     fits = None
     for wider in range(d_model + n_heads, d_model + 64 * n_heads + 1, n_heads):
         try:
-            build_for_model(config.encoding, d_model=wider, n_heads=n_heads, head_dim=wider // n_heads,
+            build_for_model(config.model.encoding, d_model=wider, n_heads=n_heads, head_dim=wider // n_heads,
                             max_len=max_len, **options)
         except (TypeError, ValueError, ArithmeticError):
             continue
         fits = wider
         break
     hint = f", e.g. --d-model {fits} (head_dim {fits // n_heads})" if fits is not None else ""
-    return PosencError(f"{config.encoding}: {problem}: a run's head_dim is d_model / n_heads = {d_model} / {n_heads} = "
-                       f"{d_model // n_heads}; change --d-model or --n-heads{hint} (RunConfig.d_model, n_heads)")
+    return PosencError(f"{config.model.encoding}: {problem}: a run's head_dim is d_model / n_heads = {d_model} / "
+                       f"{n_heads} = {d_model // n_heads}; change --d-model or --n-heads{hint} (RunConfig.model's "
+                       f"d_model, n_heads)")
 
 
 def check_seed(seed: object, name: str = "seed") -> int:

@@ -17,7 +17,7 @@ back from the device per layer.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import torch
@@ -41,12 +41,70 @@ from posenc.model.flex import FlexMask, choose, flex_attend, flex_mask
 from posenc.model.input import TransformerInput
 from posenc.registry import build
 
-__all__ = ["TransformerConfig", "Transformer", "Attention", "Block", "attention_mask", "attend"]
+__all__ = ["ModelConfig", "TransformerConfig", "Transformer", "Attention", "Block", "attention_mask", "attend"]
 
 
-@dataclass
-class TransformerConfig:
-    """Sizes and choices of :class:`Transformer`, validated at construction.
+@dataclass(kw_only=True)
+class ModelConfig:
+    """What a :class:`Transformer` is apart from what its use decides: its encoding and sizes, validated at
+    construction. A lab run nests one (:attr:`posenc.lab.RunConfig.model`) and takes the rest from its task;
+    :class:`TransformerConfig` adds the rest.
+
+    Attributes:
+        encoding: a registry name (see ``posenc list``), e.g. ``"sinusoidal"``.
+        encoding_options: the encoding's options (model sizes are filled in), e.g. ``{"combine": "concat", "dim":
+            16}``; on the command line ``-o combine=concat -o dim=16``.
+        d_model: model width.
+        n_layers: Transformer layers.
+        n_heads: attention heads.
+        n_kv_heads: key/value heads (grouped-query attention; default one per query head).
+        d_ff: feed-forward width (default ``4 * width``).
+        dropout: dropout probability.
+        scale_embedding: multiply the token embedding by ``sqrt(d_model)`` before the encoding joins it.
+    """
+
+    encoding: str = "rope"
+    encoding_options: dict[str, Any] = field(default_factory=dict)
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4
+    n_kv_heads: int | None = None
+    d_ff: int | None = None
+    dropout: float = 0.0
+    scale_embedding: bool = False
+
+    def __post_init__(self) -> None:
+        kind = type(self).__name__
+        for name, value in wrong_flags(self):
+            raise PosencError(f"{kind}.{name} is a flag: True or False, got {value!r} (a string such as 'no' would "
+                              f"count as true)")
+        if not isinstance(self.encoding, str):
+            raise PosencError(f"{kind}.encoding must be a registry name (a string, see posenc list), got "
+                              f"{self.encoding!r}")
+        if not isinstance(self.encoding_options, dict):
+            raise PosencError(f"{kind}.encoding_options must be a dict, got {self.encoding_options!r}")
+        for name in ("d_model", "n_layers", "n_heads"):
+            value = getattr(self, name)
+            if not whole_number(value):
+                raise PosencError(f"{kind}.{name} must be a positive integer, got {value!r}")
+        if self.d_model % self.n_heads:
+            raise PosencError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads}); "
+                              f"pick e.g. n_heads={max(h for h in range(1, self.n_heads + 1) if self.d_model % h == 0)}")
+        for name, meaning in (("n_kv_heads", "None: one per query head"), ("d_ff", "None: 4 * d_model")):
+            value = getattr(self, name)
+            if value is not None and not whole_number(value):
+                raise PosencError(f"{kind}.{name} must be a positive integer or None ({meaning}), got {value!r}")
+        kv = self.n_kv_heads or self.n_heads
+        if self.n_heads % kv:
+            raise PosencError(f"n_heads ({self.n_heads}) must be a multiple of n_kv_heads ({kv})")
+        if isinstance(self.dropout, bool) or not isinstance(self.dropout, int | float) or not 0 <= self.dropout < 1:
+            raise PosencError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
+
+
+@dataclass(kw_only=True)
+class TransformerConfig(ModelConfig):
+    """Sizes and choices of :class:`Transformer`, validated at construction: a :class:`ModelConfig` and what its use
+    decides, the vocabulary, the direction (``causal``) and the position range (``max_len``).
 
     ``encoding`` is a registry name; ``encoding_options`` go to it (model sizes are filled in for it). ``schedule``
     (a :class:`~posenc.encodings.schedule.LayerSchedule` or its ``as_dict()`` rows, one per layer) gives every layer
@@ -54,43 +112,26 @@ class TransformerConfig:
     """
 
     vocab_size: int = 256
-    d_model: int = 128
-    n_layers: int = 2
-    n_heads: int = 4
-    n_kv_heads: int | None = None
-    d_ff: int | None = None
-    dropout: float = 0.0
     causal: bool = True
-    encoding: str = "rope"
-    encoding_options: dict[str, Any] = field(default_factory=dict)
-    scale_embedding: bool = False
     max_len: int = 512
     schedule: LayerSchedule | None = None
 
     def __post_init__(self) -> None:
-        for name, value in wrong_flags(self):
-            raise PosencError(f"TransformerConfig.{name} is a flag: True or False, got {value!r} (a string such as 'no' "
-                              f"would count as true)")
+        super().__post_init__()
+        for name in ("vocab_size", "max_len"):
+            value = getattr(self, name)
+            if not whole_number(value):
+                raise PosencError(f"TransformerConfig.{name} must be a positive integer, got {value!r}")
         if self.schedule is not None:
             self.schedule = LayerSchedule.from_dict(self.schedule)
             if len(self.schedule) != self.n_layers:
                 raise PosencError(f"the layer schedule has {len(self.schedule)} layers but n_layers is "
                                   f"{self.n_layers}; give one layer per layer (LayerSchedule.cycle(n_layers, ...))")
-        for name in ("vocab_size", "d_model", "n_layers", "n_heads", "max_len"):
-            value = getattr(self, name)
-            if not whole_number(value):
-                raise PosencError(f"TransformerConfig.{name} must be a positive integer, got {value!r}")
-        if self.d_model % self.n_heads:
-            raise PosencError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads}); "
-                              f"pick e.g. n_heads={max(h for h in range(1, self.n_heads + 1) if self.d_model % h == 0)}")
-        if self.n_kv_heads is not None and not whole_number(self.n_kv_heads):
-            raise PosencError(f"TransformerConfig.n_kv_heads must be a positive integer or None (None: one per query "
-                              f"head), got {self.n_kv_heads!r}")
-        kv = self.n_kv_heads or self.n_heads
-        if self.n_heads % kv:
-            raise PosencError(f"n_heads ({self.n_heads}) must be a multiple of n_kv_heads ({kv})")
-        if isinstance(self.dropout, bool) or not isinstance(self.dropout, int | float) or not 0 <= self.dropout < 1:
-            raise PosencError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
+
+    @classmethod
+    def of(cls, model: ModelConfig, **rest: Any) -> TransformerConfig:
+        """The config of ``model`` with what its use decides (``vocab_size``, ``causal``, ``max_len``, ``schedule``)."""
+        return cls(**{f.name: getattr(model, f.name) for f in fields(ModelConfig)}, **rest)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
