@@ -89,112 +89,48 @@ struct Layout {
   int64_t csb, cst;              // table strides in floats (csb = 0: one table for every batch row)
 };
 
-// One row x[b, h, t, :]. R2C > 0 fixes the number of pairs at compile time (fully unrolled, no remainder loop);
-// R2C == 0 takes it from R2. In place (xi == xo) every element is read before it is written, in the same iteration.
-template <class S, int64_t R2C>
-inline void rotate_row(const typename S::T* xi, typename S::T* xo, const float* __restrict__ c,
-                       const float* __restrict__ s, int64_t R2_, int64_t D, int interleaved, float sign,
-                       int copy_tail) {
-  const int64_t R2 = R2C > 0 ? R2C : R2_;
-  if (interleaved) {
-#pragma omp simd
-    for (int64_t i = 0; i < R2; ++i) {
-      const float x1 = S::load(xi[2 * i]), x2 = S::load(xi[2 * i + 1]);
-      const float ci = c[i], si = sign * s[i];
-      xo[2 * i] = S::store(x1 * ci - x2 * si);
-      xo[2 * i + 1] = S::store(x2 * ci + x1 * si);
-    }
-  } else {
-#pragma omp simd
-    for (int64_t i = 0; i < R2; ++i) {
-      const float x1 = S::load(xi[i]), x2 = S::load(xi[i + R2]);
-      const float ci = c[i], si = sign * s[i];
-      xo[i] = S::store(x1 * ci - x2 * si);
-      xo[i + R2] = S::store(x2 * ci + x1 * si);
-    }
-  }
-  if (copy_tail && 2 * R2 < D) std::memcpy(xo + 2 * R2, xi + 2 * R2, sizeof(typename S::T) * (D - 2 * R2));
-}
-
-// Two heads at the same token in one loop: the table values are loaded once into registers for both rows.
-template <class S, int64_t R2C>
-inline void rotate_two(const typename S::T* xa, typename S::T* oa, const typename S::T* xb, typename S::T* ob,
-                       const float* __restrict__ c, const float* __restrict__ s, int64_t R2_, int64_t D,
-                       int interleaved, float sign, int copy_tail) {
-  const int64_t R2 = R2C > 0 ? R2C : R2_;
-  if (interleaved) {
-#pragma omp simd
-    for (int64_t i = 0; i < R2; ++i) {
-      const float ci = c[i], si = sign * s[i];
-      const float a1 = S::load(xa[2 * i]), a2 = S::load(xa[2 * i + 1]);
-      const float b1 = S::load(xb[2 * i]), b2 = S::load(xb[2 * i + 1]);
-      oa[2 * i] = S::store(a1 * ci - a2 * si);
-      oa[2 * i + 1] = S::store(a2 * ci + a1 * si);
-      ob[2 * i] = S::store(b1 * ci - b2 * si);
-      ob[2 * i + 1] = S::store(b2 * ci + b1 * si);
-    }
-  } else {
-#pragma omp simd
-    for (int64_t i = 0; i < R2; ++i) {
-      const float ci = c[i], si = sign * s[i];
-      const float a1 = S::load(xa[i]), a2 = S::load(xa[i + R2]);
-      const float b1 = S::load(xb[i]), b2 = S::load(xb[i + R2]);
-      oa[i] = S::store(a1 * ci - a2 * si);
-      oa[i + R2] = S::store(a2 * ci + a1 * si);
-      ob[i] = S::store(b1 * ci - b2 * si);
-      ob[i + R2] = S::store(b2 * ci + b1 * si);
-    }
-  }
-  if (copy_tail && 2 * R2 < D) {
-    std::memcpy(oa + 2 * R2, xa + 2 * R2, sizeof(typename S::T) * (D - 2 * R2));
-    std::memcpy(ob + 2 * R2, xb + 2 * R2, sizeof(typename S::T) * (D - 2 * R2));
-  }
-}
-
-// Four heads at the same token in one loop (q's 32 heads, k's 8): one table read serves four rows.
-template <class S, int64_t R2C>
-inline void rotate_four(const typename S::T* x, typename S::T* o, int64_t xsh, int64_t osh,
+// N rows x[b, h .. h + N - 1, t, :] of one token (N = 1, 2 or 4; the rows are xsh and osh elements apart), rotated
+// in one loop: each table value is read once for all N rows (q has 32 heads sharing one table). The loop over the
+// rows has N fixed at compile time, so it is unrolled into the pair loop. R2C > 0 fixes the number of pairs at
+// compile time (fully unrolled, no remainder loop); R2C == 0 takes it from R2. In place (x == o) every element is
+// read before it is written, in the same iteration.
+template <class S, int64_t R2C, int N>
+inline void rotate_rows(const typename S::T* x, typename S::T* o, int64_t xsh, int64_t osh,
                         const float* __restrict__ c, const float* __restrict__ s, int64_t R2_, int64_t D,
                         int interleaved, float sign, int copy_tail) {
   using T = typename S::T;
   const int64_t R2 = R2C > 0 ? R2C : R2_;
-  const T *xa = x, *xb = x + xsh, *xc = x + 2 * xsh, *xd = x + 3 * xsh;
-  T *oa = o, *ob = o + osh, *oc = o + 2 * osh, *od = o + 3 * osh;
   if (interleaved) {
 #pragma omp simd
     for (int64_t i = 0; i < R2; ++i) {
       const float ci = c[i], si = sign * s[i];
-      const float a1 = S::load(xa[2 * i]), a2 = S::load(xa[2 * i + 1]), b1 = S::load(xb[2 * i]),
-                  b2 = S::load(xb[2 * i + 1]), c1 = S::load(xc[2 * i]), c2 = S::load(xc[2 * i + 1]),
-                  d1 = S::load(xd[2 * i]), d2 = S::load(xd[2 * i + 1]);
-      oa[2 * i] = S::store(a1 * ci - a2 * si);
-      oa[2 * i + 1] = S::store(a2 * ci + a1 * si);
-      ob[2 * i] = S::store(b1 * ci - b2 * si);
-      ob[2 * i + 1] = S::store(b2 * ci + b1 * si);
-      oc[2 * i] = S::store(c1 * ci - c2 * si);
-      oc[2 * i + 1] = S::store(c2 * ci + c1 * si);
-      od[2 * i] = S::store(d1 * ci - d2 * si);
-      od[2 * i + 1] = S::store(d2 * ci + d1 * si);
+      float x1[N], x2[N];
+      for (int k = 0; k < N; ++k) {
+        x1[k] = S::load(x[k * xsh + 2 * i]);
+        x2[k] = S::load(x[k * xsh + 2 * i + 1]);
+      }
+      for (int k = 0; k < N; ++k) {
+        o[k * osh + 2 * i] = S::store(x1[k] * ci - x2[k] * si);
+        o[k * osh + 2 * i + 1] = S::store(x2[k] * ci + x1[k] * si);
+      }
     }
   } else {
 #pragma omp simd
     for (int64_t i = 0; i < R2; ++i) {
       const float ci = c[i], si = sign * s[i];
-      const float a1 = S::load(xa[i]), a2 = S::load(xa[i + R2]), b1 = S::load(xb[i]), b2 = S::load(xb[i + R2]),
-                  c1 = S::load(xc[i]), c2 = S::load(xc[i + R2]), d1 = S::load(xd[i]), d2 = S::load(xd[i + R2]);
-      oa[i] = S::store(a1 * ci - a2 * si);
-      oa[i + R2] = S::store(a2 * ci + a1 * si);
-      ob[i] = S::store(b1 * ci - b2 * si);
-      ob[i + R2] = S::store(b2 * ci + b1 * si);
-      oc[i] = S::store(c1 * ci - c2 * si);
-      oc[i + R2] = S::store(c2 * ci + c1 * si);
-      od[i] = S::store(d1 * ci - d2 * si);
-      od[i + R2] = S::store(d2 * ci + d1 * si);
+      float x1[N], x2[N];
+      for (int k = 0; k < N; ++k) {
+        x1[k] = S::load(x[k * xsh + i]);
+        x2[k] = S::load(x[k * xsh + i + R2]);
+      }
+      for (int k = 0; k < N; ++k) {
+        o[k * osh + i] = S::store(x1[k] * ci - x2[k] * si);
+        o[k * osh + i + R2] = S::store(x2[k] * ci + x1[k] * si);
+      }
     }
   }
   if (copy_tail && 2 * R2 < D) {
-    for (int64_t k = 0; k < 4; ++k)
-      std::memcpy(o + k * osh + 2 * R2, x + k * xsh + 2 * R2, sizeof(T) * (D - 2 * R2));
+    for (int k = 0; k < N; ++k) std::memcpy(o + k * osh + 2 * R2, x + k * xsh + 2 * R2, sizeof(T) * (D - 2 * R2));
   }
 }
 
@@ -228,13 +164,15 @@ void launch_rows(const typename S::T* x, typename S::T* out, const float* cs, co
       T* oa = out + b * L.osb + h * L.osh + t * L.ost;
       const int64_t n = std::min(HB, L.H - h);  // heads in this group: 4, or what is left at the end
       if (n == 4) {
-        rotate_four<S, R2C>(xa, oa, L.xsh, L.osh, c, s, L.R2, L.D, interleaved, sign, copy_tail);
+        rotate_rows<S, R2C, 4>(xa, oa, L.xsh, L.osh, c, s, L.R2, L.D, interleaved, sign, copy_tail);
       } else {
         int64_t k = 0;
         for (; k + 1 < n; k += 2)
-          rotate_two<S, R2C>(xa + k * L.xsh, oa + k * L.osh, xa + (k + 1) * L.xsh, oa + (k + 1) * L.osh, c, s,
-                             L.R2, L.D, interleaved, sign, copy_tail);
-        if (k < n) rotate_row<S, R2C>(xa + k * L.xsh, oa + k * L.osh, c, s, L.R2, L.D, interleaved, sign, copy_tail);
+          rotate_rows<S, R2C, 2>(xa + k * L.xsh, oa + k * L.osh, L.xsh, L.osh, c, s, L.R2, L.D, interleaved, sign,
+                                 copy_tail);
+        if (k < n)
+          rotate_rows<S, R2C, 1>(xa + k * L.xsh, oa + k * L.osh, L.xsh, L.osh, c, s, L.R2, L.D, interleaved, sign,
+                                 copy_tail);
       }
       if (++t == L.T) {
         t = 0;
