@@ -53,14 +53,16 @@ from posenc.progress import progress as progress_bar
 from posenc.registry import available, build_for_model, get_class, options_of
 from posenc.resources import DEFAULT_CALL_SECONDS, GB, calibrated, check_memory, format_bytes, seconds
 
-__all__ = ["RunConfig", "ModelConfig", "model_config", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run", "check_run", "check_seed",
-           "call_seconds", "measure_call_seconds", "refuse_constant_encoding", "acting_encoding", "KIND", "KEY_SCHEMA", "CODE_VERSION",
-           "CONSTANT_ACROSS_CHANNELS"]
+__all__ = ["RunConfig", "ModelConfig", "RunResult", "RunEstimate", "build_model", "train_run", "estimate_run",
+           "check_run", "check_seed", "call_seconds", "measure_call_seconds", "refuse_constant_encoding",
+           "acting_encoding", "KIND", "KEY_SCHEMA", "CODE_VERSION", "CONSTANT_ACROSS_CHANNELS"]
 
 KIND = "lab"  #: the results-store kind of lab runs
 #: the schema of a run's store key (:meth:`RunConfig.as_dict`): 3, every setting with its value, the model's nested;
 #: 2 had them flat; 1 (no ``schema`` field) left out settings at their defaults (:meth:`RunConfig.earlier_keys`)
 KEY_SCHEMA = 3
+#: model settings that store keys of schemas 1 and 2 did not have, at the value every run of theirs had
+NEWER_MODEL_SETTINGS = {"n_kv_heads": None, "scale_embedding": False}
 #: the version of the training and evaluation code, stored with every run: a run stored under another is recomputed
 CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
@@ -187,7 +189,7 @@ class RunConfig:
         self.dtype = dtype_name(self.dtype)  # an unknown dtype names the valid ones
         task = lab_task(self.task)
         if isinstance(self.model, dict):  # the model's settings as data (a store key's nested part)
-            self.model = model_config(self.model)
+            self.model = _model_config(self.model)
         if not isinstance(self.model, ModelConfig):
             raise bad_setting("model", f"RunConfig.model must be a ModelConfig (posenc.model.ModelConfig), got "
                                        f"{type(self.model).__name__} {self.model!r}; e.g. "
@@ -349,14 +351,10 @@ class RunConfig:
         twice = sorted(set(flat) & set(nested))
         if twice:
             raise PosencError(f"run setting(s) {twice} given twice, flat and in 'model'; give each once")
-        return cls(model=model_config({**nested, **flat}), **data)
+        return cls(model=_model_config({**nested, **flat}), **data)
 
 
-#: model settings that store keys of schema 1 and 2 did not have, at the value those runs had
-NEWER_MODEL_SETTINGS = {"n_kv_heads": None, "scale_embedding": False}
-
-
-def model_config(settings: dict[str, Any]) -> ModelConfig:
+def _model_config(settings: dict[str, Any]) -> ModelConfig:
     """The model of a run from its settings (``{"encoding": "alibi", "d_model": 32}``), each error said with the
     option that sets it."""
     model_names = [f.name for f in fields(ModelConfig)]
