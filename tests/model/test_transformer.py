@@ -160,6 +160,8 @@ def test_the_transformer_config_is_the_model_config_and_what_its_use_decides():
     assert (whole.encoding, whole.d_model, whole.n_heads, whole.n_kv_heads, whole.d_ff, whole.dropout,
             whole.scale_embedding, whole.vocab_size, whole.causal, whole.max_len) == \
         ("alibi", 32, 2, 1, 48, 0.1, True, 10, False, 9)
+    whole.encoding_options["slopes"] = "changed"
+    assert model.encoding_options == {}  # the model's options are copied, not shared
     with pytest.raises(TypeError):
         TransformerConfig(10)  # every setting by name: a bare number could mean any of them
 

@@ -130,8 +130,10 @@ class TransformerConfig(ModelConfig):
 
     @classmethod
     def of(cls, model: ModelConfig, **rest: Any) -> TransformerConfig:
-        """The config of ``model`` with what its use decides (``vocab_size``, ``causal``, ``max_len``, ``schedule``)."""
-        return cls(**{f.name: getattr(model, f.name) for f in fields(ModelConfig)}, **rest)
+        """The config of ``model`` (its encoding options copied) with what its use decides (``vocab_size``,
+        ``causal``, ``max_len``, ``schedule``)."""
+        settings = {f.name: getattr(model, f.name) for f in fields(ModelConfig)}
+        return cls(**{**settings, "encoding_options": dict(model.encoding_options)}, **rest)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
