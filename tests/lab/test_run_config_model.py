@@ -35,24 +35,21 @@ def test_a_model_setting_the_lab_did_not_have_reaches_the_built_model():
     assert model.input.scale == pytest.approx(16 ** 0.5)
 
 
-@pytest.mark.parametrize(("settings", "words"),
-                         [({"d_model": 16, "n_heads": 3},
-                           ["RunConfig.model: d_model (16) must be divisible by n_heads (3)", "[option --d-model]"]),
-                          ({"n_heads": 0},
-                           ["RunConfig.model: ModelConfig.n_heads must be a positive integer, got 0",
-                            "[option --n-heads]"]),
-                          ({"n_layers": 1.5},
-                           ["ModelConfig.n_layers must be a positive integer, got 1.5", "[option --n-layers]"]),
-                          ({"dropout": 1.0}, ["dropout must be a number in [0, 1), got 1.0", "[option --dropout]"]),
-                          ({"n_kv_heads": 0},
-                           ["ModelConfig.n_kv_heads must be a positive integer or None", "[option --n-kv-heads]"]),
-                          ({"d_ff": 0},
-                           ["ModelConfig.d_ff must be a positive integer or None (None: 4 * d_model), got 0",
-                            "[option --d-ff]"]),
-                          ({"encoding_options": "dim=3"},
-                           ["ModelConfig.encoding_options must be a dict, got 'dim=3'", "[option -o KEY=VALUE]"]),],
-                         ids=["indivisible", "no-heads", "fractional-layers", "dropout-1", "no-kv-heads", "no-ff",
-                              "options-text"])
+@pytest.mark.parametrize(("settings", "words"), [
+    ({"d_model": 16, "n_heads": 3}, ["RunConfig.model: d_model (16) must be divisible by n_heads (3)",
+                                     "pick e.g. n_heads=2 [option --n-heads]"]),
+    ({"n_heads": 4, "n_kv_heads": 3}, ["n_heads (4) must be a multiple of n_kv_heads (3); pick e.g. n_kv_heads=2 "
+                                       "[option --n-kv-heads]"]),
+    ({"n_heads": 0}, ["RunConfig.model: ModelConfig.n_heads must be a positive integer, got 0", "[option --n-heads]"]),
+    ({"n_layers": 1.5}, ["ModelConfig.n_layers must be a positive integer, got 1.5", "[option --n-layers]"]),
+    ({"dropout": 1.0}, ["dropout must be a number in [0, 1), got 1.0", "[option --dropout]"]),
+    ({"n_kv_heads": 0}, ["ModelConfig.n_kv_heads must be a positive integer or None", "[option --n-kv-heads]"]),
+    ({"d_ff": 0}, ["ModelConfig.d_ff must be a positive integer or None (None: 4 * d_model), got 0",
+                   "[option --d-ff]"]),
+    ({"encoding_options": "dim=3"}, ["ModelConfig.encoding_options must be a dict, got 'dim=3'",
+                                     "[option -o KEY=VALUE]"]),
+], ids=["indivisible", "kv-not-dividing", "no-heads", "fractional-layers", "dropout-1", "no-kv-heads", "no-ff",
+        "options-text"])
 def test_a_model_setting_is_checked_by_the_model_config_and_named_by_its_option(settings, words):
     with pytest.raises(PosencError) as caught:
         RunConfig.from_dict({**TINY, **settings})

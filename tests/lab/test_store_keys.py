@@ -92,9 +92,8 @@ def test_a_store_written_with_earlier_keys_is_read_and_not_trained_again(tmp_pat
     old = ResultStore(path)
     spec = {"name": "old", "base": BASE, "grid": {"encoding": ["nope", "alibi"], "lr_decay": ["cosine", "constant"]},
             "seeds": [0]}
-    configs = [RunConfig.from_dict({**BASE, "encoding": e, "lr_decay": d}) for e in ("nope",
-                                                                                     "alibi") for d in ("cosine",
-                                                                                                        "constant")]
+    configs = [RunConfig.from_dict({**BASE, "encoding": e, "lr_decay": d}) for e in ("nope", "alibi")
+               for d in ("cosine", "constant")]
     for config in configs:
         stored = {"stored": config.label + "/" + config.lr_decay,
                   "by_length": {"3": {"exact_match": 0.25, "token_accuracy": 0.5}}}

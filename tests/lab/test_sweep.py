@@ -325,8 +325,8 @@ def test_each_distinct_model_is_checked_once_before_any_training(monkeypatch):
 
     checked = []
     real = sweep.check_run
-    monkeypatch.setattr(sweep, "check_run", lambda config, **kw: checked.append(config.model.encoding) or real(config,
-                                                                                                               **kw))
+    monkeypatch.setattr(sweep, "check_run",
+                        lambda config, **kw: checked.append(config.model.encoding) or real(config, **kw))
     rope = RunConfig(task="copy", model=ModelConfig(encoding="rope", d_model=16, n_heads=2), train_len=3, steps=2)
     nope = RunConfig(task="copy", model=ModelConfig(encoding="nope", d_model=16, n_heads=2), train_len=3, steps=2)
     sweep._validate_models([(rope, 0), (rope, 1), (nope, 0)])

@@ -364,8 +364,10 @@ def _model_config(settings: dict[str, Any]) -> ModelConfig:
     try:
         return ModelConfig(**settings)
     except PosencError as exc:
-        text = str(exc)  # the setting the message is about: the one it names as ModelConfig.<name>, or first
-        named = [n for n in model_names if f"ModelConfig.{n} " in text]
+        # the setting to change: the one the message names as ModelConfig.<name>, or the one its fix sets
+        # ("pick e.g. n_heads=2"), or the first it names
+        text = str(exc)
+        named = [n for n in model_names if f"ModelConfig.{n} " in text or f"e.g. {n}=" in text]
         name = named[0] if named else min(model_names, key=lambda n: (text.find(n) % (len(text) + 1), n))
         raise bad_setting(name, f"RunConfig.model: {exc}") from exc
 

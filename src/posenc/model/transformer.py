@@ -96,7 +96,9 @@ class ModelConfig:
                 raise PosencError(f"{kind}.{name} must be a positive integer or None ({meaning}), got {value!r}")
         kv = self.n_kv_heads or self.n_heads
         if self.n_heads % kv:
-            raise PosencError(f"n_heads ({self.n_heads}) must be a multiple of n_kv_heads ({kv})")
+            fits = max(k for k in range(1, kv + 1) if self.n_heads % k == 0)
+            raise PosencError(f"n_heads ({self.n_heads}) must be a multiple of n_kv_heads ({kv}); pick e.g. "
+                              f"n_kv_heads={fits}")
         if isinstance(self.dropout, bool) or not isinstance(self.dropout, int | float) or not 0 <= self.dropout < 1:
             raise PosencError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
 
