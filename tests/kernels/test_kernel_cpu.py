@@ -170,10 +170,13 @@ def test_a_library_loaded_afresh_rotates_like_the_reference(monkeypatch):
     assert_matches(out, reference64(x, c, s, "half"), torch.float32)
 
 
-def test_cache_dir_is_the_variable_or_under_home(tmp_path, monkeypatch):
+def test_cache_dir_is_the_variable_or_in_posencs_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("POSENC_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("POSENC_CACHE_DIR", str(tmp_path / "mine"))
-    assert cpu_kernel.cache_dir() == tmp_path / "mine"
+    assert cpu_kernel.cache_dir() == tmp_path / "mine"  # the kernels' own folder wins
     monkeypatch.delenv("POSENC_CACHE_DIR")
+    assert cpu_kernel.cache_dir() == tmp_path / "cache" / "extensions"  # else beside the rest of posenc's cache
+    monkeypatch.delenv("POSENC_CACHE")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert cpu_kernel.cache_dir() == tmp_path / ".cache" / "posenc" / "extensions"
 

@@ -1,8 +1,8 @@
 """Fused CPU RoPE: a small C++ library built on first use, called through ``ctypes``.
 
 The source, ``rope_cpu.cpp`` beside this module (shipped as package data, read by :func:`source`), is built once per
-machine type by one call of the system C++ compiler (with OpenMP) into a cache directory (``$POSENC_CACHE_DIR`` or
-``~/.cache/posenc/extensions``), written under a temporary name and renamed into place, and reused by later
+machine type by one call of the system C++ compiler (with OpenMP) into a cache directory (``$POSENC_CACHE_DIR``, or
+``extensions`` in posenc's cache folder, :func:`posenc.resources.cache_root`: ``$POSENC_CACHE`` or ``~/.cache/posenc``), written under a temporary name and renamed into place, and reused by later
 processes. The instruction set is picked at run time from ``torch.backends.cpu.get_cpu_capability()`` (AVX-512, AVX2
 or the compiler's baseline) and is part of the build's name, so machines of different kinds sharing a cache never
 load each other's binary; so is a digest of the source and the compiler flags (:func:`library_name`), so an edited
@@ -31,6 +31,8 @@ from pathlib import Path
 
 import torch
 
+from posenc.resources import cache_root
+
 __all__ = ["cache_dir", "isa_flags", "source", "library_name", "load_library", "build_error", "supports", "rope_cpu",
            "rope_cpu_pair", "empty_output", "CPU_DTYPES", "SOURCE_FILE"]
 
@@ -47,9 +49,10 @@ _state: dict[str, object] = {}
 
 
 def cache_dir() -> Path:
-    """Where built kernels live: ``$POSENC_CACHE_DIR`` or ``~/.cache/posenc/extensions``."""
+    """Where built kernels live: ``$POSENC_CACHE_DIR``, or ``extensions`` in posenc's cache folder
+    (:func:`posenc.resources.cache_root`), so ``$POSENC_CACHE`` moves them with the rest of the cache."""
     root = os.environ.get("POSENC_CACHE_DIR")
-    return Path(root) if root else Path.home() / ".cache" / "posenc" / "extensions"
+    return Path(root) if root else cache_root() / "extensions"
 
 
 def isa_flags() -> tuple[str, list[str]]:
