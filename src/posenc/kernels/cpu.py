@@ -1,9 +1,9 @@
 """Fused CPU RoPE: a small C++ library built on first use, called through ``ctypes``.
 
 The source, ``rope_cpu.cpp`` beside this module (shipped as package data, read by :func:`source`), is built once per
-machine type by one call of the system C++ compiler (with OpenMP) into a cache directory (``$POSENC_CACHE_DIR``, or
-``extensions`` in posenc's cache folder, :func:`posenc.resources.cache_root`: ``$POSENC_CACHE`` or ``~/.cache/posenc``), written under a temporary name and renamed into place, and reused by later
-processes. The instruction set is picked at run time from ``torch.backends.cpu.get_cpu_capability()`` (AVX-512, AVX2
+machine type by one call of the system C++ compiler (with OpenMP) into a cache directory (:func:`cache_dir`:
+``$POSENC_CACHE_DIR``, or ``extensions`` in posenc's cache folder, ``$POSENC_CACHE`` or ``~/.cache/posenc``), written
+under a temporary name and renamed into place, and reused by later processes. The instruction set is picked at run time from ``torch.backends.cpu.get_cpu_capability()`` (AVX-512, AVX2
 or the compiler's baseline) and is part of the build's name, so machines of different kinds sharing a cache never
 load each other's binary; so is a digest of the source and the compiler flags (:func:`library_name`), so an edited
 source is built afresh.

@@ -63,6 +63,8 @@ KIND = "lab"  #: the results-store kind of lab runs
 KEY_SCHEMA = 3
 #: model settings that store keys of schemas 1 and 2 did not have, at the value every run of theirs had
 NEWER_MODEL_SETTINGS = {"n_kv_heads": None, "scale_embedding": False}
+#: the model's settings (the fields of :class:`~posenc.model.ModelConfig`), nested in a run as ``model``
+MODEL_SETTINGS = tuple(f.name for f in fields(ModelConfig))
 #: the version of the training and evaluation code, stored with every run: a run stored under another is recomputed
 CODE_VERSION = 1
 RANDOMIZED_RANGE = 2048  #: N, the range randomized positions are drawn from (Ruoss et al. 2023)
@@ -335,19 +337,18 @@ class RunConfig:
                               f"read them with the posenc that wrote them, or leave 'schema' out")
         # the schema and the encoding's revision are derived, not settings
         data = {k: v for k, v in data.items() if k not in ("schema", "encoding_revision")}
-        model_names = [f.name for f in fields(ModelConfig)]
         names = [f.name for f in fields(cls)]
-        unknown = sorted(set(data) - set(names) - set(model_names))
+        unknown = sorted(set(data) - set(names) - set(MODEL_SETTINGS))
         if unknown:
-            valid = sorted(set(names) - {"model"} | set(model_names))
+            valid = sorted(set(names) - {"model"} | set(MODEL_SETTINGS))
             raise PosencError(f"unknown run setting(s) {unknown}; valid settings are: {', '.join(valid)}")
         nested = data.pop("model", {})
         if isinstance(nested, ModelConfig):
-            nested = {f.name: getattr(nested, f.name) for f in fields(ModelConfig)}
+            nested = asdict(nested)
         if not isinstance(nested, dict):
             raise bad_setting("model", f"the run setting 'model' must be a dict of the model's settings "
-                                       f"({', '.join(model_names)}), got {nested!r}")
-        flat = {name: data.pop(name) for name in model_names if name in data}
+                                       f"({', '.join(MODEL_SETTINGS)}), got {nested!r}")
+        flat = {name: data.pop(name) for name in MODEL_SETTINGS if name in data}
         twice = sorted(set(flat) & set(nested))
         if twice:
             raise PosencError(f"run setting(s) {twice} given twice, flat and in 'model'; give each once")
@@ -357,18 +358,18 @@ class RunConfig:
 def _model_config(settings: dict[str, Any]) -> ModelConfig:
     """The model of a run from its settings (``{"encoding": "alibi", "d_model": 32}``), each error said with the
     option that sets it."""
-    model_names = [f.name for f in fields(ModelConfig)]
-    unknown = sorted(set(settings) - set(model_names))
+    unknown = sorted(set(settings) - set(MODEL_SETTINGS))
     if unknown:
-        raise PosencError(f"unknown model setting(s) {unknown}; the model's settings are: {', '.join(model_names)}")
+        raise PosencError(f"unknown model setting(s) {unknown}; the model's settings are: "
+                          f"{', '.join(MODEL_SETTINGS)}")
     try:
         return ModelConfig(**settings)
     except PosencError as exc:
         # the setting to change: the one the message names as ModelConfig.<name>, or the one its fix sets
         # ("pick e.g. n_heads=2"), or the first it names
         text = str(exc)
-        named = [n for n in model_names if f"ModelConfig.{n} " in text or f"e.g. {n}=" in text]
-        name = named[0] if named else min(model_names, key=lambda n: (text.find(n) % (len(text) + 1), n))
+        named = [n for n in MODEL_SETTINGS if f"ModelConfig.{n} " in text or f"e.g. {n}=" in text]
+        name = named[0] if named else min(MODEL_SETTINGS, key=lambda n: (text.find(n) % (len(text) + 1), n))
         raise bad_setting(name, f"RunConfig.model: {exc}") from exc
 
 
